@@ -1,0 +1,20 @@
+import type { DataSource } from "@pes/connectors";
+import type { Playbook } from "@pes/contracts";
+import type { MonitorNameMatcher, PlaybookDefinition } from "@pes/playbooks";
+
+/** One organization as loaded from CONFIG_DIR: who may call, what it can query, which playbooks it has. */
+export interface OrganizationCatalog {
+  id: string;
+  /** OAuth client IDs allowed to call the API for this organization; empty means the API is not enabled. */
+  clientIds: ReadonlySet<string>;
+  dataSources: ReadonlyMap<string, DataSource>;
+  playbooks: ReadonlyMap<string, PlaybookDefinition>;
+  /** `GET /playbook`'s answer, computed once at load. */
+  playbookList: readonly Playbook[];
+  matcher: MonitorNameMatcher;
+}
+
+/** Everything CONFIG_DIR holds, validated; immutable after load. */
+export interface Catalog {
+  organizations: ReadonlyMap<string, OrganizationCatalog>;
+}

@@ -1,0 +1,46 @@
+import { z } from "zod";
+
+export const GadgetHighlights = z
+  .object({
+    title: z.string(),
+    args: z.record(z.string(), z.unknown()).optional(),
+    highlights: z.string().optional(),
+  })
+  .meta({ id: "GadgetHighlights" });
+export type GadgetHighlights = z.infer<typeof GadgetHighlights>;
+
+export const ActionableMitigation = z
+  .object({
+    toolName: z.string(),
+    customName: z.string().optional(),
+    url: z.string().optional(),
+    action: z.record(z.string(), z.unknown()).optional(),
+  })
+  .meta({ id: "ActionableMitigation" });
+export type ActionableMitigation = z.infer<typeof ActionableMitigation>;
+
+export const ActionResult = z
+  .object({
+    title: z.string().optional(),
+    shortAnswer: z.string().optional(),
+    mostImportantLink: z.string().optional(),
+  })
+  .meta({ id: "ActionResult" });
+export type ActionResult = z.infer<typeof ActionResult>;
+
+/** The 200 body of an execution. A failed execution is `{ error }` (still a 200, as the spec allows). */
+export const PlaybookExecutionResult = z
+  .object({
+    error: z.string().optional(),
+    highlights: z.string().optional(),
+    gadgetsHighlights: z.array(GadgetHighlights).optional(),
+    enrichmentLink: z.string().optional(),
+    actionableMitigations: z.array(ActionableMitigation).optional(),
+    actionResults: z.array(ActionResult).optional(),
+  })
+  .meta({ id: "PlaybookExecutionResult" });
+export type PlaybookExecutionResult = z.infer<typeof PlaybookExecutionResult>;
+
+/** One element per batch input, in order: a result, or `{ error }` for that item. */
+export const BatchExecutionResult = z.array(PlaybookExecutionResult).meta({ id: "BatchExecutionResult" });
+export type BatchExecutionResult = z.infer<typeof BatchExecutionResult>;

@@ -1,0 +1,2 @@
+export * from "./monitor-name-matcher.js";
+export * from "./playbook-definition.js";
