@@ -1,1 +1,2 @@
-export {};
+export * from "./dev-key.js";
+export * from "./dev-token.js";

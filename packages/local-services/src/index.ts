@@ -1,1 +1,2 @@
-export {};
+export { freePort } from "./free-port.js";
+export { startRedis, uniquePrefix, type RedisHandle, type StartRedisOptions } from "./redis.js";

@@ -1,0 +1,54 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+export const BENCH_ORG = "bench";
+export const BENCH_CLIENT_ID = "quickstart-cli";
+/** Scenario 1, 2 and 4: one gadget with one range query against the instant stub. */
+export const ONE_ACTION_PLAYBOOK = "one-action";
+/** Scenario 3: 10 gadgets × 3 actions against the stub that answers after the slow delay. */
+export const PARALLEL_PLAYBOOK = "ten-by-three";
+export const PARALLEL_GADGETS = 10;
+export const PARALLEL_ACTIONS_PER_GADGET = 3;
+
+/**
+ * Writes the CONFIG_DIR the API and workers load: one organization with two Prometheus data sources
+ * (the instant stub and the slow one) and the two benchmark playbooks. The files are JSON, which is
+ * valid YAML, so the harness needs no YAML writer.
+ */
+export function writeBenchConfig(configDir: string, stubs: { instantUrl: string; slowUrl: string }): void {
+  const orgDir = join(configDir, "organizations");
+  const playbookDir = join(configDir, "playbooks", BENCH_ORG);
+  mkdirSync(orgDir, { recursive: true });
+  mkdirSync(playbookDir, { recursive: true });
+  writeJsonYaml(join(orgDir, `${BENCH_ORG}.yaml`), {
+    id: BENCH_ORG,
+    clientIds: [BENCH_CLIENT_ID],
+    dataSources: {
+      stub: { type: "prometheus", url: stubs.instantUrl },
+      slow: { type: "prometheus", url: stubs.slowUrl },
+    },
+  });
+  writeJsonYaml(join(playbookDir, `${ONE_ACTION_PLAYBOOK}.yaml`), {
+    name: ONE_ACTION_PLAYBOOK,
+    monitorNames: ["Bench one action"],
+    gadgets: [{ title: "Up", actions: [{ title: "up", dataSource: "stub", prometheus: { query: "up", range: true } }] }],
+    mitigations: [],
+  });
+  writeJsonYaml(join(playbookDir, `${PARALLEL_PLAYBOOK}.yaml`), {
+    name: PARALLEL_PLAYBOOK,
+    monitorNames: ["Bench ten by three"],
+    gadgets: Array.from({ length: PARALLEL_GADGETS }, (_, gadget) => ({
+      title: `Gadget ${gadget + 1}`,
+      actions: Array.from({ length: PARALLEL_ACTIONS_PER_GADGET }, (_, action) => ({
+        title: `Query ${gadget + 1}.${action + 1}`,
+        dataSource: "slow",
+        prometheus: { query: `up{gadget="g${gadget + 1}", action="a${action + 1}"}`, range: true },
+      })),
+    })),
+    mitigations: [],
+  });
+}
+
+function writeJsonYaml(path: string, value: unknown): void {
+  writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`);
+}

@@ -1,0 +1,116 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Queue, QueueEvents } from "bullmq";
+import { spawnChild, type ChildHandle } from "./child-processes.js";
+import { summarizeLatencies, type LatencySummary } from "./stats.js";
+import { waitUntil } from "./wait-until.js";
+
+export interface RawFloorResult {
+  inFlight: number;
+  durationMs: number;
+  completed: number;
+  errors: number;
+  jobsPerSecond: number;
+  latency: LatencySummary;
+}
+
+export interface RawFloor {
+  /** Runs `inFlight` producer loops (add → wait for the result) for `durationMs`, after `warmupMs`. */
+  measure(options: { inFlight: number; durationMs: number; warmupMs: number }): Promise<RawFloorResult>;
+  close(): Promise<void>;
+}
+
+/**
+ * The raw floor, in the same run and on the same Redis as the service: Queue.add of a no-op job → a
+ * BullMQ Worker in a separate process → the producer sees the result (QueueEvents +
+ * job.waitUntilFinished). Its own key prefix, so it shares no keys with the service.
+ */
+export async function startRawFloor(options: {
+  redisUrl: string;
+  prefix: string;
+  workerConcurrency: number;
+  logDir: string;
+}): Promise<RawFloor> {
+  const queueName = "raw-floor";
+  const connection = { url: options.redisUrl, maxRetriesPerRequest: null };
+  const logPath = join(options.logDir, "raw-floor-worker.log");
+  const worker: ChildHandle = spawnChild({
+    name: "raw-floor-worker",
+    command: process.execPath,
+    args: [fileURLToPath(new URL("./raw-floor-worker.js", import.meta.url))],
+    env: {
+      ...process.env,
+      REDIS_URL: options.redisUrl,
+      RAW_PREFIX: options.prefix,
+      RAW_QUEUE: queueName,
+      RAW_CONCURRENCY: String(options.workerConcurrency),
+    },
+    logPath,
+  });
+  const queue = new Queue(queueName, {
+    connection,
+    prefix: options.prefix,
+    // Keep finished jobs a while: waitUntilFinished checks the job's state after subscribing.
+    defaultJobOptions: { removeOnComplete: { count: 10_000 }, removeOnFail: { count: 1_000 } },
+  });
+  const events = new QueueEvents(queueName, { connection, prefix: options.prefix });
+  queue.on("error", () => undefined);
+  events.on("error", () => undefined);
+  try {
+    await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
+    await waitUntil("raw floor worker", async () => /raw floor worker ready/.test(readFileSync(logPath, "utf8")), {
+      timeoutMs: 15_000,
+      child: worker,
+      logPath,
+    });
+  } catch (error) {
+    await Promise.allSettled([queue.close(), events.close(), worker.stop()]);
+    throw error;
+  }
+
+  const roundTrip = async (): Promise<number> => {
+    const start = performance.now();
+    const job = await queue.add("noop", {});
+    await job.waitUntilFinished(events, 10_000);
+    return performance.now() - start;
+  };
+
+  const runLoops = async (inFlight: number, durationMs: number, record: boolean) => {
+    const latencies: number[] = [];
+    let errors = 0;
+    const end = performance.now() + durationMs;
+    const loop = async () => {
+      while (performance.now() < end) {
+        try {
+          const latency = await roundTrip();
+          if (record) latencies.push(latency);
+        } catch {
+          errors += 1;
+        }
+      }
+    };
+    const started = performance.now();
+    await Promise.all(Array.from({ length: inFlight }, loop));
+    return { latencies, errors, elapsedMs: performance.now() - started };
+  };
+
+  return {
+    async measure({ inFlight, durationMs, warmupMs }) {
+      await runLoops(inFlight, warmupMs, false);
+      const { latencies, errors, elapsedMs } = await runLoops(inFlight, durationMs, true);
+      return {
+        inFlight,
+        durationMs: elapsedMs,
+        completed: latencies.length,
+        errors,
+        jobsPerSecond: latencies.length / (elapsedMs / 1000),
+        latency: summarizeLatencies(latencies),
+      };
+    },
+    async close() {
+      await Promise.allSettled([queue.close(), events.close()]);
+      await worker.stop();
+    },
+  };
+}

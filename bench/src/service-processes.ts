@@ -1,0 +1,108 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { spawnChild, type ChildHandle } from "./child-processes.js";
+import { waitUntil } from "./wait-until.js";
+
+export interface ServiceContext {
+  repoRoot: string;
+  /** Where logs (and CPU profiles) of the children go. */
+  logDir: string;
+  redisUrl: string;
+  queuePrefix: string;
+  configDir: string;
+  devIssuerDir: string;
+  /** Set to a directory to run API and workers under `node --cpu-prof`, writing .cpuprofile files there. */
+  cpuProfileDir: string | undefined;
+}
+
+export const API_ENTRY = "apps/api/dist/main.js";
+export const WORKER_ENTRY = "apps/worker/dist/main.js";
+
+/** True when both service entry points are built and are more than an empty module. */
+export function serviceIsBuilt(repoRoot: string): boolean {
+  return [API_ENTRY, WORKER_ENTRY].every((entry) => {
+    const path = join(repoRoot, entry);
+    return existsSync(path) && !/^export \{\};\s*(\/\/# sourceMappingURL=.*)?\s*$/.test(readFileSync(path, "utf8"));
+  });
+}
+
+function nodeArgs(context: ServiceContext, name: string): string[] {
+  if (context.cpuProfileDir === undefined) return [];
+  return ["--cpu-prof", `--cpu-prof-dir=${context.cpuProfileDir}`, `--cpu-prof-name=${name}.cpuprofile`];
+}
+
+function commonEnv(context: ServiceContext): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: "production",
+    REDIS_URL: context.redisUrl,
+    QUEUE_PREFIX: context.queuePrefix,
+    CONFIG_DIR: context.configDir,
+    LOG_LEVEL: "warn",
+  };
+}
+
+export interface ApiOptions {
+  port: number;
+  executionTimeoutMs: number;
+  batchMaxItems: number;
+}
+
+/** Starts `node apps/api/dist/main.js` and resolves once `GET /readyz` answers 200. */
+export async function startApi(context: ServiceContext, options: ApiOptions): Promise<ChildHandle> {
+  const logPath = join(context.logDir, "api.log");
+  const child = spawnChild({
+    name: "api",
+    command: process.execPath,
+    args: [...nodeArgs(context, "api"), join(context.repoRoot, API_ENTRY)],
+    cwd: context.repoRoot,
+    env: {
+      ...commonEnv(context),
+      PORT: String(options.port),
+      HOST: "127.0.0.1",
+      AUTH_DEV_ISSUER: "true",
+      DEV_ISSUER_DIR: context.devIssuerDir,
+      EXECUTION_TIMEOUT_MS: String(options.executionTimeoutMs),
+      BATCH_MAX_ITEMS: String(options.batchMaxItems),
+      // Admission control must not shape the benchmark: it measures the plumbing, not the limiter.
+      MAX_IN_FLIGHT: "100000",
+    },
+    logPath,
+  });
+  await waitUntil(
+    "api /readyz",
+    async () => (await fetch(`http://127.0.0.1:${options.port}/readyz`, { signal: AbortSignal.timeout(1_000) })).status === 200,
+    { timeoutMs: 30_000, intervalMs: 100, child, logPath },
+  );
+  return child;
+}
+
+export interface WorkerOptions {
+  index: number;
+  concurrency: number;
+  maxConcurrentActions: number;
+}
+
+/** Starts `node apps/worker/dist/main.js` and resolves once it has logged "worker ready". */
+export async function startWorker(context: ServiceContext, options: WorkerOptions): Promise<ChildHandle> {
+  const logPath = join(context.logDir, `worker-${options.index}.log`);
+  const child = spawnChild({
+    name: `worker-${options.index}`,
+    command: process.execPath,
+    args: [...nodeArgs(context, `worker-${options.index}`), join(context.repoRoot, WORKER_ENTRY)],
+    cwd: context.repoRoot,
+    env: {
+      ...commonEnv(context),
+      WORKER_CONCURRENCY: String(options.concurrency),
+      MAX_CONCURRENT_ACTIONS: String(options.maxConcurrentActions),
+    },
+    logPath,
+  });
+  await waitUntil(
+    `worker-${options.index} ready`,
+    async () => /worker ready/i.test(readFileSync(logPath, "utf8")),
+    { timeoutMs: 30_000, intervalMs: 100, child, logPath },
+  );
+  return child;
+}

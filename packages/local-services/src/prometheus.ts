@@ -1,0 +1,235 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { access, constants, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import { freePort } from "./free-port.js";
+
+export { freePort } from "./free-port.js";
+
+export interface LocalPrometheus {
+  /** Base URL of the HTTP API and UI, e.g. `http://127.0.0.1:41234` (no trailing slash). */
+  url: string;
+  /** The temporary directory holding the history and the TSDB; `stop()` removes it. */
+  directory: string;
+  /** Stops the process and removes its data directory. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+export interface StartPrometheusOptions {
+  /** The history to serve, as OpenMetrics text ending in `# EOF` (see `toOpenMetrics`). */
+  openMetrics: string;
+  /** How long to wait for `/-/ready`; default 30 s. */
+  readyTimeoutMs?: number;
+}
+
+const NOT_FOUND = "prometheus not found: install Debian's prometheus package (apt-get install prometheus)";
+const PORT_ATTEMPTS = 3;
+
+/**
+ * Starts a real Prometheus over a synthetic history: the OpenMetrics text is backfilled into a fresh
+ * TSDB with `promtool tsdb create-blocks-from openmetrics`, then `prometheus` serves it on a free
+ * loopback port with no scrape jobs, so every sample it answers with is one the caller wrote.
+ *
+ * Checked with Debian's 2.42: blocks reaching up to the current time are accepted and queryable as soon
+ * as `/-/ready` answers (no scrape jobs means nothing in the head can overlap them).
+ * @throws Error when the binaries are missing, the backfill fails or Prometheus does not become ready.
+ */
+export async function startPrometheus(options: StartPrometheusOptions): Promise<LocalPrometheus> {
+  const prometheus = await findBinary("prometheus");
+  const promtool = await findBinary("promtool");
+  const dir = await mkdtemp(join(tmpdir(), "pes-prometheus-"));
+  try {
+    const dataDir = join(dir, "data");
+    const metricsFile = join(dir, "history.om.txt");
+    const configFile = join(dir, "prometheus.yml");
+    await writeFile(metricsFile, options.openMetrics);
+    // No scrape_configs: the server only ever holds the backfilled history.
+    await writeFile(configFile, "global:\n  evaluation_interval: 1m\n");
+    await run(promtool, ["tsdb", "create-blocks-from", "openmetrics", metricsFile, dataDir]);
+
+    let lastError: unknown;
+    for (let attempt = 0; attempt < PORT_ATTEMPTS; attempt += 1) {
+      // freePort can lose a race with another process; a bind failure ends the child early, so retry.
+      const port = await freePort();
+      const child = spawn(
+        prometheus,
+        [
+          `--storage.tsdb.path=${dataDir}`,
+          `--web.listen-address=127.0.0.1:${port}`,
+          `--config.file=${configFile}`,
+          // Retention is measured from the newest block, but a long one makes old histories safe too.
+          "--storage.tsdb.retention.time=100y",
+        ],
+        { stdio: ["ignore", "ignore", "pipe"] },
+      );
+      const stderr = collectTail(child);
+      const url = `http://127.0.0.1:${port}`;
+      try {
+        await waitUntilReady(url, child, options.readyTimeoutMs ?? 30_000, stderr);
+        let stopped: Promise<void> | undefined;
+        return {
+          url,
+          directory: dir,
+          stop: () => {
+            stopped ??= (async () => {
+              await terminate(child);
+              await rm(dir, { recursive: true, force: true });
+            })();
+            return stopped;
+          },
+        };
+      } catch (error) {
+        lastError = error;
+        await terminate(child);
+      }
+    }
+    throw lastError instanceof Error ? lastError : new Error("prometheus did not start");
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** One synthetic series for `toOpenMetrics`. */
+export interface SyntheticSeries {
+  name: string;
+  labels?: Readonly<Record<string, string>>;
+  help?: string;
+  /** Default `gauge`. A `counter`'s name must end in `_total`. */
+  type?: "gauge" | "counter" | "unknown";
+  /** `[unix seconds, value]` pairs; written in time order. */
+  samples: ReadonlyArray<readonly [number, number]>;
+}
+
+const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
+/**
+ * Renders series as OpenMetrics text (the format `promtool tsdb create-blocks-from openmetrics`
+ * reads), ending in `# EOF`. Series of the same name form one family, as the format requires.
+ * @throws Error on an invalid metric or label name, or a counter whose name does not end in `_total`.
+ */
+export function toOpenMetrics(series: readonly SyntheticSeries[]): string {
+  const families = new Map<string, SyntheticSeries[]>();
+  for (const item of series) {
+    if (!NAME.test(item.name)) throw new Error(`invalid metric name ${JSON.stringify(item.name)}`);
+    const family = families.get(item.name) ?? [];
+    family.push(item);
+    families.set(item.name, family);
+  }
+  const lines: string[] = [];
+  for (const [name, members] of families) {
+    const type = members[0]?.type ?? "gauge";
+    if (type === "counter" && !name.endsWith("_total")) {
+      throw new Error(`counter ${name} must end in _total`);
+    }
+    // OpenMetrics names a counter family without its _total suffix.
+    const familyName = type === "counter" ? name.slice(0, -"_total".length) : name;
+    const help = members.find((member) => member.help !== undefined)?.help;
+    if (help !== undefined) lines.push(`# HELP ${familyName} ${escapeHelp(help)}`);
+    lines.push(`# TYPE ${familyName} ${type}`);
+    for (const member of members) {
+      const labels = renderLabels(member.labels ?? {});
+      const samples = [...member.samples].sort((a, b) => a[0] - b[0]);
+      for (const [time, value] of samples) lines.push(`${name}${labels} ${renderNumber(value)} ${time}`);
+    }
+  }
+  lines.push("# EOF", "");
+  return lines.join("\n");
+}
+
+function renderLabels(labels: Readonly<Record<string, string>>): string {
+  const entries = Object.entries(labels);
+  if (entries.length === 0) return "";
+  const parts = entries.map(([key, value]) => {
+    if (!LABEL_NAME.test(key)) throw new Error(`invalid label name ${JSON.stringify(key)}`);
+    return `${key}="${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`;
+  });
+  return `{${parts.join(",")}}`;
+}
+
+function renderNumber(value: number): string {
+  if (Number.isNaN(value)) return "NaN";
+  if (value === Infinity) return "+Inf";
+  if (value === -Infinity) return "-Inf";
+  return String(value);
+}
+
+function escapeHelp(help: string): string {
+  return help.replace(/\\/g, "\\\\").replace(/\n/g, "\\n");
+}
+
+async function findBinary(name: string): Promise<string> {
+  const candidates = [join("/usr/bin", name), ...(process.env.PATH ?? "").split(delimiter).filter(Boolean).map((dir) => join(dir, name))];
+  for (const candidate of candidates) {
+    try {
+      await access(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // try the next place
+    }
+  }
+  throw new Error(name === "prometheus" ? NOT_FOUND : `${name} not found: install Debian's prometheus package (apt-get install prometheus)`);
+}
+
+function run(command: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
+    const stderr = collectTail(child);
+    child.once("error", reject);
+    child.once("exit", (code, signal) => {
+      if (code === 0) resolve();
+      else reject(new Error(`${command} ${args.slice(0, 3).join(" ")} failed (${signal ?? `exit ${code}`}): ${stderr()}`));
+    });
+  });
+}
+
+/** Keeps the last few KiB of a child's stderr for error messages. */
+function collectTail(child: ChildProcess): () => string {
+  let tail = "";
+  child.stderr?.setEncoding("utf8");
+  child.stderr?.on("data", (chunk: string) => {
+    tail = (tail + chunk).slice(-4096);
+  });
+  return () => tail.trim();
+}
+
+async function waitUntilReady(url: string, child: ChildProcess, timeoutMs: number, stderr: () => string): Promise<void> {
+  let exited = false;
+  const onExit = () => {
+    exited = true;
+  };
+  child.once("exit", onExit);
+  child.once("error", onExit);
+  const deadline = Date.now() + timeoutMs;
+  try {
+    while (Date.now() < deadline) {
+      if (exited) throw new Error(`prometheus exited before it was ready: ${stderr()}`);
+      try {
+        const response = await fetch(`${url}/-/ready`, { signal: AbortSignal.timeout(1_000) });
+        await response.body?.cancel();
+        if (response.status === 200) return;
+      } catch {
+        // not listening yet
+      }
+      await delay(50);
+    }
+    throw new Error(`prometheus was not ready within ${timeoutMs} ms: ${stderr()}`);
+  } finally {
+    child.off("exit", onExit);
+    child.off("error", onExit);
+  }
+}
+
+async function terminate(child: ChildProcess): Promise<void> {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill("SIGTERM");
+  const killTimer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+  try {
+    await exited;
+  } finally {
+    clearTimeout(killTimer);
+  }
+}

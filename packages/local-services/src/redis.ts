@@ -1,0 +1,188 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { freePort } from "./free-port.js";
+
+export interface StartRedisOptions {
+  /**
+   * Turn on AOF (`appendonly yes`, `appendfsync always`) so that a test can crash or restart Redis
+   * and find every accepted write again, as production runs it.
+   */
+  appendOnly?: boolean;
+  /**
+   * Always spawn a `redis-server` child, ignoring REDIS_URL and Docker: for tests that must kill or
+   * restart Redis, which only a child process allows.
+   */
+  spawn?: boolean;
+}
+
+export interface RedisHandle {
+  /** `redis://host:port` of a Redis that the caller may use freely (with its own key prefix). */
+  url: string;
+  /**
+   * Stops the server and removes its data directory. A no-op when the Redis came from REDIS_URL,
+   * which the caller does not own.
+   */
+  stop(): Promise<void>;
+  /**
+   * Stops the server (`crash: true` → SIGKILL, else a clean shutdown) and starts it again on the same
+   * port and data directory. Only a spawned `redis-server` can do this; the other sources throw.
+   */
+  restart(options?: { crash?: boolean }): Promise<void>;
+}
+
+const READY_LINE = "Ready to accept connections";
+const READY_TIMEOUT_MS = 10_000;
+const STOP_TIMEOUT_MS = 5_000;
+const REDIS_IMAGE = "redis:7-alpine";
+
+/**
+ * A Redis for tests, the quickstart and the benchmark. In order of preference: the one REDIS_URL
+ * names (left running), a `redis:7-alpine` container when a Docker engine is reachable, or a
+ * `redis-server` from PATH on a free port with a throw-away data directory. It never falls back to a
+ * Redis that happens to listen on 6379: a test must not touch data it did not create.
+ */
+export async function startRedis(options: StartRedisOptions = {}): Promise<RedisHandle> {
+  const fromEnv = process.env.REDIS_URL;
+  if (!options.spawn && fromEnv !== undefined && fromEnv !== "") {
+    return {
+      url: fromEnv,
+      stop: async () => {},
+      restart: async () => {
+        throw new Error("cannot restart the Redis named by REDIS_URL: call startRedis({ spawn: true }) to get a restartable one");
+      },
+    };
+  }
+  if (!options.spawn && dockerEngineReachable()) return startRedisContainer(options);
+  const binary = findOnPath("redis-server");
+  if (binary === undefined) {
+    throw new Error("redis-server not found: install Debian's redis-server package or set REDIS_URL");
+  }
+  return startRedisProcess(binary, options);
+}
+
+/** `test-<name>-<random>`: one queue/key prefix per test file, so that files never see each other's jobs. */
+export function uniquePrefix(name: string): string {
+  return `test-${name}-${randomUUID().slice(0, 8)}`;
+}
+
+function dockerEngineReachable(): boolean {
+  const host = process.env.DOCKER_HOST;
+  return (host !== undefined && host !== "") || existsSync("/var/run/docker.sock");
+}
+
+function findOnPath(command: string): string | undefined {
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    if (dir === "") continue;
+    const candidate = join(dir, command);
+    if (existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+async function startRedisContainer(options: StartRedisOptions): Promise<RedisHandle> {
+  // Loaded lazily: most runs here have no Docker engine and should not pay for the import.
+  const { GenericContainer, Wait } = await import("testcontainers");
+  const command = ["redis-server", ...(options.appendOnly ? ["--appendonly", "yes", "--appendfsync", "always"] : [])];
+  const container = await new GenericContainer(REDIS_IMAGE)
+    .withExposedPorts(6379)
+    .withCommand(command)
+    .withWaitStrategy(Wait.forLogMessage(READY_LINE))
+    .start();
+  return {
+    url: `redis://${container.getHost()}:${container.getMappedPort(6379)}`,
+    stop: async () => {
+      await container.stop();
+    },
+    restart: async () => {
+      // A restarted container may come back on another host port, which would break the URL callers hold.
+      throw new Error("cannot restart a Redis container on a stable port: call startRedis({ spawn: true }) to get a restartable one");
+    },
+  };
+}
+
+async function startRedisProcess(binary: string, options: StartRedisOptions): Promise<RedisHandle> {
+  const port = await freePort();
+  const dir = await mkdtemp(join(tmpdir(), "pes-redis-"));
+  const args = [
+    "--port", String(port),
+    "--bind", "127.0.0.1",
+    "--save", "",
+    "--dir", dir,
+    ...(options.appendOnly ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"]),
+  ];
+  let child: ChildProcess;
+  try {
+    child = await spawnUntilReady(binary, args);
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+  let stopped = false;
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      await kill(child, "SIGKILL");
+      await rm(dir, { recursive: true, force: true });
+    },
+    restart: async ({ crash = false } = {}) => {
+      if (stopped) throw new Error("this Redis was stopped");
+      await kill(child, crash ? "SIGKILL" : "SIGTERM");
+      child = await spawnUntilReady(binary, args);
+    },
+  };
+}
+
+/** Spawns redis-server and resolves once it logs that it accepts connections (bounded). */
+function spawnUntilReady(binary: string, args: string[]): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, args, { stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    let settled = false;
+    const fail = (message: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      child.kill("SIGKILL");
+      reject(new Error(`${message}; redis-server said:\n${output.slice(-2000)}`));
+    };
+    const timer = setTimeout(() => fail(`redis-server was not ready within ${READY_TIMEOUT_MS} ms`), READY_TIMEOUT_MS);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString("utf8");
+      if (!settled && output.includes(READY_LINE)) {
+        settled = true;
+        clearTimeout(timer);
+        child.stdout?.off("data", onData);
+        child.stderr?.off("data", onData);
+        // Keep draining the pipes so that a chatty server never blocks on a full buffer.
+        child.stdout?.resume();
+        child.stderr?.resume();
+        child.off("exit", onExit);
+        resolve(child);
+      }
+    };
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
+      fail(`redis-server exited before it was ready (code ${code}, signal ${signal})`);
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.once("exit", onExit);
+    child.once("error", (error) => fail(`could not start redis-server: ${error.message}`));
+  });
+}
+
+function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill(signal);
+  });
+}
