@@ -44,6 +44,7 @@ export const ApiEnvSchema = z
           .filter((host) => host !== ""),
       ),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    SHUTDOWN_TIMEOUT_MS: integer(0, 3_600_000).default(25_000),
   })
   .superRefine((env, ctx) => {
     if (!env.AUTH_DEV_ISSUER) {
@@ -86,6 +87,8 @@ export interface ApiEnv {
   auth: AuthSettings;
   allowedChatHosts: readonly string[];
   logLevel: string;
+  /** How long in-flight requests may run on after SIGTERM before the execution client is closed. */
+  shutdownTimeoutMs: number;
 }
 
 /** A bad environment; the message names every offending variable. */
@@ -122,5 +125,6 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     },
     allowedChatHosts: env.CHAT_ALLOWED_HOSTS,
     logLevel: env.LOG_LEVEL,
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
   };
 }

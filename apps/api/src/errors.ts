@@ -60,7 +60,9 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       return;
     }
     if (error instanceof AppError) {
-      sendJson(res, statusOf(error.code), { error: error.detail }, error.headers);
+      // RFC 6750: a 401 names the scheme the caller should use.
+      const headers = error.code === "unauthenticated" ? { "WWW-Authenticate": "Bearer", ...error.headers } : error.headers;
+      sendJson(res, statusOf(error.code), { error: error.detail }, headers);
       return;
     }
     const clientStatus = httpStatusOf(error);

@@ -1,1 +1,131 @@
-export {};
+import { once } from "node:events";
+import type { Server } from "node:http";
+import { ConfigError, loadConfig, type Catalog } from "@pes/config";
+import { devJwks, loadOrCreateDevKey } from "@pes/dev-issuer";
+import { createLogger, type Logger } from "@pes/logger";
+import { createExecutionClient, QueueUnavailableError, type ExecutionClient } from "@pes/queue";
+import { createApp } from "./app.js";
+import { createTokenVerifier } from "./auth/token-verifier.js";
+import { EnvError, parseEnv, type ApiEnv } from "./env.js";
+
+/** Reads the environment and CONFIG_DIR, starts the queue client, listens; one shutdown path on SIGTERM/SIGINT. */
+async function main(): Promise<void> {
+  let env: ApiEnv;
+  try {
+    env = parseEnv();
+  } catch (error) {
+    if (!(error instanceof EnvError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+  const logger = createLogger({ name: "api", level: env.logLevel });
+
+  let catalog: Catalog;
+  try {
+    catalog = await loadConfig(env.configDir);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`Configuration in ${env.configDir} is invalid:\n${error.message}\n`);
+    process.exit(1);
+  }
+  logger.info({ configDir: env.configDir, organizations: catalog.organizations.size }, "configuration loaded");
+
+  let jwks: ReturnType<typeof devJwks> | undefined;
+  if (env.auth.devIssuer) {
+    jwks = devJwks(await loadOrCreateDevKey());
+    logger.warn(
+      { jwksUrl: env.auth.jwksUrl, issuer: env.auth.issuer },
+      "AUTH_DEV_ISSUER is on: tokens from `npm run token` are accepted. Never enable it in production.",
+    );
+  }
+
+  const executionClient = createExecutionClient({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger });
+  const tokenVerifier = createTokenVerifier({
+    jwksUrl: env.auth.jwksUrl,
+    issuer: env.auth.issuer,
+    audience: env.auth.audience,
+    orgClaim: env.auth.orgClaim,
+  });
+  let shuttingDown = false;
+  const app = createApp({
+    catalog,
+    executionClient,
+    tokenVerifier,
+    logger,
+    limits: {
+      executionTimeoutMs: env.executionTimeoutMs,
+      batchMaxItems: env.batchMaxItems,
+      bodyLimit: env.bodyLimit,
+      maxInFlight: env.maxInFlight,
+    },
+    allowedChatHosts: env.allowedChatHosts,
+    devJwks: jwks,
+    isShuttingDown: () => shuttingDown,
+  });
+
+  try {
+    await executionClient.start();
+  } catch (error) {
+    if (!(error instanceof QueueUnavailableError)) throw error;
+    // Serve anyway: /readyz says 503 and executions get 503 until Redis answers; the client keeps retrying.
+    logger.warn({ err: error.message }, "job queue unreachable at start; listening anyway");
+  }
+
+  const server = app.listen(env.port, env.host);
+  await once(server, "listening");
+  // Longer than the usual load balancer idle timeout (60 s), so the balancer closes idle sockets first.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  logger.info({ host: env.host, port: env.port }, "listening");
+
+  const shutdown = async (signal: string) => {
+    if (shuttingDown) {
+      logger.warn({ signal }, "second signal: exiting now");
+      process.exit(1);
+    }
+    shuttingDown = true;
+    await stop({ server, executionClient, logger, signal, timeoutMs: env.shutdownTimeoutMs });
+    process.exit(0);
+  };
+  for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, (name) => void shutdown(name));
+}
+
+/**
+ * Stop accepting connections, let in-flight requests finish up to `timeoutMs`, then close the execution
+ * client (any caller still waiting gets `{ error: "Service is shutting down" }`) and the last sockets.
+ */
+async function stop(options: {
+  server: Server;
+  executionClient: ExecutionClient;
+  logger: Logger;
+  signal: string;
+  timeoutMs: number;
+}): Promise<void> {
+  const { server, executionClient, logger } = options;
+  logger.info({ signal: options.signal, timeoutMs: options.timeoutMs }, "shutting down: no longer accepting connections");
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  const finished = await within(closed, options.timeoutMs);
+  logger.info(finished ? "in-flight requests finished" : "shutdown deadline reached with requests in flight");
+
+  await executionClient.close();
+  logger.info("execution client closed");
+  if (!(await within(closed, 1_000))) server.closeAllConnections();
+  logger.info("shutdown complete");
+}
+
+async function within(promise: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([promise.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`api failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,1 +1,5 @@
 export * from "./catalog.js";
+export * from "./check-secrets.js";
+export * from "./config-error.js";
+export * from "./load-config.js";
+export * from "./organization-file.js";

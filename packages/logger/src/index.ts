@@ -1,13 +1,14 @@
-import { pino, type Logger } from "pino";
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from "pino";
 
 export type { Logger };
 
 /**
  * The one logger shape of every process: pino JSON on stdout, with anything that could carry a secret
- * redacted at the source, so no code path can log a token by accident.
+ * redacted at the source, so no code path can log a token by accident. `destination` (default stdout)
+ * lets a test read what would have been logged.
  */
-export function createLogger(options: { name: string; level?: string }): Logger {
-  return pino({
+export function createLogger(options: { name: string; level?: string; destination?: DestinationStream }): Logger {
+  const loggerOptions: LoggerOptions = {
     name: options.name,
     level: options.level ?? "info",
     redact: {
@@ -24,5 +25,6 @@ export function createLogger(options: { name: string; level?: string }): Logger 
       ],
       censor: "[redacted]",
     },
-  });
+  };
+  return options.destination === undefined ? pino(loggerOptions) : pino(loggerOptions, options.destination);
 }

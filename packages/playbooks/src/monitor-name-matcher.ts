@@ -58,23 +58,23 @@ export function createMonitorNameMatcher(playbooks: readonly MonitorNamesOfPlayb
       if (entry !== undefined) compiled.push(entry);
     }
   }
+  // Most specific first; the sort is stable, so ties keep playbook order, then monitor-name order, and the
+  // first name that matches is the answer.
+  compiled.sort((a, b) => b.literalLength - a.literalLength);
 
   return {
     match(title, options = {}) {
       const text = normalizeText(title);
-      let best: { entry: CompiledMonitorName; groups: Record<string, string> } | undefined;
       for (const entry of compiled) {
         if (options.bookName !== undefined && entry.bookName !== options.bookName) continue;
-        // Strictly greater: on a tie the earlier entry (playbook order, then monitor-name order) stays.
-        if (best !== undefined && entry.literalLength <= best.entry.literalLength) continue;
         const result = entry.pattern.exec(text);
-        if (result !== null) best = { entry, groups: result.groups ?? {} };
+        if (result === null) continue;
+        const attributes = Object.fromEntries(
+          Array.from(entry.groups, ([group, name]) => [name, result.groups?.[group] ?? ""]),
+        );
+        return { bookName: entry.bookName, monitorName: entry.monitorName, attributes };
       }
-      if (best === undefined) return undefined;
-      const attributes = Object.fromEntries(
-        Array.from(best.entry.groups, ([group, name]) => [name, best.groups[group] ?? ""]),
-      );
-      return { bookName: best.entry.bookName, monitorName: best.entry.monitorName, attributes };
+      return undefined;
     },
   };
 }
@@ -86,6 +86,21 @@ export function createMonitorNameMatcher(playbooks: readonly MonitorNamesOfPlayb
 export function monitorNameShape(monitorName: string): string {
   const { literals } = splitMonitorName(monitorName);
   return literals.map((literal) => literal.toLowerCase()).join("{{}}");
+}
+
+const CONTROL_CHARACTER = /\p{Cc}/u;
+
+/**
+ * What makes a monitor name unusable, if anything: blank (it would never match), control characters
+ * other than whitespace, or a `|filter` (a monitor name captures text, it does not write it).
+ */
+export function monitorNameProblem(monitorName: string): string | undefined {
+  if (normalizeText(monitorName) === "") return "a monitor name must not be blank";
+  if (CONTROL_CHARACTER.test(monitorName.replace(/\s/gu, " "))) return "a monitor name must not contain control characters";
+  if (placeholdersIn(monitorName).some((placeholder) => placeholder.filter !== undefined)) {
+    return "a monitor name placeholder takes no |filter: it captures text from the title";
+  }
+  return undefined;
 }
 
 /** Names of the placeholders of a monitor name, first occurrences, in order. */

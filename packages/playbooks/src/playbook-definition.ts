@@ -40,6 +40,12 @@ export const PlaybookDefinition = z.strictObject({
   name: z.string().min(1).max(256),
   monitorNames: z.array(z.string().min(1)).default([]),
   requiredAttributes: z.array(z.string().min(1)).optional(),
+  /**
+   * Attributes the templates may use although no monitor name captures them and they are not required:
+   * an action or mitigation that uses one is skipped when the issue lacks it. Declaring them lets
+   * configuration loading reject any other unknown placeholder (a typo) instead of silently skipping.
+   */
+  optionalAttributes: z.array(z.string().min(1)).optional(),
   /** How far around the issue time the actions look: `before` is also the baseline for "normal". */
   window: z.strictObject({ before: duration.default("1h"), after: duration.default("15m") }).default({ before: "1h", after: "15m" }),
   gadgets: z.array(GadgetDefinition).min(1),

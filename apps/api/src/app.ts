@@ -1,0 +1,92 @@
+import type { JsonWebKey } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import type { Catalog } from "@pes/config";
+import type { Logger } from "@pes/logger";
+import type { ExecutionClient } from "@pes/queue";
+import express, { type Express } from "express";
+import { pinoHttp } from "pino-http";
+import { Admission } from "./admission.js";
+import type { TokenVerifier } from "./auth/token-verifier.js";
+import { errorMiddleware, notFound } from "./errors.js";
+import { buildOpenApiDocument } from "./openapi.js";
+import { assignRequestId } from "./request-id.js";
+import { documentRoutes } from "./routes/document-routes.js";
+import { executionRoutes } from "./routes/execution-routes.js";
+import { healthRoutes } from "./routes/health-routes.js";
+import { playbookRoutes } from "./routes/playbook-routes.js";
+import type { Route } from "./routes/route.js";
+
+export interface AppLimits {
+  /** How long an execution may take before the caller gets `200 { error }` (EXECUTION_TIMEOUT_MS). */
+  executionTimeoutMs: number;
+  /** Longest accepted `inputList` (BATCH_MAX_ITEMS). */
+  batchMaxItems: number;
+  /** Largest accepted body, e.g. "1mb" (BODY_LIMIT). */
+  bodyLimit: string;
+  /** Executions this instance lets wait on the queue at once before answering 429 (MAX_IN_FLIGHT). */
+  maxInFlight: number;
+}
+
+export interface AppDeps {
+  catalog: Catalog;
+  executionClient: ExecutionClient;
+  tokenVerifier: TokenVerifier;
+  logger: Logger;
+  limits: AppLimits;
+  /** Chat hosts accepted in message links besides `*.slack.com` (CHAT_ALLOWED_HOSTS). */
+  allowedChatHosts: readonly string[];
+  /** The development issuer's JWKS, served at /.well-known/jwks.json; only when AUTH_DEV_ISSUER is on. */
+  devJwks?: { keys: JsonWebKey[] };
+  /** True once shutdown began: /readyz answers 503 so load balancers stop sending traffic. */
+  isShuttingDown?: () => boolean;
+  /** The request time (an execution's default issue time). */
+  now?: () => Date;
+}
+
+/** Builds the Express app (no listen): request ids and access logs, the declared routes, 404, errors. */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  // ETags would hash every body for nothing: results are never cached.
+  app.set("etag", false);
+  app.disable("x-powered-by");
+
+  app.use(
+    pinoHttp({
+      logger: deps.logger,
+      genReqId: assignRequestId,
+      // Probes every few seconds would drown the access log.
+      autoLogging: { ignore: (req) => req.url === "/healthz" || req.url === "/readyz" },
+      customLogLevel: (_req, res, error) => (error !== undefined || res.statusCode >= 500 ? "error" : "info"),
+      // Method, path and id only: headers (and so tokens) never reach the log.
+      serializers: {
+        req: (req: { id: unknown; method: string; url: string; raw: IncomingMessage }) => ({
+          id: req.id,
+          method: req.method,
+          url: req.url,
+          remoteAddress: req.raw.socket.remoteAddress,
+        }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
+    }),
+  );
+
+  const routes: Route[] = [
+    ...healthRoutes({ executionClient: deps.executionClient, isShuttingDown: deps.isShuttingDown ?? (() => false) }),
+    ...documentRoutes({ openApiDocument: buildOpenApiDocument({ batchMaxItems: deps.limits.batchMaxItems }), devJwks: deps.devJwks }),
+    ...playbookRoutes(),
+    ...executionRoutes({
+      executionClient: deps.executionClient,
+      admission: new Admission(deps.limits.maxInFlight),
+      executionTimeoutMs: deps.limits.executionTimeoutMs,
+      batchMaxItems: deps.limits.batchMaxItems,
+      allowedChatHosts: deps.allowedChatHosts,
+      now: deps.now ?? (() => new Date()),
+    }),
+  ];
+  const runtime = { catalog: deps.catalog, verifier: deps.tokenVerifier, bodyLimit: deps.limits.bodyLimit };
+  for (const route of routes) app[route.method](route.path, route.toHandler(runtime));
+
+  app.use(notFound);
+  app.use(errorMiddleware(deps.logger));
+  return app;
+}

@@ -1,0 +1,37 @@
+import type { Catalog, OrganizationCatalog } from "@pes/config";
+import { AppError } from "../errors.js";
+import type { TokenVerifier } from "./token-verifier.js";
+
+/** Who is calling, established from the token alone: the org never comes from the body or a header. */
+export interface Caller {
+  orgId: string;
+  clientId: string;
+  org: OrganizationCatalog;
+}
+
+const NOT_CONFIGURED = "Client ID is not configured for the organization";
+
+/**
+ * Authenticates `Authorization: Bearer <JWT>` and authorizes the caller for its organization: 401 for a
+ * missing or bad token, 403 when the org is unknown, has no client IDs (API not enabled), or does not
+ * list the calling client.
+ */
+export async function authenticate(
+  authorization: string | undefined,
+  verifier: TokenVerifier,
+  catalog: Catalog,
+): Promise<Caller> {
+  if (authorization === undefined || authorization === "") {
+    throw new AppError("unauthenticated", "Missing Authorization header with a Bearer token");
+  }
+  const match = /^Bearer +([^\s]+) *$/i.exec(authorization);
+  const token = match?.[1];
+  if (token === undefined) throw new AppError("unauthenticated", "Authorization header must use the Bearer scheme");
+
+  const verified = await verifier.verify(token);
+  const org = catalog.organizations.get(verified.orgId);
+  if (org === undefined || verified.clientId === undefined || !org.clientIds.has(verified.clientId)) {
+    throw new AppError("forbidden", NOT_CONFIGURED);
+  }
+  return { orgId: verified.orgId, clientId: verified.clientId, org };
+}

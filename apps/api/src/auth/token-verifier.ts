@@ -1,0 +1,145 @@
+import jwt from "jsonwebtoken";
+import jwksRsa from "jwks-rsa";
+import { AppError } from "../errors.js";
+import { VerifiedTokenCache, type VerifiedToken } from "./verified-token-cache.js";
+
+export type { VerifiedToken };
+
+/** Only asymmetric algorithms: an HS256 token "signed" with a public key is refused before any key is used. */
+const ALGORITHMS = ["RS256", "ES256"] as const satisfies readonly jwt.Algorithm[];
+type AllowedAlgorithm = (typeof ALGORITHMS)[number];
+const MAX_TOKEN_LENGTH = 8192;
+const MAX_KID_LENGTH = 256;
+
+export interface TokenVerifierOptions {
+  jwksUrl: string;
+  issuer: string;
+  audience: string;
+  /** The claim naming the organization (AUTH_ORG_CLAIM, default `org_id`). */
+  orgClaim: string;
+  clockToleranceSeconds?: number;
+  /** Verified tokens kept in memory (default 10,000); 0 disables the cache. */
+  cacheMaxEntries?: number;
+  /** Epoch ms; for tests. */
+  now?: () => number;
+}
+
+/** Verifies bearer tokens; answers with the org and client, or throws a 401 (503 when the IdP is unreachable). */
+export interface TokenVerifier {
+  verify(token: string): Promise<VerifiedToken>;
+}
+
+/**
+ * A verifier for access tokens of one identity provider, per REFERENCE.md "JWT": keys from its JWKS
+ * (cached, rate-limited: an unknown kid costs at most one refetch), algorithms pinned, iss/aud/exp
+ * required, 30 s clock tolerance. Nothing is fetched until the first token arrives.
+ */
+export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifier {
+  const clockTolerance = options.clockToleranceSeconds ?? 30;
+  const now = options.now ?? Date.now;
+  const jwksCacheMaxAgeMs = 10 * 60_000;
+  const jwks = jwksRsa({
+    jwksUri: options.jwksUrl,
+    cache: true,
+    cacheMaxEntries: 10,
+    cacheMaxAge: jwksCacheMaxAgeMs,
+    rateLimit: true,
+    jwksRequestsPerMinute: 10,
+    timeout: 5000,
+  });
+  // A verified token is trusted no longer than its signing key is cached, so a key removed from the
+  // JWKS stops being honoured within the same bound either way.
+  const cache = new VerifiedTokenCache({
+    maxEntries: options.cacheMaxEntries ?? 10_000,
+    maxAgeMs: jwksCacheMaxAgeMs,
+    clockToleranceSeconds: clockTolerance,
+  });
+
+  async function verifyUncached(token: string, nowMs: number): Promise<VerifiedToken> {
+    const { alg, kid } = readHeader(token);
+    const publicKey = await signingKey(kid, alg);
+
+    let payload: string | jwt.JwtPayload;
+    try {
+      payload = jwt.verify(token, publicKey, {
+        algorithms: [alg],
+        issuer: options.issuer,
+        audience: options.audience,
+        clockTolerance,
+        clockTimestamp: Math.floor(nowMs / 1000),
+      });
+    } catch (error) {
+      if (error instanceof jwt.TokenExpiredError) throw unauthenticated("Token has expired");
+      if (error instanceof jwt.NotBeforeError) throw unauthenticated("Token is not yet valid");
+      throw unauthenticated(`Invalid token: ${safeReason(error)}`);
+    }
+    if (typeof payload === "string") throw unauthenticated("Invalid token: the payload is not a JSON object");
+    // jsonwebtoken only checks exp when present; a token that never expires is not accepted.
+    if (typeof payload.exp !== "number") throw unauthenticated("Invalid token: exp claim is required");
+
+    const orgId = payload[options.orgClaim];
+    if (typeof orgId !== "string" || orgId === "") {
+      throw unauthenticated(`Invalid token: the ${options.orgClaim} claim naming the organization is missing`);
+    }
+    const clientId = stringClaim(payload.client_id) ?? stringClaim(payload.azp);
+    return { orgId, clientId, expiresAt: payload.exp, notBefore: typeof payload.nbf === "number" ? payload.nbf : undefined };
+  }
+
+  async function signingKey(kid: string, alg: AllowedAlgorithm): Promise<string> {
+    let key: jwksRsa.SigningKey;
+    try {
+      key = await jwks.getSigningKey(kid);
+    } catch (error) {
+      if (error instanceof jwksRsa.SigningKeyNotFoundError) throw unauthenticated("Invalid token: unknown signing key");
+      if (error instanceof jwksRsa.JwksRateLimitError) throw unauthenticated("Invalid token: unknown signing key");
+      throw new AppError("service_unavailable", "Service unavailable: the identity provider's keys cannot be fetched");
+    }
+    // A JWK that names its algorithm may only verify that algorithm.
+    if (key.alg !== undefined && key.alg !== alg) throw unauthenticated("Invalid token: algorithm does not match the signing key");
+    return key.getPublicKey();
+  }
+
+  return {
+    async verify(token) {
+      const nowMs = now();
+      const cached = cache.get(token, nowMs);
+      if (cached !== undefined) return cached;
+      const verified = await verifyUncached(token, nowMs);
+      cache.set(token, verified, nowMs);
+      return verified;
+    },
+  };
+}
+
+/** The two header fields we act on. jku, x5u and jwk are never read: keys come only from the configured JWKS. */
+function readHeader(token: string): { alg: AllowedAlgorithm; kid: string } {
+  if (token.length > MAX_TOKEN_LENGTH) throw unauthenticated("Invalid token: too long");
+  let decoded: jwt.Jwt | null;
+  try {
+    decoded = jwt.decode(token, { complete: true });
+  } catch {
+    decoded = null;
+  }
+  if (decoded === null) throw unauthenticated("Invalid token: not a JWT");
+  const { alg, kid } = decoded.header;
+  const allowed = ALGORITHMS.find((candidate) => candidate === alg);
+  if (allowed === undefined) throw unauthenticated(`Invalid token: algorithm must be one of ${ALGORITHMS.join(", ")}`);
+  if (typeof kid !== "string" || kid === "" || kid.length > MAX_KID_LENGTH) {
+    throw unauthenticated("Invalid token: the header needs a kid naming a key of the identity provider");
+  }
+  return { alg: allowed, kid };
+}
+
+function stringClaim(value: unknown): string | undefined {
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+/** jsonwebtoken's message without the expected values it appends (issuer/audience are not the caller's business). */
+function safeReason(error: unknown): string {
+  if (!(error instanceof Error)) return "verification failed";
+  return error.message.replace(/\. expected: .*$/s, "");
+}
+
+function unauthenticated(message: string): AppError {
+  return new AppError("unauthenticated", message);
+}

@@ -1,0 +1,109 @@
+import { fileURLToPath } from "node:url";
+import { DEV_AUDIENCE, DEV_ISSUER } from "@pes/dev-issuer";
+import { describe, expect, it } from "vitest";
+import { EnvError, parseEnv } from "./env.js";
+
+const idp = {
+  AUTH_JWKS_URL: "https://idp.test/.well-known/jwks.json",
+  AUTH_ISSUER: "https://idp.test/",
+  AUTH_AUDIENCE: "pes",
+};
+
+describe("parseEnv", () => {
+  it("applies the defaults", () => {
+    expect(parseEnv(idp)).toEqual({
+      port: 8080,
+      host: "0.0.0.0",
+      redisUrl: "redis://127.0.0.1:6379",
+      queuePrefix: "pes",
+      configDir: fileURLToPath(new URL("../../../config/example", import.meta.url)),
+      executionTimeoutMs: 120_000,
+      batchMaxItems: 100,
+      bodyLimit: "1mb",
+      maxInFlight: 2000,
+      auth: { devIssuer: false, jwksUrl: idp.AUTH_JWKS_URL, issuer: idp.AUTH_ISSUER, audience: idp.AUTH_AUDIENCE, orgClaim: "org_id" },
+      allowedChatHosts: [],
+      logLevel: "info",
+      shutdownTimeoutMs: 25_000,
+    });
+  });
+
+  it("reads and coerces every variable", () => {
+    const env = parseEnv({
+      ...idp,
+      PORT: "9000",
+      HOST: "127.0.0.1",
+      REDIS_URL: "rediss://redis.internal:6380",
+      QUEUE_PREFIX: "pes-test",
+      CONFIG_DIR: "/etc/pes",
+      EXECUTION_TIMEOUT_MS: "30000",
+      BATCH_MAX_ITEMS: "500",
+      BODY_LIMIT: "256kb",
+      MAX_IN_FLIGHT: "5000",
+      AUTH_ORG_CLAIM: "tenant",
+      CHAT_ALLOWED_HOSTS: " chat.acme.test, Mattermost.acme.test ,",
+      LOG_LEVEL: "debug",
+      SHUTDOWN_TIMEOUT_MS: "1000",
+    });
+    expect(env).toMatchObject({
+      port: 9000,
+      host: "127.0.0.1",
+      redisUrl: "rediss://redis.internal:6380",
+      queuePrefix: "pes-test",
+      configDir: "/etc/pes",
+      executionTimeoutMs: 30_000,
+      batchMaxItems: 500,
+      bodyLimit: "256kb",
+      maxInFlight: 5000,
+      auth: { orgClaim: "tenant" },
+      allowedChatHosts: ["chat.acme.test", "mattermost.acme.test"],
+      logLevel: "debug",
+      shutdownTimeoutMs: 1000,
+    });
+  });
+
+  it("requires the identity provider settings unless the dev issuer is on, naming each", () => {
+    expect(() => parseEnv({})).toThrow(EnvError);
+    try {
+      parseEnv({ AUTH_ISSUER: "https://idp.test/", AUTH_JWKS_URL: "" });
+    } catch (error) {
+      expect(String(error)).toContain("AUTH_JWKS_URL: is required unless AUTH_DEV_ISSUER=true");
+      expect(String(error)).toContain("AUTH_AUDIENCE: is required");
+      expect(String(error)).not.toContain("AUTH_ISSUER:");
+    }
+    expect.assertions(4);
+  });
+
+  it("defaults to the development issuer and the API's own JWKS when switched on", () => {
+    expect(parseEnv({ AUTH_DEV_ISSUER: "true", PORT: "8123" }).auth).toEqual({
+      devIssuer: true,
+      jwksUrl: "http://127.0.0.1:8123/.well-known/jwks.json",
+      issuer: DEV_ISSUER,
+      audience: DEV_AUDIENCE,
+      orgClaim: "org_id",
+    });
+  });
+
+  it("is off unless explicitly switched on", () => {
+    expect(parseEnv(idp).auth.devIssuer).toBe(false);
+    expect(parseEnv({ ...idp, AUTH_DEV_ISSUER: "false" }).auth.devIssuer).toBe(false);
+  });
+
+  it.each([
+    ["PORT", "http"],
+    ["REDIS_URL", "http://127.0.0.1:6379"],
+    ["EXECUTION_TIMEOUT_MS", "-1"],
+    ["BODY_LIMIT", "lots"],
+    ["MAX_IN_FLIGHT", "1.5"],
+    ["AUTH_DEV_ISSUER", "maybe"],
+    ["AUTH_JWKS_URL", "file:///etc/passwd"],
+    ["LOG_LEVEL", "loud"],
+    ["QUEUE_PREFIX", "has space"],
+  ])("stops on a bad %s, naming it", (name, value) => {
+    expect(() => parseEnv({ ...idp, [name]: value })).toThrow(new RegExp(`^Invalid environment:\\n  ${name}: `));
+  });
+
+  it("refuses a batch limit above the in-flight limit", () => {
+    expect(() => parseEnv({ ...idp, BATCH_MAX_ITEMS: "300", MAX_IN_FLIGHT: "200" })).toThrow("BATCH_MAX_ITEMS: must not exceed MAX_IN_FLIGHT");
+  });
+});

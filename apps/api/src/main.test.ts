@@ -1,0 +1,127 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { loadOrCreateDevKey, mintDevToken } from "@pes/dev-issuer";
+import { freePort, startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+
+/** The built entry point, started as a user would (`npm start` runs `node dist/main.js`). */
+const MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+
+interface Started {
+  child: ChildProcess;
+  stdout: string[];
+  stderr: string[];
+  exited: Promise<number | null>;
+}
+
+const started: Started[] = [];
+
+function startApi(env: Record<string, string>): Started {
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const run: Started = {
+    child,
+    stdout: [],
+    stderr: [],
+    exited: once(child, "exit").then(([code]) => code as number | null),
+  };
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => run.stdout.push(chunk));
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => run.stderr.push(chunk));
+  started.push(run);
+  return run;
+}
+
+/** Resolves with the first log line whose msg is `msg` (JSON lines on stdout). */
+async function logLine(run: Started, msg: string): Promise<Record<string, unknown>> {
+  for (;;) {
+    const line = run.stdout
+      .join("")
+      .split("\n")
+      .filter((text) => text.startsWith("{"))
+      .map((text) => JSON.parse(text) as Record<string, unknown>)
+      .find((entry) => entry.msg === msg);
+    if (line !== undefined) return line;
+    const event = await Promise.race([
+      once(run.child.stdout ?? run.child, "data").then(() => "data"),
+      run.exited.then(() => "exit"),
+    ]);
+    if (event === "exit") throw new Error(`api exited before logging "${msg}": ${run.stderr.join("")}`);
+  }
+}
+
+afterEach(async () => {
+  for (const run of started.splice(0)) {
+    if (run.child.exitCode === null && run.child.signalCode === null) {
+      run.child.kill("SIGKILL");
+      await run.exited;
+    }
+  }
+});
+
+describe("api process start-up failures", () => {
+  it("stops naming the missing identity-provider variables", async () => {
+    const run = startApi({});
+    expect(await run.exited).toBe(1);
+    expect(run.stderr.join("")).toContain("AUTH_JWKS_URL: is required unless AUTH_DEV_ISSUER=true");
+  });
+
+  it("stops printing the configuration errors", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "api-config-"));
+    try {
+      const run = startApi({ AUTH_DEV_ISSUER: "true", CONFIG_DIR: dir, DEV_ISSUER_DIR: join(dir, "key") });
+      expect(await run.exited).toBe(1);
+      expect(run.stderr.join("")).toContain("config error in organizations");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("api process with Redis and the development issuer", () => {
+  let redis: RedisHandle;
+  let keyDir: string;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    keyDir = await mkdtemp(join(tmpdir(), "api-main-key-"));
+  });
+
+  afterAll(async () => {
+    await redis.stop();
+    await rm(keyDir, { recursive: true, force: true });
+  });
+
+  it("serves requests, then shuts down cleanly on SIGTERM", async () => {
+    const port = await freePort();
+    const run = startApi({
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      REDIS_URL: redis.url,
+      QUEUE_PREFIX: uniquePrefix("api-main"),
+      AUTH_DEV_ISSUER: "true",
+      DEV_ISSUER_DIR: keyDir,
+    });
+    await logLine(run, "listening");
+    const base = `http://127.0.0.1:${port}`;
+
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    const token = mintDevToken(await loadOrCreateDevKey(keyDir), { org: "acme" });
+    const listed = await fetch(`${base}/playbook`, { headers: { Authorization: `Bearer ${token}` } });
+    expect(listed.status).toBe(200);
+    expect(((await listed.json()) as { name: string }[]).map((playbook) => playbook.name)).toContain("checkout-latency");
+
+    run.child.kill("SIGTERM");
+    expect(await run.exited).toBe(0);
+    const log = run.stdout.join("");
+    for (const step of ["shutting down: no longer accepting connections", "execution client closed", "shutdown complete"]) {
+      expect(log).toContain(step);
+    }
+    expect(log).not.toContain(token);
+  });
+});

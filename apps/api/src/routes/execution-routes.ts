@@ -1,0 +1,130 @@
+import {
+  BatchExecutionInput,
+  PlaybookExecutionInput,
+  type PlaybookExecutionResult,
+  type ValidationIssue,
+} from "@pes/contracts";
+import { resolveExecution, type ResolvedExecution } from "@pes/playbooks";
+import { QueueUnavailableError, type ExecutionClient, type ExecutionRequest } from "@pes/queue";
+import type { Admission } from "../admission.js";
+import type { Caller } from "../auth/authenticate.js";
+import { AppError } from "../errors.js";
+import { describeIssues, prefixIssues, toValidationIssues } from "../validation.js";
+import { organizationRoute, type Route } from "./route.js";
+
+export interface ExecutionRouteDeps {
+  executionClient: Pick<ExecutionClient, "execute" | "executeMany">;
+  admission: Admission;
+  executionTimeoutMs: number;
+  batchMaxItems: number;
+  allowedChatHosts: readonly string[];
+  now: () => Date;
+}
+
+/** `POST /playbook/execution` and `POST /playbook/execution/batch`. */
+export function executionRoutes(deps: ExecutionRouteDeps): Route[] {
+  const resolveOptions = (now: Date) => ({ now, allowedChatHosts: deps.allowedChatHosts });
+
+  return [
+    organizationRoute({
+      method: "post",
+      path: "/playbook/execution",
+      auth: "organization",
+      body: PlaybookExecutionInput,
+      handle: async ({ caller, body, requestId }) => {
+        const resolved = resolveExecution(body, caller.org, resolveOptions(deps.now()));
+        if (!resolved.ok) throw new AppError("validation", prefixIssues(resolved.issues));
+        const request = executionRequest(caller, requestId, body, resolved.value);
+        return enqueue(() => deps.admission.run(1, () => deps.executionClient.execute(request, deps.executionTimeoutMs)));
+      },
+    }),
+    organizationRoute({
+      method: "post",
+      path: "/playbook/execution/batch",
+      auth: "organization",
+      body: BatchExecutionInput,
+      handle: async ({ caller, body, requestId }) => {
+        if (body.inputList.length > deps.batchMaxItems) {
+          throw new AppError("validation", [
+            { path: ["body", "inputList"], message: `inputList must hold at most ${deps.batchMaxItems} inputs` },
+          ]);
+        }
+        const now = deps.now();
+        // A bad item is that item's { error }; the valid ones go to the queue together, in one round trip.
+        const results: PlaybookExecutionResult[] = new Array<PlaybookExecutionResult>(body.inputList.length);
+        const requests: ExecutionRequest[] = [];
+        const positions: number[] = [];
+        body.inputList.forEach((item, index) => {
+          const parsed = PlaybookExecutionInput.safeParse(item);
+          if (!parsed.success) {
+            results[index] = itemError(toValidationIssues(parsed.error, []));
+            return;
+          }
+          const input: PlaybookExecutionInput = {
+            ...parsed.data,
+            liveRun: parsed.data.liveRun ?? body.liveRun,
+            channelId: parsed.data.channelId ?? body.channelId,
+          };
+          const resolved = resolveExecution(input, caller.org, resolveOptions(now));
+          if (!resolved.ok) {
+            results[index] = itemError(resolved.issues);
+            return;
+          }
+          requests.push(executionRequest(caller, `${requestId}.${index}`, input, resolved.value));
+          positions.push(index);
+        });
+        if (requests.length > 0) {
+          const outcomes = await enqueue(() =>
+            deps.admission.run(requests.length, () => deps.executionClient.executeMany(requests, deps.executionTimeoutMs)),
+          );
+          if (outcomes.length !== requests.length) {
+            throw new Error(`executeMany answered ${outcomes.length} results for ${requests.length} requests`);
+          }
+          outcomes.forEach((outcome, k) => {
+            const position = positions[k];
+            if (position !== undefined) results[position] = outcome;
+          });
+        }
+        return results;
+      },
+    }),
+  ];
+}
+
+/** The job payload: identity from the token, the issue as resolved, the caller's own text passed through. */
+function executionRequest(
+  caller: Caller,
+  requestId: string,
+  input: PlaybookExecutionInput,
+  resolved: ResolvedExecution,
+): ExecutionRequest {
+  const request: ExecutionRequest = {
+    orgId: caller.orgId,
+    requestId,
+    bookName: resolved.bookName,
+    time: resolved.time,
+    attributes: resolved.attributes,
+    liveRun: input.liveRun ?? false,
+  };
+  if (input.title !== undefined) request.title = input.title;
+  if (input.details !== undefined) request.details = input.details;
+  if (input.messageLink !== undefined) request.messageLink = input.messageLink;
+  if (input.channelId !== undefined) request.channelId = input.channelId;
+  return request;
+}
+
+function itemError(issues: readonly ValidationIssue[]): PlaybookExecutionResult {
+  return { error: describeIssues(issues) };
+}
+
+/** Redis being unreachable is the service's state, not the caller's fault: 503, not a 500. */
+async function enqueue<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof QueueUnavailableError) {
+      throw new AppError("service_unavailable", "Service unavailable: the job queue cannot be reached");
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,279 @@
+/**
+ * Test support for the API's tests (not built into dist): a real JWKS server on 127.0.0.1, token
+ * signing, a hand-built catalog, and in-process doubles of the execution client (a dependency of the
+ * app, not the module under test; the real queue is exercised end to end by test/).
+ */
+import { EventEmitter, once } from "node:events";
+import { createHmac, generateKeyPairSync, type JsonWebKey, type KeyObject } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Writable } from "node:stream";
+import type { Catalog, OrganizationCatalog } from "@pes/config";
+import type { PlaybookExecutionResult } from "@pes/contracts";
+import { createLogger, type Logger } from "@pes/logger";
+import { createMonitorNameMatcher, PlaybookDefinition } from "@pes/playbooks";
+import { QueueUnavailableError, type ExecutionClient, type ExecutionRequest } from "@pes/queue";
+import jwt from "jsonwebtoken";
+import { createApp, type AppDeps } from "../app.js";
+import { createTokenVerifier } from "../auth/token-verifier.js";
+
+export const ISSUER = "https://idp.test/";
+export const AUDIENCE = "playbook-execution-service";
+
+export interface SigningKeyPair {
+  kid: string;
+  privateKey: KeyObject;
+  publicKey: KeyObject;
+  jwk: JsonWebKey;
+}
+
+export function rsaKey(kid: string): SigningKeyPair {
+  const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  return { kid, privateKey, publicKey, jwk: { ...publicKey.export({ format: "jwk" }), kid, alg: "RS256", use: "sig" } };
+}
+
+export function ecKey(kid: string): SigningKeyPair {
+  const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+  return { kid, privateKey, publicKey, jwk: { ...publicKey.export({ format: "jwk" }), kid, alg: "ES256", use: "sig" } };
+}
+
+/** A JWKS endpoint as an identity provider serves it, counting fetches. */
+export interface JwksServer {
+  url: string;
+  fetches: number;
+  keys: JsonWebKey[];
+  close(): Promise<void>;
+}
+
+export async function startJwksServer(keys: JsonWebKey[]): Promise<JwksServer> {
+  const state = { fetches: 0, keys };
+  const server: Server = createServer((req, res) => {
+    if (req.url !== "/.well-known/jwks.json") {
+      res.writeHead(404).end();
+      return;
+    }
+    state.fetches += 1;
+    res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ keys: state.keys }));
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/.well-known/jwks.json`,
+    get fetches() {
+      return state.fetches;
+    },
+    get keys() {
+      return state.keys;
+    },
+    set keys(next) {
+      state.keys = next;
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+export interface TokenOptions {
+  key: SigningKeyPair;
+  claims?: Record<string, unknown>;
+  algorithm?: "RS256" | "ES256";
+  kid?: string;
+  issuer?: string;
+  audience?: string;
+  /** Seconds; omit `expiresIn` entirely with `null`. */
+  expiresIn?: number | null;
+  notBefore?: number;
+}
+
+/** Signs a token the way an identity provider would; by default valid for acme's `acme-ci`. */
+export function signToken(options: TokenOptions): string {
+  const signOptions: jwt.SignOptions = {
+    algorithm: options.algorithm ?? "RS256",
+    keyid: options.kid ?? options.key.kid,
+    issuer: options.issuer ?? ISSUER,
+    audience: options.audience ?? AUDIENCE,
+  };
+  if (options.expiresIn !== null) signOptions.expiresIn = options.expiresIn ?? 300;
+  if (options.notBefore !== undefined) signOptions.notBefore = options.notBefore;
+  return jwt.sign(options.claims ?? { org_id: "acme", client_id: "acme-ci" }, options.key.privateKey, signOptions);
+}
+
+/** A hand-made token: `header.payload.signature` with the given signature bytes. */
+export function rawToken(header: object, payload: object, sign: (signingInput: string) => string): string {
+  const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString("base64url");
+  const signingInput = `${encode(header)}.${encode(payload)}`;
+  return `${signingInput}.${sign(signingInput)}`;
+}
+
+export function hmac(secret: string | Buffer, input: string): string {
+  return createHmac("sha256", secret).update(input).digest("base64url");
+}
+
+export const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+const latency = PlaybookDefinition.parse({
+  name: "checkout-latency",
+  monitorNames: ["High latency on {{service}} in {{env}}"],
+  requiredAttributes: ["service"],
+  gadgets: [
+    {
+      title: "Latency",
+      actions: [{ title: "p99", dataSource: "prom", prometheus: { query: "histogram_quantile(0.99, rate(x{service={{service}}}[5m]))" } }],
+    },
+  ],
+});
+
+const disk = PlaybookDefinition.parse({
+  name: "disk-full",
+  monitorNames: ["Disk full on {{host}}"],
+  gadgets: [{ title: "Disk", actions: [{ title: "usage", dataSource: "prom", prometheus: { query: "node_filesystem_avail_bytes" } }] }],
+});
+
+function organization(id: string, clientIds: string[], playbooks: PlaybookDefinition[]): OrganizationCatalog {
+  return {
+    id,
+    clientIds: new Set(clientIds),
+    dataSources: new Map(),
+    playbooks: new Map(playbooks.map((playbook) => [playbook.name, playbook])),
+    playbookList: playbooks.map((playbook) => ({
+      name: playbook.name,
+      monitorNames: playbook.monitorNames,
+      ...(playbook.requiredAttributes === undefined ? {} : { requiredAttributes: playbook.requiredAttributes }),
+    })),
+    matcher: createMonitorNameMatcher(playbooks),
+  };
+}
+
+/** acme (clients acme-ci, acme-bot; two playbooks), globex (globex-ci), initech (API not enabled). */
+export function testCatalog(): Catalog {
+  return {
+    organizations: new Map([
+      ["acme", organization("acme", ["acme-ci", "acme-bot"], [latency, disk])],
+      ["globex", organization("globex", ["globex-ci"], [disk])],
+      ["initech", organization("initech", [], [disk])],
+    ]),
+  };
+}
+
+export const CANNED_RESULT: PlaybookExecutionResult = {
+  highlights: "Root cause: the checkout pods ran out of memory",
+  actionResults: [{ title: "p99", shortAnswer: "2.3 s", mostImportantLink: "http://prometheus.test/graph" }],
+};
+
+/** Records every request and answers each with `result` (or what `answer` returns), optionally held back. */
+export class FakeExecutionClient extends EventEmitter implements ExecutionClient {
+  readonly requests: ExecutionRequest[] = [];
+  readonly timeouts: number[] = [];
+  ready = true;
+  #gate: Promise<void> = Promise.resolve();
+  #openGate: () => void = () => {};
+
+  constructor(private readonly answer: (request: ExecutionRequest) => PlaybookExecutionResult = () => CANNED_RESULT) {
+    super();
+  }
+
+  /** Until release(), executions are recorded but not answered. */
+  hold(): void {
+    this.#gate = new Promise((resolve) => {
+      this.#openGate = resolve;
+    });
+  }
+
+  release(): void {
+    this.#openGate();
+  }
+
+  /** Resolves once `count` requests have been recorded in total. */
+  async waitForRequests(count: number): Promise<void> {
+    while (this.requests.length < count) await once(this, "request");
+  }
+
+  async start(): Promise<void> {}
+
+  async execute(request: ExecutionRequest, timeoutMs: number): Promise<PlaybookExecutionResult> {
+    const [result] = await this.executeMany([request], timeoutMs);
+    if (result === undefined) throw new Error("no result");
+    return result;
+  }
+
+  async executeMany(requests: readonly ExecutionRequest[], timeoutMs: number): Promise<PlaybookExecutionResult[]> {
+    for (const request of requests) {
+      this.requests.push(request);
+      this.timeouts.push(timeoutMs);
+    }
+    this.emit("request");
+    await this.#gate;
+    return requests.map((request) => this.answer(request));
+  }
+
+  async isReady(): Promise<boolean> {
+    return this.ready;
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** Redis is down: every enqueue fails the way the real client fails. */
+export class UnavailableExecutionClient extends FakeExecutionClient {
+  override ready = false;
+
+  override async executeMany(): Promise<PlaybookExecutionResult[]> {
+    throw new QueueUnavailableError("Redis is unreachable");
+  }
+}
+
+/** Log lines as parsed JSON, with a way to wait for one. */
+export class LogCapture extends EventEmitter {
+  readonly text: string[] = [];
+  readonly stream = new Writable({
+    write: (chunk: Buffer | string, _encoding, callback) => {
+      this.text.push(chunk.toString());
+      this.emit("line");
+      callback();
+    },
+  });
+
+  readonly logger: Logger = createLogger({ name: "api-test", level: "debug", destination: this.stream });
+
+  get all(): string {
+    return this.text.join("");
+  }
+
+  async waitFor(predicate: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+    for (;;) {
+      const found = this.text
+        .flatMap((chunk) => chunk.split("\n"))
+        .filter((line) => line.trim() !== "")
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .find(predicate);
+      if (found !== undefined) return found;
+      await once(this, "line");
+    }
+  }
+}
+
+export interface TestAppOptions extends Partial<Omit<AppDeps, "tokenVerifier" | "limits">> {
+  jwksUrl: string;
+  limits?: Partial<AppDeps["limits"]>;
+}
+
+/** createApp with a real verifier against `jwksUrl`, the test catalog, a fake client and a silent logger. */
+export function testApp(options: TestAppOptions): { app: ReturnType<typeof createApp>; client: ExecutionClient } {
+  const client = options.executionClient ?? new FakeExecutionClient();
+  const app = createApp({
+    catalog: options.catalog ?? testCatalog(),
+    executionClient: client,
+    tokenVerifier: createTokenVerifier({ jwksUrl: options.jwksUrl, issuer: ISSUER, audience: AUDIENCE, orgClaim: "org_id" }),
+    logger: options.logger ?? createLogger({ name: "api-test", level: "silent" }),
+    limits: { executionTimeoutMs: 5000, batchMaxItems: 5, bodyLimit: "16kb", maxInFlight: 100, ...options.limits },
+    allowedChatHosts: options.allowedChatHosts ?? [],
+    devJwks: options.devJwks,
+    isShuttingDown: options.isShuttingDown,
+    now: options.now ?? (() => new Date("2024-05-01T12:00:00Z")),
+  });
+  return { app, client };
+}

@@ -1,0 +1,366 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { ConfigError } from "./config-error.js";
+import { loadConfig } from "./load-config.js";
+
+const exampleDir = join(dirname(fileURLToPath(import.meta.url)), "../../../config/example");
+
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+/** Writes a config directory from relative path → content. */
+async function configDir(files: Record<string, string>): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "pes-config-"));
+  dirs.push(dir);
+  for (const [file, content] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, file)), { recursive: true });
+    await writeFile(join(dir, file), content);
+  }
+  return dir;
+}
+
+async function loadError(files: Record<string, string>): Promise<ConfigError> {
+  const error: unknown = await loadConfig(await configDir(files)).then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  if (!(error instanceof ConfigError)) throw new Error(`expected a ConfigError, got ${String(error)}`);
+  return error;
+}
+
+const acme = `id: acme
+clientIds: [cli]
+dataSources:
+  prom:
+    type: prometheus
+    url: http://127.0.0.1:9090
+  status:
+    type: http
+    url: http://127.0.0.1:9099
+`;
+
+/** A valid playbook; `extra` is appended (YAML), `gadgetAction` replaces the one action. */
+function playbook(name: string, options: { monitorNames?: string; action?: string; extra?: string } = {}): string {
+  return `name: ${name}
+monitorNames: ${options.monitorNames ?? `["${name} on {{host}}"]`}
+gadgets:
+  - title: "Gadget of {{host}}"
+    actions:
+${options.action ?? `      - title: up
+        dataSource: prom
+        prometheus:
+          query: 'up{instance={{host}}}'`}
+${options.extra ?? ""}`;
+}
+
+describe("loadConfig on config/example", () => {
+  it("loads both organizations with their playbooks", async () => {
+    const catalog = await loadConfig(exampleDir);
+    expect([...catalog.organizations.keys()]).toEqual(["acme", "globex"]);
+
+    const acmeCatalog = catalog.organizations.get("acme");
+    expect([...(acmeCatalog?.clientIds ?? [])]).toEqual(["quickstart-cli"]);
+    expect(acmeCatalog?.dataSources.get("metrics")).toEqual({ type: "prometheus", url: "http://127.0.0.1:9090" });
+    expect(acmeCatalog?.dataSources.get("deploys")?.type).toBe("http");
+    expect(acmeCatalog?.playbookList).toEqual([
+      {
+        name: "checkout-latency",
+        monitorNames: ["High latency on {{service}} in {{env}}", "Checkout p99 latency above SLO"],
+        requiredAttributes: ["service"],
+      },
+      { name: "node-cpu", monitorNames: ["High CPU on {{host}}"] },
+    ]);
+    expect(acmeCatalog?.playbooks.get("node-cpu")?.window).toEqual({ before: "1h", after: "15m" });
+    expect(acmeCatalog?.matcher.match("High latency on checkout in prod")).toEqual({
+      bookName: "checkout-latency",
+      monitorName: "High latency on {{service}} in {{env}}",
+      attributes: { service: "checkout", env: "prod" },
+    });
+    expect(acmeCatalog?.matcher.match("High CPU on node-1:9100")?.attributes).toEqual({ host: "node-1:9100" });
+    expect(acmeCatalog?.matcher.match("Disk almost full on db-1")).toBeUndefined();
+
+    const globex = catalog.organizations.get("globex");
+    expect(globex?.clientIds.size).toBe(0);
+    expect(globex?.playbookList.map((item) => item.name)).toEqual(["disk-full"]);
+  });
+
+  it("keeps the example queries on the metric names the end-to-end data generates", async () => {
+    const catalog = await loadConfig(exampleDir);
+    const queries = [...(catalog.organizations.get("acme")?.playbooks.get("checkout-latency")?.gadgets ?? [])].flatMap(
+      (gadget) => gadget.actions.map((action) => ("prometheus" in action ? action.prometheus.query : "")),
+    );
+    for (const query of queries) {
+      const metrics = query.match(/[a-z_]+(?=\{)/g) ?? [];
+      expect(metrics.every((name) => ["http_request_duration_seconds_bucket", "http_requests_total"].includes(name))).toBe(true);
+    }
+    expect(queries).toHaveLength(3);
+  });
+});
+
+describe("loadConfig errors", () => {
+  it("names the file, the field and the defined data sources for an unknown data source", async () => {
+    const error = await loadError({
+      "organizations/acme.yaml": acme,
+      "playbooks/acme/checkout.yaml": playbook("checkout", {
+        action: `      - title: up
+        dataSource: prom
+        prometheus: { query: 'up' }
+      - title: logs
+        dataSource: lokii
+        prometheus: { query: 'up' }`,
+      }),
+    });
+    expect(error.problems).toEqual([
+      {
+        file: "playbooks/acme/checkout.yaml",
+        path: "gadgets.0.actions.1.dataSource",
+        line: 10,
+        message: 'data source "lokii" is not defined in organizations/acme.yaml (defined: prom, status)',
+      },
+    ]);
+    expect(error.message).toBe(
+      'config error in playbooks/acme/checkout.yaml at gadgets.0.actions.1.dataSource: data source "lokii" is not ' +
+        "defined in organizations/acme.yaml (defined: prom, status) (line 10)",
+    );
+  });
+
+  it("refuses an action whose query does not match its data source's type", async () => {
+    const error = await loadError({
+      "organizations/acme.yaml": acme,
+      "playbooks/acme/p.yaml": playbook("p", {
+        action: `      - title: status
+        dataSource: prom
+        http: { path: /status, answerField: state }`,
+      }),
+    });
+    expect(error.message).toContain(
+      "config error in playbooks/acme/p.yaml at gadgets.0.actions.0.dataSource: data source \"prom\" is of type prometheus, but the action's query key is http",
+    );
+  });
+
+  it("refuses an organization whose id is not its file name", async () => {
+    const error = await loadError({ "organizations/acme.yaml": acme.replace("id: acme", "id: other") });
+    expect(error.message).toBe('config error in organizations/acme.yaml at id: id "other" must equal the file name "acme" (line 1)');
+  });
+
+  it("refuses playbooks of an organization without an organization file", async () => {
+    const error = await loadError({ "organizations/acme.yaml": acme, "playbooks/initech/p.yaml": playbook("p") });
+    expect(error.message).toBe(
+      'config error in playbooks/initech: organization "initech" has no organization file organizations/initech.yaml',
+    );
+  });
+
+  it("refuses two playbooks whose names differ only in case", async () => {
+    const error = await loadError({
+      "organizations/acme.yaml": acme,
+      "playbooks/acme/a.yaml": playbook("Checkout"),
+      "playbooks/acme/b.yaml": playbook("checkout", { monitorNames: '["other {{host}}"]' }),
+    });
+    expect(error.message).toBe(
+      'config error in playbooks/acme/b.yaml at name: playbook name "checkout" is already used in playbooks/acme/a.yaml (names are compared ignoring case) (line 1)',
+    );
+  });
+
+  it("refuses a placeholder that is no attribute of the playbook, and accepts declared ones", async () => {
+    const error = await loadError({
+      "organizations/acme.yaml": acme,
+      "playbooks/acme/p.yaml": playbook("p", {
+        extra: `requiredAttributes: [service]
+mitigations:
+  - toolName: "Runbook of {{servcie}}"`,
+      }),
+    });
+    expect(error.message).toBe(
+      "config error in playbooks/acme/p.yaml at mitigations.0.toolName: placeholder {{servcie}} is not an attribute of " +
+        "this playbook: add it to requiredAttributes or optionalAttributes, or capture it in a monitor name " +
+        "(known: host, service) (line 12)",
+    );
+
+    const dir = await configDir({
+      "organizations/acme.yaml": acme,
+      "playbooks/acme/p.yaml": playbook("p", {
+        extra: `requiredAttributes: [service]
+optionalAttributes: [region]
+mitigations:
+  - toolName: "Runbook of {{service}} in {{region}} for {{host}}"`,
+      }),
+    });
+    expect((await loadConfig(dir)).organizations.get("acme")?.playbookList).toEqual([
+      { name: "p", monitorNames: ["p on {{host}}"], requiredAttributes: ["service"] },
+    ]);
+  });
+
+  it("refuses an attribute that is both required and optional", async () => {
+    const error = await loadError({
+      "organizations/acme.yaml": acme,
+      "playbooks/acme/p.yaml": playbook("p", { extra: "requiredAttributes: [a]\noptionalAttributes: [a]" }),
+    });
+    expect(error.message).toContain('at optionalAttributes: attribute "a" is both required and optional');
+  });
+
+  it("allows filters only in prometheus queries, and only known ones", async () => {
+    const error = await loadError({
+      "organizations/acme.yaml": acme,
+      "playbooks/acme/p.yaml": playbook("p", {
+        action: `      - title: up
+        dataSource: prom
+        prometheus: { query: 'up{instance=~{{host|regex}}, job={{host|upper}}}' }`,
+        extra: `mitigations:
+  - toolName: "Tool {{host|regex}}"`,
+      }),
+    });
+    expect(error.problems.map((problem) => `${problem.path}: ${problem.message}`)).toEqual([
+      "gadgets.0.actions.0.prometheus.query: placeholder {{host|upper}}: unknown filter (known: regex)",
+      "mitigations.0.toolName: placeholder {{host|regex}}: filters apply only in prometheus queries",
+    ]);
+  });
+
+  it("checks monitor names: not blank, no filter, no two with the same shape in an organization", async () => {
+    const error = await loadError({
+      "organizations/acme.yaml": acme,
+      "playbooks/acme/a.yaml": playbook("a", { monitorNames: '["High CPU on {{host}}", "  ", "x {{host|regex}}", "a\\u0007b", "nul\\0 {{host}}"]' }),
+      "playbooks/acme/b.yaml": playbook("b", { monitorNames: '["high  cpu ON {{ node }}"]', extra: "optionalAttributes: [host]" }),
+    });
+    expect(error.problems.map((problem) => `${problem.file} ${problem.path}: ${problem.message}`)).toEqual([
+      "playbooks/acme/a.yaml monitorNames.1: a monitor name must not be blank",
+      "playbooks/acme/a.yaml monitorNames.2: a monitor name placeholder takes no |filter: it captures text from the title",
+      "playbooks/acme/a.yaml monitorNames.3: a monitor name must not contain control characters",
+      "playbooks/acme/a.yaml monitorNames.4: a monitor name must not contain control characters",
+      'playbooks/acme/b.yaml monitorNames.0: monitor name "high  cpu ON {{ node }}" matches the same titles as the one in playbooks/acme/a.yaml at monitorNames.0',
+    ]);
+  });
+
+  it("refuses a URL template whose host could come from a value", async () => {
+    const error = await loadError({
+      "organizations/acme.yaml": acme,
+      "playbooks/acme/p.yaml": playbook("p", {
+        extra: `mitigations:
+  - { toolName: a, url: "https://{{host}}/dashboard" }
+  - { toolName: b, url: "{{host}}" }
+  - { toolName: c, url: "https://grafana.example{{host}}" }
+  - { toolName: d, url: "/relative/{{host}}" }
+  - { toolName: e, url: "ftp://files.example/x" }
+  - { toolName: ok, url: "https://grafana.example/d/x?var-host={{host}}" }
+  - { toolName: ok2, url: "https://grafana.example?var-host={{host}}" }`,
+      }),
+    });
+    expect(error.problems.map((problem) => problem.path)).toEqual([
+      "mitigations.0.url",
+      "mitigations.1.url",
+      "mitigations.2.url",
+      "mitigations.3.url",
+      "mitigations.4.url",
+    ]);
+    expect(error.problems[0]?.message).toMatch(/scheme and host come before any placeholder/);
+  });
+
+  it("reports schema problems with field and line, unknown fields at the field itself", async () => {
+    const error = await loadError({
+      "organizations/acme.yaml": acme,
+      "playbooks/acme/p.yaml": `name: p
+monitorNames: ["p {{host}}"]
+windw: { before: 1h }
+gadgets:
+  - title: g
+    actions:
+      - title: a
+        dataSource: prom
+        prometheus:
+          query: 42
+      - title: b
+        dataSource: prom
+        promethues: { query: up }
+`,
+    });
+    expect(error.problems).toEqual([
+      { file: "playbooks/acme/p.yaml", path: "gadgets.0.actions.0.prometheus.query", line: 10, message: "Invalid input: expected string, received number" },
+      { file: "playbooks/acme/p.yaml", path: "gadgets.0.actions.1", line: 11, message: "an action needs exactly one query key: prometheus or http" },
+      { file: "playbooks/acme/p.yaml", path: "windw", line: 3, message: 'unknown field "windw"' },
+    ]);
+  });
+
+  it("reports an invalid data source of an organization", async () => {
+    const error = await loadError({
+      "organizations/acme.yaml": `id: acme
+clientIds: []
+dataSources:
+  prom:
+    type: prometheus
+    url: ftp://x
+  logs:
+    type: loki
+    url: http://x
+`,
+    });
+    expect(error.problems.map((problem) => `${problem.path} (${problem.line})`)).toEqual([
+      "dataSources.prom.url (6)",
+      "dataSources.logs.type (8)",
+    ]);
+  });
+
+  it("names file and line of a YAML syntax error", async () => {
+    const error = await loadError({
+      "organizations/acme.yaml": acme,
+      "playbooks/acme/p.yaml": "name: p\ngadgets:\n  - title: x\n   actions: []\n",
+      "playbooks/acme/q.yaml": "name: q\n\tgadgets: []\n",
+    });
+    expect(error.message.split("\n")).toEqual([
+      "config error in playbooks/acme/p.yaml: YAML syntax error: Sequence item without - indicator (line 4)",
+      "config error in playbooks/acme/q.yaml: YAML syntax error: Tabs are not allowed as indentation (line 2)",
+    ]);
+  });
+
+  it("refuses duplicate keys and empty files", async () => {
+    const error = await loadError({
+      "organizations/acme.yaml": `${acme}id: acme\n`,
+      "organizations/globex.yaml": "",
+    });
+    expect(error.problems.map((problem) => `${problem.file}: ${problem.message}`)).toEqual([
+      "organizations/acme.yaml: YAML syntax error: Map keys must be unique",
+      "organizations/globex.yaml: the file is empty",
+    ]);
+  });
+
+  it("refuses a config directory without organizations", async () => {
+    const empty = await configDir({ "README.md": "nothing here" });
+    await expect(loadConfig(empty)).rejects.toThrow("config error in organizations: folder not found");
+    const noFiles = await configDir({ "organizations/README.md": "nothing here" });
+    await expect(loadConfig(noFiles)).rejects.toThrow(
+      "config error in organizations: no organization files: add organizations/<orgId>.yaml",
+    );
+  });
+
+  it("collects the problems of every file, not only the first", async () => {
+    const error = await loadError({
+      "organizations/acme.yaml": acme,
+      "organizations/bad.yaml": "id: bad\n",
+      "playbooks/acme/a.yaml": playbook("a", { action: "      - title: x\n        dataSource: nope\n        prometheus: { query: up }" }),
+      "playbooks/acme/b.yaml": "name: [",
+      "playbooks/bad/c.yaml": playbook("c"),
+      "playbooks/stray.yaml": playbook("d"),
+    });
+    expect(error.problems.map((problem) => problem.file)).toEqual([
+      "organizations/bad.yaml",
+      "playbooks/acme/b.yaml",
+      "playbooks/bad",
+      "playbooks/stray.yaml",
+      "playbooks/acme/a.yaml",
+    ]);
+    expect(error.message.split("\n")).toHaveLength(5);
+  });
+
+  it("ignores files that are not YAML and hidden files", async () => {
+    const dir = await configDir({
+      "organizations/acme.yaml": acme,
+      "organizations/.acme.yaml.swp": "garbage: [",
+      "playbooks/acme/README.md": "# notes",
+      "playbooks/acme/p.yml": playbook("p"),
+    });
+    expect((await loadConfig(dir)).organizations.get("acme")?.playbookList.map((item) => item.name)).toEqual(["p"]);
+  });
+});

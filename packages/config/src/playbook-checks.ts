@@ -1,0 +1,135 @@
+import type { DataSource } from "@pes/connectors";
+import {
+  monitorNamePlaceholders,
+  monitorNameProblem,
+  monitorNameShape,
+  templatesOf,
+  type PlaybookDefinition,
+} from "@pes/playbooks";
+import type { FieldProblem } from "./schema-problems.js";
+import { QUERY_KEYS } from "./schema-problems.js";
+
+/** A playbook that passed its schema, with the file it came from. */
+export interface LoadedPlaybook {
+  file: string;
+  definition: PlaybookDefinition;
+}
+
+export interface PlaybookProblem extends FieldProblem {
+  file: string;
+}
+
+/** The filters the PromQL encoder understands; in any other template a filter is a mistake. */
+const FILTERS_OF_PROMQL = ["regex"];
+/** A URL template must fix scheme and host before its first placeholder. */
+const LITERAL_ORIGIN = /^https?:\/\/[^/?#{}]+[/?#]/;
+
+/**
+ * The checks that need more than one playbook file's schema: data sources exist in the organization and
+ * have the action's type, names and monitor names do not collide, every placeholder is an attribute the
+ * playbook declares, filters are used where they mean something, and URL templates fix their host.
+ */
+export function checkPlaybooks(
+  playbooks: readonly LoadedPlaybook[],
+  organizationFile: string,
+  dataSources: ReadonlyMap<string, DataSource>,
+): PlaybookProblem[] {
+  const problems: PlaybookProblem[] = [];
+  const names = new Map<string, string>();
+  const shapes = new Map<string, string>();
+
+  for (const { file, definition } of playbooks) {
+    const report = (path: PropertyKey[], message: string): void => {
+      problems.push({ file, path, message });
+    };
+
+    const nameKey = definition.name.toLowerCase();
+    const sameName = names.get(nameKey);
+    if (sameName === undefined) {
+      names.set(nameKey, file);
+    } else {
+      report(["name"], `playbook name "${definition.name}" is already used in ${sameName} (names are compared ignoring case)`);
+    }
+
+    definition.monitorNames.forEach((monitorName, index) => {
+      const path = ["monitorNames", index];
+      const problem = monitorNameProblem(monitorName);
+      if (problem !== undefined) {
+        report(path, problem);
+        return;
+      }
+      const shape = monitorNameShape(monitorName);
+      const other = shapes.get(shape);
+      if (other === undefined) {
+        shapes.set(shape, `${file} at monitorNames.${index}`);
+      } else {
+        report(path, `monitor name "${monitorName}" matches the same titles as the one in ${other}`);
+      }
+    });
+
+    const required = definition.requiredAttributes ?? [];
+    const optional = definition.optionalAttributes ?? [];
+    for (const name of optional.filter((name) => required.includes(name))) {
+      report(["optionalAttributes"], `attribute "${name}" is both required and optional`);
+    }
+    const captured = definition.monitorNames.flatMap(monitorNamePlaceholders);
+    const known = new Set([...required, ...optional, ...captured]);
+
+    for (const { path, template, target, placeholders } of templatesOf(definition)) {
+      for (const placeholder of placeholders) {
+        const written = `{{${placeholder.name}${placeholder.filter === undefined ? "" : `|${placeholder.filter}`}}}`;
+        if (!known.has(placeholder.name)) {
+          report(
+            path,
+            `placeholder ${written} is not an attribute of this playbook: add it to requiredAttributes or ` +
+              `optionalAttributes, or capture it in a monitor name (known: ${[...known].sort().join(", ") || "none"})`,
+          );
+        }
+        if (placeholder.filter === undefined) continue;
+        if (target !== "promql") {
+          report(path, `placeholder ${written}: filters apply only in prometheus queries`);
+        } else if (!FILTERS_OF_PROMQL.includes(placeholder.filter)) {
+          report(path, `placeholder ${written}: unknown filter (known: ${FILTERS_OF_PROMQL.join(", ")})`);
+        }
+      }
+      // An http action's path is appended to the data source's URL: only full URLs must fix their host.
+      const isHttpPath = path.at(-2) === "http" && path.at(-1) === "path";
+      if (target === "url" && !isHttpPath) {
+        const problem = urlTemplateProblem(template, placeholders.length > 0);
+        if (problem !== undefined) report(path, problem);
+      }
+    }
+
+    definition.gadgets.forEach((gadget, g) => {
+      gadget.actions.forEach((action, a) => {
+        const path = ["gadgets", g, "actions", a, "dataSource"];
+        const dataSource = dataSources.get(action.dataSource);
+        const queryKey = QUERY_KEYS.find((key) => key in action);
+        if (dataSource === undefined) {
+          const defined = [...dataSources.keys()].sort().join(", ") || "none";
+          report(path, `data source "${action.dataSource}" is not defined in ${organizationFile} (defined: ${defined})`);
+        } else if (dataSource.type !== queryKey) {
+          report(path, `data source "${action.dataSource}" is of type ${dataSource.type}, but the action's query key is ${queryKey}`);
+        }
+      });
+    });
+  }
+  return problems;
+}
+
+/** Why a URL template could send a value somewhere else than the playbook's author meant, if it could. */
+function urlTemplateProblem(template: string, hasPlaceholders: boolean): string | undefined {
+  const valid = hasPlaceholders ? LITERAL_ORIGIN.test(template.slice(0, template.indexOf("{{"))) : isHttpUrl(template);
+  return valid
+    ? undefined
+    : "must be an absolute http(s) URL whose scheme and host come before any placeholder, so a value cannot change where it points";
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}
