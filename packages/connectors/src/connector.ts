@@ -37,6 +37,12 @@ export interface ActionOutcome {
   mostImportantLink?: string;
   /** How far from normal (e.g. 4.1 for 4.1×); ranks abnormal findings in the summary. */
   severity?: number;
+  /**
+   * Set when the value was compared with its level before the issue: level at the issue / level before
+   * (4.1 = rose 4.1×, 0.25 = fell to a quarter, Infinity = rose from 0, 0 = fell to 0, negative = changed
+   * sign). Says which way an abnormal value moved, and that a normal one was checked against a baseline.
+   */
+  ratio?: number;
   /** When the abnormal behaviour started, if the data shows it. */
   since?: Date;
 }

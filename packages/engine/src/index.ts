@@ -1,1 +1,3 @@
-export {};
+export * from "./engine.js";
+export * from "./summarize.js";
+export * from "./time-window.js";

@@ -1,0 +1,28 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { runAction, type AnyActionRequest } from "./connectors.js";
+import { sendJson, startTestServer, type TestHttpServer } from "./testing/test-http-server.js";
+
+const window = { start: new Date("2026-11-20T13:08:00Z"), time: new Date("2026-11-20T14:08:00Z"), end: new Date("2026-11-20T14:23:00Z") };
+
+describe("runAction", () => {
+  let server: TestHttpServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it("runs each request with the connector of its data source's type", async () => {
+    server = await startTestServer((seen, response) =>
+      seen.url.startsWith("/api/v1/")
+        ? sendJson(response, 200, { status: "success", data: { resultType: "scalar", result: [1, "42"] } })
+        : sendJson(response, 200, { answer: "from http" }),
+    );
+    const requests: AnyActionRequest[] = [
+      { title: "scalar", dataSource: { type: "prometheus", url: server.url }, spec: { query: "42", range: false }, attributes: {}, window, signal: AbortSignal.timeout(5_000) },
+      { title: "api", dataSource: { type: "http", url: server.url }, spec: { method: "GET", path: "/x", answerField: "answer" }, attributes: {}, window, signal: AbortSignal.timeout(5_000) },
+    ];
+    const outcomes = await Promise.all(requests.map((request) => runAction(request)));
+    expect(outcomes.map((outcome) => outcome.shortAnswer)).toEqual(["scalar 42", "api: from http"]);
+    expect(server.requests.map((seen) => `${seen.method} ${seen.url}`).sort()).toEqual(["GET /x", "POST /api/v1/query"]);
+  });
+});

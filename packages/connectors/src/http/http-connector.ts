@@ -1,0 +1,120 @@
+import { asText, asUrlComponent, fillTemplate, fillTemplates, MissingAttributesError } from "@pes/templates";
+import type { ActionOutcome, Connector } from "../connector.js";
+import { describeFetchFailure, skippedAnswer, truncate } from "../outcome-text.js";
+import { readSecret } from "../secret-ref.js";
+import { withoutCredentials } from "../url-text.js";
+import type { HttpDataSource } from "./http-schemas.js";
+
+const TARGET = "the data source";
+const MAX_ANSWER_CHARS = 300;
+
+/**
+ * Runs one HTTP action against a JSON API: the path gets URL-encoded attribute values, the body gets
+ * them as JSON strings (the body is serialized after filling, so a value cannot break its structure),
+ * and the value at `answerField` becomes the short answer. HTTP actions have no notion of abnormal:
+ * the outcome is `normal`, or `failed` with the reason in plain words (never a header value).
+ */
+export const runHttpAction: Connector<"http"> = async (request) => {
+  const { title, dataSource, spec, attributes, signal } = request;
+  let url: string;
+  let mostImportantLink: string;
+  let body: string | undefined;
+  try {
+    url = `${dataSource.url.replace(/\/+$/, "")}${fillTemplate(spec.path, attributes, asUrlComponent)}`;
+    mostImportantLink = spec.link === undefined ? withoutCredentials(url) : fillTemplate(spec.link, attributes, asUrlComponent);
+    body = spec.body === undefined ? undefined : JSON.stringify(fillTemplates(spec.body, attributes, asText));
+  } catch (error) {
+    if (error instanceof MissingAttributesError) return { status: "skipped", shortAnswer: skippedAnswer(title, error) };
+    return { status: "failed", shortAnswer: truncate(`${title}: could not build the request: ${messageOf(error)}`) };
+  }
+
+  let headers: Record<string, string>;
+  let secrets: string[];
+  try {
+    ({ headers, secrets } = resolveHeaders(dataSource));
+  } catch (error) {
+    return { status: "failed", shortAnswer: `${title}: cannot build the request headers: ${messageOf(error)}`, mostImportantLink };
+  }
+  // An API that echoes its request (as some debug endpoints do) must not carry a secret into an answer.
+  const redact = (text: string) => secrets.reduce((result, secret) => result.split(secret).join("[redacted]"), text);
+  const failed = (reason: string): ActionOutcome => ({
+    status: "failed",
+    shortAnswer: truncate(redact(`${title}: ${reason}`)),
+    mostImportantLink,
+  });
+  if (body !== undefined && spec.method === "GET") return failed("a GET request cannot carry a body (use method POST)");
+
+  let status: number;
+  let statusText: string;
+  let contentType: string;
+  let text: string;
+  try {
+    const response = await fetch(url, {
+      method: spec.method,
+      headers: { accept: "application/json", ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+      ...(body === undefined ? {} : { body }),
+      signal,
+    });
+    status = response.status;
+    statusText = response.statusText;
+    contentType = response.headers.get("content-type") ?? "no content type";
+    text = await response.text();
+  } catch (error) {
+    return failed(describeFetchFailure(error, signal, TARGET));
+  }
+  // The body of an error answer is not shown: it may echo the request, headers included.
+  if (status < 200 || status > 299) return failed(`${TARGET} answered HTTP ${status}${statusText ? ` ${statusText}` : ""}`);
+
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return failed(`${TARGET} answered with something that is not JSON (${contentType.split(";")[0] ?? contentType})`);
+  }
+  const value = valueAt(json, spec.answerField);
+  if (value === undefined) return failed(`the answer has no field ${spec.answerField}`);
+  return { status: "normal", shortAnswer: truncate(redact(`${title}: ${render(value)}`), MAX_ANSWER_CHARS), mostImportantLink };
+};
+
+/**
+ * The value at a dotted path such as `a.b.0.c`: object keys by name (own properties only), array items
+ * by index. Undefined when any step is missing.
+ */
+export function valueAt(root: unknown, path: string): unknown {
+  let current: unknown = root;
+  for (const step of path.split(".")) {
+    if (Array.isArray(current)) {
+      if (!/^\d+$/.test(step)) return undefined;
+      current = current[Number(step)];
+    } else if (current !== null && typeof current === "object" && Object.hasOwn(current, step)) {
+      current = (current as Record<string, unknown>)[step];
+    } else {
+      return undefined;
+    }
+  }
+  return current;
+}
+
+function render(value: unknown): string {
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+function resolveHeaders(dataSource: HttpDataSource): { headers: Record<string, string>; secrets: string[] } {
+  const headers: Record<string, string> = {};
+  const secrets: string[] = [];
+  for (const [name, value] of Object.entries(dataSource.headers ?? {})) {
+    if (typeof value === "string") {
+      headers[name] = value;
+    } else {
+      const secret = readSecret(value);
+      headers[name] = secret;
+      // Too short to redact without garbling ordinary text; such a secret is no secret anyway.
+      if (secret.length >= 4) secrets.push(secret);
+    }
+  }
+  return { headers, secrets };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

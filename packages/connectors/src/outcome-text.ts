@@ -1,0 +1,50 @@
+import type { MissingAttributesError } from "@pes/templates";
+
+/**
+ * Plain words for why a request got no answer: the deadline, a cancellation, or the network error
+ * code undici puts in `cause` (fetch itself only says "fetch failed"). Never includes headers.
+ */
+export function describeFetchFailure(error: unknown, signal: AbortSignal, target: string): string {
+  if (signal.aborted) {
+    const reason: unknown = signal.reason;
+    return reason instanceof Error && reason.name === "TimeoutError"
+      ? `no answer from ${target} before the deadline (timed out)`
+      : `the request to ${target} was cancelled`;
+  }
+  const code = errorCode(error);
+  const known: Record<string, string> = {
+    ECONNREFUSED: "connection refused",
+    ECONNRESET: "connection reset",
+    ENOTFOUND: "host not found",
+    EAI_AGAIN: "host name lookup failed",
+    ETIMEDOUT: "connection timed out",
+    EHOSTUNREACH: "host unreachable",
+    UND_ERR_CONNECT_TIMEOUT: "connection timed out",
+    UND_ERR_SOCKET: "connection closed unexpectedly",
+    UND_ERR_HEADERS_TIMEOUT: "no response headers in time",
+    UND_ERR_BODY_TIMEOUT: "the response body stalled",
+  };
+  const words = code === undefined ? undefined : (known[code] ?? code);
+  if (words !== undefined) return `could not reach ${target} (${words})`;
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : undefined;
+  const message = error instanceof Error ? error.message : String(error);
+  return `could not reach ${target} (${cause ?? message})`;
+}
+
+function errorCode(error: unknown): string | undefined {
+  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 4; current = current.cause, depth += 1) {
+    if ("code" in current && typeof current.code === "string") return current.code;
+  }
+  return undefined;
+}
+
+/** Cuts a message to `max` characters with an ellipsis, so one answer cannot flood a summary. */
+export function truncate(text: string, max = 300): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** The short answer of an action whose template needs attributes the issue does not have. */
+export function skippedAnswer(title: string, error: MissingAttributesError): string {
+  const plural = error.names.length === 1 ? "" : "s";
+  return `${title}: not run, the issue has no attribute${plural} ${error.names.join(", ")}`;
+}

@@ -1,0 +1,209 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { freePort, startPrometheus, toOpenMetrics, type LocalPrometheus, type SyntheticSeries } from "@pes/local-services";
+import type { ActionRequest, TimeWindow } from "../connector.js";
+import { sendJson, startTestServer, type TestHttpServer } from "../testing/test-http-server.js";
+import { rangeStepSeconds, runPrometheusAction } from "./prometheus-connector.js";
+import type { PrometheusDataSource } from "./prometheus-schemas.js";
+
+// A fixed past incident: the latency of checkout jumps from 440 ms to 1.8 s at 14:05 UTC.
+const JUMP = Date.parse("2026-11-20T14:05:00Z") / 1000;
+const window: TimeWindow = {
+  start: new Date("2026-11-20T13:08:00Z"),
+  time: new Date("2026-11-20T14:08:00Z"),
+  end: new Date("2026-11-20T14:23:00Z"),
+};
+
+function history(): SyntheticSeries[] {
+  const level: Record<string, (t: number) => number> = {
+    checkout: (t) => (t >= JUMP ? 1.8 : ([0.42, 0.44, 0.46][(t / 15) % 3] ?? 0.44)),
+    search: () => 0.3,
+    cart: (t) => (t >= JUMP ? 0.6 : 0.5),
+  };
+  return Object.entries(level).map(([service, valueAt]) => {
+    const samples: Array<[number, number]> = [];
+    for (let t = JUMP - 3 * 3600; t <= JUMP + 30 * 60; t += 15) samples.push([t, valueAt(t)]);
+    return { name: "demo_latency_p99_seconds", labels: { service }, samples };
+  });
+}
+
+function request(dataSource: PrometheusDataSource, query: string, overrides: Partial<ActionRequest<"prometheus">> = {}): ActionRequest<"prometheus"> {
+  return {
+    title: "p99 latency",
+    dataSource,
+    spec: { query, range: true, unit: "s" },
+    attributes: { service: "checkout" },
+    window,
+    signal: AbortSignal.timeout(10_000),
+    ...overrides,
+  };
+}
+
+describe("runPrometheusAction against a real Prometheus", () => {
+  let prometheus: LocalPrometheus;
+  let dataSource: PrometheusDataSource;
+
+  beforeAll(async () => {
+    prometheus = await startPrometheus({ openMetrics: toOpenMetrics(history()) });
+    dataSource = { type: "prometheus", url: prometheus.url };
+  });
+  afterAll(async () => {
+    await prometheus?.stop();
+  });
+
+  it("finds the 4× jump of the scoped series, dates it, and links to the filled query", async () => {
+    const outcome = await runPrometheusAction(request(dataSource, "demo_latency_p99_seconds{service={{service}}}"));
+    expect(outcome).toMatchObject({
+      status: "abnormal",
+      shortAnswer: "p99 latency 1.8 s, 4.1× its level in the hour before (440 ms), since 14:05 UTC",
+      since: new Date(JUMP * 1000),
+    });
+    expect(outcome.severity).toBeCloseTo(4.09, 2);
+    const link = new URL(outcome.mostImportantLink ?? "");
+    expect(`${link.origin}${link.pathname}`).toBe(`${prometheus.url}/graph`);
+    expect(link.searchParams.get("g0.expr")).toBe('demo_latency_p99_seconds{service="checkout"}');
+    expect(link.searchParams.get("g0.range_input")).toBe("75m");
+    expect(link.searchParams.get("g0.end_input")).toBe("2026-11-20 14:23:00");
+  });
+
+  it("names the worst series when the query returns several", async () => {
+    const outcome = await runPrometheusAction(request(dataSource, "demo_latency_p99_seconds", { attributes: {} }));
+    expect(outcome.shortAnswer).toBe(
+      "p99 latency 1.8 s, 4.1× its level in the hour before (440 ms), since 14:05 UTC; worst of 3 series: service=checkout",
+    );
+  });
+
+  it("reports a steady series as normal", async () => {
+    const outcome = await runPrometheusAction(request(dataSource, "demo_latency_p99_seconds{service={{service}}}", { attributes: { service: "search" } }));
+    expect(outcome).toMatchObject({ status: "normal", shortAnswer: "p99 latency 300 ms, within its usual range (300 ms over the hour before)" });
+  });
+
+  it("keeps a hostile attribute value inside its string literal", async () => {
+    const outcome = await runPrometheusAction(
+      request(dataSource, "demo_latency_p99_seconds{service={{service}}}", { attributes: { service: '"} or vector(1) #' } }),
+    );
+    expect(outcome).toMatchObject({ status: "normal", shortAnswer: "p99 latency: no data in the window" });
+  });
+
+  it("runs an instant query at the issue time", async () => {
+    const outcome = await runPrometheusAction({
+      ...request(dataSource, "demo_latency_p99_seconds{service={{service}}}"),
+      spec: { query: "demo_latency_p99_seconds{service={{service}}}", range: false, unit: "s" },
+    });
+    expect(outcome).toMatchObject({ status: "normal", shortAnswer: "p99 latency 1.8 s" });
+  });
+
+  it("turns a query Prometheus rejects into a failed outcome that keeps the link", async () => {
+    const outcome = await runPrometheusAction(request(dataSource, "rate(demo_latency_p99_seconds{service={{service}}}"));
+    expect(outcome.status).toBe("failed");
+    expect(outcome.shortAnswer).toMatch(/^p99 latency: Prometheus could not run the query \(bad_data\): .*parse error/);
+    expect(outcome.mostImportantLink).toContain("/graph?g0.expr=");
+  });
+
+  it("skips an action whose attributes the issue lacks, naming them", async () => {
+    const outcome = await runPrometheusAction(
+      request(dataSource, "x{service={{service}}, zone={{zone}}, pod={{pod}}}", { attributes: { service: "checkout" } }),
+    );
+    expect(outcome).toEqual({ status: "skipped", shortAnswer: "p99 latency: not run, the issue has no attributes zone, pod" });
+  });
+});
+
+describe("runPrometheusAction on the wire", () => {
+  let server: TestHttpServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    delete process.env.PES_TEST_PROM_TOKEN;
+  });
+
+  const emptyMatrix = { status: "success", data: { resultType: "matrix", result: [] } };
+
+  it("POSTs a form with the window and a step, with bearer auth", async () => {
+    server = await startTestServer((_request, response) => sendJson(response, 200, emptyMatrix));
+    process.env.PES_TEST_PROM_TOKEN = "s3cret-token";
+    const outcome = await runPrometheusAction(
+      request({ type: "prometheus", url: `${server.url}/`, auth: { bearerToken: { env: "PES_TEST_PROM_TOKEN" } } }, "up{service={{service}}}"),
+    );
+    expect(outcome.status).toBe("normal");
+    const seen = server.requests[0];
+    expect(seen?.method).toBe("POST");
+    expect(seen?.url).toBe("/api/v1/query_range");
+    expect(seen?.headers.authorization).toBe("Bearer s3cret-token");
+    expect(seen?.headers["content-type"]).toMatch(/^application\/x-www-form-urlencoded/);
+    const form = new URLSearchParams(seen?.body);
+    expect(form.get("query")).toBe('up{service="checkout"}');
+    expect(form.get("step")).toBe("15");
+    expect(form.get("start")).toBe(String(window.start.getTime() / 1000));
+    expect(form.get("end")).toBe(String(window.end.getTime() / 1000));
+  });
+
+  it("sends basic auth and asks an instant query at the issue time", async () => {
+    server = await startTestServer((_request, response) => sendJson(response, 200, { status: "success", data: { resultType: "vector", result: [] } }));
+    process.env.PES_TEST_PROM_TOKEN = "pa:ss";
+    const outcome = await runPrometheusAction({
+      ...request({ type: "prometheus", url: server.url, auth: { basic: { username: "reader", password: { env: "PES_TEST_PROM_TOKEN" } } } }, "up"),
+      spec: { query: "up", range: false },
+    });
+    expect(outcome.shortAnswer).toBe("p99 latency: no data at 14:08 UTC");
+    const seen = server.requests[0];
+    expect(seen?.url).toBe("/api/v1/query");
+    expect(seen?.headers.authorization).toBe(`Basic ${Buffer.from("reader:pa:ss").toString("base64")}`);
+    expect(new URLSearchParams(seen?.body).get("time")).toBe(String(window.time.getTime() / 1000));
+  });
+
+  it("fails without a request when the token's variable is unset, naming the variable only", async () => {
+    server = await startTestServer((_request, response) => sendJson(response, 200, emptyMatrix));
+    const outcome = await runPrometheusAction(request({ type: "prometheus", url: server.url, auth: { bearerToken: { env: "PES_TEST_PROM_TOKEN" } } }, "up"));
+    expect(outcome).toMatchObject({
+      status: "failed",
+      shortAnswer: "p99 latency: cannot authenticate to Prometheus: environment variable PES_TEST_PROM_TOKEN is not set",
+    });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it.each([
+    ["an HTTP error without JSON", 502, "text/html", "<html>bad gateway</html>", "p99 latency: Prometheus answered HTTP 502 Bad Gateway"],
+    ["a success that is not JSON", 200, "text/html", "<html>login</html>", "p99 latency: Prometheus answered with something that is not JSON"],
+    ["an error body", 422, "application/json", JSON.stringify({ status: "error", errorType: "execution", error: "many-to-many matching not allowed" }), "p99 latency: Prometheus could not run the query (execution): many-to-many matching not allowed"],
+    ["an unknown shape", 200, "application/json", JSON.stringify({ status: "success", data: { resultType: "histogram" } }), "p99 latency: Prometheus answered in a shape this connector does not know"],
+  ])("fails on %s, in plain words and with the link", async (_case, status, contentType, body, expected) => {
+    server = await startTestServer((_request, response) => {
+      response.writeHead(status, { "content-type": contentType });
+      response.end(body);
+    });
+    process.env.PES_TEST_PROM_TOKEN = "s3cret-token";
+    const outcome = await runPrometheusAction(request({ type: "prometheus", url: server.url, auth: { bearerToken: { env: "PES_TEST_PROM_TOKEN" } } }, "up"));
+    expect(outcome).toMatchObject({ status: "failed", shortAnswer: expected });
+    expect(outcome.mostImportantLink).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/graph\?g0\.expr=up&/);
+    expect(JSON.stringify(outcome)).not.toContain("s3cret-token");
+  });
+
+  it("fails with 'timed out' when the deadline passes before Prometheus answers", async () => {
+    server = await startTestServer(() => {
+      // never answers: the action's deadline must end it
+    });
+    const outcome = await runPrometheusAction(request({ type: "prometheus", url: server.url }, "up", { signal: AbortSignal.timeout(100) }));
+    expect(outcome).toMatchObject({ status: "failed", shortAnswer: "p99 latency: no answer from Prometheus before the deadline (timed out)" });
+  });
+
+  it("fails with 'connection refused' when nothing listens", async () => {
+    const port = await freePort();
+    const outcome = await runPrometheusAction(request({ type: "prometheus", url: `http://127.0.0.1:${port}` }, "up"));
+    expect(outcome).toMatchObject({ status: "failed", shortAnswer: "p99 latency: could not reach Prometheus (connection refused)" });
+    expect(outcome.mostImportantLink).toContain(`127.0.0.1:${port}/graph`);
+  });
+});
+
+describe("rangeStepSeconds", () => {
+  const of = (minutes: number) => rangeStepSeconds({ start: new Date(0), time: new Date(0), end: new Date(minutes * 60_000) });
+  it("keeps 240–500 points for windows of an hour or more, never below 15 s", () => {
+    expect(of(75)).toBe(15);
+    expect(of(60)).toBe(15);
+    expect(of(10)).toBe(15);
+    for (const minutes of [60, 75, 120, 180, 360, 1440, 2880, 10080]) {
+      const points = (minutes * 60) / of(minutes);
+      expect(points).toBeGreaterThanOrEqual(240);
+      expect(points).toBeLessThanOrEqual(500);
+      expect(of(minutes) % 15).toBe(0);
+    }
+  });
+});

@@ -1,0 +1,118 @@
+import { fillTemplate, MissingAttributesError } from "@pes/templates";
+import type { ActionOutcome, Connector, TimeWindow } from "../connector.js";
+import { describeFetchFailure, skippedAnswer, truncate } from "../outcome-text.js";
+import { readSecret } from "../secret-ref.js";
+import { withoutCredentials } from "../url-text.js";
+import { analyzeQueryData } from "./prometheus-analysis.js";
+import { prometheusLink } from "./prometheus-link.js";
+import { PrometheusFailure, PrometheusSuccess } from "./prometheus-response.js";
+import type { PrometheusDataSource } from "./prometheus-schemas.js";
+import { promqlEncoder } from "./promql-escape.js";
+
+const TARGET = "Prometheus";
+/** Never finer than a typical scrape interval: finer steps only repeat the same samples. */
+const MIN_STEP_SECONDS = 15;
+/** At most this many points per series: enough to date a change to the minute, cheap to transfer. */
+const MAX_POINTS = 500;
+
+/**
+ * Runs one PromQL action: fills the query (attribute values as PromQL string literals), asks Prometheus
+ * for the window (range query, default) or the issue time (instant query), and compares what it sees with
+ * the level before the issue. Any failure becomes a `failed` outcome in plain words, never a throw.
+ */
+export const runPrometheusAction: Connector<"prometheus"> = async (request) => {
+  const { title, dataSource, spec, attributes, window, signal } = request;
+  let query: string;
+  try {
+    query = fillTemplate(spec.query, attributes, promqlEncoder);
+  } catch (error) {
+    if (error instanceof MissingAttributesError) {
+      return { status: "skipped", shortAnswer: skippedAnswer(title, error) };
+    }
+    return { status: "failed", shortAnswer: `${title}: could not build the query: ${messageOf(error)}` };
+  }
+  const mostImportantLink = prometheusLink(dataSource, query, window);
+  const failed = (reason: string): ActionOutcome => ({
+    status: "failed",
+    shortAnswer: truncate(`${title}: ${reason}`),
+    mostImportantLink,
+  });
+
+  let headers: Record<string, string>;
+  try {
+    headers = { accept: "application/json", ...authorization(dataSource) };
+  } catch (error) {
+    return failed(`cannot authenticate to ${TARGET}: ${messageOf(error)}`);
+  }
+  const range = spec.range;
+  const form = new URLSearchParams({ query, ...(range ? rangeParameters(window) : { time: unixSeconds(window.time) }) });
+  const url = `${withoutCredentials(dataSource.url)}/api/v1/${range ? "query_range" : "query"}`;
+
+  let status: number;
+  let statusText: string;
+  let text: string;
+  try {
+    const response = await fetch(url, { method: "POST", headers, body: form, signal });
+    status = response.status;
+    statusText = response.statusText;
+    text = await response.text();
+  } catch (error) {
+    return failed(describeFetchFailure(error, signal, TARGET));
+  }
+
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return failed(
+      status >= 400 ? `${TARGET} answered HTTP ${status}${statusText ? ` ${statusText}` : ""}` : `${TARGET} answered with something that is not JSON`,
+    );
+  }
+  const failure = PrometheusFailure.safeParse(body);
+  if (failure.success) {
+    const { errorType, error } = failure.data;
+    return failed(`${TARGET} could not run the query (${errorType}): ${error}`);
+  }
+  if (status >= 400) return failed(`${TARGET} answered HTTP ${status}${statusText ? ` ${statusText}` : ""}`);
+  const success = PrometheusSuccess.safeParse(body);
+  if (!success.success) return failed(`${TARGET} answered in a shape this connector does not know`);
+
+  const analysis = analyzeQueryData(success.data.data, {
+    title,
+    window,
+    ...(spec.unit === undefined ? {} : { unit: spec.unit }),
+  });
+  return { ...analysis, shortAnswer: truncate(analysis.shortAnswer), mostImportantLink };
+};
+
+/**
+ * The step of a range query: the window in at most 500 points, as a multiple of 15 s and never below
+ * 15 s. A window of an hour or more thus gets 240–500 points; a shorter one gets fewer, at 15 s.
+ */
+export function rangeStepSeconds(window: TimeWindow): number {
+  const seconds = Math.max(0, (window.end.getTime() - window.start.getTime()) / 1000);
+  return Math.max(MIN_STEP_SECONDS, Math.ceil(seconds / MAX_POINTS / MIN_STEP_SECONDS) * MIN_STEP_SECONDS);
+}
+
+function rangeParameters(window: TimeWindow): Record<string, string> {
+  const step = rangeStepSeconds(window);
+  // Aligning start to the step puts samples on the same instants for every alert of a burst.
+  const start = Math.floor(window.start.getTime() / 1000 / step) * step;
+  return { start: String(start), end: unixSeconds(window.end), step: String(step) };
+}
+
+function authorization(dataSource: PrometheusDataSource): Record<string, string> {
+  const auth = dataSource.auth;
+  if (auth === undefined) return {};
+  if ("bearerToken" in auth) return { authorization: `Bearer ${readSecret(auth.bearerToken)}` };
+  const credentials = Buffer.from(`${auth.basic.username}:${readSecret(auth.basic.password)}`).toString("base64");
+  return { authorization: `Basic ${credentials}` };
+}
+
+function unixSeconds(date: Date): string {
+  return String(date.getTime() / 1000);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

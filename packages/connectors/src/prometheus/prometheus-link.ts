@@ -1,0 +1,48 @@
+import type { TimeWindow } from "../connector.js";
+import { withoutCredentials } from "../url-text.js";
+import type { PrometheusDataSource } from "./prometheus-schemas.js";
+
+/**
+ * The link to the query's graph over the action's window: Grafana Explore when the data source names a
+ * Grafana, else Prometheus' own graph UI. `query` is the filled query, exactly what was run.
+ */
+export function prometheusLink(dataSource: PrometheusDataSource, query: string, window: TimeWindow): string {
+  if (dataSource.grafana !== undefined) {
+    const { url, datasourceUid, orgId } = dataSource.grafana;
+    // Grafana ≥ 10.2 Explore state: one pane "a" with one query.
+    const panes = {
+      a: {
+        datasource: datasourceUid,
+        queries: [{ refId: "A", datasource: { type: "prometheus", uid: datasourceUid }, expr: query }],
+        range: { from: String(window.start.getTime()), to: String(window.end.getTime()) },
+      },
+    };
+    return `${withoutCredentials(url)}/explore?schemaVersion=1&orgId=${orgId}&panes=${encodeURIComponent(JSON.stringify(panes))}`;
+  }
+  const params = [
+    `g0.expr=${encodeURIComponent(query)}`,
+    "g0.tab=0",
+    `g0.range_input=${rangeInput(window.end.getTime() - window.start.getTime())}`,
+    `g0.end_input=${encodeURIComponent(endInput(window.end))}`,
+  ];
+  return `${withoutCredentials(dataSource.url)}/graph?${params.join("&")}`;
+}
+
+/** The UI's range field: the largest single unit that divides the length, e.g. "75m", "2h", "90s". */
+function rangeInput(milliseconds: number): string {
+  const seconds = Math.max(1, Math.ceil(milliseconds / 1000));
+  for (const [size, unit] of [
+    [86_400, "d"],
+    [3_600, "h"],
+    [60, "m"],
+  ] as const) {
+    if (seconds % size === 0) return `${seconds / size}${unit}`;
+  }
+  return `${seconds}s`;
+}
+
+/** The UI's end field: "YYYY-MM-DD HH:mm:ss" in UTC. */
+function endInput(end: Date): string {
+  const iso = new Date(Math.ceil(end.getTime() / 1000) * 1000).toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
+}

@@ -1,0 +1,41 @@
+import type { Encoder } from "@pes/templates";
+
+// In a `u` regex a well-formed surrogate pair is one code point, so only lone halves match.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+// RE2's metacharacters, as Go's regexp.QuoteMeta escapes them.
+const REGEX_META = /[\\.+*?()|[\]{}^$]/g;
+
+/**
+ * A PromQL string literal holding exactly `value`: JSON's escaping (`\"`, `\\`, `\n`, `\uXXXX`) is a
+ * subset of what PromQL's string literals accept, so the value can never end the literal early.
+ * @throws Error on a lone UTF-16 surrogate, which JSON would write as `\uD800` and PromQL rejects.
+ */
+export function promqlString(value: string): string {
+  if (LONE_SURROGATE.test(value)) {
+    throw new Error("attribute value is not valid Unicode text (it holds a lone surrogate)");
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * A PromQL string literal for `=~`/`!~` that matches `value` literally: regex metacharacters are
+ * escaped first (RE2 syntax), then the result is written as a string literal.
+ */
+export function promqlRegexString(value: string): string {
+  return promqlString(value.replace(REGEX_META, "\\$&"));
+}
+
+/**
+ * The encoder of Prometheus query templates: `{{x}}` becomes a string literal, `{{x|regex}}` a
+ * regex-escaped string literal. Any other filter is a playbook error, reported rather than guessed at.
+ */
+export const promqlEncoder: Encoder = (value, placeholder) => {
+  switch (placeholder.filter) {
+    case undefined:
+      return promqlString(value);
+    case "regex":
+      return promqlRegexString(value);
+    default:
+      throw new Error(`unknown filter "|${placeholder.filter}" on {{${placeholder.name}}}: PromQL templates know only "|regex"`);
+  }
+};

@@ -1,0 +1,333 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setImmediate as turn } from "node:timers/promises";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Catalog, OrganizationCatalog } from "@pes/config";
+import { runAction, type ActionOutcome, type AnyActionRequest, type DataSource } from "@pes/connectors";
+import type { ExecutionJob } from "@pes/contracts";
+import { demoIncidentOpenMetrics, startPrometheus, type LocalPrometheus } from "@pes/local-services";
+import { createLogger } from "@pes/logger";
+import { PlaybookDefinition } from "@pes/playbooks";
+import { createEngine, type EngineDeps } from "./engine.js";
+
+const INCIDENT = new Date("2026-11-20T14:05:00Z");
+const NOW = () => new Date("2026-11-20T18:00:00Z");
+const logger = createLogger({ name: "engine-test", level: "silent" });
+
+const P99 = "histogram_quantile(0.99, sum by (le) (rate(http_request_duration_seconds_bucket{service={{service}}}[5m])))";
+const ERROR_RATIO =
+  'sum(rate(http_requests_total{service={{service}}, code=~"5.."}[5m])) / sum(rate(http_requests_total{service={{service}}}[5m]))';
+const REQUEST_RATE = "sum(rate(http_requests_total{service={{service}}}[5m]))";
+
+/** A JSON API on 127.0.0.1 whose routes the tests choose; it counts requests in flight. */
+interface TestApi {
+  url: string;
+  inFlight: number;
+  maxInFlight: number;
+  held: ServerResponse[];
+  route: (request: IncomingMessage, response: ServerResponse) => void;
+  onArrival?: () => void;
+  close(): Promise<void>;
+}
+
+async function startApi(): Promise<TestApi> {
+  const api: TestApi = {
+    url: "",
+    inFlight: 0,
+    maxInFlight: 0,
+    held: [],
+    route: (_request, response) => json(response, 200, { ok: true }),
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  const server: Server = createServer((request, response) => {
+    api.inFlight += 1;
+    api.maxInFlight = Math.max(api.maxInFlight, api.inFlight);
+    response.on("close", () => {
+      api.inFlight -= 1;
+    });
+    api.route(request, response);
+    api.onArrival?.();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  api.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return api;
+}
+
+function json(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { "content-type": "application/json" });
+  response.end(JSON.stringify(body));
+}
+
+function catalogOf(dataSources: Record<string, DataSource>, playbooks: unknown[]): Catalog {
+  const parsed = playbooks.map((playbook) => PlaybookDefinition.parse(playbook));
+  const org: OrganizationCatalog = {
+    id: "acme",
+    clientIds: new Set(["client-1"]),
+    dataSources: new Map(Object.entries(dataSources)),
+    playbooks: new Map(parsed.map((playbook) => [playbook.name, playbook])),
+    playbookList: parsed.map(({ name, monitorNames }) => ({ name, monitorNames })),
+    matcher: { match: () => undefined },
+  };
+  return { organizations: new Map([[org.id, org]]) };
+}
+
+function job(bookName: string, attributes: Record<string, string> = { service: "checkout" }): ExecutionJob {
+  return {
+    orgId: "acme",
+    requestId: "req-1",
+    replyTo: "api-1",
+    deadline: Date.now() + 60_000,
+    bookName,
+    time: "2026-11-20T14:08:00Z",
+    attributes,
+    liveRun: false,
+  };
+}
+
+function engineWith(catalog: Catalog, overrides: Partial<EngineDeps> = {}) {
+  return createEngine({ catalog, logger, actionTimeoutMs: 10_000, maxConcurrentActions: 8, now: NOW, ...overrides });
+}
+
+describe("engine over a real Prometheus and a real HTTP API", () => {
+  let prometheus: LocalPrometheus;
+  let api: TestApi;
+  let catalog: Catalog;
+
+  beforeAll(async () => {
+    prometheus = await startPrometheus({ openMetrics: demoIncidentOpenMetrics({ incidentAt: INCIDENT }) });
+    api = await startApi();
+    catalog = catalogOf(
+      { metrics: { type: "prometheus", url: prometheus.url }, deploys: { type: "http", url: api.url } },
+      [
+        {
+          name: "Checkout latency",
+          monitorNames: ["High latency on {{service}}"],
+          gadgets: [
+            {
+              title: "Latency of {{service}}",
+              args: { service: "{{service}}", quantile: 0.99 },
+              actions: [{ title: "p99 latency", dataSource: "metrics", prometheus: { query: P99, unit: "s" } }],
+            },
+            {
+              title: "Errors and traffic",
+              actions: [
+                { title: "error ratio", dataSource: "metrics", prometheus: { query: ERROR_RATIO, unit: "ratio" } },
+                { title: "request rate", dataSource: "metrics", prometheus: { query: REQUEST_RATE, unit: "req/s" } },
+              ],
+            },
+            {
+              title: "Changes",
+              actions: [{ title: "Last deploy of {{service}}", dataSource: "deploys", http: { path: "/deploys/{{service}}", answerField: "version" } }],
+            },
+          ],
+          mitigations: [{ toolName: "rollback", url: "https://deploy.example.com/rollback/{{service}}" }],
+        },
+      ],
+    );
+  });
+  afterAll(async () => {
+    await prometheus?.stop();
+    await api?.close();
+  });
+
+  it("runs every action, summarizes per gadget and names what was abnormal first", async () => {
+    api.route = (_request, response) => json(response, 200, { version: "v1.2.3 at 14:01 UTC" });
+    const result = await engineWith(catalog).execute(job("Checkout latency"));
+
+    expect(result.error).toBeUndefined();
+    expect(result.actionResults?.map((action) => action.title)).toEqual(["p99 latency", "error ratio", "request rate", "Last deploy of checkout"]);
+    const [latency, errors, traffic, deploy] = result.actionResults ?? [];
+    // The demo's p99 goes from ≈0.49 s to ≈1.95 s; the 5xx share from 1 % to 3 %, crossing 2× once half
+    // of rate()'s 5-minute window lies after the incident.
+    expect(latency?.shortAnswer).toBe("p99 latency 1.95 s, 3.9× its level in the hour before (494 ms), since 14:05 UTC");
+    expect(errors?.shortAnswer).toBe("error ratio 3%, 3× its level in the hour before (1%), since 14:07 UTC");
+    expect(traffic?.shortAnswer).toBe("request rate 50 req/s, within its usual range (50 req/s over the hour before)");
+    expect(deploy).toEqual({ title: "Last deploy of checkout", shortAnswer: "Last deploy of checkout: v1.2.3 at 14:01 UTC", mostImportantLink: `${api.url}/deploys/checkout` });
+    const link = new URL(latency?.mostImportantLink ?? "");
+    expect(link.searchParams.get("g0.expr")).toBe(P99.replaceAll("{{service}}", '"checkout"'));
+    expect(link.searchParams.get("g0.range_input")).toBe("75m");
+
+    expect(result.gadgetsHighlights).toEqual([
+      {
+        title: "Latency of checkout",
+        args: { service: "checkout", quantile: 0.99 },
+        highlights: "p99 latency rose 3.9× since 14:05 UTC.",
+      },
+      { title: "Errors and traffic", highlights: "error ratio rose 3× since 14:07 UTC; request rate within its usual range." },
+      { title: "Changes", highlights: "Last deploy of checkout: v1.2.3 at 14:01 UTC." },
+    ]);
+    expect(result.highlights).toBe(
+      "Around 2026-11-20 14:08 UTC for service=checkout: p99 latency 3.9× its level in the hour before (Latency of checkout), since 14:05 UTC. " +
+        "Also abnormal: error ratio 3× its level in the hour before (Errors and traffic), since 14:07 UTC. " +
+        "First symptom: p99 latency (Latency of checkout) at 14:05 UTC, before the others: the likely place to look for the cause. " +
+        "Within usual range: request rate. Other findings: Last deploy of checkout: v1.2.3 at 14:01 UTC.",
+    );
+    expect(result.actionableMitigations).toEqual([{ toolName: "rollback", url: "https://deploy.example.com/rollback/checkout" }]);
+  });
+
+  it("gives the identical result for the same data", async () => {
+    api.route = (_request, response) => json(response, 200, { version: "v1.2.3" });
+    const engine = engineWith(catalog);
+    const first = await engine.execute(job("Checkout latency"));
+    const second = await engine.execute(job("Checkout latency"));
+    expect(second).toEqual(first);
+  });
+
+  it("reports a quiet service as within its usual range", async () => {
+    api.route = (_request, response) => json(response, 200, { version: "v9" });
+    const result = await engineWith(catalog).execute(job("Checkout latency", { service: "search" }));
+    expect(result.gadgetsHighlights?.[0]?.highlights).toBe("p99 latency within its usual range.");
+    expect(result.highlights).toBe(
+      "Around 2026-11-20 14:08 UTC for service=search: nothing abnormal found. Within usual range: p99 latency, error ratio, request rate. Other findings: Last deploy of search: v9.",
+    );
+  });
+
+  it("turns a slow action into a timed-out finding while the others complete", async () => {
+    api.route = () => {
+      // held: the action's deadline must end it
+    };
+    const result = await engineWith(catalog, { actionTimeoutMs: 300 }).execute(job("Checkout latency"));
+    const deploy = result.actionResults?.[3];
+    expect(deploy).toEqual({
+      title: "Last deploy of checkout",
+      shortAnswer: "Last deploy of checkout: timed out after 300 ms",
+      mostImportantLink: `${api.url}/deploys/checkout`,
+    });
+    expect(result.gadgetsHighlights?.[2]?.highlights).toBe("1 of 1 action failed: Last deploy of checkout: timed out after 300 ms.");
+    expect(result.highlights).toContain("Could not check: Last deploy of checkout (timed out after 300 ms).");
+    expect(result.actionResults?.[0]?.shortAnswer).toMatch(/since 14:05 UTC$/);
+  });
+});
+
+describe("engine with misbehaving actions", () => {
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startApi();
+  });
+  afterEach(() => {
+    api.route = (_request, response) => json(response, 200, { ok: true });
+    delete api.onArrival;
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  const httpAction = (title: string, path: string) => ({ title, dataSource: "api", http: { path, answerField: "answer" } });
+
+  function catalogFor(actions: unknown[], extra: Record<string, DataSource> = {}): Catalog {
+    return catalogOf({ api: { type: "http", url: api.url }, ...extra }, [{ name: "Book", gadgets: [{ title: "Checks", actions }] }]);
+  }
+
+  it("keeps a failing action, a throwing one and a mismatched data source as findings", async () => {
+    api.route = (request, response) =>
+      request.url === "/broken" ? json(response, 500, { answer: "no" }) : json(response, 200, { answer: `ok ${request.url ?? ""}` });
+    const catalog = catalogFor(
+      [
+        httpAction("good", "/good"),
+        httpAction("broken", "/broken"),
+        httpAction("throws", "/throws"),
+        { title: "wrong type", dataSource: "api", prometheus: { query: "up" } },
+        { title: "missing source", dataSource: "nowhere", prometheus: { query: "up" } },
+      ],
+    );
+    const throwing = (request: AnyActionRequest): Promise<ActionOutcome> =>
+      request.title === "throws" ? Promise.reject(new Error("connector bug")) : runAction(request);
+    const result = await engineWith(catalog, { runAction: throwing }).execute(job("Book"));
+    expect(result.actionResults).toEqual([
+      { title: "good", shortAnswer: "good: ok /good", mostImportantLink: `${api.url}/good` },
+      { title: "broken", shortAnswer: "broken: the data source answered HTTP 500 Internal Server Error", mostImportantLink: `${api.url}/broken` },
+      { title: "throws", shortAnswer: "throws: failed unexpectedly (details in the worker log)" },
+      { title: "wrong type", shortAnswer: 'wrong type: data source "api" is not a Prometheus data source' },
+      { title: "missing source", shortAnswer: 'missing source: the organization has no data source "nowhere"' },
+    ]);
+    expect(result.gadgetsHighlights?.[0]?.highlights).toBe(
+      "good: ok /good; 4 of 5 actions failed: broken: the data source answered HTTP 500 Internal Server Error; throws: failed unexpectedly (details in the worker log); " +
+        'wrong type: data source "api" is not a Prometheus data source; missing source: the organization has no data source "nowhere".',
+    );
+  });
+
+  it("ends an action that ignores its signal at the deadline", async () => {
+    const catalog = catalogFor([httpAction("stuck", "/stuck"), httpAction("fine", "/fine")]);
+    const ignoresSignal = (request: AnyActionRequest): Promise<ActionOutcome> =>
+      request.title === "stuck" ? new Promise<ActionOutcome>(() => undefined) : Promise.resolve({ status: "normal", shortAnswer: "fine: yes" });
+    const result = await engineWith(catalog, { runAction: ignoresSignal, actionTimeoutMs: 200 }).execute(job("Book"));
+    expect(result.actionResults?.map((action) => action.shortAnswer)).toEqual(["stuck: timed out after 200 ms", "fine: yes"]);
+  });
+
+  it("marks actions cancelled when the execution's signal aborts", async () => {
+    const catalog = catalogFor([httpAction("held", "/held")]);
+    const controller = new AbortController();
+    api.route = () => undefined;
+    api.onArrival = () => controller.abort();
+    const result = await engineWith(catalog).execute(job("Book"), controller.signal);
+    expect(result.actionResults?.[0]?.shortAnswer).toBe("held: cancelled before it finished");
+  });
+
+  it("runs at most maxConcurrentActions at once, in playbook order", async () => {
+    const titles = ["a", "b", "c", "d", "e", "f"];
+    const catalog = catalogFor(titles.map((title) => httpAction(title, `/${title}`)));
+    const started: string[] = [];
+    const finish = new Map<string, () => void>();
+    let running = 0;
+    let maxRunning = 0;
+    const manual = (request: AnyActionRequest) =>
+      new Promise<ActionOutcome>((resolve) => {
+        started.push(request.title);
+        running += 1;
+        maxRunning = Math.max(maxRunning, running);
+        finish.set(request.title, () => {
+          running -= 1;
+          resolve({ status: "normal", shortAnswer: `${request.title}: done` });
+        });
+      });
+    const execution = engineWith(catalog, { runAction: manual, maxConcurrentActions: 2 }).execute(job("Book"));
+    await turn();
+    expect(started).toEqual(["a", "b"]);
+    finish.get("b")?.();
+    await turn();
+    expect(started).toEqual(["a", "b", "c"]);
+    for (const title of ["a", "c", "d", "e", "f"]) {
+      finish.get(title)?.();
+      await turn();
+    }
+    const result = await execution;
+    expect(maxRunning).toBe(2);
+    expect(result.actionResults?.map((action) => action.shortAnswer)).toEqual(titles.map((title) => `${title}: done`));
+  });
+
+  it("keeps the bound on a real server counting requests in flight", async () => {
+    const titles = ["a", "b", "c", "d", "e", "f", "g", "h"];
+    const catalog = catalogFor(titles.map((title) => httpAction(title, `/${title}`)));
+    api.maxInFlight = 0;
+    // Each request is held until three are in flight or none can follow; then the oldest is answered.
+    let answered = 0;
+    api.route = (_request, response) => api.held.push(response);
+    api.onArrival = () => {
+      while (api.held.length >= 3 || (api.held.length > 0 && answered + api.held.length === titles.length)) {
+        const response = api.held.shift();
+        answered += 1;
+        if (response !== undefined) json(response, 200, { answer: "ok" });
+      }
+    };
+    const result = await engineWith(catalog, { maxConcurrentActions: 3 }).execute(job("Book"));
+    expect(result.actionResults?.every((action) => action.shortAnswer?.endsWith(": ok"))).toBe(true);
+    expect(api.maxInFlight).toBe(3);
+  });
+
+  it("answers an unknown playbook or organization with an error", async () => {
+    const engine = engineWith(catalogFor([httpAction("a", "/a")]));
+    await expect(engine.execute(job("Nope"))).resolves.toEqual({ error: 'Unknown playbook "Nope" for this organization' });
+    await expect(engine.execute({ ...job("Book"), orgId: "other" })).resolves.toEqual({ error: 'Unknown playbook "Book" for this organization' });
+  });
+
+  it("skips an action whose attributes are missing and says so", async () => {
+    const catalog = catalogFor([httpAction("Pods of {{pod}}", "/pods/{{pod}}"), httpAction("fine", "/fine")]);
+    api.route = (_request, response) => json(response, 200, { answer: "yes" });
+    const result = await engineWith(catalog).execute(job("Book", {}));
+    expect(result.actionResults?.[0]).toEqual({ title: "Pods of {{pod}}", shortAnswer: "Pods of {{pod}}: not run, the issue has no attribute pod" });
+    expect(result.highlights).toBe("Around 2026-11-20 14:08 UTC: nothing abnormal found. Other findings: fine: yes. Not run: Pods of {{pod}} (the issue has no attribute pod).");
+  });
+});

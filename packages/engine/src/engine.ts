@@ -1,0 +1,209 @@
+import type { Catalog } from "@pes/config";
+import { formatDuration, runAction, type ActionOutcome, type AnyActionRequest, type DataSource, type TimeWindow } from "@pes/connectors";
+import type { ActionResult, ExecutionJob, GadgetHighlights, PlaybookExecutionResult } from "@pes/contracts";
+import type { Logger } from "@pes/logger";
+import { renderArgs, renderMitigations, type ActionDefinition } from "@pes/playbooks";
+import { asText, fillTemplate, MissingAttributesError } from "@pes/templates";
+import { createConcurrencyLimit } from "./concurrency-limit.js";
+import { summarizeExecution, summarizeGadget, type ActionFinding } from "./summarize.js";
+import { issueWindow, parseDuration } from "./time-window.js";
+
+export interface EngineDeps {
+  catalog: Catalog;
+  logger: Logger;
+  /** Each action's own deadline, from the moment it starts. */
+  actionTimeoutMs: number;
+  /** Actions running at once across all executions of this engine (one engine per worker process). */
+  maxConcurrentActions: number;
+  /** The connectors; replaced in tests that need an action to misbehave. */
+  runAction?: typeof runAction;
+  now?: () => Date;
+}
+
+export interface Engine {
+  /**
+   * Runs a resolved job: every action of every gadget concurrently (bounded), each with its own deadline,
+   * then the per-gadget and bottom-line summaries. A failing action is a finding, never a failed execution;
+   * `{ error }` only when the job names a playbook this worker does not know.
+   */
+  execute(job: ExecutionJob, signal?: AbortSignal): Promise<PlaybookExecutionResult>;
+}
+
+interface PlannedAction {
+  gadgetIndex: number;
+  title: string;
+  gadgetTitle: string;
+  definition: ActionDefinition;
+}
+
+const ABORTED = Symbol("aborted");
+/** How long past its deadline an action that ignores its signal may take before the engine stops waiting. */
+const ABORT_GRACE_MS = 1_000;
+
+/** Builds the engine; nothing runs until `execute` is called. */
+export function createEngine(deps: EngineDeps): Engine {
+  const limit = createConcurrencyLimit(deps.maxConcurrentActions);
+  const run = deps.runAction ?? runAction;
+  const now = deps.now ?? (() => new Date());
+  const { logger, actionTimeoutMs } = deps;
+
+  async function runOne(
+    planned: PlannedAction,
+    dataSources: ReadonlyMap<string, DataSource>,
+    attributes: Readonly<Record<string, string>>,
+    window: TimeWindow,
+    outer: AbortSignal | undefined,
+  ): Promise<ActionOutcome> {
+    const { title, definition } = planned;
+    const failed = (reason: string, mostImportantLink?: string): ActionOutcome => ({
+      status: "failed",
+      shortAnswer: `${title}: ${reason}`,
+      ...(mostImportantLink === undefined ? {} : { mostImportantLink }),
+    });
+    if (outer?.aborted) return failed("cancelled before it started");
+    const timeout = AbortSignal.timeout(actionTimeoutMs);
+    const signal = outer === undefined ? timeout : AbortSignal.any([timeout, outer]);
+    const request = toRequest(definition, dataSources.get(definition.dataSource), { title, attributes, window, signal });
+    if (typeof request === "string") return failed(request);
+    const ended = (link?: string) =>
+      timeout.aborted ? failed(`timed out after ${formatDuration(actionTimeoutMs)}`, link) : failed("cancelled before it finished", link);
+    try {
+      // Connectors end at the signal with their own outcome (which keeps its link); the race only cuts off
+      // one that ignores the signal, a moment later.
+      const outcome = await untilAborted(run(request), signal, ABORT_GRACE_MS);
+      if (outcome === ABORTED) return ended();
+      if (outcome.status === "failed" && signal.aborted) return ended(outcome.mostImportantLink);
+      return outcome;
+    } catch (error) {
+      if (signal.aborted) return ended();
+      logger.warn({ err: error, action: title, dataSource: definition.dataSource }, "action threw instead of returning an outcome");
+      return failed("failed unexpectedly (details in the worker log)");
+    }
+  }
+
+  return {
+    async execute(job, signal) {
+      const org = deps.catalog.organizations.get(job.orgId);
+      const playbook = org?.playbooks.get(job.bookName);
+      if (org === undefined || playbook === undefined) {
+        // The API validated the name against its own catalog: this is configuration drift between the two.
+        logger.warn({ orgId: job.orgId, requestId: job.requestId, bookName: job.bookName }, "job names an unknown playbook");
+        return { error: `Unknown playbook "${job.bookName}" for this organization` };
+      }
+      const time = new Date(job.time);
+      if (Number.isNaN(time.getTime())) return { error: `Invalid issue time "${job.time}"` };
+      const startedAt = performance.now();
+      const { attributes } = job;
+      const window = issueWindow(time, playbook.window, now());
+      const text = (template: string) => fillOrKeep(template, attributes);
+
+      const gadgetTitles = playbook.gadgets.map((gadget) => text(gadget.title));
+      const planned: PlannedAction[] = playbook.gadgets.flatMap((gadget, gadgetIndex) =>
+        gadget.actions.map((definition) => ({
+          gadgetIndex,
+          title: text(definition.title),
+          gadgetTitle: gadgetTitles[gadgetIndex] ?? gadget.title,
+          definition,
+        })),
+      );
+      // An abort of `signal` drains the queue quickly: running actions end at once (their signals include
+      // it, and the race in runOne ends those that ignore it) and queued ones return without starting.
+      const outcomes = await Promise.all(
+        planned.map((action) => limit.run(() => runOne(action, org.dataSources, attributes, window, signal))),
+      );
+
+      const findings: ActionFinding[] = planned.map((action, index) => ({
+        title: action.title,
+        gadgetTitle: action.gadgetTitle,
+        outcome: outcomes[index] ?? { status: "failed", shortAnswer: `${action.title}: no outcome` },
+      }));
+      const actionResults: ActionResult[] = findings.map(({ title, outcome }) => ({
+        title,
+        shortAnswer: outcome.shortAnswer,
+        ...(outcome.mostImportantLink === undefined ? {} : { mostImportantLink: outcome.mostImportantLink }),
+      }));
+      const gadgetsHighlights: GadgetHighlights[] = playbook.gadgets.map((gadget, gadgetIndex) => ({
+        title: gadgetTitles[gadgetIndex] ?? gadget.title,
+        ...(gadget.args === undefined ? {} : { args: renderArgs(gadget.args, attributes) }),
+        highlights: summarizeGadget(
+          findings.filter((_finding, index) => planned[index]?.gadgetIndex === gadgetIndex),
+          time,
+        ),
+      }));
+      const highlights = summarizeExecution({ time, attributes, baselineMs: parseDuration(playbook.window.before), findings });
+
+      const counts = countByStatus(outcomes);
+      logger.info(
+        { orgId: job.orgId, requestId: job.requestId, bookName: job.bookName, actions: outcomes.length, ...counts, durationMs: Math.round(performance.now() - startedAt) },
+        "execution finished",
+      );
+      return {
+        highlights,
+        gadgetsHighlights,
+        actionableMitigations: renderMitigations(playbook.mitigations, attributes),
+        actionResults,
+      };
+    },
+  };
+}
+
+/** The connector request of a definition, or why there is none (a data source missing or of the wrong type). */
+function toRequest(
+  definition: ActionDefinition,
+  dataSource: DataSource | undefined,
+  common: { title: string; attributes: Readonly<Record<string, string>>; window: TimeWindow; signal: AbortSignal },
+): AnyActionRequest | string {
+  if (dataSource === undefined) return `the organization has no data source "${definition.dataSource}"`;
+  if ("prometheus" in definition) {
+    return dataSource.type === "prometheus"
+      ? { ...common, dataSource, spec: definition.prometheus }
+      : `data source "${definition.dataSource}" is not a Prometheus data source`;
+  }
+  return dataSource.type === "http"
+    ? { ...common, dataSource, spec: definition.http }
+    : `data source "${definition.dataSource}" is not an HTTP data source`;
+}
+
+/** Resolves with the promise's value, or with ABORTED `graceMs` after the signal aborts if it is still pending. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, graceMs: number): Promise<T | typeof ABORTED> {
+  // Whatever the promise does after we stop waiting must not become an unhandled rejection.
+  promise.catch(() => undefined);
+  return new Promise((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      timer = setTimeout(() => resolve(ABORTED), graceMs);
+    };
+    const settle = () => {
+      signal.removeEventListener("abort", onAbort);
+      clearTimeout(timer);
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        settle();
+        resolve(value);
+      },
+      (error: unknown) => {
+        settle();
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
+/** Titles are prose: a placeholder the issue cannot fill stays visible rather than failing the run. */
+function fillOrKeep(template: string, attributes: Readonly<Record<string, string>>): string {
+  try {
+    return fillTemplate(template, attributes, asText);
+  } catch (error) {
+    if (error instanceof MissingAttributesError) return template;
+    throw error;
+  }
+}
+
+function countByStatus(outcomes: readonly ActionOutcome[]): Record<ActionOutcome["status"], number> {
+  const counts = { normal: 0, abnormal: 0, failed: 0, skipped: 0 };
+  for (const outcome of outcomes) counts[outcome.status] += 1;
+  return counts;
+}
