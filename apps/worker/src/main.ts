@@ -1,1 +1,84 @@
-export {};
+import { checkSecrets, ConfigError, loadConfig, type Catalog } from "@pes/config";
+import { createEngine } from "@pes/engine";
+import { createLogger } from "@pes/logger";
+import { createExecutionWorker } from "@pes/queue";
+import { EnvError, parseWorkerEnv, type WorkerEnv } from "./env.js";
+
+/** Startup problems an operator must fix: printed as they are (no stack), exit code 1. */
+function stop(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+}
+
+function readEnv(): WorkerEnv {
+  try {
+    return parseWorkerEnv();
+  } catch (error) {
+    if (error instanceof EnvError) stop(error.message);
+    throw error;
+  }
+}
+
+async function readConfig(dir: string): Promise<Catalog> {
+  try {
+    return await loadConfig(dir);
+  } catch (error) {
+    if (error instanceof ConfigError) stop(`Invalid configuration in ${dir}:\n${error.message}`);
+    throw error;
+  }
+}
+
+async function main(): Promise<void> {
+  const env = readEnv();
+  const logger = createLogger({ name: "worker", level: env.logLevel });
+  const catalog = await readConfig(env.configDir);
+  const missing = checkSecrets(catalog);
+  if (missing.length > 0) stop(`Missing secrets (set these environment variables):\n${missing.map((line) => `  ${line}`).join("\n")}`);
+
+  const engine = createEngine({
+    catalog,
+    logger,
+    actionTimeoutMs: env.actionTimeoutMs,
+    maxConcurrentActions: env.maxConcurrentActions,
+  });
+  const worker = createExecutionWorker({
+    redisUrl: env.redisUrl,
+    prefix: env.queuePrefix,
+    logger,
+    concurrency: env.concurrency,
+    lockDurationMs: env.lockDurationMs,
+    stalledIntervalMs: env.stalledIntervalMs,
+    execute: (job, signal) => engine.execute(job, signal),
+  });
+
+  // Registered before start(): a SIGTERM while waiting for Redis must stop the process too.
+  let stopping = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal, timeoutMs: env.shutdownTimeoutMs }, "shutting down: finishing active jobs");
+    worker.close(env.shutdownTimeoutMs).then(
+      () => {
+        logger.info("worker stopped");
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, "worker did not stop cleanly");
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", shutdown);
+  process.on("SIGINT", shutdown);
+
+  await worker.start();
+  logger.info(
+    { concurrency: env.concurrency, queuePrefix: env.queuePrefix, organizations: catalog.organizations.size },
+    "worker ready",
+  );
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`worker failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,34 @@
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { EnvError, parseWorkerEnv } from "./env.js";
+
+describe("parseWorkerEnv", () => {
+  it("applies the documented defaults", () => {
+    expect(parseWorkerEnv({})).toEqual({
+      redisUrl: "redis://127.0.0.1:6379",
+      queuePrefix: "pes",
+      configDir: fileURLToPath(new URL("../../../config/example", import.meta.url)),
+      concurrency: 50,
+      actionTimeoutMs: 15_000,
+      maxConcurrentActions: 32,
+      lockDurationMs: 30_000,
+      stalledIntervalMs: 30_000,
+      shutdownTimeoutMs: 25_000,
+      logLevel: "info",
+    });
+  });
+
+  it("coerces numbers and treats empty values as unset", () => {
+    const env = parseWorkerEnv({ WORKER_CONCURRENCY: "8", WORKER_LOCK_DURATION_MS: "2000", QUEUE_PREFIX: "", LOG_LEVEL: "debug" });
+    expect(env).toMatchObject({ concurrency: 8, lockDurationMs: 2_000, queuePrefix: "pes", logLevel: "debug" });
+  });
+
+  it("names every bad variable", () => {
+    const parse = () =>
+      parseWorkerEnv({ WORKER_CONCURRENCY: "0", REDIS_URL: "http://localhost:6379", SHUTDOWN_TIMEOUT_MS: "soon" });
+    expect(parse).toThrow(EnvError);
+    expect(parse).toThrow(/WORKER_CONCURRENCY/);
+    expect(parse).toThrow(/REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL/);
+    expect(parse).toThrow(/SHUTDOWN_TIMEOUT_MS/);
+  });
+});

@@ -1,0 +1,292 @@
+// Black-box: the built worker (dist/main.js) started as an operator would, against a real Redis and a
+// fake Prometheus (a real HTTP server on 127.0.0.1 speaking the query API) that holds every query until
+// the test lets it answer, so that a worker can be killed or stopped mid-execution.
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
+import { createExecutionClient, type ExecutionClient, type ExecutionRequest } from "@pes/queue";
+import { createLogger } from "@pes/logger";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+
+const MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+
+let redis: RedisHandle;
+let prefix: string;
+let configDir: string;
+let client: ExecutionClient;
+let prometheus: FakePrometheus;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(MAIN)) throw new Error("apps/worker is not built: run `npx tsc -p apps/worker/tsconfig.build.json` first");
+  redis = await startRedis();
+});
+
+afterAll(async () => {
+  await redis.stop();
+});
+
+beforeEach(async () => {
+  prefix = uniquePrefix("worker-app");
+  prometheus = await startFakePrometheus();
+  configDir = await writeConfig(prometheus.url);
+  client = createExecutionClient({ redisUrl: redis.url, prefix, logger: createLogger({ name: "test-client", level: "silent" }) });
+  await client.start();
+});
+
+afterEach(async () => {
+  await Promise.all(children.splice(0).map((child) => kill(child, "SIGKILL")));
+  await client.close();
+  await prometheus.close();
+  await rm(configDir, { recursive: true, force: true });
+});
+
+function request(): ExecutionRequest {
+  return {
+    orgId: "acme",
+    requestId: "req-worker-app",
+    bookName: "slow-metrics",
+    time: new Date().toISOString(),
+    attributes: { service: "checkout" },
+    liveRun: false,
+  };
+}
+
+describe("worker process (dist/main.js)", () => {
+  it("a job whose worker is SIGKILLed mid-execution is re-run by another worker and answered", async () => {
+    const short = { WORKER_LOCK_DURATION_MS: "2000", WORKER_STALLED_INTERVAL_MS: "2000" };
+    const first = await startWorker(short);
+    const pending = client.execute(request(), 40_000);
+    await prometheus.queried(1);
+
+    await startWorker(short);
+    await kill(first.child, "SIGKILL");
+    // The second worker re-runs the job once the dead worker's lock expires: its query arrives.
+    await prometheus.queried(2);
+    prometheus.answerAll();
+
+    const result = await pending;
+    expect(result.error).toBeUndefined();
+    expect(result.gadgetsHighlights?.length).toBeGreaterThan(0);
+  }, 60_000);
+
+  it("on SIGTERM finishes the active job, answers the caller, then exits 0", async () => {
+    const worker = await startWorker({ SHUTDOWN_TIMEOUT_MS: "20000" });
+    const pending = client.execute(request(), 30_000);
+    await prometheus.queried(1);
+
+    worker.child.kill("SIGTERM");
+    await worker.logged("shutting down: finishing active jobs");
+    prometheus.answerAll();
+
+    const result = await pending;
+    expect(result.error).toBeUndefined();
+    expect(await worker.exited).toBe(0);
+  }, 60_000);
+
+  it("refuses to start on a bad environment variable, naming it", async () => {
+    const worker = launch({ WORKER_CONCURRENCY: "many" });
+    expect(await worker.exited).toBe(1);
+    expect(worker.stderr()).toMatch(/WORKER_CONCURRENCY/);
+  });
+
+  it("refuses to start on invalid configuration, naming the file", async () => {
+    await writeFile(join(configDir, "playbooks", "acme", "broken.yaml"), "name: broken\ngadgets: 3\n");
+    const worker = launch({});
+    expect(await worker.exited).toBe(1);
+    expect(worker.stderr()).toMatch(/playbooks\/acme\/broken\.yaml/);
+  });
+
+  it("refuses to start when a referenced secret is not set, naming the variable", async () => {
+    await writeFile(
+      join(configDir, "organizations", "acme.yaml"),
+      [
+        "id: acme",
+        "clientIds: [test-client]",
+        "dataSources:",
+        "  metrics:",
+        "    type: prometheus",
+        `    url: ${prometheus.url}`,
+        "    auth:",
+        "      bearerToken: { env: PES_TEST_UNSET_TOKEN }",
+        "",
+      ].join("\n"),
+    );
+    const worker = launch({ PES_TEST_UNSET_TOKEN: "" });
+    expect(await worker.exited).toBe(1);
+    expect(worker.stderr()).toMatch(/PES_TEST_UNSET_TOKEN/);
+  });
+});
+
+interface WorkerProcess {
+  child: ChildProcess;
+  exited: Promise<number | null>;
+  logged(message: string): Promise<void>;
+  stderr(): string;
+}
+
+function launch(env: Record<string, string>): WorkerProcess {
+  const child = spawn(process.execPath, [MAIN], {
+    env: {
+      ...process.env,
+      REDIS_URL: redis.url,
+      QUEUE_PREFIX: prefix,
+      CONFIG_DIR: configDir,
+      WORKER_CONCURRENCY: "2",
+      ACTION_TIMEOUT_MS: "30000",
+      LOG_LEVEL: "info",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  const messages: string[] = [];
+  const listeners = new Set<() => void>();
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.setEncoding("utf8");
+  child.stderr?.setEncoding("utf8");
+  child.stderr?.on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  child.stdout?.on("data", (chunk: string) => {
+    stdout += chunk;
+    const lines = stdout.split("\n");
+    stdout = lines.pop() ?? "";
+    for (const line of lines) {
+      try {
+        const entry = JSON.parse(line) as { msg?: unknown };
+        if (typeof entry.msg === "string") messages.push(entry.msg);
+      } catch {
+        // Not a log line.
+      }
+    }
+    for (const listener of listeners) listener();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const logged = (message: string) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (!messages.includes(message)) return;
+        listeners.delete(check);
+        resolve();
+      };
+      listeners.add(check);
+      check();
+      void exited.then((code) => {
+        if (listeners.delete(check)) reject(new Error(`worker exited (${code}) before logging "${message}":\n${stderr}`));
+      });
+    });
+  return { child, exited, logged, stderr: () => stderr };
+}
+
+async function startWorker(env: Record<string, string>): Promise<WorkerProcess> {
+  const worker = launch(env);
+  await worker.logged("worker ready");
+  return worker;
+}
+
+function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once("exit", () => resolve());
+    child.kill(signal);
+  });
+}
+
+async function writeConfig(prometheusUrl: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "pes-worker-config-"));
+  await mkdir(join(dir, "organizations"));
+  await mkdir(join(dir, "playbooks", "acme"), { recursive: true });
+  await writeFile(
+    join(dir, "organizations", "acme.yaml"),
+    ["id: acme", "clientIds: [test-client]", "dataSources:", "  metrics:", "    type: prometheus", `    url: ${prometheusUrl}`, ""].join("\n"),
+  );
+  await writeFile(
+    join(dir, "playbooks", "acme", "slow-metrics.yaml"),
+    [
+      "name: slow-metrics",
+      "monitorNames:",
+      '  - "Slow metrics of {{service}}"',
+      "gadgets:",
+      '  - title: "Latency of {{service}}"',
+      "    actions:",
+      "      - title: p99 latency",
+      "        dataSource: metrics",
+      "        prometheus:",
+      "          query: 'max(latency_seconds{service={{service}}})'",
+      "          unit: s",
+      "",
+    ].join("\n"),
+  );
+  return dir;
+}
+
+interface FakePrometheus {
+  url: string;
+  /** Resolves once at least `count` queries arrived in total. */
+  queried(count: number): Promise<void>;
+  /** Answers every held query (and every later one at once). */
+  answerAll(): void;
+  close(): Promise<void>;
+}
+
+/** Prometheus' HTTP query API (`/api/v1/query`, `/api/v1/query_range`), holding each answer until released. */
+async function startFakePrometheus(): Promise<FakePrometheus> {
+  const held: (() => void)[] = [];
+  const countListeners = new Set<() => void>();
+  let received = 0;
+  let released = false;
+  const answer = (req: IncomingMessage, res: ServerResponse) => {
+    const now = Math.floor(Date.now() / 1000);
+    const range = (req.url ?? "").startsWith("/api/v1/query_range");
+    const data = range
+      ? { resultType: "matrix", result: [{ metric: {}, values: [[now - 60, "0.2"], [now, "0.9"]] }] }
+      : { resultType: "vector", result: [{ metric: {}, value: [now, "0.9"] }] };
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ status: "success", data }));
+  };
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      if (!(req.url ?? "").startsWith("/api/v1/query")) {
+        res.writeHead(404).end();
+        return;
+      }
+      received += 1;
+      for (const listener of countListeners) listener();
+      if (released) answer(req, res);
+      else held.push(() => answer(req, res));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error("fake Prometheus has no port");
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    queried: (count) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (received < count) return;
+          countListeners.delete(check);
+          resolve();
+        };
+        countListeners.add(check);
+        check();
+      }),
+    answerAll: () => {
+      released = true;
+      for (const reply of held.splice(0)) reply();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,343 @@
+import { randomUUID } from "node:crypto";
+import { ExecutionReply, type ExecutionJob, type PlaybookExecutionResult } from "@pes/contracts";
+import { Queue, type JobsOptions } from "bullmq";
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import { EXECUTE_JOB, EXECUTION_QUEUE, replyChannel, resultKey } from "./queue-names.js";
+import {
+  CONNECT_TIMEOUT_MS,
+  closeConnection,
+  createProducerConnection,
+  createSubscriberConnection,
+  describeRedisUrl,
+  withTimeout,
+} from "./redis-connections.js";
+
+/** What the API enqueues; the client adds where to reply and until when anybody waits. */
+export type ExecutionRequest = Omit<ExecutionJob, "replyTo" | "deadline">;
+
+/** The API side of the queue: enqueue executions and wait for their replies. */
+export interface ExecutionClient {
+  /**
+   * Connects and subscribes to this instance's reply channel. Rejects with QueueUnavailableError when
+   * Redis cannot be reached within a few seconds; the connections keep retrying in the background
+   * either way, and isReady() turns true once Redis is back.
+   */
+  start(): Promise<void>;
+  /**
+   * Runs one execution and resolves with its result, or with `{ error }` once `timeoutMs` has passed
+   * (never later than about a second after). Throws QueueUnavailableError, without waiting, when the
+   * job cannot be enqueued.
+   */
+  execute(request: ExecutionRequest, timeoutMs: number): Promise<PlaybookExecutionResult>;
+  /** Like execute() for many requests, enqueued in one round trip; results in request order. */
+  executeMany(requests: readonly ExecutionRequest[], timeoutMs: number): Promise<PlaybookExecutionResult[]>;
+  /** True when a job could be enqueued and its reply received right now. */
+  isReady(): Promise<boolean>;
+  /** Stops waiting (pending callers get `{ error: "Service is shutting down" }`) and closes the connections. */
+  close(): Promise<void>;
+}
+
+/** The queue cannot take a job now (Redis unreachable or the client not started): the API answers 503. */
+export class QueueUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "QueueUnavailableError";
+  }
+}
+
+export interface ExecutionClientOptions {
+  redisUrl: string;
+  /** BullMQ's key prefix, also used for the result keys and reply channels. */
+  prefix: string;
+  logger: Logger;
+  /** Identifies this API instance's reply channel; a fresh UUID by default. */
+  instanceId?: string;
+}
+
+/** How long the look-up at a deadline may take before the caller is told Redis is unreachable. */
+const STATE_READ_TIMEOUT_MS = 1_000;
+
+/**
+ * The job hash goes as soon as the job completes: the reply lives in our own result key. A failed job
+ * stays an hour so that a caller past its deadline (and an operator) can read why it failed.
+ */
+const JOB_OPTIONS = {
+  removeOnComplete: true,
+  removeOnFail: { age: 3_600 },
+  // One attempt: the engine reports failures as results, and a job interrupted by a dying worker is
+  // re-run by BullMQ's stalled checker regardless of `attempts`.
+  attempts: 1,
+} satisfies JobsOptions;
+
+interface Waiter {
+  resolve(result: PlaybookExecutionResult): void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * Builds the API side of the execution queue. Each instance listens on its own reply channel; workers
+ * publish each reply there and also store it under a result key, which the client reads when a reply
+ * may have been missed (subscriber reconnect, deadline). Nothing connects before start().
+ */
+export function createExecutionClient(options: ExecutionClientOptions): ExecutionClient {
+  const { redisUrl, prefix } = options;
+  const instanceId = options.instanceId ?? randomUUID();
+  const channel = replyChannel(prefix, instanceId);
+  const logger = options.logger.child({ component: "execution-client", instanceId });
+  const waiters = new Map<string, Waiter>();
+
+  let producer: Redis | undefined;
+  let subscriber: Redis | undefined;
+  let queue: Queue<ExecutionJob, void, typeof EXECUTE_JOB> | undefined;
+  let subscribed = false;
+  let subscriptionEpoch = 0;
+  let closed = false;
+
+  function settle(jobId: string, result: PlaybookExecutionResult): void {
+    const waiter = waiters.get(jobId);
+    if (waiter === undefined) return;
+    waiters.delete(jobId);
+    clearTimeout(waiter.timer);
+    waiter.resolve(result);
+  }
+
+  /** Reply text (published or stored) → the result it carries, for the job it names. */
+  function parseReply(text: string): ExecutionReply | undefined {
+    try {
+      const parsed = ExecutionReply.safeParse(JSON.parse(text));
+      if (parsed.success) return parsed.data;
+    } catch {
+      // Not JSON: reported below like any other malformed reply.
+    }
+    logger.error({ reply: text.slice(0, 200) }, "malformed reply on the reply channel or in a result key");
+    return undefined;
+  }
+
+  function onMessage(receivedChannel: string, message: string): void {
+    if (receivedChannel !== channel) return;
+    const reply = parseReply(message);
+    if (reply !== undefined) settle(reply.jobId, reply.result);
+  }
+
+  /** (Re)subscribes on every `ready`, then collects the replies published while the channel was down. */
+  async function onSubscriberReady(): Promise<void> {
+    const epoch = ++subscriptionEpoch;
+    try {
+      await subscriber?.subscribe(channel);
+    } catch (error) {
+      logger.warn({ err: errorMessage(error) }, "could not subscribe to the reply channel; retrying on reconnect");
+      return;
+    }
+    if (epoch !== subscriptionEpoch || subscriber?.status !== "ready") return;
+    subscribed = true;
+    notifyReadiness();
+    await sweepResultKeys();
+  }
+
+  async function sweepResultKeys(): Promise<void> {
+    const jobIds = [...waiters.keys()];
+    if (jobIds.length === 0 || producer === undefined) return;
+    try {
+      const stored = await producer.mget(jobIds.map((jobId) => resultKey(prefix, jobId)));
+      let found = 0;
+      for (const text of stored) {
+        if (text === null) continue;
+        const reply = parseReply(text);
+        if (reply !== undefined) {
+          found += 1;
+          settle(reply.jobId, reply.result);
+        }
+      }
+      if (found > 0) logger.info({ found, pending: jobIds.length }, "collected replies published while the reply channel was down");
+    } catch (error) {
+      // The deadline check reads the result key again: nothing is lost, only later.
+      logger.warn({ err: errorMessage(error) }, "could not sweep result keys after resubscribing");
+    }
+  }
+
+  function connectionsReady(): boolean {
+    return !closed && producer?.status === "ready" && subscriber?.status === "ready" && subscribed;
+  }
+
+  const readinessListeners = new Set<() => void>();
+  function notifyReadiness(): void {
+    for (const listener of readinessListeners) listener();
+  }
+
+  /** Waits until both connections are up and the channel is subscribed, or `ms` passed. */
+  function waitUntilConnected(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const done = (ready: boolean) => {
+        clearTimeout(timer);
+        readinessListeners.delete(check);
+        resolve(ready);
+      };
+      const check = () => {
+        if (connectionsReady()) done(true);
+      };
+      const timer = setTimeout(() => done(connectionsReady()), ms);
+      readinessListeners.add(check);
+      check();
+    });
+  }
+
+  /** What to answer once nobody waits any longer and no reply arrived. Bounded in time. */
+  async function outcomeAfterDeadline(jobId: string, timeoutMs: number): Promise<PlaybookExecutionResult> {
+    const timedOut = `Execution timed out after ${timeoutMs} ms`;
+    try {
+      return await withTimeout(readOutcome(jobId, timedOut), STATE_READ_TIMEOUT_MS, "reading the job state");
+    } catch (error) {
+      logger.warn({ jobId, err: errorMessage(error) }, "could not read the state of a job past its deadline");
+      return { error: `${timedOut}; its state could not be read: Redis unreachable` };
+    }
+  }
+
+  async function readOutcome(jobId: string, timedOut: string): Promise<PlaybookExecutionResult> {
+    if (producer === undefined || queue === undefined) throw new Error("client not started");
+    const readResult = async () => {
+      const stored = await producer?.get(resultKey(prefix, jobId));
+      return stored === null || stored === undefined ? undefined : parseReply(stored)?.result;
+    };
+    const stored = await readResult();
+    if (stored !== undefined) return stored;
+    const state = await queue.getJobState(jobId);
+    switch (state) {
+      case "waiting":
+      case "delayed":
+      case "prioritized":
+      case "waiting-children": {
+        // Remove it so that it never runs for nobody; 0 means a worker locked it in the meantime.
+        const removed = await queue.remove(jobId);
+        return removed === 1
+          ? { error: `${timedOut} (still queued: no worker picked it up)` }
+          : { error: `${timedOut} (still running)` };
+      }
+      case "active":
+        return { error: `${timedOut} (still running)` };
+      case "failed": {
+        const job = await queue.getJob(jobId);
+        return { error: `Execution failed: ${job?.failedReason ?? "unknown reason"}` };
+      }
+      case "completed":
+      case "unknown": {
+        // It may have completed (and its job hash been removed) between the two reads above.
+        const late = await readResult();
+        return late ?? { error: "Execution result was lost" };
+      }
+    }
+  }
+
+  function assertCanEnqueue(): { producer: Redis; queue: Queue<ExecutionJob, void, typeof EXECUTE_JOB> } {
+    if (closed) throw new QueueUnavailableError("Service is shutting down");
+    if (producer === undefined || queue === undefined) throw new QueueUnavailableError("Execution client not started");
+    if (!connectionsReady()) throw new QueueUnavailableError("Redis is unreachable");
+    return { producer, queue };
+  }
+
+  /** Registers the waiter before the job exists, so that even an instant reply finds it. */
+  function waitFor(jobId: string, timeoutMs: number): Promise<PlaybookExecutionResult> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        void outcomeAfterDeadline(jobId, timeoutMs).then((result) => settle(jobId, result));
+      }, timeoutMs);
+      waiters.set(jobId, { resolve, timer });
+    });
+  }
+
+  function forget(jobIds: readonly string[]): void {
+    for (const jobId of jobIds) {
+      const waiter = waiters.get(jobId);
+      if (waiter !== undefined) clearTimeout(waiter.timer);
+      waiters.delete(jobId);
+    }
+  }
+
+  function toJob(request: ExecutionRequest, timeoutMs: number): ExecutionJob {
+    return { ...request, replyTo: instanceId, deadline: Date.now() + Math.ceil(timeoutMs) };
+  }
+
+  async function executeMany(
+    requests: readonly ExecutionRequest[],
+    timeoutMs: number,
+  ): Promise<PlaybookExecutionResult[]> {
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new RangeError(`timeoutMs must be a positive number, got ${timeoutMs}`);
+    const target = assertCanEnqueue();
+    if (requests.length === 0) return [];
+    const jobs = requests.map((request) => ({ jobId: randomUUID(), data: toJob(request, timeoutMs) }));
+    const results = jobs.map(({ jobId }) => waitFor(jobId, timeoutMs));
+    try {
+      // addBulk is one MULTI: one round trip however many jobs.
+      await target.queue.addBulk(
+        jobs.map(({ jobId, data }) => ({ name: EXECUTE_JOB, data, opts: { ...JOB_OPTIONS, jobId } })),
+      );
+    } catch (error) {
+      // Closed mid-enqueue: the waiters already hold "Service is shutting down".
+      if (closed) return Promise.all(results);
+      forget(jobs.map(({ jobId }) => jobId));
+      throw new QueueUnavailableError(`Could not enqueue: ${errorMessage(error)}`, { cause: error });
+    }
+    return Promise.all(results);
+  }
+
+  return {
+    async start() {
+      if (producer !== undefined) throw new Error("execution client already started");
+      producer = createProducerConnection(redisUrl, logger);
+      subscriber = createSubscriberConnection(redisUrl, instanceId, logger);
+      producer.on("ready", () => {
+        notifyReadiness();
+        // After a Redis restart the subscriber may have resubscribed first, when its sweep could not read.
+        if (subscribed) void sweepResultKeys();
+      });
+      subscriber.on("message", onMessage);
+      subscriber.on("ready", () => void onSubscriberReady());
+      subscriber.on("close", () => {
+        subscribed = false;
+      });
+      // Failed first attempts are retried by ioredis; readiness is awaited below, bounded.
+      producer.connect().catch(() => {});
+      subscriber.connect().catch(() => {});
+      queue = new Queue<ExecutionJob, void, typeof EXECUTE_JOB>(EXECUTION_QUEUE, { connection: producer, prefix });
+      queue.on("error", (error) => logger.warn({ err: error.message }, "queue error"));
+      if (!(await waitUntilConnected(CONNECT_TIMEOUT_MS * 2))) {
+        throw new QueueUnavailableError(`Redis at ${describeRedisUrl(redisUrl)} is unreachable; still retrying`);
+      }
+      logger.info({ channel }, "execution client ready");
+    },
+
+    async execute(request, timeoutMs) {
+      const [result] = await executeMany([request], timeoutMs);
+      if (result === undefined) throw new Error("executeMany returned no result for one request");
+      return result;
+    },
+
+    executeMany,
+
+    async isReady() {
+      if (!connectionsReady() || producer === undefined) return false;
+      try {
+        await withTimeout(producer.ping(), STATE_READ_TIMEOUT_MS, "PING");
+        return true;
+      } catch {
+        return false;
+      }
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const jobId of [...waiters.keys()]) settle(jobId, { error: "Service is shutting down" });
+      try {
+        if (queue !== undefined) await withTimeout(queue.close(), 2_000, "closing the queue");
+      } catch (error) {
+        logger.warn({ err: errorMessage(error) }, "queue did not close cleanly");
+      }
+      await Promise.all([producer, subscriber].map((connection) => connection && closeConnection(connection)));
+    },
+  };
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,210 @@
+import { ExecutionJob, type ExecutionReply, type PlaybookExecutionResult } from "@pes/contracts";
+import { UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import { EXECUTION_QUEUE, replyChannel, resultKey } from "./queue-names.js";
+import { closeConnection, createWorkerConnection, describeRedisUrl } from "./redis-connections.js";
+
+/** The worker side of the queue: runs execution jobs and replies to the API instance that waits. */
+export interface ExecutionWorker {
+  /** Connects (waiting out a Redis outage) and starts taking jobs. */
+  start(): Promise<void>;
+  /**
+   * Stops taking jobs and lets the active ones finish. When `timeoutMs` is about to pass, the rest are
+   * interrupted (their signal aborts) and handed back to the queue for another worker; Redis goes last.
+   */
+  close(timeoutMs: number): Promise<void>;
+}
+
+export interface ExecutionWorkerOptions {
+  redisUrl: string;
+  /** BullMQ's key prefix, also used for the result keys and reply channels. */
+  prefix: string;
+  logger: Logger;
+  /** Jobs this process runs at once. */
+  concurrency: number;
+  /** How long a job's lock lives without renewal: a dead worker's job is re-run after about this long. */
+  lockDurationMs?: number;
+  /** How often this worker looks for jobs whose lock expired (stalled) and puts them back in the queue. */
+  stalledIntervalMs?: number;
+  /** Runs one job. It should report failures in the result rather than throw, and stop soon after `signal` aborts. */
+  execute: (job: ExecutionJob, signal: AbortSignal) => Promise<PlaybookExecutionResult>;
+}
+
+/** BullMQ's defaults, stated: 30 s lock (renewed every 15 s), stalled check every 30 s. */
+const DEFAULT_LOCK_DURATION_MS = 30_000;
+const DEFAULT_STALLED_INTERVAL_MS = 30_000;
+/**
+ * A job may stall (its worker died) once and run again; a second stall fails it, so that a job that
+ * kills its worker cannot take the whole pool down one worker at a time.
+ */
+const MAX_STALLED_COUNT = 1;
+/** The result key outlives the caller's deadline by this much, for a late look-up. */
+const RESULT_TTL_AFTER_DEADLINE_MS = 60_000;
+/** Share of close()'s budget kept for interrupted jobs to hand themselves back. */
+const MAX_INTERRUPT_GRACE_MS = 3_000;
+
+/**
+ * Builds a worker for the execution queue. For each job it parses the payload (a malformed job fails
+ * without retry, and its caller is told), skips a job whose caller stopped waiting, runs `execute`,
+ * then stores and publishes the reply in one round trip. Nothing connects before start().
+ */
+export function createExecutionWorker(options: ExecutionWorkerOptions): ExecutionWorker {
+  const { prefix } = options;
+  const logger = options.logger.child({ component: "execution-worker" });
+  /** Aborted when close() runs out of time: every running execution stops and goes back to the queue. */
+  const interrupt = new AbortController();
+  let connection: Redis | undefined;
+  let worker: Worker<unknown, void> | undefined;
+
+  async function reply(jobId: string, replyTo: string, deadline: number, result: PlaybookExecutionResult): Promise<void> {
+    if (connection === undefined) throw new Error("worker not started");
+    const reply: ExecutionReply = { jobId, result };
+    // Encoded once; stored before it is published so that a caller who misses the message finds the key.
+    const json = JSON.stringify(reply);
+    const ttl = Math.max(RESULT_TTL_AFTER_DEADLINE_MS, deadline - Date.now() + RESULT_TTL_AFTER_DEADLINE_MS);
+    const outcome = await connection
+      .multi()
+      .set(resultKey(prefix, jobId), json, "PX", ttl)
+      .publish(replyChannel(prefix, replyTo), json)
+      .exec();
+    const failed = outcome?.find(([error]) => error !== null);
+    if (outcome === null || failed !== undefined) {
+      throw new Error(`could not store the reply of job ${jobId}: ${failed?.[0]?.message ?? "transaction aborted"}`);
+    }
+  }
+
+  async function runJob(job: Job<unknown, void>, token: string | undefined, jobSignal: AbortSignal | undefined): Promise<void> {
+    const jobId = job.id;
+    if (jobId === undefined) throw new UnrecoverableError("job without an id");
+    const parsed = ExecutionJob.safeParse(job.data);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`);
+      const message = `malformed execution job: ${problems.join("; ")}`;
+      logger.error({ jobId, problems }, "malformed execution job; failing it without retry");
+      const replyTo = replyToOf(job.data);
+      if (replyTo !== undefined) {
+        await reply(jobId, replyTo, deadlineOf(job.data), { error: `Execution failed: ${message}` });
+      }
+      throw new UnrecoverableError(message);
+    }
+    const data = parsed.data;
+    if (Date.now() > data.deadline) {
+      logger.warn({ jobId, requestId: data.requestId }, "job reached a worker after its deadline; not running it");
+      await reply(jobId, data.replyTo, data.deadline, {
+        error: "Execution timed out: its deadline passed before a worker could start it",
+      });
+      return;
+    }
+    const signal = jobSignal === undefined ? interrupt.signal : AbortSignal.any([interrupt.signal, jobSignal]);
+    let result: PlaybookExecutionResult;
+    try {
+      result = await options.execute(data, signal);
+    } catch (error) {
+      // The engine reports failures as results; an exception here is a bug, still answered explicitly.
+      logger.error({ jobId, requestId: data.requestId, err: error }, "execution threw");
+      result = { error: `Execution failed: ${error instanceof Error ? error.message : String(error)}` };
+    }
+    if (interrupt.signal.aborted) {
+      // Shutting down mid-run: whatever came back is partial. Hand the job back so that another worker
+      // runs it from the start, now rather than after the lock expires.
+      await job.moveToWait(token);
+      logger.warn({ jobId, requestId: data.requestId }, "interrupted by shutdown; handed back to the queue");
+      throw new WaitingError();
+    }
+    await reply(jobId, data.replyTo, data.deadline, result);
+  }
+
+  return {
+    async start() {
+      if (connection !== undefined) throw new Error("execution worker already started");
+      connection = createWorkerConnection(options.redisUrl, logger);
+      // Wait out a Redis that is not up yet (BullMQ itself gives up after one failed connect).
+      await untilReady(connection);
+      worker = new Worker<unknown, void>(
+        EXECUTION_QUEUE,
+        (job, token, signal) => runJob(job, token, signal),
+        {
+          connection,
+          prefix,
+          concurrency: options.concurrency,
+          lockDuration: options.lockDurationMs ?? DEFAULT_LOCK_DURATION_MS,
+          stalledInterval: options.stalledIntervalMs ?? DEFAULT_STALLED_INTERVAL_MS,
+          maxStalledCount: MAX_STALLED_COUNT,
+          autorun: false,
+        },
+      );
+      worker.on("error", (error) => logger.warn({ err: error.message }, "worker error"));
+      worker.on("failed", (job, error) => logger.warn({ jobId: job?.id, err: error.message }, "job failed"));
+      worker.on("stalled", (jobId) => logger.warn({ jobId }, "job stalled (its worker stopped); back in the queue"));
+      worker.run().catch((error: unknown) => logger.error({ err: error }, "worker stopped unexpectedly"));
+      await worker.waitUntilReady();
+      logger.info({ redis: describeRedisUrl(options.redisUrl), concurrency: options.concurrency }, "execution worker started");
+    },
+
+    async close(timeoutMs) {
+      if (connection === undefined) return;
+      if (worker === undefined) {
+        // Still waiting for Redis in start(): nothing runs yet.
+        connection.disconnect();
+        return;
+      }
+      const graceful = worker.close();
+      graceful.catch((error: unknown) => logger.warn({ err: error }, "worker did not close cleanly"));
+      const interruptGrace = Math.min(MAX_INTERRUPT_GRACE_MS, Math.floor(timeoutMs / 2));
+      if (!(await settlesWithin(graceful, timeoutMs - interruptGrace))) {
+        logger.warn({ timeoutMs }, "active jobs still running at the shutdown deadline; interrupting them");
+        interrupt.abort(new Error("worker shutting down"));
+        if (!(await settlesWithin(graceful, interruptGrace))) {
+          // Their locks expire and another worker's stalled checker re-runs them.
+          logger.error("interrupted jobs did not stop in time; leaving them to the stalled checker");
+          connection.disconnect();
+          return;
+        }
+      }
+      await closeConnection(connection);
+    },
+  };
+}
+
+/** Resolves once the connection is ready (it retries meanwhile); rejects if it is closed first. */
+function untilReady(connection: Redis): Promise<void> {
+  if (connection.status === "ready") return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const onReady = () => {
+      connection.off("end", onEnd);
+      resolve();
+    };
+    const onEnd = () => {
+      connection.off("ready", onReady);
+      reject(new Error("worker closed before Redis was reachable"));
+    };
+    connection.once("ready", onReady);
+    connection.once("end", onEnd);
+    if (connection.status === "wait") connection.connect().catch(() => {});
+  });
+}
+
+/** True when `promise` settles within `ms`. */
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), Math.max(0, ms));
+    const done = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    promise.then(done, done);
+  });
+}
+
+function replyToOf(data: unknown): string | undefined {
+  if (typeof data !== "object" || data === null || !("replyTo" in data)) return undefined;
+  return typeof data.replyTo === "string" && data.replyTo !== "" ? data.replyTo : undefined;
+}
+
+function deadlineOf(data: unknown): number {
+  if (typeof data === "object" && data !== null && "deadline" in data && typeof data.deadline === "number") {
+    return data.deadline;
+  }
+  return Date.now();
+}
