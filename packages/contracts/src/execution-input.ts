@@ -7,7 +7,7 @@ export const Attributes = z
 export type Attributes = z.infer<typeof Attributes>;
 
 const fields = {
-  bookName: z.string().trim().min(1).max(256).meta({ description: "Name of the playbook to run." }),
+  bookName: z.string().trim().min(1, "bookName must not be empty").max(256).meta({ description: "Name of the playbook to run." }),
   messageLink: z
     .url({ protocol: /^https$/, error: "messageLink must be an absolute https URL" })
     .max(2048)
@@ -15,7 +15,7 @@ const fields = {
   title: z
     .string()
     .trim()
-    .min(1)
+    .min(1, "title must not be empty")
     .max(1024)
     .meta({ description: "Title of the alert or issue; identifies the playbook by its monitor names when bookName is absent." }),
   time: z
@@ -27,7 +27,7 @@ const fields = {
   channelId: z
     .string()
     .trim()
-    .min(1)
+    .min(1, "channelId must not be empty")
     .max(256)
     .meta({ description: "Chat channel where the results are posted; enrichmentLink then links to the thread." }),
 };

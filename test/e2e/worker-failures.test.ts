@@ -1,0 +1,95 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { PlaybookExecutionResult } from "@pes/contracts";
+import { startHoldingPrometheus, type HoldingPrometheus } from "../support/holding-prometheus.js";
+import { exampleConfig, postJson, startStack, type Stack } from "../support/stack.js";
+
+// checkout-latency has three Prometheus actions: one execution = three queries.
+const ACTIONS = 3;
+const input = { bookName: "checkout-latency", attributes: { service: "checkout", env: "production" } };
+
+let prometheus: HoldingPrometheus;
+let config: Awaited<ReturnType<typeof exampleConfig>>;
+let stack: Stack | undefined;
+
+beforeEach(async () => {
+  prometheus = await startHoldingPrometheus();
+  config = await exampleConfig({ metrics: prometheus.url });
+});
+
+afterEach(async () => {
+  await stack?.stop();
+  stack = undefined;
+  await prometheus.close();
+  await config.remove();
+});
+
+// Short locks so that a killed worker's job is detected as stalled within seconds, not the default 30 s.
+const fastStalls = { WORKER_LOCK_DURATION_MS: "1500", WORKER_STALLED_INTERVAL_MS: "1000" };
+
+describe("worker failures", () => {
+  it("a worker killed with SIGKILL mid-execution: another worker picks the job up and the caller gets the result", async () => {
+    stack = await startStack({ name: "sigkill", configDir: config.dir, workers: 1, workerEnv: fastStalls, apiEnv: { EXECUTION_TIMEOUT_MS: "30000" } });
+    prometheus.hold();
+    const pending = postJson(`${stack.baseUrl}/playbook/execution`, stack.token(), input);
+    await prometheus.waitForRequests(ACTIONS);
+
+    const [doomed] = stack.workers;
+    await stack.addWorker();
+    await doomed?.stop("SIGKILL");
+    // From now on queries are answered at once: the re-run on the surviving worker completes.
+    prometheus.release();
+
+    const { status, body } = await pending;
+    expect(status).toBe(200);
+    const result = body as PlaybookExecutionResult;
+    expect(result.error).toBeUndefined();
+    expect(result.actionResults).toHaveLength(ACTIONS);
+    // The execution ran a second time, on the surviving worker.
+    expect(prometheus.requests()).toBeGreaterThanOrEqual(2 * ACTIONS);
+  });
+
+  it("the only worker killed: the caller gets an explicit error at the deadline, never a hang", async () => {
+    stack = await startStack({ name: "sigkill-alone", configDir: config.dir, workers: 1, workerEnv: fastStalls, apiEnv: { EXECUTION_TIMEOUT_MS: "4000" } });
+    prometheus.hold();
+    const started = Date.now();
+    const pending = postJson(`${stack.baseUrl}/playbook/execution`, stack.token(), input);
+    await prometheus.waitForRequests(ACTIONS);
+    await stack.workers[0]?.stop("SIGKILL");
+
+    const { status, body } = await pending;
+    expect(status).toBe(200);
+    expect((body as PlaybookExecutionResult).error).toMatch(/timed out/i);
+    // Bounded by the deadline plus the state check, not by the test's own timeout.
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+
+  it("SIGTERM lets the active execution finish before the worker exits", async () => {
+    stack = await startStack({ name: "sigterm", configDir: config.dir, workers: 1 });
+    prometheus.hold();
+    const pending = postJson(`${stack.baseUrl}/playbook/execution`, stack.token(), input);
+    await prometheus.waitForRequests(ACTIONS);
+
+    const worker = stack.workers[0];
+    const exited = worker?.stop("SIGTERM");
+    await worker?.waitForLine(/shutting down|closing/i);
+    prometheus.release();
+
+    const { status, body } = await pending;
+    expect(status).toBe(200);
+    expect((body as PlaybookExecutionResult).error).toBeUndefined();
+    expect(await exited).toEqual({ code: 0, signal: null });
+  });
+
+  it("no worker at all: the caller gets an explicit timed-out error and the job is not run later", async () => {
+    stack = await startStack({ name: "no-worker", configDir: config.dir, workers: 0, apiEnv: { EXECUTION_TIMEOUT_MS: "1500" } });
+    const { status, body } = await postJson(`${stack.baseUrl}/playbook/execution`, stack.token(), input);
+    expect(status).toBe(200);
+    expect((body as PlaybookExecutionResult).error).toMatch(/timed out/i);
+
+    // A worker that starts afterwards finds nothing to run: the timed-out job was withdrawn.
+    await stack.addWorker();
+    const next = await postJson(`${stack.baseUrl}/playbook/execution`, stack.token(), input);
+    expect((next.body as PlaybookExecutionResult).error).toBeUndefined();
+    expect(prometheus.requests()).toBe(ACTIONS);
+  });
+});
