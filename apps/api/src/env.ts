@@ -1,12 +1,9 @@
-import { fileURLToPath } from "node:url";
-import { DEV_AUDIENCE, DEV_ISSUER } from "@pes/dev-issuer";
+import { envInteger as integer, parseEnvironment, sharedEnvFields } from "@pes/config";
 import { DEFAULT_BATCH_MAX_ITEMS } from "@pes/contracts";
+import { DEV_AUDIENCE, DEV_ISSUER } from "@pes/dev-issuer";
 import { z } from "zod";
 
-/** `<repo>/config/example`, from this file's location (`apps/api/{src,dist}/`), whatever the working directory. */
-const defaultConfigDir = fileURLToPath(new URL("../../../config/example", import.meta.url));
-
-const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+export { EnvError } from "@pes/config";
 
 /**
  * Every environment variable the API reads, parsed once at start. Empty values count as unset.
@@ -16,12 +13,7 @@ export const ApiEnvSchema = z
   .object({
     PORT: integer(0, 65_535).default(8080),
     HOST: z.string().min(1).default("0.0.0.0"),
-    REDIS_URL: z.url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" }).default("redis://127.0.0.1:6379"),
-    QUEUE_PREFIX: z
-      .string()
-      .regex(/^[A-Za-z0-9:_-]{1,64}$/, "must be 1-64 letters, digits, ':', '_' or '-'")
-      .default("pes"),
-    CONFIG_DIR: z.string().min(1).default(defaultConfigDir),
+    ...sharedEnvFields,
     EXECUTION_TIMEOUT_MS: integer(1, 3_600_000).default(120_000),
     BATCH_MAX_ITEMS: integer(1, 10_000).default(DEFAULT_BATCH_MAX_ITEMS),
     BODY_LIMIT: z
@@ -43,8 +35,6 @@ export const ApiEnvSchema = z
           .map((host) => host.trim().toLowerCase())
           .filter((host) => host !== ""),
       ),
-    LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-    SHUTDOWN_TIMEOUT_MS: integer(0, 3_600_000).default(25_000),
   })
   .superRefine((env, ctx) => {
     if (!env.AUTH_DEV_ISSUER) {
@@ -91,21 +81,9 @@ export interface ApiEnv {
   shutdownTimeoutMs: number;
 }
 
-/** A bad environment; the message names every offending variable. */
-export class EnvError extends Error {
-  override name = "EnvError";
-}
-
 /** Parses the environment once; throws EnvError naming each bad or missing variable. */
 export function parseEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
-  // An empty value (`FOO=` in a compose file) means "not set", so defaults apply.
-  const present = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ""));
-  const parsed = ApiEnvSchema.safeParse(present);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join(".") || "(environment)"}: ${issue.message}`);
-    throw new EnvError(`Invalid environment:\n${lines.join("\n")}`);
-  }
-  const env = parsed.data;
+  const env = parseEnvironment(ApiEnvSchema, source);
   return {
     port: env.PORT,
     host: env.HOST,

@@ -1,26 +1,16 @@
-import { fileURLToPath } from "node:url";
+import { envInteger as integer, parseEnvironment, sharedEnvFields } from "@pes/config";
 import { z } from "zod";
 
-/** `<repo>/config/example`, from this file's location (`apps/worker/{src,dist}/`), whatever the working directory. */
-const defaultConfigDir = fileURLToPath(new URL("../../../config/example", import.meta.url));
-
-const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+export { EnvError } from "@pes/config";
 
 /** Every environment variable the worker reads, parsed once at start. Empty values count as unset. */
 export const WorkerEnvSchema = z.object({
-  REDIS_URL: z.url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" }).default("redis://127.0.0.1:6379"),
-  QUEUE_PREFIX: z
-    .string()
-    .regex(/^[A-Za-z0-9:_-]{1,64}$/, "must be 1-64 letters, digits, ':', '_' or '-'")
-    .default("pes"),
-  CONFIG_DIR: z.string().min(1).default(defaultConfigDir),
+  ...sharedEnvFields,
   WORKER_CONCURRENCY: integer(1, 10_000).default(50),
   ACTION_TIMEOUT_MS: integer(1, 3_600_000).default(15_000),
   MAX_CONCURRENT_ACTIONS: integer(1, 10_000).default(32),
   WORKER_LOCK_DURATION_MS: integer(1_000, 3_600_000).default(30_000),
   WORKER_STALLED_INTERVAL_MS: integer(1_000, 3_600_000).default(30_000),
-  SHUTDOWN_TIMEOUT_MS: integer(0, 3_600_000).default(25_000),
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
 export interface WorkerEnv {
@@ -41,21 +31,9 @@ export interface WorkerEnv {
   logLevel: string;
 }
 
-/** A bad environment; the message names every offending variable. */
-export class EnvError extends Error {
-  override name = "EnvError";
-}
-
 /** Parses the environment once; throws EnvError naming each bad variable. */
 export function parseWorkerEnv(source: NodeJS.ProcessEnv = process.env): WorkerEnv {
-  // An empty value (`FOO=` in a compose file) means "not set", so defaults apply.
-  const present = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ""));
-  const parsed = WorkerEnvSchema.safeParse(present);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join(".") || "(environment)"}: ${issue.message}`);
-    throw new EnvError(`Invalid environment:\n${lines.join("\n")}`);
-  }
-  const env = parsed.data;
+  const env = parseEnvironment(WorkerEnvSchema, source);
   return {
     redisUrl: env.REDIS_URL,
     queuePrefix: env.QUEUE_PREFIX,

@@ -3,3 +3,4 @@ export * from "./check-secrets.js";
 export * from "./config-error.js";
 export * from "./load-config.js";
 export * from "./organization-file.js";
+export * from "./environment.js";
