@@ -2,7 +2,7 @@ import type { MissingAttributesError } from "@pes/templates";
 
 /**
  * Plain words for why a request got no answer: the deadline, a cancellation, or the network error
- * code undici puts in `cause` (fetch itself only says "fetch failed"). Never includes headers.
+ * code undici or the network puts on the error (or its `cause`). Never includes headers.
  */
 export function describeFetchFailure(error: unknown, signal: AbortSignal, target: string): string {
   if (signal.aborted) {
@@ -23,6 +23,7 @@ export function describeFetchFailure(error: unknown, signal: AbortSignal, target
     UND_ERR_SOCKET: "connection closed unexpectedly",
     UND_ERR_HEADERS_TIMEOUT: "no response headers in time",
     UND_ERR_BODY_TIMEOUT: "the response body stalled",
+    RESPONSE_TOO_LARGE: "the answer is larger than 32 MiB",
   };
   const words = code === undefined ? undefined : (known[code] ?? code);
   if (words !== undefined) return `could not reach ${target} (${words})`;

@@ -112,6 +112,29 @@ describe("runHttpAction", () => {
     expect(missing).toMatchObject({ status: "failed", shortAnswer: "Last deploy: the answer has no field version" });
   });
 
+  it("refuses an answer too large to hold, instead of buffering it", async () => {
+    const chunk = Buffer.alloc(1024 * 1024, "x");
+    server = await startTestServer((_request, response) => {
+      response.writeHead(200, { "content-type": "application/json" });
+      // Streams until the client gives up: 33 chunks of 1 MiB would exceed the 32 MiB cap.
+      let sent = 0;
+      const pump = (): void => {
+        while (sent < 33) {
+          sent += 1;
+          if (!response.write(chunk)) {
+            response.once("drain", pump);
+            return;
+          }
+        }
+        response.end();
+      };
+      pump();
+    });
+    const outcome = await runHttpAction(request({ type: "http", url: server.url }, {}));
+    expect(outcome.status).toBe("failed");
+    expect(outcome.shortAnswer).toMatch(/larger than 32 MiB/);
+  });
+
   it("fails at its deadline when the API does not answer", async () => {
     server = await startTestServer(() => {
       // held until the deadline

@@ -1,5 +1,6 @@
 import { asText, asUrlComponent, fillTemplate, fillTemplates, MissingAttributesError } from "@pes/templates";
 import type { ActionOutcome, Connector } from "../connector.js";
+import { sendHttpRequest } from "../http-client.js";
 import { describeFetchFailure, skippedAnswer, truncate } from "../outcome-text.js";
 import { readSecret } from "../secret-ref.js";
 import { withoutCredentials } from "../url-text.js";
@@ -49,16 +50,14 @@ export const runHttpAction: Connector<"http"> = async (request) => {
   let contentType: string;
   let text: string;
   try {
-    const response = await fetch(url, {
+    const answer = await sendHttpRequest(url, {
       method: spec.method,
       headers: { accept: "application/json", ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
       ...(body === undefined ? {} : { body }),
       signal,
     });
-    status = response.status;
-    statusText = response.statusText;
-    contentType = response.headers.get("content-type") ?? "no content type";
-    text = await response.text();
+    ({ status, statusText, text } = answer);
+    contentType = answer.contentType ?? "no content type";
   } catch (error) {
     return failed(describeFetchFailure(error, signal, TARGET));
   }

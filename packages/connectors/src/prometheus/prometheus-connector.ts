@@ -1,5 +1,6 @@
 import { fillTemplate, MissingAttributesError } from "@pes/templates";
 import type { ActionOutcome, Connector, TimeWindow } from "../connector.js";
+import { sendHttpRequest } from "../http-client.js";
 import { describeFetchFailure, skippedAnswer, truncate } from "../outcome-text.js";
 import { readSecret } from "../secret-ref.js";
 import { withoutCredentials } from "../url-text.js";
@@ -45,17 +46,19 @@ export const runPrometheusAction: Connector<"prometheus"> = async (request) => {
     return failed(`cannot authenticate to ${TARGET}: ${messageOf(error)}`);
   }
   const range = spec.range;
-  const form = new URLSearchParams({ query, ...(range ? rangeParameters(window) : { time: unixSeconds(window.time) }) });
+  const form = new URLSearchParams({ query, ...(range ? rangeParameters(window) : { time: unixSeconds(window.time) }) }).toString();
   const url = `${withoutCredentials(dataSource.url)}/api/v1/${range ? "query_range" : "query"}`;
 
   let status: number;
   let statusText: string;
   let text: string;
   try {
-    const response = await fetch(url, { method: "POST", headers, body: form, signal });
-    status = response.status;
-    statusText = response.statusText;
-    text = await response.text();
+    ({ status, statusText, text } = await sendHttpRequest(url, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/x-www-form-urlencoded" },
+      body: form,
+      signal,
+    }));
   } catch (error) {
     return failed(describeFetchFailure(error, signal, TARGET));
   }
