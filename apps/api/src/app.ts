@@ -1,15 +1,13 @@
 import type { JsonWebKey } from "node:crypto";
-import type { IncomingMessage } from "node:http";
 import type { Catalog } from "@pes/config";
 import type { Logger } from "@pes/logger";
 import type { ExecutionClient } from "@pes/queue";
 import express, { type Express } from "express";
-import { pinoHttp } from "pino-http";
+import { accessLog } from "./access-log.js";
 import { Admission } from "./admission.js";
 import type { TokenVerifier } from "./auth/token-verifier.js";
 import { errorMiddleware, notFound } from "./errors.js";
 import { buildOpenApiDocument } from "./openapi.js";
-import { assignRequestId } from "./request-id.js";
 import { documentRoutes } from "./routes/document-routes.js";
 import { executionRoutes } from "./routes/execution-routes.js";
 import { healthRoutes } from "./routes/health-routes.js";
@@ -50,25 +48,7 @@ export function createApp(deps: AppDeps): Express {
   app.set("etag", false);
   app.disable("x-powered-by");
 
-  app.use(
-    pinoHttp({
-      logger: deps.logger,
-      genReqId: assignRequestId,
-      // Probes every few seconds would drown the access log.
-      autoLogging: { ignore: (req) => req.url === "/healthz" || req.url === "/readyz" },
-      customLogLevel: (_req, res, error) => (error !== undefined || res.statusCode >= 500 ? "error" : "info"),
-      // Method, path and id only: headers (and so tokens) never reach the log.
-      serializers: {
-        req: (req: { id: unknown; method: string; url: string; raw: IncomingMessage }) => ({
-          id: req.id,
-          method: req.method,
-          url: req.url,
-          remoteAddress: req.raw.socket.remoteAddress,
-        }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-    }),
-  );
+  app.use(accessLog(deps.logger));
 
   const routes: Route[] = [
     ...healthRoutes({ executionClient: deps.executionClient, isShuttingDown: deps.isShuttingDown ?? (() => false) }),

@@ -70,8 +70,6 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       sendJson(res, clientStatus, { error: error.message });
       return;
     }
-    // pino-http logs the request with this error attached; log it here too, tied to the request id.
-    res.err = error instanceof Error ? error : new Error(String(error));
     logger.error({ err: error, requestId }, "unhandled error");
     sendJson(res, 500, { error: "Internal server error" });
   };

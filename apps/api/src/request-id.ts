@@ -2,19 +2,21 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 
 const acceptable = /^[A-Za-z0-9._-]{1,128}$/;
+const ids = new WeakMap<IncomingMessage, string>();
 
 /**
- * The caller's X-Request-Id when it is safe to echo and log, else a fresh UUID; also set on the response.
- * Used as pino-http's genReqId so the log line, the job and the answer share the id.
+ * Gives the request its id: the caller's X-Request-Id when it is safe to echo and log, else a fresh
+ * UUID. Set on the response, so the log line, the job and the answer share it.
  */
 export function assignRequestId(req: IncomingMessage, res: ServerResponse): string {
   const incoming = req.headers["x-request-id"];
   const id = typeof incoming === "string" && acceptable.test(incoming) ? incoming : randomUUID();
+  ids.set(req, id);
   res.setHeader("X-Request-Id", id);
   return id;
 }
 
-/** The id assigned to this request (pino-http stores it as `req.id`). */
+/** The id assigned to this request (assigned first thing by the access log). */
 export function requestIdOf(req: IncomingMessage): string {
-  return typeof req.id === "string" ? req.id : String(req.id);
+  return ids.get(req) ?? "unassigned";
 }

@@ -267,10 +267,14 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     const jobs = requests.map((request) => ({ jobId: randomUUID(), data: toJob(request, timeoutMs) }));
     const results = jobs.map(({ jobId }) => waitFor(jobId, timeoutMs));
     try {
-      // addBulk is one MULTI: one round trip however many jobs.
-      await target.queue.addBulk(
-        jobs.map(({ jobId, data }) => ({ name: EXECUTE_JOB, data, opts: { ...JOB_OPTIONS, jobId } })),
-      );
+      // One job: one script call. Many: addBulk, one MULTI round trip however many jobs (a MULTI on this
+      // connection copies every script BullMQ defined on it, which costs more than the job itself).
+      const [single] = jobs;
+      if (jobs.length === 1 && single !== undefined) {
+        await target.queue.add(EXECUTE_JOB, single.data, { ...JOB_OPTIONS, jobId: single.jobId });
+      } else {
+        await target.queue.addBulk(jobs.map(({ jobId, data }) => ({ name: EXECUTE_JOB, data, opts: { ...JOB_OPTIONS, jobId } })));
+      }
     } catch (error) {
       // Closed mid-enqueue: the waiters already hold "Service is shutting down".
       if (closed) return Promise.all(results);
