@@ -17,8 +17,17 @@ declare module "autocannon" {
     /** Seconds before a request counts as a timeout. */
     timeout?: number;
     pipelining?: number;
-    /** Returning false counts the response as a mismatch. */
-    verifyBody?: (body: string) => boolean;
+    /** Requests each connection cycles through; fields left out come from the options above. */
+    requests?: AutocannonRequest[];
+  }
+
+  export interface AutocannonRequest {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    /** Called with every response's status and full body, before the `response` event. */
+    onResponse?: (status: number, body: string, context: Record<string, unknown>) => void;
   }
 
   export interface AutocannonHistogram {

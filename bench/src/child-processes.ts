@@ -72,7 +72,7 @@ export function spawnChild(options: SpawnChildOptions): ChildHandle {
     pid: child.pid,
     exited,
     hasExited: () => exitedFlag,
-    async stop(graceMs = 5_000) {
+    async stop(graceMs = 10_000) {
       if (exitedFlag) return;
       child.kill("SIGTERM");
       const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);

@@ -8,6 +8,7 @@ import { waitUntil } from "./wait-until.js";
 
 export interface RawFloorResult {
   inFlight: number;
+  workerProcesses: number;
   durationMs: number;
   completed: number;
   errors: number;
@@ -18,6 +19,10 @@ export interface RawFloorResult {
 export interface RawFloor {
   /** Runs `inFlight` producer loops (add → wait for the result) for `durationMs`, after `warmupMs`. */
   measure(options: { inFlight: number; durationMs: number; warmupMs: number }): Promise<RawFloorResult>;
+  workerProcesses(): number;
+  workerPids(): number[];
+  /** Starts one more worker process on the same queue (for the 2-process denominator). */
+  addWorker(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -34,20 +39,30 @@ export async function startRawFloor(options: {
 }): Promise<RawFloor> {
   const queueName = "raw-floor";
   const connection = { url: options.redisUrl, maxRetriesPerRequest: null };
-  const logPath = join(options.logDir, "raw-floor-worker.log");
-  const worker: ChildHandle = spawnChild({
-    name: "raw-floor-worker",
-    command: process.execPath,
-    args: [fileURLToPath(new URL("./raw-floor-worker.js", import.meta.url))],
-    env: {
-      ...process.env,
-      REDIS_URL: options.redisUrl,
-      RAW_PREFIX: options.prefix,
-      RAW_QUEUE: queueName,
-      RAW_CONCURRENCY: String(options.workerConcurrency),
-    },
-    logPath,
-  });
+  const workers: ChildHandle[] = [];
+  const addWorker = async (): Promise<void> => {
+    const index = workers.length + 1;
+    const logPath = join(options.logDir, `raw-floor-worker-${index}.log`);
+    const worker = spawnChild({
+      name: `raw-floor-worker-${index}`,
+      command: process.execPath,
+      args: [fileURLToPath(new URL("./raw-floor-worker.js", import.meta.url))],
+      env: {
+        ...process.env,
+        REDIS_URL: options.redisUrl,
+        RAW_PREFIX: options.prefix,
+        RAW_QUEUE: queueName,
+        RAW_CONCURRENCY: String(options.workerConcurrency),
+      },
+      logPath,
+    });
+    workers.push(worker);
+    await waitUntil(worker.name, async () => /raw floor worker ready/.test(readFileSync(logPath, "utf8")), {
+      timeoutMs: 15_000,
+      child: worker,
+      logPath,
+    });
+  };
   const queue = new Queue(queueName, {
     connection,
     prefix: options.prefix,
@@ -57,15 +72,17 @@ export async function startRawFloor(options: {
   const events = new QueueEvents(queueName, { connection, prefix: options.prefix });
   queue.on("error", () => undefined);
   events.on("error", () => undefined);
+  // Every waiting job.waitUntilFinished adds listeners to both; 64 in flight is by design.
+  queue.setMaxListeners(0);
+  events.setMaxListeners(0);
+  const close = async (): Promise<void> => {
+    await Promise.allSettled([queue.close(), events.close()]);
+    for (const worker of workers) await worker.stop();
+  };
   try {
-    await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
-    await waitUntil("raw floor worker", async () => /raw floor worker ready/.test(readFileSync(logPath, "utf8")), {
-      timeoutMs: 15_000,
-      child: worker,
-      logPath,
-    });
+    await Promise.all([queue.waitUntilReady(), events.waitUntilReady(), addWorker()]);
   } catch (error) {
-    await Promise.allSettled([queue.close(), events.close(), worker.stop()]);
+    await close();
     throw error;
   }
 
@@ -101,6 +118,7 @@ export async function startRawFloor(options: {
       const { latencies, errors, elapsedMs } = await runLoops(inFlight, durationMs, true);
       return {
         inFlight,
+        workerProcesses: workers.length,
         durationMs: elapsedMs,
         completed: latencies.length,
         errors,
@@ -108,9 +126,9 @@ export async function startRawFloor(options: {
         latency: summarizeLatencies(latencies),
       };
     },
-    async close() {
-      await Promise.allSettled([queue.close(), events.close()]);
-      await worker.stop();
-    },
+    workerProcesses: () => workers.length,
+    workerPids: () => workers.map((worker) => worker.pid),
+    addWorker,
+    close,
   };
 }

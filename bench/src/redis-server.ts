@@ -1,8 +1,8 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { freePort } from "@pes/local-services";
 import { Redis } from "ioredis";
 import { spawnChild, type ChildHandle } from "./child-processes.js";
-import { freePort } from "./free-port.js";
 import { waitUntil } from "./wait-until.js";
 
 export interface BenchRedis {
@@ -16,13 +16,13 @@ export interface BenchRedis {
  * production, with persistence off (`--save ""`, `--appendonly no`) so that disk I/O of this shared
  * machine does not enter the figures, and `noeviction` as BullMQ requires.
  */
-export async function startBenchRedis(workDir: string): Promise<BenchRedis> {
+export async function startBenchRedis(workDir: string, logDir: string): Promise<BenchRedis> {
   const fromEnv = process.env.REDIS_URL;
   if (fromEnv !== undefined && fromEnv !== "") return { url: fromEnv, child: undefined };
   const port = await freePort();
   const dataDir = join(workDir, "redis");
   mkdirSync(dataDir, { recursive: true });
-  const logPath = join(workDir, "redis.log");
+  const logPath = join(logDir, "redis.log");
   const child = spawnChild({
     name: "redis-server",
     command: "redis-server",

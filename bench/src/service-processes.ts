@@ -1,5 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { EXECUTION_QUEUE } from "@pes/queue";
+import { Queue } from "bullmq";
 import { spawnChild, type ChildHandle } from "./child-processes.js";
 import { waitUntil } from "./wait-until.js";
 
@@ -26,20 +28,40 @@ export function serviceIsBuilt(repoRoot: string): boolean {
   });
 }
 
+/**
+ * The Node flags the Docker image runs both processes with (its `ENV NODE_OPTIONS=…` line): the benchmark
+ * measures what ships, from the one place it is written.
+ */
+export function shippedNodeOptions(repoRoot: string): string[] {
+  const dockerfile = readFileSync(join(repoRoot, "Dockerfile"), "utf8");
+  const line = /^\s*NODE_OPTIONS="?([^"\\\n]*)"?/m.exec(dockerfile);
+  return (line?.[1] ?? "").split(/\s+/).filter((arg) => arg !== "");
+}
+
+/**
+ * Node flags for the API and workers: the image's NODE_OPTIONS, `--cpu-prof` when profiling, plus
+ * BENCH_NODE_ARGS (space-separated, e.g. "--trace-gc" or "--max-semi-space-size=8") for experiments.
+ */
 function nodeArgs(context: ServiceContext, name: string): string[] {
-  if (context.cpuProfileDir === undefined) return [];
-  return ["--cpu-prof", `--cpu-prof-dir=${context.cpuProfileDir}`, `--cpu-prof-name=${name}.cpuprofile`];
+  const extra = [
+    ...shippedNodeOptions(context.repoRoot),
+    ...(process.env.BENCH_NODE_ARGS ?? "").split(/\s+/).filter((arg) => arg !== ""),
+  ];
+  if (context.cpuProfileDir === undefined) return extra;
+  return [...extra, "--cpu-prof", `--cpu-prof-dir=${context.cpuProfileDir}`, `--cpu-prof-name=${name}.cpuprofile`];
 }
 
 function commonEnv(context: ServiceContext): NodeJS.ProcessEnv {
   return {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
+    ...process.env,
     NODE_ENV: "production",
     REDIS_URL: context.redisUrl,
     QUEUE_PREFIX: context.queuePrefix,
     CONFIG_DIR: context.configDir,
-    LOG_LEVEL: "warn",
+    // warn keeps logging off the hot path; BENCH_LOG_LEVEL=info shows per-execution timings when diagnosing.
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warn",
+    // Idle at the end of a run: a short graceful shutdown keeps cleanup (and profile writing) bounded.
+    SHUTDOWN_TIMEOUT_MS: "5000",
   };
 }
 
@@ -84,7 +106,11 @@ export interface WorkerOptions {
   maxConcurrentActions: number;
 }
 
-/** Starts `node apps/worker/dist/main.js` and resolves once it has logged "worker ready". */
+/**
+ * Starts `node apps/worker/dist/main.js` and resolves once it has taken its place on the execution
+ * queue: BullMQ names each worker's blocking connection, so Redis's client list shows `index` workers.
+ * (Its "worker ready" log line is info level, which the benchmark's LOG_LEVEL=warn hides.)
+ */
 export async function startWorker(context: ServiceContext, options: WorkerOptions): Promise<ChildHandle> {
   const logPath = join(context.logDir, `worker-${options.index}.log`);
   const child = spawnChild({
@@ -99,10 +125,20 @@ export async function startWorker(context: ServiceContext, options: WorkerOption
     },
     logPath,
   });
-  await waitUntil(
-    `worker-${options.index} ready`,
-    async () => /worker ready/i.test(readFileSync(logPath, "utf8")),
-    { timeoutMs: 30_000, intervalMs: 100, child, logPath },
-  );
+  const queue = new Queue(EXECUTION_QUEUE, {
+    connection: { url: context.redisUrl, maxRetriesPerRequest: null },
+    prefix: context.queuePrefix,
+  });
+  queue.on("error", () => undefined);
+  try {
+    await waitUntil(`worker-${options.index} on queue ${EXECUTION_QUEUE}`, async () => (await queue.getWorkersCount()) >= options.index, {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      child,
+      logPath,
+    });
+  } finally {
+    await queue.close();
+  }
   return child;
 }

@@ -1,0 +1,223 @@
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadOrCreateDevKey, mintDevToken } from "@pes/dev-issuer";
+import { freePort } from "@pes/local-services";
+import { Redis } from "ioredis";
+import { BENCH_CLIENT_ID, BENCH_ORG, ONE_ACTION_PLAYBOOK, PARALLEL_PLAYBOOK, writeBenchConfig } from "./bench-config.js";
+import { stopAll, type ChildHandle } from "./child-processes.js";
+import { describeMachine, currentCommit } from "./machine.js";
+import { startRawFloor, type RawFloor } from "./raw-floor.js";
+import { startBenchRedis } from "./redis-server.js";
+import type { BenchResults } from "./results.js";
+import {
+  batch,
+  parallelism,
+  plumbingOverhead,
+  smokeTest,
+  STUB_SLOW_DELAY_MS,
+  THROUGHPUT_IN_FLIGHT,
+  type Durations,
+  type ServiceTarget,
+} from "./scenarios.js";
+import { startApi, startWorker, type ServiceContext } from "./service-processes.js";
+import { startStubProcess } from "./stub-process.js";
+import { evaluateTargets } from "./target-evaluation.js";
+import { measureThroughput } from "./throughput-run.js";
+
+export const SCENARIOS = ["plumbing", "throughput", "parallelism", "batch"] as const;
+export type ScenarioName = (typeof SCENARIOS)[number];
+
+export interface BenchOptions {
+  repoRoot: string;
+  resultsDir: string;
+  mode: "quick" | "full";
+  durations: Durations;
+  scenarios: ReadonlySet<ScenarioName>;
+  cpuProfile: boolean;
+  workerConcurrency: number;
+  maxConcurrentActions: number;
+  log: (line: string) => void;
+}
+
+/**
+ * Starts Redis, the stub data sources, the API and a worker, runs the selected scenarios (memory is
+ * sampled during scenario 2), and stops every process it started, whatever happens.
+ */
+export async function runBench(options: BenchOptions): Promise<BenchResults> {
+  const startedAt = new Date();
+  const workDir = mkdtempSync(join(tmpdir(), "pes-bench-"));
+  const logDir = join(options.resultsDir, "logs");
+  rmSync(logDir, { recursive: true, force: true });
+  mkdirSync(logDir, { recursive: true });
+  const cpuProfileDir = options.cpuProfile ? join(options.resultsDir, "profiles") : undefined;
+  if (cpuProfileDir !== undefined) {
+    rmSync(cpuProfileDir, { recursive: true, force: true });
+    mkdirSync(cpuProfileDir, { recursive: true });
+  }
+  const children: ChildHandle[] = [];
+  let rawFloor: RawFloor | undefined;
+  const queuePrefix = `bench-${startedAt.getTime().toString(36)}`;
+  let redisUrl: string | undefined;
+  let redisIsExternal = false;
+
+  const results: BenchResults = {
+    mode: options.mode,
+    profiled: options.cpuProfile,
+    startedAt: startedAt.toISOString(),
+    durationSeconds: 0,
+    machine: describeMachine(),
+    commit: currentCommit(options.repoRoot),
+    settings: {
+      durations: options.durations,
+      workerConcurrency: options.workerConcurrency,
+      maxConcurrentActions: options.maxConcurrentActions,
+      throughputInFlight: THROUGHPUT_IN_FLIGHT,
+      redis: "",
+      stubDelaysMs: { instant: 0, slow: STUB_SLOW_DELAY_MS },
+    },
+    throughput: [],
+    batch: [],
+    targets: [],
+    failures: [],
+  };
+
+  try {
+    options.log("starting redis, stub data sources, API and worker …");
+    const redis = await startBenchRedis(workDir, logDir);
+    redisUrl = redis.url;
+    redisIsExternal = redis.child === undefined;
+    if (redis.child !== undefined) children.push(redis.child);
+    results.settings.redis = redisIsExternal
+      ? "REDIS_URL (external)"
+      : `redis-server ${results.machine.redis} spawned on loopback, --save "" --appendonly no`;
+
+    const [instantPort, slowPort, apiPort] = [await freePort(), await freePort(), await freePort()];
+    const stub = await startStubProcess(logDir, [
+      { port: instantPort, delayMs: 0 },
+      { port: slowPort, delayMs: STUB_SLOW_DELAY_MS },
+    ]);
+    children.push(stub);
+
+    const configDir = join(workDir, "config");
+    const instantUrl = `http://127.0.0.1:${instantPort}`;
+    writeBenchConfig(configDir, {
+      instantUrl,
+      slowUrl: `http://127.0.0.1:${slowPort}`,
+    });
+    const devIssuerDir = join(workDir, "dev-issuer");
+    const key = await loadOrCreateDevKey(devIssuerDir);
+    const token = mintDevToken(key, { org: BENCH_ORG, clientId: BENCH_CLIENT_ID, expiresInSeconds: 3600 });
+
+    const context: ServiceContext = {
+      repoRoot: options.repoRoot,
+      logDir,
+      redisUrl: redis.url,
+      queuePrefix,
+      configDir,
+      devIssuerDir,
+      cpuProfileDir,
+    };
+    const api = await startApi(context, { port: apiPort, executionTimeoutMs: 30_000, batchMaxItems: 100 });
+    children.push(api);
+    const workerOptions = { concurrency: options.workerConcurrency, maxConcurrentActions: options.maxConcurrentActions };
+    const workers = [await startWorker(context, { index: 1, ...workerOptions })];
+    children.push(...workers);
+    rawFloor = await startRawFloor({
+      redisUrl: redis.url,
+      prefix: `${queuePrefix}-raw`,
+      workerConcurrency: options.workerConcurrency,
+      logDir,
+    });
+
+    const target: ServiceTarget = { baseUrl: `http://127.0.0.1:${apiPort}`, token };
+    await smokeTest(target, ONE_ACTION_PLAYBOOK);
+    await smokeTest(target, PARALLEL_PLAYBOOK);
+    const { durations } = options;
+    const run = async (name: string, scenario: () => Promise<void>): Promise<void> => {
+      const started = performance.now();
+      options.log(`${name} …`);
+      try {
+        await scenario();
+        options.log(`${name}: done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      } catch (error) {
+        const message = `${name}: ${error instanceof Error ? error.message : String(error)}`;
+        results.failures.push(message);
+        options.log(`FAILED ${message}`);
+      }
+    };
+    const floor = rawFloor;
+    const throughputRun = async (): Promise<void> => {
+      results.throughput.push(
+        await measureThroughput(target, ONE_ACTION_PLAYBOOK, floor, { api, workers, stub, redis: redis.child }, durations),
+      );
+    };
+
+    if (options.scenarios.has("plumbing")) {
+      await run("1 plumbing overhead (1 in flight)", async () => {
+        const { raw, service, httpHop } = await plumbingOverhead(target, floor, ONE_ACTION_PLAYBOOK, durations, instantUrl);
+        results.plumbing = {
+          raw,
+          service,
+          httpHop,
+          p50Ratio: service.latency.p50 / raw.latency.p50,
+          physicalFloorP50: raw.latency.p50 + 2 * httpHop.latency.p50,
+        };
+      });
+    }
+    if (options.scenarios.has("throughput")) {
+      await run(`2 throughput (${THROUGHPUT_IN_FLIGHT} in flight, 1 worker process)`, throughputRun);
+    }
+    if (options.scenarios.has("parallelism")) {
+      await run("3 parallelism (10 gadgets × 3 actions at 200 ms)", async () => {
+        results.parallelism = await parallelism(target, PARALLEL_PLAYBOOK, durations);
+      });
+    }
+    if (options.scenarios.has("batch")) {
+      await run("4 batch of 100 (1 worker process)", async () => {
+        results.batch.push({ workerProcesses: workers.length, result: await batch(target, ONE_ACTION_PLAYBOOK, durations) });
+      });
+    }
+    if (options.scenarios.has("throughput") || options.scenarios.has("batch")) {
+      options.log("starting a second worker process (service and raw floor) …");
+      const second = await startWorker(context, { index: 2, ...workerOptions });
+      workers.push(second);
+      children.push(second);
+      await floor.addWorker();
+    }
+    if (options.scenarios.has("throughput")) {
+      await run(`2 throughput (${THROUGHPUT_IN_FLIGHT} in flight, 2 worker processes)`, throughputRun);
+    }
+    if (options.scenarios.has("batch")) {
+      await run("4 batch of 100 (2 worker processes)", async () => {
+        results.batch.push({ workerProcesses: workers.length, result: await batch(target, ONE_ACTION_PLAYBOOK, durations) });
+      });
+    }
+  } finally {
+    options.log("stopping all processes …");
+    await rawFloor?.close().catch(() => undefined);
+    // Graceful first (SIGTERM) so that `--cpu-prof` children write their profiles.
+    await stopAll(children);
+    if (redisIsExternal && redisUrl !== undefined) await deleteKeys(redisUrl, queuePrefix).catch(() => undefined);
+    rmSync(workDir, { recursive: true, force: true });
+  }
+  results.targets = evaluateTargets(results);
+  results.durationSeconds = (Date.now() - startedAt.getTime()) / 1000;
+  return results;
+}
+
+/** On an external Redis, removes this run's keys (its queue prefix is unique to the run). */
+async function deleteKeys(redisUrl: string, prefix: string): Promise<void> {
+  const client = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+  client.on("error", () => undefined);
+  try {
+    let cursor = "0";
+    do {
+      const [next, keys] = await client.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
+      cursor = next;
+      if (keys.length > 0) await client.del(...keys);
+    } while (cursor !== "0");
+  } finally {
+    client.disconnect();
+  }
+}

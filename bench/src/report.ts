@@ -1,0 +1,223 @@
+import type { HttpLoadResult } from "./http-load.js";
+import type { BenchResults, NamedUsage } from "./results.js";
+
+function fmt(value: number, digits = 1): string {
+  if (!Number.isFinite(value)) return "n/a";
+  return value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+function errors(load: HttpLoadResult): string {
+  const total = load.errorBodies + load.non2xx + load.connectionErrors + load.timeouts;
+  if (total === 0) return "0";
+  const parts = [
+    load.errorBodies > 0 ? `${load.errorBodies} {error}` : "",
+    load.non2xx > 0 ? `${load.non2xx} non-2xx (${Object.entries(load.statusCodes).filter(([code]) => !code.startsWith("2")).map(([code, count]) => `${code}×${count}`).join(", ")})` : "",
+    load.connectionErrors > 0 ? `${load.connectionErrors} connection errors` : "",
+    load.timeouts > 0 ? `${load.timeouts} timeouts` : "",
+  ].filter((part) => part !== "");
+  return `**${total}**: ${parts.join("; ")}`;
+}
+
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  return [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...rows.map((row) => `| ${row.join(" | ")} |`)].join("\n");
+}
+
+/** The run as markdown: machine and caveat, targets met/missed, then one table per scenario. */
+export function renderMarkdown(results: BenchResults): string {
+  const { machine, settings } = results;
+  const lines: string[] = [];
+  lines.push(`## Benchmark run: ${results.mode}${results.profiled ? " (PROFILED: under --cpu-prof, figures inflated)" : ""}, ${results.startedAt}`);
+  lines.push("");
+  lines.push(
+    `Machine: ${machine.cpuModel}, **${machine.cores} cores**, **${fmt(machine.totalMemoryGiB)} GiB** memory, ` +
+      `Node ${machine.node}, Redis ${machine.redis}, ${machine.platform}; load average at start ${machine.loadAverageAtStart.join(" / ")}. ` +
+      `Commit ${results.commit}. Run took ${fmt(results.durationSeconds)} s.`,
+  );
+  lines.push("");
+  lines.push(
+    "> This machine is shared and noisy: absolute figures move from run to run. Only ratios measured in the " +
+      "same run (full path vs raw BullMQ floor) compare; everything (load generator, API, workers, Redis, stub) " +
+      "shares the same cores.",
+  );
+  lines.push("");
+  lines.push(
+    `Setup: 1 API process, 1 then 2 worker processes (WORKER_CONCURRENCY=${settings.workerConcurrency}, ` +
+      `MAX_CONCURRENT_ACTIONS=${settings.maxConcurrentActions}), ${settings.redis}, a stub Prometheus in its own process ` +
+      `(instant and ${settings.stubDelaysMs.slow} ms), autocannon in the harness process. Raw floor: Queue.add of a no-op job → ` +
+      `BullMQ Worker in a separate process → QueueEvents + job.waitUntilFinished in the producer. ` +
+      `Durations: warm-up ${settings.durations.warmupSeconds} s, latency ${settings.durations.latencySeconds} s, ` +
+      `throughput ${settings.durations.throughputSeconds} s per run.`,
+  );
+  lines.push("");
+
+  lines.push("### Targets");
+  lines.push("");
+  lines.push(
+    table(
+      ["Scenario", "Target", "Measured", "Limit", "Measured / limit", "Result"],
+      results.targets.map((check) => [
+        check.scenario,
+        check.target,
+        `${fmt(check.measured, check.unit === "×" ? 2 : 1)} ${check.unit}`,
+        `${check.direction} ${fmt(check.limit, check.unit === "×" ? 2 : 0)} ${check.unit}`,
+        fmt(check.ratioToLimit, 2),
+        check.met ? "met" : "**missed**",
+      ]),
+    ),
+  );
+  lines.push("");
+
+  if (results.plumbing !== undefined) {
+    const { raw, service, httpHop, p50Ratio, physicalFloorP50 } = results.plumbing;
+    lines.push("### 1. Plumbing overhead: one-action playbook, instant stub, 1 in flight");
+    lines.push("");
+    lines.push(
+      table(
+        ["Path", "Completed", "p50 ms", "p90 ms", "p99 ms", "Per second", "Errors"],
+        [
+          ["raw BullMQ floor (add → worker process → result)", String(raw.completed), fmt(raw.latency.p50, 2), fmt(raw.latency.p90, 2), fmt(raw.latency.p99, 2), fmt(raw.jobsPerSecond, 0), String(raw.errors)],
+          ["one bare HTTP hop (load generator → instant stub)", String(httpHop.successes), fmt(httpHop.latency.p50, 2), fmt(httpHop.latency.p90, 2), fmt(httpHop.latency.p99, 2), fmt(httpHop.throughput, 0), errors(httpHop)],
+          ["full path (HTTP → API → worker → stub → API → HTTP)", String(service.successes), fmt(service.latency.p50, 2), fmt(service.latency.p90, 2), fmt(service.latency.p99, 2), fmt(service.throughput, 0), errors(service)],
+        ],
+      ),
+    );
+    lines.push("");
+    lines.push(
+      `Full-path p50 / raw-floor p50 = **${fmt(p50Ratio, 2)}×**. The full path adds two HTTP hops to the raw floor ` +
+        `(client → API, worker → data source): raw p50 + 2 × hop p50 = ${fmt(physicalFloorP50, 2)} ms ` +
+        `(${fmt(physicalFloorP50 / raw.latency.p50, 2)}× the raw floor) is its floor with zero work of our own; ` +
+        `our own work is the remaining ${fmt(service.latency.p50 - physicalFloorP50, 2)} ms.`,
+    );
+    lines.push("");
+  }
+
+  if (results.throughput.length > 0) {
+    lines.push(`### 2. Throughput: ${settings.throughputInFlight} in flight, ${settings.durations.throughputSeconds} s (5. memory sampled meanwhile)`);
+    lines.push("");
+    lines.push(
+      table(
+        ["Worker processes", "Raw BullMQ jobs/s", "Raw p50 / p99 ms", "Executions/s", "p50 ms", "p99 ms", "Ratio to raw", "Errors", "API peak RSS MB", "Worker peak RSS MB"],
+        results.throughput.map((run) => [
+          String(run.workerProcesses),
+          fmt(run.raw.jobsPerSecond, 0),
+          `${fmt(run.raw.latency.p50)} / ${fmt(run.raw.latency.p99)}`,
+          fmt(run.service.throughput, 0),
+          fmt(run.service.latency.p50),
+          fmt(run.service.latency.p99),
+          fmt(run.ratioToRaw, 2),
+          errors(run.service),
+          fmt(run.memory.api.peakRssMB, 0),
+          fmt(run.memory.worker.peakRssMB, 0),
+        ]),
+      ),
+    );
+    lines.push("");
+  }
+
+  if (results.throughput.length > 0) {
+    const cores = results.machine.cores;
+    lines.push(
+      `Where the CPU went during each measured run. CPU % is of one core (${cores} cores = ${cores * 100} %); ` +
+        "\"other processes\" is the rest of the machine (other users of this shared machine), steal is time the " +
+        "hypervisor gave to other guests. CPU ms per execution (or per raw job) is the cost that does not depend " +
+        "on how much of the machine the run got; \"capacity\" = all cores / that cost, the rate the run could reach " +
+        "with the machine to itself (an estimate, not a measurement).",
+    );
+    lines.push("");
+    const sum = (usages: readonly NamedUsage[]) => usages.reduce((total, { usage }) => total + usage.cpuPercent, 0);
+    const costs = (usages: readonly NamedUsage[], completed: number) => {
+      const perUnit = usages.map(({ name, usage }) => ({ name, ms: (usage.cpuSeconds * 1000) / completed }));
+      const total = perUnit.reduce((acc, { ms }) => acc + ms, 0);
+      return { text: perUnit.map(({ name, ms }) => `${name} ${fmt(ms, 2)}`).join(", "), total };
+    };
+    const cpuRows = results.throughput.flatMap((run) => {
+      const raw = costs(run.rawProcesses, run.raw.completed);
+      const service = costs(run.serviceProcesses, run.service.successes);
+      return [
+        [
+          `raw BullMQ, ${run.workerProcesses} worker process(es)`,
+          raw.text,
+          fmt(raw.total, 2),
+          fmt((cores * 1000) / raw.total, 0),
+          fmt(sum(run.rawProcesses), 0),
+          fmt(Math.max(0, run.rawMachine.busyPercent - sum(run.rawProcesses)), 0),
+          fmt(run.rawMachine.stealPercent, 0),
+        ],
+        [
+          `service, ${run.workerProcesses} worker process(es)`,
+          service.text,
+          fmt(service.total, 2),
+          fmt((cores * 1000) / service.total, 0),
+          fmt(sum(run.serviceProcesses), 0),
+          fmt(Math.max(0, run.serviceMachine.busyPercent - sum(run.serviceProcesses)), 0),
+          fmt(run.serviceMachine.stealPercent, 0),
+        ],
+      ];
+    });
+    lines.push(
+      table(
+        ["Run", "CPU ms per execution (job) by process", "Total CPU ms", "Capacity /s", "Benchmark CPU %", "Other processes CPU %", "Steal %"],
+        cpuRows,
+      ),
+    );
+    lines.push("");
+  }
+
+  if (results.parallelism !== undefined) {
+    const p = results.parallelism;
+    lines.push(`### 3. Parallelism: 10 gadgets × 3 actions, each answered after ${p.stubDelayMs} ms`);
+    lines.push("");
+    lines.push(
+      table(
+        ["Sequential requests", "Median wall ms", "p99 ms", "Wall / critical path", "Sequential sum ms (contrast)", "Errors"],
+        [[String(p.requests.successes), fmt(p.medianWallMs), fmt(p.requests.latency.p99), `${fmt(p.criticalPathRatio, 2)}×`, fmt(p.sequentialSumMs, 0), errors(p.requests)]],
+      ),
+    );
+    lines.push("");
+  }
+
+  if (results.batch.length > 0) {
+    lines.push("### 4. Batch: one batch of 100 items of the one-action playbook at a time");
+    lines.push("");
+    lines.push(
+      table(
+        ["Worker processes", "Batches", "Median wall ms", "p99 wall ms", "Items/s (median)", "Errors"],
+        results.batch.map(({ workerProcesses, result }) => [
+          String(workerProcesses),
+          String(result.requests.successes),
+          fmt(result.medianWallMs),
+          fmt(result.requests.latency.p99),
+          fmt(result.itemsPerSecond, 0),
+          errors(result.requests),
+        ]),
+      ),
+    );
+    lines.push("");
+  }
+
+  if (results.throughput.length > 0) {
+    lines.push("### 5. Memory during scenario 2 (VmRSS sampled every 100 ms; VmHWM = lifetime high-water mark)");
+    lines.push("");
+    lines.push(
+      table(
+        ["Worker processes", "API peak RSS MB", "API VmHWM MB", "Worker peak RSS MB", "Worker VmHWM MB"],
+        results.throughput.map((run) => [
+          String(run.workerProcesses),
+          fmt(run.memory.api.peakRssMB),
+          fmt(run.memory.api.highWaterMB),
+          fmt(run.memory.worker.peakRssMB),
+          fmt(run.memory.worker.highWaterMB),
+        ]),
+      ),
+    );
+    lines.push("");
+  }
+
+  if (results.failures.length > 0) {
+    lines.push("### Failures");
+    lines.push("");
+    for (const failure of results.failures) lines.push(`- ${failure.split("\n")[0] ?? failure}`);
+    lines.push("");
+  }
+  return lines.join("\n");
+}

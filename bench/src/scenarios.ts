@@ -1,0 +1,191 @@
+import { PARALLEL_ACTIONS_PER_GADGET, PARALLEL_GADGETS } from "./bench-config.js";
+import { runHttpLoad, type HttpLoadResult } from "./http-load.js";
+import type { RawFloor, RawFloorResult } from "./raw-floor.js";
+
+/** How long each part runs; `--quick` shrinks everything to stay under a minute. */
+export interface Durations {
+  warmupSeconds: number;
+  latencySeconds: number;
+  throughputSeconds: number;
+  parallelismRequests: number;
+  batchRequests: number;
+}
+
+export const FULL_DURATIONS: Durations = {
+  warmupSeconds: 3,
+  latencySeconds: 10,
+  throughputSeconds: 15,
+  parallelismRequests: 15,
+  batchRequests: 10,
+};
+
+export const QUICK_DURATIONS: Durations = {
+  warmupSeconds: 1,
+  latencySeconds: 3,
+  throughputSeconds: 3,
+  parallelismRequests: 5,
+  batchRequests: 4,
+};
+
+export const THROUGHPUT_IN_FLIGHT = 64;
+export const STUB_SLOW_DELAY_MS = 200;
+export const BATCH_SIZE = 100;
+
+export interface ServiceTarget {
+  baseUrl: string;
+  token: string;
+}
+
+/** A successful execution result: an object without `error`. */
+export function isExecutionSuccess(body: unknown): boolean {
+  return typeof body === "object" && body !== null && !Array.isArray(body) && !("error" in body);
+}
+
+/** A successful batch: `size` results, none of them `{error}`. */
+export function isBatchSuccess(size: number): (body: unknown) => boolean {
+  return (body) => Array.isArray(body) && body.length === size && body.every(isExecutionSuccess);
+}
+
+function executionLoad(target: ServiceTarget, bookName: string) {
+  return {
+    url: `${target.baseUrl}/playbook/execution`,
+    token: target.token,
+    body: JSON.stringify({ bookName }),
+    isSuccess: isExecutionSuccess,
+  };
+}
+
+/**
+ * One request before any measurement: a broken setup (config, auth, stub) fails here with the
+ * service's own answer instead of producing a table of errors.
+ */
+export async function smokeTest(target: ServiceTarget, bookName: string): Promise<void> {
+  const response = await fetch(`${target.baseUrl}/playbook/execution`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${target.token}`, "content-type": "application/json" },
+    body: JSON.stringify({ bookName }),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  if (response.status !== 200 || !isExecutionSuccess(body)) {
+    throw new Error(`smoke test of "${bookName}" failed: ${response.status} ${text.slice(0, 1_000)}`);
+  }
+}
+
+export interface PlumbingResult {
+  raw: RawFloorResult;
+  service: HttpLoadResult;
+  /**
+   * One bare HTTP round trip (load generator → instant stub), the cost of each of the two HTTP hops
+   * the full path adds to the raw floor (client → API, worker → data source).
+   */
+  httpHop: HttpLoadResult;
+}
+
+/** Scenario 1: one-action playbook, instant stub, 1 in flight, beside the raw floor at 1 in flight. */
+export async function plumbingOverhead(
+  target: ServiceTarget,
+  rawFloor: RawFloor,
+  bookName: string,
+  durations: Durations,
+  instantStubUrl: string,
+): Promise<PlumbingResult> {
+  const raw = await rawFloor.measure({
+    inFlight: 1,
+    durationMs: durations.latencySeconds * 1000,
+    warmupMs: durations.warmupSeconds * 1000,
+  });
+  const load = executionLoad(target, bookName);
+  await runHttpLoad({ ...load, connections: 1, durationSeconds: durations.warmupSeconds });
+  const service = await runHttpLoad({ ...load, connections: 1, durationSeconds: durations.latencySeconds });
+  const hop = {
+    url: `${instantStubUrl}/api/v1/query_range`,
+    token: target.token,
+    contentType: "application/x-www-form-urlencoded",
+    body: new URLSearchParams({ query: "up", start: "1700000000", end: "1700004500", step: "15" }).toString(),
+    isSuccess: (body: unknown) => typeof body === "object" && body !== null && "status" in body && body.status === "success",
+  };
+  await runHttpLoad({ ...hop, connections: 1, durationSeconds: durations.warmupSeconds });
+  const httpHop = await runHttpLoad({ ...hop, connections: 1, durationSeconds: durations.latencySeconds });
+  return { raw, service, httpHop };
+}
+
+/**
+ * Raw BullMQ at 64 in flight: the denominator of scenario 2. `measured` wraps only the measured part
+ * (after the warm-up), so that what it samples (CPU, memory) belongs to the measured jobs.
+ */
+export async function rawThroughput(
+  rawFloor: RawFloor,
+  durations: Durations,
+  measured: <T>(run: () => Promise<T>) => Promise<T>,
+): Promise<RawFloorResult> {
+  await rawFloor.measure({ inFlight: THROUGHPUT_IN_FLIGHT, durationMs: durations.warmupSeconds * 1000, warmupMs: 0 });
+  return measured(() => rawFloor.measure({ inFlight: THROUGHPUT_IN_FLIGHT, durationMs: durations.throughputSeconds * 1000, warmupMs: 0 }));
+}
+
+/** Scenario 2: the same playbook at 64 in flight; `measured` wraps the part after the warm-up. */
+export async function throughput(
+  target: ServiceTarget,
+  bookName: string,
+  durations: Durations,
+  measured: <T>(run: () => Promise<T>) => Promise<T>,
+): Promise<HttpLoadResult> {
+  const load = executionLoad(target, bookName);
+  await runHttpLoad({ ...load, connections: THROUGHPUT_IN_FLIGHT, durationSeconds: durations.warmupSeconds });
+  return measured(() => runHttpLoad({ ...load, connections: THROUGHPUT_IN_FLIGHT, durationSeconds: durations.throughputSeconds }));
+}
+
+export interface ParallelismResult {
+  requests: HttpLoadResult;
+  actions: number;
+  stubDelayMs: number;
+  medianWallMs: number;
+  /** median wall / stub delay: 1.0 is the physical limit. */
+  criticalPathRatio: number;
+  sequentialSumMs: number;
+}
+
+/** Scenario 3: 10 gadgets × 3 actions, each answered after 200 ms; sequential requests, median wall. */
+export async function parallelism(target: ServiceTarget, bookName: string, durations: Durations): Promise<ParallelismResult> {
+  const load = executionLoad(target, bookName);
+  await runHttpLoad({ ...load, connections: 1, amount: 2 });
+  const requests = await runHttpLoad({ ...load, connections: 1, amount: durations.parallelismRequests });
+  const medianWallMs = requests.latency.p50;
+  const actions = PARALLEL_GADGETS * PARALLEL_ACTIONS_PER_GADGET;
+  return {
+    requests,
+    actions,
+    stubDelayMs: STUB_SLOW_DELAY_MS,
+    medianWallMs,
+    criticalPathRatio: medianWallMs / STUB_SLOW_DELAY_MS,
+    sequentialSumMs: actions * STUB_SLOW_DELAY_MS,
+  };
+}
+
+export interface BatchResult {
+  requests: HttpLoadResult;
+  items: number;
+  medianWallMs: number;
+  itemsPerSecond: number;
+}
+
+/** Scenario 4: one batch of 100 items of scenario 1's playbook at a time; median wall of a few. */
+export async function batch(target: ServiceTarget, bookName: string, durations: Durations): Promise<BatchResult> {
+  const load = {
+    url: `${target.baseUrl}/playbook/execution/batch`,
+    token: target.token,
+    body: JSON.stringify({ inputList: Array.from({ length: BATCH_SIZE }, () => ({ bookName })) }),
+    isSuccess: isBatchSuccess(BATCH_SIZE),
+  };
+  await runHttpLoad({ ...load, connections: 1, amount: 2 });
+  const requests = await runHttpLoad({ ...load, connections: 1, amount: durations.batchRequests });
+  const medianWallMs = requests.latency.p50;
+  return { requests, items: BATCH_SIZE, medianWallMs, itemsPerSecond: BATCH_SIZE / (medianWallMs / 1000) };
+}
+
