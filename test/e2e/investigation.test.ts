@@ -107,9 +107,15 @@ describe("an investigation against a real Prometheus, through the API, the queue
     expect(await response.json()).toEqual({ error: "Client ID is not configured for the organization" });
   });
 
-  it("answers 400 naming the field for a title no monitor name matches, and enqueues nothing", async () => {
+  it("keeps organizations apart: acme cannot run globex's playbook, even by its exact name", async () => {
+    const { status, body } = await postJson(`${stack.baseUrl}/playbook/execution`, stack.token(), { bookName: "disk-full" });
+    expect(status).toBe(400);
+    expect(body).toEqual({ error: [{ path: ["body", "bookName"], message: expect.stringMatching(/Unknown playbook "disk-full"/) }] });
+  });
+
+  it("answers 400 naming the field for a title no monitor name of the caller's organization matches (globex has one)", async () => {
     const { status, body } = await postJson(`${stack.baseUrl}/playbook/execution`, stack.token(), {
-      title: "Disk full on db-1",
+      title: "Disk almost full on db-1",
       time: incidentAt.toISOString(),
     });
     expect(status).toBe(400);
@@ -120,7 +126,7 @@ describe("an investigation against a real Prometheus, through the API, the queue
     const { status, body } = await postJson(`${stack.baseUrl}/playbook/execution/batch`, stack.token(), {
       inputList: [
         { title: "High latency on checkout in production", time: incidentAt.toISOString() },
-        { title: "Disk full on db-1", time: incidentAt.toISOString() },
+        { title: "Disk almost full on db-1", time: incidentAt.toISOString() },
         { bookName: "checkout-latency", time: "yesterday" },
         { bookName: "checkout-latency", time: incidentAt.toISOString(), attributes: { service: "search" } },
       ],
