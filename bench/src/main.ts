@@ -53,7 +53,7 @@ async function main(): Promise<number> {
   }
   const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
   if (!serviceIsBuilt(repoRoot)) {
-    process.stderr.write("apps/api/dist/main.js or apps/worker/dist/main.js is missing or empty: build first (npm run build)\n");
+    process.stderr.write("apps/api/dist/main.js or apps/worker/dist/main.js is missing: build first (npm run build)\n");
     return 2;
   }
   const resultsDir = join(repoRoot, "bench", "results");
