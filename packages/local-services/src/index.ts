@@ -1,3 +1,4 @@
-export { freePort } from "./free-port.js";
-export { startRedis, uniquePrefix, type RedisHandle, type StartRedisOptions } from "./redis.js";
+export * from "./demo-incident.js";
+export * from "./free-port.js";
 export * from "./prometheus.js";
+export * from "./redis.js";

@@ -5,10 +5,6 @@ import { delimiter, join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { freePort } from "./free-port.js";
 
-export { freePort } from "./free-port.js";
-// The demo history is what startPrometheus usually serves (tests, quickstart): exported beside it.
-export { demoIncidentOpenMetrics, type DemoIncident } from "./demo-incident.js";
-
 export interface LocalPrometheus {
   /** Base URL of the HTTP API and UI, e.g. `http://127.0.0.1:41234` (no trailing slash). */
   url: string;
