@@ -1,6 +1,6 @@
 import type { HttpLoadResult } from "./http-load.js";
 import type { BenchResults, NamedUsage } from "./results.js";
-
+import type { MachineUsage, ProcessUsage } from "./process-sampler.js";
 function fmt(value: number, digits = 1): string {
   if (!Number.isFinite(value)) return "n/a";
   return value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -125,35 +125,24 @@ export function renderMarkdown(results: BenchResults): string {
     );
     lines.push("");
     const sum = (usages: readonly NamedUsage[]) => usages.reduce((total, { usage }) => total + usage.cpuPercent, 0);
-    const costs = (usages: readonly NamedUsage[], completed: number) => {
+    /** One row: CPU per completed execution (or raw job) by process, its total, capacity and machine share. */
+    const cpuRow = (label: string, usages: readonly NamedUsage[], completed: number, machine: MachineUsage) => {
       const perUnit = usages.map(({ name, usage }) => ({ name, ms: (usage.cpuSeconds * 1000) / completed }));
       const total = perUnit.reduce((acc, { ms }) => acc + ms, 0);
-      return { text: perUnit.map(({ name, ms }) => `${name} ${fmt(ms, 2)}`).join(", "), total };
-    };
-    const cpuRows = results.throughput.flatMap((run) => {
-      const raw = costs(run.rawProcesses, run.raw.completed);
-      const service = costs(run.serviceProcesses, run.service.successes);
       return [
-        [
-          `raw BullMQ, ${run.workerProcesses} worker process(es)`,
-          raw.text,
-          fmt(raw.total, 2),
-          fmt((cores * 1000) / raw.total, 0),
-          fmt(sum(run.rawProcesses), 0),
-          fmt(Math.max(0, run.rawMachine.busyPercent - sum(run.rawProcesses)), 0),
-          fmt(run.rawMachine.stealPercent, 0),
-        ],
-        [
-          `service, ${run.workerProcesses} worker process(es)`,
-          service.text,
-          fmt(service.total, 2),
-          fmt((cores * 1000) / service.total, 0),
-          fmt(sum(run.serviceProcesses), 0),
-          fmt(Math.max(0, run.serviceMachine.busyPercent - sum(run.serviceProcesses)), 0),
-          fmt(run.serviceMachine.stealPercent, 0),
-        ],
+        label,
+        perUnit.map(({ name, ms }) => `${name} ${fmt(ms, 2)}`).join(", "),
+        fmt(total, 2),
+        fmt((cores * 1000) / total, 0),
+        fmt(sum(usages), 0),
+        fmt(Math.max(0, machine.busyPercent - sum(usages)), 0),
+        fmt(machine.stealPercent, 0),
       ];
-    });
+    };
+    const cpuRows = results.throughput.flatMap((run) => [
+      cpuRow(`raw BullMQ, ${run.workerProcesses} worker process(es)`, run.rawProcesses, run.raw.completed, run.rawMachine),
+      cpuRow(`service, ${run.workerProcesses} worker process(es)`, run.serviceProcesses, run.service.successes, run.serviceMachine),
+    ]);
     lines.push(
       table(
         ["Run", "CPU ms per execution (job) by process", "Total CPU ms", "Capacity /s", "Benchmark CPU %", "Other processes CPU %", "Steal %"],
