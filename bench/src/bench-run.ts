@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { loadOrCreateDevKey, mintDevToken } from "@pes/dev-issuer";
 import { freePort } from "@pes/local-services";
 import { Redis } from "ioredis";
+import { startBarePath } from "./bare-path.js";
 import { BENCH_CLIENT_ID, BENCH_ORG, ONE_ACTION_PLAYBOOK, PARALLEL_PLAYBOOK, writeBenchConfig } from "./bench-config.js";
 import { stopAll, type ChildHandle } from "./child-processes.js";
 import { describeMachine, currentCommit } from "./machine.js";
@@ -155,14 +156,35 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
 
     if (options.scenarios.has("plumbing")) {
       await run("1 plumbing overhead (1 in flight)", async () => {
-        const { raw, service, httpHop } = await plumbingOverhead(target, floor, ONE_ACTION_PLAYBOOK, durations, instantUrl);
-        results.plumbing = {
-          raw,
-          service,
-          httpHop,
-          p50Ratio: service.latency.p50 / raw.latency.p50,
-          physicalFloorP50: raw.latency.p50 + 2 * httpHop.latency.p50,
-        };
+        // Started for this scenario only, so that it takes no memory or CPU from the others.
+        const bare = await startBarePath({
+          redisUrl: redis.url,
+          prefix: `${queuePrefix}-bare`,
+          port: await freePort(),
+          stubUrl: instantUrl,
+          workerConcurrency: options.workerConcurrency,
+          logDir,
+        });
+        try {
+          const { raw, service, httpHop, barePath } = await plumbingOverhead(
+            target,
+            floor,
+            ONE_ACTION_PLAYBOOK,
+            durations,
+            instantUrl,
+            bare.baseUrl,
+          );
+          results.plumbing = {
+            raw,
+            service,
+            httpHop,
+            barePath,
+            p50Ratio: service.latency.p50 / raw.latency.p50,
+            barePathRatio: barePath.latency.p50 / raw.latency.p50,
+          };
+        } finally {
+          await bare.close();
+        }
       });
     }
     if (options.scenarios.has("throughput")) {

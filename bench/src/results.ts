@@ -49,8 +49,10 @@ export interface BenchResults {
     raw: RawFloorResult;
     httpHop: HttpLoadResult;
     p50Ratio: number;
-    /** raw floor p50 + 2 × HTTP hop p50: what the full path costs with zero work of our own. */
-    physicalFloorP50: number;
+    /** The bare path (the architecture with zero work of ours) at 1 in flight. */
+    barePath: HttpLoadResult;
+    /** bare path p50 / raw floor p50: what the 2× target leaves for all of the service's own work. */
+    barePathRatio: number;
   };
   throughput: ThroughputRun[];
   parallelism?: ParallelismResult;

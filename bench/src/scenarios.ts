@@ -86,6 +86,8 @@ export interface PlumbingResult {
    * the full path adds to the raw floor (client → API, worker → data source).
    */
   httpHop: HttpLoadResult;
+  /** The bare path (bare-path.ts) at 1 in flight: the architecture's own floor, zero work of ours. */
+  barePath: HttpLoadResult;
 }
 
 /** Scenario 1: one-action playbook, instant stub, 1 in flight, beside the raw floor at 1 in flight. */
@@ -95,6 +97,7 @@ export async function plumbingOverhead(
   bookName: string,
   durations: Durations,
   instantStubUrl: string,
+  barePathUrl: string,
 ): Promise<PlumbingResult> {
   const raw = await rawFloor.measure({
     inFlight: 1,
@@ -113,7 +116,15 @@ export async function plumbingOverhead(
   };
   await runHttpLoad({ ...hop, connections: 1, durationSeconds: durations.warmupSeconds });
   const httpHop = await runHttpLoad({ ...hop, connections: 1, durationSeconds: durations.latencySeconds });
-  return { raw, service, httpHop };
+  const bare = {
+    url: `${barePathUrl}/playbook/execution`,
+    token: target.token,
+    body: load.body,
+    isSuccess: (body: unknown) => typeof body === "object" && body !== null && "series" in body,
+  };
+  await runHttpLoad({ ...bare, connections: 1, durationSeconds: durations.warmupSeconds });
+  const barePath = await runHttpLoad({ ...bare, connections: 1, durationSeconds: durations.latencySeconds });
+  return { raw, service, httpHop, barePath };
 }
 
 /**
