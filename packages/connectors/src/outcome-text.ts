@@ -1,4 +1,5 @@
 import type { MissingAttributesError } from "@pes/templates";
+import { MAX_RESPONSE_BYTES } from "./http-client.js";
 
 /**
  * Plain words for why a request got no answer: the deadline, a cancellation, or the network error
@@ -23,7 +24,7 @@ export function describeFetchFailure(error: unknown, signal: AbortSignal, target
     UND_ERR_SOCKET: "connection closed unexpectedly",
     UND_ERR_HEADERS_TIMEOUT: "no response headers in time",
     UND_ERR_BODY_TIMEOUT: "the response body stalled",
-    RESPONSE_TOO_LARGE: "the answer is larger than 32 MiB",
+    UND_ERR_RES_EXCEEDED_MAX_SIZE: `the answer is larger than ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB`,
   };
   const words = code === undefined ? undefined : (known[code] ?? code);
   if (words !== undefined) return `could not reach ${target} (${words})`;

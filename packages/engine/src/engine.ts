@@ -62,24 +62,36 @@ export function createEngine(deps: EngineDeps): Engine {
     });
     if (outer?.aborted) return failed("cancelled before it started");
     // One plain controller per action: AbortSignal.timeout/any build transferable signals, which the
-    // benchmark profile showed costing more than the rest of the engine's bookkeeping.
+    // benchmark profile showed costing more than the rest of the engine's bookkeeping. Both ways it can
+    // abort are ours, so the grace period starts there instead of in another listener on the signal.
     const controller = new AbortController();
     const signal = controller.signal;
     let timedOut = false;
+    let giveUp = () => {};
+    // Connectors end at the signal with their own outcome (which keeps its link); this only cuts off one
+    // that ignores the signal, a moment later.
+    const abandoned = new Promise<typeof ABORTED>((resolve) => {
+      giveUp = () => resolve(ABORTED);
+    });
+    let grace: NodeJS.Timeout | undefined;
+    const stop = (reason: unknown) => {
+      if (signal.aborted) return;
+      controller.abort(reason);
+      grace = setTimeout(giveUp, ABORT_GRACE_MS);
+    };
     const timer = setTimeout(() => {
       timedOut = true;
-      controller.abort(new DOMException(`timed out after ${actionTimeoutMs} ms`, "TimeoutError"));
+      stop(new DOMException(`timed out after ${actionTimeoutMs} ms`, "TimeoutError"));
     }, actionTimeoutMs);
-    const cancel = () => controller.abort(outer?.reason);
+    const cancel = () => stop(outer?.reason);
     outer?.addEventListener("abort", cancel, { once: true });
     const ended = (link?: string) =>
       timedOut ? failed(`timed out after ${formatDuration(actionTimeoutMs)}`, link) : failed("cancelled before it finished", link);
     try {
       const request = toRequest(definition, dataSources.get(definition.dataSource), { title, attributes, window, signal });
       if (typeof request === "string") return failed(request);
-      // Connectors end at the signal with their own outcome (which keeps its link); the race only cuts off
-      // one that ignores the signal, a moment later.
-      const outcome = await untilAborted(run(request), signal, ABORT_GRACE_MS);
+      // Whatever the action does after the race is decided is handled by the race: never unhandled.
+      const outcome = await Promise.race([run(request), abandoned]);
       if (outcome === ABORTED) return ended();
       if (outcome.status === "failed" && signal.aborted) return ended(outcome.mostImportantLink);
       return outcome;
@@ -89,6 +101,7 @@ export function createEngine(deps: EngineDeps): Engine {
       return failed("failed unexpectedly (details in the worker log)");
     } finally {
       clearTimeout(timer);
+      clearTimeout(grace);
       outer?.removeEventListener("abort", cancel);
     }
   }
@@ -174,34 +187,6 @@ function toRequest(
   return dataSource.type === "http"
     ? { ...common, dataSource, spec: definition.http }
     : `data source "${definition.dataSource}" is not an HTTP data source`;
-}
-
-/** Resolves with the promise's value, or with ABORTED `graceMs` after the signal aborts if it is still pending. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, graceMs: number): Promise<T | typeof ABORTED> {
-  // Whatever the promise does after we stop waiting must not become an unhandled rejection.
-  promise.catch(() => undefined);
-  return new Promise((resolve, reject) => {
-    let timer: NodeJS.Timeout | undefined;
-    const onAbort = () => {
-      timer = setTimeout(() => resolve(ABORTED), graceMs);
-    };
-    const settle = () => {
-      signal.removeEventListener("abort", onAbort);
-      clearTimeout(timer);
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        settle();
-        resolve(value);
-      },
-      (error: unknown) => {
-        settle();
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
 }
 
 /** Titles are prose: a placeholder the issue cannot fill stays visible rather than failing the run. */

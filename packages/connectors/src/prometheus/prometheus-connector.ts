@@ -3,7 +3,7 @@ import type { ActionOutcome, Connector, TimeWindow } from "../connector.js";
 import { sendHttpRequest } from "../http-client.js";
 import { describeFetchFailure, skippedAnswer, truncate } from "../outcome-text.js";
 import { readSecret } from "../secret-ref.js";
-import { withoutCredentials } from "../url-text.js";
+import { baseUrlOf } from "../url-text.js";
 import { analyzeQueryData } from "./prometheus-analysis.js";
 import { prometheusLink } from "./prometheus-link.js";
 import { PrometheusFailure, PrometheusSuccess } from "./prometheus-response.js";
@@ -47,7 +47,7 @@ export const runPrometheusAction: Connector<"prometheus"> = async (request) => {
   }
   const range = spec.range;
   const form = new URLSearchParams({ query, ...(range ? rangeParameters(window) : { time: unixSeconds(window.time) }) }).toString();
-  const url = `${withoutCredentials(dataSource.url)}/api/v1/${range ? "query_range" : "query"}`;
+  const url = `${baseUrlOf(dataSource)}/api/v1/${range ? "query_range" : "query"}`;
 
   let status: number;
   let statusText: string;
@@ -71,8 +71,9 @@ export const runPrometheusAction: Connector<"prometheus"> = async (request) => {
       status >= 400 ? `${TARGET} answered HTTP ${status}${statusText ? ` ${statusText}` : ""}` : `${TARGET} answered with something that is not JSON`,
     );
   }
-  const failure = PrometheusFailure.safeParse(body);
-  if (failure.success) {
+  // Only an error body is parsed as one: a failed parse builds an error object, which costs more than the check.
+  const failure = isErrorStatus(body) ? PrometheusFailure.safeParse(body) : undefined;
+  if (failure?.success === true) {
     const { errorType, error } = failure.data;
     return failed(`${TARGET} could not run the query (${errorType}): ${error}`);
   }
@@ -110,6 +111,10 @@ function authorization(dataSource: PrometheusDataSource): Record<string, string>
   if ("bearerToken" in auth) return { authorization: `Bearer ${readSecret(auth.bearerToken)}` };
   const credentials = Buffer.from(`${auth.basic.username}:${readSecret(auth.basic.password)}`).toString("base64");
   return { authorization: `Basic ${credentials}` };
+}
+
+function isErrorStatus(body: unknown): boolean {
+  return typeof body === "object" && body !== null && "status" in body && body.status === "error";
 }
 
 function unixSeconds(date: Date): string {

@@ -1,5 +1,5 @@
 import type { TimeWindow } from "../connector.js";
-import { withoutCredentials } from "../url-text.js";
+import { baseUrlOf } from "../url-text.js";
 import type { PrometheusDataSource } from "./prometheus-schemas.js";
 
 /**
@@ -8,7 +8,7 @@ import type { PrometheusDataSource } from "./prometheus-schemas.js";
  */
 export function prometheusLink(dataSource: PrometheusDataSource, query: string, window: TimeWindow): string {
   if (dataSource.grafana !== undefined) {
-    const { url, datasourceUid, orgId } = dataSource.grafana;
+    const { datasourceUid, orgId } = dataSource.grafana;
     // Grafana ≥ 10.2 Explore state: one pane "a" with one query.
     const panes = {
       a: {
@@ -17,7 +17,7 @@ export function prometheusLink(dataSource: PrometheusDataSource, query: string, 
         range: { from: String(window.start.getTime()), to: String(window.end.getTime()) },
       },
     };
-    return `${withoutCredentials(url)}/explore?schemaVersion=1&orgId=${orgId}&panes=${encodeURIComponent(JSON.stringify(panes))}`;
+    return `${baseUrlOf(dataSource.grafana)}/explore?schemaVersion=1&orgId=${orgId}&panes=${encodeURIComponent(JSON.stringify(panes))}`;
   }
   const params = [
     `g0.expr=${encodeURIComponent(query)}`,
@@ -25,7 +25,7 @@ export function prometheusLink(dataSource: PrometheusDataSource, query: string, 
     `g0.range_input=${rangeInput(window.end.getTime() - window.start.getTime())}`,
     `g0.end_input=${encodeURIComponent(endInput(window.end))}`,
   ];
-  return `${withoutCredentials(dataSource.url)}/graph?${params.join("&")}`;
+  return `${baseUrlOf(dataSource)}/graph?${params.join("&")}`;
 }
 
 /** The UI's range field: the largest single unit that divides the length, e.g. "75m", "2h", "90s". */
