@@ -62,8 +62,11 @@ const STORE_AND_PUBLISH_SHA = createHash("sha1").update(STORE_AND_PUBLISH).diges
 export function createExecutionWorker(options: ExecutionWorkerOptions): ExecutionWorker {
   const { prefix } = options;
   const logger = options.logger.child({ component: "execution-worker" });
-  /** Aborted when close() runs out of time: every running execution stops and goes back to the queue. */
-  const interrupt = new AbortController();
+  /**
+   * Set when close() runs out of time: every running execution's signal (BullMQ's own, per job) is
+   * aborted, and each goes back to the queue.
+   */
+  let interrupted = false;
   let connection: Redis | undefined;
   /**
    * Replies go over a connection of their own: BullMQ defines its scripts on the connection it is given,
@@ -89,7 +92,7 @@ export function createExecutionWorker(options: ExecutionWorkerOptions): Executio
     }
   }
 
-  async function runJob(job: Job<unknown, void>, token: string | undefined, jobSignal: AbortSignal | undefined): Promise<void> {
+  async function runJob(job: Job<unknown, void>, token: string | undefined, signal: AbortSignal): Promise<void> {
     const jobId = job.id;
     if (jobId === undefined) throw new UnrecoverableError("job without an id");
     const parsed = ExecutionJob.safeParse(job.data);
@@ -112,21 +115,14 @@ export function createExecutionWorker(options: ExecutionWorkerOptions): Executio
       return;
     }
     let result: PlaybookExecutionResult;
-    const stop = new AbortController();
-    const abort = () => stop.abort();
-    interrupt.signal.addEventListener("abort", abort, { once: true });
-    jobSignal?.addEventListener("abort", abort, { once: true });
     try {
-      result = await options.execute(data, stop.signal);
+      result = await options.execute(data, signal);
     } catch (error) {
       // The engine reports failures as results; an exception here is a bug, still answered explicitly.
       logger.error({ jobId, requestId: data.requestId, err: error }, "execution threw");
       result = { error: `Execution failed: ${error instanceof Error ? error.message : String(error)}` };
-    } finally {
-      interrupt.signal.removeEventListener("abort", abort);
-      jobSignal?.removeEventListener("abort", abort);
     }
-    if (interrupt.signal.aborted) {
+    if (interrupted) {
       // Shutting down mid-run: whatever came back is partial. Hand the job back so that another worker
       // runs it from the start, now rather than after the lock expires.
       await job.moveToWait(token);
@@ -145,7 +141,9 @@ export function createExecutionWorker(options: ExecutionWorkerOptions): Executio
       await Promise.all([untilReady(connection), untilReady(replies)]);
       worker = new Worker<unknown, void>(
         EXECUTION_QUEUE,
-        (job, token, signal) => runJob(job, token, signal),
+        // Declaring the third parameter makes BullMQ create an AbortController per job, which
+        // cancelAllJobs() aborts; a processor without it gets no signal.
+        (job, token, signal) => runJob(job, token, signal ?? neverAborted),
         {
           connection,
           prefix,
@@ -177,7 +175,8 @@ export function createExecutionWorker(options: ExecutionWorkerOptions): Executio
       const interruptGrace = Math.min(MAX_INTERRUPT_GRACE_MS, Math.floor(timeoutMs / 2));
       if (!(await settlesWithin(graceful, timeoutMs - interruptGrace))) {
         logger.warn({ timeoutMs }, "active jobs still running at the shutdown deadline; interrupting them");
-        interrupt.abort(new Error("worker shutting down"));
+        interrupted = true;
+        worker.cancelAllJobs("worker shutting down");
         if (!(await settlesWithin(graceful, interruptGrace))) {
           // Their locks expire and another worker's stalled checker re-runs them.
           logger.error("interrupted jobs did not stop in time; leaving them to the stalled checker");
@@ -190,6 +189,8 @@ export function createExecutionWorker(options: ExecutionWorkerOptions): Executio
     },
   };
 }
+
+const neverAborted = new AbortController().signal;
 
 /** Resolves once the connection is ready (it retries meanwhile); rejects if it is closed first. */
 function untilReady(connection: Redis): Promise<void> {
