@@ -50,10 +50,8 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(accessLog(deps.logger));
 
+  // Executions first: Express tries routes in order, and they are nearly all of the traffic.
   const routes: Route[] = [
-    ...healthRoutes({ executionClient: deps.executionClient, isShuttingDown: deps.isShuttingDown ?? (() => false) }),
-    ...documentRoutes({ openApiDocument: buildOpenApiDocument({ batchMaxItems: deps.limits.batchMaxItems }), devJwks: deps.devJwks }),
-    ...playbookRoutes(),
     ...executionRoutes({
       executionClient: deps.executionClient,
       admission: new Admission(deps.limits.maxInFlight),
@@ -62,6 +60,9 @@ export function createApp(deps: AppDeps): Express {
       allowedChatHosts: deps.allowedChatHosts,
       now: deps.now ?? (() => new Date()),
     }),
+    ...healthRoutes({ executionClient: deps.executionClient, isShuttingDown: deps.isShuttingDown ?? (() => false) }),
+    ...documentRoutes({ openApiDocument: buildOpenApiDocument({ batchMaxItems: deps.limits.batchMaxItems }), devJwks: deps.devJwks }),
+    ...playbookRoutes(),
   ];
   const runtime = { catalog: deps.catalog, verifier: deps.tokenVerifier, bodyLimit: deps.limits.bodyLimit };
   for (const route of routes) app[route.method](route.path, route.toHandler(runtime));

@@ -46,9 +46,8 @@ export const notFound: RequestHandler = (req) => {
 };
 
 /**
- * The single error middleware. AppErrors become their status and detail; errors raised by Express'
- * own body reading carry a status of their own; anything else is a bug: logged with the request id,
- * answered with a generic 500 that leaks nothing.
+ * The single error middleware. AppErrors become their status and detail; anything else is a bug: logged
+ * with the request id, answered with a generic 500 that leaks nothing.
  */
 export function errorMiddleware(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
@@ -65,19 +64,7 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       sendJson(res, statusOf(error.code), { error: error.detail }, headers);
       return;
     }
-    const clientStatus = httpStatusOf(error);
-    if (clientStatus !== undefined && error instanceof Error) {
-      sendJson(res, clientStatus, { error: error.message });
-      return;
-    }
     logger.error({ err: error, requestId }, "unhandled error");
     sendJson(res, 500, { error: "Internal server error" });
   };
-}
-
-/** A 4xx status set by http-errors (body-parser) on an error meant for the client. */
-function httpStatusOf(error: unknown): number | undefined {
-  if (typeof error !== "object" || error === null || !("expose" in error) || error.expose !== true) return undefined;
-  const status = "status" in error ? error.status : undefined;
-  return typeof status === "number" && status >= 400 && status < 500 ? status : undefined;
 }

@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { PlaybookExecutionResult } from "@pes/contracts";
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { createExecutionClient, type ExecutionClient, type ExecutionRequest } from "@pes/queue";
 import { createLogger } from "@pes/logger";
@@ -70,7 +71,7 @@ describe("worker process (dist/main.js)", () => {
     await prometheus.queried(2);
     prometheus.answerAll();
 
-    const result = await pending;
+    const result = JSON.parse((await pending).text) as PlaybookExecutionResult;
     expect(result.error).toBeUndefined();
     expect(result.gadgetsHighlights?.length).toBeGreaterThan(0);
   }, 60_000);
@@ -84,7 +85,7 @@ describe("worker process (dist/main.js)", () => {
     await worker.logged("shutting down: finishing active jobs");
     prometheus.answerAll();
 
-    const result = await pending;
+    const result = JSON.parse((await pending).text) as PlaybookExecutionResult;
     expect(result.error).toBeUndefined();
     expect(await worker.exited).toBe(0);
   }, 60_000);

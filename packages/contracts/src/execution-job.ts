@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Attributes } from "./execution-input.js";
-import { PlaybookExecutionResult } from "./execution-result.js";
+import type { PlaybookExecutionResult } from "./execution-result.js";
+import { JsonText } from "./json-text.js";
 
 /**
  * The payload of one execution job on the queue. The API has already authenticated the caller,
@@ -26,9 +27,18 @@ export const ExecutionJob = z.strictObject({
 });
 export type ExecutionJob = z.infer<typeof ExecutionJob>;
 
-/** What a worker publishes on the reply channel, and stores under the result key, for one job. */
-export const ExecutionReply = z.object({
-  jobId: z.string(),
-  result: PlaybookExecutionResult,
-});
-export type ExecutionReply = z.infer<typeof ExecutionReply>;
+/**
+ * What a worker publishes on the reply channel, and stores under the result key, for one job: the job id
+ * (a UUID the API chose), a newline, the result as JSON. The API passes the JSON on to the caller without
+ * parsing it: a result is encoded once, by the worker.
+ */
+export function encodeReply(jobId: string, result: PlaybookExecutionResult): string {
+  return `${jobId}\n${JSON.stringify(result)}`;
+}
+
+/** The job id and result of a reply, or undefined when `text` is not one (no id, or no JSON object). */
+export function decodeReply(text: string): { jobId: string; result: JsonText } | undefined {
+  const newline = text.indexOf("\n");
+  if (newline <= 0 || text.charAt(newline + 1) !== "{" || text.charAt(text.length - 1) !== "}") return undefined;
+  return { jobId: text.slice(0, newline), result: new JsonText(text.slice(newline + 1)) };
+}

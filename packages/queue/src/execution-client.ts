@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { ExecutionReply, type ExecutionJob, type PlaybookExecutionResult } from "@pes/contracts";
+import { decodeReply, JsonText, type ExecutionJob, type PlaybookExecutionResult } from "@pes/contracts";
 import { Queue, type JobsOptions } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
@@ -25,13 +25,13 @@ export interface ExecutionClient {
    */
   start(): Promise<void>;
   /**
-   * Runs one execution and resolves with its result, or with `{ error }` once `timeoutMs` has passed
-   * (never later than about a second after). Throws QueueUnavailableError, without waiting, when the
-   * job cannot be enqueued.
+   * Runs one execution and resolves with its result as JSON (a PlaybookExecutionResult, as the worker
+   * encoded it), or with `{ error }` once `timeoutMs` has passed (never later than about a second after).
+   * Throws QueueUnavailableError, without waiting, when the job cannot be enqueued.
    */
-  execute(request: ExecutionRequest, timeoutMs: number): Promise<PlaybookExecutionResult>;
+  execute(request: ExecutionRequest, timeoutMs: number): Promise<JsonText>;
   /** Like execute() for many requests, enqueued in one round trip; results in request order. */
-  executeMany(requests: readonly ExecutionRequest[], timeoutMs: number): Promise<PlaybookExecutionResult[]>;
+  executeMany(requests: readonly ExecutionRequest[], timeoutMs: number): Promise<JsonText[]>;
   /** True when a job could be enqueued and its reply received right now. */
   isReady(): Promise<boolean>;
   /** Stops waiting (pending callers get `{ error: "Service is shutting down" }`) and closes the connections. */
@@ -71,7 +71,7 @@ const JOB_OPTIONS = {
 } satisfies JobsOptions;
 
 interface Waiter {
-  resolve(result: PlaybookExecutionResult): void;
+  resolve(result: JsonText): void;
   timer: NodeJS.Timeout;
 }
 
@@ -94,7 +94,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
   let subscriptionEpoch = 0;
   let closed = false;
 
-  function settle(jobId: string, result: PlaybookExecutionResult): void {
+  function settle(jobId: string, result: JsonText): void {
     const waiter = waiters.get(jobId);
     if (waiter === undefined) return;
     waiters.delete(jobId);
@@ -102,16 +102,14 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     waiter.resolve(result);
   }
 
-  /** Reply text (published or stored) → the result it carries, for the job it names. */
-  function parseReply(text: string): ExecutionReply | undefined {
-    try {
-      const parsed = ExecutionReply.safeParse(JSON.parse(text));
-      if (parsed.success) return parsed.data;
-    } catch {
-      // Not JSON: reported below like any other malformed reply.
-    }
-    logger.error({ reply: text.slice(0, 200) }, "malformed reply on the reply channel or in a result key");
-    return undefined;
+  /**
+   * Reply text (published or stored) → the result it carries, for the job it names. Only the framing is
+   * checked: the JSON comes from our own workers, through our own Redis, and goes to the caller as is.
+   */
+  function parseReply(text: string): { jobId: string; result: JsonText } | undefined {
+    const reply = decodeReply(text);
+    if (reply === undefined) logger.error({ reply: text.slice(0, 200) }, "malformed reply on the reply channel or in a result key");
+    return reply;
   }
 
   function onMessage(receivedChannel: string, message: string): void {
@@ -183,17 +181,19 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
   }
 
   /** What to answer once nobody waits any longer and no reply arrived. Bounded in time. */
-  async function outcomeAfterDeadline(jobId: string, timeoutMs: number): Promise<PlaybookExecutionResult> {
+  async function outcomeAfterDeadline(jobId: string, timeoutMs: number): Promise<JsonText> {
     const timedOut = `Execution timed out after ${timeoutMs} ms`;
     try {
-      return await withTimeout(readOutcome(jobId, timedOut), STATE_READ_TIMEOUT_MS, "reading the job state");
+      const outcome = await withTimeout(readOutcome(jobId, timedOut), STATE_READ_TIMEOUT_MS, "reading the job state");
+      return outcome instanceof JsonText ? outcome : JsonText.of(outcome);
     } catch (error) {
       logger.warn({ jobId, err: errorMessage(error) }, "could not read the state of a job past its deadline");
-      return { error: `${timedOut}; its state could not be read: Redis unreachable` };
+      return JsonText.of({ error: `${timedOut}; its state could not be read: Redis unreachable` });
     }
   }
 
-  async function readOutcome(jobId: string, timedOut: string): Promise<PlaybookExecutionResult> {
+  /** The stored result, or the error that says what became of the job. */
+  async function readOutcome(jobId: string, timedOut: string): Promise<JsonText | PlaybookExecutionResult> {
     if (producer === undefined || queue === undefined) throw new Error("client not started");
     const readResult = async () => {
       const stored = await producer?.get(resultKey(prefix, jobId));
@@ -236,7 +236,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
   }
 
   /** Registers the waiter before the job exists, so that even an instant reply finds it. */
-  function waitFor(jobId: string, timeoutMs: number): Promise<PlaybookExecutionResult> {
+  function waitFor(jobId: string, timeoutMs: number): Promise<JsonText> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         void outcomeAfterDeadline(jobId, timeoutMs).then((result) => settle(jobId, result));
@@ -260,7 +260,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
   async function executeMany(
     requests: readonly ExecutionRequest[],
     timeoutMs: number,
-  ): Promise<PlaybookExecutionResult[]> {
+  ): Promise<JsonText[]> {
     if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new RangeError(`timeoutMs must be a positive number, got ${timeoutMs}`);
     const target = assertCanEnqueue();
     if (requests.length === 0) return [];
@@ -331,7 +331,8 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     async close() {
       if (closed) return;
       closed = true;
-      for (const jobId of [...waiters.keys()]) settle(jobId, { error: "Service is shutting down" });
+      const shuttingDown = JsonText.of({ error: "Service is shutting down" });
+      for (const jobId of [...waiters.keys()]) settle(jobId, shuttingDown);
       try {
         if (queue !== undefined) await withTimeout(queue.close(), 2_000, "closing the queue");
       } catch (error) {

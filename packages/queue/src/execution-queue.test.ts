@@ -1,4 +1,4 @@
-import type { ExecutionJob, PlaybookExecutionResult } from "@pes/contracts";
+import { decodeReply, type ExecutionJob, type JsonText, type PlaybookExecutionResult } from "@pes/contracts";
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
@@ -52,11 +52,23 @@ function request(overrides: Partial<ExecutionRequest> = {}): ExecutionRequest {
   };
 }
 
-async function startClient(options: { redisUrl?: string; instanceId?: string } = {}): Promise<ExecutionClient> {
+/** The client, with its results parsed back from JSON so that tests compare objects. */
+interface TestClient extends Omit<ExecutionClient, "execute" | "executeMany"> {
+  execute(request: ExecutionRequest, timeoutMs: number): Promise<PlaybookExecutionResult>;
+  executeMany(requests: readonly ExecutionRequest[], timeoutMs: number): Promise<PlaybookExecutionResult[]>;
+}
+
+const parsed = (result: JsonText): PlaybookExecutionResult => JSON.parse(result.text) as PlaybookExecutionResult;
+
+async function startClient(options: { redisUrl?: string; instanceId?: string } = {}): Promise<TestClient> {
   const client = createExecutionClient({ redisUrl: options.redisUrl ?? redis.url, prefix, logger, instanceId: options.instanceId });
   closers.push(() => client.close());
   await client.start();
-  return client;
+  return {
+    ...client,
+    execute: async (request, timeoutMs) => parsed(await client.execute(request, timeoutMs)),
+    executeMany: async (requests, timeoutMs) => (await client.executeMany(requests, timeoutMs)).map(parsed),
+  };
 }
 
 async function startWorker(
@@ -232,9 +244,10 @@ describe("execution queue", () => {
       return { highlights: "ran" };
     });
 
-    expect(JSON.parse(await replied.promise)).toEqual({
-      jobId: "stale-1",
-      result: { error: "Execution timed out: its deadline passed before a worker could start it" },
+    const reply = decodeReply(await replied.promise);
+    expect(reply?.jobId).toBe("stale-1");
+    expect(reply && parsed(reply.result)).toEqual({
+      error: "Execution timed out: its deadline passed before a worker could start it",
     });
     expect(calls).toBe(0);
   });
@@ -341,7 +354,7 @@ describe("execution queue", () => {
     await waitForJobs(inspectQueue());
     await client.close();
 
-    expect(await pending).toEqual({ error: "Service is shutting down" });
+    expect(parsed(await pending)).toEqual({ error: "Service is shutting down" });
     await expect(client.execute(request(), 1_000)).rejects.toBeInstanceOf(QueueUnavailableError);
   });
 

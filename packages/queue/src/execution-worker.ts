@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { ExecutionJob, type ExecutionReply, type PlaybookExecutionResult } from "@pes/contracts";
+import { encodeReply, ExecutionJob, type PlaybookExecutionResult } from "@pes/contracts";
 import { UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
@@ -78,9 +78,8 @@ export function createExecutionWorker(options: ExecutionWorkerOptions): Executio
 
   async function reply(jobId: string, replyTo: string, deadline: number, result: PlaybookExecutionResult): Promise<void> {
     if (replies === undefined) throw new Error("worker not started");
-    const reply: ExecutionReply = { jobId, result };
     // Encoded once; stored before it is published so that a caller who misses the message finds the key.
-    const json = JSON.stringify(reply);
+    const json = encodeReply(jobId, result);
     const ttl = Math.max(RESULT_TTL_AFTER_DEADLINE_MS, deadline - Date.now() + RESULT_TTL_AFTER_DEADLINE_MS);
     const args = [resultKey(prefix, jobId), json, ttl, replyChannel(prefix, replyTo)] as const;
     try {

@@ -148,7 +148,7 @@ describe("worker processes", () => {
     await release();
 
     // The lock of the dead worker expires; the second worker's stalled checker puts the job back.
-    expect(await pending).toEqual({ highlights: `done by ${second.pid}` });
+    expect(JSON.parse((await pending).text)).toEqual({ highlights: `done by ${second.pid}` });
     expect(await startedBy([second.pid])).toBe(second.pid);
   }, 60_000);
 
@@ -161,7 +161,7 @@ describe("worker processes", () => {
     await worker.logged("shutting down");
     await release();
 
-    expect(await pending).toEqual({ highlights: `done by ${worker.pid}` });
+    expect(JSON.parse((await pending).text)).toEqual({ highlights: `done by ${worker.pid}` });
     expect(await worker.exited).toBe(0);
   }, 60_000);
 
@@ -178,6 +178,6 @@ describe("worker processes", () => {
     expect(await startedBy([second.pid])).toBe(second.pid);
     await release();
 
-    expect(await pending).toEqual({ highlights: `done by ${second.pid}` });
+    expect(JSON.parse((await pending).text)).toEqual({ highlights: `done by ${second.pid}` });
   }, 60_000);
 });

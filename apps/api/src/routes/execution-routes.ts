@@ -1,9 +1,4 @@
-import {
-  BatchExecutionInput,
-  PlaybookExecutionInput,
-  type PlaybookExecutionResult,
-  type ValidationIssue,
-} from "@pes/contracts";
+import { BatchExecutionInput, JsonText, PlaybookExecutionInput, type ValidationIssue } from "@pes/contracts";
 import { resolveExecution, type ResolvedExecution } from "@pes/playbooks";
 import { QueueUnavailableError, type ExecutionClient, type ExecutionRequest } from "@pes/queue";
 import type { Admission } from "../admission.js";
@@ -51,7 +46,7 @@ export function executionRoutes(deps: ExecutionRouteDeps): Route[] {
         }
         const now = deps.now();
         // A bad item is that item's { error }; the valid ones go to the queue together, in one round trip.
-        const results: PlaybookExecutionResult[] = new Array<PlaybookExecutionResult>(body.inputList.length);
+        const results: JsonText[] = new Array<JsonText>(body.inputList.length);
         const requests: ExecutionRequest[] = [];
         const positions: number[] = [];
         body.inputList.forEach((item, index) => {
@@ -85,7 +80,7 @@ export function executionRoutes(deps: ExecutionRouteDeps): Route[] {
             if (position !== undefined) results[position] = outcome;
           });
         }
-        return results;
+        return JsonText.array(results);
       },
     }),
   ];
@@ -113,8 +108,8 @@ function executionRequest(
   return request;
 }
 
-function itemError(issues: readonly ValidationIssue[]): PlaybookExecutionResult {
-  return { error: describeIssues(issues) };
+function itemError(issues: readonly ValidationIssue[]): JsonText {
+  return JsonText.of({ error: describeIssues(issues) });
 }
 
 /** Redis being unreachable is the service's state, not the caller's fault: 503, not a 500. */

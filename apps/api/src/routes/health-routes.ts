@@ -1,8 +1,9 @@
+import { JsonText } from "@pes/contracts";
 import type { ExecutionClient } from "@pes/queue";
 import { AppError } from "../errors.js";
-import { PreSerialized, publicRoute, type Route } from "./route.js";
+import { publicRoute, type Route } from "./route.js";
 
-const OK = new PreSerialized(JSON.stringify({ status: "ok" }));
+const OK = JsonText.of({ status: "ok" });
 
 /**
  * Liveness (`/healthz`: the process answers) and readiness (`/readyz`: the configuration is loaded, which

@@ -1,9 +1,10 @@
 import type { OrganizationCatalog } from "@pes/config";
-import { organizationRoute, PreSerialized, type Route } from "./route.js";
+import { JsonText } from "@pes/contracts";
+import { organizationRoute, type Route } from "./route.js";
 
 /** `GET /playbook`: the caller's organization's playbooks, serialized once per organization. */
 export function playbookRoutes(): Route[] {
-  const serialized = new WeakMap<OrganizationCatalog, PreSerialized>();
+  const serialized = new WeakMap<OrganizationCatalog, JsonText>();
   return [
     organizationRoute({
       method: "get",
@@ -12,7 +13,7 @@ export function playbookRoutes(): Route[] {
       handle: ({ caller }) => {
         let list = serialized.get(caller.org);
         if (list === undefined) {
-          list = new PreSerialized(JSON.stringify(caller.org.playbookList));
+          list = JsonText.of(caller.org.playbookList);
           serialized.set(caller.org, list);
         }
         return list;

@@ -9,7 +9,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import type { Catalog, OrganizationCatalog } from "@pes/config";
-import type { PlaybookExecutionResult } from "@pes/contracts";
+import { JsonText, type PlaybookExecutionResult } from "@pes/contracts";
 import { createLogger, type Logger } from "@pes/logger";
 import { createMonitorNameMatcher, PlaybookDefinition } from "@pes/playbooks";
 import { QueueUnavailableError, type ExecutionClient, type ExecutionRequest } from "@pes/queue";
@@ -194,20 +194,20 @@ export class FakeExecutionClient extends EventEmitter implements ExecutionClient
 
   async start(): Promise<void> {}
 
-  async execute(request: ExecutionRequest, timeoutMs: number): Promise<PlaybookExecutionResult> {
+  async execute(request: ExecutionRequest, timeoutMs: number): Promise<JsonText> {
     const [result] = await this.executeMany([request], timeoutMs);
     if (result === undefined) throw new Error("no result");
     return result;
   }
 
-  async executeMany(requests: readonly ExecutionRequest[], timeoutMs: number): Promise<PlaybookExecutionResult[]> {
+  async executeMany(requests: readonly ExecutionRequest[], timeoutMs: number): Promise<JsonText[]> {
     for (const request of requests) {
       this.requests.push(request);
       this.timeouts.push(timeoutMs);
     }
     this.emit("request");
     await this.#gate;
-    return requests.map((request) => this.answer(request));
+    return requests.map((request) => JsonText.of(this.answer(request)));
   }
 
   async isReady(): Promise<boolean> {
@@ -221,7 +221,7 @@ export class FakeExecutionClient extends EventEmitter implements ExecutionClient
 export class UnavailableExecutionClient extends FakeExecutionClient {
   override ready = false;
 
-  override async executeMany(): Promise<PlaybookExecutionResult[]> {
+  override async executeMany(): Promise<JsonText[]> {
     throw new QueueUnavailableError("Redis is unreachable");
   }
 }
