@@ -9,6 +9,7 @@ import { BENCH_CLIENT_ID, BENCH_ORG, ONE_ACTION_PLAYBOOK, PARALLEL_PLAYBOOK, wri
 import { stopAll, type ChildHandle } from "./child-processes.js";
 import { describeMachine, currentCommit } from "./machine.js";
 import { startRawFloor, type RawFloor } from "./raw-floor.js";
+import { medianItem } from "./stats.js";
 import { startBenchRedis } from "./redis-server.js";
 import type { BenchResults } from "./results.js";
 import {
@@ -166,21 +167,25 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
           logDir,
         });
         try {
-          const { raw, service, httpHop, barePath } = await plumbingOverhead(
-            target,
-            floor,
-            ONE_ACTION_PLAYBOOK,
-            durations,
-            instantUrl,
-            bare.baseUrl,
-          );
+          const rounds = [];
+          for (let round = 0; round < durations.rounds; round += 1) {
+            const measured = await plumbingOverhead(
+              target,
+              floor,
+              ONE_ACTION_PLAYBOOK,
+              { warmupSeconds: round === 0 ? durations.warmupSeconds : 0, latencySeconds: durations.latencySeconds },
+              instantUrl,
+              bare.baseUrl,
+            );
+            rounds.push({
+              ...measured,
+              p50Ratio: measured.service.latency.p50 / measured.raw.latency.p50,
+              barePathRatio: measured.barePath.latency.p50 / measured.raw.latency.p50,
+            });
+          }
           results.plumbing = {
-            raw,
-            service,
-            httpHop,
-            barePath,
-            p50Ratio: service.latency.p50 / raw.latency.p50,
-            barePathRatio: barePath.latency.p50 / raw.latency.p50,
+            ...medianItem(rounds, (round) => round.p50Ratio),
+            roundRatios: rounds.map(({ p50Ratio, barePathRatio }) => ({ full: p50Ratio, bare: barePathRatio })),
           };
         } finally {
           await bare.close();

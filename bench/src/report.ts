@@ -46,7 +46,8 @@ export function renderMarkdown(results: BenchResults): string {
       `(instant and ${settings.stubDelaysMs.slow} ms), autocannon in the harness process. Raw floor: Queue.add of a no-op job → ` +
       `BullMQ Worker in a separate process → QueueEvents + job.waitUntilFinished in the producer. ` +
       `Durations: warm-up ${settings.durations.warmupSeconds} s, latency ${settings.durations.latencySeconds} s, ` +
-      `throughput ${settings.durations.throughputSeconds} s per run.`,
+      `throughput ${settings.durations.throughputSeconds} s per run; scenarios 1 and 2 in ${settings.durations.rounds} ` +
+      "alternating round(s), the round with the median ratio shown.",
   );
   lines.push("");
 
@@ -68,7 +69,7 @@ export function renderMarkdown(results: BenchResults): string {
   lines.push("");
 
   if (results.plumbing !== undefined) {
-    const { raw, service, httpHop, barePath, p50Ratio, barePathRatio } = results.plumbing;
+    const { raw, service, httpHop, barePath, p50Ratio, barePathRatio, roundRatios } = results.plumbing;
     lines.push("### 1. Plumbing overhead: one-action playbook, instant stub, 1 in flight");
     lines.push("");
     lines.push(
@@ -92,14 +93,22 @@ export function renderMarkdown(results: BenchResults): string {
         `${fmt(service.latency.p50 - barePath.latency.p50, 2)} ms.`,
     );
     lines.push("");
+    lines.push(
+      `Ratios to the raw floor per round (full path / bare path): ` +
+        `${roundRatios.map(({ full, bare }) => `${fmt(full, 2)} / ${fmt(bare, 2)}`).join("; ")}; the table is the median round.`,
+    );
+    lines.push("");
   }
 
   if (results.throughput.length > 0) {
-    lines.push(`### 2. Throughput: ${settings.throughputInFlight} in flight, ${settings.durations.throughputSeconds} s (5. memory sampled meanwhile)`);
+    lines.push(
+      `### 2. Throughput: ${settings.throughputInFlight} in flight, ${settings.durations.throughputSeconds} s per round, ` +
+        `${settings.durations.rounds} round(s) (5. memory sampled meanwhile)`,
+    );
     lines.push("");
     lines.push(
       table(
-        ["Worker processes", "Raw BullMQ jobs/s", "Raw p50 / p99 ms", "Executions/s", "p50 ms", "p99 ms", "Ratio to raw", "Errors", "API peak RSS MB", "Worker peak RSS MB"],
+        ["Worker processes", "Raw BullMQ jobs/s", "Raw p50 / p99 ms", "Executions/s", "p50 ms", "p99 ms", "Ratio to raw", "Ratio per round", "Errors", "API peak RSS MB", "Worker peak RSS MB"],
         results.throughput.map((run) => [
           String(run.workerProcesses),
           fmt(run.raw.jobsPerSecond, 0),
@@ -108,6 +117,7 @@ export function renderMarkdown(results: BenchResults): string {
           fmt(run.service.latency.p50),
           fmt(run.service.latency.p99),
           fmt(run.ratioToRaw, 2),
+          run.roundRatios.map((ratio) => fmt(ratio, 2)).join(", "),
           errors(run.service),
           fmt(run.memory.api.peakRssMB, 0),
           fmt(run.memory.worker.peakRssMB, 0),

@@ -17,7 +17,9 @@ export interface ThroughputRun {
   /** Raw BullMQ at the same in-flight count with the same number of worker processes. */
   raw: RawFloorResult;
   ratioToRaw: number;
-  /** Peak RSS of the API and of the largest worker over the whole scenario, warm-up included (scenario 5). */
+  /** Every round's ratio; the figures of this run are those of the round with the median ratio. */
+  roundRatios: number[];
+  /** Peak RSS of the API and of the largest worker over every round, warm-ups included (scenario 5). */
   memory: { api: ProcessUsage; worker: ProcessUsage };
   /** Where the cores went during the service run and during the raw run. */
   serviceProcesses: NamedUsage[];
@@ -53,6 +55,8 @@ export interface BenchResults {
     barePath: HttpLoadResult;
     /** bare path p50 / raw floor p50: what the 2× target leaves for all of the service's own work. */
     barePathRatio: number;
+    /** Every round's ratios to the raw floor; the figures above are the round with the median full-path ratio. */
+    roundRatios: { full: number; bare: number }[];
   };
   throughput: ThroughputRun[];
   parallelism?: ParallelismResult;

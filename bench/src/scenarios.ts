@@ -1,9 +1,16 @@
 import { PARALLEL_ACTIONS_PER_GADGET, PARALLEL_GADGETS } from "./bench-config.js";
-import { runHttpLoad, type HttpLoadResult } from "./http-load.js";
+import { runHttpLoad, type HttpLoadOptions, type HttpLoadResult } from "./http-load.js";
 import type { RawFloor, RawFloorResult } from "./raw-floor.js";
 
 /** How long each part runs; `--quick` shrinks everything to stay under a minute. */
 export interface Durations {
+  /**
+   * Scenarios 1 and 2 compare the service with a floor measured beside it. A shared machine drifts over
+   * minutes, so each comparison runs this many times, alternating, and the round with the median ratio
+   * stands for all (every round's ratio is reported).
+   */
+  rounds: number;
+  /** Before the first round of scenario 1, and before each part of a throughput round. */
   warmupSeconds: number;
   latencySeconds: number;
   throughputSeconds: number;
@@ -12,14 +19,16 @@ export interface Durations {
 }
 
 export const FULL_DURATIONS: Durations = {
+  rounds: 3,
   warmupSeconds: 3,
-  latencySeconds: 10,
-  throughputSeconds: 15,
+  latencySeconds: 5,
+  throughputSeconds: 10,
   parallelismRequests: 15,
   batchRequests: 10,
 };
 
 export const QUICK_DURATIONS: Durations = {
+  rounds: 1,
   warmupSeconds: 1,
   latencySeconds: 3,
   throughputSeconds: 3,
@@ -90,40 +99,39 @@ export interface PlumbingResult {
   barePath: HttpLoadResult;
 }
 
-/** Scenario 1: one-action playbook, instant stub, 1 in flight, beside the raw floor at 1 in flight. */
+/**
+ * Scenario 1, one round: the raw floor, the full path, one bare HTTP hop and the bare path, each at 1 in
+ * flight for `latencySeconds`, after a warm-up of `warmupSeconds` each (0 in later rounds).
+ */
 export async function plumbingOverhead(
   target: ServiceTarget,
   rawFloor: RawFloor,
   bookName: string,
-  durations: Durations,
+  durations: { warmupSeconds: number; latencySeconds: number },
   instantStubUrl: string,
   barePathUrl: string,
 ): Promise<PlumbingResult> {
-  const raw = await rawFloor.measure({
-    inFlight: 1,
-    durationMs: durations.latencySeconds * 1000,
-    warmupMs: durations.warmupSeconds * 1000,
-  });
+  const { warmupSeconds, latencySeconds } = durations;
+  const measure = async (load: Omit<HttpLoadOptions, "connections">): Promise<HttpLoadResult> => {
+    if (warmupSeconds > 0) await runHttpLoad({ ...load, connections: 1, durationSeconds: warmupSeconds });
+    return runHttpLoad({ ...load, connections: 1, durationSeconds: latencySeconds });
+  };
+  const raw = await rawFloor.measure({ inFlight: 1, durationMs: latencySeconds * 1000, warmupMs: warmupSeconds * 1000 });
   const load = executionLoad(target, bookName);
-  await runHttpLoad({ ...load, connections: 1, durationSeconds: durations.warmupSeconds });
-  const service = await runHttpLoad({ ...load, connections: 1, durationSeconds: durations.latencySeconds });
-  const hop = {
+  const service = await measure(load);
+  const httpHop = await measure({
     url: `${instantStubUrl}/api/v1/query_range`,
     token: target.token,
     contentType: "application/x-www-form-urlencoded",
     body: new URLSearchParams({ query: "up", start: "1700000000", end: "1700004500", step: "15" }).toString(),
     isSuccess: (body: unknown) => typeof body === "object" && body !== null && "status" in body && body.status === "success",
-  };
-  await runHttpLoad({ ...hop, connections: 1, durationSeconds: durations.warmupSeconds });
-  const httpHop = await runHttpLoad({ ...hop, connections: 1, durationSeconds: durations.latencySeconds });
-  const bare = {
+  });
+  const barePath = await measure({
     url: `${barePathUrl}/playbook/execution`,
     token: target.token,
     body: load.body,
     isSuccess: (body: unknown) => typeof body === "object" && body !== null && "series" in body,
-  };
-  await runHttpLoad({ ...bare, connections: 1, durationSeconds: durations.warmupSeconds });
-  const barePath = await runHttpLoad({ ...bare, connections: 1, durationSeconds: durations.latencySeconds });
+  });
   return { raw, service, httpHop, barePath };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { median, quantileOfSorted, summarizeLatencies } from "./stats.js";
+import { median, medianItem, quantileOfSorted, summarizeLatencies } from "./stats.js";
 
 describe("quantileOfSorted", () => {
   it("returns a measured value by nearest rank", () => {
@@ -19,5 +19,14 @@ describe("summarizeLatencies", () => {
     const summary = summarizeLatencies([9, 1, 5, 3, 7]);
     expect(summary).toMatchObject({ count: 5, p50: 5, p99: 9, max: 9, mean: 5 });
     expect(median([3, 1, 2])).toBe(2);
+  });
+});
+
+describe("medianItem", () => {
+  it("picks the round whose ratio is the median, lower middle for an even count", () => {
+    const rounds = [{ round: 1, ratio: 0.61 }, { round: 2, ratio: 0.42 }, { round: 3, ratio: 0.5 }];
+    expect(medianItem(rounds, (item) => item.ratio).round).toBe(3);
+    expect(medianItem(rounds.slice(0, 2), (item) => item.ratio).round).toBe(2);
+    expect(() => medianItem([], () => 0)).toThrow(RangeError);
   });
 });

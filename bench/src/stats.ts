@@ -23,6 +23,17 @@ export function median(values: readonly number[]): number {
   return quantileOfSorted([...values].sort((a, b) => a - b), 0.5);
 }
 
+/**
+ * The item whose `key` is the median of all items' keys (nearest-rank, so an item that was measured):
+ * of several rounds of one comparison, the round that stands for all of them.
+ */
+export function medianItem<T>(items: readonly T[], key: (item: T) => number): T {
+  const sorted = [...items].sort((a, b) => key(a) - key(b));
+  const item = sorted[Math.max(0, Math.ceil(sorted.length / 2) - 1)];
+  if (item === undefined) throw new RangeError("medianItem of no items");
+  return item;
+}
+
 /** p50/p90/p99/max/mean of unsorted latency samples. */
 export function summarizeLatencies(samples: readonly number[]): LatencySummary {
   const sorted = [...samples].sort((a, b) => a - b);

@@ -4,6 +4,7 @@ import { startProcessSampler, type MachineUsage, type ProcessUsage } from "./pro
 import type { RawFloor } from "./raw-floor.js";
 import type { NamedUsage, ThroughputRun } from "./results.js";
 import { rawThroughput, throughput, type Durations, type ServiceTarget } from "./scenarios.js";
+import { medianItem } from "./stats.js";
 
 export interface ThroughputProcesses {
   api: ChildHandle;
@@ -37,9 +38,10 @@ function sampling(named: readonly { name: string; pid: number }[]): Sampling {
 }
 
 /**
- * Scenario 2 (with 5): raw BullMQ at 64 in flight on as many worker processes as the service has, then
- * the service at 64 in flight, each sampled for CPU per process; memory of the API and workers is
- * sampled over the whole service part, warm-up included (its burst of 64 connections belongs to it).
+ * Scenario 2 (with 5), in `durations.rounds` rounds: raw BullMQ at 64 in flight on as many worker
+ * processes as the service has, then the service at 64 in flight, each sampled for CPU per process. The
+ * round with the median ratio is reported, with every round's ratio. Memory of the API and workers is
+ * sampled over all service parts, warm-ups included (their bursts of 64 connections belong to them).
  */
 export async function measureThroughput(
   target: ServiceTarget,
@@ -51,46 +53,54 @@ export async function measureThroughput(
   const { api, workers, stub, redis } = processes;
   const harness = { name: "harness (load generator)", pid: process.pid };
   const redisProcess = redis === undefined ? [] : [{ name: "redis-server", pid: redis.pid }];
-
-  const rawSampling = sampling([
-    harness,
-    ...redisProcess,
-    ...floor.workerPids().map((pid, index) => ({ name: `raw worker ${index + 1}`, pid })),
-  ]);
-  const raw = await rawThroughput(floor, durations, rawSampling.measured);
-
-  const serviceSampling = sampling([
+  const rawNames = [harness, ...redisProcess, ...floor.workerPids().map((pid, index) => ({ name: `raw worker ${index + 1}`, pid }))];
+  const serviceNames = [
     harness,
     ...redisProcess,
     { name: "api", pid: api.pid },
     ...workers.map((worker) => ({ name: worker.name, pid: worker.pid })),
     { name: "stub data source", pid: stub.pid },
-  ]);
-  const memorySampler = startProcessSampler([api.pid, ...workers.map((worker) => worker.pid)]);
-  let memory: Map<number, ProcessUsage>;
-  let service: HttpLoadResult;
-  try {
-    service = await throughput(target, bookName, durations, serviceSampling.measured);
-  } finally {
-    memory = memorySampler.stop().processes;
-  }
+  ];
+  const memoryPids = [api.pid, ...workers.map((worker) => worker.pid)];
+  const memory = new Map<number, ProcessUsage>();
 
-  const rawUsage = rawSampling.usage();
-  const serviceUsage = serviceSampling.usage();
+  const rounds: Omit<ThroughputRun, "memory" | "roundRatios">[] = [];
+  for (let round = 0; round < durations.rounds; round += 1) {
+    const rawSampling = sampling(rawNames);
+    const raw = await rawThroughput(floor, durations, rawSampling.measured);
+    const serviceSampling = sampling(serviceNames);
+    const memorySampler = startProcessSampler(memoryPids);
+    let service: HttpLoadResult;
+    try {
+      service = await throughput(target, bookName, durations, serviceSampling.measured);
+    } finally {
+      for (const [pid, usage] of memorySampler.stop().processes) memory.set(pid, higherPeak(memory.get(pid), usage));
+    }
+    const rawUsage = rawSampling.usage();
+    const serviceUsage = serviceSampling.usage();
+    rounds.push({
+      workerProcesses: workers.length,
+      service,
+      raw,
+      ratioToRaw: service.throughput / raw.jobsPerSecond,
+      serviceProcesses: serviceUsage.processes,
+      rawProcesses: rawUsage.processes,
+      serviceMachine: serviceUsage.machine,
+      rawMachine: rawUsage.machine,
+    });
+  }
   return {
-    workerProcesses: workers.length,
-    service,
-    raw,
-    ratioToRaw: service.throughput / raw.jobsPerSecond,
+    ...medianItem(rounds, (round) => round.ratioToRaw),
+    roundRatios: rounds.map((round) => round.ratioToRaw),
     memory: {
       api: memory.get(api.pid) ?? emptyUsage(),
       worker: largest(workers.map((worker) => memory.get(worker.pid) ?? emptyUsage())),
     },
-    serviceProcesses: serviceUsage.processes,
-    rawProcesses: rawUsage.processes,
-    serviceMachine: serviceUsage.machine,
-    rawMachine: rawUsage.machine,
   };
+}
+
+function higherPeak(known: ProcessUsage | undefined, usage: ProcessUsage): ProcessUsage {
+  return known === undefined || usage.peakRssMB > known.peakRssMB ? usage : known;
 }
 
 function emptyUsage(): ProcessUsage {
