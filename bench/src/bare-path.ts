@@ -6,6 +6,8 @@ import { waitUntil } from "./wait-until.js";
 
 export interface BarePath {
   baseUrl: string;
+  /** Starts one more bare worker process on the same queue. */
+  addWorker(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -48,12 +50,17 @@ export async function startBarePath(options: {
     children.push(child);
     await waitUntil(name, async () => ready.test(readFileSync(logPath, "utf8")), { timeoutMs: 15_000, child, logPath });
   };
+  let workers = 0;
+  const addWorker = async (): Promise<void> => {
+    workers += 1;
+    await start(`bare-path-worker-${workers}`, "./bare-path-worker.js", /bare path worker ready/);
+  };
   try {
-    await start("bare-path-worker", "./bare-path-worker.js", /bare path worker ready/);
+    await addWorker();
     await start("bare-path-api", "./bare-path-api.js", /bare path api ready/);
   } catch (error) {
     await close();
     throw error;
   }
-  return { baseUrl: `http://127.0.0.1:${options.port}`, close };
+  return { baseUrl: `http://127.0.0.1:${options.port}`, addWorker, close };
 }

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { loadOrCreateDevKey, mintDevToken } from "@pes/dev-issuer";
 import { freePort } from "@pes/local-services";
 import { Redis } from "ioredis";
-import { startBarePath } from "./bare-path.js";
+import { startBarePath, type BarePath } from "./bare-path.js";
 import { BENCH_CLIENT_ID, BENCH_ORG, ONE_ACTION_PLAYBOOK, PARALLEL_PLAYBOOK, writeBenchConfig } from "./bench-config.js";
 import { stopAll, type ChildHandle } from "./child-processes.js";
 import { describeMachine, currentCommit } from "./machine.js";
@@ -59,6 +59,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
   }
   const children: ChildHandle[] = [];
   let rawFloor: RawFloor | undefined;
+  let barePath: BarePath | undefined;
   const queuePrefix = `bench-${startedAt.getTime().toString(36)}`;
   let redisUrl: string | undefined;
   let redisIsExternal = false;
@@ -132,6 +133,18 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
       logDir,
     });
 
+    if (options.scenarios.has("plumbing") || options.scenarios.has("throughput")) {
+      barePath = await startBarePath({
+        redisUrl: redis.url,
+        prefix: `${queuePrefix}-bare`,
+        port: await freePort(),
+        stubUrl: instantUrl,
+        workerConcurrency: options.workerConcurrency,
+        logDir,
+      });
+    }
+    const bare = barePath;
+
     const target: ServiceTarget = { baseUrl: `http://127.0.0.1:${apiPort}`, token };
     await smokeTest(target, ONE_ACTION_PLAYBOOK);
     await smokeTest(target, PARALLEL_PLAYBOOK);
@@ -151,45 +164,39 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
     const floor = rawFloor;
     const throughputRun = async (): Promise<void> => {
       results.throughput.push(
-        await measureThroughput(target, ONE_ACTION_PLAYBOOK, floor, { api, workers, stub, redis: redis.child }, durations),
+        await measureThroughput(
+          target,
+          ONE_ACTION_PLAYBOOK,
+          floor,
+          { api, workers, stub, redis: redis.child },
+          durations,
+          requireBarePath(bare).baseUrl,
+        ),
       );
     };
 
     if (options.scenarios.has("plumbing")) {
       await run("1 plumbing overhead (1 in flight)", async () => {
-        // Started for this scenario only, so that it takes no memory or CPU from the others.
-        const bare = await startBarePath({
-          redisUrl: redis.url,
-          prefix: `${queuePrefix}-bare`,
-          port: await freePort(),
-          stubUrl: instantUrl,
-          workerConcurrency: options.workerConcurrency,
-          logDir,
-        });
-        try {
-          const rounds = [];
-          for (let round = 0; round < durations.rounds; round += 1) {
-            const measured = await plumbingOverhead(
-              target,
-              floor,
-              ONE_ACTION_PLAYBOOK,
-              { warmupSeconds: round === 0 ? durations.warmupSeconds : 0, latencySeconds: durations.latencySeconds },
-              instantUrl,
-              bare.baseUrl,
-            );
-            rounds.push({
-              ...measured,
-              p50Ratio: measured.service.latency.p50 / measured.raw.latency.p50,
-              barePathRatio: measured.barePath.latency.p50 / measured.raw.latency.p50,
-            });
-          }
-          results.plumbing = {
-            ...medianItem(rounds, (round) => round.p50Ratio),
-            roundRatios: rounds.map(({ p50Ratio, barePathRatio }) => ({ full: p50Ratio, bare: barePathRatio })),
-          };
-        } finally {
-          await bare.close();
+        const rounds = [];
+        for (let round = 0; round < durations.rounds; round += 1) {
+          const measured = await plumbingOverhead(
+            target,
+            floor,
+            ONE_ACTION_PLAYBOOK,
+            { warmupSeconds: round === 0 ? durations.warmupSeconds : 0, latencySeconds: durations.latencySeconds },
+            instantUrl,
+            requireBarePath(bare).baseUrl,
+          );
+          rounds.push({
+            ...measured,
+            p50Ratio: measured.service.latency.p50 / measured.raw.latency.p50,
+            barePathRatio: measured.barePath.latency.p50 / measured.raw.latency.p50,
+          });
         }
+        results.plumbing = {
+          ...medianItem(rounds, (round) => round.p50Ratio),
+          roundRatios: rounds.map(({ p50Ratio, barePathRatio }) => ({ full: p50Ratio, bare: barePathRatio })),
+        };
       });
     }
     if (options.scenarios.has("throughput")) {
@@ -211,6 +218,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
       workers.push(second);
       children.push(second);
       await floor.addWorker();
+      await bare?.addWorker();
     }
     if (options.scenarios.has("throughput")) {
       await run(`2 throughput (${THROUGHPUT_IN_FLIGHT} in flight, 2 worker processes)`, throughputRun);
@@ -223,6 +231,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
   } finally {
     options.log("stopping all processes …");
     await rawFloor?.close().catch(() => undefined);
+    await barePath?.close().catch(() => undefined);
     // Graceful first (SIGTERM) so that `--cpu-prof` children write their profiles.
     await stopAll(children);
     if (redisIsExternal && redisUrl !== undefined) await deleteKeys(redisUrl, queuePrefix).catch(() => undefined);
@@ -231,6 +240,11 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
   results.targets = evaluateTargets(results);
   results.durationSeconds = (Date.now() - startedAt.getTime()) / 1000;
   return results;
+}
+
+function requireBarePath(bare: BarePath | undefined): BarePath {
+  if (bare === undefined) throw new Error("the bare path was not started");
+  return bare;
 }
 
 /** On an external Redis, removes this run's keys (its queue prefix is unique to the run). */

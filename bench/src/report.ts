@@ -108,7 +108,7 @@ export function renderMarkdown(results: BenchResults): string {
     lines.push("");
     lines.push(
       table(
-        ["Worker processes", "Raw BullMQ jobs/s", "Raw p50 / p99 ms", "Executions/s", "p50 ms", "p99 ms", "Ratio to raw", "Ratio per round", "Errors", "API peak RSS MB", "Worker peak RSS MB"],
+        ["Worker processes", "Raw BullMQ jobs/s", "Raw p50 / p99 ms", "Executions/s", "p50 ms", "p99 ms", "Ratio to raw", "Ratio per round", "Bare path /s (ratio to raw)", "Errors", "API peak RSS MB", "Worker peak RSS MB"],
         results.throughput.map((run) => [
           String(run.workerProcesses),
           fmt(run.raw.jobsPerSecond, 0),
@@ -118,6 +118,7 @@ export function renderMarkdown(results: BenchResults): string {
           fmt(run.service.latency.p99),
           fmt(run.ratioToRaw, 2),
           run.roundRatios.map((ratio) => fmt(ratio, 2)).join(", "),
+          `${fmt(run.barePath.throughput, 0)} (${fmt(run.barePathRatio, 2)})`,
           errors(run.service),
           fmt(run.memory.api.peakRssMB, 0),
           fmt(run.memory.worker.peakRssMB, 0),

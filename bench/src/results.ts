@@ -17,6 +17,10 @@ export interface ThroughputRun {
   /** Raw BullMQ at the same in-flight count with the same number of worker processes. */
   raw: RawFloorResult;
   ratioToRaw: number;
+  /** The bare path (bare-path.ts) at 64 in flight on as many worker processes, right after the service. */
+  barePath: HttpLoadResult;
+  /** bare path executions/s / raw BullMQ jobs/s: the architecture's own ceiling for ratioToRaw. */
+  barePathRatio: number;
   /** Every round's ratio; the figures of this run are those of the round with the median ratio. */
   roundRatios: number[];
   /** Peak RSS of the API and of the largest worker over every round, warm-ups included (scenario 5). */

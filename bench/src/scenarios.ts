@@ -99,6 +99,14 @@ export interface PlumbingResult {
   barePath: HttpLoadResult;
 }
 
+/** The bare path (bare-path.ts) answers `{ series }` for the same request body as the service. */
+function barePathLoad(target: ServiceTarget, barePathUrl: string, bookName: string) {
+  return {
+    ...executionLoad({ ...target, baseUrl: barePathUrl }, bookName),
+    isSuccess: (body: unknown) => typeof body === "object" && body !== null && "series" in body,
+  };
+}
+
 /**
  * Scenario 1, one round: the raw floor, the full path, one bare HTTP hop and the bare path, each at 1 in
  * flight for `latencySeconds`, after a warm-up of `warmupSeconds` each (0 in later rounds).
@@ -126,12 +134,7 @@ export async function plumbingOverhead(
     body: new URLSearchParams({ query: "up", start: "1700000000", end: "1700004500", step: "15" }).toString(),
     isSuccess: (body: unknown) => typeof body === "object" && body !== null && "status" in body && body.status === "success",
   });
-  const barePath = await measure({
-    url: `${barePathUrl}/playbook/execution`,
-    token: target.token,
-    body: load.body,
-    isSuccess: (body: unknown) => typeof body === "object" && body !== null && "series" in body,
-  });
+  const barePath = await measure(barePathLoad(target, barePathUrl, bookName));
   return { raw, service, httpHop, barePath };
 }
 
@@ -158,6 +161,18 @@ export async function throughput(
   const load = executionLoad(target, bookName);
   await runHttpLoad({ ...load, connections: THROUGHPUT_IN_FLIGHT, durationSeconds: durations.warmupSeconds });
   return measured(() => runHttpLoad({ ...load, connections: THROUGHPUT_IN_FLIGHT, durationSeconds: durations.throughputSeconds }));
+}
+
+/** Scenario 2's architecture floor: the bare path at 64 in flight, after the same warm-up. */
+export async function barePathThroughput(
+  target: ServiceTarget,
+  barePathUrl: string,
+  bookName: string,
+  durations: Durations,
+): Promise<HttpLoadResult> {
+  const load = barePathLoad(target, barePathUrl, bookName);
+  await runHttpLoad({ ...load, connections: THROUGHPUT_IN_FLIGHT, durationSeconds: durations.warmupSeconds });
+  return runHttpLoad({ ...load, connections: THROUGHPUT_IN_FLIGHT, durationSeconds: durations.throughputSeconds });
 }
 
 export interface ParallelismResult {

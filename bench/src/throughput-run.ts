@@ -3,7 +3,7 @@ import type { HttpLoadResult } from "./http-load.js";
 import { startProcessSampler, type MachineUsage, type ProcessUsage } from "./process-sampler.js";
 import type { RawFloor } from "./raw-floor.js";
 import type { NamedUsage, ThroughputRun } from "./results.js";
-import { rawThroughput, throughput, type Durations, type ServiceTarget } from "./scenarios.js";
+import { barePathThroughput, rawThroughput, throughput, type Durations, type ServiceTarget } from "./scenarios.js";
 import { medianItem } from "./stats.js";
 
 export interface ThroughputProcesses {
@@ -39,7 +39,8 @@ function sampling(named: readonly { name: string; pid: number }[]): Sampling {
 
 /**
  * Scenario 2 (with 5), in `durations.rounds` rounds: raw BullMQ at 64 in flight on as many worker
- * processes as the service has, then the service at 64 in flight, each sampled for CPU per process. The
+ * processes as the service has, then the service at 64 in flight, each sampled for CPU per process, then
+ * the bare path (the architecture with none of our work) on as many bare worker processes. The
  * round with the median ratio is reported, with every round's ratio. Memory of the API and workers is
  * sampled over all service parts, warm-ups included (their bursts of 64 connections belong to them).
  */
@@ -49,6 +50,7 @@ export async function measureThroughput(
   floor: RawFloor,
   processes: ThroughputProcesses,
   durations: Durations,
+  barePathUrl: string,
 ): Promise<ThroughputRun> {
   const { api, workers, stub, redis } = processes;
   const harness = { name: "harness (load generator)", pid: process.pid };
@@ -76,6 +78,7 @@ export async function measureThroughput(
     } finally {
       for (const [pid, usage] of memorySampler.stop().processes) memory.set(pid, higherPeak(memory.get(pid), usage));
     }
+    const barePath = await barePathThroughput(target, barePathUrl, bookName, durations);
     const rawUsage = rawSampling.usage();
     const serviceUsage = serviceSampling.usage();
     rounds.push({
@@ -83,6 +86,8 @@ export async function measureThroughput(
       service,
       raw,
       ratioToRaw: service.throughput / raw.jobsPerSecond,
+      barePath,
+      barePathRatio: barePath.throughput / raw.jobsPerSecond,
       serviceProcesses: serviceUsage.processes,
       rawProcesses: rawUsage.processes,
       serviceMachine: serviceUsage.machine,
