@@ -184,16 +184,15 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
   async function outcomeAfterDeadline(jobId: string, timeoutMs: number): Promise<JsonText> {
     const timedOut = `Execution timed out after ${timeoutMs} ms`;
     try {
-      const outcome = await withTimeout(readOutcome(jobId, timedOut), STATE_READ_TIMEOUT_MS, "reading the job state");
-      return outcome instanceof JsonText ? outcome : JsonText.of(outcome);
+      return await withTimeout(readOutcome(jobId, timedOut), STATE_READ_TIMEOUT_MS, "reading the job state");
     } catch (error) {
       logger.warn({ jobId, err: errorMessage(error) }, "could not read the state of a job past its deadline");
-      return JsonText.of({ error: `${timedOut}; its state could not be read: Redis unreachable` });
+      return errorResult(`${timedOut}; its state could not be read: Redis unreachable`);
     }
   }
 
   /** The stored result, or the error that says what became of the job. */
-  async function readOutcome(jobId: string, timedOut: string): Promise<JsonText | PlaybookExecutionResult> {
+  async function readOutcome(jobId: string, timedOut: string): Promise<JsonText> {
     if (producer === undefined || queue === undefined) throw new Error("client not started");
     const readResult = async () => {
       const stored = await producer?.get(resultKey(prefix, jobId));
@@ -209,21 +208,19 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
       case "waiting-children": {
         // Remove it so that it never runs for nobody; 0 means a worker locked it in the meantime.
         const removed = await queue.remove(jobId);
-        return removed === 1
-          ? { error: `${timedOut} (still queued: no worker picked it up)` }
-          : { error: `${timedOut} (still running)` };
+        return errorResult(removed === 1 ? `${timedOut} (still queued: no worker picked it up)` : `${timedOut} (still running)`);
       }
       case "active":
-        return { error: `${timedOut} (still running)` };
+        return errorResult(`${timedOut} (still running)`);
       case "failed": {
         const job = await queue.getJob(jobId);
-        return { error: `Execution failed: ${job?.failedReason ?? "unknown reason"}` };
+        return errorResult(`Execution failed: ${job?.failedReason ?? "unknown reason"}`);
       }
       case "completed":
       case "unknown": {
         // It may have completed (and its job hash been removed) between the two reads above.
         const late = await readResult();
-        return late ?? { error: "Execution result was lost" };
+        return late ?? errorResult("Execution result was lost");
       }
     }
   }
@@ -331,7 +328,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     async close() {
       if (closed) return;
       closed = true;
-      const shuttingDown = JsonText.of({ error: "Service is shutting down" });
+      const shuttingDown = errorResult("Service is shutting down");
       for (const jobId of [...waiters.keys()]) settle(jobId, shuttingDown);
       try {
         if (queue !== undefined) await withTimeout(queue.close(), 2_000, "closing the queue");
@@ -341,6 +338,11 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
       await Promise.all([producer, subscriber].map((connection) => connection && closeConnection(connection)));
     },
   };
+}
+
+/** A result that is only `{ error }`, as the caller receives it. */
+function errorResult(message: string): JsonText {
+  return JsonText.of({ error: message } satisfies PlaybookExecutionResult);
 }
 
 function errorMessage(error: unknown): string {
