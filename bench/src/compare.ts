@@ -1,0 +1,166 @@
+/**
+ * `npm run bench:compare -- --baseline=<dir> [--rounds=6] [--seconds=5] [--workers=2]`
+ *
+ * Same-run A/B of two builds of the service: <dir> (the baseline, e.g. a `git worktree` of main, built)
+ * against this checkout. Both run side by side on one Redis (own queue prefixes) and one stub data
+ * source; the load alternates between them (A B B A …), so that drift of this shared machine falls on
+ * both alike. Per round it measures scenario 1 (1 in flight) and scenario 2 (64 in flight) and each
+ * process's CPU per execution; it prints every round's ratio (this build / baseline) and their median.
+ * A change worth a few percent cannot be timed any other way here: see BENCHMARKS.md, "Method".
+ */
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { loadOrCreateDevKey, mintDevToken } from "@pes/dev-issuer";
+import { freePort } from "@pes/local-services";
+import { BENCH_CLIENT_ID, BENCH_ORG, ONE_ACTION_PLAYBOOK, writeBenchConfig } from "./bench-config.js";
+import { stopAll, type ChildHandle } from "./child-processes.js";
+import { runHttpLoad, type HttpLoadResult } from "./http-load.js";
+import { startProcessSampler } from "./process-sampler.js";
+import { startBenchRedis } from "./redis-server.js";
+import { isExecutionSuccess, smokeTest, THROUGHPUT_IN_FLIGHT, type ServiceTarget } from "./scenarios.js";
+import { serviceIsBuilt, startApi, startWorker, type ServiceContext } from "./service-processes.js";
+import { median } from "./stats.js";
+import { startStubProcess } from "./stub-process.js";
+
+interface Side {
+  name: string;
+  target: ServiceTarget;
+  processes: { name: string; pid: number }[];
+}
+
+interface Measurement {
+  latencyP50: number;
+  throughput: number;
+  /** CPU ms per execution at 64 in flight, by process name (api, worker-1, …). */
+  cpuPerExecution: Map<string, number>;
+}
+
+const { values } = parseArgs({
+  options: {
+    baseline: { type: "string" },
+    rounds: { type: "string", default: "6" },
+    seconds: { type: "string", default: "5" },
+    workers: { type: "string", default: "2" },
+  },
+});
+if (values.baseline === undefined) {
+  process.stderr.write("usage: npm run bench:compare -- --baseline=<built checkout> [--rounds=6] [--seconds=5] [--workers=2]\n");
+  process.exit(2);
+}
+const rounds = Number(values.rounds);
+const seconds = Number(values.seconds);
+const workerCount = Number(values.workers);
+const candidateRoot = fileURLToPath(new URL("../../", import.meta.url));
+const baselineRoot = resolve(values.baseline);
+for (const root of [baselineRoot, candidateRoot]) {
+  if (!serviceIsBuilt(root)) throw new Error(`${root} is not built (npm run build there first)`);
+}
+
+const log = (line: string): void => void process.stderr.write(`[compare] ${line}\n`);
+const workDir = mkdtempSync(join(tmpdir(), "pes-compare-"));
+const children: ChildHandle[] = [];
+let completed = false;
+try {
+  const redis = await startBenchRedis(workDir, workDir);
+  if (redis.child !== undefined) children.push(redis.child);
+  const stubPort = await freePort();
+  const stubUrl = `http://127.0.0.1:${stubPort}`;
+  const stub = await startStubProcess(workDir, [{ port: stubPort, delayMs: 0 }, { port: await freePort(), delayMs: 200 }]);
+  children.push(stub);
+  const configDir = join(workDir, "config");
+  writeBenchConfig(configDir, { instantUrl: stubUrl, slowUrl: stubUrl });
+  const devIssuerDir = join(workDir, "dev-issuer");
+  const token = mintDevToken(await loadOrCreateDevKey(devIssuerDir), { org: BENCH_ORG, clientId: BENCH_CLIENT_ID, expiresInSeconds: 3600 });
+
+  const startSide = async (name: string, repoRoot: string): Promise<Side> => {
+    const context: ServiceContext = {
+      repoRoot,
+      logDir: join(workDir, name),
+      redisUrl: redis.url,
+      queuePrefix: `compare-${name}`,
+      configDir,
+      devIssuerDir,
+      cpuProfileDir: undefined,
+    };
+    mkdirSync(context.logDir, { recursive: true });
+    const port = await freePort();
+    const api = await startApi(context, { port, executionTimeoutMs: 30_000, batchMaxItems: 100 });
+    children.push(api);
+    const processes = [{ name: "api", pid: api.pid }];
+    for (let index = 1; index <= workerCount; index += 1) {
+      const worker = await startWorker(context, { index, concurrency: 64, maxConcurrentActions: 64 });
+      children.push(worker);
+      processes.push({ name: `worker-${index}`, pid: worker.pid });
+    }
+    const target = { baseUrl: `http://127.0.0.1:${port}`, token };
+    await smokeTest(target, ONE_ACTION_PLAYBOOK);
+    return { name, target, processes };
+  };
+  const sides = [await startSide("baseline", baselineRoot), await startSide("candidate", candidateRoot)] as const;
+  const load = (side: Side, connections: number, durationSeconds: number): Promise<HttpLoadResult> =>
+    runHttpLoad({
+      url: `${side.target.baseUrl}/playbook/execution`,
+      token,
+      body: JSON.stringify({ bookName: ONE_ACTION_PLAYBOOK }),
+      isSuccess: isExecutionSuccess,
+      connections,
+      durationSeconds,
+    });
+  const measure = async (side: Side): Promise<Measurement> => {
+    const latency = await load(side, 1, seconds);
+    await load(side, THROUGHPUT_IN_FLIGHT, 1);
+    const sampler = startProcessSampler(side.processes.map(({ pid }) => pid));
+    const loaded = await load(side, THROUGHPUT_IN_FLIGHT, seconds);
+    const usage = sampler.stop().processes;
+    const failures = latency.responses - latency.successes + loaded.responses - loaded.successes;
+    if (failures > 0) throw new Error(`${side.name}: ${failures} failed responses: ${latency.firstErrorBody ?? loaded.firstErrorBody}`);
+    const cpuPerExecution = new Map(
+      side.processes.map(({ name, pid }) => [name, (1000 * (usage.get(pid)?.cpuSeconds ?? Number.NaN)) / loaded.successes]),
+    );
+    return { latencyP50: latency.latency.p50, throughput: loaded.throughput, cpuPerExecution };
+  };
+
+  log("warming both up …");
+  for (const side of sides) await measure(side);
+  const results: { baseline: Measurement; candidate: Measurement }[] = [];
+  for (let round = 0; round < rounds; round += 1) {
+    // A B, then B A: a steady drift weighs on both sides equally over two rounds.
+    const order = round % 2 === 0 ? sides : ([sides[1], sides[0]] as const);
+    const measured = new Map<string, Measurement>();
+    for (const side of order) measured.set(side.name, await measure(side));
+    const baseline = measured.get("baseline");
+    const candidate = measured.get("candidate");
+    if (baseline === undefined || candidate === undefined) throw new Error("a side was not measured");
+    results.push({ baseline, candidate });
+    log(
+      `round ${round + 1}: p50 ${baseline.latencyP50.toFixed(3)} → ${candidate.latencyP50.toFixed(3)} ms, ` +
+        `${baseline.throughput.toFixed(0)} → ${candidate.throughput.toFixed(0)} /s`,
+    );
+  }
+
+  const ratio = (pick: (m: Measurement) => number) => results.map(({ baseline, candidate }) => pick(candidate) / pick(baseline));
+  const row = (label: string, ratios: number[]) =>
+    `| ${label} | ${median(ratios).toFixed(3)} | ${ratios.map((r) => r.toFixed(3)).join(", ")} |`;
+  const lines = [
+    `Same-run comparison, ${rounds} rounds of ${seconds} s, ${workerCount} worker process(es) each; ratio = this build / baseline (${baselineRoot}).`,
+    "",
+    "| Figure | Median ratio | Per round |",
+    "|---|---|---|",
+    row("p50 at 1 in flight", ratio((m) => m.latencyP50)),
+    row("executions/s at 64 in flight", ratio((m) => m.throughput)),
+    ...[...(results[0]?.baseline.cpuPerExecution.keys() ?? [])].map((name) =>
+      row(`CPU ms per execution, ${name}`, ratio((m) => m.cpuPerExecution.get(name) ?? Number.NaN)),
+    ),
+    row("CPU ms per execution, API + workers", ratio((m) => [...m.cpuPerExecution.values()].reduce((sum, value) => sum + value, 0))),
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+  completed = true;
+} finally {
+  await stopAll(children);
+  // The children's logs stay for a failed run.
+  if (completed) rmSync(workDir, { recursive: true, force: true });
+  else log(`logs kept in ${workDir}`);
+}
