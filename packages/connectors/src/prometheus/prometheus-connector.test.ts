@@ -165,6 +165,8 @@ describe("runPrometheusAction on the wire", () => {
     ["a success that is not JSON", 200, "text/html", "<html>login</html>", "p99 latency: Prometheus answered with something that is not JSON"],
     ["an error body", 422, "application/json", JSON.stringify({ status: "error", errorType: "execution", error: "many-to-many matching not allowed" }), "p99 latency: Prometheus could not run the query (execution): many-to-many matching not allowed"],
     ["an unknown shape", 200, "application/json", JSON.stringify({ status: "success", data: { resultType: "histogram" } }), "p99 latency: Prometheus answered in a shape this connector does not know"],
+    ["a sample whose value is not a string", 200, "application/json", JSON.stringify({ status: "success", data: { resultType: "matrix", result: [{ metric: {}, values: [[1700000000, "1"], [1700000015, 2]] }] } }), "p99 latency: Prometheus answered in a shape this connector does not know"],
+    ["a vector sample without its time", 200, "application/json", JSON.stringify({ status: "success", data: { resultType: "vector", result: [{ metric: {}, value: ["1"] }] } }), "p99 latency: Prometheus answered in a shape this connector does not know"],
   ])("fails on %s, in plain words and with the link", async (_case, status, contentType, body, expected) => {
     server = await startTestServer((_request, response) => {
       response.writeHead(status, { "content-type": contentType });
