@@ -1,8 +1,9 @@
 /**
- * `npm run bench:compare -- --baseline=<dir> [--rounds=6] [--seconds=5] [--workers=2]`
+ * `npm run bench:compare -- --baseline=<dir> [--rounds=6] [--seconds=5] [--workers=2] [--node-args="…"]`
  *
  * Same-run A/B of two builds of the service: <dir> (the baseline, e.g. a `git worktree` of main, built)
- * against this checkout. Both run side by side on one Redis (own queue prefixes) and one stub data
+ * against this checkout, whose processes also get `--node-args` (so `--baseline=. --node-args=…` weighs
+ * node or V8 flags on one build). Both run side by side on one Redis (own queue prefixes) and one stub data
  * source; the load alternates between them (A B B A …), so that drift of this shared machine falls on
  * both alike. Per round it measures scenario 1 (1 in flight) and scenario 2 (64 in flight) and each
  * process's CPU per execution; it prints every round's ratio (this build / baseline) and their median.
@@ -21,7 +22,7 @@ import { runHttpLoad, type HttpLoadResult } from "./http-load.js";
 import { startProcessSampler } from "./process-sampler.js";
 import { startBenchRedis } from "./redis-server.js";
 import { isExecutionSuccess, smokeTest, THROUGHPUT_IN_FLIGHT, type ServiceTarget } from "./scenarios.js";
-import { serviceIsBuilt, startApi, startWorker, type ServiceContext } from "./service-processes.js";
+import { serviceIsBuilt, splitNodeArgs, startApi, startWorker, type ServiceContext } from "./service-processes.js";
 import { startStubProcess } from "./stub-process.js";
 
 interface Side {
@@ -43,10 +44,11 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "6" },
     seconds: { type: "string", default: "5" },
     workers: { type: "string", default: "2" },
+    "node-args": { type: "string", default: "" },
   },
 });
 if (values.baseline === undefined) {
-  process.stderr.write("usage: npm run bench:compare -- --baseline=<built checkout> [--rounds=6] [--seconds=5] [--workers=2]\n");
+  process.stderr.write("usage: npm run bench:compare -- --baseline=<built checkout> [--rounds=6] [--seconds=5] [--workers=2] [--node-args=<flags>]\n");
   process.exit(2);
 }
 const rounds = Number(values.rounds);
@@ -83,7 +85,7 @@ try {
   const devIssuerDir = join(workDir, "dev-issuer");
   const token = mintDevToken(await loadOrCreateDevKey(devIssuerDir), { org: BENCH_ORG, clientId: BENCH_CLIENT_ID, expiresInSeconds: 3600 });
 
-  const startSide = async (name: string, repoRoot: string): Promise<Side> => {
+  const startSide = async (name: string, repoRoot: string, nodeArgs: readonly string[]): Promise<Side> => {
     const context: ServiceContext = {
       repoRoot,
       logDir: join(workDir, name),
@@ -92,6 +94,7 @@ try {
       configDir,
       devIssuerDir,
       cpuProfileDir: undefined,
+      nodeArgs,
     };
     mkdirSync(context.logDir, { recursive: true });
     const port = await freePort();
@@ -107,7 +110,10 @@ try {
     await smokeTest(target, ONE_ACTION_PLAYBOOK);
     return { name, target, processes };
   };
-  const sides = [await startSide("baseline", baselineRoot), await startSide("candidate", candidateRoot)] as const;
+  const sides = [
+    await startSide("baseline", baselineRoot, []),
+    await startSide("candidate", candidateRoot, splitNodeArgs(values["node-args"])),
+  ] as const;
   const load = (side: Side, connections: number, durationSeconds: number): Promise<HttpLoadResult> =>
     runHttpLoad({
       url: `${side.target.baseUrl}/playbook/execution`,
@@ -153,7 +159,8 @@ try {
   const row = (label: string, ratios: number[]) =>
     `| ${label} | ${medianRatio(ratios).toFixed(3)} | ${ratios.map((r) => r.toFixed(3)).join(", ")} |`;
   const lines = [
-    `Same-run comparison, ${rounds} rounds of ${seconds} s, ${workerCount} worker process(es) each; ratio = this build / baseline (${baselineRoot}).`,
+    `Same-run comparison, ${rounds} rounds of ${seconds} s, ${workerCount} worker process(es) each; ratio = this build` +
+      `${values["node-args"] === "" ? "" : ` with node ${values["node-args"]}`} / baseline (${baselineRoot}).`,
     "",
     "| Figure | Median ratio | Per round |",
     "|---|---|---|",

@@ -15,6 +15,8 @@ export interface ServiceContext {
   devIssuerDir: string;
   /** Set to a directory to run API and workers under `node --cpu-prof`, writing .cpuprofile files there. */
   cpuProfileDir: string | undefined;
+  /** Node flags for API and workers after the image's and BENCH_NODE_ARGS (bench:compare's per-side flags). */
+  nodeArgs?: readonly string[];
 }
 
 export const API_ENTRY = "apps/api/dist/main.js";
@@ -35,15 +37,17 @@ export function shippedNodeOptions(repoRoot: string): string[] {
   return (line?.[1] ?? "").split(/\s+/).filter((arg) => arg !== "");
 }
 
+/** Space-separated node flags (BENCH_NODE_ARGS, bench:compare's --node-args) as a list. */
+export function splitNodeArgs(text: string | undefined): string[] {
+  return (text ?? "").split(/\s+/).filter((arg) => arg !== "");
+}
+
 /**
- * Node flags for the API and workers: the image's NODE_OPTIONS, `--cpu-prof` when profiling, plus
- * BENCH_NODE_ARGS (space-separated, e.g. "--trace-gc" or "--max-semi-space-size=8") for experiments.
+ * Node flags for the API and workers: the image's NODE_OPTIONS, BENCH_NODE_ARGS (e.g. "--trace-gc" or
+ * "--max-semi-space-size=8") for experiments, the context's own, and `--cpu-prof` when profiling.
  */
 function nodeArgs(context: ServiceContext, name: string): string[] {
-  const extra = [
-    ...shippedNodeOptions(context.repoRoot),
-    ...(process.env.BENCH_NODE_ARGS ?? "").split(/\s+/).filter((arg) => arg !== ""),
-  ];
+  const extra = [...shippedNodeOptions(context.repoRoot), ...splitNodeArgs(process.env.BENCH_NODE_ARGS), ...(context.nodeArgs ?? [])];
   if (context.cpuProfileDir === undefined) return extra;
   return [...extra, "--cpu-prof", `--cpu-prof-dir=${context.cpuProfileDir}`, `--cpu-prof-name=${name}.cpuprofile`];
 }
