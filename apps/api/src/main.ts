@@ -5,6 +5,7 @@ import { devJwks, loadOrCreateDevKey } from "@pes/dev-issuer";
 import { createLogger, type Logger } from "@pes/logger";
 import { createExecutionClient, QueueUnavailableError, type ExecutionClient } from "@pes/queue";
 import { createApp } from "./app.js";
+import { createHttpServer } from "./http-server.js";
 import { createTokenVerifier } from "./auth/token-verifier.js";
 import { EnvError, parseEnv, type ApiEnv } from "./env.js";
 
@@ -71,7 +72,7 @@ async function main(): Promise<void> {
     logger.warn({ err: error.message }, "job queue unreachable at start; listening anyway");
   }
 
-  const server = app.listen(env.port, env.host);
+  const server = createHttpServer(app).listen(env.port, env.host);
   await once(server, "listening");
   // Longer than the usual load balancer idle timeout (60 s), so the balancer closes idle sockets first.
   server.keepAliveTimeout = 65_000;
