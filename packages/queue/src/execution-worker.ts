@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { encodeReply, ExecutionJob, type PlaybookExecutionResult } from "@pes/contracts";
 import { UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
@@ -63,10 +64,14 @@ export function createExecutionWorker(options: ExecutionWorkerOptions): Executio
   const { prefix } = options;
   const logger = options.logger.child({ component: "execution-worker" });
   /**
-   * Set when close() runs out of time: every running execution's signal (BullMQ's own, per job) is
-   * aborted, and each goes back to the queue.
+   * Aborted when close() runs out of time: every running execution stops and goes back to the queue.
+   * One signal for the process rather than BullMQ's per job (a processor with a third parameter gets
+   * one): Node 20 builds each AbortSignal with Object.setPrototypeOf, which gives it a hidden class of
+   * its own and makes every access to it miss V8's inline caches.
    */
-  let interrupted = false;
+  const interruption = new AbortController();
+  // Every running action listens to it: no "possible memory leak" warning past 10 listeners.
+  setMaxListeners(0, interruption.signal);
   let connection: Redis | undefined;
   /**
    * Replies go over a connection of their own: BullMQ defines its scripts on the connection it is given,
@@ -91,7 +96,7 @@ export function createExecutionWorker(options: ExecutionWorkerOptions): Executio
     }
   }
 
-  async function runJob(job: Job<unknown, void>, token: string | undefined, signal: AbortSignal): Promise<void> {
+  async function runJob(job: Job<unknown, void>, token: string | undefined): Promise<void> {
     const jobId = job.id;
     if (jobId === undefined) throw new UnrecoverableError("job without an id");
     const parsed = ExecutionJob.safeParse(job.data);
@@ -115,13 +120,13 @@ export function createExecutionWorker(options: ExecutionWorkerOptions): Executio
     }
     let result: PlaybookExecutionResult;
     try {
-      result = await options.execute(data, signal);
+      result = await options.execute(data, interruption.signal);
     } catch (error) {
       // The engine reports failures as results; an exception here is a bug, still answered explicitly.
       logger.error({ jobId, requestId: data.requestId, err: error }, "execution threw");
       result = { error: `Execution failed: ${error instanceof Error ? error.message : String(error)}` };
     }
-    if (interrupted) {
+    if (interruption.signal.aborted) {
       // Shutting down mid-run: whatever came back is partial. Hand the job back so that another worker
       // runs it from the start, now rather than after the lock expires.
       await job.moveToWait(token);
@@ -140,9 +145,8 @@ export function createExecutionWorker(options: ExecutionWorkerOptions): Executio
       await Promise.all([untilReady(connection), untilReady(replies)]);
       worker = new Worker<unknown, void>(
         EXECUTION_QUEUE,
-        // Declaring the third parameter makes BullMQ create an AbortController per job, which
-        // cancelAllJobs() aborts; a processor without it gets no signal.
-        (job, token, signal) => runJob(job, token, signal ?? neverAborted),
+        // Two parameters: BullMQ creates no AbortController per job (see `interruption`).
+        (job, token) => runJob(job, token),
         {
           connection,
           prefix,
@@ -174,8 +178,7 @@ export function createExecutionWorker(options: ExecutionWorkerOptions): Executio
       const interruptGrace = Math.min(MAX_INTERRUPT_GRACE_MS, Math.floor(timeoutMs / 2));
       if (!(await settlesWithin(graceful, timeoutMs - interruptGrace))) {
         logger.warn({ timeoutMs }, "active jobs still running at the shutdown deadline; interrupting them");
-        interrupted = true;
-        worker.cancelAllJobs("worker shutting down");
+        interruption.abort("worker shutting down");
         if (!(await settlesWithin(graceful, interruptGrace))) {
           // Their locks expire and another worker's stalled checker re-runs them.
           logger.error("interrupted jobs did not stop in time; leaving them to the stalled checker");
@@ -188,8 +191,6 @@ export function createExecutionWorker(options: ExecutionWorkerOptions): Executio
     },
   };
 }
-
-const neverAborted = new AbortController().signal;
 
 /** Resolves once the connection is ready (it retries meanwhile); rejects if it is closed first. */
 function untilReady(connection: Redis): Promise<void> {
