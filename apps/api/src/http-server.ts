@@ -24,6 +24,9 @@ export function createHttpServer(app: Express): Server {
     Reflect.apply(ServerResponse, this, [req, options]);
   }
   AppResponse.prototype = app.response;
+  // Node's types describe these options as classes. A subclass's instances would have the subclass's
+  // prototype, not app.request: it would take replacing Express's app.request and app.response. The
+  // function form leaves Express as it is, and is cast here once.
   return createServer(
     {
       IncomingMessage: AppRequest as unknown as typeof IncomingMessage,
