@@ -34,10 +34,10 @@ export function serviceIsBuilt(repoRoot: string): boolean {
 export function shippedNodeOptions(repoRoot: string): string[] {
   const dockerfile = readFileSync(join(repoRoot, "Dockerfile"), "utf8");
   const line = /^\s*NODE_OPTIONS="?([^"\\\n]*)"?/m.exec(dockerfile);
-  return (line?.[1] ?? "").split(/\s+/).filter((arg) => arg !== "");
+  return splitNodeArgs(line?.[1]);
 }
 
-/** Space-separated node flags (BENCH_NODE_ARGS, bench:compare's --node-args) as a list. */
+/** Space-separated node flags (NODE_OPTIONS, BENCH_NODE_ARGS, bench:compare's --node-args) as a list. */
 export function splitNodeArgs(text: string | undefined): string[] {
   return (text ?? "").split(/\s+/).filter((arg) => arg !== "");
 }

@@ -9,8 +9,8 @@ import type { Express } from "express";
  * Express gives every request and response it handles those prototypes with `Object.setPrototypeOf`. V8
  * then builds a new hidden class for each of the two objects, every time, and every property access on
  * them afterwards — in Node's http code, in Express, in ours — misses its inline cache: about 100 misses
- * per request (`node --log-ic`), a quarter of the API's instructions per execution. Objects born with
- * those prototypes keep one hidden class, and Express's `setPrototypeOf` finds nothing to change.
+ * per request (`node --log-ic`). Objects born with those prototypes keep one hidden class, and Express's
+ * `setPrototypeOf` finds nothing to change: 392 k instead of 950 k instructions per request (callgrind).
  */
 export function createHttpServer(app: Express): Server {
   // Constructors in Node's own style (Node's are functions, not classes). Not Reflect.construct with these

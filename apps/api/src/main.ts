@@ -5,9 +5,9 @@ import { devJwks, loadOrCreateDevKey } from "@pes/dev-issuer";
 import { createLogger, type Logger } from "@pes/logger";
 import { createExecutionClient, QueueUnavailableError, type ExecutionClient } from "@pes/queue";
 import { createApp } from "./app.js";
-import { createHttpServer } from "./http-server.js";
 import { createTokenVerifier } from "./auth/token-verifier.js";
 import { EnvError, parseEnv, type ApiEnv } from "./env.js";
+import { createHttpServer } from "./http-server.js";
 
 /** Reads the environment and CONFIG_DIR, starts the queue client, listens; one shutdown path on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
