@@ -109,7 +109,11 @@ function barePathLoad(target: ServiceTarget, barePathUrl: string, bookName: stri
 
 /**
  * Scenario 1, one round: the raw floor, the full path, one bare HTTP hop and the bare path, each at 1 in
- * flight for `latencySeconds`, after a warm-up of `warmupSeconds` each (0 in later rounds).
+ * flight for `latencySeconds`. When `warmupSeconds` > 0 (the first round) each path is first warmed up
+ * for that long at 64 in flight, then as long at 1 in flight: V8 optimizes a function only after it has
+ * run a few hundred times, and at 1 in flight a 3 s warm-up left most of the API running unoptimized
+ * code (BENCHMARKS.md, "Fifth round"). 64 in flight pushes thousands of executions through every path
+ * first, so that each is measured in its steady state.
  */
 export async function plumbingOverhead(
   target: ServiceTarget,
@@ -121,9 +125,13 @@ export async function plumbingOverhead(
 ): Promise<PlumbingResult> {
   const { warmupSeconds, latencySeconds } = durations;
   const measure = async (load: Omit<HttpLoadOptions, "connections">): Promise<HttpLoadResult> => {
-    if (warmupSeconds > 0) await runHttpLoad({ ...load, connections: 1, durationSeconds: warmupSeconds });
+    if (warmupSeconds > 0) {
+      await runHttpLoad({ ...load, connections: THROUGHPUT_IN_FLIGHT, durationSeconds: warmupSeconds });
+      await runHttpLoad({ ...load, connections: 1, durationSeconds: warmupSeconds });
+    }
     return runHttpLoad({ ...load, connections: 1, durationSeconds: latencySeconds });
   };
+  if (warmupSeconds > 0) await rawFloor.measure({ inFlight: THROUGHPUT_IN_FLIGHT, durationMs: warmupSeconds * 1000, warmupMs: 0 });
   const raw = await rawFloor.measure({ inFlight: 1, durationMs: latencySeconds * 1000, warmupMs: warmupSeconds * 1000 });
   const load = executionLoad(target, bookName);
   const service = await measure(load);
