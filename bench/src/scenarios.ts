@@ -30,8 +30,8 @@ export const FULL_DURATIONS: Durations = {
 export const QUICK_DURATIONS: Durations = {
   rounds: 1,
   warmupSeconds: 1,
-  latencySeconds: 3,
-  throughputSeconds: 3,
+  latencySeconds: 2,
+  throughputSeconds: 2,
   parallelismRequests: 5,
   batchRequests: 4,
 };
