@@ -36,11 +36,54 @@ export interface HttpLoadResult {
   firstErrorBody: string | undefined;
 }
 
+/** What one autocannon run saw, its latencies not yet summarized: runs of one load can be pooled. */
+export interface HttpLoadSample extends Omit<HttpLoadResult, "responses" | "throughput" | "latency"> {
+  latencies: number[];
+}
+
+/** One autocannon run against a JSON POST endpoint, summarized. */
+export async function runHttpLoad(options: HttpLoadOptions): Promise<HttpLoadResult> {
+  return summarizeHttpLoad([await sampleHttpLoad(options)]);
+}
+
+/**
+ * One result from several runs of the same load: counts and times added, latencies pooled. Scenario 1
+ * measures each path in short slices interleaved with the others' (scenarios.ts).
+ */
+export function summarizeHttpLoad(samples: readonly HttpLoadSample[]): HttpLoadResult {
+  const [first] = samples;
+  if (first === undefined) throw new RangeError("summarizeHttpLoad of no samples");
+  const sum = (count: (sample: HttpLoadSample) => number): number =>
+    samples.reduce((total, sample) => total + count(sample), 0);
+  const statusCodes: Record<string, number> = {};
+  for (const sample of samples) {
+    for (const [status, count] of Object.entries(sample.statusCodes)) statusCodes[status] = (statusCodes[status] ?? 0) + count;
+  }
+  const successes = sum((sample) => sample.successes);
+  const errorBodies = sum((sample) => sample.errorBodies);
+  const non2xx = sum((sample) => sample.non2xx);
+  const elapsedMs = sum((sample) => sample.elapsedMs);
+  return {
+    connections: first.connections,
+    elapsedMs,
+    responses: successes + errorBodies + non2xx,
+    successes,
+    errorBodies,
+    non2xx,
+    statusCodes,
+    connectionErrors: sum((sample) => sample.connectionErrors),
+    timeouts: sum((sample) => sample.timeouts),
+    throughput: successes / (elapsedMs / 1000),
+    latency: summarizeLatencies(samples.flatMap((sample) => sample.latencies)),
+    firstErrorBody: samples.find((sample) => sample.firstErrorBody !== undefined)?.firstErrorBody,
+  };
+}
+
 /**
  * One autocannon run against a JSON POST endpoint. Latencies are taken from autocannon's per-response
  * event as floats, because its histogram stores whole milliseconds and scenario 1 lives below 3 ms.
  */
-export function runHttpLoad(options: HttpLoadOptions): Promise<HttpLoadResult> {
+export function sampleHttpLoad(options: HttpLoadOptions): Promise<HttpLoadSample> {
   const latencies: number[] = [];
   const statusCodes: Record<string, number> = {};
   let successes = 0;
@@ -87,20 +130,17 @@ export function runHttpLoad(options: HttpLoadOptions): Promise<HttpLoadResult> {
           reject(error);
           return;
         }
-        const elapsedMs = performance.now() - started;
         resolve({
           connections: options.connections,
-          elapsedMs,
-          responses: successes + errorBodies + non2xx,
+          elapsedMs: performance.now() - started,
           successes,
           errorBodies,
           non2xx,
           statusCodes,
           connectionErrors: result.errors - result.timeouts,
           timeouts: result.timeouts,
-          throughput: successes / (elapsedMs / 1000),
-          latency: summarizeLatencies(latencies),
           firstErrorBody,
+          latencies,
         });
       },
     );

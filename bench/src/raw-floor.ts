@@ -16,9 +16,20 @@ export interface RawFloorResult {
   latency: LatencySummary;
 }
 
+/** What one run of the producer loops saw, its latencies not yet summarized: runs can be pooled. */
+export interface RawFloorSample {
+  inFlight: number;
+  workerProcesses: number;
+  elapsedMs: number;
+  errors: number;
+  latencies: number[];
+}
+
 export interface RawFloor {
   /** Runs `inFlight` producer loops (add → wait for the result) for `durationMs`, after `warmupMs`. */
   measure(options: { inFlight: number; durationMs: number; warmupMs: number }): Promise<RawFloorResult>;
+  /** The same without warm-up, not yet summarized (scenario 1 pools short interleaved runs). */
+  sample(options: { inFlight: number; durationMs: number }): Promise<RawFloorSample>;
   workerProcesses(): number;
   workerPids(): number[];
   /** Starts one more worker process on the same queue (for the 2-process denominator). */
@@ -93,15 +104,14 @@ export async function startRawFloor(options: {
     return performance.now() - start;
   };
 
-  const runLoops = async (inFlight: number, durationMs: number, record: boolean) => {
+  const sample = async ({ inFlight, durationMs }: { inFlight: number; durationMs: number }): Promise<RawFloorSample> => {
     const latencies: number[] = [];
     let errors = 0;
     const end = performance.now() + durationMs;
     const loop = async () => {
       while (performance.now() < end) {
         try {
-          const latency = await roundTrip();
-          if (record) latencies.push(latency);
+          latencies.push(await roundTrip());
         } catch {
           errors += 1;
         }
@@ -109,26 +119,35 @@ export async function startRawFloor(options: {
     };
     const started = performance.now();
     await Promise.all(Array.from({ length: inFlight }, loop));
-    return { latencies, errors, elapsedMs: performance.now() - started };
+    return { inFlight, workerProcesses: workers.length, elapsedMs: performance.now() - started, errors, latencies };
   };
 
   return {
     async measure({ inFlight, durationMs, warmupMs }) {
-      await runLoops(inFlight, warmupMs, false);
-      const { latencies, errors, elapsedMs } = await runLoops(inFlight, durationMs, true);
-      return {
-        inFlight,
-        workerProcesses: workers.length,
-        durationMs: elapsedMs,
-        completed: latencies.length,
-        errors,
-        jobsPerSecond: latencies.length / (elapsedMs / 1000),
-        latency: summarizeLatencies(latencies),
-      };
+      await sample({ inFlight, durationMs: warmupMs });
+      return summarizeRawFloor([await sample({ inFlight, durationMs })]);
     },
+    sample,
     workerProcesses: () => workers.length,
     workerPids: () => workers.map((worker) => worker.pid),
     addWorker,
     close,
+  };
+}
+
+/** One result from several runs of the raw floor: counts and times added, latencies pooled. */
+export function summarizeRawFloor(samples: readonly RawFloorSample[]): RawFloorResult {
+  const [first] = samples;
+  if (first === undefined) throw new RangeError("summarizeRawFloor of no samples");
+  const latencies = samples.flatMap((sample) => sample.latencies);
+  const durationMs = samples.reduce((total, sample) => total + sample.elapsedMs, 0);
+  return {
+    inFlight: first.inFlight,
+    workerProcesses: first.workerProcesses,
+    durationMs,
+    completed: latencies.length,
+    errors: samples.reduce((total, sample) => total + sample.errors, 0),
+    jobsPerSecond: latencies.length / (durationMs / 1000),
+    latency: summarizeLatencies(latencies),
   };
 }

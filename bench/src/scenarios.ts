@@ -1,6 +1,6 @@
 import { PARALLEL_ACTIONS_PER_GADGET, PARALLEL_GADGETS } from "./bench-config.js";
-import { runHttpLoad, type HttpLoadOptions, type HttpLoadResult } from "./http-load.js";
-import type { RawFloor, RawFloorResult } from "./raw-floor.js";
+import { runHttpLoad, sampleHttpLoad, summarizeHttpLoad, type HttpLoadResult, type HttpLoadSample } from "./http-load.js";
+import { summarizeRawFloor, type RawFloor, type RawFloorResult, type RawFloorSample } from "./raw-floor.js";
 
 /** How long each part runs; `--quick` shrinks everything to stay under a minute. */
 export interface Durations {
@@ -107,13 +107,22 @@ function barePathLoad(target: ServiceTarget, barePathUrl: string, bookName: stri
   };
 }
 
+/** Scenario 1 measures each path in slices this long, interleaved with the other paths' slices. */
+export const PLUMBING_SLICE_SECONDS = 1;
+
 /**
  * Scenario 1, one round: the raw floor, the full path, one bare HTTP hop and the bare path, each at 1 in
- * flight for `latencySeconds`. When `warmupSeconds` > 0 (the first round) each path is first warmed up
- * for that long at 64 in flight, then as long at 1 in flight: V8 optimizes a function only after it has
- * run a few hundred times, and at 1 in flight a 3 s warm-up left most of the API running unoptimized
- * code (BENCHMARKS.md, "Fifth round"). 64 in flight pushes thousands of executions through every path
- * first, so that each is measured in its steady state.
+ * flight for `latencySeconds` in all. The round runs them in slices of PLUMBING_SLICE_SECONDS, each
+ * slice every path once (the order rotated from slice to slice), and pools each path's latencies: this
+ * machine drifts by tens of percent within seconds, and with one path measured whole after the other a
+ * round's ratio read anything from 1.06 to 2.54 (BENCHMARKS.md, "Sixth round"); interleaved, every path
+ * sees the same drift.
+ *
+ * When `warmupSeconds` > 0 (the first round) each path is first warmed up for that long at 64 in
+ * flight, then as long at 1 in flight: V8 optimizes a function only after it has run a few hundred
+ * times, and at 1 in flight a 3 s warm-up left most of the API running unoptimized code (BENCHMARKS.md,
+ * "Fifth round"). 64 in flight pushes thousands of executions through every path first, so that each
+ * is measured in its steady state.
  */
 export async function plumbingOverhead(
   target: ServiceTarget,
@@ -124,26 +133,47 @@ export async function plumbingOverhead(
   barePathUrl: string,
 ): Promise<PlumbingResult> {
   const { warmupSeconds, latencySeconds } = durations;
-  const measure = async (load: Omit<HttpLoadOptions, "connections">): Promise<HttpLoadResult> => {
-    if (warmupSeconds > 0) {
+  const httpPaths = {
+    service: executionLoad(target, bookName),
+    httpHop: {
+      url: `${instantStubUrl}/api/v1/query_range`,
+      token: target.token,
+      contentType: "application/x-www-form-urlencoded",
+      body: new URLSearchParams({ query: "up", start: "1700000000", end: "1700004500", step: "15" }).toString(),
+      isSuccess: (body: unknown) => typeof body === "object" && body !== null && "status" in body && body.status === "success",
+    },
+    barePath: barePathLoad(target, barePathUrl, bookName),
+  };
+  if (warmupSeconds > 0) {
+    const durationMs = warmupSeconds * 1000;
+    await rawFloor.sample({ inFlight: THROUGHPUT_IN_FLIGHT, durationMs });
+    await rawFloor.sample({ inFlight: 1, durationMs });
+    for (const load of Object.values(httpPaths)) {
       await runHttpLoad({ ...load, connections: THROUGHPUT_IN_FLIGHT, durationSeconds: warmupSeconds });
       await runHttpLoad({ ...load, connections: 1, durationSeconds: warmupSeconds });
     }
-    return runHttpLoad({ ...load, connections: 1, durationSeconds: latencySeconds });
+  }
+
+  const rawSamples: RawFloorSample[] = [];
+  const httpSamples = { service: [] as HttpLoadSample[], httpHop: [] as HttpLoadSample[], barePath: [] as HttpLoadSample[] };
+  const slices: (() => Promise<void>)[] = [
+    async () => {
+      rawSamples.push(await rawFloor.sample({ inFlight: 1, durationMs: PLUMBING_SLICE_SECONDS * 1000 }));
+    },
+    ...(Object.keys(httpPaths) as (keyof typeof httpPaths)[]).map((path) => async () => {
+      httpSamples[path].push(await sampleHttpLoad({ ...httpPaths[path], connections: 1, durationSeconds: PLUMBING_SLICE_SECONDS }));
+    }),
+  ];
+  const sliceCount = Math.max(1, Math.round(latencySeconds / PLUMBING_SLICE_SECONDS));
+  for (let slice = 0; slice < sliceCount; slice += 1) {
+    for (let step = 0; step < slices.length; step += 1) await slices[(slice + step) % slices.length]?.();
+  }
+  return {
+    raw: summarizeRawFloor(rawSamples),
+    service: summarizeHttpLoad(httpSamples.service),
+    httpHop: summarizeHttpLoad(httpSamples.httpHop),
+    barePath: summarizeHttpLoad(httpSamples.barePath),
   };
-  if (warmupSeconds > 0) await rawFloor.measure({ inFlight: THROUGHPUT_IN_FLIGHT, durationMs: warmupSeconds * 1000, warmupMs: 0 });
-  const raw = await rawFloor.measure({ inFlight: 1, durationMs: latencySeconds * 1000, warmupMs: warmupSeconds * 1000 });
-  const load = executionLoad(target, bookName);
-  const service = await measure(load);
-  const httpHop = await measure({
-    url: `${instantStubUrl}/api/v1/query_range`,
-    token: target.token,
-    contentType: "application/x-www-form-urlencoded",
-    body: new URLSearchParams({ query: "up", start: "1700000000", end: "1700004500", step: "15" }).toString(),
-    isSuccess: (body: unknown) => typeof body === "object" && body !== null && "status" in body && body.status === "success",
-  });
-  const barePath = await measure(barePathLoad(target, barePathUrl, bookName));
-  return { raw, service, httpHop, barePath };
 }
 
 /**
