@@ -183,7 +183,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
             target,
             floor,
             ONE_ACTION_PLAYBOOK,
-            { warmupSeconds: round === 0 ? durations.warmupSeconds : 0, latencySeconds: durations.latencySeconds },
+            { ...durations, warmupSeconds: round === 0 ? durations.warmupSeconds : 0 },
             instantUrl,
             requireBarePath(bare).baseUrl,
           );

@@ -46,7 +46,7 @@ export function renderMarkdown(results: BenchResults): string {
       `(instant and ${settings.stubDelaysMs.slow} ms), autocannon in the harness process. Raw floor: Queue.add of a no-op job → ` +
       `BullMQ Worker in a separate process → QueueEvents + job.waitUntilFinished in the producer. ` +
       `Durations: warm-up ${settings.durations.warmupSeconds} s (scenario 1: at 64 then at 1 in flight, every path), ` +
-      `latency ${settings.durations.latencySeconds} s, ` +
+      `latency ${settings.durations.latencySeconds} s per path in ${settings.durations.latencySliceSeconds} s slices interleaved with the other paths', ` +
       `throughput ${settings.durations.throughputSeconds} s per run; scenarios 1 and 2 in ${settings.durations.rounds} ` +
       "alternating round(s), the round with the median ratio shown.",
   );

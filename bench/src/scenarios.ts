@@ -12,7 +12,10 @@ export interface Durations {
   rounds: number;
   /** Before the first round of scenario 1, and before each part of a throughput round. */
   warmupSeconds: number;
+  /** Scenario 1: each path's time at 1 in flight per round, … */
   latencySeconds: number;
+  /** … run in slices this long, interleaved with the other paths' slices. */
+  latencySliceSeconds: number;
   throughputSeconds: number;
   parallelismRequests: number;
   batchRequests: number;
@@ -22,6 +25,7 @@ export const FULL_DURATIONS: Durations = {
   rounds: 3,
   warmupSeconds: 3,
   latencySeconds: 5,
+  latencySliceSeconds: 1,
   throughputSeconds: 10,
   parallelismRequests: 15,
   batchRequests: 10,
@@ -31,6 +35,7 @@ export const QUICK_DURATIONS: Durations = {
   rounds: 1,
   warmupSeconds: 1,
   latencySeconds: 2,
+  latencySliceSeconds: 1,
   throughputSeconds: 2,
   parallelismRequests: 5,
   batchRequests: 4,
@@ -107,12 +112,9 @@ function barePathLoad(target: ServiceTarget, barePathUrl: string, bookName: stri
   };
 }
 
-/** Scenario 1 measures each path in slices this long, interleaved with the other paths' slices. */
-export const PLUMBING_SLICE_SECONDS = 1;
-
 /**
  * Scenario 1, one round: the raw floor, the full path, one bare HTTP hop and the bare path, each at 1 in
- * flight for `latencySeconds` in all. The round runs them in slices of PLUMBING_SLICE_SECONDS, each
+ * flight for `latencySeconds` in all. The round runs them in slices of `latencySliceSeconds`, each
  * slice every path once (the order rotated from slice to slice), and pools each path's latencies: this
  * machine drifts by tens of percent within seconds, and with one path measured whole after the other a
  * round's ratio read anything from 1.06 to 2.54 (BENCHMARKS.md, "Sixth round"); interleaved, every path
@@ -128,11 +130,11 @@ export async function plumbingOverhead(
   target: ServiceTarget,
   rawFloor: RawFloor,
   bookName: string,
-  durations: { warmupSeconds: number; latencySeconds: number },
+  durations: Pick<Durations, "warmupSeconds" | "latencySeconds" | "latencySliceSeconds">,
   instantStubUrl: string,
   barePathUrl: string,
 ): Promise<PlumbingResult> {
-  const { warmupSeconds, latencySeconds } = durations;
+  const { warmupSeconds, latencySeconds, latencySliceSeconds } = durations;
   const httpPaths = {
     service: executionLoad(target, bookName),
     httpHop: {
@@ -158,13 +160,13 @@ export async function plumbingOverhead(
   const httpSamples = { service: [] as HttpLoadSample[], httpHop: [] as HttpLoadSample[], barePath: [] as HttpLoadSample[] };
   const slices: (() => Promise<void>)[] = [
     async () => {
-      rawSamples.push(await rawFloor.sample({ inFlight: 1, durationMs: PLUMBING_SLICE_SECONDS * 1000 }));
+      rawSamples.push(await rawFloor.sample({ inFlight: 1, durationMs: latencySliceSeconds * 1000 }));
     },
     ...(Object.keys(httpPaths) as (keyof typeof httpPaths)[]).map((path) => async () => {
-      httpSamples[path].push(await sampleHttpLoad({ ...httpPaths[path], connections: 1, durationSeconds: PLUMBING_SLICE_SECONDS }));
+      httpSamples[path].push(await sampleHttpLoad({ ...httpPaths[path], connections: 1, durationSeconds: latencySliceSeconds }));
     }),
   ];
-  const sliceCount = Math.max(1, Math.round(latencySeconds / PLUMBING_SLICE_SECONDS));
+  const sliceCount = Math.max(1, Math.round(latencySeconds / latencySliceSeconds));
   for (let slice = 0; slice < sliceCount; slice += 1) {
     for (let step = 0; step < slices.length; step += 1) await slices[(slice + step) % slices.length]?.();
   }
