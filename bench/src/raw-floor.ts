@@ -26,9 +26,9 @@ export interface RawFloorSample {
 }
 
 export interface RawFloor {
-  /** Runs `inFlight` producer loops (add → wait for the result) for `durationMs`, after `warmupMs`. */
-  measure(options: { inFlight: number; durationMs: number; warmupMs: number }): Promise<RawFloorResult>;
-  /** The same without warm-up, not yet summarized (scenario 1 pools short interleaved runs). */
+  /** Runs `inFlight` producer loops (add → wait for the result) for `durationMs`. */
+  measure(options: { inFlight: number; durationMs: number }): Promise<RawFloorResult>;
+  /** The same, not yet summarized (scenario 1 pools short interleaved runs; a warm-up drops it). */
   sample(options: { inFlight: number; durationMs: number }): Promise<RawFloorSample>;
   workerProcesses(): number;
   workerPids(): number[];
@@ -123,10 +123,7 @@ export async function startRawFloor(options: {
   };
 
   return {
-    async measure({ inFlight, durationMs, warmupMs }) {
-      await sample({ inFlight, durationMs: warmupMs });
-      return summarizeRawFloor([await sample({ inFlight, durationMs })]);
-    },
+    measure: async (options) => summarizeRawFloor([await sample(options)]),
     sample,
     workerProcesses: () => workers.length,
     workerPids: () => workers.map((worker) => worker.pid),

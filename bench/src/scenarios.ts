@@ -187,8 +187,8 @@ export async function rawThroughput(
   durations: Durations,
   measured: <T>(run: () => Promise<T>) => Promise<T>,
 ): Promise<RawFloorResult> {
-  await rawFloor.measure({ inFlight: THROUGHPUT_IN_FLIGHT, durationMs: durations.warmupSeconds * 1000, warmupMs: 0 });
-  return measured(() => rawFloor.measure({ inFlight: THROUGHPUT_IN_FLIGHT, durationMs: durations.throughputSeconds * 1000, warmupMs: 0 }));
+  await rawFloor.sample({ inFlight: THROUGHPUT_IN_FLIGHT, durationMs: durations.warmupSeconds * 1000 });
+  return measured(() => rawFloor.measure({ inFlight: THROUGHPUT_IN_FLIGHT, durationMs: durations.throughputSeconds * 1000 }));
 }
 
 /** Scenario 2: the same playbook at 64 in flight; `measured` wraps the part after the warm-up. */
