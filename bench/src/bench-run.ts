@@ -4,7 +4,6 @@ import { join } from "node:path";
 import { loadOrCreateDevKey, mintDevToken } from "@pes/dev-issuer";
 import { freePort } from "@pes/local-services";
 import { Redis } from "ioredis";
-import { startBarePath, type BarePath } from "./bare-path.js";
 import { BENCH_CLIENT_ID, BENCH_ORG, ONE_ACTION_PLAYBOOK, PARALLEL_PLAYBOOK, writeBenchConfig } from "./bench-config.js";
 import { stopAll, type ChildHandle } from "./child-processes.js";
 import { describeMachine, currentCommit } from "./machine.js";
@@ -36,15 +35,16 @@ export interface BenchOptions {
   mode: "quick" | "full";
   durations: Durations;
   scenarios: ReadonlySet<ScenarioName>;
-  cpuProfile: boolean;
-  workerConcurrency: number;
-  maxConcurrentActions: number;
   log: (line: string) => void;
 }
 
+/** WORKER_CONCURRENCY of each worker process (and of the raw floor's), and its MAX_CONCURRENT_ACTIONS. */
+const WORKER_CONCURRENCY = 64;
+const MAX_CONCURRENT_ACTIONS = 64;
+
 /**
  * Starts Redis, the stub data sources, the API and a worker, runs the selected scenarios (memory is
- * sampled during scenario 2), and stops every process it started, whatever happens.
+ * read after scenario 2), and stops every process it started, whatever happens.
  */
 export async function runBench(options: BenchOptions): Promise<BenchResults> {
   const startedAt = new Date();
@@ -52,29 +52,22 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
   const logDir = join(options.resultsDir, "logs");
   rmSync(logDir, { recursive: true, force: true });
   mkdirSync(logDir, { recursive: true });
-  const cpuProfileDir = options.cpuProfile ? join(options.resultsDir, "profiles") : undefined;
-  if (cpuProfileDir !== undefined) {
-    rmSync(cpuProfileDir, { recursive: true, force: true });
-    mkdirSync(cpuProfileDir, { recursive: true });
-  }
   const children: ChildHandle[] = [];
   let rawFloor: RawFloor | undefined;
-  let barePath: BarePath | undefined;
   const queuePrefix = `bench-${startedAt.getTime().toString(36)}`;
   let redisUrl: string | undefined;
   let redisIsExternal = false;
 
   const results: BenchResults = {
     mode: options.mode,
-    profiled: options.cpuProfile,
     startedAt: startedAt.toISOString(),
     durationSeconds: 0,
     machine: describeMachine(),
     commit: currentCommit(options.repoRoot),
     settings: {
       durations: options.durations,
-      workerConcurrency: options.workerConcurrency,
-      maxConcurrentActions: options.maxConcurrentActions,
+      workerConcurrency: WORKER_CONCURRENCY,
+      maxConcurrentActions: MAX_CONCURRENT_ACTIONS,
       throughputInFlight: THROUGHPUT_IN_FLIGHT,
       redis: "",
       stubDelaysMs: { instant: 0, slow: STUB_SLOW_DELAY_MS },
@@ -103,9 +96,8 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
     children.push(stub);
 
     const configDir = join(workDir, "config");
-    const instantUrl = `http://127.0.0.1:${instantPort}`;
     writeBenchConfig(configDir, {
-      instantUrl,
+      instantUrl: `http://127.0.0.1:${instantPort}`,
       slowUrl: `http://127.0.0.1:${slowPort}`,
     });
     const devIssuerDir = join(workDir, "dev-issuer");
@@ -119,31 +111,18 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
       queuePrefix,
       configDir,
       devIssuerDir,
-      cpuProfileDir,
     };
     const api = await startApi(context, { port: apiPort, executionTimeoutMs: 30_000, batchMaxItems: 100 });
     children.push(api);
-    const workerOptions = { concurrency: options.workerConcurrency, maxConcurrentActions: options.maxConcurrentActions };
+    const workerOptions = { concurrency: WORKER_CONCURRENCY, maxConcurrentActions: MAX_CONCURRENT_ACTIONS };
     const workers = [await startWorker(context, { index: 1, ...workerOptions })];
     children.push(...workers);
     rawFloor = await startRawFloor({
       redisUrl: redis.url,
       prefix: `${queuePrefix}-raw`,
-      workerConcurrency: options.workerConcurrency,
+      workerConcurrency: WORKER_CONCURRENCY,
       logDir,
     });
-
-    if (options.scenarios.has("plumbing") || options.scenarios.has("throughput")) {
-      barePath = await startBarePath({
-        redisUrl: redis.url,
-        prefix: `${queuePrefix}-bare`,
-        port: await freePort(),
-        stubUrl: instantUrl,
-        workerConcurrency: options.workerConcurrency,
-        logDir,
-      });
-    }
-    const bare = barePath;
 
     const target: ServiceTarget = { baseUrl: `http://127.0.0.1:${apiPort}`, token };
     await smokeTest(target, ONE_ACTION_PLAYBOOK);
@@ -163,39 +142,20 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
     };
     const floor = rawFloor;
     const throughputRun = async (): Promise<void> => {
-      results.throughput.push(
-        await measureThroughput(
-          target,
-          ONE_ACTION_PLAYBOOK,
-          floor,
-          { api, workers, stub, redis: redis.child },
-          durations,
-          requireBarePath(bare).baseUrl,
-        ),
-      );
+      results.throughput.push(await measureThroughput(target, ONE_ACTION_PLAYBOOK, floor, { api, workers }, durations));
     };
 
     if (options.scenarios.has("plumbing")) {
       await run("1 plumbing overhead (1 in flight)", async () => {
         const rounds = [];
         for (let round = 0; round < durations.rounds; round += 1) {
-          const measured = await plumbingOverhead(
-            target,
-            floor,
-            ONE_ACTION_PLAYBOOK,
-            { ...durations, warmupSeconds: round === 0 ? durations.warmupSeconds : 0 },
-            instantUrl,
-            requireBarePath(bare).baseUrl,
-          );
-          rounds.push({
-            ...measured,
-            p50Ratio: measured.service.latency.p50 / measured.raw.latency.p50,
-            barePathRatio: measured.barePath.latency.p50 / measured.raw.latency.p50,
-          });
+          const warmupSeconds = round === 0 ? durations.warmupSeconds : 0;
+          const measured = await plumbingOverhead(target, floor, ONE_ACTION_PLAYBOOK, { ...durations, warmupSeconds });
+          rounds.push({ ...measured, p50Ratio: measured.service.latency.p50 / measured.raw.latency.p50 });
         }
         results.plumbing = {
           ...medianItem(rounds, (round) => round.p50Ratio),
-          roundRatios: rounds.map(({ p50Ratio, barePathRatio }) => ({ full: p50Ratio, bare: barePathRatio })),
+          roundRatios: rounds.map(({ p50Ratio }) => p50Ratio),
         };
       });
     }
@@ -218,7 +178,6 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
       workers.push(second);
       children.push(second);
       await floor.addWorker();
-      await bare?.addWorker();
     }
     if (options.scenarios.has("throughput")) {
       await run(`2 throughput (${THROUGHPUT_IN_FLIGHT} in flight, 2 worker processes)`, throughputRun);
@@ -231,8 +190,6 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
   } finally {
     options.log("stopping all processes …");
     await rawFloor?.close().catch(() => undefined);
-    await barePath?.close().catch(() => undefined);
-    // Graceful first (SIGTERM) so that `--cpu-prof` children write their profiles.
     await stopAll(children);
     if (redisIsExternal && redisUrl !== undefined) await deleteKeys(redisUrl, queuePrefix).catch(() => undefined);
     rmSync(workDir, { recursive: true, force: true });
@@ -240,11 +197,6 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
   results.targets = evaluateTargets(results);
   results.durationSeconds = (Date.now() - startedAt.getTime()) / 1000;
   return results;
-}
-
-function requireBarePath(bare: BarePath | undefined): BarePath {
-  if (bare === undefined) throw new Error("the bare path was not started");
-  return bare;
 }
 
 /** On an external Redis, removes this run's keys (its queue prefix is unique to the run). */

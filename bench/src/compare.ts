@@ -5,9 +5,9 @@
  * against this checkout, whose processes also get `--node-args` (so `--baseline=. --node-args=…` weighs
  * node or V8 flags on one build). Both run side by side on one Redis (own queue prefixes) and one stub data
  * source; the load alternates between them (A B B A …), so that drift of this shared machine falls on
- * both alike. Per round it measures scenario 1 (1 in flight) and scenario 2 (64 in flight) and each
- * process's CPU per execution; it prints every round's ratio (this build / baseline) and their median.
- * A change worth a few percent cannot be timed any other way here: see BENCHMARKS.md, "Method".
+ * both alike. Per round it measures the p50 at 1 in flight (scenario 1) and executions/s at 64 in flight
+ * (scenario 2); it prints every round's ratio (this build / baseline) and their median. A change worth a
+ * few percent cannot be timed any other way on this host: see BENCHMARKS.md, "Method".
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,7 +19,6 @@ import { freePort } from "@pes/local-services";
 import { BENCH_CLIENT_ID, BENCH_ORG, ONE_ACTION_PLAYBOOK, writeBenchConfig } from "./bench-config.js";
 import { stopAll, type ChildHandle } from "./child-processes.js";
 import { runHttpLoad, type HttpLoadResult } from "./http-load.js";
-import { startProcessSampler } from "./process-sampler.js";
 import { startBenchRedis } from "./redis-server.js";
 import { isExecutionSuccess, smokeTest, THROUGHPUT_IN_FLIGHT, type ServiceTarget } from "./scenarios.js";
 import { serviceIsBuilt, splitNodeArgs, startApi, startWorker, type ServiceContext } from "./service-processes.js";
@@ -28,14 +27,11 @@ import { startStubProcess } from "./stub-process.js";
 interface Side {
   name: string;
   target: ServiceTarget;
-  processes: { name: string; pid: number }[];
 }
 
 interface Measurement {
   latencyP50: number;
   throughput: number;
-  /** CPU ms per execution at 64 in flight, by process name (api, worker-1, …). */
-  cpuPerExecution: Map<string, number>;
 }
 
 const { values } = parseArgs({
@@ -93,22 +89,18 @@ try {
       queuePrefix: `compare-${name}`,
       configDir,
       devIssuerDir,
-      cpuProfileDir: undefined,
       nodeArgs,
     };
     mkdirSync(context.logDir, { recursive: true });
     const port = await freePort();
     const api = await startApi(context, { port, executionTimeoutMs: 30_000, batchMaxItems: 100 });
     children.push(api);
-    const processes = [{ name: "api", pid: api.pid }];
     for (let index = 1; index <= workerCount; index += 1) {
-      const worker = await startWorker(context, { index, concurrency: 64, maxConcurrentActions: 64 });
-      children.push(worker);
-      processes.push({ name: `worker-${index}`, pid: worker.pid });
+      children.push(await startWorker(context, { index, concurrency: 64, maxConcurrentActions: 64 }));
     }
     const target = { baseUrl: `http://127.0.0.1:${port}`, token };
     await smokeTest(target, ONE_ACTION_PLAYBOOK);
-    return { name, target, processes };
+    return { name, target };
   };
   const sides = [
     await startSide("baseline", baselineRoot, []),
@@ -126,15 +118,10 @@ try {
   const measure = async (side: Side): Promise<Measurement> => {
     const latency = await load(side, 1, seconds);
     await load(side, THROUGHPUT_IN_FLIGHT, 1);
-    const sampler = startProcessSampler(side.processes.map(({ pid }) => pid));
     const loaded = await load(side, THROUGHPUT_IN_FLIGHT, seconds);
-    const usage = sampler.stop().processes;
     const failures = latency.responses - latency.successes + loaded.responses - loaded.successes;
     if (failures > 0) throw new Error(`${side.name}: ${failures} failed responses: ${latency.firstErrorBody ?? loaded.firstErrorBody}`);
-    const cpuPerExecution = new Map(
-      side.processes.map(({ name, pid }) => [name, (1000 * (usage.get(pid)?.cpuSeconds ?? Number.NaN)) / loaded.successes]),
-    );
-    return { latencyP50: latency.latency.p50, throughput: loaded.throughput, cpuPerExecution };
+    return { latencyP50: latency.latency.p50, throughput: loaded.throughput };
   };
 
   log("warming both up …");
@@ -166,10 +153,6 @@ try {
     "|---|---|---|",
     row("p50 at 1 in flight", ratio((m) => m.latencyP50)),
     row("executions/s at 64 in flight", ratio((m) => m.throughput)),
-    ...[...(results[0]?.baseline.cpuPerExecution.keys() ?? [])].map((name) =>
-      row(`CPU ms per execution, ${name}`, ratio((m) => m.cpuPerExecution.get(name) ?? Number.NaN)),
-    ),
-    row("CPU ms per execution, API + workers", ratio((m) => [...m.cpuPerExecution.values()].reduce((sum, value) => sum + value, 0))),
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
   completed = true;

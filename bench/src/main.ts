@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=plumbing,throughput,parallelism,batch] [-- --cpu-prof]`
+ * `npm run bench [-- --quick] [-- --only=plumbing,throughput,parallelism,batch]`
  * Runs the benchmark of issue 3 against the built service and writes bench/results/latest.{json,md}.
  * It asserts no wall-clock bound: it exits non-zero only when the harness could not measure.
  */
@@ -12,14 +12,10 @@ import { renderMarkdown } from "./report.js";
 import { FULL_DURATIONS, QUICK_DURATIONS } from "./scenarios.js";
 import { serviceIsBuilt } from "./service-processes.js";
 
-const usage = `Usage: npm run bench -- [--quick] [--only=${SCENARIOS.join(",")}] [--cpu-prof] [--worker-concurrency=64]
-  --quick               short durations (under a minute), for local checks and CI
-  --only                run only these scenarios (memory is measured during throughput)
-  --cpu-prof            run API and workers under node --cpu-prof (also BENCH_CPU_PROF=1); profiles go to
-                        bench/results/profiles; summarize with node bench/dist/profile-summary.js <file>
-  --worker-concurrency  WORKER_CONCURRENCY of each worker process and of the raw floor's worker
-Environment: REDIS_URL (use this Redis instead of spawning one), BENCH_LOG_LEVEL (service log level,
-default warn), BENCH_NODE_ARGS (extra node flags for API and workers, e.g. "--trace-gc").`;
+const usage = `Usage: npm run bench -- [--quick] [--only=${SCENARIOS.join(",")}]
+  --quick  short durations (under a minute), for local checks and CI
+  --only   run only these scenarios (memory is measured with throughput)
+Environment: REDIS_URL (use this Redis instead of spawning one).`;
 
 function isScenario(name: string): name is ScenarioName {
   return (SCENARIOS as readonly string[]).includes(name);
@@ -30,8 +26,6 @@ async function main(): Promise<number> {
     options: {
       quick: { type: "boolean", default: false },
       only: { type: "string" },
-      "cpu-prof": { type: "boolean", default: false },
-      "worker-concurrency": { type: "string", default: "64" },
       help: { type: "boolean", short: "h", default: false },
     },
     strict: true,
@@ -44,11 +38,6 @@ async function main(): Promise<number> {
   const unknown = requested.filter((name) => !isScenario(name));
   if (unknown.length > 0) {
     process.stderr.write(`unknown scenario(s): ${unknown.join(", ")}\n${usage}\n`);
-    return 2;
-  }
-  const workerConcurrency = Number(values["worker-concurrency"]);
-  if (!Number.isInteger(workerConcurrency) || workerConcurrency < 1) {
-    process.stderr.write(`--worker-concurrency must be a positive integer\n${usage}\n`);
     return 2;
   }
   const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
@@ -68,9 +57,6 @@ async function main(): Promise<number> {
     mode: values.quick ? "quick" : "full",
     durations: values.quick ? QUICK_DURATIONS : FULL_DURATIONS,
     scenarios: new Set(requested.filter(isScenario)),
-    cpuProfile: values["cpu-prof"] || process.env.BENCH_CPU_PROF === "1",
-    workerConcurrency,
-    maxConcurrentActions: 64,
     log,
   });
   const markdown = renderMarkdown(results);

@@ -30,8 +30,6 @@ export interface RawFloor {
   measure(options: { inFlight: number; durationMs: number }): Promise<RawFloorResult>;
   /** The same, not yet summarized (scenario 1 pools short interleaved runs; a warm-up drops it). */
   sample(options: { inFlight: number; durationMs: number }): Promise<RawFloorSample>;
-  workerProcesses(): number;
-  workerPids(): number[];
   /** Starts one more worker process on the same queue (for the 2-process denominator). */
   addWorker(): Promise<void>;
   close(): Promise<void>;
@@ -125,8 +123,6 @@ export async function startRawFloor(options: {
   return {
     measure: async (options) => summarizeRawFloor([await sample(options)]),
     sample,
-    workerProcesses: () => workers.length,
-    workerPids: () => workers.map((worker) => worker.pid),
     addWorker,
     close,
   };

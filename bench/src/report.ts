@@ -1,6 +1,6 @@
 import type { HttpLoadResult } from "./http-load.js";
-import type { BenchResults, NamedUsage } from "./results.js";
-import type { MachineUsage, ProcessUsage } from "./process-sampler.js";
+import type { BenchResults } from "./results.js";
+
 function fmt(value: number, digits = 1): string {
   if (!Number.isFinite(value)) return "n/a";
   return value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -26,7 +26,7 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]):
 export function renderMarkdown(results: BenchResults): string {
   const { machine, settings } = results;
   const lines: string[] = [];
-  lines.push(`## Benchmark run: ${results.mode}${results.profiled ? " (PROFILED: under --cpu-prof, figures inflated)" : ""}, ${results.startedAt}`);
+  lines.push(`## Benchmark run: ${results.mode}, ${results.startedAt}`);
   lines.push("");
   lines.push(
     `Machine: ${machine.cpuModel}, **${machine.cores} cores**, **${fmt(machine.totalMemoryGiB)} GiB** memory, ` +
@@ -45,8 +45,8 @@ export function renderMarkdown(results: BenchResults): string {
       `MAX_CONCURRENT_ACTIONS=${settings.maxConcurrentActions}), ${settings.redis}, a stub Prometheus in its own process ` +
       `(instant and ${settings.stubDelaysMs.slow} ms), autocannon in the harness process. Raw floor: Queue.add of a no-op job → ` +
       `BullMQ Worker in a separate process → QueueEvents + job.waitUntilFinished in the producer. ` +
-      `Durations: warm-up ${settings.durations.warmupSeconds} s (scenario 1: at 64 then at 1 in flight, every path), ` +
-      `latency ${settings.durations.latencySeconds} s per path in ${settings.durations.latencySliceSeconds} s slices interleaved with the other paths', ` +
+      `Durations: warm-up ${settings.durations.warmupSeconds} s (scenario 1: at 64 then at 1 in flight, both paths), ` +
+      `latency ${settings.durations.latencySeconds} s per path in ${settings.durations.latencySliceSeconds} s slices taken in turn, ` +
       `throughput ${settings.durations.throughputSeconds} s per run; scenarios 1 and 2 in ${settings.durations.rounds} ` +
       "alternating round(s), the round with the median ratio shown.",
   );
@@ -70,7 +70,7 @@ export function renderMarkdown(results: BenchResults): string {
   lines.push("");
 
   if (results.plumbing !== undefined) {
-    const { raw, service, httpHop, barePath, p50Ratio, barePathRatio, roundRatios } = results.plumbing;
+    const { raw, service, p50Ratio, roundRatios } = results.plumbing;
     lines.push("### 1. Plumbing overhead: one-action playbook, instant stub, 1 in flight");
     lines.push("");
     lines.push(
@@ -78,38 +78,27 @@ export function renderMarkdown(results: BenchResults): string {
         ["Path", "Completed", "p50 ms", "p90 ms", "p99 ms", "Per second", "Errors"],
         [
           ["raw BullMQ floor (add → worker process → result)", String(raw.completed), fmt(raw.latency.p50, 2), fmt(raw.latency.p90, 2), fmt(raw.latency.p99, 2), fmt(raw.jobsPerSecond, 0), String(raw.errors)],
-          ["one bare HTTP hop (load generator → instant stub)", String(httpHop.successes), fmt(httpHop.latency.p50, 2), fmt(httpHop.latency.p90, 2), fmt(httpHop.latency.p99, 2), fmt(httpHop.throughput, 0), errors(httpHop)],
-          ["bare path (same processes and hops, none of our work)", String(barePath.successes), fmt(barePath.latency.p50, 2), fmt(barePath.latency.p90, 2), fmt(barePath.latency.p99, 2), fmt(barePath.throughput, 0), errors(barePath)],
           ["full path (HTTP → API → worker → stub → API → HTTP)", String(service.successes), fmt(service.latency.p50, 2), fmt(service.latency.p90, 2), fmt(service.latency.p99, 2), fmt(service.throughput, 0), errors(service)],
         ],
       ),
     );
     lines.push("");
     lines.push(
-      `Full-path p50 / raw-floor p50 = **${fmt(p50Ratio, 2)}×**. The bare path — an HTTP server that enqueues, a ` +
-        `worker process that queries the stub and publishes a reply, nothing else — is the floor of any ` +
-        `implementation of this architecture: its p50 is **${fmt(barePathRatio, 2)}×** the raw floor ` +
-        `(${fmt(barePath.latency.p50, 2)} ms; the raw floor plus two HTTP hops would be ` +
-        `${fmt(raw.latency.p50 + 2 * httpHop.latency.p50, 2)} ms). Our own work is the remaining ` +
-        `${fmt(service.latency.p50 - barePath.latency.p50, 2)} ms.`,
-    );
-    lines.push("");
-    lines.push(
-      `Ratios to the raw floor per round (full path / bare path): ` +
-        `${roundRatios.map(({ full, bare }) => `${fmt(full, 2)} / ${fmt(bare, 2)}`).join("; ")}; the table is the median round.`,
+      `Full-path p50 / raw-floor p50 = **${fmt(p50Ratio, 2)}×**; per round ${roundRatios.map((ratio) => fmt(ratio, 2)).join(", ")} ` +
+        "(the table is the median round).",
     );
     lines.push("");
   }
 
   if (results.throughput.length > 0) {
     lines.push(
-      `### 2. Throughput: ${settings.throughputInFlight} in flight, ${settings.durations.throughputSeconds} s per round, ` +
-        `${settings.durations.rounds} round(s) (5. memory sampled meanwhile)`,
+      `### 2. Throughput and 5. memory: ${settings.throughputInFlight} in flight, ${settings.durations.throughputSeconds} s per side ` +
+        `and round, ${settings.durations.rounds} round(s); peak RSS is each process's VmHWM after the last round`,
     );
     lines.push("");
     lines.push(
       table(
-        ["Worker processes", "Raw BullMQ jobs/s", "Raw p50 / p99 ms", "Executions/s", "p50 ms", "p99 ms", "Ratio to raw", "Ratio per round", "Bare path /s (ratio to raw)", "Errors", "API peak RSS MB", "Worker peak RSS MB"],
+        ["Worker processes", "Raw BullMQ jobs/s", "Raw p50 / p99 ms", "Executions/s", "p50 ms", "p99 ms", "Ratio to raw", "Ratio per round", "Errors", "API peak RSS MB", "Worker peak RSS MB"],
         results.throughput.map((run) => [
           String(run.workerProcesses),
           fmt(run.raw.jobsPerSecond, 0),
@@ -119,49 +108,10 @@ export function renderMarkdown(results: BenchResults): string {
           fmt(run.service.latency.p99),
           fmt(run.ratioToRaw, 2),
           run.roundRatios.map((ratio) => fmt(ratio, 2)).join(", "),
-          `${fmt(run.barePath.throughput, 0)} (${fmt(run.barePathRatio, 2)})`,
           errors(run.service),
-          fmt(run.memory.api.peakRssMB, 0),
-          fmt(run.memory.worker.peakRssMB, 0),
+          fmt(run.peakRssMB.api),
+          fmt(run.peakRssMB.worker),
         ]),
-      ),
-    );
-    lines.push("");
-  }
-
-  if (results.throughput.length > 0) {
-    const cores = results.machine.cores;
-    lines.push(
-      `Where the CPU went during each measured run. CPU % is of one core (${cores} cores = ${cores * 100} %); ` +
-        "\"other processes\" is the rest of the machine (other users of this shared machine), steal is time the " +
-        "hypervisor gave to other guests. CPU ms per execution (or per raw job) is the cost that does not depend " +
-        "on how much of the machine the run got; \"capacity\" = all cores / that cost, the rate the run could reach " +
-        "with the machine to itself (an estimate, not a measurement).",
-    );
-    lines.push("");
-    const sum = (usages: readonly NamedUsage[]) => usages.reduce((total, { usage }) => total + usage.cpuPercent, 0);
-    /** One row: CPU per completed execution (or raw job) by process, its total, capacity and machine share. */
-    const cpuRow = (label: string, usages: readonly NamedUsage[], completed: number, machine: MachineUsage) => {
-      const perUnit = usages.map(({ name, usage }) => ({ name, ms: (usage.cpuSeconds * 1000) / completed }));
-      const total = perUnit.reduce((acc, { ms }) => acc + ms, 0);
-      return [
-        label,
-        perUnit.map(({ name, ms }) => `${name} ${fmt(ms, 2)}`).join(", "),
-        fmt(total, 2),
-        fmt((cores * 1000) / total, 0),
-        fmt(sum(usages), 0),
-        fmt(Math.max(0, machine.busyPercent - sum(usages)), 0),
-        fmt(machine.stealPercent, 0),
-      ];
-    };
-    const cpuRows = results.throughput.flatMap((run) => [
-      cpuRow(`raw BullMQ, ${run.workerProcesses} worker process(es)`, run.rawProcesses, run.raw.completed, run.rawMachine),
-      cpuRow(`service, ${run.workerProcesses} worker process(es)`, run.serviceProcesses, run.service.successes, run.serviceMachine),
-    ]);
-    lines.push(
-      table(
-        ["Run", "CPU ms per execution (job) by process", "Total CPU ms", "Capacity /s", "Benchmark CPU %", "Other processes CPU %", "Steal %"],
-        cpuRows,
       ),
     );
     lines.push("");
@@ -193,24 +143,6 @@ export function renderMarkdown(results: BenchResults): string {
           fmt(result.requests.latency.p99),
           fmt(result.itemsPerSecond, 0),
           errors(result.requests),
-        ]),
-      ),
-    );
-    lines.push("");
-  }
-
-  if (results.throughput.length > 0) {
-    lines.push("### 5. Memory during scenario 2 (VmRSS sampled every 100 ms; VmHWM = lifetime high-water mark)");
-    lines.push("");
-    lines.push(
-      table(
-        ["Worker processes", "API peak RSS MB", "API VmHWM MB", "Worker peak RSS MB", "Worker VmHWM MB"],
-        results.throughput.map((run) => [
-          String(run.workerProcesses),
-          fmt(run.memory.api.peakRssMB),
-          fmt(run.memory.api.highWaterMB),
-          fmt(run.memory.worker.peakRssMB),
-          fmt(run.memory.worker.highWaterMB),
         ]),
       ),
     );

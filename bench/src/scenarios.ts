@@ -95,122 +95,61 @@ export async function smokeTest(target: ServiceTarget, bookName: string): Promis
 export interface PlumbingResult {
   raw: RawFloorResult;
   service: HttpLoadResult;
-  /**
-   * One bare HTTP round trip (load generator → instant stub), the cost of each of the two HTTP hops
-   * the full path adds to the raw floor (client → API, worker → data source).
-   */
-  httpHop: HttpLoadResult;
-  /** The bare path (bare-path.ts) at 1 in flight: the architecture's own floor, zero work of ours. */
-  barePath: HttpLoadResult;
-}
-
-/** The bare path (bare-path.ts) answers `{ series }` for the same request body as the service. */
-function barePathLoad(target: ServiceTarget, barePathUrl: string, bookName: string) {
-  return {
-    ...executionLoad({ ...target, baseUrl: barePathUrl }, bookName),
-    isSuccess: (body: unknown) => typeof body === "object" && body !== null && "series" in body,
-  };
 }
 
 /**
- * Scenario 1, one round: the raw floor, the full path, one bare HTTP hop and the bare path, each at 1 in
- * flight for `latencySeconds` in all. The round runs them in slices of `latencySliceSeconds`, each
- * slice every path once (the order rotated from slice to slice), and pools each path's latencies: this
- * machine drifts by tens of percent within seconds, and with one path measured whole after the other a
- * round's ratio read anything from 1.06 to 2.54 (BENCHMARKS.md, "Sixth round"); interleaved, every path
- * sees the same drift.
+ * Scenario 1, one round: the raw floor and the full path, each at 1 in flight for `latencySeconds` in
+ * all, in slices of `latencySliceSeconds` taken in turn (the order swapped from slice to slice), each
+ * path's latencies pooled over its slices. This host drifts by tens of percent within seconds: with
+ * one path measured whole after the other, a round's ratio read anything from 1.06 to 2.54; interleaved,
+ * both paths see the same drift.
  *
- * When `warmupSeconds` > 0 (the first round) each path is first warmed up for that long at 64 in
- * flight, then as long at 1 in flight: V8 optimizes a function only after it has run a few hundred
- * times, and at 1 in flight a 3 s warm-up left most of the API running unoptimized code (BENCHMARKS.md,
- * "Fifth round"). 64 in flight pushes thousands of executions through every path first, so that each
- * is measured in its steady state.
+ * When `warmupSeconds` > 0 (the first round) each path first runs that long at 64 in flight, then as
+ * long at 1 in flight: V8 optimizes a function only after hundreds of runs, and the target is about a
+ * running service, so both paths are measured in their steady state.
  */
 export async function plumbingOverhead(
   target: ServiceTarget,
   rawFloor: RawFloor,
   bookName: string,
   durations: Pick<Durations, "warmupSeconds" | "latencySeconds" | "latencySliceSeconds">,
-  instantStubUrl: string,
-  barePathUrl: string,
 ): Promise<PlumbingResult> {
   const { warmupSeconds, latencySeconds, latencySliceSeconds } = durations;
-  const httpPaths = {
-    service: executionLoad(target, bookName),
-    httpHop: {
-      url: `${instantStubUrl}/api/v1/query_range`,
-      token: target.token,
-      contentType: "application/x-www-form-urlencoded",
-      body: new URLSearchParams({ query: "up", start: "1700000000", end: "1700004500", step: "15" }).toString(),
-      isSuccess: (body: unknown) => typeof body === "object" && body !== null && "status" in body && body.status === "success",
-    },
-    barePath: barePathLoad(target, barePathUrl, bookName),
-  };
+  const load = executionLoad(target, bookName);
   if (warmupSeconds > 0) {
     const durationMs = warmupSeconds * 1000;
     await rawFloor.sample({ inFlight: THROUGHPUT_IN_FLIGHT, durationMs });
     await rawFloor.sample({ inFlight: 1, durationMs });
-    for (const load of Object.values(httpPaths)) {
-      await runHttpLoad({ ...load, connections: THROUGHPUT_IN_FLIGHT, durationSeconds: warmupSeconds });
-      await runHttpLoad({ ...load, connections: 1, durationSeconds: warmupSeconds });
-    }
+    await runHttpLoad({ ...load, connections: THROUGHPUT_IN_FLIGHT, durationSeconds: warmupSeconds });
+    await runHttpLoad({ ...load, connections: 1, durationSeconds: warmupSeconds });
   }
 
   const rawSamples: RawFloorSample[] = [];
-  const httpSamples = { service: [] as HttpLoadSample[], httpHop: [] as HttpLoadSample[], barePath: [] as HttpLoadSample[] };
-  const slices: (() => Promise<void>)[] = [
+  const serviceSamples: HttpLoadSample[] = [];
+  const slices = [
     async () => {
       rawSamples.push(await rawFloor.sample({ inFlight: 1, durationMs: latencySliceSeconds * 1000 }));
     },
-    ...(Object.keys(httpPaths) as (keyof typeof httpPaths)[]).map((path) => async () => {
-      httpSamples[path].push(await sampleHttpLoad({ ...httpPaths[path], connections: 1, durationSeconds: latencySliceSeconds }));
-    }),
+    async () => {
+      serviceSamples.push(await sampleHttpLoad({ ...load, connections: 1, durationSeconds: latencySliceSeconds }));
+    },
   ];
   const sliceCount = Math.max(1, Math.round(latencySeconds / latencySliceSeconds));
   for (let slice = 0; slice < sliceCount; slice += 1) {
     for (let step = 0; step < slices.length; step += 1) await slices[(slice + step) % slices.length]?.();
   }
-  return {
-    raw: summarizeRawFloor(rawSamples),
-    service: summarizeHttpLoad(httpSamples.service),
-    httpHop: summarizeHttpLoad(httpSamples.httpHop),
-    barePath: summarizeHttpLoad(httpSamples.barePath),
-  };
+  return { raw: summarizeRawFloor(rawSamples), service: summarizeHttpLoad(serviceSamples) };
 }
 
-/**
- * Raw BullMQ at 64 in flight: the denominator of scenario 2. `measured` wraps only the measured part
- * (after the warm-up), so that what it samples (CPU, memory) belongs to the measured jobs.
- */
-export async function rawThroughput(
-  rawFloor: RawFloor,
-  durations: Durations,
-  measured: <T>(run: () => Promise<T>) => Promise<T>,
-): Promise<RawFloorResult> {
+/** Raw BullMQ at 64 in flight after a warm-up: the denominator of scenario 2. */
+export async function rawThroughput(rawFloor: RawFloor, durations: Durations): Promise<RawFloorResult> {
   await rawFloor.sample({ inFlight: THROUGHPUT_IN_FLIGHT, durationMs: durations.warmupSeconds * 1000 });
-  return measured(() => rawFloor.measure({ inFlight: THROUGHPUT_IN_FLIGHT, durationMs: durations.throughputSeconds * 1000 }));
+  return rawFloor.measure({ inFlight: THROUGHPUT_IN_FLIGHT, durationMs: durations.throughputSeconds * 1000 });
 }
 
-/** Scenario 2: the same playbook at 64 in flight; `measured` wraps the part after the warm-up. */
-export async function throughput(
-  target: ServiceTarget,
-  bookName: string,
-  durations: Durations,
-  measured: <T>(run: () => Promise<T>) => Promise<T>,
-): Promise<HttpLoadResult> {
+/** Scenario 2: the one-action playbook at 64 in flight, after a warm-up. */
+export async function throughput(target: ServiceTarget, bookName: string, durations: Durations): Promise<HttpLoadResult> {
   const load = executionLoad(target, bookName);
-  await runHttpLoad({ ...load, connections: THROUGHPUT_IN_FLIGHT, durationSeconds: durations.warmupSeconds });
-  return measured(() => runHttpLoad({ ...load, connections: THROUGHPUT_IN_FLIGHT, durationSeconds: durations.throughputSeconds }));
-}
-
-/** Scenario 2's architecture floor: the bare path at 64 in flight, after the same warm-up. */
-export async function barePathThroughput(
-  target: ServiceTarget,
-  barePathUrl: string,
-  bookName: string,
-  durations: Durations,
-): Promise<HttpLoadResult> {
-  const load = barePathLoad(target, barePathUrl, bookName);
   await runHttpLoad({ ...load, connections: THROUGHPUT_IN_FLIGHT, durationSeconds: durations.warmupSeconds });
   return runHttpLoad({ ...load, connections: THROUGHPUT_IN_FLIGHT, durationSeconds: durations.throughputSeconds });
 }

@@ -7,15 +7,13 @@ import { waitUntil } from "./wait-until.js";
 
 export interface ServiceContext {
   repoRoot: string;
-  /** Where logs (and CPU profiles) of the children go. */
+  /** Where the children's logs go. */
   logDir: string;
   redisUrl: string;
   queuePrefix: string;
   configDir: string;
   devIssuerDir: string;
-  /** Set to a directory to run API and workers under `node --cpu-prof`, writing .cpuprofile files there. */
-  cpuProfileDir: string | undefined;
-  /** Node flags for API and workers after the image's and BENCH_NODE_ARGS (bench:compare's per-side flags). */
+  /** Node flags for API and workers after the image's (bench:compare's `--node-args`, one side only). */
   nodeArgs?: readonly string[];
 }
 
@@ -37,19 +35,14 @@ export function shippedNodeOptions(repoRoot: string): string[] {
   return splitNodeArgs(line?.[1]);
 }
 
-/** Space-separated node flags (NODE_OPTIONS, BENCH_NODE_ARGS, bench:compare's --node-args) as a list. */
+/** Space-separated node flags (NODE_OPTIONS, bench:compare's --node-args) as a list. */
 export function splitNodeArgs(text: string | undefined): string[] {
   return (text ?? "").split(/\s+/).filter((arg) => arg !== "");
 }
 
-/**
- * Node flags for the API and workers: the image's NODE_OPTIONS, BENCH_NODE_ARGS (e.g. "--trace-gc" or
- * "--max-semi-space-size=8") for experiments, the context's own, and `--cpu-prof` when profiling.
- */
-function nodeArgs(context: ServiceContext, name: string): string[] {
-  const extra = [...shippedNodeOptions(context.repoRoot), ...splitNodeArgs(process.env.BENCH_NODE_ARGS), ...(context.nodeArgs ?? [])];
-  if (context.cpuProfileDir === undefined) return extra;
-  return [...extra, "--cpu-prof", `--cpu-prof-dir=${context.cpuProfileDir}`, `--cpu-prof-name=${name}.cpuprofile`];
+/** Node flags for the API and workers: the image's NODE_OPTIONS, then the context's own. */
+function nodeArgs(context: ServiceContext): string[] {
+  return [...shippedNodeOptions(context.repoRoot), ...(context.nodeArgs ?? [])];
 }
 
 function commonEnv(context: ServiceContext): NodeJS.ProcessEnv {
@@ -59,9 +52,9 @@ function commonEnv(context: ServiceContext): NodeJS.ProcessEnv {
     REDIS_URL: context.redisUrl,
     QUEUE_PREFIX: context.queuePrefix,
     CONFIG_DIR: context.configDir,
-    // warn keeps logging off the hot path; BENCH_LOG_LEVEL=info shows per-execution timings when diagnosing.
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warn",
-    // Idle at the end of a run: a short graceful shutdown keeps cleanup (and profile writing) bounded.
+    // warn keeps the access log off the hot path; errors are still logged.
+    LOG_LEVEL: "warn",
+    // Idle at the end of a run: a short graceful shutdown keeps cleanup bounded.
     SHUTDOWN_TIMEOUT_MS: "5000",
   };
 }
@@ -78,7 +71,7 @@ export async function startApi(context: ServiceContext, options: ApiOptions): Pr
   const child = spawnChild({
     name: "api",
     command: process.execPath,
-    args: [...nodeArgs(context, "api"), join(context.repoRoot, API_ENTRY)],
+    args: [...nodeArgs(context), join(context.repoRoot, API_ENTRY)],
     cwd: context.repoRoot,
     env: {
       ...commonEnv(context),
@@ -117,7 +110,7 @@ export async function startWorker(context: ServiceContext, options: WorkerOption
   const child = spawnChild({
     name: `worker-${options.index}`,
     command: process.execPath,
-    args: [...nodeArgs(context, `worker-${options.index}`), join(context.repoRoot, WORKER_ENTRY)],
+    args: [...nodeArgs(context), join(context.repoRoot, WORKER_ENTRY)],
     cwd: context.repoRoot,
     env: {
       ...commonEnv(context),

@@ -18,11 +18,6 @@ export function quantileOfSorted(sorted: readonly number[], q: number): number {
   return sorted[Math.min(rank, sorted.length) - 1] ?? Number.NaN;
 }
 
-/** Median of unsorted values (nearest-rank, so always one of the values). */
-export function median(values: readonly number[]): number {
-  return quantileOfSorted([...values].sort((a, b) => a - b), 0.5);
-}
-
 /**
  * The item whose `key` is the median of all items' keys (nearest-rank, so an item that was measured):
  * of several rounds of one comparison, the round that stands for all of them.
