@@ -1,6 +1,7 @@
+import type { KeyObject } from "node:crypto";
 import jwt from "jsonwebtoken";
-import jwksRsa from "jwks-rsa";
 import { AppError } from "../errors.js";
+import { createJwksKeySource } from "./jwks-key-source.js";
 import { VerifiedTokenCache, type VerifiedToken } from "./verified-token-cache.js";
 
 export type { VerifiedToken };
@@ -10,6 +11,12 @@ const ALGORITHMS = ["RS256", "ES256"] as const satisfies readonly jwt.Algorithm[
 type AllowedAlgorithm = (typeof ALGORITHMS)[number];
 const MAX_TOKEN_LENGTH = 8192;
 const MAX_KID_LENGTH = 256;
+/** How long an answered key set is used, and so how long a verified token is trusted without a fresh look. */
+const KEY_SET_MAX_AGE_MS = 10 * 60_000;
+/** Refetches unknown kids may cost per minute while the identity provider answers (a burst of 10, then one every 6 s). */
+const JWKS_ANSWERS_PER_MINUTE = 10;
+/** Seconds a caller is told to wait when the keys cannot be had: the next request tries the identity provider again. */
+const RETRY_AFTER_SECONDS = "5";
 
 export interface TokenVerifierOptions {
   jwksUrl: string;
@@ -18,6 +25,10 @@ export interface TokenVerifierOptions {
   /** The claim naming the organization (AUTH_ORG_CLAIM, default `org_id`). */
   orgClaim: string;
   clockToleranceSeconds?: number;
+  /** Overall deadline of one JWKS fetch, headers and body (AUTH_JWKS_TIMEOUT_MS, default 3,000). */
+  jwksTimeoutMs?: number;
+  /** Told what is wrong with the JWKS endpoint when keys cannot be had (for the logs). */
+  onJwksProblem?: (problem: string) => void;
   /** Verified tokens kept in memory (default 10,000); 0 disables the cache. */
   cacheMaxEntries?: number;
   /** Epoch ms; for tests. */
@@ -31,27 +42,27 @@ export interface TokenVerifier {
 
 /**
  * A verifier for access tokens of one identity provider, per REFERENCE.md "JWT": keys from its JWKS
- * (cached, rate-limited: an unknown kid costs at most one refetch), algorithms pinned, iss/aud/exp
- * required, 30 s clock tolerance. Nothing is fetched until the first token arrives.
+ * (held 10 minutes; an unknown kid costs one refetch, rate-limited), algorithms pinned, iss/aud/exp
+ * required, 30 s clock tolerance. Nothing is fetched until the first token arrives. When the keys cannot
+ * be had (identity provider unreachable, slow, broken, or publishing an unusable key) the answer is 503
+ * with Retry-After, never 401: the token may be valid and the client must not throw it away.
  */
 export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifier {
   const clockTolerance = options.clockToleranceSeconds ?? 30;
   const now = options.now ?? Date.now;
-  const jwksCacheMaxAgeMs = 10 * 60_000;
-  const jwks = jwksRsa({
-    jwksUri: options.jwksUrl,
-    cache: true,
-    cacheMaxEntries: 10,
-    cacheMaxAge: jwksCacheMaxAgeMs,
-    rateLimit: true,
-    jwksRequestsPerMinute: 10,
-    timeout: 5000,
+  const keys = createJwksKeySource({
+    url: options.jwksUrl,
+    timeoutMs: options.jwksTimeoutMs ?? 3000,
+    maxAgeMs: KEY_SET_MAX_AGE_MS,
+    answersPerMinute: JWKS_ANSWERS_PER_MINUTE,
+    now,
+    onProblem: options.onJwksProblem,
   });
-  // A verified token is trusted no longer than its signing key is cached, so a key removed from the
-  // JWKS stops being honoured within the same bound either way.
+  // A verified token is trusted no longer than a key set is held, so a key removed from the JWKS stops
+  // being honoured within the same bound either way.
   const cache = new VerifiedTokenCache({
     maxEntries: options.cacheMaxEntries ?? 10_000,
-    maxAgeMs: jwksCacheMaxAgeMs,
+    maxAgeMs: KEY_SET_MAX_AGE_MS,
     clockToleranceSeconds: clockTolerance,
   });
 
@@ -85,18 +96,18 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     return { orgId, clientId, expiresAt: payload.exp, notBefore: typeof payload.nbf === "number" ? payload.nbf : undefined };
   }
 
-  async function signingKey(kid: string, alg: AllowedAlgorithm): Promise<string> {
-    let key: jwksRsa.SigningKey;
-    try {
-      key = await jwks.getSigningKey(kid);
-    } catch (error) {
-      if (error instanceof jwksRsa.SigningKeyNotFoundError) throw unauthenticated("Invalid token: unknown signing key");
-      if (error instanceof jwksRsa.JwksRateLimitError) throw unauthenticated("Invalid token: unknown signing key");
-      throw new AppError("service_unavailable", "Service unavailable: the identity provider's keys cannot be fetched");
+  async function signingKey(kid: string, alg: AllowedAlgorithm): Promise<KeyObject> {
+    const found = await keys.lookup(kid);
+    // Only an identity provider that answered without the kid makes the token bad.
+    if (found.status === "absent") throw unauthenticated("Invalid token: unknown signing key");
+    if (found.status === "unavailable") {
+      throw new AppError("service_unavailable", "Service unavailable: the identity provider's signing keys cannot be obtained; retry shortly", {
+        "Retry-After": RETRY_AFTER_SECONDS,
+      });
     }
     // A JWK that names its algorithm may only verify that algorithm.
-    if (key.alg !== undefined && key.alg !== alg) throw unauthenticated("Invalid token: algorithm does not match the signing key");
-    return key.getPublicKey();
+    if (found.alg !== undefined && found.alg !== alg) throw unauthenticated("Invalid token: algorithm does not match the signing key");
+    return found.key;
   }
 
   return {

@@ -5,7 +5,7 @@
  */
 import { EventEmitter, once } from "node:events";
 import { createHmac, generateKeyPairSync, type JsonWebKey, type KeyObject } from "node:crypto";
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import type { Catalog, OrganizationCatalog } from "@pes/config";
@@ -37,29 +37,41 @@ export function ecKey(kid: string): SigningKeyPair {
   return { kid, privateKey, publicKey, jwk: { ...publicKey.export({ format: "jwk" }), kid, alg: "ES256", use: "sig" } };
 }
 
+/** How a misbehaving identity provider answers a JWKS request (it may also never answer). */
+export type JwksFault = (req: IncomingMessage, res: ServerResponse) => void;
+
 /** A JWKS endpoint as an identity provider serves it, counting fetches. */
 export interface JwksServer {
   url: string;
+  port: number;
   fetches: number;
   keys: JsonWebKey[];
+  /** While set, every JWKS request is answered by this instead of the key set; clear it to heal. */
+  fault: JwksFault | undefined;
   close(): Promise<void>;
 }
 
-export async function startJwksServer(keys: JsonWebKey[]): Promise<JwksServer> {
-  const state = { fetches: 0, keys };
+/** Starts the JWKS endpoint on 127.0.0.1, on `port` if given (to bring an identity provider back where it was). */
+export async function startJwksServer(keys: JsonWebKey[], port = 0): Promise<JwksServer> {
+  const state: { fetches: number; keys: JsonWebKey[]; fault: JwksFault | undefined } = { fetches: 0, keys, fault: undefined };
   const server: Server = createServer((req, res) => {
     if (req.url !== "/.well-known/jwks.json") {
       res.writeHead(404).end();
       return;
     }
     state.fetches += 1;
+    if (state.fault !== undefined) {
+      state.fault(req, res);
+      return;
+    }
     res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ keys: state.keys }));
   });
-  server.listen(0, "127.0.0.1");
+  server.listen(port, "127.0.0.1");
   await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
+  const address = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/.well-known/jwks.json`,
+    url: `http://127.0.0.1:${address.port}/.well-known/jwks.json`,
+    port: address.port,
     get fetches() {
       return state.fetches;
     },
@@ -68,6 +80,12 @@ export async function startJwksServer(keys: JsonWebKey[]): Promise<JwksServer> {
     },
     set keys(next) {
       state.keys = next;
+    },
+    get fault() {
+      return state.fault;
+    },
+    set fault(next) {
+      state.fault = next;
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
@@ -258,6 +276,8 @@ export class LogCapture extends EventEmitter {
 
 export interface TestAppOptions extends Partial<Omit<AppDeps, "tokenVerifier" | "limits">> {
   jwksUrl: string;
+  /** The verifier's deadline for one JWKS fetch (its default when omitted). */
+  jwksTimeoutMs?: number;
   limits?: Partial<AppDeps["limits"]>;
 }
 
@@ -267,7 +287,13 @@ export function testApp(options: TestAppOptions): { app: ReturnType<typeof creat
   const app = createApp({
     catalog: options.catalog ?? testCatalog(),
     executionClient: client,
-    tokenVerifier: createTokenVerifier({ jwksUrl: options.jwksUrl, issuer: ISSUER, audience: AUDIENCE, orgClaim: "org_id" }),
+    tokenVerifier: createTokenVerifier({
+      jwksUrl: options.jwksUrl,
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      orgClaim: "org_id",
+      jwksTimeoutMs: options.jwksTimeoutMs,
+    }),
     logger: options.logger ?? createLogger({ name: "api-test", level: "silent" }),
     limits: { executionTimeoutMs: 5000, batchMaxItems: 5, bodyLimit: "16kb", maxInFlight: 100, ...options.limits },
     allowedChatHosts: options.allowedChatHosts ?? [],
