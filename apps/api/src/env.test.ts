@@ -21,7 +21,7 @@ describe("parseEnv", () => {
       batchMaxItems: 100,
       bodyLimit: "1mb",
       maxInFlight: 2000,
-      auth: { devIssuer: false, jwksUrl: idp.AUTH_JWKS_URL, issuer: idp.AUTH_ISSUER, audience: idp.AUTH_AUDIENCE, orgClaim: "org_id" },
+      auth: { devIssuer: false, jwksUrl: idp.AUTH_JWKS_URL, issuer: idp.AUTH_ISSUER, audience: idp.AUTH_AUDIENCE, orgClaim: "org_id", jwksTimeoutMs: 3000 },
       allowedChatHosts: [],
       logLevel: "info",
       shutdownTimeoutMs: 25_000,
@@ -41,6 +41,7 @@ describe("parseEnv", () => {
       BODY_LIMIT: "256kb",
       MAX_IN_FLIGHT: "5000",
       AUTH_ORG_CLAIM: "tenant",
+      AUTH_JWKS_TIMEOUT_MS: "500",
       CHAT_ALLOWED_HOSTS: " chat.acme.test, Mattermost.acme.test ,",
       LOG_LEVEL: "debug",
       SHUTDOWN_TIMEOUT_MS: "1000",
@@ -55,7 +56,7 @@ describe("parseEnv", () => {
       batchMaxItems: 500,
       bodyLimit: "256kb",
       maxInFlight: 5000,
-      auth: { orgClaim: "tenant" },
+      auth: { orgClaim: "tenant", jwksTimeoutMs: 500 },
       allowedChatHosts: ["chat.acme.test", "mattermost.acme.test"],
       logLevel: "debug",
       shutdownTimeoutMs: 1000,
@@ -81,6 +82,7 @@ describe("parseEnv", () => {
       issuer: DEV_ISSUER,
       audience: DEV_AUDIENCE,
       orgClaim: "org_id",
+      jwksTimeoutMs: 3000,
     });
   });
 
@@ -97,6 +99,7 @@ describe("parseEnv", () => {
     ["MAX_IN_FLIGHT", "1.5"],
     ["AUTH_DEV_ISSUER", "maybe"],
     ["AUTH_JWKS_URL", "file:///etc/passwd"],
+    ["AUTH_JWKS_TIMEOUT_MS", "0"],
     ["LOG_LEVEL", "loud"],
     ["QUEUE_PREFIX", "has space"],
   ])("stops on a bad %s, naming it", (name, value) => {

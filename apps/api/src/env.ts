@@ -26,6 +26,7 @@ export const ApiEnvSchema = z
     AUTH_ISSUER: z.string().min(1).optional(),
     AUTH_AUDIENCE: z.string().min(1).optional(),
     AUTH_ORG_CLAIM: z.string().min(1).default("org_id"),
+    AUTH_JWKS_TIMEOUT_MS: integer(1, 60_000).default(3000),
     CHAT_ALLOWED_HOSTS: z
       .string()
       .default("")
@@ -62,6 +63,8 @@ export interface AuthSettings {
   issuer: string;
   audience: string;
   orgClaim: string;
+  /** Overall deadline of one JWKS fetch; past it the caller gets 503 with Retry-After. */
+  jwksTimeoutMs: number;
 }
 
 export interface ApiEnv {
@@ -100,6 +103,7 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
       issuer: env.AUTH_ISSUER ?? DEV_ISSUER,
       audience: env.AUTH_AUDIENCE ?? DEV_AUDIENCE,
       orgClaim: env.AUTH_ORG_CLAIM,
+      jwksTimeoutMs: env.AUTH_JWKS_TIMEOUT_MS,
     },
     allowedChatHosts: env.CHAT_ALLOWED_HOSTS,
     logLevel: env.LOG_LEVEL,

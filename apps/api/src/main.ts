@@ -46,6 +46,8 @@ async function main(): Promise<void> {
     issuer: env.auth.issuer,
     audience: env.auth.audience,
     orgClaim: env.auth.orgClaim,
+    jwksTimeoutMs: env.auth.jwksTimeoutMs,
+    onJwksProblem: (problem) => logger.warn({ jwksUrl: env.auth.jwksUrl, problem }, "identity provider's JWKS misbehaves; the callers concerned get 503"),
   });
   let shuttingDown = false;
   const app = createApp({
