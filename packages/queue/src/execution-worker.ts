@@ -1,8 +1,7 @@
-import { createHash } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { encodeReply, ExecutionJob, type PlaybookExecutionResult } from "@pes/contracts";
 import { UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
-import type { Redis } from "ioredis";
+import type { Redis, Result } from "ioredis";
 import type { Logger } from "pino";
 import { EXECUTION_QUEUE, replyChannel, resultKey } from "./queue-names.js";
 import { closeConnection, createWorkerConnection, describeRedisUrl } from "./redis-connections.js";
@@ -53,7 +52,13 @@ const MAX_INTERRUPT_GRACE_MS = 3_000;
  */
 const STORE_AND_PUBLISH = `redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return redis.call('PUBLISH', ARGV[3], ARGV[1])`;
-const STORE_AND_PUBLISH_SHA = createHash("sha1").update(STORE_AND_PUBLISH).digest("hex");
+
+declare module "ioredis" {
+  interface RedisCommander<Context> {
+    /** STORE_AND_PUBLISH, defined on the reply connection by start(); resolves with PUBLISH's receiver count. */
+    storeAndPublish(key: string, json: string, ttlMs: number, channel: string): Result<number, Context>;
+  }
+}
 
 /**
  * Builds a worker for the execution queue. For each job it parses the payload (a malformed job fails
@@ -86,14 +91,8 @@ export function createExecutionWorker(options: ExecutionWorkerOptions): Executio
     // Encoded once; stored before it is published so that a caller who misses the message finds the key.
     const json = encodeReply(jobId, result);
     const ttl = Math.max(RESULT_TTL_AFTER_DEADLINE_MS, deadline - Date.now() + RESULT_TTL_AFTER_DEADLINE_MS);
-    const args = [resultKey(prefix, jobId), json, ttl, replyChannel(prefix, replyTo)] as const;
-    try {
-      await replies.evalsha(STORE_AND_PUBLISH_SHA, 1, ...args);
-    } catch (error) {
-      // First use on this Redis (or after a restart emptied its script cache): send the script itself.
-      if (!(error instanceof Error && error.message.startsWith("NOSCRIPT"))) throw error;
-      await replies.eval(STORE_AND_PUBLISH, 1, ...args);
-    }
+    // ioredis sends EVALSHA and falls back to EVAL on NOSCRIPT (first use, or a restart emptied the cache).
+    await replies.storeAndPublish(resultKey(prefix, jobId), json, ttl, replyChannel(prefix, replyTo));
   }
 
   async function runJob(job: Job<unknown, void>, token: string | undefined): Promise<void> {
@@ -141,6 +140,7 @@ export function createExecutionWorker(options: ExecutionWorkerOptions): Executio
       if (connection !== undefined) throw new Error("execution worker already started");
       connection = createWorkerConnection(options.redisUrl, logger);
       replies = createWorkerConnection(options.redisUrl, logger);
+      replies.defineCommand("storeAndPublish", { numberOfKeys: 1, lua: STORE_AND_PUBLISH });
       // Wait out a Redis that is not up yet (BullMQ itself gives up after one failed connect).
       await Promise.all([untilReady(connection), untilReady(replies)]);
       worker = new Worker<unknown, void>(
