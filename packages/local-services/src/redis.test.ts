@@ -57,6 +57,28 @@ describe("startRedis (spawned redis-server)", () => {
     expect(await send(redis.url, ["GET gone"], 1)).toBe("$-1\r\n");
   });
 
+  it("with a password, refuses clients that do not give it", async () => {
+    redis = await startRedis({ password: "s3cret" });
+    expect(redis.url).toMatch(/^redis:\/\/:s3cret@127\.0\.0\.1:\d+$/);
+    const { port } = new URL(redis.url);
+    expect(await send(`redis://127.0.0.1:${port}`, ["PING"], 1)).toMatch(/^-NOAUTH/);
+    expect(await send(redis.url, ["AUTH s3cret", "PING"], 2)).toBe("+OK\r\n+PONG\r\n");
+  });
+
+  it("runs whileDown between the stop and the start of a restart", async () => {
+    redis = await startRedis({ spawn: true });
+    const url = redis.url;
+    let pingWhileDown = "";
+    await redis.restart({
+      crash: true,
+      whileDown: async () => {
+        pingWhileDown = await send(url, ["PING"], 1).catch((error: unknown) => String(error));
+      },
+    });
+    expect(pingWhileDown).toMatch(/ECONNREFUSED/);
+    expect(await send(url, ["PING"], 1)).toBe("+PONG\r\n");
+  });
+
   it("removes its data directory on stop", async () => {
     redis = await startRedis({ spawn: true });
     const reply = await send(redis.url, ["CONFIG GET dir"], 5);

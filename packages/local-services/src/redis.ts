@@ -17,6 +17,11 @@ export interface StartRedisOptions {
    * restart Redis, which only a child process allows.
    */
   spawn?: boolean;
+  /**
+   * Spawn a `redis-server` (as `spawn` does) that requires this password (`requirepass`); the handle's
+   * url carries it. For tests of clients given wrong or no credentials.
+   */
+  password?: string;
 }
 
 export interface RedisHandle {
@@ -31,7 +36,11 @@ export interface RedisHandle {
    * Stops the server (`crash: true` → SIGKILL, else a clean shutdown) and starts it again on the same
    * port and data directory. Only a spawned `redis-server` can do this; the other sources throw.
    */
-  restart(options?: { crash?: boolean }): Promise<void>;
+  restart(options?: {
+    crash?: boolean;
+    /** Runs while the server is down, before it starts again: to see how clients behave during an outage. */
+    whileDown?: () => Promise<void>;
+  }): Promise<void>;
 }
 
 const READY_LINE = "Ready to accept connections";
@@ -47,7 +56,8 @@ const REDIS_IMAGE = "redis:7-alpine";
  */
 export async function startRedis(options: StartRedisOptions = {}): Promise<RedisHandle> {
   const fromEnv = process.env.REDIS_URL;
-  if (!options.spawn && fromEnv !== undefined && fromEnv !== "") {
+  const spawnOwn = options.spawn === true || options.password !== undefined;
+  if (!spawnOwn && fromEnv !== undefined && fromEnv !== "") {
     return {
       url: fromEnv,
       stop: async () => {},
@@ -56,7 +66,7 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
       },
     };
   }
-  if (!options.spawn && dockerEngineReachable()) return startRedisContainer(options);
+  if (!spawnOwn && dockerEngineReachable()) return startRedisContainer(options);
   const binary = findOnPath("redis-server");
   if (binary === undefined) {
     throw new Error("redis-server not found: install Debian's redis-server package or set REDIS_URL");
@@ -113,6 +123,7 @@ async function startRedisProcess(binary: string, options: StartRedisOptions): Pr
     "--save", "",
     "--dir", dir,
     ...(options.appendOnly ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"]),
+    ...(options.password !== undefined ? ["--requirepass", options.password] : []),
   ];
   let child: ChildProcess;
   try {
@@ -122,18 +133,24 @@ async function startRedisProcess(binary: string, options: StartRedisOptions): Pr
     throw error;
   }
   let stopped = false;
+  const url = new URL(`redis://127.0.0.1:${port}`);
+  if (options.password !== undefined) url.password = options.password;
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: url.toString(),
     stop: async () => {
       if (stopped) return;
       stopped = true;
       await kill(child, "SIGKILL");
       await rm(dir, { recursive: true, force: true });
     },
-    restart: async ({ crash = false } = {}) => {
+    restart: async ({ crash = false, whileDown } = {}) => {
       if (stopped) throw new Error("this Redis was stopped");
       await kill(child, crash ? "SIGKILL" : "SIGTERM");
-      child = await spawnUntilReady(binary, args);
+      try {
+        await whileDown?.();
+      } finally {
+        child = await spawnUntilReady(binary, args);
+      }
     },
   };
 }
