@@ -48,6 +48,28 @@ describe("worker failures", () => {
     expect(prometheus.requests()).toBeGreaterThanOrEqual(2 * ACTIONS);
   });
 
+  it("a job whose worker dies twice is failed, and its caller is told then, not at the deadline", { timeout: 40_000 }, async () => {
+    // A deadline longer than this test's own timeout: only a reply sent when the job fails lets it pass.
+    stack = await startStack({ name: "stalled-twice", configDir: config.dir, workers: 1, workerEnv: fastStalls, apiEnv: { EXECUTION_TIMEOUT_MS: "60000" } });
+    prometheus.hold();
+    const pending = postJson(`${stack.baseUrl}/playbook/execution`, stack.token(), input);
+    await prometheus.waitForRequests(ACTIONS);
+
+    const [first] = stack.workers;
+    const second = await stack.addWorker();
+    await first?.stop("SIGKILL");
+    // The first stall: the second worker runs the job again, and dies in turn.
+    await prometheus.waitForRequests(2 * ACTIONS);
+    await stack.addWorker();
+    await second.stop("SIGKILL");
+
+    const { status, body } = await pending;
+    expect(status).toBe(200);
+    expect((body as PlaybookExecutionResult).error).toMatch(/^Execution failed: .*stalled/);
+    // The second stall failed it: it never ran a third time.
+    expect(prometheus.requests()).toBe(2 * ACTIONS);
+  });
+
   it("the only worker killed: the caller gets an explicit error at the deadline, never a hang", async () => {
     stack = await startStack({ name: "sigkill-alone", configDir: config.dir, workers: 1, workerEnv: fastStalls, apiEnv: { EXECUTION_TIMEOUT_MS: "4000" } });
     prometheus.hold();

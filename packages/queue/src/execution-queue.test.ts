@@ -1,4 +1,4 @@
-import { decodeReply, type ExecutionJob, type JsonText, type PlaybookExecutionResult } from "@pes/contracts";
+import { decodeReply, encodeReply, type ExecutionJob, type JsonText, type PlaybookExecutionResult } from "@pes/contracts";
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
@@ -250,6 +250,25 @@ describe("execution queue", () => {
       error: "Execution timed out: its deadline passed before a worker could start it",
     });
     expect(calls).toBe(0);
+  });
+
+  it("keeps the first reply of a job that runs again (its worker died after replying)", async () => {
+    const first = encodeReply("rerun-1", { highlights: "first run" });
+    const admin = new Redis(redis.url);
+    closers.push(async () => void (await admin.quit()));
+    await admin.set(`${prefix}:result:rerun-1`, first, "PX", 60_000);
+    const job: ExecutionJob = { ...request(), replyTo: "api-gone", deadline: Date.now() + 60_000 };
+    const queue = inspectQueue();
+    await queue.add("execute", job, { jobId: "rerun-1" });
+    const ran = deferred();
+    await startWorker(async () => {
+      ran.resolve();
+      return { highlights: "second run" };
+    });
+
+    await ran.promise;
+    await eventually(() => queue.getJobState("rerun-1"), (state) => state === "completed");
+    expect(await admin.get(`${prefix}:result:rerun-1`)).toBe(first);
   });
 
   it("still delivers a reply published while the client's subscriber was disconnected", async () => {

@@ -47,23 +47,29 @@ const MAX_INTERRUPT_GRACE_MS = 3_000;
 
 /**
  * Stores a reply under its result key (with a TTL), then publishes it on the caller's reply channel: one
- * round trip in which the JSON crosses the wire once (a MULTI of SET + PUBLISH sends it twice).
+ * round trip in which the JSON crosses the wire once (a MULTI of SET + PUBLISH sends it twice). The
+ * first reply of a job wins: a failure noticed after the job replied (BullMQ could not complete it)
+ * never replaces the result, and a re-run's reply never follows the first.
  * KEYS[1] result key; ARGV[1] reply JSON, ARGV[2] TTL in ms, ARGV[3] reply channel.
  */
-const STORE_AND_PUBLISH = `redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+const STORE_AND_PUBLISH = `if not redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return -1 end
 return redis.call('PUBLISH', ARGV[3], ARGV[1])`;
 
 declare module "ioredis" {
   interface RedisCommander<Context> {
-    /** STORE_AND_PUBLISH, defined on the reply connection by start(); resolves with PUBLISH's receiver count. */
+    /**
+     * STORE_AND_PUBLISH, defined on the reply connection by start(); resolves with PUBLISH's receiver
+     * count, or -1 when the job had replied already.
+     */
     storeAndPublish(key: string, json: string, ttlMs: number, channel: string): Result<number, Context>;
   }
 }
 
 /**
  * Builds a worker for the execution queue. For each job it parses the payload (a malformed job fails
- * without retry, and its caller is told), skips a job whose caller stopped waiting, runs `execute`,
- * then stores and publishes the reply in one round trip. Nothing connects before start().
+ * without retry), skips a job whose caller stopped waiting, runs `execute`, then stores and publishes
+ * the reply in one round trip. Whatever fails a job (a malformed payload, a bug, a job whose workers
+ * died twice), its caller is told at once rather than at its deadline. Nothing connects before start().
  */
 export function createExecutionWorker(options: ExecutionWorkerOptions): ExecutionWorker {
   const { prefix } = options;
@@ -85,6 +91,8 @@ export function createExecutionWorker(options: ExecutionWorkerOptions): Executio
    */
   let replies: Redis | undefined;
   let worker: Worker<unknown, void> | undefined;
+  /** Failure notices under way, so that close() lets them go out before it closes the connection. */
+  const failureNotices = new Set<Promise<void>>();
 
   async function reply(jobId: string, replyTo: string, deadline: number, result: PlaybookExecutionResult): Promise<void> {
     if (replies === undefined) throw new Error("worker not started");
@@ -95,6 +103,23 @@ export function createExecutionWorker(options: ExecutionWorkerOptions): Executio
     await replies.storeAndPublish(resultKey(prefix, jobId), json, ttl, replyChannel(prefix, replyTo));
   }
 
+  /**
+   * Tells the caller of a failed job why. The one place for every failure, since BullMQ fails some jobs
+   * itself: a job whose worker died twice (its lock expired twice) is marked by the stalled checker of
+   * any worker and failed, without running, by the worker that takes it next; its 'failed' event fires
+   * there, which is where this runs.
+   */
+  async function replyFailure(job: Job<unknown, void>, error: Error): Promise<void> {
+    const jobId = job.id;
+    const replyTo = replyToOf(job.data);
+    if (jobId === undefined || replyTo === undefined) return;
+    try {
+      await reply(jobId, replyTo, deadlineOf(job.data), { error: `Execution failed: ${error.message}` });
+    } catch (replyError) {
+      logger.warn({ jobId, err: errorMessage(replyError) }, "could not tell the caller its job failed; it learns at its deadline");
+    }
+  }
+
   async function runJob(job: Job<unknown, void>, token: string | undefined): Promise<void> {
     const jobId = job.id;
     if (jobId === undefined) throw new UnrecoverableError("job without an id");
@@ -103,10 +128,7 @@ export function createExecutionWorker(options: ExecutionWorkerOptions): Executio
       const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`);
       const message = `malformed execution job: ${problems.join("; ")}`;
       logger.error({ jobId, problems }, "malformed execution job; failing it without retry");
-      const replyTo = replyToOf(job.data);
-      if (replyTo !== undefined) {
-        await reply(jobId, replyTo, deadlineOf(job.data), { error: `Execution failed: ${message}` });
-      }
+      // The caller learns it from the 'failed' event (replyFailure).
       throw new UnrecoverableError(message);
     }
     const data = parsed.data;
@@ -158,7 +180,13 @@ export function createExecutionWorker(options: ExecutionWorkerOptions): Executio
         },
       );
       worker.on("error", (error) => logger.warn({ err: error.message }, "worker error"));
-      worker.on("failed", (job, error) => logger.warn({ jobId: job?.id, err: error.message }, "job failed"));
+      worker.on("failed", (job, error) => {
+        logger.warn({ jobId: job?.id, err: error.message }, "job failed");
+        if (job === undefined) return;
+        const notice = replyFailure(job, error);
+        failureNotices.add(notice);
+        void notice.finally(() => failureNotices.delete(notice));
+      });
       worker.on("stalled", (jobId) => logger.warn({ jobId }, "job stalled (its worker stopped); back in the queue"));
       worker.run().catch((error: unknown) => logger.error({ err: error }, "worker stopped unexpectedly"));
       await worker.waitUntilReady();
@@ -187,6 +215,7 @@ export function createExecutionWorker(options: ExecutionWorkerOptions): Executio
           return;
         }
       }
+      await settlesWithin(Promise.all(failureNotices), MAX_INTERRUPT_GRACE_MS);
       await Promise.all([closeConnection(connection), closeConnection(replies)]);
     },
   };
@@ -220,6 +249,10 @@ function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> 
     };
     promise.then(done, done);
   });
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function replyToOf(data: unknown): string | undefined {
