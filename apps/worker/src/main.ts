@@ -1,7 +1,7 @@
 import { checkSecrets, ConfigError, loadConfig, type Catalog } from "@pes/config";
 import { createEngine } from "@pes/engine";
 import { createLogger } from "@pes/logger";
-import { createExecutionWorker } from "@pes/queue";
+import { createExecutionWorker, RedisRefusedError } from "@pes/queue";
 import { EnvError, parseWorkerEnv, type WorkerEnv } from "./env.js";
 
 /** Startup problems an operator must fix: printed as they are (no stack), exit code 1. */
@@ -71,7 +71,12 @@ async function main(): Promise<void> {
   process.on("SIGTERM", shutdown);
   process.on("SIGINT", shutdown);
 
-  await worker.start();
+  try {
+    await worker.start();
+  } catch (error) {
+    if (error instanceof RedisRefusedError) stop(error.message);
+    throw error;
+  }
   logger.info(
     { concurrency: env.concurrency, queuePrefix: env.queuePrefix, organizations: catalog.organizations.size },
     "worker ready",

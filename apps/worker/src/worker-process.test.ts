@@ -103,6 +103,36 @@ describe("worker process (dist/main.js)", () => {
     expect(worker.stderr()).toMatch(/playbooks\/acme\/broken\.yaml/);
   });
 
+  describe("when Redis refuses the connection", () => {
+    const password = "right-pw-4b1e9c";
+    let guarded: RedisHandle;
+    beforeAll(async () => {
+      guarded = await startRedis({ password });
+    });
+    afterAll(async () => {
+      await guarded.stop();
+    });
+
+    it.each([
+      ["a wrong password", { password: "wrong-pw-7d2a5f" }, /WRONGPASS/],
+      ["no password", { password: "" }, /NOAUTH/],
+      ["a database number it does not have", { password, database: "99" }, /DB index is out of range/],
+    ])("exits 1 naming the refusal (%s), without printing the password", async (_case, given, refusal) => {
+      const url = new URL(guarded.url);
+      url.password = given.password;
+      if ("database" in given) url.pathname = `/${given.database}`;
+
+      const worker = launch({ REDIS_URL: url.toString() });
+
+      expect(await worker.exited).toBe(1);
+      expect(worker.stderr()).toMatch(/refused the connection/);
+      expect(worker.stderr()).toMatch(refusal);
+      for (const secret of [password, given.password].filter((text) => text !== "")) {
+        expect(worker.output()).not.toContain(secret);
+      }
+    });
+  });
+
   it("refuses to start when a referenced secret is not set, naming the variable", async () => {
     await writeFile(
       join(configDir, "organizations", "acme.yaml"),
@@ -129,6 +159,8 @@ interface WorkerProcess {
   exited: Promise<number | null>;
   logged(message: string): Promise<void>;
   stderr(): string;
+  /** Everything it wrote, stdout and stderr. */
+  output(): string;
 }
 
 function launch(env: Record<string, string>): WorkerProcess {
@@ -150,13 +182,16 @@ function launch(env: Record<string, string>): WorkerProcess {
   const listeners = new Set<() => void>();
   let stdout = "";
   let stderr = "";
+  let output = "";
   child.stdout?.setEncoding("utf8");
   child.stderr?.setEncoding("utf8");
   child.stderr?.on("data", (chunk: string) => {
     stderr += chunk;
+    output += chunk;
   });
   child.stdout?.on("data", (chunk: string) => {
     stdout += chunk;
+    output += chunk;
     const lines = stdout.split("\n");
     stdout = lines.pop() ?? "";
     for (const line of lines) {
@@ -183,7 +218,7 @@ function launch(env: Record<string, string>): WorkerProcess {
         if (listeners.delete(check)) reject(new Error(`worker exited (${code}) before logging "${message}":\n${stderr}`));
       });
     });
-  return { child, exited, logged, stderr: () => stderr };
+  return { child, exited, logged, stderr: () => stderr, output: () => output };
 }
 
 async function startWorker(env: Record<string, string>): Promise<WorkerProcess> {

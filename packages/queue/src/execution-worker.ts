@@ -4,11 +4,20 @@ import { UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
 import type { Redis, Result } from "ioredis";
 import type { Logger } from "pino";
 import { EXECUTION_QUEUE, replyChannel, resultKey } from "./queue-names.js";
-import { closeConnection, createWorkerConnection, describeRedisUrl } from "./redis-connections.js";
+import {
+  closeConnection,
+  createWorkerConnection,
+  describeRedisUrl,
+  isRefusal,
+  RedisRefusedError,
+} from "./redis-connections.js";
 
 /** The worker side of the queue: runs execution jobs and replies to the API instance that waits. */
 export interface ExecutionWorker {
-  /** Connects (waiting out a Redis outage) and starts taking jobs. */
+  /**
+   * Connects (waiting out a Redis outage) and starts taking jobs. Rejects with RedisRefusedError when
+   * Redis refuses the credentials or the database number, which waiting would not change.
+   */
   start(): Promise<void>;
   /**
    * Stops taking jobs and lets the active ones finish. When `timeoutMs` is about to pass, the rest are
@@ -164,7 +173,13 @@ export function createExecutionWorker(options: ExecutionWorkerOptions): Executio
       replies = createWorkerConnection(options.redisUrl, logger);
       replies.defineCommand("storeAndPublish", { numberOfKeys: 1, lua: STORE_AND_PUBLISH });
       // Wait out a Redis that is not up yet (BullMQ itself gives up after one failed connect).
-      await Promise.all([untilReady(connection), untilReady(replies)]);
+      try {
+        await Promise.all([untilReady(connection, options.redisUrl), untilReady(replies, options.redisUrl)]);
+      } catch (error) {
+        connection.disconnect();
+        replies.disconnect();
+        throw error;
+      }
       worker = new Worker<unknown, void>(
         EXECUTION_QUEUE,
         // Two parameters: BullMQ creates no AbortController per job (see `interruption`).
@@ -221,20 +236,36 @@ export function createExecutionWorker(options: ExecutionWorkerOptions): Executio
   };
 }
 
-/** Resolves once the connection is ready (it retries meanwhile); rejects if it is closed first. */
-function untilReady(connection: Redis): Promise<void> {
+/**
+ * Resolves once the connection is ready (it retries meanwhile); rejects if it is closed first, or with
+ * RedisRefusedError when Redis refuses it for good.
+ */
+function untilReady(connection: Redis, url: string): Promise<void> {
   if (connection.status === "ready") return Promise.resolve();
   return new Promise((resolve, reject) => {
-    const onReady = () => {
-      connection.off("end", onEnd);
-      resolve();
-    };
-    const onEnd = () => {
+    const settle = (outcome: () => void) => {
       connection.off("ready", onReady);
-      reject(new Error("worker closed before Redis was reachable"));
+      connection.off("end", onEnd);
+      connection.off("error", onError);
+      outcome();
     };
-    connection.once("ready", onReady);
-    connection.once("end", onEnd);
+    const onReady = () => settle(resolve);
+    const onEnd = () => settle(() => reject(new Error("worker closed before Redis was reachable")));
+    const onError = (error: Error) => {
+      // Only the message: ioredis attaches the refused command, whose arguments hold the password.
+      if (!isRefusal(error)) return;
+      settle(() =>
+        reject(
+          new RedisRefusedError(
+            `Redis at ${describeRedisUrl(url)} refused the connection: ${error.message}\n` +
+              "Retrying cannot fix this: check the password, user and database number in the Redis URL.",
+          ),
+        ),
+      );
+    };
+    connection.on("ready", onReady);
+    connection.on("end", onEnd);
+    connection.on("error", onError);
     if (connection.status === "wait") connection.connect().catch(() => {});
   });
 }

@@ -7,3 +7,4 @@ export {
   type ExecutionRequest,
 } from "./execution-client.js";
 export { createExecutionWorker, type ExecutionWorker, type ExecutionWorkerOptions } from "./execution-worker.js";
+export { RedisRefusedError } from "./redis-connections.js";

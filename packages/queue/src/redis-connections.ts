@@ -83,6 +83,27 @@ function withLogging(connection: Redis, logger: Logger): Redis {
   return connection;
 }
 
+/**
+ * Redis refused a connection in a way no retry fixes (wrong or missing credentials, a database number
+ * it does not have): an operator must correct the Redis URL. The message names the refusal and the
+ * server, never the credentials.
+ */
+export class RedisRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "RedisRefusedError";
+  }
+}
+
+/**
+ * True for the errors Redis answers to a connection's set-up that stay the same on every retry:
+ * WRONGPASS and NOAUTH (credentials), NOPERM (an ACL user without the right), and SELECT's
+ * "DB index is out of range", after which ioredis carries on, silently, with database 0.
+ */
+export function isRefusal(error: Error): boolean {
+  return /^(WRONGPASS|NOAUTH|NOPERM)\b/.test(error.message) || error.message.includes("DB index is out of range");
+}
+
 /** Closes a connection without ever waiting on a Redis that is gone. */
 export async function closeConnection(connection: Redis): Promise<void> {
   if (connection.status === "end") return;
