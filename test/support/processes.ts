@@ -68,15 +68,20 @@ export function startService(app: "api" | "worker", env: Record<string, string>)
 }
 
 /** Polls `url` until it answers 200 (bounded), for process start-up. */
-export async function waitForOk(url: string, timeoutMs = 30_000): Promise<void> {
+export function waitForOk(url: string, timeoutMs = 30_000): Promise<void> {
+  return waitForStatus(url, 200, timeoutMs);
+}
+
+/** Polls `url` until it answers `status` (bounded): for a change of state the test caused, e.g. an outage. */
+export async function waitForStatus(url: string, status: number, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const ok = await fetch(url).then(
-      (response) => response.ok,
-      () => false,
+    const answered = await fetch(url).then(
+      (response) => response.status,
+      () => undefined,
     );
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
+    if (answered === status) return;
+    if (Date.now() > deadline) throw new Error(`${url} did not answer ${status} within ${timeoutMs} ms (last: ${answered ?? "no answer"})`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseDocument } from "yaml";
 import { loadOrCreateDevKey, mintDevToken } from "@pes/dev-issuer";
-import { freePort, startRedis, uniquePrefix } from "@pes/local-services";
+import { freePort, startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { repoRoot, startService, waitForOk, type ServiceProcess } from "./processes.js";
 
 /** The example configuration copied to a temp dir, with data-source URLs rewritten for the test. */
@@ -39,8 +39,11 @@ export async function startStack(options: {
   workers?: number;
   apiEnv?: Record<string, string>;
   workerEnv?: Record<string, string>;
+  /** A Redis of the caller's (e.g. one it will crash and restart); it stays up after stop(). */
+  redis?: RedisHandle;
 }): Promise<Stack> {
-  const redis = await startRedis();
+  const ownRedis = options.redis === undefined;
+  const redis = options.redis ?? (await startRedis());
   const prefix = uniquePrefix(options.name);
   const devIssuerDir = await mkdtemp(join(tmpdir(), "pes-e2e-issuer-"));
   const port = await freePort();
@@ -60,7 +63,7 @@ export async function startStack(options: {
     for (let i = 0; i < (options.workers ?? 1); i++) await addWorker();
   } catch (error) {
     await Promise.all([api, ...workers].map((service) => service.stop("SIGKILL")));
-    await redis.stop();
+    if (ownRedis) await redis.stop();
     throw error;
   }
   const key = await loadOrCreateDevKey(devIssuerDir);
@@ -74,7 +77,7 @@ export async function startStack(options: {
     token: (claims = {}) => mintDevToken(key, { org: claims.org ?? "acme", clientId: claims.clientId ?? "quickstart-cli" }),
     async stop() {
       await Promise.all([api, ...workers].map((service) => service.stop()));
-      await redis.stop();
+      if (ownRedis) await redis.stop();
       await rm(devIssuerDir, { recursive: true, force: true });
     },
   };
