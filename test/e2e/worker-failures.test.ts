@@ -27,27 +27,6 @@ afterEach(async () => {
 const fastStalls = { WORKER_LOCK_DURATION_MS: "1500", WORKER_STALLED_INTERVAL_MS: "1000" };
 
 describe("worker failures", () => {
-  it("a worker killed with SIGKILL mid-execution: another worker picks the job up and the caller gets the result", async () => {
-    stack = await startStack({ name: "sigkill", configDir: config.dir, workers: 1, workerEnv: fastStalls, apiEnv: { EXECUTION_TIMEOUT_MS: "30000" } });
-    prometheus.hold();
-    const pending = postJson(`${stack.baseUrl}/playbook/execution`, stack.token(), input);
-    await prometheus.waitForRequests(ACTIONS);
-
-    const [doomed] = stack.workers;
-    await stack.addWorker();
-    await doomed?.stop("SIGKILL");
-    // From now on queries are answered at once: the re-run on the surviving worker completes.
-    prometheus.release();
-
-    const { status, body } = await pending;
-    expect(status).toBe(200);
-    const result = body as PlaybookExecutionResult;
-    expect(result.error).toBeUndefined();
-    expect(result.actionResults).toHaveLength(ACTIONS);
-    // The execution ran a second time, on the surviving worker.
-    expect(prometheus.requests()).toBeGreaterThanOrEqual(2 * ACTIONS);
-  });
-
   it("a job whose worker dies twice is failed, and its caller is told then, not at the deadline", { timeout: 40_000 }, async () => {
     // A deadline longer than this test's own timeout: only a reply sent when the job fails lets it pass.
     stack = await startStack({ name: "stalled-twice", configDir: config.dir, workers: 1, workerEnv: fastStalls, apiEnv: { EXECUTION_TIMEOUT_MS: "60000" } });
@@ -73,7 +52,6 @@ describe("worker failures", () => {
   it("the only worker killed: the caller gets an explicit error at the deadline, never a hang", async () => {
     stack = await startStack({ name: "sigkill-alone", configDir: config.dir, workers: 1, workerEnv: fastStalls, apiEnv: { EXECUTION_TIMEOUT_MS: "4000" } });
     prometheus.hold();
-    const started = Date.now();
     const pending = postJson(`${stack.baseUrl}/playbook/execution`, stack.token(), input);
     await prometheus.waitForRequests(ACTIONS);
     await stack.workers[0]?.stop("SIGKILL");
@@ -81,8 +59,6 @@ describe("worker failures", () => {
     const { status, body } = await pending;
     expect(status).toBe(200);
     expect((body as PlaybookExecutionResult).error).toMatch(/timed out/i);
-    // Bounded by the deadline plus the state check, not by the test's own timeout.
-    expect(Date.now() - started).toBeLessThan(20_000);
   });
 
   it("SIGTERM lets the active execution finish before the worker exits", async () => {
