@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { asText, asUrlComponent, fillTemplate, fillTemplates, MissingAttributesError, placeholdersIn } from "./template.js";
+import {
+  asText,
+  asUrlComponent,
+  fillTemplate,
+  fillTemplates,
+  isDotSegment,
+  MissingAttributesError,
+  placeholdersIn,
+  textBeforePlaceholders,
+  UnsafeValueError,
+} from "./template.js";
 
 describe("placeholdersIn", () => {
   it("finds names and filters, tolerating inner spaces", () => {
@@ -45,6 +55,42 @@ describe("fillTemplate", () => {
 
   it("URL-encodes with asUrlComponent", () => {
     expect(fillTemplate("/s/{{svc}}?q={{q}}", { svc: "a/b", q: "x&y=z" }, asUrlComponent)).toBe("/s/a%2Fb?q=x%26y%3Dz");
+  });
+});
+
+describe("asUrlComponent", () => {
+  const fill = (value: string) => fillTemplate("/s/{{svc}}", { svc: value }, asUrlComponent);
+
+  it.each([".", "..", "%2e", "%2E%2e", ".%2E", "%2e.", "%252e%252e", "%25252e", "．．", "‥", "\uFE52"])(
+    "refuses %j, a dot segment once parsed or decoded",
+    (value) => {
+      expect(() => fill(value)).toThrow(UnsafeValueError);
+      expect(() => fill(value)).toThrow(`attribute svc is ${JSON.stringify(value)}, a dot segment`);
+    },
+  );
+
+  it.each(["...", ".a", "a.", "a..b", ". .", "%2e%2e%2e", "%2x%2e", ".%2", "%"])("writes %j, which is no dot segment", (value) => {
+    expect(fill(value)).toBe(`/s/${encodeURIComponent(value)}`);
+  });
+
+  it("refuses a lone surrogate with its own error, not encodeURIComponent's URIError", () => {
+    expect(() => fill("a\uD800")).toThrow(new UnsafeValueError("attribute svc is not valid Unicode text (it holds a lone surrogate)"));
+    expect(fill("\uD83D\uDE00")).toBe("/s/%F0%9F%98%80");
+  });
+});
+
+describe("isDotSegment", () => {
+  it("reads dots through up to three percent-decodings", () => {
+    expect(isDotSegment("%2525252e")).toBe(false);
+    expect(isDotSegment("%25252e")).toBe(true);
+  });
+});
+
+describe("textBeforePlaceholders", () => {
+  it("cuts at the first real placeholder only", () => {
+    expect(textBeforePlaceholders("https://x/{{}}/{{ a }}/{{b}}")).toBe("https://x/{{}}/");
+    expect(textBeforePlaceholders("https://x/plain")).toBe("https://x/plain");
+    expect(textBeforePlaceholders("{{a}}")).toBe("");
   });
 });
 

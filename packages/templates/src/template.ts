@@ -17,12 +17,30 @@ export interface Placeholder {
 /** Writes one attribute value into the target language. */
 export type Encoder = (value: string, placeholder: Placeholder) => string;
 
+/**
+ * An attribute value that the template's language cannot hold without changing what the template means
+ * (a dot segment in a URL, text that is not valid Unicode). The message names the attribute and says why.
+ */
+export class UnsafeValueError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UnsafeValueError";
+  }
+}
+
 /** A template referenced attributes that the issue does not have. */
 export class MissingAttributesError extends Error {
   constructor(readonly names: readonly string[]) {
     super(`missing attribute${names.length === 1 ? "" : "s"} ${names.join(", ")}`);
     this.name = "MissingAttributesError";
   }
+}
+
+/** The text of a template before its first placeholder (all of it when it has none). */
+export function textBeforePlaceholders(template: string): string {
+  // `search` ignores the global flag and leaves lastIndex alone.
+  const index = template.search(PLACEHOLDER);
+  return index === -1 ? template : template.slice(0, index);
 }
 
 /** The placeholders of a template, in order of appearance (repeats included). */
@@ -33,9 +51,13 @@ export function placeholdersIn(template: string): Placeholder[] {
 /**
  * Fills every placeholder with `encode(attributes[name])`.
  * @throws MissingAttributesError naming every placeholder without a value.
+ * @throws whatever the encoder throws for a value it refuses (the first one), when no attribute is missing.
  */
 export function fillTemplate(template: string, attributes: Readonly<Record<string, string>>, encode: Encoder): string {
   const missing = new Set<string>();
+  // A missing attribute wins over a value the encoder refuses: the template cannot be filled either way,
+  // and "not run, no attribute x" is the outcome a playbook author expects for a missing one.
+  let refused: { error: unknown } | undefined;
   const filled = template.replace(PLACEHOLDER, (...match: string[]) => {
     const placeholder = toPlaceholder(match);
     const value = Object.hasOwn(attributes, placeholder.name) ? attributes[placeholder.name] : undefined;
@@ -43,9 +65,16 @@ export function fillTemplate(template: string, attributes: Readonly<Record<strin
       missing.add(placeholder.name);
       return "";
     }
-    return encode(value, placeholder);
+    if (refused !== undefined) return "";
+    try {
+      return encode(value, placeholder);
+    } catch (error) {
+      refused = { error };
+      return "";
+    }
   });
   if (missing.size > 0) throw new MissingAttributesError([...missing]);
+  if (refused !== undefined) throw refused.error;
   return filled;
 }
 
@@ -67,8 +96,45 @@ export function fillTemplates(value: unknown, attributes: Readonly<Record<string
 /** Plain-text encoder: the value as it is (for titles, highlights and other prose). */
 export const asText: Encoder = (value) => value;
 
-/** URL encoder: the value as one URL component (path segment or query value). */
-export const asUrlComponent: Encoder = (value) => encodeURIComponent(value);
+const DOT_SEGMENT = /^\.{1,2}$/;
+const PERCENT_BYTE = /%([0-9A-Fa-f]{2})/g;
+// In a `u` regex a well-formed surrogate pair is one code point, so only lone halves match.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/**
+ * URL encoder: the value as one URL component (path segment or query value), `encodeURIComponent`.
+ * @throws UnsafeValueError on a value that is a dot segment (`.` or `..`, see isDotSegment):
+ *   encoding leaves dots alone, and a URL parser or server resolves the segment, moving the URL to
+ *   another path (`/api/{{service}}/status` with `..` would ask for `/status`). Also on a lone UTF-16
+ *   surrogate, which no URL can hold (`encodeURIComponent` throws a bare URIError on it).
+ */
+export const asUrlComponent: Encoder = (value, placeholder) => {
+  if (isDotSegment(value)) {
+    throw new UnsafeValueError(
+      `attribute ${placeholder.name} is ${JSON.stringify(value)}, a dot segment, which would move the URL to another path`,
+    );
+  }
+  if (LONE_SURROGATE.test(value)) {
+    throw new UnsafeValueError(`attribute ${placeholder.name} is not valid Unicode text (it holds a lone surrogate)`);
+  }
+  return encodeURIComponent(value);
+};
+
+/**
+ * Whether a value is, or could be read as, the path segment `.` or `..`: as written, once or twice
+ * percent-decoded (WHATWG URL parsers treat `%2e` as a dot; a server or proxy may decode again), or in
+ * Unicode compatibility form (`．．`, `‥`), which some servers fold to ASCII.
+ */
+export function isDotSegment(value: string): boolean {
+  let current = value;
+  for (let round = 0; round < 3; round += 1) {
+    if (DOT_SEGMENT.test(current.normalize("NFKC"))) return true;
+    const decoded = current.replace(PERCENT_BYTE, (_match, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+    if (decoded === current) return false;
+    current = decoded;
+  }
+  return DOT_SEGMENT.test(current.normalize("NFKC"));
+}
 
 function toPlaceholder(match: ArrayLike<string | undefined>): Placeholder {
   const name = match[1] ?? "";
