@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "@pes/local-services";
-import type { ActionRequest } from "../connector.js";
-import { sendJson, startTestServer, type TestHttpServer } from "../testing/test-http-server.js";
+import type { ActionOutcome, ActionRequest } from "../connector.js";
+import { sendJson, startTestServer, type SeenRequest, type TestHttpServer } from "../testing/test-http-server.js";
 import { runHttpAction, valueAt } from "./http-connector.js";
 import type { HttpAction, HttpDataSource } from "./http-schemas.js";
 
@@ -159,6 +159,97 @@ describe("runHttpAction", () => {
       shortAnswer: "Last deploy: cannot build the request headers: environment variable PES_TEST_HTTP_KEY is not set",
     });
     expect(server.requests).toHaveLength(0);
+  });
+});
+
+/** Every injection family, as whole attribute values; the dot segments are refused and listed apart. */
+const HOSTILE_VALUES = [
+  '"', "'", "`", '", "admin": true, "x": "', "{", "}", "}}", "{{x}}", "{{service}}", "|", "\\", "..\\..\\admin",
+  "a\nb", "a\r\nX-Injected: 1", "a\u0000b", "...", ".hidden", "/", "../admin", "a/../../admin", "..%2Fadmin",
+  "%2e%2e%2fadmin", "?", "?admin=1", "#", "#frag", "@", "user@evil.example", "//evil.example/x", "ünïcödé ✓ 😀 中文",
+  "\u202Eevil", " ", "",
+];
+const DOT_SEGMENTS = [".", "..", "%2e%2e", "%2E", ".%2e", "%252e%252e", "．．"];
+
+describe("runHttpAction with hostile attribute values", () => {
+  let server: TestHttpServer;
+  let dataSource: HttpDataSource;
+  beforeAll(async () => {
+    server = await startTestServer((_request, response) => sendJson(response, 200, { version: "v1" }));
+    dataSource = { type: "http", url: `${server.url}/api` };
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  /** The requests the server received while `run` ran. */
+  async function seenDuring(run: () => Promise<ActionOutcome>): Promise<{ outcome: ActionOutcome; seen: SeenRequest[] }> {
+    const before = server.requests.length;
+    const outcome = await run();
+    return { outcome, seen: server.requests.slice(before) };
+  }
+
+  it.each(HOSTILE_VALUES)("%j: one path segment under the base path, no query or fragment of its own", async (value) => {
+    const { outcome, seen } = await seenDuring(() =>
+      runHttpAction(request(dataSource, { path: "/deploys/{{service}}/status?from=playbook" }, { service: value })),
+    );
+    expect(outcome.status).toBe("normal");
+    expect(seen).toHaveLength(1);
+    const url = new URL(seen[0]?.url ?? "", server.url);
+    expect(url.pathname.split("/").map(decodeURIComponent)).toEqual(["", "api", "deploys", value, "status"]);
+    expect([...url.searchParams]).toEqual([["from", "playbook"]]);
+    expect(url.hash).toBe("");
+  });
+
+  it.each(DOT_SEGMENTS)("%j: refused, failed with the reason, nothing requested", async (value) => {
+    const { outcome, seen } = await seenDuring(() => runHttpAction(request(dataSource, { path: "/{{service}}/status" }, { service: value })));
+    expect(outcome).toEqual({
+      status: "failed",
+      shortAnswer: `Last deploy: could not build the request: attribute service is ${JSON.stringify(value)}, a dot segment, which would move the URL to another path`,
+    });
+    expect(seen).toHaveLength(0);
+  });
+
+  it("refuses a path whose literal text leaves the data source's path", async () => {
+    const { outcome, seen } = await seenDuring(() => runHttpAction(request(dataSource, { path: "/{{service}}/../../status" }, { service: "x" })));
+    expect(outcome).toEqual({ status: "failed", shortAnswer: "Last deploy: could not build the request: the URL would leave the base path /api" });
+    expect(seen).toHaveLength(0);
+  });
+
+  it.each(HOSTILE_VALUES)("%j: one string of a body that keeps its structure", async (value) => {
+    const { outcome, seen } = await seenDuring(() =>
+      runHttpAction(
+        request(
+          dataSource,
+          { method: "POST", path: "/search", body: { filter: { service: "{{service}}", tags: ["svc:{{service}}", 5] }, limit: 10 } },
+          { service: value },
+        ),
+      ),
+    );
+    expect(outcome.status).toBe("normal");
+    expect(seen[0]?.url).toBe("/api/search");
+    expect(JSON.parse(seen[0]?.body ?? "")).toEqual({ filter: { service: value, tags: [`svc:${value}`, 5] }, limit: 10 });
+  });
+
+  it.each(HOSTILE_VALUES)("%j: one component of the link, at the link's origin and path", async (value) => {
+    const outcome = await runHttpAction(
+      request(dataSource, { path: "/deploys", link: "https://status.example.com/services/{{service}}/deploys?from=dash#{{service}}" }, { service: value }),
+    );
+    expect(outcome.status).toBe("normal");
+    const url = new URL(outcome.mostImportantLink ?? "");
+    expect(url.origin).toBe("https://status.example.com");
+    expect(url.pathname.split("/").map(decodeURIComponent)).toEqual(["", "services", value, "deploys"]);
+    expect([...url.searchParams]).toEqual([["from", "dash"]]);
+    expect(decodeURIComponent(url.hash.slice(1))).toBe(value);
+  });
+
+  it.each(DOT_SEGMENTS)("%j in the link: refused, nothing requested", async (value) => {
+    const { outcome, seen } = await seenDuring(() =>
+      runHttpAction(request(dataSource, { path: "/deploys", link: "https://status.example.com/services/{{service}}/x" }, { service: value })),
+    );
+    expect(outcome.status).toBe("failed");
+    expect(outcome.shortAnswer).toContain("a dot segment");
+    expect(seen).toHaveLength(0);
   });
 });
 

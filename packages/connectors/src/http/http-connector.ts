@@ -1,4 +1,4 @@
-import { asText, asUrlComponent, fillTemplate, fillTemplates, MissingAttributesError } from "@pes/templates";
+import { asText, fillTemplates, fillUrlTemplate, MissingAttributesError } from "@pes/templates";
 import type { ActionOutcome, Connector } from "../connector.js";
 import { sendHttpRequest } from "../http-client.js";
 import { describeFetchFailure, skippedAnswer, truncate } from "../outcome-text.js";
@@ -10,9 +10,10 @@ const TARGET = "the data source";
 const MAX_ANSWER_CHARS = 300;
 
 /**
- * Runs one HTTP action against a JSON API: the path gets URL-encoded attribute values, the body gets
- * them as JSON strings (the body is serialized after filling, so a value cannot break its structure),
- * and the value at `answerField` becomes the short answer. HTTP actions have no notion of abnormal:
+ * Runs one HTTP action against a JSON API: the path gets URL-encoded attribute values (a dot segment is
+ * refused: the request cannot leave the data source's path), the body gets them as JSON strings (the
+ * body is serialized after filling, so a value cannot break its structure), and the value at
+ * `answerField` becomes the short answer. HTTP actions have no notion of abnormal:
  * the outcome is `normal`, or `failed` with the reason in plain words (never a header value).
  */
 export const runHttpAction: Connector<"http"> = async (request) => {
@@ -21,8 +22,10 @@ export const runHttpAction: Connector<"http"> = async (request) => {
   let mostImportantLink: string;
   let body: string | undefined;
   try {
-    url = `${dataSource.url.replace(/\/+$/, "")}${fillTemplate(spec.path, attributes, asUrlComponent)}`;
-    mostImportantLink = spec.link === undefined ? withoutCredentials(url) : fillTemplate(spec.link, attributes, asUrlComponent);
+    // Both refuse a value that would move the URL (a dot segment), and check the built URL: the request
+    // stays under the data source's path, the link at the origin and path its template fixes.
+    url = fillUrlTemplate(spec.path, attributes, dataSource.url.replace(/\/+$/, ""));
+    mostImportantLink = spec.link === undefined ? withoutCredentials(url) : fillUrlTemplate(spec.link, attributes);
     body = spec.body === undefined ? undefined : JSON.stringify(fillTemplates(spec.body, attributes, asText));
   } catch (error) {
     if (error instanceof MissingAttributesError) return { status: "skipped", shortAnswer: skippedAnswer(title, error) };
