@@ -1,16 +1,17 @@
 import type { ActionableMitigation } from "@pes/contracts";
-import { asText, asUrlComponent, fillTemplate, fillTemplates, MissingAttributesError } from "@pes/templates";
+import { asText, fillTemplate, fillTemplates, fillUrlTemplate, MissingAttributesError, UnsafeValueError } from "@pes/templates";
 import type { MitigationTemplate } from "./playbook-definition.js";
 
 /**
  * Fills a playbook's mitigation templates with the issue's attributes.
  *
  * - `toolName` and `customName` are text; `url` is the playbook's own URL with each value URL-encoded as
- *   one component, so a value cannot change the scheme, host or path structure; `action` is JSON whose
- *   string leaves are filled as text. An action is data for whoever runs it: a value lands inside one JSON
- *   string, never spliced into a shell command line.
- * - A mitigation that needs an attribute the issue does not have is left out: it cannot be carried out
- *   as written, and the other mitigations still are.
+ *   one component (fillUrlTemplate), so a value cannot change the scheme, host or path structure; `action`
+ *   is JSON whose string leaves are filled as text. An action is data for whoever runs it: a value lands
+ *   inside one JSON string, never spliced into a shell command line.
+ * - A mitigation that needs an attribute the issue does not have, or whose URL would take a value it
+ *   refuses (a dot segment such as `..`, which would point the URL at another path), is left out: it
+ *   cannot be carried out as written, and the other mitigations still are.
  */
 export function renderMitigations(
   templates: readonly MitigationTemplate[],
@@ -31,7 +32,7 @@ function renderMitigation(
   try {
     const mitigation: ActionableMitigation = { toolName: fillTemplate(template.toolName, attributes, asText) };
     if (template.customName !== undefined) mitigation.customName = fillTemplate(template.customName, attributes, asText);
-    if (template.url !== undefined) mitigation.url = fillTemplate(template.url, attributes, asUrlComponent);
+    if (template.url !== undefined) mitigation.url = fillUrlTemplate(template.url, attributes);
     if (template.action !== undefined) {
       mitigation.action = Object.fromEntries(
         Object.entries(template.action).map(([key, value]) => [key, fillTemplates(value, attributes, asText)]),
@@ -39,7 +40,7 @@ function renderMitigation(
     }
     return mitigation;
   } catch (error) {
-    if (error instanceof MissingAttributesError) return undefined;
+    if (error instanceof MissingAttributesError || error instanceof UnsafeValueError) return undefined;
     throw error;
   }
 }

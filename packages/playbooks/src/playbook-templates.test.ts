@@ -33,6 +33,13 @@ describe("templatesOf", () => {
       { path: ["mitigations", 0, "url"], template: "https://u/{{g}}", target: "url" },
       { path: ["mitigations", 0, "action", "k", 0], template: "{{h}}", target: "text" },
     ]);
+    // A new URL template field must get its injection tests before it joins this list: http.path and
+    // http.link in connectors' http-connector.test.ts, mitigation url in mitigations.test.ts.
+    expect(templatesOf(playbook).filter(({ target }) => target === "url").map(({ path }) => path.slice(-2))).toEqual([
+      ["http", "path"],
+      ["http", "link"],
+      [0, "url"],
+    ]);
     expect(templatesOf(playbook).flatMap((template) => template.placeholders)).toEqual([
       { name: "a" },
       { name: "b" },
