@@ -259,6 +259,32 @@ mitigations:
     expect(error.problems[0]?.message).toMatch(/scheme and host come before any placeholder/);
   });
 
+  it("refuses a URL template whose own text leaves the path it fixes, which would fail every run", async () => {
+    const error = await loadError({
+      "organizations/acme.yaml": acme,
+      "playbooks/acme/p.yaml": playbook("p", {
+        action: `      - title: above
+        dataSource: status
+        http: { path: "/{{host}}/../../admin", answerField: v, link: "https://status.example/s/{{host}}/../../x" }
+      - title: literal
+        dataSource: status
+        http: { path: "/../admin", answerField: v }
+      - title: ok
+        dataSource: status
+        http: { path: "/a/../{{host}}/status", answerField: v, link: "https://status.example/s/{{host}}?back=/../x" }`,
+        extra: `mitigations:
+  - { toolName: a, url: "https://grafana.example/d/{{host}}/../.." }
+  - { toolName: ok, url: "https://grafana.example/a/../d/{{host}}" }`,
+      }),
+    });
+    expect(error.problems.map((problem) => `${problem.path}: ${problem.message}`)).toEqual([
+      "gadgets.0.actions.0.http.path: must stay under the data source's URL: a .. segment takes the request above it",
+      "gadgets.0.actions.0.http.link: a .. segment after the first placeholder takes the URL out of the path before it",
+      "gadgets.0.actions.1.http.path: must stay under the data source's URL: a .. segment takes the request above it",
+      "mitigations.0.url: a .. segment after the first placeholder takes the URL out of the path before it",
+    ]);
+  });
+
   it("reports schema problems with field and line, unknown fields at the field itself", async () => {
     const error = await loadError({
       "organizations/acme.yaml": acme,

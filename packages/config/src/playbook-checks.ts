@@ -6,6 +6,7 @@ import {
   templatesOf,
   type PlaybookDefinition,
 } from "@pes/playbooks";
+import { fillUrlTemplate, UnsafeValueError } from "@pes/templates";
 import type { FieldProblem } from "./schema-problems.js";
 import { QUERY_KEYS } from "./schema-problems.js";
 
@@ -23,11 +24,14 @@ export interface PlaybookProblem extends FieldProblem {
 const FILTERS_OF_PROMQL = ["regex"];
 /** A URL template must fix scheme and host before its first placeholder. */
 const LITERAL_ORIGIN = /^https?:\/\/[^/?#{}]+[/?#]/;
+/** Stands for a data source's URL when an http action's path is tried at load time. */
+const SAMPLE_BASE = "http://data-source.invalid/base";
 
 /**
  * The checks that need more than one playbook file's schema: data sources exist in the organization and
  * have the action's type, names and monitor names do not collide, every placeholder is an attribute the
- * playbook declares, filters are used where they mean something, and URL templates fix their host.
+ * playbook declares, filters are used where they mean something, and URL templates fix their host and
+ * path (what the worker checks on every filled URL: a template that fails it would fail every run).
  */
 export function checkPlaybooks(
   playbooks: readonly LoadedPlaybook[],
@@ -94,9 +98,17 @@ export function checkPlaybooks(
       }
       // An http action's path is appended to the data source's URL: only full URLs must fix their host.
       const isHttpPath = path.at(-2) === "http" && path.at(-1) === "path";
-      if (target === "url" && !isHttpPath) {
-        const problem = urlTemplateProblem(template, placeholders.length > 0);
+      if (target === "url") {
+        const problem = isHttpPath ? undefined : urlTemplateProblem(template, placeholders.length > 0);
         if (problem !== undefined) report(path, problem);
+        else if (leavesItsFixedPath(template, placeholders, isHttpPath)) {
+          report(
+            path,
+            isHttpPath
+              ? "must stay under the data source's URL: a .. segment takes the request above it"
+              : "a .. segment after the first placeholder takes the URL out of the path before it",
+          );
+        }
       }
     }
 
@@ -115,6 +127,21 @@ export function checkPlaybooks(
     });
   }
   return problems;
+}
+
+/**
+ * Whether a URL template's own text leaves the part it fixes (`/{{service}}/../../x`), which the
+ * connector and the mitigations refuse at run time whatever the values: tried with a plain value.
+ */
+function leavesItsFixedPath(template: string, placeholders: readonly { name: string }[], isHttpPath: boolean): boolean {
+  const sample = Object.fromEntries(placeholders.map(({ name }) => [name, "x"]));
+  try {
+    fillUrlTemplate(template, sample, isHttpPath ? SAMPLE_BASE : "");
+    return false;
+  } catch (error) {
+    if (error instanceof UnsafeValueError) return true;
+    throw error;
+  }
 }
 
 /** Why a URL template could send a value somewhere else than the playbook's author meant, if it could. */
