@@ -17,3 +17,8 @@ export function readSecret(ref: SecretRef, env: NodeJS.ProcessEnv = process.env)
   }
   return value;
 }
+
+/** The credential of an HTTP basic Authorization header: base64 of `username:password` (RFC 7617). */
+export function basicCredential(username: string, password: string): string {
+  return Buffer.from(`${username}:${password}`).toString("base64");
+}

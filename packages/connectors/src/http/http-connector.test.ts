@@ -97,6 +97,15 @@ describe("runHttpAction", () => {
     expect(outcome.shortAnswer).toBe("Last deploy: seen [redacted]");
   });
 
+  it("redacts a secret header echoed URL-encoded", async () => {
+    process.env.PES_TEST_HTTP_KEY = "key/123 456";
+    server = await startTestServer((seen, response) =>
+      sendJson(response, 200, { version: `seen ${encodeURIComponent(String(seen.headers["x-api-key"]))} and ${new URLSearchParams({ k: String(seen.headers["x-api-key"]) }).toString()}` }),
+    );
+    const outcome = await runHttpAction(request({ type: "http", url: server.url, headers: { "x-api-key": { env: "PES_TEST_HTTP_KEY" } } }, {}));
+    expect(outcome.shortAnswer).toBe("Last deploy: seen [redacted] and k=[redacted]");
+  });
+
   it("fails when the answer is not JSON, or lacks the field", async () => {
     server = await startTestServer((seen, response) => {
       if (seen.url.startsWith("/deploys/html")) {

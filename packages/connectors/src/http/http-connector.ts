@@ -1,13 +1,13 @@
 import { asText, fillTemplates, fillUrlTemplate, MissingAttributesError } from "@pes/templates";
+import { actionOutcomes } from "../action-outcomes.js";
 import type { ActionOutcome, Connector } from "../connector.js";
 import { sendHttpRequest } from "../http-client.js";
-import { describeFetchFailure, skippedAnswer, truncate } from "../outcome-text.js";
+import { describeFetchFailure } from "../outcome-text.js";
 import { readSecret } from "../secret-ref.js";
 import { withoutCredentials } from "../url-text.js";
 import type { HttpDataSource } from "./http-schemas.js";
 
 const TARGET = "the data source";
-const MAX_ANSWER_CHARS = 300;
 
 /**
  * Runs one HTTP action against a JSON API: the path gets URL-encoded attribute values (a dot segment is
@@ -17,7 +17,8 @@ const MAX_ANSWER_CHARS = 300;
  * the outcome is `normal`, or `failed` with the reason in plain words (never a header value).
  */
 export const runHttpAction: Connector<"http"> = async (request) => {
-  const { title, dataSource, spec, attributes, signal } = request;
+  const { dataSource, spec, attributes, signal } = request;
+  const outcomes = actionOutcomes(request);
   let url: string;
   let mostImportantLink: string;
   let body: string | undefined;
@@ -28,24 +29,19 @@ export const runHttpAction: Connector<"http"> = async (request) => {
     mostImportantLink = spec.link === undefined ? withoutCredentials(url) : fillUrlTemplate(spec.link, attributes);
     body = spec.body === undefined ? undefined : JSON.stringify(fillTemplates(spec.body, attributes, asText));
   } catch (error) {
-    if (error instanceof MissingAttributesError) return { status: "skipped", shortAnswer: skippedAnswer(title, error) };
-    return { status: "failed", shortAnswer: truncate(`${title}: could not build the request: ${messageOf(error)}`) };
+    if (error instanceof MissingAttributesError) return outcomes.skipped(error);
+    return outcomes.failed(`could not build the request: ${messageOf(error)}`);
   }
 
   let headers: Record<string, string>;
-  let secrets: string[];
   try {
-    ({ headers, secrets } = resolveHeaders(dataSource));
+    headers = resolveHeaders(dataSource);
   } catch (error) {
-    return { status: "failed", shortAnswer: `${title}: cannot build the request headers: ${messageOf(error)}`, mostImportantLink };
+    return outcomes.failed(`cannot build the request headers: ${messageOf(error)}`, mostImportantLink);
   }
-  // An API that echoes its request (as some debug endpoints do) must not carry a secret into an answer.
-  const redact = (text: string) => secrets.reduce((result, secret) => result.split(secret).join("[redacted]"), text);
-  const failed = (reason: string): ActionOutcome => ({
-    status: "failed",
-    shortAnswer: truncate(redact(`${title}: ${reason}`)),
-    mostImportantLink,
-  });
+  // An API that echoes its request (as some debug endpoints do) must not carry a secret into an answer:
+  // every outcome below goes through actionOutcomes, which redacts the data source's secrets.
+  const failed = (reason: string): ActionOutcome => outcomes.failed(reason, mostImportantLink);
   if (body !== undefined && spec.method === "GET") return failed("a GET request cannot carry a body (use method POST)");
 
   let status: number;
@@ -75,7 +71,7 @@ export const runHttpAction: Connector<"http"> = async (request) => {
   }
   const value = valueAt(json, spec.answerField);
   if (value === undefined) return failed(`the answer has no field ${spec.answerField}`);
-  return { status: "normal", shortAnswer: truncate(redact(`${title}: ${render(value)}`), MAX_ANSWER_CHARS), mostImportantLink };
+  return outcomes.answered({ status: "normal", shortAnswer: `${request.title}: ${render(value)}`, mostImportantLink });
 };
 
 /**
@@ -101,20 +97,12 @@ function render(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value);
 }
 
-function resolveHeaders(dataSource: HttpDataSource): { headers: Record<string, string>; secrets: string[] } {
+function resolveHeaders(dataSource: HttpDataSource): Record<string, string> {
   const headers: Record<string, string> = {};
-  const secrets: string[] = [];
   for (const [name, value] of Object.entries(dataSource.headers ?? {})) {
-    if (typeof value === "string") {
-      headers[name] = value;
-    } else {
-      const secret = readSecret(value);
-      headers[name] = secret;
-      // Too short to redact without garbling ordinary text; such a secret is no secret anyway.
-      if (secret.length >= 4) secrets.push(secret);
-    }
+    headers[name] = typeof value === "string" ? value : readSecret(value);
   }
-  return { headers, secrets };
+  return headers;
 }
 
 function messageOf(error: unknown): string {

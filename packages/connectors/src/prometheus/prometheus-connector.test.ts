@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startPrometheus, toOpenMetrics, type LocalPrometheus, type SyntheticSeries } from "@pes/local-services";
 import type { ActionRequest, TimeWindow } from "../connector.js";
-import { sendJson, startTestServer, type TestHttpServer } from "../testing/test-http-server.js";
+import { sendJson, startTestServer, type SeenRequest, type TestHttpServer } from "../testing/test-http-server.js";
 import { rangeStepSeconds, runPrometheusAction } from "./prometheus-connector.js";
 import type { PrometheusDataSource } from "./prometheus-schemas.js";
 
@@ -192,6 +192,74 @@ describe("runPrometheusAction on the wire", () => {
     const outcome = await runPrometheusAction(request({ type: "prometheus", url: `http://127.0.0.1:${port}` }, "up"));
     expect(outcome).toMatchObject({ status: "failed", shortAnswer: "p99 latency: could not reach Prometheus (connection refused)" });
     expect(outcome.mostImportantLink).toContain(`127.0.0.1:${port}/graph`);
+  });
+});
+
+describe("runPrometheusAction redacts the data source's secrets", () => {
+  let server: TestHttpServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    delete process.env.PES_TEST_PROM_TOKEN;
+  });
+
+  /** A Prometheus-compatible endpoint that quotes the request's headers in its error text. */
+  async function echoingEndpoint(error: (seen: SeenRequest) => string): Promise<TestHttpServer> {
+    return startTestServer((seen, response) => sendJson(response, 400, { status: "error", errorType: "bad_data", error: error(seen) }));
+  }
+
+  it("redacts a bearer token quoted in an error", async () => {
+    server = await echoingEndpoint((seen) => `invalid request: Authorization: ${String(seen.headers.authorization)}; token=${encodeURIComponent("s3cret/token")}`);
+    process.env.PES_TEST_PROM_TOKEN = "s3cret/token";
+    const outcome = await runPrometheusAction(request({ type: "prometheus", url: server.url, auth: { bearerToken: { env: "PES_TEST_PROM_TOKEN" } } }, "up"));
+    expect(server.requests[0]?.headers.authorization).toBe("Bearer s3cret/token");
+    expect(outcome).toMatchObject({
+      status: "failed",
+      shortAnswer: "p99 latency: Prometheus could not run the query (bad_data): invalid request: Authorization: Bearer [redacted]; token=[redacted]",
+    });
+    expect(JSON.stringify(outcome)).not.toMatch(/s3cret/);
+  });
+
+  it("redacts basic credentials quoted in an error: the header's base64, the password, URL-encoded or not", async () => {
+    server = await echoingEndpoint(
+      (seen) => `Authorization: ${String(seen.headers.authorization)} user=reader password=pa:ss w/rd form=${new URLSearchParams({ p: "pa:ss w/rd" }).toString()}`,
+    );
+    process.env.PES_TEST_PROM_TOKEN = "pa:ss w/rd";
+    const outcome = await runPrometheusAction(
+      request({ type: "prometheus", url: server.url, auth: { basic: { username: "reader", password: { env: "PES_TEST_PROM_TOKEN" } } } }, "up"),
+    );
+    expect(outcome.shortAnswer).toBe(
+      "p99 latency: Prometheus could not run the query (bad_data): Authorization: Basic [redacted] user=reader password=[redacted] form=p=[redacted]",
+    );
+    const credential = Buffer.from("reader:pa:ss w/rd").toString("base64");
+    expect(JSON.stringify(outcome)).not.toContain(credential);
+    expect(JSON.stringify(outcome)).not.toContain("pa:ss");
+  });
+
+  it("redacts before cutting, so that a long error cannot leave half a token", async () => {
+    // The cut at 300 characters falls inside the token as sent.
+    server = await echoingEndpoint((seen) => `${"x".repeat(225)} ${String(seen.headers.authorization)} ${"y".repeat(100)}`);
+    process.env.PES_TEST_PROM_TOKEN = "s3cret-token-0123456789";
+    const outcome = await runPrometheusAction(request({ type: "prometheus", url: server.url, auth: { bearerToken: { env: "PES_TEST_PROM_TOKEN" } } }, "up"));
+    expect(outcome.shortAnswer).toHaveLength(300);
+    expect(outcome.shortAnswer).toMatch(/ Bearer \[redac…$/);
+    expect(outcome.shortAnswer).not.toMatch(/s3cret/);
+  });
+
+  it("redacts a token that comes back in the data, e.g. as a label value", async () => {
+    process.env.PES_TEST_PROM_TOKEN = "s3cret-token";
+    server = await startTestServer((seen, response) =>
+      sendJson(response, 200, {
+        status: "success",
+        data: { resultType: "vector", result: [{ metric: { header: String(seen.headers.authorization) }, value: [1700000000, "1"] }, { metric: { header: "other" }, value: [1700000000, "0.5"] }] },
+      }),
+    );
+    const outcome = await runPrometheusAction({
+      ...request({ type: "prometheus", url: server.url, auth: { bearerToken: { env: "PES_TEST_PROM_TOKEN" } } }, "up"),
+      spec: { query: "up", range: false },
+    });
+    expect(outcome.shortAnswer).toContain("Bearer [redacted]");
+    expect(JSON.stringify(outcome)).not.toContain("s3cret-token");
   });
 });
 

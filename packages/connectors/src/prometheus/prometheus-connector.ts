@@ -1,8 +1,9 @@
 import { fillTemplate, MissingAttributesError } from "@pes/templates";
+import { actionOutcomes } from "../action-outcomes.js";
 import type { ActionOutcome, Connector, TimeWindow } from "../connector.js";
 import { sendHttpRequest } from "../http-client.js";
-import { describeFetchFailure, skippedAnswer, truncate } from "../outcome-text.js";
-import { readSecret } from "../secret-ref.js";
+import { describeFetchFailure } from "../outcome-text.js";
+import { basicCredential, readSecret } from "../secret-ref.js";
 import { baseUrlOf } from "../url-text.js";
 import { analyzeQueryData } from "./prometheus-analysis.js";
 import { prometheusLink } from "./prometheus-link.js";
@@ -23,21 +24,18 @@ const MAX_POINTS = 500;
  */
 export const runPrometheusAction: Connector<"prometheus"> = async (request) => {
   const { title, dataSource, spec, attributes, window, signal } = request;
+  const outcomes = actionOutcomes(request);
   let query: string;
   try {
     query = fillTemplate(spec.query, attributes, promqlEncoder);
   } catch (error) {
-    if (error instanceof MissingAttributesError) {
-      return { status: "skipped", shortAnswer: skippedAnswer(title, error) };
-    }
-    return { status: "failed", shortAnswer: `${title}: could not build the query: ${messageOf(error)}` };
+    if (error instanceof MissingAttributesError) return outcomes.skipped(error);
+    return outcomes.failed(`could not build the query: ${messageOf(error)}`);
   }
   const mostImportantLink = prometheusLink(dataSource, query, window);
-  const failed = (reason: string): ActionOutcome => ({
-    status: "failed",
-    shortAnswer: truncate(`${title}: ${reason}`),
-    mostImportantLink,
-  });
+  // Every outcome goes through actionOutcomes, which redacts the data source's secrets: a Prometheus-compatible
+  // endpoint may quote the request, Authorization header included, in its error text.
+  const failed = (reason: string): ActionOutcome => outcomes.failed(reason, mostImportantLink);
 
   let headers: Record<string, string>;
   try {
@@ -86,7 +84,7 @@ export const runPrometheusAction: Connector<"prometheus"> = async (request) => {
     window,
     ...(spec.unit === undefined ? {} : { unit: spec.unit }),
   });
-  return { ...analysis, shortAnswer: truncate(analysis.shortAnswer), mostImportantLink };
+  return outcomes.answered({ ...analysis, mostImportantLink });
 };
 
 /**
@@ -109,8 +107,7 @@ function authorization(dataSource: PrometheusDataSource): Record<string, string>
   const auth = dataSource.auth;
   if (auth === undefined) return {};
   if ("bearerToken" in auth) return { authorization: `Bearer ${readSecret(auth.bearerToken)}` };
-  const credentials = Buffer.from(`${auth.basic.username}:${readSecret(auth.basic.password)}`).toString("base64");
-  return { authorization: `Basic ${credentials}` };
+  return { authorization: `Basic ${basicCredential(auth.basic.username, readSecret(auth.basic.password))}` };
 }
 
 function isErrorStatus(body: unknown): boolean {
