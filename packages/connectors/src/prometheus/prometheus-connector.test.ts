@@ -84,6 +84,34 @@ describe("runPrometheusAction against a real Prometheus", () => {
     expect(outcome).toMatchObject({ status: "normal", shortAnswer: "p99 latency: no data in the window" });
   });
 
+  describe("with hostile attribute values", () => {
+    // The connector talks to a recording server; the query it sent is then asked of the real Prometheus,
+    // whose absent() answers with the labels of the selector's equality matchers as it parsed them.
+    let recorder: TestHttpServer;
+    beforeAll(async () => {
+      recorder = await startTestServer((_request, response) => sendJson(response, 200, { status: "success", data: { resultType: "vector", result: [] } }));
+    });
+    afterAll(async () => {
+      await recorder?.close();
+    });
+
+    it.each([
+      '"} or vector(1) #', '"', "'", "`", "'} or vector(1) #", "{", "}", "}}", "{{x}}", "{{service}}", "|", "\\", 'a\\"b', "\\x41",
+      "a\nb", "a\rb", "a\u0000b", "..", ".", "%2e%2e", "/", "?", "#", "# comment", "@", "offset 5m", "ünïcödé ✓ 😀 中文",
+    ])("%j reaches Prometheus as the value of its one label matcher", async (value) => {
+      const before = recorder.requests.length;
+      await runPrometheusAction({
+        ...request({ type: "prometheus", url: recorder.url }, "", { attributes: { service: value } }),
+        spec: { query: 'absent(pes_no_such_metric{service={{service}}, env="prod"})', range: false },
+      });
+      const sent = new URLSearchParams(recorder.requests[before]?.body).get("query") ?? "";
+      const response = await fetch(`${prometheus.url}/api/v1/query`, { method: "POST", body: new URLSearchParams({ query: sent }) });
+      const body = (await response.json()) as { error?: string; data?: { result: Array<{ metric: Record<string, string> }> } };
+      expect(body.error).toBeUndefined();
+      expect(body.data?.result.map((series) => series.metric)).toEqual([{ service: value, env: "prod" }]);
+    });
+  });
+
   it("runs an instant query at the issue time", async () => {
     const outcome = await runPrometheusAction({
       ...request(dataSource, "demo_latency_p99_seconds{service={{service}}}"),

@@ -1,22 +1,45 @@
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fillTemplate } from "@pes/templates";
 import { startPrometheus, toOpenMetrics, type LocalPrometheus } from "@pes/local-services";
 import { promqlEncoder, promqlRegexString, promqlString } from "./promql-escape.js";
 
+/** Every injection family, alone and as an attempt to close the literal or the selector. */
 const HOSTILE_VALUES = [
   "checkout",
   '"} or vector(1) #',
   '"} or vector(1) or up{a="',
+  '"',
+  "'",
+  "`",
+  "'} or vector(1) #",
+  "`} or vector(1) #",
+  "{",
+  "}",
+  "}}",
+  "{{x}}",
+  "|",
   "\\",
   'a\\"b',
   "\\\\\\",
+  "\\x41\\u0041\\101",
   "line1\nline2\r\tend",
+  "\r",
   "ünïcödé ✓ 😀 中文",
   "'single' and `backtick`",
   "nul\u0000byte",
   "line\u2028separator",
   "{{service}}",
   "a.b*c+d?(e)|[f]{2}^$",
+  "..",
+  ".",
+  "%2e%2e",
+  "/",
+  "?",
+  "#",
+  "# comment",
+  "@",
+  "offset 5m",
   "",
 ];
 
@@ -31,6 +54,25 @@ describe("promqlString", () => {
     expect(() => promqlString("a\uD800b")).toThrow("lone surrogate");
     expect(() => promqlString("\uDC00")).toThrow("lone surrogate");
     expect(promqlString("\uD83D\uDE00")).toBe('"😀"');
+  });
+});
+
+/** Values for property tests: any text, and text built from the fragments that end literals and selectors. */
+const ANY_VALUE = fc.oneof(
+  fc.string({ unit: "binary" }),
+  fc.string({ unit: fc.constantFrom('"', "'", "`", "\\", "{", "}", "|", "\n", "\r", "\u0000", "#", " or ", "vector(1)", "=~", ".", "u", "x41"), maxLength: 8 }),
+);
+
+describe("promqlString property", () => {
+  it("is one JSON string literal holding exactly the value, for any well-formed value", () => {
+    fc.assert(
+      fc.property(ANY_VALUE, (value) => {
+        const literal = promqlString(value);
+        // JSON.parse refuses anything after the closing quote: the literal ends where the value does.
+        expect(JSON.parse(literal)).toBe(value);
+      }),
+      { seed: 20261120, numRuns: 2000 },
+    );
   });
 });
 
@@ -93,6 +135,38 @@ describe("escaped values in the real Prometheus parser", () => {
     const template = 'label_replace(label_replace(vector(1), "v", "axb", "", ""), "matched", "yes", "v", {{value|regex}})';
     const body = await query(fillTemplate(template, { value: "a.b" }, promqlEncoder));
     expect(body.data?.result[0]?.metric.matched).toBeUndefined();
+  });
+
+  // absent() answers with the labels of its selector's equality matchers: what Prometheus parsed each
+  // matcher's value as. An empty value is an absent label, so it is left out here.
+  async function matcherLabels(template: string, value: string): Promise<Record<string, string> | string> {
+    const body = await query(fillTemplate(template, { value }, promqlEncoder));
+    return body.error ?? body.data?.result[0]?.metric ?? "no result";
+  }
+
+  it.each(HOSTILE_VALUES.filter((value) => value !== ""))("parses %j as the value of one label matcher", async (value) => {
+    expect(await matcherLabels('absent(pes_no_such_metric{service={{value}}, env="prod"})', value)).toEqual({ service: value, env: "prod" });
+  });
+
+  it("property: any value is the value of one label matcher in the real parser", async () => {
+    await fc.assert(
+      fc.asyncProperty(ANY_VALUE.filter((value) => value !== ""), async (value) => {
+        expect(await matcherLabels('absent(pes_no_such_metric{service={{value}}, env="prod"})', value)).toEqual({ service: value, env: "prod" });
+      }),
+      { seed: 20261120, numRuns: 150 },
+    );
+  });
+
+  it("property: any value matches itself with |regex", async () => {
+    const template = 'label_replace(label_replace(vector(1), "v", {{value}}, "", ""), "matched", "yes", "v", {{value|regex}})';
+    await fc.assert(
+      fc.asyncProperty(ANY_VALUE.filter((value) => value !== ""), async (value) => {
+        const body = await query(fillTemplate(template, { value }, promqlEncoder));
+        expect(body.error).toBeUndefined();
+        expect(body.data?.result[0]?.metric.matched).toBe("yes");
+      }),
+      { seed: 20261120, numRuns: 100 },
+    );
   });
 
   it("keeps an injection attempt inside the selector's value", async () => {
