@@ -157,6 +157,13 @@ export function createEngine(deps: EngineDeps): Engine {
       }));
       const highlights = summarizeExecution({ time, attributes, baselineMs: parseDuration(playbook.window.before), findings });
 
+      // What each action answered, for an operator tracing one execution (LOG_LEVEL=debug). The answers
+      // come from data sources: connectors redact the data source's secrets before they get here.
+      if (logger.isLevelEnabled("debug")) {
+        for (const { title, gadgetTitle, outcome } of findings) {
+          logger.debug({ requestId: job.requestId, gadget: gadgetTitle, action: title, status: outcome.status, shortAnswer: outcome.shortAnswer }, "action outcome");
+        }
+      }
       const counts = countByStatus(outcomes);
       logger.info(
         { orgId: job.orgId, requestId: job.requestId, bookName: job.bookName, actions: outcomes.length, ...counts, durationMs: Math.round(performance.now() - startedAt) },
