@@ -178,7 +178,9 @@ describe("secrets sweep", () => {
       const sentSignature = sent.split(".")[2];
       if (sentSignature !== undefined && sentSignature.length >= 16) needles.set(`signature of token #${index}`, sentSignature);
     }
-    const leaks = [...needles].filter(([, needle]) => everything.includes(needle)).map(([name]) => name);
+    const leaks = [...needles]
+      .filter(([, needle]) => everything.includes(needle))
+      .map(([name, needle]) => `${name}: …${everything.slice(Math.max(0, everything.indexOf(needle) - 300), everything.indexOf(needle) + 40)}`);
     expect(leaks).toEqual([]);
   });
 });
