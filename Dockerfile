@@ -3,9 +3,12 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY . .
+# Build the two processes (and the packages they import), then install anew only what they need at run
+# time: no compiler, test tools, testcontainers, benchmark or local-services in the image.
 RUN npm ci --no-audit --no-fund \
- && TURBO_TELEMETRY_DISABLED=1 npx turbo run build --filter=@pes/api --filter=@pes/worker --filter=@pes/dev-issuer \
- && npm prune --omit=dev --no-audit --no-fund
+ && TURBO_TELEMETRY_DISABLED=1 npx turbo run build --filter=@pes/api --filter=@pes/worker \
+ && rm -rf node_modules bench test scripts \
+ && npm ci --omit=dev --workspace=@pes/api --workspace=@pes/worker --no-audit --no-fund
 
 FROM node:20-bookworm-slim
 # The heap ceiling keeps each process near 140 MB RSS under load (BENCHMARKS.md): the live heap is about
