@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BatchExecutionInput, PlaybookExecutionInput } from "./execution-input.js";
+import { BatchExecutionInput, MAX_ATTRIBUTES, PlaybookExecutionInput } from "./execution-input.js";
 import { ExecutionJob } from "./execution-job.js";
 
 const time = "2026-11-20T14:05:00Z";
@@ -59,6 +59,34 @@ describe("PlaybookExecutionInput rules", () => {
     });
   });
 
+  it("accepts up to 64 attributes and 16 KiB of their keys and values", () => {
+    const many = Object.fromEntries(Array.from({ length: MAX_ATTRIBUTES }, (_, index) => [`k${index}`, "v"]));
+    expect(issuesOf({ bookName: "x", attributes: many })).toEqual([]);
+    // 16 keys of 1 byte and values of 1023 bytes: exactly 16,384 bytes.
+    const large = Object.fromEntries(Array.from({ length: 16 }, (_, index) => [String.fromCharCode(97 + index), "x".repeat(1023)]));
+    expect(issuesOf({ bookName: "x", attributes: large })).toEqual([]);
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    [
+      "more than 64 attributes",
+      Object.fromEntries(Array.from({ length: 70_000 }, (_, index) => [`k${index}`, "v"])),
+      "attributes must hold at most 64 entries (got 70000)",
+    ],
+    [
+      "more than 16 KiB of keys and values",
+      { ...Object.fromEntries(Array.from({ length: 16 }, (_, index) => [String.fromCharCode(97 + index), "x".repeat(1023)])), q: "" },
+      "attributes must total at most 16384 bytes of keys and values (got 16385)",
+    ],
+    [
+      "16 KiB counted in UTF-8 bytes, not characters",
+      Object.fromEntries(Array.from({ length: 6 }, (_, index) => [String(index), "€".repeat(1000)])),
+      "attributes must total at most 16384 bytes of keys and values (got 18006)",
+    ],
+  ])("refuses %s with one issue at attributes", (_name, attributes, message) => {
+    expect(issuesOf({ bookName: "x", attributes })).toEqual([["attributes", message]]);
+  });
+
   it("trims names and titles", () => {
     expect(PlaybookExecutionInput.parse({ bookName: "  checkout-latency " }).bookName).toBe("checkout-latency");
   });
@@ -95,6 +123,11 @@ describe("ExecutionJob", () => {
 
   it("accepts what the API enqueues", () => {
     expect(ExecutionJob.parse(job)).toEqual(job);
+  });
+
+  it("does not hold resolved attributes to the caller's caps: they include the title's captures", () => {
+    const attributes = Object.fromEntries(Array.from({ length: 65 }, (_, index) => [`k${index}`, "v"]));
+    expect(ExecutionJob.parse({ ...job, attributes }).attributes).toEqual(attributes);
   });
 
   it.each([

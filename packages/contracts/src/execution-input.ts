@@ -1,10 +1,52 @@
 import { z } from "zod";
 
 /** Attribute values are strings: they scope the issue and fill playbook templates. */
+const attributeRecord = z.record(z.string().min(1).max(128), z.string().max(1024));
+
+/** Most attributes a caller may send: real issues carry a handful. */
+export const MAX_ATTRIBUTES = 64;
+/** Most bytes (UTF-8) a caller's attribute keys and values may take together. */
+export const MAX_ATTRIBUTES_BYTES = 16_384;
+
+/**
+ * The caller's attributes: at most MAX_ATTRIBUTES entries and MAX_ATTRIBUTES_BYTES of keys and values.
+ * The caps are checked before the entries, so that an oversized map is refused without validating its
+ * entries one by one (for tens of thousands of them, that is the most expensive part of a request).
+ */
 export const Attributes = z
-  .record(z.string().min(1).max(128), z.string().max(1024))
-  .meta({ description: "Key-value pairs that scope the issue and parameterize the playbook." });
+  .preprocess((value, ctx) => {
+    const issue = capIssue(value);
+    if (issue !== undefined) ctx.addIssue({ code: "custom", message: issue, input: value });
+    return value;
+  }, attributeRecord)
+  .meta({
+    description: `Key-value pairs that scope the issue and parameterize the playbook: at most ${MAX_ATTRIBUTES}, and ${MAX_ATTRIBUTES_BYTES} bytes of keys and values together.`,
+    maxProperties: MAX_ATTRIBUTES,
+  });
 export type Attributes = z.infer<typeof Attributes>;
+
+/**
+ * The attributes an execution runs with: the caller's plus those captured from the title, so not held to
+ * the caller's caps (the title's length bounds the captures).
+ */
+export const ResolvedAttributes = attributeRecord;
+export type ResolvedAttributes = z.infer<typeof ResolvedAttributes>;
+
+function capIssue(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const keys = Object.keys(value);
+  if (keys.length > MAX_ATTRIBUTES) return `attributes must hold at most ${MAX_ATTRIBUTES} entries (got ${keys.length})`;
+  let bytes = 0;
+  for (const key of keys) {
+    const entry: unknown = Reflect.get(value, key);
+    // A value that is not a string gets its own issue from the record.
+    bytes += Buffer.byteLength(key) + (typeof entry === "string" ? Buffer.byteLength(entry) : 0);
+  }
+  if (bytes > MAX_ATTRIBUTES_BYTES) {
+    return `attributes must total at most ${MAX_ATTRIBUTES_BYTES} bytes of keys and values (got ${bytes})`;
+  }
+  return undefined;
+}
 
 const fields = {
   bookName: z.string().trim().min(1, "bookName must not be empty").max(256).meta({ description: "Name of the playbook to run." }),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Attributes } from "./execution-input.js";
+import { ResolvedAttributes } from "./execution-input.js";
 import type { PlaybookExecutionResult } from "./execution-result.js";
 import { JsonText } from "./json-text.js";
 
@@ -18,7 +18,7 @@ export const ExecutionJob = z.strictObject({
   bookName: z.string().min(1),
   /** The issue time, resolved (explicit, from the message link, or the time of the request). */
   time: z.iso.datetime({ offset: true }),
-  attributes: Attributes,
+  attributes: ResolvedAttributes,
   title: z.string().optional(),
   details: z.string().optional(),
   messageLink: z.string().optional(),

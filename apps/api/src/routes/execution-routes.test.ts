@@ -104,6 +104,17 @@ describe("POST /playbook/execution", () => {
     expect(client.requests).toEqual([]);
   });
 
+  it("answers 400 at body.attributes for more attributes than anybody needs", async () => {
+    const { client, execute } = setup();
+    const attributes = Object.fromEntries(Array.from({ length: 65 }, (_, index) => [`k${index}`, "v"]));
+    const response = await execute().send({ bookName: "disk-full", attributes });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({
+      error: [{ path: ["body", "attributes"], message: "attributes must hold at most 64 entries (got 65)" }],
+    });
+    expect(client.requests).toEqual([]);
+  });
+
   it("names each unknown field", async () => {
     const { execute } = setup();
     const response = await execute().send({ bookName: "disk-full", bookname: "x", orgId: "globex" });
