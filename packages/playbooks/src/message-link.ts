@@ -18,6 +18,10 @@ export interface MessageLink {
 }
 
 const SLACK_HOST_SUFFIX = ".slack.com";
+/** No Slack message is older: Slack began in 2013. An earlier permalink time is not a real message's. */
+const EARLIEST_MESSAGE_TIME = Date.UTC(2013, 0, 1);
+/** How far past the request a message time may be: generous for clock skew, short of any real message. */
+const MAX_FUTURE_MS = 24 * 60 * 60 * 1000;
 const PERMALINK_PATH = /^\/archives\/([A-Z0-9]{2,64})\/p(\d{10})(\d{6})\/?$/;
 const SLACK_TS = /^\d{10}\.\d{6}$/;
 
@@ -27,11 +31,13 @@ const SLACK_TS = /^\d{10}\.\d{6}$/;
  * dot before the last six removed.
  *
  * Only https links on a host that ends in `.slack.com`, or equals one of `allowedHosts` (compared
- * lower-cased), are accepted, without user info and without a port: the service later fetches the
- * message with its own chat token, so any other host is refused before anything is fetched.
+ * lower-cased), are accepted, without user info, without a port and without empty host labels
+ * (`a..slack.com`): the service later fetches the message with its own chat token, so any other host is
+ * refused before anything is fetched. So is a message time before 2013 (Slack did not exist) or more than
+ * a day after `now` (the time of the request).
  * @throws MessageLinkError saying what is wrong with the link.
  */
-export function parseMessageLink(link: string, allowedHosts: readonly string[]): MessageLink {
+export function parseMessageLink(link: string, allowedHosts: readonly string[], now: Date): MessageLink {
   let url: URL;
   try {
     url = new URL(link);
@@ -48,18 +54,22 @@ export function parseMessageLink(link: string, allowedHosts: readonly string[]):
     (host.endsWith(SLACK_HOST_SUFFIX) && host.length > SLACK_HOST_SUFFIX.length) ||
     allowedHosts.some((allowedHost) => allowedHost.toLowerCase() === host);
   if (!allowed) throw new MessageLinkError(`messageLink host ${host} is not an allowed chat host`);
+  // The URL parser keeps `..slack.com` (also spelled `%2e.slack.com` or with an ideographic full stop).
+  if (host.split(".").includes("")) throw new MessageLinkError(`messageLink host ${host} has an empty label`);
 
   const path = PERMALINK_PATH.exec(url.pathname);
   if (path === null) {
     throw new MessageLinkError("messageLink must be a message permalink: /archives/<channel ID>/p<16 digits>");
   }
   const [, channelId = "", seconds = "", micros = ""] = path;
-  const ts = `${seconds}.${micros}`;
-  const result: MessageLink = {
-    channelId,
-    ts,
-    time: new Date(Number(seconds) * 1000 + Math.floor(Number(micros) / 1000)),
-  };
+  const time = new Date(Number(seconds) * 1000 + Math.floor(Number(micros) / 1000));
+  if (time.getTime() < EARLIEST_MESSAGE_TIME) {
+    throw new MessageLinkError(`messageLink time ${time.toISOString()} is before 2013, when Slack began`);
+  }
+  if (time.getTime() > now.getTime() + MAX_FUTURE_MS) {
+    throw new MessageLinkError(`messageLink time ${time.toISOString()} is more than a day in the future`);
+  }
+  const result: MessageLink = { channelId, ts: `${seconds}.${micros}`, time };
 
   const threadTs = url.searchParams.get("thread_ts");
   if (threadTs !== null) {

@@ -148,6 +148,14 @@ describe("resolveExecution", () => {
     });
   });
 
+  it("refuses a message link whose time is more than a day after the request", () => {
+    // 2024-05-02T12:00:01Z: a day and a second after `now`.
+    expect(resolve({ bookName: "node-cpu", messageLink: "https://acme.slack.com/archives/C1/p1714651201000000" })).toEqual({
+      ok: false,
+      issues: [{ path: ["messageLink"], message: "messageLink time 2024-05-02T12:00:01.000Z is more than a day in the future" }],
+    });
+  });
+
   it("accepts a message link on a configured chat host", () => {
     expect(resolve({ bookName: "node-cpu", messageLink: "https://chat.example.com/archives/C1/p1700000000123456" }).ok).toBe(true);
   });

@@ -52,7 +52,7 @@ export function resolveExecution(
   let link: MessageLink | undefined;
   if (input.messageLink !== undefined) {
     try {
-      link = parseMessageLink(input.messageLink, options.allowedChatHosts);
+      link = parseMessageLink(input.messageLink, options.allowedChatHosts, options.now);
     } catch (error) {
       if (!(error instanceof MessageLinkError)) throw error;
       issues.push({ path: ["messageLink"], message: error.message });
