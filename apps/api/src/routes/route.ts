@@ -80,7 +80,7 @@ export function organizationRoute(declaration: OrganizationRouteDeclaration<unkn
       return async (req, res) => {
         // Authenticate before reading a byte of the body: unauthenticated callers cost no parsing.
         const caller = await authenticate(req.headers.authorization, runtime.verifier, runtime.catalog);
-        const body = declaration.body === undefined ? undefined : parseOrThrow(declaration.body, await readJson(req));
+        const body = declaration.body === undefined ? undefined : parseOrThrow(declaration.body, await readJson(req, res));
         reply(res, await declaration.handle({ req, res, requestId: requestIdOf(req), caller, body }));
       };
     },
