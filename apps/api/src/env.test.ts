@@ -21,6 +21,7 @@ describe("parseEnv", () => {
       batchMaxItems: 100,
       bodyLimit: "1mb",
       maxInFlight: 2000,
+      http: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 65_000 },
       auth: { devIssuer: false, jwksUrl: idp.AUTH_JWKS_URL, issuer: idp.AUTH_ISSUER, audience: idp.AUTH_AUDIENCE, orgClaim: "org_id", jwksTimeoutMs: 3000 },
       allowedChatHosts: [],
       logLevel: "info",
@@ -40,6 +41,9 @@ describe("parseEnv", () => {
       BATCH_MAX_ITEMS: "500",
       BODY_LIMIT: "256kb",
       MAX_IN_FLIGHT: "5000",
+      HTTP_HEADERS_TIMEOUT_MS: "5000",
+      HTTP_REQUEST_TIMEOUT_MS: "20000",
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: "75000",
       AUTH_ORG_CLAIM: "tenant",
       AUTH_JWKS_TIMEOUT_MS: "500",
       CHAT_ALLOWED_HOSTS: " chat.acme.test, Mattermost.acme.test ,",
@@ -56,6 +60,7 @@ describe("parseEnv", () => {
       batchMaxItems: 500,
       bodyLimit: "256kb",
       maxInFlight: 5000,
+      http: { headersTimeoutMs: 5000, requestTimeoutMs: 20_000, keepAliveTimeoutMs: 75_000 },
       auth: { orgClaim: "tenant", jwksTimeoutMs: 500 },
       allowedChatHosts: ["chat.acme.test", "mattermost.acme.test"],
       logLevel: "debug",
@@ -97,6 +102,7 @@ describe("parseEnv", () => {
     ["EXECUTION_TIMEOUT_MS", "-1"],
     ["BODY_LIMIT", "lots"],
     ["MAX_IN_FLIGHT", "1.5"],
+    ["HTTP_REQUEST_TIMEOUT_MS", "0"],
     ["AUTH_DEV_ISSUER", "maybe"],
     ["AUTH_JWKS_URL", "file:///etc/passwd"],
     ["AUTH_JWKS_TIMEOUT_MS", "0"],
@@ -104,6 +110,12 @@ describe("parseEnv", () => {
     ["QUEUE_PREFIX", "has space"],
   ])("stops on a bad %s, naming it", (name, value) => {
     expect(() => parseEnv({ ...idp, [name]: value })).toThrow(new RegExp(`^Invalid environment:\\n  ${name}: `));
+  });
+
+  it("refuses a headers timeout above the request timeout (Node would refuse it at start)", () => {
+    expect(() => parseEnv({ ...idp, HTTP_HEADERS_TIMEOUT_MS: "40000" })).toThrow(
+      "HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS",
+    );
   });
 
   it("refuses a batch limit above the in-flight limit", () => {

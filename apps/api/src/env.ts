@@ -21,6 +21,9 @@ export const ApiEnvSchema = z
       .regex(/^\d+(\.\d+)?\s*(b|kb|mb)?$/i, 'must be a size such as "1mb", "512kb" or "65536"')
       .default("1mb"),
     MAX_IN_FLIGHT: integer(1, 1_000_000).default(2000),
+    HTTP_HEADERS_TIMEOUT_MS: integer(1, 3_600_000).default(10_000),
+    HTTP_REQUEST_TIMEOUT_MS: integer(1, 3_600_000).default(30_000),
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: integer(1, 3_600_000).default(65_000),
     AUTH_DEV_ISSUER: z.stringbool({ error: 'must be "true" or "false"' }).default(false),
     AUTH_JWKS_URL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional(),
     AUTH_ISSUER: z.string().min(1).optional(),
@@ -51,6 +54,9 @@ export const ApiEnvSchema = z
         message: "is required with AUTH_DEV_ISSUER=true and PORT=0 (the API's own JWKS address is unknown)",
       });
     }
+    if (env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
+      ctx.addIssue({ code: "custom", path: ["HTTP_HEADERS_TIMEOUT_MS"], message: "must not exceed HTTP_REQUEST_TIMEOUT_MS" });
+    }
     if (env.BATCH_MAX_ITEMS > env.MAX_IN_FLIGHT) {
       ctx.addIssue({ code: "custom", path: ["BATCH_MAX_ITEMS"], message: "must not exceed MAX_IN_FLIGHT" });
     }
@@ -67,6 +73,16 @@ export interface AuthSettings {
   jwksTimeoutMs: number;
 }
 
+/** How long the HTTP server waits on a slow client (Node's server options of the same names). */
+export interface HttpTimeouts {
+  /** From the first byte of a request (or the connection) to the end of its headers; then 408. */
+  headersTimeoutMs: number;
+  /** From the first byte of a request to the end of its body; then 408. The response may take longer. */
+  requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open between requests. */
+  keepAliveTimeoutMs: number;
+}
+
 export interface ApiEnv {
   port: number;
   host: string;
@@ -77,6 +93,7 @@ export interface ApiEnv {
   batchMaxItems: number;
   bodyLimit: string;
   maxInFlight: number;
+  http: HttpTimeouts;
   auth: AuthSettings;
   allowedChatHosts: readonly string[];
   logLevel: string;
@@ -97,6 +114,11 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     batchMaxItems: env.BATCH_MAX_ITEMS,
     bodyLimit: env.BODY_LIMIT,
     maxInFlight: env.MAX_IN_FLIGHT,
+    http: {
+      headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    },
     auth: {
       devIssuer: env.AUTH_DEV_ISSUER,
       jwksUrl: env.AUTH_JWKS_URL ?? `http://127.0.0.1:${env.PORT}/.well-known/jwks.json`,

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -97,7 +98,8 @@ describe("api process with Redis and the development issuer", () => {
     await rm(keyDir, { recursive: true, force: true });
   });
 
-  it("serves requests, then shuts down cleanly on SIGTERM", async () => {
+  /** Starts the API on a free port against the test's Redis, with the development issuer and `env`. */
+  async function startServing(env: Record<string, string> = {}): Promise<{ run: Started; base: string; port: number }> {
     const port = await freePort();
     const run = startApi({
       PORT: String(port),
@@ -106,9 +108,14 @@ describe("api process with Redis and the development issuer", () => {
       QUEUE_PREFIX: uniquePrefix("api-main"),
       AUTH_DEV_ISSUER: "true",
       DEV_ISSUER_DIR: keyDir,
+      ...env,
     });
     await logLine(run, "listening");
-    const base = `http://127.0.0.1:${port}`;
+    return { run, base: `http://127.0.0.1:${port}`, port };
+  }
+
+  it("serves requests, then shuts down cleanly on SIGTERM", async () => {
+    const { run, base } = await startServing();
 
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
     const token = mintDevToken(await loadOrCreateDevKey(keyDir), { org: "acme" });
@@ -124,4 +131,49 @@ describe("api process with Redis and the development issuer", () => {
     }
     expect(log).not.toContain(token);
   });
+
+  it("answers 408 and closes the sockets of clients too slow with their headers or body, serving others meanwhile", async () => {
+    const { base, port } = await startServing({ HTTP_HEADERS_TIMEOUT_MS: "300", HTTP_REQUEST_TIMEOUT_MS: "600" });
+    const token = mintDevToken(await loadOrCreateDevKey(keyDir), { org: "acme" });
+    const execution = `POST /playbook/execution HTTP/1.1\r\nHost: api\r\nAuthorization: Bearer ${token}\r\n`;
+    const slowClients = [
+      // Connects and sends nothing.
+      ...Array.from({ length: 5 }, () => slowClient(port, "", "")),
+      // Sends a header line now and then, never the end of the headers.
+      ...Array.from({ length: 5 }, () => slowClient(port, "GET /readyz HTTP/1.1\r\nHost: api\r\n", "X-Slow: 1\r\n")),
+      // Sends its headers, then its body a byte at a time.
+      ...Array.from({ length: 5 }, () =>
+        slowClient(port, `${execution}Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"details":"`, "x"),
+      ),
+    ];
+
+    const served = await fetch(`${base}/playbook`, { headers: { Authorization: `Bearer ${token}` } });
+    expect(served.status).toBe(200);
+    for (const answer of await Promise.all(slowClients.map((client) => client.closed))) {
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    }
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+  });
 });
+
+/**
+ * A client that sends `start`, then `drip` every 50 ms until the server closes the socket; `closed`
+ * resolves with what the server answered.
+ */
+function slowClient(port: number, start: string, drip: string): { closed: Promise<string> } {
+  const socket = connect(port, "127.0.0.1");
+  const received: Buffer[] = [];
+  socket.on("data", (chunk: Buffer) => received.push(chunk));
+  socket.on("error", () => {});
+  socket.on("connect", () => {
+    if (start !== "") socket.write(start);
+  });
+  const timer = setInterval(() => {
+    if (drip !== "" && socket.writable) socket.write(drip);
+  }, 50);
+  const closed = once(socket, "close").then(() => {
+    clearInterval(timer);
+    return Buffer.concat(received).toString("latin1");
+  });
+  return { closed };
+}

@@ -1,5 +1,5 @@
 import { once } from "node:events";
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import { ConfigError, loadConfig, type Catalog } from "@pes/config";
 import { devJwks, loadOrCreateDevKey } from "@pes/dev-issuer";
 import { createLogger, type Logger } from "@pes/logger";
@@ -7,7 +7,6 @@ import { createExecutionClient, QueueUnavailableError, type ExecutionClient } fr
 import { createApp } from "./app.js";
 import { createTokenVerifier } from "./auth/token-verifier.js";
 import { EnvError, parseEnv, type ApiEnv } from "./env.js";
-import { createHttpServer } from "./http-server.js";
 
 /** Reads the environment and CONFIG_DIR, starts the queue client, listens; one shutdown path on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -74,11 +73,20 @@ async function main(): Promise<void> {
     logger.warn({ err: error.message }, "job queue unreachable at start; listening anyway");
   }
 
-  const server = createHttpServer(app).listen(env.port, env.host);
+  const server = createServer(
+    {
+      // A client that sends its headers or body too slowly gets a 408 and loses its socket, so that slow
+      // (or slow-loris) sockets cannot pile up. Waiting for the response is not counted.
+      headersTimeout: env.http.headersTimeoutMs,
+      requestTimeout: env.http.requestTimeoutMs,
+      // Longer than the usual load balancer idle timeout (60 s), so the balancer closes idle sockets first.
+      keepAliveTimeout: env.http.keepAliveTimeoutMs,
+      // How often Node checks the two timeouts above (default 30 s, which a slow client would get on top).
+      connectionsCheckingInterval: 1_000,
+    },
+    app,
+  ).listen(env.port, env.host);
   await once(server, "listening");
-  // Longer than the usual load balancer idle timeout (60 s), so the balancer closes idle sockets first.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
   logger.info({ host: env.host, port: env.port }, "listening");
 
   const shutdown = async (signal: string) => {
