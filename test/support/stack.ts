@@ -49,7 +49,9 @@ export async function startStack(options: {
   const port = await freePort();
   const common = { REDIS_URL: redis.url, QUEUE_PREFIX: prefix, CONFIG_DIR: options.configDir, DEV_ISSUER_DIR: devIssuerDir };
   const workerEnv = { ...common, ...options.workerEnv };
-  const api = startService("api", { ...common, PORT: String(port), HOST: "127.0.0.1", AUTH_DEV_ISSUER: "true", ...options.apiEnv });
+  // No readiness drain on stop: no load balancer watches these processes.
+  const apiEnv = { ...common, PORT: String(port), HOST: "127.0.0.1", AUTH_DEV_ISSUER: "true", SHUTDOWN_DRAIN_MS: "0" };
+  const api = startService("api", { ...apiEnv, ...options.apiEnv });
   const workers: ServiceProcess[] = [];
   const addWorker = async (env: Record<string, string> = {}) => {
     const worker = startService("worker", { ...workerEnv, ...env });

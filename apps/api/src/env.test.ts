@@ -25,6 +25,7 @@ describe("parseEnv", () => {
       auth: { devIssuer: false, jwksUrl: idp.AUTH_JWKS_URL, issuer: idp.AUTH_ISSUER, audience: idp.AUTH_AUDIENCE, orgClaim: "org_id", jwksTimeoutMs: 3000 },
       allowedChatHosts: [],
       logLevel: "info",
+      shutdownDrainMs: 5_000,
       shutdownTimeoutMs: 25_000,
     });
   });
@@ -48,6 +49,7 @@ describe("parseEnv", () => {
       AUTH_JWKS_TIMEOUT_MS: "500",
       CHAT_ALLOWED_HOSTS: " chat.acme.test, Mattermost.acme.test ,",
       LOG_LEVEL: "debug",
+      SHUTDOWN_DRAIN_MS: "0",
       SHUTDOWN_TIMEOUT_MS: "1000",
     });
     expect(env).toMatchObject({
@@ -64,6 +66,7 @@ describe("parseEnv", () => {
       auth: { orgClaim: "tenant", jwksTimeoutMs: 500 },
       allowedChatHosts: ["chat.acme.test", "mattermost.acme.test"],
       logLevel: "debug",
+      shutdownDrainMs: 0,
       shutdownTimeoutMs: 1000,
     });
   });

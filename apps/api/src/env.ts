@@ -21,6 +21,7 @@ export const ApiEnvSchema = z
       .regex(/^\d+(\.\d+)?\s*(b|kb|mb)?$/i, 'must be a size such as "1mb", "512kb" or "65536"')
       .default("1mb"),
     MAX_IN_FLIGHT: integer(1, 1_000_000).default(2000),
+    SHUTDOWN_DRAIN_MS: integer(0, 3_600_000).default(5_000),
     HTTP_HEADERS_TIMEOUT_MS: integer(1, 3_600_000).default(10_000),
     HTTP_REQUEST_TIMEOUT_MS: integer(1, 3_600_000).default(30_000),
     HTTP_KEEP_ALIVE_TIMEOUT_MS: integer(1, 3_600_000).default(65_000),
@@ -97,7 +98,9 @@ export interface ApiEnv {
   auth: AuthSettings;
   allowedChatHosts: readonly string[];
   logLevel: string;
-  /** How long in-flight requests may run on after SIGTERM before the execution client is closed. */
+  /** How long the API keeps serving after SIGTERM, /readyz answering 503, before it stops accepting. */
+  shutdownDrainMs: number;
+  /** How long in-flight requests may run on once the API stops accepting, before the execution client is closed. */
   shutdownTimeoutMs: number;
 }
 
@@ -129,6 +132,7 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     },
     allowedChatHosts: env.CHAT_ALLOWED_HOSTS,
     logLevel: env.LOG_LEVEL,
+    shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
   };
 }

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
+import { request, type IncomingMessage } from "node:http";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -108,6 +109,7 @@ describe("api process with Redis and the development issuer", () => {
       QUEUE_PREFIX: uniquePrefix("api-main"),
       AUTH_DEV_ISSUER: "true",
       DEV_ISSUER_DIR: keyDir,
+      SHUTDOWN_DRAIN_MS: "0",
       ...env,
     });
     await logLine(run, "listening");
@@ -132,6 +134,40 @@ describe("api process with Redis and the development issuer", () => {
     expect(log).not.toContain(token);
   });
 
+  it("drains on SIGTERM: /readyz answers 503 while requests are still served, then in-flight ones finish", async () => {
+    // No worker: the execution waits on the queue until EXECUTION_TIMEOUT_MS and answers that it timed out.
+    const { run, base, port } = await startServing({ SHUTDOWN_DRAIN_MS: "4000", EXECUTION_TIMEOUT_MS: "300" });
+    const token = mintDevToken(await loadOrCreateDevKey(keyDir), { org: "acme" });
+    const body = Buffer.from(JSON.stringify({ bookName: "node-cpu", attributes: { host: "db-1" } }));
+    // In flight across the whole shutdown: headers and half the body now, the rest once the API stops accepting.
+    const inFlight = request({
+      port,
+      host: "127.0.0.1",
+      method: "POST",
+      path: "/playbook/execution",
+      agent: false,
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", "Content-Length": body.length },
+    });
+    const answered = new Promise<IncomingMessage>((resolve, reject) => inFlight.on("response", resolve).on("error", reject)).then(
+      async (response) => ({ status: response.statusCode, body: JSON.parse(await text(response)) as unknown }),
+    );
+    inFlight.write(body.subarray(0, 10));
+
+    run.child.kill("SIGTERM");
+    await logLine(run, "draining: /readyz answers 503, requests are still served");
+    const probe = await fetch(`${base}/readyz`);
+    expect(probe.status).toBe(503);
+    expect(await probe.json()).toEqual({ error: "Not ready: shutting down" });
+    expect((await fetch(`${base}/playbook`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200);
+
+    await logLine(run, "shutting down: no longer accepting connections");
+    await expect(fetch(`${base}/readyz`, { headers: { Connection: "close" } })).rejects.toThrow();
+    inFlight.end(body.subarray(10));
+    expect(await answered).toEqual({ status: 200, body: { error: expect.stringMatching(/^Execution timed out after 300 ms/) } });
+    expect(await run.exited).toBe(0);
+    expect(run.stdout.join("")).toContain("in-flight requests finished");
+  }, 20_000);
+
   it("answers 408 and closes the sockets of clients too slow with their headers or body, serving others meanwhile", async () => {
     const { base, port } = await startServing({ HTTP_HEADERS_TIMEOUT_MS: "300", HTTP_REQUEST_TIMEOUT_MS: "600" });
     const token = mintDevToken(await loadOrCreateDevKey(keyDir), { org: "acme" });
@@ -155,6 +191,12 @@ describe("api process with Redis and the development issuer", () => {
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
   });
 });
+
+async function text(stream: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks).toString();
+}
 
 /**
  * A client that sends `start`, then `drip` every 50 ms until the server closes the socket; `closed`

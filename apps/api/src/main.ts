@@ -1,5 +1,6 @@
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
+import { setTimeout as delay } from "node:timers/promises";
 import { ConfigError, loadConfig, type Catalog } from "@pes/config";
 import { devJwks, loadOrCreateDevKey } from "@pes/dev-issuer";
 import { createLogger, type Logger } from "@pes/logger";
@@ -8,7 +9,10 @@ import { createApp } from "./app.js";
 import { createTokenVerifier } from "./auth/token-verifier.js";
 import { EnvError, parseEnv, type ApiEnv } from "./env.js";
 
-/** Reads the environment and CONFIG_DIR, starts the queue client, listens; one shutdown path on SIGTERM/SIGINT. */
+/**
+ * Reads the environment and CONFIG_DIR, starts the queue client, listens; one shutdown path on SIGTERM
+ * (after the readiness drain) and SIGINT.
+ */
 async function main(): Promise<void> {
   let env: ApiEnv;
   try {
@@ -89,12 +93,18 @@ async function main(): Promise<void> {
   await once(server, "listening");
   logger.info({ host: env.host, port: env.port }, "listening");
 
-  const shutdown = async (signal: string) => {
+  const shutdown = async (signal: NodeJS.Signals) => {
     if (shuttingDown) {
       logger.warn({ signal }, "second signal: exiting now");
       process.exit(1);
     }
     shuttingDown = true;
+    // SIGTERM comes from an orchestrator: keep serving, /readyz saying 503, until load balancers have seen
+    // it and sent their last requests elsewhere. SIGINT is someone's Ctrl-C: stop at once.
+    if (signal === "SIGTERM" && env.shutdownDrainMs > 0) {
+      logger.info({ signal, drainMs: env.shutdownDrainMs }, "draining: /readyz answers 503, requests are still served");
+      await delay(env.shutdownDrainMs);
+    }
     await stop({ server, executionClient, logger, signal, timeoutMs: env.shutdownTimeoutMs });
     process.exit(0);
   };
