@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
 import { AppError } from "./errors.js";
-import { describeIssues, parseOrThrow, prefixIssues, toValidationIssues } from "./validation.js";
+import { describeIssues, MAX_LISTED_ISSUES, parseOrThrow, prefixIssues, toValidationIssues } from "./validation.js";
 
 const Schema = z.strictObject({ name: z.string(), nested: z.strictObject({ count: z.number() }).optional(), list: z.array(z.number()).optional() });
 
@@ -29,6 +29,14 @@ describe("toValidationIssues", () => {
         { path: ["body", "nested", "cnt"], message: 'Unknown field "cnt"' },
       ]),
     );
+  });
+
+  it(`lists at most ${MAX_LISTED_ISSUES} issues, then says how many more there are`, () => {
+    const unknown = Object.fromEntries(Array.from({ length: 100 }, (_, index) => [`k${index}`, index]));
+    const issues = issuesOf({ name: 1, ...unknown });
+    expect(issues).toHaveLength(MAX_LISTED_ISSUES + 1);
+    expect(issues.at(-1)).toEqual({ path: ["body"], message: "81 more issues, not listed" });
+    expect(issuesOf({ name: 1, ...unknown }, []).at(-1)).toEqual({ path: [], message: "81 more issues, not listed" });
   });
 
   it("uses another prefix when asked", () => {
