@@ -92,7 +92,8 @@ try {
 
   const devIssuerDir = process.env.DEV_ISSUER_DIR ?? join(root, ".dev-issuer");
   const common = { REDIS_URL: redis.url, CONFIG_DIR: configDir, QUEUE_PREFIX: process.env.QUEUE_PREFIX ?? "pes", DEV_ISSUER_DIR: devIssuerDir };
-  start("api", "apps/api/dist/main.js", { ...common, PORT: String(port), AUTH_DEV_ISSUER: "true" });
+  // No readiness drain on Ctrl-C: no load balancer watches a quickstart.
+  start("api", "apps/api/dist/main.js", { ...common, PORT: String(port), AUTH_DEV_ISSUER: "true", SHUTDOWN_DRAIN_MS: "0" });
   for (let i = 1; i <= workers; i++) start(workers === 1 ? "worker" : `worker-${i}`, "apps/worker/dist/main.js", common);
   await waitUntilReady(`http://127.0.0.1:${port}/readyz`, 30_000);
 
