@@ -79,6 +79,8 @@ export async function startApi(context: ServiceContext, options: ApiOptions): Pr
       HOST: "127.0.0.1",
       AUTH_DEV_ISSUER: "true",
       DEV_ISSUER_DIR: context.devIssuerDir,
+      // Nothing balances load in front of it: a readiness drain would only make every stop 5 s longer.
+      SHUTDOWN_DRAIN_MS: "0",
       EXECUTION_TIMEOUT_MS: String(options.executionTimeoutMs),
       BATCH_MAX_ITEMS: String(options.batchMaxItems),
       // Admission control must not shape the benchmark: it measures the plumbing, not the limiter.

@@ -53,7 +53,10 @@ function failures(statuses: readonly string[]): Record<string, JsonObject> {
   for (const status of statuses) {
     const description = errorResponses[status] ?? "Error.";
     const response: JsonObject = { description, ...jsonContent(ref("ErrorResponse")) };
-    if (status === "429") response.headers = { "Retry-After": { schema: { type: "integer" }, description: "Seconds to wait." } };
+    // 429 always says when to come back; 503 does when the identity provider's keys cannot be had.
+    if (status === "429" || status === "503") {
+      response.headers = { "Retry-After": { schema: { type: "integer" }, description: "Seconds to wait." } };
+    }
     responses[status] = response;
   }
   return responses;
