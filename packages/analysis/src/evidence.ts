@@ -1,0 +1,168 @@
+/**
+ * What an action found, as data. A connector returns one Evidence per action; the analysis ranks the
+ * evidence of an execution into likely causes; words are rendered from it last and never parsed back.
+ * Every item names the action it came from, so that every claim built on it cites that action.
+ */
+
+/** A series' labels, e.g. `{ service: "checkout" }`. */
+export type Labels = Readonly<Record<string, string>>;
+
+/** The time an action looks at: `time` is the issue, `start`..`end` the window around it. */
+export interface TimeWindow {
+  start: Date;
+  time: Date;
+  end: Date;
+}
+
+/** What every item carries: where it came from. */
+export interface Cited {
+  /** The title of the action it came from (templated): the citation of every claim built on it. */
+  action: string;
+  /** Where a person sees the data behind it: the action's most important link. */
+  link?: string;
+}
+
+/** A metric compared with its own level before the issue (the series that moved most, if several). */
+export interface MetricEvidence extends Cited {
+  kind: "metric";
+  unit?: string;
+  /**
+   * The labels that identify the series: with several series, only those that set it apart from the
+   * others (e.g. `{ service: "checkout" }`); with one, all of its labels.
+   */
+  labels: Labels;
+  /** How many series were compared. */
+  seriesCount: number;
+  /** The value compared: the extreme of the incident phase (the maximum if it rose, the minimum if it fell). */
+  value: number;
+  /** The median before the incident phase. */
+  baseline: number;
+  /** The lowest and highest values before the incident phase: the usual range. */
+  low: number;
+  high: number;
+  /**
+   * value / baseline: 4.1 = rose 4.1×, 0.25 = fell to a quarter, Infinity = rose from 0, 0 = fell to 0,
+   * negative = changed sign.
+   */
+  ratio: number;
+  /** How far from normal either way (4 for both 4× and 0.25×; Infinity from or to 0): ranks symptoms. */
+  severity: number;
+  /** Whether the analysis judged the change abnormal. */
+  abnormal: boolean;
+  /** When the abnormal change began, if the data shows it. */
+  onset?: Date;
+  /** The period compared with: how long before the issue time the baseline starts, in ms. */
+  baselineMs: number;
+}
+
+/** Values at one instant (no baseline, so never abnormal): the highest first. */
+export interface ValuesEvidence extends Cited {
+  kind: "values";
+  unit?: string;
+  /** The highest values first, at most a handful, each with the labels that set its series apart. */
+  values: ReadonlyArray<{ labels: Labels; value: number }>;
+  /** How many values there were in all. */
+  count: number;
+}
+
+/** A log pattern whose frequency changed (or that appeared) around the issue. */
+export interface LogPatternEvidence extends Cited {
+  kind: "log-pattern";
+  /** The pattern as the log source groups lines, e.g. "connection refused to <_>". */
+  pattern: string;
+  /** Matching lines per minute in the incident phase, and before it. */
+  perMinute: number;
+  baselinePerMinute: number;
+  /** perMinute / baselinePerMinute (Infinity: a new pattern). */
+  ratio: number;
+  severity: number;
+  abnormal: boolean;
+  onset?: Date;
+  baselineMs: number;
+}
+
+/** Something that happened to an object, e.g. a Kubernetes event. */
+export interface EventEvidence extends Cited {
+  kind: "event";
+  /** What it happened to, e.g. "pod/checkout-7d9f". */
+  subject: string;
+  /** Its reason, e.g. "OOMKilled". */
+  reason: string;
+  message?: string;
+  /** A warning is a symptom; any other event is context. */
+  warning: boolean;
+  onset?: Date;
+}
+
+/** A firing alert. */
+export interface AlertEvidence extends Cited {
+  kind: "alert";
+  /** The alert's name, e.g. "HighLatency". */
+  name: string;
+  /** What it fires for, e.g. "service=checkout". */
+  subject?: string;
+  /** Its severity as the alerting system labels it, e.g. "critical". */
+  level?: string;
+  /** When it started firing. */
+  onset?: Date;
+}
+
+export type ChangeType = "deploy" | "config" | "restart";
+
+/** A deploy, a configuration change or a restart: a cause candidate when it precedes the symptoms. */
+export interface ChangeEvidence extends Cited {
+  kind: "change";
+  change: ChangeType;
+  /** What changed, e.g. "checkout". */
+  subject: string;
+  /** The version or the name of what changed, e.g. "v1.2.3". */
+  detail?: string;
+  at: Date;
+}
+
+/** A data source's own answer, as it gave it (the connector has redacted secrets from it). */
+export interface AnswerEvidence extends Cited {
+  kind: "answer";
+  text: string;
+}
+
+/** Why an action had nothing to compare. "No data" is not "normal": nothing was checked. */
+export type NoDataReason =
+  /** No sample in the whole window. */
+  | { reason: "empty" }
+  /** Samples stopped before the incident phase. */
+  | { reason: "stopped"; lastAt: Date }
+  /** Data at the issue, none before it: `latest` is the last value seen. */
+  | { reason: "no-baseline"; latest: number; unit?: string; baselineMs: number }
+  /** An instant query found nothing at the issue time. */
+  | { reason: "none-at-time"; at: Date };
+
+export type NoDataEvidence = Cited & { kind: "no-data" } & NoDataReason;
+
+/** An action that could not answer. */
+export interface FailedEvidence extends Cited {
+  kind: "failed";
+  /** Why, in plain words (e.g. "timed out after 15 s"); the connector has redacted secrets from it. */
+  reason: string;
+}
+
+/** An action not run because the issue lacks attributes its templates need. */
+export interface SkippedEvidence extends Cited {
+  kind: "skipped";
+  missing: readonly string[];
+}
+
+/** One action's evidence, tagged by `kind`. */
+export type Evidence =
+  | MetricEvidence
+  | ValuesEvidence
+  | LogPatternEvidence
+  | EventEvidence
+  | AlertEvidence
+  | ChangeEvidence
+  | AnswerEvidence
+  | NoDataEvidence
+  | FailedEvidence
+  | SkippedEvidence;
+
+export type EvidenceKind = Evidence["kind"];
