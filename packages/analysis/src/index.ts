@@ -1,2 +1,6 @@
 export * from "./evidence.js";
 export * from "./metric-analysis.js";
+export * from "./human-format.js";
+export * from "./outcome-text.js";
+export { actionResultOf, shortAnswer, type ActionResultText } from "./evidence-text.js";
+export * from "./summarize.js";

@@ -1,0 +1,232 @@
+import type {
+  AlertEvidence,
+  ChangeEvidence,
+  EventEvidence,
+  Evidence,
+  Labels,
+  LogPatternEvidence,
+  MetricEvidence,
+  NoDataEvidence,
+  ValuesEvidence,
+} from "./evidence.js";
+import { formatClock, formatPeriodBefore, formatRange, formatRatio, formatValue } from "./human-format.js";
+import { truncate } from "./outcome-text.js";
+
+/** Evidence that can be a symptom (when abnormal, firing or a warning). */
+export type SymptomEvidence = MetricEvidence | LogPatternEvidence | AlertEvidence | EventEvidence;
+
+/** One action's entry in an execution result (the contract's ActionResult). */
+export interface ActionResultText {
+  title: string;
+  shortAnswer: string;
+  mostImportantLink?: string;
+}
+
+const CHANGE_WORDS: Readonly<Record<ChangeEvidence["change"], string>> = {
+  deploy: "deploy",
+  config: "config change",
+  restart: "restart",
+};
+const LOG_RATE_UNIT = "lines/min";
+
+/** The action result of one evidence: its action's title, its short answer and its link. */
+export function actionResultOf(evidence: Evidence, time: Date): ActionResultText {
+  return {
+    title: evidence.action,
+    shortAnswer: shortAnswer(evidence, time),
+    ...(evidence.link === undefined ? {} : { mostImportantLink: evidence.link }),
+  };
+}
+
+/**
+ * One sentence on what an action found, starting with its title, e.g. "p99 latency 1.8 s, 4.1× its level
+ * in the hour before (440 ms), since 14:05 UTC"; at most 300 characters. Times are UTC clock times, with
+ * the date when not on the day of `time` (the issue). Pure: the same evidence always reads the same.
+ */
+export function shortAnswer(evidence: Evidence, time: Date): string {
+  return truncate(sentenceOf(evidence, time));
+}
+
+function sentenceOf(evidence: Evidence, time: Date): string {
+  const { action } = evidence;
+  switch (evidence.kind) {
+    case "metric":
+      return metricAnswer(evidence, time);
+    case "values":
+      return valuesAnswer(evidence);
+    case "log-pattern":
+      return logPatternAnswer(evidence, time);
+    case "event":
+      return `${action}: ${describeEvent(evidence, time)}${evidence.message === undefined ? "" : `: ${evidence.message}`}`;
+    case "alert":
+      return `${action}: ${evidence.name}${evidence.level === undefined ? "" : ` (${evidence.level})`} firing${
+        evidence.subject === undefined ? "" : ` for ${evidence.subject}`
+      }${since(evidence.onset, time)}`;
+    case "change":
+      return `${action}: ${describeChange(evidence, time)}`;
+    case "answer":
+      return `${action}: ${evidence.text}`;
+    case "no-data":
+      return evidence.reason === "no-baseline"
+        ? `${action} ${formatValue(evidence.latest, evidence.unit)}, ${noDataPhrase(evidence, time)}`
+        : `${action}: ${noDataPhrase(evidence, time)}`;
+    case "failed":
+      return `${action}: ${evidence.reason}`;
+    case "skipped":
+      return `${action}: not run, ${missingText(evidence.missing)}`;
+  }
+}
+
+function metricAnswer(evidence: MetricEvidence, time: Date): string {
+  const { action, unit, baseline, ratio } = evidence;
+  const period = formatPeriodBefore(evidence.baselineMs);
+  const which = (label: string) => (evidence.seriesCount > 1 ? `; ${label} of ${evidence.seriesCount} series: ${labelText(evidence.labels)}` : "");
+  const value = formatValue(evidence.value, unit);
+  const baselineText = formatValue(baseline, unit);
+  if (evidence.abnormal) {
+    const change =
+      ratio > 0 && Number.isFinite(ratio)
+        ? `${formatRatio(ratio)}× its level in ${period} (${baselineText})`
+        : `${evidence.value > baseline ? "up" : "down"} from ${baselineText} in ${period}`;
+    const onset = evidence.onset === undefined ? "" : `, since ${formatClock(evidence.onset, time)}`;
+    return `${action} ${value}, ${change}${onset}${which("worst")}`;
+  }
+  // A relative tolerance absorbs float noise (rate() of steady counters wobbles in the 15th digit).
+  const slack = 1e-6 * Math.max(Math.abs(evidence.low), Math.abs(evidence.high));
+  const inRange = evidence.value >= evidence.low - slack && evidence.value <= evidence.high + slack;
+  // "×" is kept for abnormal answers; a normal move reads as a percentage.
+  const percent = Math.round(Math.abs(ratio - 1) * 100);
+  const usual = inRange
+    ? `within its usual range (${formatRange(evidence.low, evidence.high, unit)} over ${period})`
+    : percent === 0
+      ? `close to its level in ${period} (${baselineText})`
+      : `${percent}% ${ratio > 1 ? "above" : "below"} its level in ${period} (${baselineText}), within normal variation`;
+  return `${action} ${value}, ${usual}${which("most changed")}`;
+}
+
+function valuesAnswer(evidence: ValuesEvidence): string {
+  const { action, unit, values, count } = evidence;
+  const first = values[0];
+  if (first === undefined) return `${action}: no values`;
+  if (count === 1) return `${action} ${formatValue(first.value, unit)}`;
+  const listed = values.map((item) => `${formatValue(item.value, unit)} (${labelText(item.labels)})`);
+  const more = count > values.length ? `, and ${count - values.length} more` : "";
+  return `${action}: ${listed.join(", ")}${more}`;
+}
+
+function logPatternAnswer(evidence: LogPatternEvidence, time: Date): string {
+  const { action, pattern, ratio } = evidence;
+  const period = formatPeriodBefore(evidence.baselineMs);
+  const rate = formatValue(evidence.perMinute, LOG_RATE_UNIT);
+  const before = formatValue(evidence.baselinePerMinute, LOG_RATE_UNIT);
+  if (!evidence.abnormal) return `${action}: "${pattern}" ${rate}, within normal variation of its rate in ${period} (${before})`;
+  const change =
+    ratio > 0 && Number.isFinite(ratio)
+      ? `${formatRatio(ratio)}× its rate in ${period} (${before})`
+      : ratio === Infinity
+        ? `not seen in ${period}`
+        : `down from ${before} in ${period}`;
+  return `${action}: "${pattern}" ${rate}, ${change}${evidence.onset === undefined ? "" : `, since ${formatClock(evidence.onset, time)}`}`;
+}
+
+/** "deploy v1.2.3 of checkout at 14:01 UTC". */
+export function describeChange(change: ChangeEvidence, time: Date): string {
+  const detail = change.detail === undefined ? "" : ` ${change.detail}`;
+  return `${CHANGE_WORDS[change.change]}${detail} of ${change.subject} at ${formatClock(change.at, time)}`;
+}
+
+/** "OOMKilled on pod/checkout-7d9f at 14:04 UTC". */
+function describeEvent(event: EventEvidence, time: Date): string {
+  return `${event.reason} on ${event.subject}${event.onset === undefined ? "" : ` at ${formatClock(event.onset, time)}`}`;
+}
+
+/** "no data in the window", "no data after 13:54 UTC", "no data in the hour before to compare with". */
+export function noDataPhrase(evidence: NoDataEvidence, time: Date): string {
+  switch (evidence.reason) {
+    case "empty":
+      return "no data in the window";
+    case "stopped":
+      return `no data after ${formatClock(evidence.lastAt, time)}`;
+    case "no-baseline":
+      return `no data in ${formatPeriodBefore(evidence.baselineMs)} to compare with`;
+    case "none-at-time":
+      return `no data at ${formatClock(evidence.at, time)}`;
+  }
+}
+
+/** "the issue has no attribute pod": why an action was not run. */
+export function missingText(missing: readonly string[]): string {
+  return `the issue has no attribute${missing.length === 1 ? "" : "s"} ${missing.join(", ")}`;
+}
+
+/**
+ * A symptom in a few words, for a gadget's highlights and as the first symptom in the bottom line:
+ * "p99 latency rose 4.1× since 14:05 UTC", "Alerts: HighLatency firing since 14:06 UTC".
+ */
+export function symptomMovement(symptom: SymptomEvidence, time: Date): string {
+  const { action } = symptom;
+  switch (symptom.kind) {
+    case "metric":
+      return `${action} ${movement(symptom.ratio, symptom.onset, time)}`;
+    case "log-pattern":
+      return `${action}: "${symptom.pattern}" ${symptom.ratio === Infinity ? `appeared${since(symptom.onset, time)}` : movement(symptom.ratio, symptom.onset, time)}`;
+    case "alert":
+      return `${action}: ${symptom.name} firing${since(symptom.onset, time)}`;
+    case "event":
+      return `${action}: ${describeEvent(symptom, time)}`;
+  }
+}
+
+/**
+ * A symptom against its baseline, naming its gadget when the title differs, for the bottom line:
+ * "p99 latency 4.1× its level in the hour before (Checkout latency), since 14:05 UTC".
+ */
+export function symptomLevel(symptom: SymptomEvidence, gadget: string, time: Date): string {
+  const { action } = symptom;
+  const cited = gadget === action ? "" : ` (${gadget})`;
+  switch (symptom.kind) {
+    case "metric":
+    case "log-pattern": {
+      const period = formatPeriodBefore(symptom.baselineMs);
+      const what = symptom.kind === "metric" ? "level" : "rate";
+      const { ratio } = symptom;
+      let change: string;
+      if (Number.isNaN(ratio)) change = "abnormal";
+      else if (ratio === Infinity) change = symptom.kind === "metric" ? `up from zero in ${period}` : `not seen in ${period}`;
+      else if (ratio > 1) change = `${formatRatio(ratio)}× its ${what} in ${period}`;
+      else if (ratio > 0) change = `down to ${formatRatio(ratio)}× its ${what} in ${period}`;
+      else if (ratio === 0) change = `down to zero from its ${what} in ${period}`;
+      else change = `changed sign against ${period}`;
+      const subject = symptom.kind === "metric" ? action : `${action}: "${symptom.pattern}"`;
+      return `${subject} ${change}${cited}${symptom.onset === undefined ? "" : `, since ${formatClock(symptom.onset, time)}`}`;
+    }
+    case "alert":
+      return `${action}: ${symptom.name} firing${cited}${symptom.onset === undefined ? "" : `, since ${formatClock(symptom.onset, time)}`}`;
+    case "event":
+      return `${action}: ${symptom.reason} on ${symptom.subject}${cited}${symptom.onset === undefined ? "" : `, at ${formatClock(symptom.onset, time)}`}`;
+  }
+}
+
+/** "rose 4.1× since 14:05 UTC", "fell to 0.25×", "rose from zero": which way a ratio moved. */
+function movement(ratio: number, onset: Date | undefined, time: Date): string {
+  const from = since(onset, time);
+  if (Number.isNaN(ratio)) return `abnormal${from}`;
+  if (ratio === Infinity) return `rose from zero${from}`;
+  if (ratio > 1) return `rose ${formatRatio(ratio)}×${from}`;
+  if (ratio > 0) return `fell to ${formatRatio(ratio)}×${from}`;
+  if (ratio === 0) return `fell to zero${from}`;
+  return `changed sign${from}`;
+}
+
+function since(onset: Date | undefined, time: Date): string {
+  return onset === undefined ? "" : ` since ${formatClock(onset, time)}`;
+}
+
+/** "service=checkout, zone=a": a series named by its labels, sorted by name; "{}" for none. */
+function labelText(labels: Labels): string {
+  const text = Object.keys(labels)
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    .map((name) => `${name}=${labels[name] ?? ""}`)
+    .join(", ");
+  return text === "" ? "{}" : text;
+}
