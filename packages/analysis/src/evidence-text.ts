@@ -7,13 +7,11 @@ import type {
   LogPatternEvidence,
   MetricEvidence,
   NoDataEvidence,
+  SymptomEvidence,
   ValuesEvidence,
 } from "./evidence.js";
 import { formatClock, formatPeriodBefore, formatRange, formatRatio, formatValue } from "./human-format.js";
 import { truncate } from "./outcome-text.js";
-
-/** Evidence that can be a symptom (when abnormal, firing or a warning). */
-export type SymptomEvidence = MetricEvidence | LogPatternEvidence | AlertEvidence | EventEvidence;
 
 /** One action's entry in an execution result (the contract's ActionResult). */
 export interface ActionResultText {
@@ -142,15 +140,20 @@ function describeEvent(event: EventEvidence, time: Date): string {
 
 /** "no data in the window", "no data after 13:54 UTC", "no data in the hour before to compare with". */
 export function noDataPhrase(evidence: NoDataEvidence, time: Date): string {
+  return `no data ${noDataWhen(evidence, time)}`;
+}
+
+/** Where or when there was no data: "in the window", "after 13:54 UTC", "at 14:08 UTC". */
+export function noDataWhen(evidence: NoDataEvidence, time: Date): string {
   switch (evidence.reason) {
     case "empty":
-      return "no data in the window";
+      return "in the window";
     case "stopped":
-      return `no data after ${formatClock(evidence.lastAt, time)}`;
+      return `after ${formatClock(evidence.lastAt, time)}`;
     case "no-baseline":
-      return `no data in ${formatPeriodBefore(evidence.baselineMs)} to compare with`;
+      return `in ${formatPeriodBefore(evidence.baselineMs)} to compare with`;
     case "none-at-time":
-      return `no data at ${formatClock(evidence.at, time)}`;
+      return `at ${formatClock(evidence.at, time)}`;
   }
 }
 

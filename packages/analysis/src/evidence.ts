@@ -166,3 +166,6 @@ export type Evidence =
   | SkippedEvidence;
 
 export type EvidenceKind = Evidence["kind"];
+
+/** The kinds that can be a symptom: when abnormal (metrics, log patterns), firing (alerts) or a warning (events). */
+export type SymptomEvidence = MetricEvidence | LogPatternEvidence | AlertEvidence | EventEvidence;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Evidence, MetricEvidence } from "./evidence.js";
 import { actionResultOf } from "./evidence-text.js";
-import { summarizeExecution, summarizeGadget, type Finding } from "./summarize.js";
+import type { Finding } from "./ranking.js";
+import { summarizeExecution, summarizeGadget } from "./summarize.js";
 
 // The texts the engine's tests and the end-to-end tests assert today, from the evidence the connectors
 // will return for the same data (the demo incident: p99 ≈ 0.49 s → ≈ 1.95 s at 14:05 UTC, 5xx share
@@ -147,5 +148,44 @@ describe("the engine's texts, from evidence", () => {
     const result = render([["Latency of checkout", [{ kind: "no-data", action: "p99 latency", reason: "empty" }]]], { service: 'checkout"} or vector(1) #' });
     expect(result.actionResults[0]?.shortAnswer).toMatch(/no data/i);
     expect(result.actionResults[0]?.shortAnswer).not.toMatch(/×/);
+  });
+});
+
+describe("a deploy before the demo incident, as a change evidence", () => {
+  it("leads the bottom line as the likely cause, with how long before the first symptom it came", () => {
+    const deploy: Evidence = { kind: "change", action: "Last deploy of checkout", change: "deploy", subject: "checkout", detail: "v1.2.3", at: new Date("2026-11-20T14:01:00Z"), link: DEPLOYS };
+    const result = render(
+      [
+        ["Latency of checkout", [p99]],
+        ["Errors and traffic", [errorRatio, requestRate]],
+        ["Changes", [deploy]],
+      ],
+      { service: "checkout" },
+    );
+    expect(result.highlights).toBe(
+      "Around 2026-11-20 14:08 UTC for service=checkout: likely cause: deploy v1.2.3 of checkout at 14:01 UTC, 4 min before the first symptom (p99 latency rose 3.9× since 14:05 UTC). " +
+        "Also abnormal: error ratio 3× its level in the hour before (Errors and traffic), since 14:07 UTC. Within usual range: request rate.",
+    );
+    expect(result.gadgetsHighlights[2]).toBe("Last deploy of checkout: deploy v1.2.3 of checkout at 14:01 UTC.");
+    expect(result.actionResults[3]).toEqual({
+      title: "Last deploy of checkout",
+      shortAnswer: "Last deploy of checkout: deploy v1.2.3 of checkout at 14:01 UTC",
+      mostImportantLink: DEPLOYS,
+    });
+  });
+
+  it("says nothing could be checked when every metric found no data", () => {
+    const empty = (action: string): Evidence => ({ kind: "no-data", action, reason: "empty" });
+    const result = render(
+      [
+        ["Latency of checkout", [empty("p99 latency")]],
+        ["Errors and traffic", [empty("error ratio"), empty("request rate")]],
+      ],
+      { service: "checkout" },
+    );
+    expect(result.highlights).toBe(
+      "Around 2026-11-20 14:08 UTC for service=checkout: nothing could be checked: p99 latency, error ratio and request rate found no data in the window.",
+    );
+    expect(result.gadgetsHighlights).toEqual(["p99 latency: no data in the window.", "error ratio: no data in the window; request rate: no data in the window."]);
   });
 });

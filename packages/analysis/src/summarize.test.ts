@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Evidence, MetricEvidence } from "./evidence.js";
-import { summarizeExecution, summarizeGadget, type Finding } from "./summarize.js";
+import type { ChangeEvidence, Evidence, MetricEvidence } from "./evidence.js";
+import type { Finding } from "./ranking.js";
+import { summarizeExecution, summarizeGadget } from "./summarize.js";
 
 const time = new Date("2026-11-21T14:05:00Z");
 const at = (clock: string) => new Date(`2026-11-21T${clock}:00Z`);
@@ -35,6 +36,8 @@ const errors = finding(errorRate, "Errors");
 const traffic = finding(metric("request rate", { unit: "req/s", value: 50, baseline: 50 }));
 const saturation = finding(metric("CPU", { unit: "percent", value: 40.8, baseline: 40, low: 38, high: 42 }));
 const deploy = finding({ kind: "answer", action: "Last deploy", text: "v1.2.3 at 14:01" }, "Changes");
+const deployChange: ChangeEvidence = { kind: "change", action: "Last deploy", change: "deploy", subject: "checkout", detail: "v1.2.3", at: at("14:01") };
+const deployed = finding(deployChange, "Changes");
 const slow = finding({ kind: "failed", action: "Deploy status", reason: "timed out after 15 s", link: "https://x" }, "Changes");
 const skipped = finding({ kind: "skipped", action: "Pod restarts", missing: ["pod"] }, "Pods");
 
@@ -69,7 +72,17 @@ describe("summarizeGadget", () => {
 describe("summarizeExecution", () => {
   const base = { time, attributes: { service: "checkout", env: "prod" } };
 
-  it("names the strongest finding with its start, the others, and the first symptom", () => {
+  it("leads with a deploy shortly before the first symptom as the likely cause", () => {
+    expect(summarizeExecution({ ...base, findings: [traffic, errors, latency, deployed, slow, skipped] })).toBe(
+      "Around 2026-11-21 14:05 UTC for env=prod, service=checkout: likely cause: deploy v1.2.3 of checkout at 14:01 UTC, 2 min before the first symptom (error rate rose 3× since 14:03 UTC). " +
+        "Also abnormal: p99 latency 4.1× its level in the hour before (Checkout), since 14:05 UTC. " +
+        "Within usual range: request rate. " +
+        "Could not check: Deploy status (timed out after 15 s). " +
+        "Not run: Pod restarts (the issue has no attribute pod).",
+    );
+  });
+
+  it("names the strongest finding with its start, the others, and the first symptom, with a plain answer among other findings", () => {
     expect(summarizeExecution({ ...base, findings: [traffic, errors, latency, deploy, slow, skipped] })).toBe(
       "Around 2026-11-21 14:05 UTC for env=prod, service=checkout: p99 latency 4.1× its level in the hour before (Checkout), since 14:05 UTC. " +
         "Also abnormal: error rate 3× its level in the hour before (Errors), since 14:03 UTC. " +
@@ -78,6 +91,56 @@ describe("summarizeExecution", () => {
         "Other findings: Last deploy: v1.2.3 at 14:01. " +
         "Could not check: Deploy status (timed out after 15 s). " +
         "Not run: Pod restarts (the issue has no attribute pod).",
+    );
+  });
+
+  it("lists a change that is not the likely cause under Changes", () => {
+    const early = finding({ ...deployChange, at: at("13:00") }, "Changes");
+    expect(summarizeExecution({ ...base, attributes: {}, findings: [errors, latency, early] })).toBe(
+      "Around 2026-11-21 14:05 UTC: p99 latency 4.1× its level in the hour before (Checkout), since 14:05 UTC. " +
+        "Also abnormal: error rate 3× its level in the hour before (Errors), since 14:03 UTC. " +
+        "First symptom: error rate (Errors) at 14:03 UTC, before the others: the likely place to look for the cause. " +
+        "Changes: deploy v1.2.3 of checkout at 13:00 UTC.",
+    );
+    const restart = finding({ kind: "change", action: "Restarts", change: "restart", subject: "pod/checkout-1", at: at("14:04") }, "Pods");
+    expect(summarizeExecution({ ...base, attributes: {}, findings: [errors, deployed, restart] })).toBe(
+      "Around 2026-11-21 14:05 UTC: likely cause: deploy v1.2.3 of checkout at 14:01 UTC, 2 min before the first symptom (error rate rose 3× since 14:03 UTC). " +
+        "Other changes: restart of pod/checkout-1 at 14:04 UTC.",
+    );
+    expect(summarizeExecution({ ...base, attributes: {}, findings: [traffic, deployed] })).toBe(
+      "Around 2026-11-21 14:05 UTC: nothing abnormal found. Changes: deploy v1.2.3 of checkout at 14:01 UTC. Within usual range: request rate.",
+    );
+  });
+
+  it("says when the change came as the first symptoms began, or before the issue when no symptom is dated", () => {
+    const together = finding({ ...errorRate, onset: at("14:05") }, "Errors");
+    const atOnset = finding({ ...deployChange, at: at("14:05") }, "Changes");
+    expect(summarizeExecution({ ...base, attributes: {}, findings: [latency, together, atOnset] })).toBe(
+      "Around 2026-11-21 14:05 UTC: likely cause: deploy v1.2.3 of checkout at 14:05 UTC, as the first symptoms began (p99 latency rose 4.1× since 14:05 UTC and error rate rose 3× since 14:05 UTC).",
+    );
+    const alert = finding({ kind: "alert", action: "Alerts", name: "HighLatency" }, "Alerts");
+    expect(summarizeExecution({ ...base, attributes: {}, findings: [alert, deployed] })).toBe(
+      "Around 2026-11-21 14:05 UTC: likely cause: deploy v1.2.3 of checkout at 14:01 UTC, 4 min before the issue. Abnormal: Alerts: HighLatency firing.",
+    );
+  });
+
+  it("ranks other kinds of symptoms after measured ones, in their own words", () => {
+    const alert = finding({ kind: "alert", action: "Alerts", name: "HighLatency", level: "critical", onset: at("14:04") }, "Alerts");
+    const oom = finding({ kind: "event", action: "Pod events", subject: "pod/checkout-1", reason: "OOMKilled", warning: true, onset: at("14:02") }, "Pods");
+    const logs = finding(
+      { kind: "log-pattern", action: "Log errors", pattern: "timeout <_>", perMinute: 12, baselinePerMinute: 2, ratio: 6, severity: 6, abnormal: true, onset: at("14:04"), baselineMs: HOUR },
+      "Logs",
+    );
+    const scheduled = finding({ kind: "event", action: "Pod events", subject: "pod/checkout-2", reason: "Scheduled", warning: false, onset: at("14:03") }, "Pods");
+    expect(summarizeExecution({ ...base, attributes: {}, findings: [alert, oom, logs, latency, scheduled] })).toBe(
+      "Around 2026-11-21 14:05 UTC: Log errors: \"timeout <_>\" 6× its rate in the hour before (Logs), since 14:04 UTC. " +
+        "Also abnormal: p99 latency 4.1× its level in the hour before (Checkout), since 14:05 UTC; Alerts: HighLatency firing, since 14:04 UTC; " +
+        "Pod events: OOMKilled on pod/checkout-1 (Pods), at 14:02 UTC. " +
+        "First symptom: Pod events (Pods) at 14:02 UTC, before the others: the likely place to look for the cause. " +
+        "Other findings: Pod events: Scheduled on pod/checkout-2 at 14:03 UTC.",
+    );
+    expect(summarizeGadget([logs, alert, oom], time)).toBe(
+      'Log errors: "timeout <_>" rose 6× since 14:04 UTC; Alerts: HighLatency firing since 14:04 UTC; Pod events: OOMKilled on pod/checkout-1 at 14:02 UTC.',
     );
   });
 
@@ -95,6 +158,31 @@ describe("summarizeExecution", () => {
     expect(summarizeExecution({ ...base, attributes: {}, findings: [slow] })).toBe(
       "Around 2026-11-21 14:05 UTC: nothing could be checked. Could not check: Deploy status (timed out after 15 s).",
     );
+  });
+
+  it("says that nothing could be checked when every action found no data, and why", () => {
+    const empty = (action: string): Finding => finding({ kind: "no-data", action, reason: "empty" });
+    expect(summarizeExecution({ ...base, attributes: { service: "checkout" }, findings: [empty("p99 latency"), empty("error ratio"), empty("request rate")] })).toBe(
+      "Around 2026-11-21 14:05 UTC for service=checkout: nothing could be checked: p99 latency, error ratio and request rate found no data in the window.",
+    );
+    const stopped = finding({ kind: "no-data", action: "CPU", reason: "stopped", lastAt: at("13:54") });
+    const noBaseline = finding({ kind: "no-data", action: "errors", reason: "no-baseline", latest: 3, baselineMs: HOUR });
+    expect(summarizeExecution({ ...base, attributes: {}, findings: [empty("p99 latency"), stopped, empty("error ratio"), noBaseline, slow] })).toBe(
+      "Around 2026-11-21 14:05 UTC: nothing could be checked: p99 latency and error ratio found no data in the window; CPU found no data after 13:54 UTC; " +
+        "errors found no data in the hour before to compare with. Could not check: Deploy status (timed out after 15 s).",
+    );
+  });
+
+  it("lists the actions that found no data under their own heading, apart from what was normal", () => {
+    const empty = finding({ kind: "no-data", action: "p99 latency", reason: "empty" });
+    const stopped = finding({ kind: "no-data", action: "error ratio", reason: "stopped", lastAt: at("13:54") });
+    expect(summarizeExecution({ ...base, attributes: {}, findings: [empty, traffic, stopped] })).toBe(
+      "Around 2026-11-21 14:05 UTC: nothing abnormal found. Within usual range: request rate. No data: p99 latency in the window; error ratio after 13:54 UTC.",
+    );
+    expect(summarizeExecution({ ...base, attributes: {}, findings: [latency, empty] })).toBe(
+      "Around 2026-11-21 14:05 UTC: p99 latency 4.1× its level in the hour before (Checkout), since 14:05 UTC. No data: p99 latency in the window.",
+    );
+    expect(summarizeGadget([traffic, empty], time)).toBe("request rate within its usual range; p99 latency: no data in the window.");
   });
 
   it("says when the abnormal findings started together", () => {
