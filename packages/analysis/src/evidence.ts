@@ -169,3 +169,49 @@ export type EvidenceKind = Evidence["kind"];
 
 /** The kinds that can be a symptom: when abnormal (metrics, log patterns), firing (alerts) or a warning (events). */
 export type SymptomEvidence = MetricEvidence | LogPatternEvidence | AlertEvidence | EventEvidence;
+
+/**
+ * The same evidence with `map` applied to every text that came from a data source or an issue (labels,
+ * answers, reasons, names, patterns, messages, the action's title); kinds, enums, numbers, dates and the
+ * link are kept. For a connector to redact secrets from whatever it returns, by construction: words are
+ * rendered later, so this is the one place where every such text passes.
+ */
+export function mapEvidenceText<E extends Evidence>(evidence: E, map: (text: string) => string): E;
+export function mapEvidenceText(evidence: Evidence, map: (text: string) => string): Evidence {
+  const labels = (from: Labels): Labels => Object.fromEntries(Object.entries(from).map(([name, value]) => [map(name), map(value)]));
+  const action = map(evidence.action);
+  switch (evidence.kind) {
+    case "metric":
+      return { ...evidence, action, labels: labels(evidence.labels) };
+    case "values":
+      return { ...evidence, action, values: evidence.values.map((item) => ({ ...item, labels: labels(item.labels) })) };
+    case "log-pattern":
+      return { ...evidence, action, pattern: map(evidence.pattern) };
+    case "event":
+      return {
+        ...evidence,
+        action,
+        subject: map(evidence.subject),
+        reason: map(evidence.reason),
+        ...(evidence.message === undefined ? {} : { message: map(evidence.message) }),
+      };
+    case "alert":
+      return {
+        ...evidence,
+        action,
+        name: map(evidence.name),
+        ...(evidence.subject === undefined ? {} : { subject: map(evidence.subject) }),
+        ...(evidence.level === undefined ? {} : { level: map(evidence.level) }),
+      };
+    case "change":
+      return { ...evidence, action, subject: map(evidence.subject), ...(evidence.detail === undefined ? {} : { detail: map(evidence.detail) }) };
+    case "answer":
+      return { ...evidence, action, text: map(evidence.text) };
+    case "failed":
+      return { ...evidence, action, reason: map(evidence.reason) };
+    case "skipped":
+      return { ...evidence, action, missing: evidence.missing.map(map) };
+    case "no-data":
+      return { ...evidence, action };
+  }
+}
