@@ -1,31 +1,35 @@
 import { describe, expect, it } from "vitest";
-import { decodeReply, encodeReply } from "./execution-job.js";
-import { JsonText } from "./json-text.js";
+import { ExecutionJob, WIRE_VERSION } from "./execution-job.js";
 
-describe("execution replies", () => {
-  it("carry the job id and the result's JSON, which decodes back without being parsed", () => {
-    const result = { highlights: "p99 latency 4× its level\nsince 13:43", actionResults: [{ title: "p99", shortAnswer: "1.9 s" }] };
-    const reply = decodeReply(encodeReply("3f1c2a9e-0d4b-4e8a-9a51-0c6f7e2b1d11", result));
-    expect(reply?.jobId).toBe("3f1c2a9e-0d4b-4e8a-9a51-0c6f7e2b1d11");
-    expect(reply?.result).toBeInstanceOf(JsonText);
-    expect(JSON.parse(reply?.result.text ?? "")).toEqual(result);
+const job = {
+  v: WIRE_VERSION,
+  orgId: "acme",
+  requestId: "req-1",
+  replyTo: "api-1",
+  deadline: 1_767_261_600_000,
+  bookName: "latency",
+  time: "2026-01-01T10:00:00Z",
+  attributes: { service: "checkout" },
+  liveRun: false,
+};
+
+describe("ExecutionJob", () => {
+  it("reads a job from a newer API: fields it does not know are dropped, not refused", () => {
+    const parsed = ExecutionJob.safeParse({ ...job, v: WIRE_VERSION + 1, priorityLane: "sync", coalesce: { key: "k" } });
+    expect(parsed.success).toBe(true);
+    expect(parsed.data).toEqual({ ...job, v: WIRE_VERSION + 1 });
   });
 
-  it.each([
-    ["no newline", '{"highlights":"x"}'],
-    ["no job id", '\n{"highlights":"x"}'],
-    ["a result that is not an object", "job-1\n[1,2]"],
-    ["a truncated result", 'job-1\n{"highlights":"x"'],
-    ["the old JSON envelope", '{"jobId":"job-1","result":{}}'],
-  ])("refuses %s", (_case, text) => {
-    expect(decodeReply(text)).toBeUndefined();
+  it("reads a job from an API of before versioning (no v)", () => {
+    const { v: _v, ...unversioned } = job;
+    expect(ExecutionJob.safeParse(unversioned).data).toEqual(unversioned);
   });
-});
 
-describe("JsonText", () => {
-  it("joins items into a JSON array as they are", () => {
-    const items = [JsonText.of({ highlights: "a" }), new JsonText('{"error":"b"}')];
-    expect(JSON.parse(JsonText.array(items).text)).toEqual([{ highlights: "a" }, { error: "b" }]);
-    expect(JsonText.array([]).text).toBe("[]");
-  });
+  it.each(["replyTo", "deadline", "orgId", "bookName", "time", "attributes", "liveRun"] as const)(
+    "still requires %s",
+    (field) => {
+      const { [field]: _dropped, ...rest } = job;
+      expect(ExecutionJob.safeParse(rest).success).toBe(false);
+    },
+  );
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { decodeReply, JsonText, type ExecutionJob, type PlaybookExecutionResult } from "@pes/contracts";
+import { decodeReply, JsonText, WIRE_VERSION, type DecodedReply, type ExecutionJob, type PlaybookExecutionResult } from "@pes/contracts";
 import { Queue, type JobsOptions } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
@@ -13,8 +13,8 @@ import {
   withTimeout,
 } from "./redis-connections.js";
 
-/** What the API enqueues; the client adds where to reply and until when anybody waits. */
-export type ExecutionRequest = Omit<ExecutionJob, "replyTo" | "deadline">;
+/** What the API enqueues; the client adds the wire version, where to reply and until when anybody waits. */
+export type ExecutionRequest = Omit<ExecutionJob, "v" | "replyTo" | "deadline">;
 
 /** The API side of the queue: enqueue executions and wait for their replies. */
 export interface ExecutionClient {
@@ -106,7 +106,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
    * Reply text (published or stored) → the result it carries, for the job it names. Only the framing is
    * checked: the JSON comes from our own workers, through our own Redis, and goes to the caller as is.
    */
-  function parseReply(text: string): { jobId: string; result: JsonText } | undefined {
+  function parseReply(text: string): DecodedReply | undefined {
     const reply = decodeReply(text);
     if (reply === undefined) logger.error({ reply: text.slice(0, 200) }, "malformed reply on the reply channel or in a result key");
     return reply;
@@ -251,7 +251,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
   }
 
   function toJob(request: ExecutionRequest, timeoutMs: number): ExecutionJob {
-    return { ...request, replyTo: instanceId, deadline: Date.now() + Math.ceil(timeoutMs) };
+    return { v: WIRE_VERSION, ...request, replyTo: instanceId, deadline: Date.now() + Math.ceil(timeoutMs) };
   }
 
   async function executeMany(

@@ -1,6 +1,13 @@
-import { decodeReply, encodeReply, type ExecutionJob, type JsonText, type PlaybookExecutionResult } from "@pes/contracts";
+import {
+  decodeReply,
+  encodeReply,
+  WIRE_VERSION,
+  type ExecutionJob,
+  type JsonText,
+  type PlaybookExecutionResult,
+} from "@pes/contracts";
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
-import { Queue } from "bullmq";
+import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { pino, type Logger } from "pino";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -253,7 +260,7 @@ describe("execution queue", () => {
   });
 
   it("keeps the first reply of a job that runs again (its worker died after replying)", async () => {
-    const first = encodeReply("rerun-1", { highlights: "first run" });
+    const first = encodeReply("rerun-1", { highlights: "first run" }, WIRE_VERSION);
     const admin = new Redis(redis.url);
     closers.push(async () => void (await admin.quit()));
     await admin.set(`${prefix}:result:rerun-1`, first, "PX", 60_000);
@@ -467,6 +474,80 @@ describe("execution queue", () => {
     expect(await pending).toEqual({
       error: "Execution timed out after 1000 ms; its state could not be read: Redis unreachable",
     });
+  });
+});
+
+describe("rolling deploy: an API and workers one version apart", () => {
+  /** Listens on an API instance's reply channel as that API would, returning the raw replies. */
+  async function listen(instanceId: string): Promise<{ next(): Promise<string> }> {
+    const listener = new Redis(redis.url);
+    closers.push(async () => void (await listener.quit()));
+    const messages: string[] = [];
+    const waiting: ((message: string) => void)[] = [];
+    listener.on("message", (_channel: string, message: string) => {
+      const waiter = waiting.shift();
+      if (waiter === undefined) messages.push(message);
+      else waiter(message);
+    });
+    await listener.subscribe(`${prefix}:reply:${instanceId}`);
+    return {
+      next: () => {
+        const message = messages.shift();
+        return message === undefined ? new Promise((resolve) => waiting.push(resolve)) : Promise.resolve(message);
+      },
+    };
+  }
+
+  it("an API of this version reads the replies of a worker of the previous version (unversioned format)", async () => {
+    // That worker's reply path, as it was: the job id, a newline, the result JSON, stored then published.
+    const seen: unknown[] = [];
+    const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
+    const previousWorker = new Worker(
+      EXECUTION_QUEUE,
+      async (job) => {
+        seen.push(job.data);
+        const data = job.data as ExecutionJob;
+        const reply = `${job.id}\n${JSON.stringify({ highlights: `old worker ran ${data.bookName}` })}`;
+        await connection.set(`${prefix}:result:${job.id}`, reply, "PX", 60_000);
+        await connection.publish(`${prefix}:reply:${data.replyTo}`, reply);
+      },
+      { connection, prefix },
+    );
+    closers.push(async () => {
+      await previousWorker.close();
+      await connection.quit();
+    });
+    const client = await startClient();
+
+    expect(await client.execute(request(), 10_000)).toEqual({ highlights: "old worker ran latency" });
+    expect(seen[0]).toMatchObject({ v: WIRE_VERSION });
+  });
+
+  it("a worker runs a job from an API of the next version (an unknown field) and answers in a format it reads", async () => {
+    const seen: ExecutionJob[] = [];
+    await startWorker(async (job) => {
+      seen.push(job);
+      return { highlights: "ran" };
+    });
+    const replies = await listen("api-next");
+    const job = { ...request(), v: WIRE_VERSION + 1, replyTo: "api-next", deadline: Date.now() + 60_000 };
+    await inspectQueue().add("execute", { ...job, lane: "interactive", coalesceKey: "k-1" }, { jobId: "next-1" });
+
+    const reply = decodeReply(await replies.next());
+    expect(reply).toMatchObject({ jobId: "next-1", version: WIRE_VERSION });
+    expect(reply && parsed(reply.result)).toEqual({ highlights: "ran" });
+    // The unknown fields were dropped, the known ones kept.
+    expect(seen).toEqual([job]);
+  });
+
+  it("a worker answers a job from an API of before versioning (no v) in that API's format", async () => {
+    await startWorker(async () => ({ highlights: "ran" }));
+    const replies = await listen("api-previous");
+    const job: ExecutionJob = { ...request(), replyTo: "api-previous", deadline: Date.now() + 60_000 };
+    await inspectQueue().add("execute", job, { jobId: "previous-1" });
+
+    // Exactly what that API's decoder accepts: `<jobId>\n<result JSON>`.
+    expect(await replies.next()).toBe('previous-1\n{"highlights":"ran"}');
   });
 });
 

@@ -1,5 +1,5 @@
 import { setMaxListeners } from "node:events";
-import { encodeReply, ExecutionJob, type PlaybookExecutionResult } from "@pes/contracts";
+import { encodeReply, ExecutionJob, type PlaybookExecutionResult, type WaitingCaller } from "@pes/contracts";
 import { UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
 import type { Redis, Result } from "ioredis";
 import type { Logger } from "pino";
@@ -103,10 +103,12 @@ export function createExecutionWorker(options: ExecutionWorkerOptions): Executio
   /** Failure notices under way, so that close() lets them go out before it closes the connection. */
   const failureNotices = new Set<Promise<void>>();
 
-  async function reply(jobId: string, replyTo: string, deadline: number, result: PlaybookExecutionResult): Promise<void> {
+  async function reply(jobId: string, caller: WaitingCaller, result: PlaybookExecutionResult): Promise<void> {
     if (replies === undefined) throw new Error("worker not started");
-    // Encoded once; stored before it is published so that a caller who misses the message finds the key.
-    const json = encodeReply(jobId, result);
+    const { replyTo, deadline } = caller;
+    // Encoded once, in the format the job's sender reads; stored before it is published so that a caller
+    // who misses the message finds the key.
+    const json = encodeReply(jobId, result, caller.v);
     const ttl = Math.max(RESULT_TTL_AFTER_DEADLINE_MS, deadline - Date.now() + RESULT_TTL_AFTER_DEADLINE_MS);
     // ioredis sends EVALSHA and falls back to EVAL on NOSCRIPT (first use, or a restart emptied the cache).
     await replies.storeAndPublish(resultKey(prefix, jobId), json, ttl, replyChannel(prefix, replyTo));
@@ -120,10 +122,10 @@ export function createExecutionWorker(options: ExecutionWorkerOptions): Executio
    */
   async function replyFailure(job: Job<unknown, void>, error: Error): Promise<void> {
     const jobId = job.id;
-    const replyTo = replyToOf(job.data);
-    if (jobId === undefined || replyTo === undefined) return;
+    const caller = callerOf(job.data);
+    if (jobId === undefined || caller === undefined) return;
     try {
-      await reply(jobId, replyTo, deadlineOf(job.data), { error: `Execution failed: ${error.message}` });
+      await reply(jobId, caller, { error: `Execution failed: ${error.message}` });
     } catch (replyError) {
       logger.warn({ jobId, err: errorMessage(replyError) }, "could not tell the caller its job failed; it learns at its deadline");
     }
@@ -143,7 +145,7 @@ export function createExecutionWorker(options: ExecutionWorkerOptions): Executio
     const data = parsed.data;
     if (Date.now() > data.deadline) {
       logger.warn({ jobId, requestId: data.requestId }, "job reached a worker after its deadline; not running it");
-      await reply(jobId, data.replyTo, data.deadline, {
+      await reply(jobId, data, {
         error: "Execution timed out: its deadline passed before a worker could start it",
       });
       return;
@@ -163,7 +165,7 @@ export function createExecutionWorker(options: ExecutionWorkerOptions): Executio
       logger.warn({ jobId, requestId: data.requestId }, "interrupted by shutdown; handed back to the queue");
       throw new WaitingError();
     }
-    await reply(jobId, data.replyTo, data.deadline, result);
+    await reply(jobId, data, result);
   }
 
   return {
@@ -286,14 +288,15 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function replyToOf(data: unknown): string | undefined {
+/**
+ * Where and until when a caller waits, read from a payload without the job's schema, so that even a
+ * malformed job's caller gets an answer. A deadline that cannot be read counts as now.
+ */
+function callerOf(data: unknown): WaitingCaller | undefined {
   if (typeof data !== "object" || data === null || !("replyTo" in data)) return undefined;
-  return typeof data.replyTo === "string" && data.replyTo !== "" ? data.replyTo : undefined;
-}
-
-function deadlineOf(data: unknown): number {
-  if (typeof data === "object" && data !== null && "deadline" in data && typeof data.deadline === "number") {
-    return data.deadline;
-  }
-  return Date.now();
+  const { replyTo } = data;
+  if (typeof replyTo !== "string" || replyTo === "") return undefined;
+  const deadline = "deadline" in data && typeof data.deadline === "number" ? data.deadline : Date.now();
+  const v = "v" in data && typeof data.v === "number" ? data.v : undefined;
+  return v === undefined ? { replyTo, deadline } : { v, replyTo, deadline };
 }
