@@ -1,8 +1,9 @@
 import { checkSecrets, ConfigError, loadConfig, type Catalog } from "@pes/config";
 import { createEngine } from "@pes/engine";
 import { createLogger } from "@pes/logger";
-import { createExecutionWorker, RedisRefusedError } from "@pes/queue";
+import { createJobWorker, RedisRefusedError } from "@pes/queue";
 import { EnvError, parseWorkerEnv, type WorkerEnv } from "./env.js";
+import { createJobCatalog } from "./job-catalog.js";
 
 /** Startup problems an operator must fix: printed as they are (no stack), exit code 1. */
 function stop(message: string): never {
@@ -41,14 +42,14 @@ async function main(): Promise<void> {
     actionTimeoutMs: env.actionTimeoutMs,
     maxConcurrentActions: env.maxConcurrentActions,
   });
-  const worker = createExecutionWorker({
+  const worker = createJobWorker({
     redisUrl: env.redisUrl,
     prefix: env.queuePrefix,
     logger,
+    catalog: createJobCatalog({ engine }),
     concurrency: env.concurrency,
     lockDurationMs: env.lockDurationMs,
     stalledIntervalMs: env.stalledIntervalMs,
-    execute: (job, signal) => engine.execute(job, signal),
   });
 
   // Registered before start(): a SIGTERM while waiting for Redis must stop the process too.

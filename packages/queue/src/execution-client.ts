@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { decodeReply, JsonText, WIRE_VERSION, type DecodedReply, type ExecutionJob, type PlaybookExecutionResult } from "@pes/contracts";
-import { Queue, type JobsOptions } from "bullmq";
+import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { EXECUTE_JOB, EXECUTION_QUEUE, replyChannel, resultKey } from "./queue-names.js";
+import { EXECUTE_JOB, jobToAdd } from "./job-declarations.js";
+import { replyChannel, resultKey } from "./queue-names.js";
 import {
   CONNECT_TIMEOUT_MS,
   closeConnection,
@@ -58,18 +59,6 @@ export interface ExecutionClientOptions {
 /** How long the look-up at a deadline may take before the caller is told Redis is unreachable. */
 const STATE_READ_TIMEOUT_MS = 1_000;
 
-/**
- * The job hash goes as soon as the job completes: the reply lives in our own result key. A failed job
- * stays an hour so that a caller past its deadline (and an operator) can read why it failed.
- */
-const JOB_OPTIONS = {
-  removeOnComplete: true,
-  removeOnFail: { age: 3_600 },
-  // One attempt: the engine reports failures as results, and a job interrupted by a dying worker is
-  // re-run by BullMQ's stalled checker regardless of `attempts`.
-  attempts: 1,
-} satisfies JobsOptions;
-
 interface Waiter {
   resolve(result: JsonText): void;
   timer: NodeJS.Timeout;
@@ -89,7 +78,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
 
   let producer: Redis | undefined;
   let subscriber: Redis | undefined;
-  let queue: Queue<ExecutionJob, void, typeof EXECUTE_JOB> | undefined;
+  let queue: Queue<ExecutionJob, void> | undefined;
   let subscribed = false;
   let subscriptionEpoch = 0;
   let closed = false;
@@ -225,7 +214,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     }
   }
 
-  function assertCanEnqueue(): { producer: Redis; queue: Queue<ExecutionJob, void, typeof EXECUTE_JOB> } {
+  function assertCanEnqueue(): { producer: Redis; queue: Queue<ExecutionJob, void> } {
     if (closed) throw new QueueUnavailableError("Service is shutting down");
     if (producer === undefined || queue === undefined) throw new QueueUnavailableError("Execution client not started");
     if (!connectionsReady()) throw new QueueUnavailableError("Redis is unreachable");
@@ -261,21 +250,26 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new RangeError(`timeoutMs must be a positive number, got ${timeoutMs}`);
     const target = assertCanEnqueue();
     if (requests.length === 0) return [];
-    const jobs = requests.map((request) => ({ jobId: randomUUID(), data: toJob(request, timeoutMs) }));
-    const results = jobs.map(({ jobId }) => waitFor(jobId, timeoutMs));
+    // Each with the options its declaration states (attempts, retention).
+    const jobs = requests.map((request) => {
+      const jobId = randomUUID();
+      return { jobId, ...jobToAdd(EXECUTE_JOB, toJob(request, timeoutMs), jobId) };
+    });
+    const jobIds = jobs.map(({ jobId }) => jobId);
+    const results = jobIds.map((jobId) => waitFor(jobId, timeoutMs));
     try {
       // One job: one script call. Many: addBulk, one MULTI round trip however many jobs (a MULTI on this
       // connection copies every script BullMQ defined on it, which costs more than the job itself).
       const [single] = jobs;
       if (jobs.length === 1 && single !== undefined) {
-        await target.queue.add(EXECUTE_JOB, single.data, { ...JOB_OPTIONS, jobId: single.jobId });
+        await target.queue.add(single.name, single.data, single.opts);
       } else {
-        await target.queue.addBulk(jobs.map(({ jobId, data }) => ({ name: EXECUTE_JOB, data, opts: { ...JOB_OPTIONS, jobId } })));
+        await target.queue.addBulk(jobs);
       }
     } catch (error) {
       // Closed mid-enqueue: the waiters already hold "Service is shutting down".
       if (closed) return Promise.all(results);
-      forget(jobs.map(({ jobId }) => jobId));
+      forget(jobIds);
       throw new QueueUnavailableError(`Could not enqueue: ${errorMessage(error)}`, { cause: error });
     }
     return Promise.all(results);
@@ -299,7 +293,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
       // Failed first attempts are retried by ioredis; readiness is awaited below, bounded.
       producer.connect().catch(() => {});
       subscriber.connect().catch(() => {});
-      queue = new Queue<ExecutionJob, void, typeof EXECUTE_JOB>(EXECUTION_QUEUE, { connection: producer, prefix });
+      queue = new Queue<ExecutionJob, void>(EXECUTE_JOB.queue, { connection: producer, prefix });
       queue.on("error", (error) => logger.warn({ err: error.message }, "queue error"));
       if (!(await waitUntilConnected(CONNECT_TIMEOUT_MS * 2))) {
         throw new QueueUnavailableError(`Redis at ${describeRedisUrl(redisUrl)} is unreachable; still retrying`);

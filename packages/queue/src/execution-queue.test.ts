@@ -13,12 +13,15 @@ import { pino, type Logger } from "pino";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   createExecutionClient,
-  createExecutionWorker,
+  createJobWorker,
+  EXECUTE_JOB,
   EXECUTION_QUEUE,
+  handleJob,
   QueueUnavailableError,
   type ExecutionClient,
   type ExecutionRequest,
-  type ExecutionWorker,
+  type JobWorker,
+  type JobWorkerOptions,
 } from "./index.js";
 
 let redis: RedisHandle;
@@ -78,10 +81,20 @@ async function startClient(options: { redisUrl?: string; instanceId?: string } =
   };
 }
 
+/** The job runtime with a catalog of the execute job only, whose handler the test gives. */
+function createExecutionWorker(
+  options: Omit<JobWorkerOptions, "catalog"> & {
+    execute: (job: ExecutionJob, signal: AbortSignal) => Promise<PlaybookExecutionResult>;
+  },
+): JobWorker {
+  const { execute, ...rest } = options;
+  return createJobWorker({ ...rest, catalog: [handleJob(EXECUTE_JOB, (job, { signal }) => execute(job, signal))] });
+}
+
 async function startWorker(
   execute: (job: ExecutionJob, signal: AbortSignal) => Promise<PlaybookExecutionResult>,
   options: { concurrency?: number } = {},
-): Promise<ExecutionWorker> {
+): Promise<JobWorker> {
   const worker = createExecutionWorker({ redisUrl: redis.url, prefix, logger, concurrency: options.concurrency ?? 10, execute });
   closers.push(() => worker.close(5_000));
   await worker.start();

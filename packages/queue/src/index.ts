@@ -1,10 +1,18 @@
 export { EXECUTION_QUEUE } from "./queue-names.js";
 export {
+  EXECUTE_JOB,
+  jobToAdd,
+  type AwaitedJobDeclaration,
+  type JobDeclaration,
+  type JobOptions,
+} from "./job-declarations.js";
+export { handleJob, type CatalogEntry, type JobCatalog, type JobContext } from "./job-catalog.js";
+export { createJobWorker, type JobWorker, type JobWorkerOptions } from "./job-worker.js";
+export {
   createExecutionClient,
   QueueUnavailableError,
   type ExecutionClient,
   type ExecutionClientOptions,
   type ExecutionRequest,
 } from "./execution-client.js";
-export { createExecutionWorker, type ExecutionWorker, type ExecutionWorkerOptions } from "./execution-worker.js";
 export { RedisRefusedError } from "./redis-connections.js";

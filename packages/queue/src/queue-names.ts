@@ -4,9 +4,6 @@
  */
 export const EXECUTION_QUEUE = "playbook-executions";
 
-/** BullMQ job name of an execution (one per queue today; kept explicit so that a second kind stays possible). */
-export const EXECUTE_JOB = "execute";
-
 /** Where a worker stores a finished job's reply, for a caller that missed the published one. */
 export function resultKey(prefix: string, jobId: string): string {
   return `${prefix}:result:${jobId}`;

@@ -1,10 +1,10 @@
-// A worker process for the black-box tests: the real @pes/queue worker (built dist) around an execute
+// A worker process for the black-box tests: the real @pes/queue worker (built dist) with an execute job
 // that announces itself with a file and finishes only once the test creates `<SIGNAL_DIR>/release`.
 // Env: REDIS_URL, QUEUE_PREFIX, SIGNAL_DIR, WORKER_LOCK_DURATION_MS, WORKER_STALLED_INTERVAL_MS,
 // SHUTDOWN_TIMEOUT_MS.
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createExecutionWorker } from "@pes/queue";
+import { createJobWorker, EXECUTE_JOB, handleJob } from "@pes/queue";
 import { pino } from "pino";
 
 const env = process.env;
@@ -24,18 +24,20 @@ function released(signal) {
   });
 }
 
-const worker = createExecutionWorker({
+const worker = createJobWorker({
   redisUrl: env.REDIS_URL,
   prefix: env.QUEUE_PREFIX,
   logger,
   concurrency: 1,
   lockDurationMs: Number(env.WORKER_LOCK_DURATION_MS),
   stalledIntervalMs: Number(env.WORKER_STALLED_INTERVAL_MS),
-  execute: async (job, signal) => {
-    writeFileSync(join(signalDir, `started-${process.pid}`), job.requestId);
-    const finished = await released(signal);
-    return finished ? { highlights: `done by ${process.pid}` } : { error: `aborted in ${process.pid}` };
-  },
+  catalog: [
+    handleJob(EXECUTE_JOB, async (job, { signal }) => {
+      writeFileSync(join(signalDir, `started-${process.pid}`), job.requestId);
+      const finished = await released(signal);
+      return finished ? { highlights: `done by ${process.pid}` } : { error: `aborted in ${process.pid}` };
+    }),
+  ],
 });
 
 let stopping = false;

@@ -1,9 +1,10 @@
 import { setMaxListeners } from "node:events";
-import { encodeReply, ExecutionJob, type PlaybookExecutionResult, type WaitingCaller } from "@pes/contracts";
+import { encodeReply, type WaitingCaller } from "@pes/contracts";
 import { UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
 import type { Redis, Result } from "ioredis";
 import type { Logger } from "pino";
-import { EXECUTION_QUEUE, replyChannel, resultKey } from "./queue-names.js";
+import type { CatalogEntry, JobCatalog } from "./job-catalog.js";
+import { replyChannel, resultKey } from "./queue-names.js";
 import {
   closeConnection,
   createWorkerConnection,
@@ -12,8 +13,8 @@ import {
   RedisRefusedError,
 } from "./redis-connections.js";
 
-/** The worker side of the queue: runs execution jobs and replies to the API instance that waits. */
-export interface ExecutionWorker {
+/** The worker side of the queues: runs the jobs of a catalog and replies to the callers that wait. */
+export interface JobWorker {
   /**
    * Connects (waiting out a Redis outage) and starts taking jobs. Rejects with RedisRefusedError when
    * Redis refuses the credentials or the database number, which waiting would not change.
@@ -26,19 +27,19 @@ export interface ExecutionWorker {
   close(timeoutMs: number): Promise<void>;
 }
 
-export interface ExecutionWorkerOptions {
+export interface JobWorkerOptions {
   redisUrl: string;
   /** BullMQ's key prefix, also used for the result keys and reply channels. */
   prefix: string;
   logger: Logger;
-  /** Jobs this process runs at once. */
+  /** The jobs this worker runs, each with its handler (handleJob): one BullMQ worker per queue they name. */
+  catalog: JobCatalog;
+  /** Jobs this process runs at once, on each queue of the catalog. */
   concurrency: number;
   /** How long a job's lock lives without renewal: a dead worker's job is re-run after about this long. */
   lockDurationMs?: number;
   /** How often this worker looks for jobs whose lock expired (stalled) and puts them back in the queue. */
   stalledIntervalMs?: number;
-  /** Runs one job. It should report failures in the result rather than throw, and stop soon after `signal` aborts. */
-  execute: (job: ExecutionJob, signal: AbortSignal) => Promise<PlaybookExecutionResult>;
 }
 
 /** BullMQ's defaults, stated: 30 s lock (renewed every 15 s), stalled check every 30 s. */
@@ -75,16 +76,27 @@ declare module "ioredis" {
 }
 
 /**
- * Builds a worker for the execution queue. For each job it parses the payload (a malformed job fails
- * without retry), skips a job whose caller stopped waiting, runs `execute`, then stores and publishes
- * the reply in one round trip. Whatever fails a job (a malformed payload, a bug, a job whose workers
- * died twice), its caller is told at once rather than at its deadline. Nothing connects before start().
+ * Builds a worker over a job catalog. For each job it picks the handler by the job's name, parses the
+ * payload with the job's schema (a malformed job fails without retry), and runs the handler.
+ * A failing handler fails the attempt: BullMQ retries it with the job's declared attempts and backoff.
+ * For a job a caller waits for it skips a job whose caller stopped waiting, and replies (the handler's
+ * value, or an error) in one round trip that stores and publishes it; whatever fails such a job for good
+ * (a malformed payload, a bug, its workers dying twice), its caller is told at once rather than at its
+ * deadline. Nothing connects before start().
  */
-export function createExecutionWorker(options: ExecutionWorkerOptions): ExecutionWorker {
+export function createJobWorker(options: JobWorkerOptions): JobWorker {
   const { prefix } = options;
-  const logger = options.logger.child({ component: "execution-worker" });
+  const logger = options.logger.child({ component: "job-worker" });
+  /** Catalog entries by queue, then by job name. */
+  const queues = new Map<string, Map<string, CatalogEntry>>();
+  for (const entry of options.catalog) {
+    const byName = queues.get(entry.queue) ?? new Map<string, CatalogEntry>();
+    if (byName.has(entry.name)) throw new Error(`job "${entry.name}" is in the catalog twice`);
+    byName.set(entry.name, entry);
+    queues.set(entry.queue, byName);
+  }
   /**
-   * Aborted when close() runs out of time: every running execution stops and goes back to the queue.
+   * Aborted when close() runs out of time: every running job stops and goes back to the queue.
    * One signal for the process rather than BullMQ's per job (a processor with a third parameter gets
    * one): Node 20 builds each AbortSignal with Object.setPrototypeOf, which gives it a hidden class of
    * its own and makes every access to it miss V8's inline caches.
@@ -99,78 +111,117 @@ export function createExecutionWorker(options: ExecutionWorkerOptions): Executio
    * showed that copying as a tenth of the worker's CPU).
    */
   let replies: Redis | undefined;
-  let worker: Worker<unknown, void> | undefined;
+  let workers: Worker<unknown, void>[] = [];
   /** Failure notices under way, so that close() lets them go out before it closes the connection. */
   const failureNotices = new Set<Promise<void>>();
 
-  async function reply(jobId: string, caller: WaitingCaller, result: PlaybookExecutionResult): Promise<void> {
+  async function reply(jobId: string, caller: WaitingCaller, result: object): Promise<void> {
     if (replies === undefined) throw new Error("worker not started");
-    const { replyTo, deadline } = caller;
     // Encoded once, in the format the job's sender reads; stored before it is published so that a caller
     // who misses the message finds the key.
     const json = encodeReply(jobId, result, caller.v);
-    const ttl = Math.max(RESULT_TTL_AFTER_DEADLINE_MS, deadline - Date.now() + RESULT_TTL_AFTER_DEADLINE_MS);
+    const ttl = Math.max(RESULT_TTL_AFTER_DEADLINE_MS, caller.deadline - Date.now() + RESULT_TTL_AFTER_DEADLINE_MS);
     // ioredis sends EVALSHA and falls back to EVAL on NOSCRIPT (first use, or a restart emptied the cache).
-    await replies.storeAndPublish(resultKey(prefix, jobId), json, ttl, replyChannel(prefix, replyTo));
+    await replies.storeAndPublish(resultKey(prefix, jobId), json, ttl, replyChannel(prefix, caller.replyTo));
   }
 
   /**
-   * Tells the caller of a failed job why. The one place for every failure, since BullMQ fails some jobs
-   * itself: a job whose worker died twice (its lock expired twice) is marked by the stalled checker of
-   * any worker and failed, without running, by the worker that takes it next; its 'failed' event fires
-   * there, which is where this runs.
+   * Tells the caller of a job that failed for good why. The one place for every failure, since BullMQ
+   * fails some jobs itself: a job whose worker died twice (its lock expired twice) is marked by the
+   * stalled checker of any worker and failed, without running, by the worker that takes it next; its
+   * 'failed' event fires there, which is where this runs.
    */
-  async function replyFailure(job: Job<unknown, void>, error: Error): Promise<void> {
+  async function replyFailure(label: string, job: Job<unknown, void>, error: Error): Promise<void> {
     const jobId = job.id;
     const caller = callerOf(job.data);
     if (jobId === undefined || caller === undefined) return;
     try {
-      await reply(jobId, caller, { error: `Execution failed: ${error.message}` });
+      await reply(jobId, caller, { error: `${capitalized(label)} failed: ${error.message}` });
     } catch (replyError) {
       logger.warn({ jobId, err: errorMessage(replyError) }, "could not tell the caller its job failed; it learns at its deadline");
     }
   }
 
-  async function runJob(job: Job<unknown, void>, token: string | undefined): Promise<void> {
+  async function runJob(entry: CatalogEntry | undefined, job: Job<unknown, void>, token: string | undefined): Promise<void> {
     const jobId = job.id;
     if (jobId === undefined) throw new UnrecoverableError("job without an id");
-    const parsed = ExecutionJob.safeParse(job.data);
-    if (!parsed.success) {
-      const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`);
-      const message = `malformed execution job: ${problems.join("; ")}`;
-      logger.error({ jobId, problems }, "malformed execution job; failing it without retry");
-      // The caller learns it from the 'failed' event (replyFailure).
-      throw new UnrecoverableError(message);
+    if (entry === undefined) throw new UnrecoverableError(`no handler for job "${job.name}" in this worker's catalog`);
+    const label = entry.awaitedAs ?? entry.name;
+    const accepted = entry.accept(job.data);
+    if ("problems" in accepted) {
+      logger.error({ jobId, job: entry.name, problems: accepted.problems }, "malformed job; failing it without retry");
+      // A caller waiting for it learns it from the 'failed' event (replyFailure).
+      throw new UnrecoverableError(`malformed ${label} job: ${accepted.problems.join("; ")}`);
     }
-    const data = parsed.data;
-    if (Date.now() > data.deadline) {
-      logger.warn({ jobId, requestId: data.requestId }, "job reached a worker after its deadline; not running it");
-      await reply(jobId, data, {
-        error: "Execution timed out: its deadline passed before a worker could start it",
-      });
+    const caller = entry.awaitedAs === undefined ? undefined : callerOf(job.data);
+    if (caller !== undefined && Date.now() > caller.deadline) {
+      logger.warn({ jobId, job: entry.name }, "job reached a worker after its deadline; not running it");
+      await reply(jobId, caller, { error: `${capitalized(label)} timed out: its deadline passed before a worker could start it` });
       return;
     }
-    let result: PlaybookExecutionResult;
+
+    let outcome: { value: object | undefined } | { error: unknown };
     try {
-      result = await options.execute(data, interruption.signal);
+      outcome = { value: await accepted.run({ signal: interruption.signal, jobId, attempt: job.attemptsMade + 1 }) };
     } catch (error) {
-      // The engine reports failures as results; an exception here is a bug, still answered explicitly.
-      logger.error({ jobId, requestId: data.requestId, err: error }, "execution threw");
-      result = { error: `Execution failed: ${error instanceof Error ? error.message : String(error)}` };
+      outcome = { error };
     }
     if (interruption.signal.aborted) {
       // Shutting down mid-run: whatever came back is partial. Hand the job back so that another worker
       // runs it from the start, now rather than after the lock expires.
       await job.moveToWait(token);
-      logger.warn({ jobId, requestId: data.requestId }, "interrupted by shutdown; handed back to the queue");
+      logger.warn({ jobId, job: entry.name }, "interrupted by shutdown; handed back to the queue");
       throw new WaitingError();
     }
-    await reply(jobId, data, result);
+    if ("error" in outcome) {
+      // A failed attempt: BullMQ retries it as declared; 'failed' tells a caller after the last one.
+      logger.warn({ jobId, job: entry.name, err: outcome.error }, "job handler threw");
+      throw outcome.error;
+    }
+    if (caller !== undefined) await reply(jobId, caller, outcome.value ?? {});
+  }
+
+  function startQueue(queue: string, entries: ReadonlyMap<string, CatalogEntry>, connection: Redis): Worker<unknown, void> {
+    const worker = new Worker<unknown, void>(
+      queue,
+      // Two parameters: BullMQ creates no AbortController per job (see `interruption`).
+      (job, token) => runJob(entries.get(job.name), job, token),
+      {
+        connection,
+        prefix,
+        concurrency: options.concurrency,
+        lockDuration: options.lockDurationMs ?? DEFAULT_LOCK_DURATION_MS,
+        stalledInterval: options.stalledIntervalMs ?? DEFAULT_STALLED_INTERVAL_MS,
+        maxStalledCount: MAX_STALLED_COUNT,
+        autorun: false,
+      },
+    );
+    worker.on("error", (error) => logger.warn({ queue, err: error.message }, "worker error"));
+    worker.on("failed", (job, error) => {
+      if (job === undefined) {
+        logger.warn({ queue, err: error.message }, "job failed");
+        return;
+      }
+      // BullMQ sets finishedOn only when the job failed for good, not when it will retry it.
+      const final = job.finishedOn !== undefined;
+      logger.warn(
+        { queue, jobId: job.id, job: job.name, attempt: job.attemptsMade, err: error.message },
+        final ? "job failed" : "job attempt failed; retrying",
+      );
+      const label = entries.get(job.name)?.awaitedAs;
+      if (!final || label === undefined) return;
+      const notice = replyFailure(label, job, error);
+      failureNotices.add(notice);
+      void notice.finally(() => failureNotices.delete(notice));
+    });
+    worker.on("stalled", (jobId) => logger.warn({ queue, jobId }, "job stalled (its worker stopped); back in the queue"));
+    worker.run().catch((error: unknown) => logger.error({ queue, err: error }, "worker stopped unexpectedly"));
+    return worker;
   }
 
   return {
     async start() {
-      if (connection !== undefined) throw new Error("execution worker already started");
+      if (connection !== undefined) throw new Error("job worker already started");
       connection = createWorkerConnection(options.redisUrl, logger);
       replies = createWorkerConnection(options.redisUrl, logger);
       replies.defineCommand("storeAndPublish", { numberOfKeys: 1, lua: STORE_AND_PUBLISH });
@@ -182,43 +233,24 @@ export function createExecutionWorker(options: ExecutionWorkerOptions): Executio
         replies.disconnect();
         throw error;
       }
-      worker = new Worker<unknown, void>(
-        EXECUTION_QUEUE,
-        // Two parameters: BullMQ creates no AbortController per job (see `interruption`).
-        (job, token) => runJob(job, token),
-        {
-          connection,
-          prefix,
-          concurrency: options.concurrency,
-          lockDuration: options.lockDurationMs ?? DEFAULT_LOCK_DURATION_MS,
-          stalledInterval: options.stalledIntervalMs ?? DEFAULT_STALLED_INTERVAL_MS,
-          maxStalledCount: MAX_STALLED_COUNT,
-          autorun: false,
-        },
+      const shared = connection;
+      workers = [...queues].map(([queue, entries]) => startQueue(queue, entries, shared));
+      await Promise.all(workers.map((worker) => worker.waitUntilReady()));
+      logger.info(
+        { redis: describeRedisUrl(options.redisUrl), concurrency: options.concurrency, jobs: options.catalog.map((entry) => entry.name) },
+        "job worker started",
       );
-      worker.on("error", (error) => logger.warn({ err: error.message }, "worker error"));
-      worker.on("failed", (job, error) => {
-        logger.warn({ jobId: job?.id, err: error.message }, "job failed");
-        if (job === undefined) return;
-        const notice = replyFailure(job, error);
-        failureNotices.add(notice);
-        void notice.finally(() => failureNotices.delete(notice));
-      });
-      worker.on("stalled", (jobId) => logger.warn({ jobId }, "job stalled (its worker stopped); back in the queue"));
-      worker.run().catch((error: unknown) => logger.error({ err: error }, "worker stopped unexpectedly"));
-      await worker.waitUntilReady();
-      logger.info({ redis: describeRedisUrl(options.redisUrl), concurrency: options.concurrency }, "execution worker started");
     },
 
     async close(timeoutMs) {
       if (connection === undefined || replies === undefined) return;
-      if (worker === undefined) {
+      if (workers.length === 0) {
         // Still waiting for Redis in start(): nothing runs yet.
         connection.disconnect();
         replies.disconnect();
         return;
       }
-      const graceful = worker.close();
+      const graceful = Promise.all(workers.map((worker) => worker.close()));
       graceful.catch((error: unknown) => logger.warn({ err: error }, "worker did not close cleanly"));
       const interruptGrace = Math.min(MAX_INTERRUPT_GRACE_MS, Math.floor(timeoutMs / 2));
       if (!(await settlesWithin(graceful, timeoutMs - interruptGrace))) {
@@ -289,7 +321,7 @@ function errorMessage(error: unknown): string {
 }
 
 /**
- * Where and until when a caller waits, read from a payload without the job's schema, so that even a
+ * Where and until when a caller waits, read from a payload without its job's schema, so that even a
  * malformed job's caller gets an answer. A deadline that cannot be read counts as now.
  */
 function callerOf(data: unknown): WaitingCaller | undefined {
@@ -299,4 +331,8 @@ function callerOf(data: unknown): WaitingCaller | undefined {
   const deadline = "deadline" in data && typeof data.deadline === "number" ? data.deadline : Date.now();
   const v = "v" in data && typeof data.v === "number" ? data.v : undefined;
   return v === undefined ? { replyTo, deadline } : { v, replyTo, deadline };
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

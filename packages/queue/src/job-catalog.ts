@@ -1,0 +1,58 @@
+import type { WaitingCaller } from "@pes/contracts";
+import type { AwaitedJobDeclaration, JobDeclaration, JobOptions } from "./job-declarations.js";
+
+/** What a handler gets besides its payload. */
+export interface JobContext {
+  /** Aborts when the worker is shutting down (the job is then handed back to the queue): return soon after. */
+  signal: AbortSignal;
+  jobId: string;
+  /** 1 for the first run, 2 for the first retry, and so on. */
+  attempt: number;
+}
+
+/** One job type a worker runs: its declaration with the handler bound to its parsed payload. */
+export interface CatalogEntry {
+  readonly name: string;
+  readonly queue: string;
+  readonly options: JobOptions;
+  /** Set for a job a caller waits for: what the caller calls it in errors ("execution"). */
+  readonly awaitedAs?: string;
+  /** Parses a payload with the declaration's schema: a run of the handler on it, or what is wrong with it. */
+  accept(data: unknown): { run(context: JobContext): Promise<object | undefined> } | { problems: string[] };
+}
+
+/** The jobs a worker process runs. */
+export type JobCatalog = readonly CatalogEntry[];
+
+/**
+ * Pairs a declaration with its handler, for a worker's catalog. A handler is short: it calls plain
+ * functions. For a job a caller waits for, its value is the reply.
+ */
+export function handleJob<Payload extends WaitingCaller, Reply extends object>(
+  declaration: AwaitedJobDeclaration<Payload, Reply>,
+  handler: (payload: Payload, context: JobContext) => Promise<Reply>,
+): CatalogEntry;
+export function handleJob<Payload>(
+  declaration: JobDeclaration<Payload>,
+  handler: (payload: Payload, context: JobContext) => Promise<void>,
+): CatalogEntry;
+export function handleJob<Payload>(
+  declaration: JobDeclaration<Payload> & { readonly reply?: { readonly label: string } },
+  handler: (payload: Payload, context: JobContext) => Promise<object | void>,
+): CatalogEntry {
+  const { name, queue, options, schema } = declaration;
+  return {
+    name,
+    queue,
+    options,
+    ...(declaration.reply === undefined ? {} : { awaitedAs: declaration.reply.label }),
+    accept(data) {
+      const parsed = schema.safeParse(data);
+      if (!parsed.success) {
+        return { problems: parsed.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`) };
+      }
+      const payload = parsed.data;
+      return { run: async (context) => (await handler(payload, context)) ?? undefined };
+    },
+  };
+}
