@@ -73,6 +73,25 @@ describe("worker process (dist/main.js)", () => {
     expect(await worker.exited).toBe(0);
   }, 60_000);
 
+  it("stops the queries of a job whose caller's deadline passed, then takes the next job", async () => {
+    // One job at a time, and actions that may run an hour: only the job's deadline can stop the first one.
+    const worker = await startWorker({ WORKER_CONCURRENCY: "1", ACTION_TIMEOUT_MS: "3600000" });
+    const first = client.execute(request(), 1_500);
+    await prometheus.queried(1);
+
+    // Prometheus holds the query; at the caller's deadline the worker gives it up (closes the request).
+    await prometheus.abandoned(1);
+    expect((JSON.parse((await first).text) as PlaybookExecutionResult).error).toMatch(/timed out/);
+    const next = client.execute(request(), 30_000);
+    await prometheus.queried(2);
+    prometheus.answerAll();
+
+    const result = JSON.parse((await next).text) as PlaybookExecutionResult;
+    expect(result.error).toBeUndefined();
+    expect(result.actionResults).toHaveLength(1);
+    await worker.logged("stopped at its caller's deadline");
+  }, 30_000);
+
   it("refuses to start on a bad environment variable, naming it", async () => {
     const worker = launch({ WORKER_CONCURRENCY: "many" });
     expect(await worker.exited).toBe(1);
@@ -250,6 +269,8 @@ interface FakePrometheus {
   url: string;
   /** Resolves once at least `count` queries arrived in total. */
   queried(count: number): Promise<void>;
+  /** Resolves once at least `count` queries were closed by the worker before they were answered. */
+  abandoned(count: number): Promise<void>;
   /** Answers every held query (and every later one at once). */
   answerAll(): void;
   close(): Promise<void>;
@@ -260,6 +281,7 @@ async function startFakePrometheus(): Promise<FakePrometheus> {
   const held: (() => void)[] = [];
   const countListeners = new Set<() => void>();
   let received = 0;
+  let closedUnanswered = 0;
   let released = false;
   const answer = (req: IncomingMessage, res: ServerResponse) => {
     const now = Math.floor(Date.now() / 1000);
@@ -278,26 +300,33 @@ async function startFakePrometheus(): Promise<FakePrometheus> {
         return;
       }
       received += 1;
+      res.on("close", () => {
+        if (res.writableFinished) return;
+        closedUnanswered += 1;
+        for (const listener of countListeners) listener();
+      });
       for (const listener of countListeners) listener();
       if (released) answer(req, res);
       else held.push(() => answer(req, res));
     });
   });
+  const until = (reached: () => boolean) =>
+    new Promise<void>((resolve) => {
+      const check = () => {
+        if (!reached()) return;
+        countListeners.delete(check);
+        resolve();
+      };
+      countListeners.add(check);
+      check();
+    });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
   if (address === null || typeof address === "string") throw new Error("fake Prometheus has no port");
   return {
     url: `http://127.0.0.1:${address.port}`,
-    queried: (count) =>
-      new Promise<void>((resolve) => {
-        const check = () => {
-          if (received < count) return;
-          countListeners.delete(check);
-          resolve();
-        };
-        countListeners.add(check);
-        check();
-      }),
+    queried: (count) => until(() => received >= count),
+    abandoned: (count) => until(() => closedUnanswered >= count),
     answerAll: () => {
       released = true;
       for (const reply of held.splice(0)) reply();

@@ -490,6 +490,47 @@ describe("execution queue", () => {
   });
 });
 
+describe("per-job cancellation", () => {
+  it("stops a job when its caller's deadline passes, leaves the others running, and takes the next job", async () => {
+    const aborted = new Map<string, unknown>();
+    const started = new Map<string, () => void>();
+    const release = deferred();
+    const whenStarted = (requestId: string) => new Promise<void>((resolve) => started.set(requestId, resolve));
+    await startWorker(
+      async (job, signal) => {
+        started.get(job.requestId)?.();
+        if (job.requestId === "next") return { highlights: "next job ran" };
+        // Like a data source that holds every query: only the job's signal ends the wait.
+        const reason = await Promise.race([
+          new Promise((resolve) => signal.addEventListener("abort", () => resolve(signal.reason), { once: true })),
+          release.promise.then(() => undefined),
+        ]);
+        if (reason !== undefined) aborted.set(job.requestId, reason);
+        return { highlights: `${job.requestId} finished` };
+      },
+      { concurrency: 2 },
+    );
+    const client = await startClient();
+    const queue = inspectQueue();
+
+    const longStarted = whenStarted("long");
+    const long = client.execute(request({ requestId: "long" }), 30_000);
+    await longStarted;
+    const short = await client.execute(request({ requestId: "short" }), 500);
+    expect(short.error).toMatch(/timed out/);
+    await eventually(async () => aborted.has("short"), (seen) => seen);
+    // Its slot is free again: the next job runs while the long one still waits.
+    expect(await client.execute(request({ requestId: "next" }), 30_000)).toEqual({ highlights: "next job ran" });
+    release.resolve();
+
+    expect(await long).toEqual({ highlights: "long finished" });
+    expect(aborted.get("short")).toMatchObject({ name: "TimeoutError" });
+    expect(aborted.has("long")).toBe(false);
+    // Ended at its deadline, not failed and not run again.
+    expect(await queue.getJobCounts("failed", "waiting", "delayed")).toEqual({ failed: 0, waiting: 0, delayed: 0 });
+  });
+});
+
 describe("rolling deploy: an API and workers one version apart", () => {
   /** Listens on an API instance's reply channel as that API would, returning the raw replies. */
   async function listen(instanceId: string): Promise<{ next(): Promise<string> }> {

@@ -3,7 +3,10 @@ import type { AwaitedJobDeclaration, JobDeclaration, JobOptions } from "./job-de
 
 /** What a handler gets besides its payload. */
 export interface JobContext {
-  /** Aborts when the worker is shutting down (the job is then handed back to the queue): return soon after. */
+  /**
+   * Aborts when the job should stop: its caller's deadline passed, its attempt timed out, or the worker is
+   * shutting down (the job is then handed back to the queue). The handler should return soon after.
+   */
   signal: AbortSignal;
   jobId: string;
   /** 1 for the first run, 2 for the first retry, and so on. */

@@ -3,7 +3,7 @@ import type { JobsOptions } from "bullmq";
 import type { z } from "zod";
 import { EXECUTION_QUEUE } from "./queue-names.js";
 
-/** How a job type is run: declared once, with the job, and applied by the producer when it adds one. */
+/** How a job type is run: declared once, read by the producer (attempts, backoff) and the worker (timeout). */
 export interface JobOptions {
   /**
    * Runs before the job fails for good (1: no retry). A worker that dies mid-run does not use one up:
@@ -12,6 +12,8 @@ export interface JobOptions {
   attempts: number;
   /** Wait before each retry: `fixed` waits `delayMs` each time, `exponential` `delayMs` × 2^(retry − 1). */
   backoff?: { type: "fixed" | "exponential"; delayMs: number };
+  /** Each run's signal aborts after this long, and the run counts as a failed attempt. */
+  attemptTimeoutMs?: number;
 }
 
 /**

@@ -1,5 +1,5 @@
 // The job runtime's seam: a job type other than executions, declared and handled here, runs through the
-// same worker as the execute job, with the attempts and backoff its own declaration states.
+// same worker as the execute job, with the attempts, backoff and timeout its own declaration states.
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
@@ -28,10 +28,18 @@ const NOTIFY_JOB = {
   options: { attempts: 3, backoff: { type: "exponential", delayMs: 100 } },
 } satisfies JobDeclaration<Notification>;
 
+/** Another toy job whose attempts time out. */
+const SLOW_NOTIFY_JOB = {
+  name: "slow-notify",
+  queue: "toy-notifications",
+  schema: Notification,
+  options: { attempts: 2, attemptTimeoutMs: 200 },
+} satisfies JobDeclaration<Notification>;
+
 let redis: RedisHandle;
 let prefix: string;
 const closers: (() => Promise<void>)[] = [];
-let logLines: { msg?: string }[] = [];
+let logLines: { msg?: string; err?: string }[] = [];
 const logger = pino({ level: "info" }, { write: (line: string) => void logLines.push(JSON.parse(line)) });
 
 beforeAll(async () => {
@@ -157,5 +165,31 @@ describe("job worker over a catalog", () => {
     expect(job?.failedReason).toMatch(/^malformed notify job: channel: /);
     expect(job?.attemptsMade).toBe(1);
     expect(calls).toBe(0);
+  });
+
+  it("stops an attempt at its declared timeout (its signal aborts) and retries it", async () => {
+    const runs: { attempt: number; reason?: unknown }[] = [];
+    const delivered = deferred();
+    await startWorker([
+      handleJob(SLOW_NOTIFY_JOB, async (_payload, { attempt, signal }) => {
+        if (attempt === 1) {
+          // A chat API that never answers: the attempt ends when its signal aborts.
+          const reason = await new Promise((resolve) => signal.addEventListener("abort", () => resolve(signal.reason), { once: true }));
+          runs.push({ attempt, reason });
+          throw new Error("request aborted");
+        }
+        runs.push({ attempt });
+        delivered.resolve();
+      }),
+    ]);
+    const queue = notificationQueue();
+
+    await add(queue, SLOW_NOTIFY_JOB, { channel: "C042", text: "slow" });
+    await delivered.promise;
+
+    expect(runs.map(({ attempt }) => attempt)).toEqual([1, 2]);
+    expect(runs[0]?.reason).toMatchObject({ name: "TimeoutError" });
+    const retried = logLines.find((line) => line.msg === "job attempt failed; retrying");
+    expect(retried?.err).toBe("slow-notify attempt timed out after 200 ms");
   });
 });

@@ -54,6 +54,8 @@ const MAX_STALLED_COUNT = 1;
 const RESULT_TTL_AFTER_DEADLINE_MS = 60_000;
 /** Share of close()'s budget kept for interrupted jobs to hand themselves back. */
 const MAX_INTERRUPT_GRACE_MS = 3_000;
+/** setTimeout's longest delay; a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Stores a reply under its result key (with a TTL), then publishes it on the caller's reply channel: one
@@ -75,9 +77,18 @@ declare module "ioredis" {
   }
 }
 
+/** Why a running job's signal aborted: its caller's deadline, its attempt's timeout, or shutdown. */
+type StopCause = "deadline" | "timeout" | "shutdown";
+
+interface RunningJob {
+  readonly controller: AbortController;
+  cause?: StopCause;
+}
+
 /**
  * Builds a worker over a job catalog. For each job it picks the handler by the job's name, parses the
- * payload with the job's schema (a malformed job fails without retry), and runs the handler.
+ * payload with the job's schema (a malformed job fails without retry), and runs the handler with a
+ * signal of the job's own that aborts at the caller's deadline, at the attempt's timeout, or at shutdown.
  * A failing handler fails the attempt: BullMQ retries it with the job's declared attempts and backoff.
  * For a job a caller waits for it skips a job whose caller stopped waiting, and replies (the handler's
  * value, or an error) in one round trip that stores and publishes it; whatever fails such a job for good
@@ -95,15 +106,8 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
     byName.set(entry.name, entry);
     queues.set(entry.queue, byName);
   }
-  /**
-   * Aborted when close() runs out of time: every running job stops and goes back to the queue.
-   * One signal for the process rather than BullMQ's per job (a processor with a third parameter gets
-   * one): Node 20 builds each AbortSignal with Object.setPrototypeOf, which gives it a hidden class of
-   * its own and makes every access to it miss V8's inline caches.
-   */
-  const interruption = new AbortController();
-  // Every running action listens to it: no "possible memory leak" warning past 10 listeners.
-  setMaxListeners(0, interruption.signal);
+  /** The jobs running now, so that close() can interrupt them: a signal per job rather than one for all. */
+  const running = new Set<RunningJob>();
   let connection: Redis | undefined;
   /**
    * Replies go over a connection of their own: BullMQ defines its scripts on the connection it is given,
@@ -142,6 +146,13 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
     }
   }
 
+  function stop(job: RunningJob, cause: StopCause): void {
+    if (job.cause !== undefined) return;
+    job.cause = cause;
+    const reasons = { deadline: "its caller's deadline passed", timeout: "its attempt timed out" } as const;
+    job.controller.abort(cause === "shutdown" ? "worker shutting down" : new DOMException(reasons[cause], "TimeoutError"));
+  }
+
   async function runJob(entry: CatalogEntry | undefined, job: Job<unknown, void>, token: string | undefined): Promise<void> {
     const jobId = job.id;
     if (jobId === undefined) throw new UnrecoverableError("job without an id");
@@ -160,31 +171,59 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
       return;
     }
 
+    const self: RunningJob = { controller: new AbortController() };
+    // Every running action of the job listens to it: no "possible memory leak" warning past 10 listeners.
+    setMaxListeners(0, self.controller.signal);
+    const timeoutMs = entry.options.attemptTimeoutMs;
+    const timeoutAt = timeoutMs === undefined ? Infinity : Date.now() + timeoutMs;
+    const deadline = caller?.deadline ?? Infinity;
+    // One timer per job, for whichever comes first.
+    const stopAt = Math.min(timeoutAt, deadline);
+    const timer =
+      stopAt === Infinity
+        ? undefined
+        : setTimeout(() => stop(self, deadline <= timeoutAt ? "deadline" : "timeout"), Math.min(MAX_TIMER_MS, stopAt - Date.now()));
+    running.add(self);
     let outcome: { value: object | undefined } | { error: unknown };
     try {
-      outcome = { value: await accepted.run({ signal: interruption.signal, jobId, attempt: job.attemptsMade + 1 }) };
+      outcome = { value: await accepted.run({ signal: self.controller.signal, jobId, attempt: job.attemptsMade + 1 }) };
     } catch (error) {
       outcome = { error };
+    } finally {
+      clearTimeout(timer);
+      running.delete(self);
     }
-    if (interruption.signal.aborted) {
-      // Shutting down mid-run: whatever came back is partial. Hand the job back so that another worker
-      // runs it from the start, now rather than after the lock expires.
-      await job.moveToWait(token);
-      logger.warn({ jobId, job: entry.name }, "interrupted by shutdown; handed back to the queue");
-      throw new WaitingError();
+
+    switch (self.cause) {
+      case "shutdown":
+        // Whatever came back is partial. Hand the job back so that another worker runs it from the
+        // start, now rather than after the lock expires.
+        await job.moveToWait(token);
+        logger.warn({ jobId, job: entry.name }, "interrupted by shutdown; handed back to the queue");
+        throw new WaitingError();
+      case "deadline":
+        // Its caller has stopped waiting: what came back is partial, and nobody would retry it in time.
+        logger.warn({ jobId, job: entry.name }, "stopped at its caller's deadline");
+        if (caller !== undefined) {
+          await reply(jobId, caller, { error: `${capitalized(label)} timed out: its deadline passed while it ran` });
+        }
+        return;
+      case "timeout":
+        throw new Error(`${label} attempt timed out after ${timeoutMs} ms`);
+      case undefined:
+        if ("error" in outcome) {
+          // A failed attempt: BullMQ retries it as declared; 'failed' tells a caller after the last one.
+          logger.warn({ jobId, job: entry.name, err: outcome.error }, "job handler threw");
+          throw outcome.error;
+        }
+        if (caller !== undefined) await reply(jobId, caller, outcome.value ?? {});
     }
-    if ("error" in outcome) {
-      // A failed attempt: BullMQ retries it as declared; 'failed' tells a caller after the last one.
-      logger.warn({ jobId, job: entry.name, err: outcome.error }, "job handler threw");
-      throw outcome.error;
-    }
-    if (caller !== undefined) await reply(jobId, caller, outcome.value ?? {});
   }
 
   function startQueue(queue: string, entries: ReadonlyMap<string, CatalogEntry>, connection: Redis): Worker<unknown, void> {
     const worker = new Worker<unknown, void>(
       queue,
-      // Two parameters: BullMQ creates no AbortController per job (see `interruption`).
+      // Two parameters: BullMQ creates no AbortController of its own (runJob makes one per job).
       (job, token) => runJob(entries.get(job.name), job, token),
       {
         connection,
@@ -255,7 +294,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
       const interruptGrace = Math.min(MAX_INTERRUPT_GRACE_MS, Math.floor(timeoutMs / 2));
       if (!(await settlesWithin(graceful, timeoutMs - interruptGrace))) {
         logger.warn({ timeoutMs }, "active jobs still running at the shutdown deadline; interrupting them");
-        interruption.abort("worker shutting down");
+        for (const job of running) stop(job, "shutdown");
         if (!(await settlesWithin(graceful, interruptGrace))) {
           // Their locks expire and another worker's stalled checker re-runs them.
           logger.error("interrupted jobs did not stop in time; leaving them to the stalled checker");
