@@ -1,9 +1,10 @@
-import { fileURLToPath } from "node:url";
 import { DEV_AUDIENCE, DEV_ISSUER } from "@pes/dev-issuer";
 import { describe, expect, it } from "vitest";
 import { EnvError, parseEnv } from "./env.js";
 
+/** What a deployment must always set: its identity provider and its configuration. */
 const idp = {
+  CONFIG_DIR: "/config",
   AUTH_JWKS_URL: "https://idp.test/.well-known/jwks.json",
   AUTH_ISSUER: "https://idp.test/",
   AUTH_AUDIENCE: "pes",
@@ -16,7 +17,7 @@ describe("parseEnv", () => {
       host: "0.0.0.0",
       redisUrl: "redis://127.0.0.1:6379",
       queuePrefix: "pes",
-      configDir: fileURLToPath(new URL("../../../config/example", import.meta.url)),
+      configDir: "/config",
       executionTimeoutMs: 120_000,
       batchMaxItems: 100,
       bodyLimit: "1mb",
@@ -71,10 +72,14 @@ describe("parseEnv", () => {
     });
   });
 
+  it("requires CONFIG_DIR, even with the development issuer", () => {
+    expect(() => parseEnv({ AUTH_DEV_ISSUER: "true" })).toThrow(/CONFIG_DIR: is required/);
+  });
+
   it("requires the identity provider settings unless the dev issuer is on, naming each", () => {
     expect(() => parseEnv({})).toThrow(EnvError);
     try {
-      parseEnv({ AUTH_ISSUER: "https://idp.test/", AUTH_JWKS_URL: "" });
+      parseEnv({ CONFIG_DIR: "/config", AUTH_ISSUER: "https://idp.test/", AUTH_JWKS_URL: "" });
     } catch (error) {
       expect(String(error)).toContain("AUTH_JWKS_URL: is required unless AUTH_DEV_ISSUER=true");
       expect(String(error)).toContain("AUTH_AUDIENCE: is required");
@@ -84,7 +89,7 @@ describe("parseEnv", () => {
   });
 
   it("defaults to the development issuer and the API's own JWKS when switched on", () => {
-    expect(parseEnv({ AUTH_DEV_ISSUER: "true", PORT: "8123" }).auth).toEqual({
+    expect(parseEnv({ AUTH_DEV_ISSUER: "true", PORT: "8123", CONFIG_DIR: "/config" }).auth).toEqual({
       devIssuer: true,
       jwksUrl: "http://127.0.0.1:8123/.well-known/jwks.json",
       issuer: DEV_ISSUER,

@@ -67,8 +67,14 @@ afterEach(async () => {
 });
 
 describe("api process start-up failures", () => {
+  it("stops naming a missing CONFIG_DIR: it never runs the shipped example by accident", async () => {
+    const run = startApi({ AUTH_DEV_ISSUER: "true" });
+    expect(await run.exited).toBe(1);
+    expect(run.stderr.join("")).toContain("CONFIG_DIR: is required");
+  });
+
   it("stops naming the missing identity-provider variables", async () => {
-    const run = startApi({});
+    const run = startApi({ CONFIG_DIR: "/config" });
     expect(await run.exited).toBe(1);
     expect(run.stderr.join("")).toContain("AUTH_JWKS_URL: is required unless AUTH_DEV_ISSUER=true");
   });
@@ -109,6 +115,7 @@ describe("api process with Redis and the development issuer", () => {
       QUEUE_PREFIX: uniquePrefix("api-main"),
       AUTH_DEV_ISSUER: "true",
       DEV_ISSUER_DIR: keyDir,
+      CONFIG_DIR: fileURLToPath(new URL("../../../config/example", import.meta.url)),
       SHUTDOWN_DRAIN_MS: "0",
       ...env,
     });

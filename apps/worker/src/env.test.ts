@@ -1,13 +1,12 @@
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { EnvError, parseWorkerEnv } from "./env.js";
 
 describe("parseWorkerEnv", () => {
   it("applies the documented defaults", () => {
-    expect(parseWorkerEnv({})).toEqual({
+    expect(parseWorkerEnv({ CONFIG_DIR: "/config" })).toEqual({
       redisUrl: "redis://127.0.0.1:6379",
       queuePrefix: "pes",
-      configDir: fileURLToPath(new URL("../../../config/example", import.meta.url)),
+      configDir: "/config",
       concurrency: 50,
       actionTimeoutMs: 15_000,
       maxConcurrentActions: 32,
@@ -19,7 +18,7 @@ describe("parseWorkerEnv", () => {
   });
 
   it("coerces numbers and treats empty values as unset", () => {
-    const env = parseWorkerEnv({ WORKER_CONCURRENCY: "8", WORKER_LOCK_DURATION_MS: "2000", QUEUE_PREFIX: "", LOG_LEVEL: "debug" });
+    const env = parseWorkerEnv({ CONFIG_DIR: "/config", WORKER_CONCURRENCY: "8", WORKER_LOCK_DURATION_MS: "2000", QUEUE_PREFIX: "", LOG_LEVEL: "debug" });
     expect(env).toMatchObject({ concurrency: 8, lockDurationMs: 2_000, queuePrefix: "pes", logLevel: "debug" });
   });
 
@@ -30,5 +29,9 @@ describe("parseWorkerEnv", () => {
     expect(parse).toThrow(/WORKER_CONCURRENCY/);
     expect(parse).toThrow(/REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL/);
     expect(parse).toThrow(/SHUTDOWN_TIMEOUT_MS/);
+  });
+
+  it("requires CONFIG_DIR: a worker never runs the shipped example by accident", () => {
+    expect(() => parseWorkerEnv({})).toThrow(/CONFIG_DIR: is required/);
   });
 });

@@ -1,8 +1,4 @@
-import { fileURLToPath } from "node:url";
 import { z } from "zod";
-
-/** `<repo>/config/example`, from this file's location (`packages/config/{src,dist}/`), whatever the working directory. */
-const exampleConfigDir = fileURLToPath(new URL("../../../config/example", import.meta.url));
 
 /** A whole number from an environment string, within bounds. */
 export const envInteger = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
@@ -15,7 +11,11 @@ export const sharedEnvFields = {
     .string()
     .regex(/^[A-Za-z0-9:_-]{1,64}$/, "must be 1-64 letters, digits, ':', '_' or '-'")
     .default("pes"),
-  CONFIG_DIR: z.string().min(1).default(exampleConfigDir),
+  /**
+   * Required: a service that silently ran the shipped example would answer for organizations nobody
+   * configured. The quickstart and the tests name their own; `config/example` is there for a trial.
+   */
+  CONFIG_DIR: z.string({ error: "is required: the folder holding organizations/ and playbooks/ (config/example for a trial)" }).min(1),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** How long in-flight work may go on after SIGTERM. */
   SHUTDOWN_TIMEOUT_MS: envInteger(0, 3_600_000).default(25_000),
