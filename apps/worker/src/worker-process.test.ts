@@ -59,20 +59,6 @@ function request(): ExecutionRequest {
 }
 
 describe("worker process (dist/main.js)", () => {
-  it("on SIGTERM finishes the active job, answers the caller, then exits 0", async () => {
-    const worker = await startWorker({ SHUTDOWN_TIMEOUT_MS: "20000" });
-    const pending = client.execute(request(), 30_000);
-    await prometheus.queried(1);
-
-    worker.child.kill("SIGTERM");
-    await worker.logged("shutting down: finishing active jobs");
-    prometheus.answerAll();
-
-    const result = JSON.parse((await pending).text) as PlaybookExecutionResult;
-    expect(result.error).toBeUndefined();
-    expect(await worker.exited).toBe(0);
-  }, 60_000);
-
   it("stops the queries of a job whose caller's deadline passed, then takes the next job", async () => {
     // One job at a time, and actions that may run an hour: only the job's deadline can stop the first one.
     const worker = await startWorker({ WORKER_CONCURRENCY: "1", ACTION_TIMEOUT_MS: "3600000" });
