@@ -1,4 +1,4 @@
-import { DataSource } from "@pes/connectors";
+import { connectorRegistry } from "@pes/connectors";
 import type { z } from "zod";
 
 /** A schema violation at a field of a file. */
@@ -8,7 +8,7 @@ export interface FieldProblem {
 }
 
 /** The action query keys, one per connector type (`prometheus`, `http`, …). */
-export const QUERY_KEYS: readonly string[] = DataSource.options.map((option) => option.shape.type.value);
+export const QUERY_KEYS: readonly string[] = connectorRegistry.types;
 
 /**
  * Turns zod issues into problems a person editing YAML can act on: an unknown key points at that key,

@@ -1,6 +1,5 @@
 import type { MissingAttributesError } from "@pes/templates";
 import type { ActionOutcome } from "./connector.js";
-import type { DataSource } from "./data-source.js";
 import { skippedAnswer, truncate } from "./outcome-text.js";
 import { redactSecrets, secretsOf } from "./redaction.js";
 
@@ -21,7 +20,7 @@ export interface ActionOutcomes {
  * in that order, so that a cut cannot leave half a secret behind. A connector that builds its outcomes
  * here redacts by construction.
  */
-export function actionOutcomes(request: { title: string; dataSource: DataSource }): ActionOutcomes {
+export function actionOutcomes(request: { title: string; dataSource: unknown }): ActionOutcomes {
   const { title, dataSource } = request;
   let secrets: string[] | undefined;
   const shortAnswer = (text: string): string => truncate(redactSecrets(text, (secrets ??= secretsOf(dataSource))));

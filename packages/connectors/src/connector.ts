@@ -1,6 +1,4 @@
-import type { DataSource } from "./data-source.js";
-import type { HttpAction } from "./http/http-schemas.js";
-import type { PrometheusAction } from "./prometheus/prometheus-schemas.js";
+import type { ActionOutcomes } from "./action-outcomes.js";
 
 /** The time an action looks at: `time` is the issue, `start`..`end` the window around it. */
 export interface TimeWindow {
@@ -9,21 +7,43 @@ export interface TimeWindow {
   end: Date;
 }
 
-/** What each connector type queries with: the action spec keyed by the same name as its data-source type. */
-export interface ActionSpecs {
-  prometheus: PrometheusAction;
-  http: HttpAction;
+/** What every data source has, whatever its connector: what the engine and the HTTP client read. */
+export interface DataSourceBase {
+  type: string;
+  url: string;
 }
 
-export interface ActionRequest<T extends DataSource["type"]> {
+/** One run of an action, as the engine starts it. */
+export interface ActionContext {
   /** The action's title, so that the short answer can name what it measured. */
   title: string;
-  dataSource: Extract<DataSource, { type: T }>;
-  spec: ActionSpecs[T];
   attributes: Readonly<Record<string, string>>;
   window: TimeWindow;
   /** Aborted at the action's deadline. */
   signal: AbortSignal;
+}
+
+/** An action for one connector: its data source and its query (templates not filled yet). */
+export interface ActionRequest<DS extends DataSourceBase, Q> extends ActionContext {
+  dataSource: DS;
+  spec: Q;
+}
+
+/** What a connector's fetch gets: the query with its template fields filled, and the action's link. */
+export interface FetchRequest<DS extends DataSourceBase, Q> extends ActionContext {
+  dataSource: DS;
+  /** The query, every template field filled with its encoding: exactly what is sent. */
+  query: Q;
+  /** The connector's deep link for this query (undefined when it has none). */
+  link: string | undefined;
+  /** How the connector writes its outcomes: every short answer redacted and cut the same way. */
+  outcomes: ActionOutcomes;
+}
+
+/** The runtime half of a connector: loaded by the worker only, never by the API. */
+export interface ConnectorRuntime<DS extends DataSourceBase, Q> {
+  /** Asks the data source; any failure is a `failed` outcome in plain words, never a throw. */
+  fetch(request: FetchRequest<DS, Q>): Promise<ActionOutcome>;
 }
 
 /**
@@ -46,5 +66,3 @@ export interface ActionOutcome {
   /** When the abnormal behaviour started, if the data shows it. */
   since?: Date;
 }
-
-export type Connector<T extends DataSource["type"]> = (request: ActionRequest<T>) => Promise<ActionOutcome>;

@@ -1,8 +1,6 @@
-import { z } from "zod";
-import { HttpDataSource } from "./http/http-schemas.js";
-import { PrometheusDataSource } from "./prometheus/prometheus-schemas.js";
+import type { z } from "zod";
+import { connectorRegistry } from "./stock-connectors.js";
 
-/** A data source of an organization, by connector type. Adding a connector adds a member here. */
-export const DataSource = z.discriminatedUnion("type", [PrometheusDataSource, HttpDataSource]);
+/** A data source of an organization, by connector type: the union of the stock connectors' data sources. */
+export const DataSource = connectorRegistry.dataSource;
 export type DataSource = z.infer<typeof DataSource>;
-export type DataSourceType = DataSource["type"];

@@ -1,4 +1,3 @@
-import type { DataSource } from "./data-source.js";
 import { basicCredential, readSecret, type SecretRef } from "./secret-ref.js";
 
 const REDACTED = "[redacted]";
@@ -11,7 +10,7 @@ const MIN_SECRET_LENGTH = 4;
  * pair whose password is a SecretRef, the base64 `username:password` that basic auth sends. A variable
  * that is unset is skipped: the connector reports it (by name) and sends nothing.
  */
-export function secretsOf(dataSource: DataSource, env: NodeJS.ProcessEnv = process.env): string[] {
+export function secretsOf(dataSource: unknown, env: NodeJS.ProcessEnv = process.env): string[] {
   const secrets: string[] = [];
   const read = (value: unknown): string | undefined => {
     if (!isSecretRef(value)) return undefined;

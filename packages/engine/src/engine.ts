@@ -1,5 +1,15 @@
 import type { Catalog } from "@pes/config";
-import { formatDuration, runAction, type ActionOutcome, type AnyActionRequest, type DataSource, type TimeWindow } from "@pes/connectors";
+import {
+  connectorRegistry,
+  formatDuration,
+  prepareAction,
+  runAction,
+  type ActionOutcome,
+  type AnyActionRequest,
+  type DataSource,
+  type PreparedAction,
+  type TimeWindow,
+} from "@pes/connectors";
 import type { ActionResult, ExecutionJob, GadgetHighlights, PlaybookExecutionResult } from "@pes/contracts";
 import type { Logger } from "@pes/logger";
 import { renderArgs, renderMitigations, type ActionDefinition } from "@pes/playbooks";
@@ -15,8 +25,8 @@ export interface EngineDeps {
   actionTimeoutMs: number;
   /** Actions running at once across all executions of this engine (one engine per worker process). */
   maxConcurrentActions: number;
-  /** The connectors; replaced in tests that need an action to misbehave. */
-  runAction?: typeof runAction;
+  /** Runs one prepared action; replaced in tests that need an action to misbehave. */
+  runAction?: (request: AnyActionRequest) => Promise<ActionOutcome>;
   now?: () => Date;
 }
 
@@ -29,11 +39,17 @@ export interface Engine {
   execute(job: ExecutionJob, signal?: AbortSignal): Promise<PlaybookExecutionResult>;
 }
 
-interface PlannedAction {
+/** An action of a playbook, bound to its connector and data source once, when the engine is built. */
+interface PreparedStep {
   gadgetIndex: number;
+  definition: ActionDefinition;
+  /** Ready to run, or why it cannot run (a data source missing or of the wrong type). */
+  prepared: PreparedAction | string;
+}
+
+interface PlannedAction extends PreparedStep {
   title: string;
   gadgetTitle: string;
-  definition: ActionDefinition;
 }
 
 const ABORTED = Symbol("aborted");
@@ -46,15 +62,15 @@ export function createEngine(deps: EngineDeps): Engine {
   const run = deps.runAction ?? runAction;
   const now = deps.now ?? (() => new Date());
   const { logger, actionTimeoutMs } = deps;
+  const steps = prepareSteps(deps.catalog, logger);
 
   async function runOne(
     planned: PlannedAction,
-    dataSources: ReadonlyMap<string, DataSource>,
     attributes: Readonly<Record<string, string>>,
     window: TimeWindow,
     outer: AbortSignal | undefined,
   ): Promise<ActionOutcome> {
-    const { title, definition } = planned;
+    const { title, definition, prepared } = planned;
     const failed = (reason: string, mostImportantLink?: string): ActionOutcome => ({
       status: "failed",
       shortAnswer: `${title}: ${reason}`,
@@ -88,10 +104,9 @@ export function createEngine(deps: EngineDeps): Engine {
     const ended = (link?: string) =>
       timedOut ? failed(`timed out after ${formatDuration(actionTimeoutMs)}`, link) : failed("cancelled before it finished", link);
     try {
-      const request = toRequest(definition, dataSources.get(definition.dataSource), { title, attributes, window, signal });
-      if (typeof request === "string") return failed(request);
+      if (typeof prepared === "string") return failed(prepared);
       // Whatever the action does after the race is decided is handled by the race: never unhandled.
-      const outcome = await Promise.race([run(request), abandoned]);
+      const outcome = await Promise.race([run({ action: prepared, title, attributes, window, signal }), abandoned]);
       if (outcome === ABORTED) return ended();
       if (outcome.status === "failed" && signal.aborted) return ended(outcome.mostImportantLink);
       return outcome;
@@ -110,7 +125,8 @@ export function createEngine(deps: EngineDeps): Engine {
     async execute(job, signal) {
       const org = deps.catalog.organizations.get(job.orgId);
       const playbook = org?.playbooks.get(job.bookName);
-      if (org === undefined || playbook === undefined) {
+      const playbookSteps = steps.get(job.orgId)?.get(job.bookName);
+      if (org === undefined || playbook === undefined || playbookSteps === undefined) {
         // The API validated the name against its own catalog: this is configuration drift between the two.
         logger.warn({ orgId: job.orgId, requestId: job.requestId, bookName: job.bookName }, "job names an unknown playbook");
         return { error: `Unknown playbook "${job.bookName}" for this organization` };
@@ -123,18 +139,15 @@ export function createEngine(deps: EngineDeps): Engine {
       const text = (template: string) => fillOrKeep(template, attributes);
 
       const gadgetTitles = playbook.gadgets.map((gadget) => text(gadget.title));
-      const planned: PlannedAction[] = playbook.gadgets.flatMap((gadget, gadgetIndex) =>
-        gadget.actions.map((definition) => ({
-          gadgetIndex,
-          title: text(definition.title),
-          gadgetTitle: gadgetTitles[gadgetIndex] ?? gadget.title,
-          definition,
-        })),
-      );
+      const planned: PlannedAction[] = playbookSteps.map((step) => ({
+        ...step,
+        title: text(step.definition.title),
+        gadgetTitle: gadgetTitles[step.gadgetIndex] ?? "",
+      }));
       // An abort of `signal` drains the queue quickly: running actions end at once (their signals include
       // it, and the race in runOne ends those that ignore it) and queued ones return without starting.
       const outcomes = await Promise.all(
-        planned.map((action) => limit.run(() => runOne(action, org.dataSources, attributes, window, signal))),
+        planned.map((action) => limit.run(() => runOne(action, attributes, window, signal))),
       );
 
       const findings: ActionFinding[] = planned.map((action, index) => ({
@@ -179,21 +192,41 @@ export function createEngine(deps: EngineDeps): Engine {
   };
 }
 
-/** The connector request of a definition, or why there is none (a data source missing or of the wrong type). */
-function toRequest(
-  definition: ActionDefinition,
-  dataSource: DataSource | undefined,
-  common: { title: string; attributes: Readonly<Record<string, string>>; window: TimeWindow; signal: AbortSignal },
-): AnyActionRequest | string {
-  if (dataSource === undefined) return `the organization has no data source "${definition.dataSource}"`;
-  if ("prometheus" in definition) {
-    return dataSource.type === "prometheus"
-      ? { ...common, dataSource, spec: definition.prometheus }
-      : `data source "${definition.dataSource}" is not a Prometheus data source`;
+/**
+ * Every action of every playbook, bound to its connector (the registry's, by the action's query key) and
+ * to its data source: once per engine, so that an execution only fills titles and runs.
+ */
+function prepareSteps(catalog: Catalog, logger: Logger): Map<string, Map<string, PreparedStep[]>> {
+  const byOrganization = new Map<string, Map<string, PreparedStep[]>>();
+  for (const org of catalog.organizations.values()) {
+    const byPlaybook = new Map<string, PreparedStep[]>();
+    for (const [name, playbook] of org.playbooks) {
+      byPlaybook.set(
+        name,
+        playbook.gadgets.flatMap((gadget, gadgetIndex) =>
+          gadget.actions.map((definition) => ({ gadgetIndex, definition, prepared: prepareStep(definition, org.dataSources, logger) })),
+        ),
+      );
+    }
+    byOrganization.set(org.id, byPlaybook);
   }
-  return dataSource.type === "http"
-    ? { ...common, dataSource, spec: definition.http }
-    : `data source "${definition.dataSource}" is not an HTTP data source`;
+  return byOrganization;
+}
+
+/** The action bound to its connector and data source, or why it cannot run. */
+function prepareStep(definition: ActionDefinition, dataSources: ReadonlyMap<string, DataSource>, logger: Logger): PreparedAction | string {
+  const dataSource = dataSources.get(definition.dataSource);
+  if (dataSource === undefined) return `the organization has no data source "${definition.dataSource}"`;
+  const connector = connectorRegistry.connectorOf(definition);
+  if (connector === undefined) return "the action names no connector this worker knows";
+  if (dataSource.type !== connector.type) return `data source "${definition.dataSource}" is not ${connector.noun}`;
+  try {
+    return prepareAction(connector, dataSource, Reflect.get(definition, connector.type));
+  } catch (error) {
+    // Configuration loading checked both with the same schemas: this is a bug, not a playbook mistake.
+    logger.error({ err: error, dataSource: definition.dataSource }, "action does not fit its connector");
+    return "does not fit its connector (details in the worker log)";
+  }
 }
 
 /** Titles are prose: a placeholder the issue cannot fill stays visible rather than failing the run. */

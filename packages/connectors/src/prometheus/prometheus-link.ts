@@ -1,6 +1,6 @@
 import type { TimeWindow } from "../connector.js";
 import { baseUrlOf } from "../url-text.js";
-import type { PrometheusDataSource } from "./prometheus-schemas.js";
+import type { PrometheusDataSource } from "./schema.js";
 
 /**
  * The link to the query's graph over the action's window: Grafana Explore when the data source names a

@@ -2,8 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "@pes/local-services";
 import type { ActionOutcome, ActionRequest } from "../connector.js";
 import { sendJson, startTestServer, type SeenRequest, type TestHttpServer } from "../testing/test-http-server.js";
-import { runHttpAction, valueAt } from "./http-connector.js";
-import type { HttpAction, HttpDataSource } from "./http-schemas.js";
+import { runHttpAction, valueAt } from "./runtime.js";
+import type { HttpAction, HttpDataSource } from "./schema.js";
 
 const window = {
   start: new Date("2026-11-20T13:08:00Z"),
@@ -11,7 +11,7 @@ const window = {
   end: new Date("2026-11-20T14:23:00Z"),
 };
 
-function request(dataSource: HttpDataSource, spec: Partial<HttpAction>, attributes: Record<string, string> = { service: "check out/../x?y#z" }): ActionRequest<"http"> {
+function request(dataSource: HttpDataSource, spec: Partial<HttpAction>, attributes: Record<string, string> = { service: "check out/../x?y#z" }): ActionRequest<HttpDataSource, HttpAction> {
   return {
     title: "Last deploy",
     dataSource,

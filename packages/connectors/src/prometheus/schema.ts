@@ -1,5 +1,9 @@
+import { fillTemplate } from "@pes/templates";
 import { z } from "zod";
+import { defineConnector, type TemplateEncoding } from "../connector-definition.js";
 import { SecretRef } from "../secret-ref.js";
+import { prometheusLink } from "./prometheus-link.js";
+import { promqlEncoder } from "./promql-escape.js";
 
 /** A Prometheus (or Prometheus-compatible: Thanos, Mimir, VictoriaMetrics) HTTP API. */
 export const PrometheusDataSource = z.strictObject({
@@ -35,3 +39,22 @@ export const PrometheusAction = z.strictObject({
   unit: z.string().max(16).optional(),
 });
 export type PrometheusAction = z.infer<typeof PrometheusAction>;
+
+/** PromQL: each value a string literal, `|regex` regex-escaped first. */
+export const promqlTemplate: TemplateEncoding = {
+  target: "promql",
+  filters: { names: ["regex"], where: "prometheus queries" },
+  fill: (template, attributes) => fillTemplate(template, attributes, promqlEncoder),
+};
+
+/** The prometheus connector: a PromQL query over the window, compared with the level before the issue. */
+export const prometheusConnector = defineConnector({
+  type: "prometheus",
+  noun: "a Prometheus data source",
+  builds: "query",
+  dataSource: PrometheusDataSource,
+  query: PrometheusAction,
+  templates: [{ path: ["query"], encoding: promqlTemplate }],
+  link: (dataSource, query, window) => prometheusLink(dataSource, query.query, window),
+  runtime: async () => (await import("./runtime.js")).prometheusRuntime,
+});

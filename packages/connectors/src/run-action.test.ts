@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { runAction, type AnyActionRequest } from "./connectors.js";
+import { prepareAction, runAction } from "./run-action.js";
+import { connectorRegistry } from "./stock-connectors.js";
 import { sendJson, startTestServer, type TestHttpServer } from "./testing/test-http-server.js";
 
 const window = { start: new Date("2026-11-20T13:08:00Z"), time: new Date("2026-11-20T14:08:00Z"), end: new Date("2026-11-20T14:23:00Z") };
@@ -17,9 +18,14 @@ describe("runAction", () => {
         ? sendJson(response, 200, { status: "success", data: { resultType: "scalar", result: [1, "42"] } })
         : sendJson(response, 200, { answer: "from http" }),
     );
-    const requests: AnyActionRequest[] = [
-      { title: "scalar", dataSource: { type: "prometheus", url: server.url }, spec: { query: "42", range: false }, attributes: {}, window, signal: AbortSignal.timeout(5_000) },
-      { title: "api", dataSource: { type: "http", url: server.url }, spec: { method: "GET", path: "/x", answerField: "answer" }, attributes: {}, window, signal: AbortSignal.timeout(5_000) },
+    const prepare = (dataSource: { type: string; url: string }, query: unknown) => {
+      const connector = connectorRegistry.get(dataSource.type);
+      if (connector === undefined) throw new Error(`no connector ${dataSource.type}`);
+      return prepareAction(connector, dataSource, query);
+    };
+    const requests = [
+      { title: "scalar", action: prepare({ type: "prometheus", url: server.url }, { query: "42", range: false }), attributes: {}, window, signal: AbortSignal.timeout(5_000) },
+      { title: "api", action: prepare({ type: "http", url: server.url }, { method: "GET", path: "/x", answerField: "answer" }), attributes: {}, window, signal: AbortSignal.timeout(5_000) },
     ];
     const outcomes = await Promise.all(requests.map((request) => runAction(request)));
     expect(outcomes.map((outcome) => outcome.shortAnswer)).toEqual(["scalar 42", "api: from http"]);

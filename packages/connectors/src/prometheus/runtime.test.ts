@@ -2,8 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startPrometheus, toOpenMetrics, type LocalPrometheus, type SyntheticSeries } from "@pes/local-services";
 import type { ActionRequest, TimeWindow } from "../connector.js";
 import { sendJson, startTestServer, type SeenRequest, type TestHttpServer } from "../testing/test-http-server.js";
-import { rangeStepSeconds, runPrometheusAction } from "./prometheus-connector.js";
-import type { PrometheusDataSource } from "./prometheus-schemas.js";
+import { rangeStepSeconds, runPrometheusAction } from "./runtime.js";
+import type { PrometheusAction, PrometheusDataSource } from "./schema.js";
 
 // A fixed past incident: the latency of checkout jumps from 440 ms to 1.8 s at 14:05 UTC.
 const JUMP = Date.parse("2026-11-20T14:05:00Z") / 1000;
@@ -26,7 +26,7 @@ function history(): SyntheticSeries[] {
   });
 }
 
-function request(dataSource: PrometheusDataSource, query: string, overrides: Partial<ActionRequest<"prometheus">> = {}): ActionRequest<"prometheus"> {
+function request(dataSource: PrometheusDataSource, query: string, overrides: Partial<ActionRequest<PrometheusDataSource, PrometheusAction>> = {}): ActionRequest<PrometheusDataSource, PrometheusAction> {
   return {
     title: "p99 latency",
     dataSource,

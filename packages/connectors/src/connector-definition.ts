@@ -1,0 +1,94 @@
+import type { z } from "zod";
+import type { ConnectorRuntime, DataSourceBase, TimeWindow } from "./connector.js";
+
+/**
+ * How the values of one kind of template are written, declared once and used everywhere: configuration
+ * loading checks placeholders and URLs with it, the runner fills queries with it.
+ */
+export interface TemplateEncoding {
+  /** Names the target language in template lists: `promql`, `url`, `json`, `text`… */
+  target: string;
+  /**
+   * The `|filter`s this encoding understands (e.g. `regex`), and how error messages name the templates
+   * that take them (`prometheus queries`). Any other filter is a configuration error.
+   */
+  filters?: { names: readonly string[]; where: string };
+  /**
+   * URL templates are checked at load: `absolute` must fix scheme and host before its first placeholder;
+   * `under-data-source` is appended to the data source's URL and must stay under it.
+   */
+  url?: "absolute" | "under-data-source";
+  /**
+   * Fills one template with the attributes. Throws MissingAttributesError naming what the issue lacks,
+   * or an error saying why a value cannot be written (UnsafeValueError, a lone surrogate…).
+   */
+  fill(template: string, attributes: Readonly<Record<string, string>>, dataSource: DataSourceBase): string;
+}
+
+/** One field of a connector's query that holds a template. */
+export interface TemplateField {
+  /** Where the field is in the query, e.g. `["query"]`. An absent (optional) field is skipped. */
+  path: readonly string[];
+  /** When true, the field is a JSON value whose every string leaf is a template (keys stay literal). */
+  leaves?: boolean;
+  encoding: TemplateEncoding;
+}
+
+/** A zod schema of a data source: an object whose literal `type` tells the connectors apart. */
+export type DataSourceSchema<DS extends DataSourceBase> = z.ZodType<DS> & z.core.$ZodTypeDiscriminable;
+
+/**
+ * Everything a connector is, in one place (its folder's `schema.ts`): its type, the shapes it accepts,
+ * which query fields are templates and how each is escaped, its link, and where its runtime lives.
+ * Schemas must be idempotent (parsing a parsed value gives it back): the worker re-parses each action's
+ * data source and query once at start, which is how they get their connector's own types.
+ */
+export interface ConnectorDefinition<DS extends DataSourceBase, Q> {
+  /** The data source's `type` and the key of an action's query, e.g. `prometheus`. */
+  type: string;
+  /** How messages name a data source of this type: `a Prometheus data source`. */
+  noun: string;
+  /** What its filled templates make, as in "could not build the query": `query`, `request`. */
+  builds: string;
+  dataSource: DataSourceSchema<DS>;
+  query: z.ZodType<Q>;
+  templates: readonly TemplateField[];
+  /** The deep link of a filled query (pure: no I/O); undefined when the connector has none. */
+  link(dataSource: DS, query: Q, window: TimeWindow): string | undefined;
+  /** Loads the runtime half (a dynamic import): the API never calls it, so it never loads it. */
+  runtime(): Promise<ConnectorRuntime<DS, Q>>;
+}
+
+/**
+ * A connector as a registry holds it: what generic code reads (type, schemas, templates), without its
+ * data-source and query types. `with` hands its typed definition to a generic function, which is how
+ * the runner reaches those types without a cast.
+ */
+export interface Connector {
+  readonly type: string;
+  readonly noun: string;
+  readonly dataSource: DataSourceSchema<DataSourceBase>;
+  readonly query: z.ZodType;
+  readonly templates: readonly TemplateField[];
+  with<R>(use: <DS extends DataSourceBase, Q>(definition: ConnectorDefinition<DS, Q>) => R): R;
+}
+
+/** A connector and, for its own tests, its typed definition. */
+export interface DefinedConnector<DS extends DataSourceBase, Q> extends Connector {
+  readonly definition: ConnectorDefinition<DS, Q>;
+}
+
+/** Declares a connector; its runtime is loaded once, on first use. */
+export function defineConnector<DS extends DataSourceBase, Q>(declared: ConnectorDefinition<DS, Q>): DefinedConnector<DS, Q> {
+  let loading: Promise<ConnectorRuntime<DS, Q>> | undefined;
+  const definition: ConnectorDefinition<DS, Q> = { ...declared, runtime: () => (loading ??= declared.runtime()) };
+  return {
+    type: definition.type,
+    noun: definition.noun,
+    dataSource: definition.dataSource,
+    query: definition.query,
+    templates: definition.templates,
+    definition,
+    with: (use) => use(definition),
+  };
+}

@@ -1,0 +1,109 @@
+import type { ActionOutcome, ActionRequest, ConnectorRuntime } from "../connector.js";
+import { sendHttpRequest } from "../http-client.js";
+import { describeFetchFailure } from "../outcome-text.js";
+import { readSecret } from "../secret-ref.js";
+import { runConnectorAction } from "../run-action.js";
+import { httpConnector, httpRequestUrl, type HttpAction, type HttpDataSource } from "./schema.js";
+
+const TARGET = "the data source";
+
+/**
+ * Sends one HTTP action's request and reads the value at `answerField` as the short answer. HTTP actions
+ * have no notion of abnormal: the outcome is `normal`, or `failed` with the reason in plain words (never
+ * a header value).
+ */
+export const httpRuntime: ConnectorRuntime<HttpDataSource, HttpAction> = {
+  async fetch(request) {
+    const { dataSource, query: action, signal, link, outcomes } = request;
+    const url = httpRequestUrl(dataSource, action);
+    const body = action.body === undefined ? undefined : JSON.stringify(action.body);
+
+    let headers: Record<string, string>;
+    try {
+      headers = resolveHeaders(dataSource);
+    } catch (error) {
+      return outcomes.failed(`cannot build the request headers: ${messageOf(error)}`, link);
+    }
+    // An API that echoes its request (as some debug endpoints do) must not carry a secret into an answer:
+    // every outcome below goes through outcomes, which redacts the data source's secrets.
+    const failed = (reason: string): ActionOutcome => outcomes.failed(reason, link);
+    if (body !== undefined && action.method === "GET") return failed("a GET request cannot carry a body (use method POST)");
+
+    let status: number;
+    let statusText: string;
+    let contentType: string;
+    let text: string;
+    try {
+      const answer = await sendHttpRequest(url, {
+        method: action.method,
+        headers: { accept: "application/json", ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+        ...(body === undefined ? {} : { body }),
+        signal,
+      });
+      ({ status, statusText, text } = answer);
+      contentType = answer.contentType ?? "no content type";
+    } catch (error) {
+      return failed(describeFetchFailure(error, signal, TARGET));
+    }
+    // The body of an error answer is not shown: it may echo the request, headers included.
+    if (status < 200 || status > 299) return failed(`${TARGET} answered HTTP ${status}${statusText ? ` ${statusText}` : ""}`);
+
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return failed(`${TARGET} answered with something that is not JSON (${contentType.split(";")[0] ?? contentType})`);
+    }
+    const value = valueAt(json, action.answerField);
+    if (value === undefined) return failed(`the answer has no field ${action.answerField}`);
+    return outcomes.answered({
+      status: "normal",
+      shortAnswer: `${request.title}: ${render(value)}`,
+      ...(link === undefined ? {} : { mostImportantLink: link }),
+    });
+  },
+};
+
+/**
+ * Runs one HTTP action: fills path, link and body (a dot-segment value is refused: the request cannot
+ * leave the data source's path), then fetches. The worker runs actions through the registry; this is the
+ * same path, for this connector's own tests.
+ */
+export function runHttpAction(request: ActionRequest<HttpDataSource, HttpAction>): Promise<ActionOutcome> {
+  return runConnectorAction(httpConnector.definition, httpRuntime, request);
+}
+
+/**
+ * The value at a dotted path such as `a.b.0.c`: object keys by name (own properties only), array items
+ * by index. Undefined when any step is missing.
+ */
+export function valueAt(root: unknown, path: string): unknown {
+  let current: unknown = root;
+  for (const step of path.split(".")) {
+    if (Array.isArray(current)) {
+      if (!/^\d+$/.test(step)) return undefined;
+      current = current[Number(step)];
+    } else if (current !== null && typeof current === "object" && Object.hasOwn(current, step)) {
+      current = (current as Record<string, unknown>)[step];
+    } else {
+      return undefined;
+    }
+  }
+  return current;
+}
+
+function render(value: unknown): string {
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+function resolveHeaders(dataSource: HttpDataSource): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(dataSource.headers ?? {})) {
+    headers[name] = typeof value === "string" ? value : readSecret(value);
+  }
+  return headers;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,53 @@
+import { z } from "zod";
+import { defineConnector } from "../connector-definition.js";
+import { SecretRef } from "../secret-ref.js";
+import { absoluteUrlTemplate, dataSourceBaseUrl, dataSourcePathTemplate, jsonStringTemplate } from "../template-encodings.js";
+import { withoutCredentials } from "../url-text.js";
+
+/** A JSON HTTP API; its base URL and headers (secrets by reference) come only from configuration. */
+export const HttpDataSource = z.strictObject({
+  type: z.literal("http"),
+  url: z.url({ protocol: /^https?$/ }),
+  headers: z.record(z.string(), z.union([z.string(), SecretRef])).optional(),
+});
+export type HttpDataSource = z.infer<typeof HttpDataSource>;
+
+/**
+ * One request of a playbook action. `path` is a template appended to the data source's URL, each
+ * `{{name}}` URL-encoded; `body` is a JSON template whose string leaves are filled with attribute values
+ * as JSON strings. `answerField` is a dotted path into the JSON response whose value is the short answer.
+ */
+export const HttpAction = z.strictObject({
+  method: z.enum(["GET", "POST"]).default("GET"),
+  path: z.string().startsWith("/"),
+  body: z.record(z.string(), z.unknown()).optional(),
+  answerField: z.string().min(1),
+  /** A link template for mostImportantLink (values URL-encoded); default: the request URL. */
+  link: z.string().optional(),
+});
+export type HttpAction = z.infer<typeof HttpAction>;
+
+/**
+ * The http connector: one request to a JSON API, whose answer at `answerField` is the short answer. The
+ * path cannot leave the data source's path, the link keeps the origin and path its template fixes, and
+ * the body is serialized after filling, so a value cannot break its structure.
+ */
+export const httpConnector = defineConnector({
+  type: "http",
+  noun: "an HTTP data source",
+  builds: "request",
+  dataSource: HttpDataSource,
+  query: HttpAction,
+  templates: [
+    { path: ["path"], encoding: dataSourcePathTemplate },
+    { path: ["link"], encoding: absoluteUrlTemplate },
+    { path: ["body"], leaves: true, encoding: jsonStringTemplate },
+  ],
+  link: (dataSource, query) => query.link ?? withoutCredentials(httpRequestUrl(dataSource, query)),
+  runtime: async () => (await import("./runtime.js")).httpRuntime,
+});
+
+/** The URL an http action asks: the data source's URL, then the filled path. */
+export function httpRequestUrl(dataSource: HttpDataSource, query: HttpAction): string {
+  return `${dataSourceBaseUrl(dataSource)}${query.path}`;
+}

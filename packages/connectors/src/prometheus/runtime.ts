@@ -1,0 +1,121 @@
+import type { ActionOutcome, ActionRequest, ConnectorRuntime, TimeWindow } from "../connector.js";
+import { sendHttpRequest } from "../http-client.js";
+import { describeFetchFailure } from "../outcome-text.js";
+import { basicCredential, readSecret } from "../secret-ref.js";
+import { baseUrlOf } from "../url-text.js";
+import { analyzeQueryData } from "./prometheus-analysis.js";
+import { runConnectorAction } from "../run-action.js";
+import { PrometheusFailure, PrometheusSuccess } from "./prometheus-response.js";
+import { prometheusConnector, type PrometheusAction, type PrometheusDataSource } from "./schema.js";
+
+const TARGET = "Prometheus";
+/** Never finer than a typical scrape interval: finer steps only repeat the same samples. */
+const MIN_STEP_SECONDS = 15;
+/** At most this many points per series: enough to date a change to the minute, cheap to transfer. */
+const MAX_POINTS = 500;
+
+/**
+ * Asks Prometheus for the window (range query, default) or the issue time (instant query) and compares
+ * what it sees with the level before the issue. Any failure becomes a `failed` outcome in plain words,
+ * never a throw.
+ */
+export const prometheusRuntime: ConnectorRuntime<PrometheusDataSource, PrometheusAction> = {
+  async fetch(request) {
+    const { title, dataSource, query: action, window, signal, link, outcomes } = request;
+    // Every outcome goes through outcomes, which redacts the data source's secrets: a Prometheus-compatible
+    // endpoint may quote the request, Authorization header included, in its error text.
+    const failed = (reason: string): ActionOutcome => outcomes.failed(reason, link);
+
+    let headers: Record<string, string>;
+    try {
+      headers = { accept: "application/json", ...authorization(dataSource) };
+    } catch (error) {
+      return failed(`cannot authenticate to ${TARGET}: ${messageOf(error)}`);
+    }
+    const range = action.range;
+    const form = new URLSearchParams({ query: action.query, ...(range ? rangeParameters(window) : { time: unixSeconds(window.time) }) }).toString();
+    const url = `${baseUrlOf(dataSource)}/api/v1/${range ? "query_range" : "query"}`;
+
+    let status: number;
+    let statusText: string;
+    let text: string;
+    try {
+      ({ status, statusText, text } = await sendHttpRequest(url, {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/x-www-form-urlencoded" },
+        body: form,
+        signal,
+      }));
+    } catch (error) {
+      return failed(describeFetchFailure(error, signal, TARGET));
+    }
+
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return failed(
+        status >= 400 ? `${TARGET} answered HTTP ${status}${statusText ? ` ${statusText}` : ""}` : `${TARGET} answered with something that is not JSON`,
+      );
+    }
+    // Only an error body is parsed as one: a failed parse builds an error object, which costs more than the check.
+    const failure = isErrorStatus(body) ? PrometheusFailure.safeParse(body) : undefined;
+    if (failure?.success === true) {
+      const { errorType, error } = failure.data;
+      return failed(`${TARGET} could not run the query (${errorType}): ${error}`);
+    }
+    if (status >= 400) return failed(`${TARGET} answered HTTP ${status}${statusText ? ` ${statusText}` : ""}`);
+    const success = PrometheusSuccess.safeParse(body);
+    if (!success.success) return failed(`${TARGET} answered in a shape this connector does not know`);
+
+    const analysis = analyzeQueryData(success.data.data, {
+      title,
+      window,
+      ...(action.unit === undefined ? {} : { unit: action.unit }),
+    });
+    return outcomes.answered({ ...analysis, ...(link === undefined ? {} : { mostImportantLink: link }) });
+  },
+};
+
+/**
+ * Runs one PromQL action: fills the query (attribute values as PromQL string literals), then fetches.
+ * The worker runs actions through the registry; this is the same path, for this connector's own tests.
+ */
+export function runPrometheusAction(request: ActionRequest<PrometheusDataSource, PrometheusAction>): Promise<ActionOutcome> {
+  return runConnectorAction(prometheusConnector.definition, prometheusRuntime, request);
+}
+
+/**
+ * The step of a range query: the window in at most 500 points, as a multiple of 15 s and never below
+ * 15 s. A window of an hour or more thus gets 240–500 points; a shorter one gets fewer, at 15 s.
+ */
+export function rangeStepSeconds(window: TimeWindow): number {
+  const seconds = Math.max(0, (window.end.getTime() - window.start.getTime()) / 1000);
+  return Math.max(MIN_STEP_SECONDS, Math.ceil(seconds / MAX_POINTS / MIN_STEP_SECONDS) * MIN_STEP_SECONDS);
+}
+
+function rangeParameters(window: TimeWindow): Record<string, string> {
+  const step = rangeStepSeconds(window);
+  // Aligning start to the step puts samples on the same instants for every alert of a burst.
+  const start = Math.floor(window.start.getTime() / 1000 / step) * step;
+  return { start: String(start), end: unixSeconds(window.end), step: String(step) };
+}
+
+function authorization(dataSource: PrometheusDataSource): Record<string, string> {
+  const auth = dataSource.auth;
+  if (auth === undefined) return {};
+  if ("bearerToken" in auth) return { authorization: `Bearer ${readSecret(auth.bearerToken)}` };
+  return { authorization: `Basic ${basicCredential(auth.basic.username, readSecret(auth.basic.password))}` };
+}
+
+function isErrorStatus(body: unknown): boolean {
+  return typeof body === "object" && body !== null && "status" in body && body.status === "error";
+}
+
+function unixSeconds(date: Date): string {
+  return String(date.getTime() / 1000);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,63 @@
+import { MissingAttributesError } from "@pes/templates";
+import { actionOutcomes } from "./action-outcomes.js";
+import type { ActionContext, ActionOutcome, ActionRequest, ConnectorRuntime, DataSourceBase } from "./connector.js";
+import type { Connector, ConnectorDefinition } from "./connector-definition.js";
+import { fillQuery } from "./query-templates.js";
+
+/**
+ * Runs an action with one connector: fills the query's template fields with the encodings the connector
+ * declares, builds its link, then lets it fetch. An attribute the issue lacks makes the action `skipped`;
+ * a value a template cannot hold makes it `failed` before anything is sent.
+ */
+export async function runConnectorAction<DS extends DataSourceBase, Q>(
+  definition: ConnectorDefinition<DS, Q>,
+  runtime: ConnectorRuntime<DS, Q>,
+  request: ActionRequest<DS, Q>,
+): Promise<ActionOutcome> {
+  const { title, dataSource, spec, attributes, window, signal } = request;
+  const outcomes = actionOutcomes({ title, dataSource });
+  let query: Q;
+  let link: string | undefined;
+  try {
+    query = fillQuery(spec, definition.templates, attributes, dataSource);
+    link = definition.link(dataSource, query, window);
+  } catch (error) {
+    if (error instanceof MissingAttributesError) return outcomes.skipped(error);
+    return outcomes.failed(`could not build the ${definition.builds}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return runtime.fetch({ title, dataSource, query, attributes, window, signal, link, outcomes });
+}
+
+/** An action bound to its connector, data source and query, ready to run any number of times. */
+export interface PreparedAction {
+  /** The connector type, for logs. */
+  readonly type: string;
+  run(context: ActionContext): Promise<ActionOutcome>;
+}
+
+/**
+ * Binds an action's query and its data source (both as configuration holds them) to their connector:
+ * each is parsed once by the connector's own schema, which gives them its types, and the connector's
+ * runtime is loaded on the first run.
+ * @throws ZodError when either does not fit the connector (configuration loading checks both first).
+ */
+export function prepareAction(connector: Connector, dataSource: unknown, query: unknown): PreparedAction {
+  return connector.with((definition) => {
+    const configured = definition.dataSource.parse(dataSource);
+    const spec = definition.query.parse(query);
+    return {
+      type: definition.type,
+      run: async (context) => runConnectorAction(definition, await definition.runtime(), { ...context, dataSource: configured, spec }),
+    };
+  });
+}
+
+/** One run of a prepared action: what the engine hands to `runAction` (or to a test's stand-in). */
+export interface AnyActionRequest extends ActionContext {
+  readonly action: PreparedAction;
+}
+
+/** Runs a prepared action with this run's context. */
+export function runAction(request: AnyActionRequest): Promise<ActionOutcome> {
+  return request.action.run(request);
+}

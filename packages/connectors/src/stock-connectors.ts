@@ -1,0 +1,12 @@
+import { createConnectorRegistry } from "./connector-registry.js";
+import { httpConnector } from "./http/schema.js";
+import { prometheusConnector } from "./prometheus/schema.js";
+
+/** The connectors this service ships: one line each. */
+export const stockConnectors = [
+  prometheusConnector,
+  httpConnector,
+] as const;
+
+/** The registry of the stock connectors: what configuration, playbooks and the engine use by default. */
+export const connectorRegistry = createConnectorRegistry(stockConnectors);
