@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { templatesOf } from "@pes/playbooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError } from "./config-error.js";
 import { loadConfig } from "./load-config.js";
@@ -91,9 +92,10 @@ describe("loadConfig on config/example", () => {
 
   it("keeps the example queries on the metric names the end-to-end data generates", async () => {
     const catalog = await loadConfig(exampleDir);
-    const queries = [...(catalog.organizations.get("acme")?.playbooks.get("checkout-latency")?.gadgets ?? [])].flatMap(
-      (gadget) => gadget.actions.map((action) => ("prometheus" in action ? action.prometheus.query : "")),
-    );
+    const playbook = catalog.organizations.get("acme")?.playbooks.get("checkout-latency");
+    const queries = (playbook === undefined ? [] : templatesOf(playbook))
+      .filter(({ target }) => target === "promql")
+      .map(({ template }) => template);
     for (const query of queries) {
       const metrics = query.match(/[a-z_]+(?=\{)/g) ?? [];
       expect(metrics.every((name) => ["http_request_duration_seconds_bucket", "http_requests_total"].includes(name))).toBe(true);

@@ -1,13 +1,13 @@
 import type { Dirent } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { DataSource } from "@pes/connectors";
+import { connectorRegistry, type ConnectorRegistry, type DataSource } from "@pes/connectors";
 import type { Playbook } from "@pes/contracts";
-import { createMonitorNameMatcher, PlaybookDefinition } from "@pes/playbooks";
+import { createMonitorNameMatcher, playbookDefinitionSchema, type PlaybookDefinition } from "@pes/playbooks";
 import type { z } from "zod";
 import type { Catalog, OrganizationCatalog } from "./catalog.js";
 import { ConfigError, type ConfigProblem } from "./config-error.js";
-import { OrganizationFile } from "./organization-file.js";
+import { organizationFileSchema, type OrganizationFile } from "./organization-file.js";
 import { checkPlaybooks, type LoadedPlaybook } from "./playbook-checks.js";
 import { schemaProblems } from "./schema-problems.js";
 import { parseYaml, type YamlFile } from "./yaml-file.js";
@@ -20,10 +20,14 @@ const YAML_EXTENSION = /\.ya?ml$/;
  * - `playbooks/<orgId>/*.yaml`: one PlaybookDefinition per file.
  * Files are read in name order (`.yaml` or `.yml`; other files are ignored), which is also the order of
  * `GET /playbook` and the tie-break order of monitor-name matching.
+ * Data sources and actions are checked against `connectors` (default: the stock connectors).
  * @throws ConfigError listing every problem of every file, each naming the file, the field and the line.
  */
-export async function loadConfig(dir: string): Promise<Catalog> {
-  const loader = new Loader(dir);
+export async function loadConfig(dir: string, options: { connectors?: ConnectorRegistry } = {}): Promise<Catalog> {
+  const connectors = options.connectors ?? connectorRegistry;
+  const OrganizationFile = organizationFileSchema(connectors);
+  const PlaybookDefinition = playbookDefinitionSchema(connectors);
+  const loader = new Loader(dir, connectors.types);
 
   const organizationFiles = await loader.listYamlFiles("organizations", { required: true });
   const organizations = new Map<string, { file: string; value: OrganizationFile }>();
@@ -76,7 +80,7 @@ export async function loadConfig(dir: string): Promise<Catalog> {
 
   for (const [id, { file, value }] of organizations) {
     const dataSources = new Map<string, DataSource>(Object.entries(value.dataSources));
-    for (const problem of checkPlaybooks(playbooksByOrg.get(id) ?? [], file, dataSources)) {
+    for (const problem of checkPlaybooks(playbooksByOrg.get(id) ?? [], file, dataSources, connectors)) {
       loader.report(problem.file, problem.path, problem.message);
     }
   }
@@ -112,7 +116,11 @@ class Loader {
   /** Parsed files, to give problems found by later checks a line number. */
   private readonly parsed = new Map<string, YamlFile>();
 
-  constructor(private readonly dir: string) {}
+  constructor(
+    private readonly dir: string,
+    /** The action query keys, for schema problems of actions. */
+    private readonly queryKeys: readonly string[],
+  ) {}
 
   report(file: string, path: readonly PropertyKey[] | undefined, message: string, line?: number): void {
     const problem: ConfigProblem = { file, message };
@@ -161,7 +169,7 @@ class Loader {
     }
     const result = schema.safeParse(parsed.file.value);
     if (result.success) return result.data;
-    for (const problem of schemaProblems(result.error.issues, parsed.file.value)) {
+    for (const problem of schemaProblems(result.error.issues, parsed.file.value, this.queryKeys)) {
       this.report(file, problem.path, problem.message);
     }
     return undefined;

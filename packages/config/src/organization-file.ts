@@ -1,4 +1,4 @@
-import { DataSource } from "@pes/connectors";
+import { connectorRegistry, type ConnectorRegistry } from "@pes/connectors";
 import { z } from "zod";
 
 /** Organization IDs are file names and token claims: letters, digits, `.`, `_`, `-`. */
@@ -6,14 +6,22 @@ export const ORGANIZATION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 /** Data-source names are what playbook actions refer to. */
 export const DATA_SOURCE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-/** `organizations/<id>.yaml`: who may call the API for the organization and what its playbooks can query. */
-export const OrganizationFile = z.strictObject({
-  /** Must equal the file name without `.yaml`. */
-  id: z.string().regex(ORGANIZATION_ID, "id must be letters, digits, '.', '_' or '-' (at most 128)"),
-  /** OAuth client IDs allowed to call the API for this organization; `[]` leaves the API disabled (403). */
-  clientIds: z.array(z.string().min(1)),
-  dataSources: z
-    .record(z.string().regex(DATA_SOURCE_NAME, "a data source name is letters, digits, '.', '_' or '-'"), DataSource)
-    .default({}),
-});
+/**
+ * `organizations/<id>.yaml`: who may call the API for the organization and what its playbooks can query,
+ * each data source checked by the schema of its connector in `connectors`.
+ */
+export function organizationFileSchema(connectors: ConnectorRegistry) {
+  return z.strictObject({
+    /** Must equal the file name without `.yaml`. */
+    id: z.string().regex(ORGANIZATION_ID, "id must be letters, digits, '.', '_' or '-' (at most 128)"),
+    /** OAuth client IDs allowed to call the API for this organization; `[]` leaves the API disabled (403). */
+    clientIds: z.array(z.string().min(1)),
+    dataSources: z
+      .record(z.string().regex(DATA_SOURCE_NAME, "a data source name is letters, digits, '.', '_' or '-'"), connectors.dataSource)
+      .default({}),
+  });
+}
+
+/** An organization file, with the stock connectors. */
+export const OrganizationFile = organizationFileSchema(connectorRegistry);
 export type OrganizationFile = z.infer<typeof OrganizationFile>;

@@ -1,4 +1,4 @@
-import type { DataSource } from "@pes/connectors";
+import { connectorRegistry, type ConnectorRegistry, type DataSource } from "@pes/connectors";
 import {
   monitorNamePlaceholders,
   monitorNameProblem,
@@ -8,7 +8,6 @@ import {
 } from "@pes/playbooks";
 import { fillUrlTemplate, UnsafeValueError } from "@pes/templates";
 import type { FieldProblem } from "./schema-problems.js";
-import { QUERY_KEYS } from "./schema-problems.js";
 
 /** A playbook that passed its schema, with the file it came from. */
 export interface LoadedPlaybook {
@@ -20,11 +19,9 @@ export interface PlaybookProblem extends FieldProblem {
   file: string;
 }
 
-/** The filters the PromQL encoder understands; in any other template a filter is a mistake. */
-const FILTERS_OF_PROMQL = ["regex"];
 /** A URL template must fix scheme and host before its first placeholder. */
 const LITERAL_ORIGIN = /^https?:\/\/[^/?#{}]+[/?#]/;
-/** Stands for a data source's URL when an http action's path is tried at load time. */
+/** Stands for a data source's URL when a path under it (an http action's) is tried at load time. */
 const SAMPLE_BASE = "http://data-source.invalid/base";
 
 /**
@@ -32,11 +29,13 @@ const SAMPLE_BASE = "http://data-source.invalid/base";
  * have the action's type, names and monitor names do not collide, every placeholder is an attribute the
  * playbook declares, filters are used where they mean something, and URL templates fix their host and
  * path (what the worker checks on every filled URL: a template that fails it would fail every run).
+ * Which fields are templates, their filters and URL rules come from the encodings the connectors declare.
  */
 export function checkPlaybooks(
   playbooks: readonly LoadedPlaybook[],
   organizationFile: string,
   dataSources: ReadonlyMap<string, DataSource>,
+  connectors: ConnectorRegistry = connectorRegistry,
 ): PlaybookProblem[] {
   const problems: PlaybookProblem[] = [];
   const names = new Map<string, string>();
@@ -79,7 +78,7 @@ export function checkPlaybooks(
     const captured = definition.monitorNames.flatMap(monitorNamePlaceholders);
     const known = new Set([...required, ...optional, ...captured]);
 
-    for (const { path, template, target, placeholders } of templatesOf(definition)) {
+    for (const { path, template, encoding, placeholders } of templatesOf(definition, connectors)) {
       for (const placeholder of placeholders) {
         const written = `{{${placeholder.name}${placeholder.filter === undefined ? "" : `|${placeholder.filter}`}}}`;
         if (!known.has(placeholder.name)) {
@@ -90,21 +89,22 @@ export function checkPlaybooks(
           );
         }
         if (placeholder.filter === undefined) continue;
-        if (target !== "promql") {
-          report(path, `placeholder ${written}: filters apply only in prometheus queries`);
-        } else if (!FILTERS_OF_PROMQL.includes(placeholder.filter)) {
-          report(path, `placeholder ${written}: unknown filter (known: ${FILTERS_OF_PROMQL.join(", ")})`);
+        const filters = encoding.filters?.names ?? [];
+        if (filters.length === 0) {
+          report(path, `placeholder ${written}: ${filterPlaces(connectors)}`);
+        } else if (!filters.includes(placeholder.filter)) {
+          report(path, `placeholder ${written}: unknown filter (known: ${filters.join(", ")})`);
         }
       }
-      // An http action's path is appended to the data source's URL: only full URLs must fix their host.
-      const isHttpPath = path.at(-2) === "http" && path.at(-1) === "path";
-      if (target === "url") {
-        const problem = isHttpPath ? undefined : urlTemplateProblem(template, placeholders.length > 0);
+      // A path appended to the data source's URL (an http action's) need not fix a host: full URLs must.
+      const underDataSource = encoding.url === "under-data-source";
+      if (encoding.url !== undefined) {
+        const problem = underDataSource ? undefined : urlTemplateProblem(template, placeholders.length > 0);
         if (problem !== undefined) report(path, problem);
-        else if (leavesItsFixedPath(template, placeholders, isHttpPath)) {
+        else if (leavesItsFixedPath(template, placeholders, underDataSource)) {
           report(
             path,
-            isHttpPath
+            underDataSource
               ? "must stay under the data source's URL: a .. segment takes the request above it"
               : "a .. segment after the first placeholder takes the URL out of the path before it",
           );
@@ -116,7 +116,7 @@ export function checkPlaybooks(
       gadget.actions.forEach((action, a) => {
         const path = ["gadgets", g, "actions", a, "dataSource"];
         const dataSource = dataSources.get(action.dataSource);
-        const queryKey = QUERY_KEYS.find((key) => key in action);
+        const queryKey = connectors.connectorOf(action)?.type;
         if (dataSource === undefined) {
           const defined = [...dataSources.keys()].sort().join(", ") || "none";
           report(path, `data source "${action.dataSource}" is not defined in ${organizationFile} (defined: ${defined})`);
@@ -133,15 +133,21 @@ export function checkPlaybooks(
  * Whether a URL template's own text leaves the part it fixes (`/{{service}}/../../x`), which the
  * connector and the mitigations refuse at run time whatever the values: tried with a plain value.
  */
-function leavesItsFixedPath(template: string, placeholders: readonly { name: string }[], isHttpPath: boolean): boolean {
+function leavesItsFixedPath(template: string, placeholders: readonly { name: string }[], underDataSource: boolean): boolean {
   const sample = Object.fromEntries(placeholders.map(({ name }) => [name, "x"]));
   try {
-    fillUrlTemplate(template, sample, isHttpPath ? SAMPLE_BASE : "");
+    fillUrlTemplate(template, sample, underDataSource ? SAMPLE_BASE : "");
     return false;
   } catch (error) {
     if (error instanceof UnsafeValueError) return true;
     throw error;
   }
+}
+
+/** Where filters apply, for a placeholder that has one where none does. */
+function filterPlaces(connectors: ConnectorRegistry): string {
+  const places = connectors.filterPlaces;
+  return places.length === 0 ? "no template takes filters" : `filters apply only in ${places.join(" and ")}`;
 }
 
 /** Why a URL template could send a value somewhere else than the playbook's author meant, if it could. */

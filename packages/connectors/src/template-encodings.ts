@@ -34,3 +34,9 @@ export const dataSourcePathTemplate: TemplateEncoding = {
 export function dataSourceBaseUrl(dataSource: { readonly url: string }): string {
   return dataSource.url.replace(/\/+$/, "");
 }
+
+/** Prose (titles, args, a mitigation's action): the value as it is. */
+export const textTemplate: TemplateEncoding = {
+  target: "text",
+  fill: (template, attributes) => fillTemplate(template, attributes, asText),
+};

@@ -6,6 +6,7 @@ import {
   runAction,
   type ActionOutcome,
   type AnyActionRequest,
+  type ConnectorRegistry,
   type DataSource,
   type PreparedAction,
   type TimeWindow,
@@ -25,6 +26,8 @@ export interface EngineDeps {
   actionTimeoutMs: number;
   /** Actions running at once across all executions of this engine (one engine per worker process). */
   maxConcurrentActions: number;
+  /** The connectors the catalog was loaded with (loadConfig's); default: the stock connectors. */
+  connectors?: ConnectorRegistry;
   /** Runs one prepared action; replaced in tests that need an action to misbehave. */
   runAction?: (request: AnyActionRequest) => Promise<ActionOutcome>;
   now?: () => Date;
@@ -62,7 +65,7 @@ export function createEngine(deps: EngineDeps): Engine {
   const run = deps.runAction ?? runAction;
   const now = deps.now ?? (() => new Date());
   const { logger, actionTimeoutMs } = deps;
-  const steps = prepareSteps(deps.catalog, logger);
+  const steps = prepareSteps(deps.catalog, deps.connectors ?? connectorRegistry, logger);
 
   async function runOne(
     planned: PlannedAction,
@@ -196,7 +199,7 @@ export function createEngine(deps: EngineDeps): Engine {
  * Every action of every playbook, bound to its connector (the registry's, by the action's query key) and
  * to its data source: once per engine, so that an execution only fills titles and runs.
  */
-function prepareSteps(catalog: Catalog, logger: Logger): Map<string, Map<string, PreparedStep[]>> {
+function prepareSteps(catalog: Catalog, connectors: ConnectorRegistry, logger: Logger): Map<string, Map<string, PreparedStep[]>> {
   const byOrganization = new Map<string, Map<string, PreparedStep[]>>();
   for (const org of catalog.organizations.values()) {
     const byPlaybook = new Map<string, PreparedStep[]>();
@@ -204,7 +207,7 @@ function prepareSteps(catalog: Catalog, logger: Logger): Map<string, Map<string,
       byPlaybook.set(
         name,
         playbook.gadgets.flatMap((gadget, gadgetIndex) =>
-          gadget.actions.map((definition) => ({ gadgetIndex, definition, prepared: prepareStep(definition, org.dataSources, logger) })),
+          gadget.actions.map((definition) => ({ gadgetIndex, definition, prepared: prepareStep(definition, org.dataSources, connectors, logger) })),
         ),
       );
     }
@@ -214,14 +217,19 @@ function prepareSteps(catalog: Catalog, logger: Logger): Map<string, Map<string,
 }
 
 /** The action bound to its connector and data source, or why it cannot run. */
-function prepareStep(definition: ActionDefinition, dataSources: ReadonlyMap<string, DataSource>, logger: Logger): PreparedAction | string {
+function prepareStep(
+  definition: ActionDefinition,
+  dataSources: ReadonlyMap<string, DataSource>,
+  connectors: ConnectorRegistry,
+  logger: Logger,
+): PreparedAction | string {
   const dataSource = dataSources.get(definition.dataSource);
   if (dataSource === undefined) return `the organization has no data source "${definition.dataSource}"`;
-  const connector = connectorRegistry.connectorOf(definition);
+  const connector = connectors.connectorOf(definition);
   if (connector === undefined) return "the action names no connector this worker knows";
   if (dataSource.type !== connector.type) return `data source "${definition.dataSource}" is not ${connector.noun}`;
   try {
-    return prepareAction(connector, dataSource, Reflect.get(definition, connector.type));
+    return prepareAction(connector, dataSource, definition[connector.type]);
   } catch (error) {
     // Configuration loading checked both with the same schemas: this is a bug, not a playbook mistake.
     logger.error({ err: error, dataSource: definition.dataSource }, "action does not fit its connector");

@@ -19,7 +19,7 @@ describe("templatesOf", () => {
       ],
       mitigations: [{ toolName: "T", customName: "C", url: "https://u/{{g}}", action: { k: ["{{h}}"] } }],
     });
-    expect(templatesOf(playbook).map(({ placeholders: _, ...rest }) => rest)).toEqual([
+    expect(templatesOf(playbook).map(({ path, template, target }) => ({ path, template, target }))).toEqual([
       { path: ["gadgets", 0, "title"], template: "G {{a}}", target: "text" },
       { path: ["gadgets", 0, "args", "list", 0], template: "{{b}}", target: "text" },
       { path: ["gadgets", 0, "actions", 0, "title"], template: "A", target: "text" },

@@ -1,69 +1,71 @@
+import {
+  absoluteUrlTemplate,
+  connectorRegistry,
+  textTemplate,
+  valueAtPath,
+  type ConnectorRegistry,
+  type TemplateEncoding,
+} from "@pes/connectors";
 import { placeholdersIn, type Placeholder } from "@pes/templates";
 import type { PlaybookDefinition } from "./playbook-definition.js";
-
-/**
- * How a template's values are written: `text` as is, `url` as one URL component, `promql` as a PromQL
- * string literal (or regex-escaped with `|regex`), `json` as (part of) a JSON string.
- */
-export type TemplateTarget = "text" | "url" | "promql" | "json";
 
 /** One templated string of a playbook, where it is, and how its values are written. */
 export interface PlaybookTemplate {
   /** Path in the playbook file, e.g. `["gadgets", 0, "actions", 1, "prometheus", "query"]`. */
   path: (string | number)[];
   template: string;
-  target: TemplateTarget;
+  /** How its values are written: `text` as is, `url` as one URL component, `promql`, `json`… */
+  target: string;
+  /** The encoding that fills it: its filters and, for a URL, what the filled URL must keep. */
+  encoding: TemplateEncoding;
   /** Its placeholders, in order (repeats included). */
   placeholders: Placeholder[];
 }
 
+type Found = Omit<PlaybookTemplate, "placeholders" | "target">;
+
 /**
  * Every string of a playbook that is filled with attributes (monitor names excluded: they are patterns,
  * not templates). Configuration loading checks their placeholders; the list is the one place that says
- * which fields are templates.
+ * which fields are templates: titles, args and mitigations here, each action's query fields as its
+ * connector declares them.
  */
-export function templatesOf(playbook: PlaybookDefinition): PlaybookTemplate[] {
-  const templates: Omit<PlaybookTemplate, "placeholders">[] = [];
+export function templatesOf(playbook: PlaybookDefinition, connectors: ConnectorRegistry = connectorRegistry): PlaybookTemplate[] {
+  const templates: Found[] = [];
   playbook.gadgets.forEach((gadget, g) => {
-    templates.push({ path: ["gadgets", g, "title"], template: gadget.title, target: "text" });
-    if (gadget.args !== undefined) collectLeaves(gadget.args, ["gadgets", g, "args"], "text", templates);
+    templates.push({ path: ["gadgets", g, "title"], template: gadget.title, encoding: textTemplate });
+    if (gadget.args !== undefined) collectLeaves(gadget.args, ["gadgets", g, "args"], textTemplate, templates);
     gadget.actions.forEach((action, a) => {
       const at = ["gadgets", g, "actions", a];
-      templates.push({ path: [...at, "title"], template: action.title, target: "text" });
-      if ("prometheus" in action) {
-        templates.push({ path: [...at, "prometheus", "query"], template: action.prometheus.query, target: "promql" });
-      } else {
-        templates.push({ path: [...at, "http", "path"], template: action.http.path, target: "url" });
-        if (action.http.link !== undefined) {
-          templates.push({ path: [...at, "http", "link"], template: action.http.link, target: "url" });
-        }
-        if (action.http.body !== undefined) collectLeaves(action.http.body, [...at, "http", "body"], "json", templates);
+      templates.push({ path: [...at, "title"], template: action.title, encoding: textTemplate });
+      const connector = connectors.connectorOf(action);
+      if (connector === undefined) return;
+      for (const field of connector.templates) {
+        const value = valueAtPath(action, [connector.type, ...field.path]);
+        const path = [...at, connector.type, ...field.path];
+        if (field.leaves === true) collectLeaves(value, path, field.encoding, templates);
+        else if (typeof value === "string") templates.push({ path, template: value, encoding: field.encoding });
       }
     });
   });
   playbook.mitigations.forEach((mitigation, m) => {
     const at = ["mitigations", m];
-    templates.push({ path: [...at, "toolName"], template: mitigation.toolName, target: "text" });
+    templates.push({ path: [...at, "toolName"], template: mitigation.toolName, encoding: textTemplate });
     if (mitigation.customName !== undefined) {
-      templates.push({ path: [...at, "customName"], template: mitigation.customName, target: "text" });
+      templates.push({ path: [...at, "customName"], template: mitigation.customName, encoding: textTemplate });
     }
-    if (mitigation.url !== undefined) templates.push({ path: [...at, "url"], template: mitigation.url, target: "url" });
-    if (mitigation.action !== undefined) collectLeaves(mitigation.action, [...at, "action"], "text", templates);
+    if (mitigation.url !== undefined) templates.push({ path: [...at, "url"], template: mitigation.url, encoding: absoluteUrlTemplate });
+    if (mitigation.action !== undefined) collectLeaves(mitigation.action, [...at, "action"], textTemplate, templates);
   });
-  return templates.map((template) => ({ ...template, placeholders: placeholdersIn(template.template) }));
+  return templates.map((template) => ({ ...template, target: template.encoding.target, placeholders: placeholdersIn(template.template) }));
 }
 
-function collectLeaves(
-  value: unknown,
-  path: (string | number)[],
-  target: TemplateTarget,
-  into: Omit<PlaybookTemplate, "placeholders">[],
-): void {
+function collectLeaves(value: unknown, path: (string | number)[], encoding: TemplateEncoding, into: Found[]): void {
   if (typeof value === "string") {
-    into.push({ path, template: value, target });
+    into.push({ path, template: value, encoding });
   } else if (Array.isArray(value)) {
-    value.forEach((item: unknown, index) => collectLeaves(item, [...path, index], target, into));
+    value.forEach((item: unknown, index) => collectLeaves(item, [...path, index], encoding, into));
   } else if (value !== null && typeof value === "object") {
-    for (const [key, item] of Object.entries(value)) collectLeaves(item, [...path, key], target, into);
+    for (const [key, item] of Object.entries(value)) collectLeaves(item, [...path, key], encoding, into);
   }
 }
