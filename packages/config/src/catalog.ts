@@ -1,4 +1,4 @@
-import type { DataSource } from "@pes/connectors";
+import type { DataSource } from "@pes/connectors/schemas";
 import type { Playbook } from "@pes/contracts";
 import type { MonitorNameMatcher, PlaybookDefinition } from "@pes/playbooks";
 

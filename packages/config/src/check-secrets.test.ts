@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Catalog } from "./catalog.js";
 import { checkSecrets } from "./check-secrets.js";
 import { createMonitorNameMatcher } from "@pes/playbooks";
-import type { DataSource } from "@pes/connectors";
+import type { DataSource } from "@pes/connectors/schemas";
 
 function catalogWith(dataSources: Record<string, DataSource>): Catalog {
   return {

@@ -1,4 +1,4 @@
-import { SecretRef } from "@pes/connectors";
+import { SecretRef } from "@pes/connectors/schemas";
 import type { Catalog } from "./catalog.js";
 
 /**

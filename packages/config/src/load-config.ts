@@ -1,7 +1,7 @@
 import type { Dirent } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { connectorRegistry, type ConnectorRegistry, type DataSource } from "@pes/connectors";
+import { connectorRegistry, type ConnectorRegistry, type DataSource } from "@pes/connectors/schemas";
 import type { Playbook } from "@pes/contracts";
 import { createMonitorNameMatcher, playbookDefinitionSchema, type PlaybookDefinition } from "@pes/playbooks";
 import type { z } from "zod";

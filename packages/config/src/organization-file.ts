@@ -1,4 +1,4 @@
-import { connectorRegistry, type ConnectorRegistry } from "@pes/connectors";
+import { connectorRegistry, type ConnectorRegistry } from "@pes/connectors/schemas";
 import { z } from "zod";
 
 /** Organization IDs are file names and token claims: letters, digits, `.`, `_`, `-`. */

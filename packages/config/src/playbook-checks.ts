@@ -1,4 +1,4 @@
-import { connectorRegistry, type ConnectorRegistry, type DataSource } from "@pes/connectors";
+import { connectorRegistry, type ConnectorRegistry, type DataSource } from "@pes/connectors/schemas";
 import {
   monitorNamePlaceholders,
   monitorNameProblem,

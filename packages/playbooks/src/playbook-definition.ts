@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { connectorRegistry, type ConnectorRegistry } from "@pes/connectors";
+import { connectorRegistry, type ConnectorRegistry } from "@pes/connectors/schemas";
 
 const duration = z
   .string()

@@ -5,7 +5,7 @@ import {
   valueAtPath,
   type ConnectorRegistry,
   type TemplateEncoding,
-} from "@pes/connectors";
+} from "@pes/connectors/schemas";
 import { placeholdersIn, type Placeholder } from "@pes/templates";
 import type { PlaybookDefinition } from "./playbook-definition.js";
 

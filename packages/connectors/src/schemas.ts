@@ -1,0 +1,15 @@
+// The schema entry, `@pes/connectors/schemas`: what configuration needs to validate data sources and
+// playbooks (schemas, template encodings, links, the registry). Nothing here loads a connector's runtime
+// or the HTTP client: the API imports this, and only the worker imports `@pes/connectors`.
+export * from "./connector.js";
+export * from "./connector-definition.js";
+export * from "./connector-registry.js";
+export * from "./stock-connectors.js";
+export * from "./data-source.js";
+export * from "./secret-ref.js";
+export * from "./template-encodings.js";
+export * from "./query-templates.js";
+export * from "./http/schema.js";
+export * from "./prometheus/schema.js";
+export * from "./prometheus/prometheus-link.js";
+export * from "./prometheus/promql-escape.js";
