@@ -1,4 +1,4 @@
-import { checkSecrets, ConfigError, loadConfig, type Catalog } from "@pes/config";
+import { ConfigError, loadConfig, resolveCatalogSecrets, type Catalog } from "@pes/config";
 import { createEngine } from "@pes/engine";
 import { createLogger } from "@pes/logger";
 import { createJobWorker, RedisRefusedError } from "@pes/queue";
@@ -33,11 +33,13 @@ async function main(): Promise<void> {
   const env = readEnv();
   const logger = createLogger({ name: "worker", level: env.logLevel });
   const catalog = await readConfig(env.configDir);
-  const missing = checkSecrets(catalog);
-  if (missing.length > 0) stop(`Missing secrets (set these environment variables):\n${missing.map((line) => `  ${line}`).join("\n")}`);
+  // Resolved once, here: connectors get them from the engine and never read the environment.
+  const { secrets, missing } = resolveCatalogSecrets(catalog, { env: process.env });
+  if (missing.length > 0) stop(`Missing secrets (set these environment variables or files):\n${missing.map((line) => `  ${line}`).join("\n")}`);
 
   const engine = createEngine({
     catalog,
+    secrets,
     logger,
     actionTimeoutMs: env.actionTimeoutMs,
     maxConcurrentActions: env.maxConcurrentActions,

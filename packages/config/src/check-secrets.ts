@@ -1,36 +1,33 @@
-import { SecretRef } from "@pes/connectors/schemas";
+import { describeSecretRef, resolveSecrets, type DataSourceSecrets, type SecretSources } from "@pes/connectors/schemas";
 import type { Catalog } from "./catalog.js";
 
+/** Every data source's secrets, by organization then data-source name. */
+export type CatalogSecrets = ReadonlyMap<string, ReadonlyMap<string, DataSourceSecrets>>;
+
 /**
- * Lists every secret reference of the catalog whose environment variable is unset or empty, one
- * message per reference naming the organization, the data source, the field and the variable (never a
- * value). The worker calls it at start and refuses to run when the list is not empty.
+ * Resolves the secret references of every data source of the catalog, once (the worker does it at start
+ * and hands them to the engine). `missing` has one message per reference it cannot resolve, naming the
+ * organization, the data source, the field and the variable or file (never a value); the worker refuses
+ * to run when it is not empty.
  */
-export function checkSecrets(catalog: Catalog, env: NodeJS.ProcessEnv = process.env): string[] {
+export function resolveCatalogSecrets(catalog: Catalog, sources: SecretSources): { secrets: CatalogSecrets; missing: string[] } {
+  const secrets = new Map<string, Map<string, DataSourceSecrets>>();
   const missing: string[] = [];
   for (const organization of catalog.organizations.values()) {
+    const byName = new Map<string, DataSourceSecrets>();
     for (const [name, dataSource] of organization.dataSources) {
-      for (const { path, ref } of secretRefsIn(dataSource, [])) {
-        const value = env[ref.env];
-        if (value === undefined || value === "") {
-          missing.push(
-            `organization ${organization.id}, data source ${name}: environment variable ${ref.env} ` +
-              `(${path.join(".")}) is not set`,
-          );
-        }
+      const resolved = resolveSecrets(dataSource, sources);
+      byName.set(name, resolved.secrets);
+      for (const { path, ref, problem } of resolved.missing) {
+        missing.push(`organization ${organization.id}, data source ${name}: ${describeSecretRef(ref)} (${path.join(".")}) ${problem}`);
       }
     }
+    secrets.set(organization.id, byName);
   }
-  return missing;
+  return { secrets, missing };
 }
 
-/** Secret references anywhere in a data source: found by shape, so a new connector needs no change here. */
-function secretRefsIn(value: unknown, path: string[]): { path: string[]; ref: SecretRef }[] {
-  const ref = SecretRef.safeParse(value);
-  if (ref.success) return [{ path, ref: ref.data }];
-  if (Array.isArray(value)) return value.flatMap((item: unknown, index) => secretRefsIn(item, [...path, String(index)]));
-  if (value !== null && typeof value === "object") {
-    return Object.entries(value).flatMap(([key, item]) => secretRefsIn(item, [...path, key]));
-  }
-  return [];
+/** The messages of resolveCatalogSecrets: every secret reference the environment cannot resolve. */
+export function checkSecrets(catalog: Catalog, env: SecretSources["env"]): string[] {
+  return resolveCatalogSecrets(catalog, { env }).missing;
 }

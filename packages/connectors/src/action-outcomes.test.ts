@@ -1,18 +1,16 @@
 import { MissingAttributesError } from "@pes/templates";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { actionOutcomes } from "./action-outcomes.js";
+import { resolveSecrets } from "./data-source-secrets.js";
 
 describe("actionOutcomes", () => {
-  afterEach(() => {
-    delete process.env.PES_TEST_OUTCOME_KEY;
-  });
-
   // What a new connector gets by building its outcomes here: nothing to list, nothing to remember.
-  const outcomes = () =>
-    actionOutcomes({ title: "Check", dataSource: { type: "http", url: "http://127.0.0.1:9", headers: { "x-key": { env: "PES_TEST_OUTCOME_KEY" } } } });
+  const outcomes = () => {
+    const dataSource = { type: "http", url: "http://127.0.0.1:9", headers: { "x-key": { env: "PES_TEST_OUTCOME_KEY" } } };
+    return actionOutcomes({ title: "Check", secrets: resolveSecrets(dataSource, { env: { PES_TEST_OUTCOME_KEY: "key-123456" } }).secrets });
+  };
 
   it("redacts the data source's secrets in every kind of outcome, keeping the link", () => {
-    process.env.PES_TEST_OUTCOME_KEY = "key-123456";
     expect(outcomes().failed("the API said key-123456 is wrong", "http://link")).toEqual({
       status: "failed",
       shortAnswer: "Check: the API said [redacted] is wrong",
@@ -30,7 +28,6 @@ describe("actionOutcomes", () => {
   });
 
   it("cuts a short answer to 300 characters after redacting", () => {
-    process.env.PES_TEST_OUTCOME_KEY = "key-123456";
     const outcome = outcomes().failed(`${"x".repeat(285)} key-123456`);
     expect(outcome.shortAnswer).toHaveLength(300);
     expect(outcome.shortAnswer).not.toContain("key-1");

@@ -1,7 +1,8 @@
 import type { MissingAttributesError } from "@pes/templates";
 import type { ActionOutcome } from "./connector.js";
 import { skippedAnswer, truncate } from "./outcome-text.js";
-import { redactSecrets, secretsOf } from "./redaction.js";
+import type { DataSourceSecrets } from "./data-source-secrets.js";
+import { redactSecrets } from "./redaction.js";
 
 /** How a connector writes an action's outcome. */
 export interface ActionOutcomes {
@@ -16,14 +17,13 @@ export interface ActionOutcomes {
 /**
  * The one place where a connector's outcomes are made. Every short answer (the connector's own words, an
  * error text the data source sent, a value read from its answer) has the data source's secrets redacted
- * (secretsOf: found in its configuration, not listed by the connector), then is cut to 300 characters:
- * in that order, so that a cut cannot leave half a secret behind. A connector that builds its outcomes
- * here redacts by construction.
+ * (resolved at start from its configuration, not listed by the connector), then is cut to 300
+ * characters: in that order, so that a cut cannot leave half a secret behind. A connector that builds
+ * its outcomes here redacts by construction.
  */
-export function actionOutcomes(request: { title: string; dataSource: unknown }): ActionOutcomes {
-  const { title, dataSource } = request;
-  let secrets: string[] | undefined;
-  const shortAnswer = (text: string): string => truncate(redactSecrets(text, (secrets ??= secretsOf(dataSource))));
+export function actionOutcomes(request: { title: string; secrets: DataSourceSecrets }): ActionOutcomes {
+  const { title, secrets } = request;
+  const shortAnswer = (text: string): string => truncate(redactSecrets(text, secrets.redacted));
   return {
     failed: (reason, mostImportantLink) => ({
       status: "failed",

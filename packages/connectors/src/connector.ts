@@ -1,4 +1,5 @@
 import type { ActionOutcomes } from "./action-outcomes.js";
+import type { DataSourceSecrets } from "./data-source-secrets.js";
 
 /** The time an action looks at: `time` is the issue, `start`..`end` the window around it. */
 export interface TimeWindow {
@@ -23,14 +24,20 @@ export interface ActionContext {
   signal: AbortSignal;
 }
 
+/** What the worker sets up once per data source, at start, and hands to its connector with every action. */
+export interface DataSourceConnection {
+  /** The data source's secrets, resolved at start: a connector never reads the environment. */
+  secrets: DataSourceSecrets;
+}
+
 /** An action for one connector: its data source and its query (templates not filled yet). */
-export interface ActionRequest<DS extends DataSourceBase, Q> extends ActionContext {
+export interface ActionRequest<DS extends DataSourceBase, Q> extends ActionContext, DataSourceConnection {
   dataSource: DS;
   spec: Q;
 }
 
 /** What a connector's fetch gets: the query with its template fields filled, and the action's link. */
-export interface FetchRequest<DS extends DataSourceBase, Q> extends ActionContext {
+export interface FetchRequest<DS extends DataSourceBase, Q> extends ActionContext, DataSourceConnection {
   dataSource: DS;
   /** The query, every template field filled with its encoding: exactly what is sent. */
   query: Q;

@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { redactSecrets, secretsOf } from "./redaction.js";
+import { resolveSecrets } from "./data-source-secrets.js";
+import { redactSecrets } from "./redaction.js";
 
-describe("secretsOf", () => {
+/** What a data source's answers are redacted of: its secrets as resolved at start. */
+const secretsOf = (dataSource: unknown, env: Record<string, string>) => resolveSecrets(dataSource, { env }).secrets.redacted;
+
+describe("resolveSecrets(…).redacted", () => {
   const env = { PES_TOKEN: "tok-123456", PES_PASSWORD: "pa:ss w/rd", PES_KEY: "key-123456" };
 
   it("finds a bearer token", () => {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { NO_SECRETS } from "./data-source-secrets.js";
 import { prepareAction, runAction } from "./run-action.js";
 import { connectorRegistry } from "./stock-connectors.js";
 import { sendJson, startTestServer, type TestHttpServer } from "./testing/test-http-server.js";
@@ -21,7 +22,7 @@ describe("runAction", () => {
     const prepare = (dataSource: { type: string; url: string }, query: unknown) => {
       const connector = connectorRegistry.get(dataSource.type);
       if (connector === undefined) throw new Error(`no connector ${dataSource.type}`);
-      return prepareAction(connector, dataSource, query);
+      return prepareAction(connector, dataSource, query, { secrets: NO_SECRETS });
     };
     const requests = [
       { title: "scalar", action: prepare({ type: "prometheus", url: server.url }, { query: "42", range: false }), attributes: {}, window, signal: AbortSignal.timeout(5_000) },

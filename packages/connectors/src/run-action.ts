@@ -1,6 +1,6 @@
 import { MissingAttributesError } from "@pes/templates";
 import { actionOutcomes } from "./action-outcomes.js";
-import type { ActionContext, ActionOutcome, ActionRequest, ConnectorRuntime, DataSourceBase } from "./connector.js";
+import type { ActionContext, ActionOutcome, ActionRequest, ConnectorRuntime, DataSourceBase, DataSourceConnection } from "./connector.js";
 import type { Connector, ConnectorDefinition } from "./connector-definition.js";
 import { fillQuery } from "./query-templates.js";
 
@@ -14,8 +14,8 @@ export async function runConnectorAction<DS extends DataSourceBase, Q>(
   runtime: ConnectorRuntime<DS, Q>,
   request: ActionRequest<DS, Q>,
 ): Promise<ActionOutcome> {
-  const { title, dataSource, spec, attributes, window, signal } = request;
-  const outcomes = actionOutcomes({ title, dataSource });
+  const { title, dataSource, spec, attributes, window, signal, secrets } = request;
+  const outcomes = actionOutcomes({ title, secrets });
   let query: Q;
   let link: string | undefined;
   try {
@@ -25,7 +25,7 @@ export async function runConnectorAction<DS extends DataSourceBase, Q>(
     if (error instanceof MissingAttributesError) return outcomes.skipped(error);
     return outcomes.failed(`could not build the ${definition.builds}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  return runtime.fetch({ title, dataSource, query, attributes, window, signal, link, outcomes });
+  return runtime.fetch({ title, dataSource, query, attributes, window, signal, secrets, link, outcomes });
 }
 
 /** An action bound to its connector, data source and query, ready to run any number of times. */
@@ -38,16 +38,17 @@ export interface PreparedAction {
 /**
  * Binds an action's query and its data source (both as configuration holds them) to their connector:
  * each is parsed once by the connector's own schema, which gives them its types, and the connector's
- * runtime is loaded on the first run.
+ * runtime is loaded on the first run. `connection` is the data source's, set up once at start.
  * @throws ZodError when either does not fit the connector (configuration loading checks both first).
  */
-export function prepareAction(connector: Connector, dataSource: unknown, query: unknown): PreparedAction {
+export function prepareAction(connector: Connector, dataSource: unknown, query: unknown, connection: DataSourceConnection): PreparedAction {
   return connector.with((definition) => {
     const configured = definition.dataSource.parse(dataSource);
     const spec = definition.query.parse(query);
     return {
       type: definition.type,
-      run: async (context) => runConnectorAction(definition, await definition.runtime(), { ...context, dataSource: configured, spec }),
+      run: async (context) =>
+        runConnectorAction(definition, await definition.runtime(), { ...context, ...connection, dataSource: configured, spec }),
     };
   });
 }

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { setImmediate as turn } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { Catalog, OrganizationCatalog } from "@pes/config";
+import { resolveCatalogSecrets, type Catalog, type OrganizationCatalog } from "@pes/config";
 import { runAction, type ActionOutcome, type AnyActionRequest, type DataSource } from "@pes/connectors";
 import type { ExecutionJob } from "@pes/contracts";
 import { demoIncidentOpenMetrics, startPrometheus, type LocalPrometheus } from "@pes/local-services";
@@ -88,7 +88,7 @@ function job(bookName: string, attributes: Record<string, string> = { service: "
 }
 
 function engineWith(catalog: Catalog, overrides: Partial<EngineDeps> = {}) {
-  return createEngine({ catalog, logger, actionTimeoutMs: 10_000, maxConcurrentActions: 8, now: NOW, ...overrides });
+  return createEngine({ catalog, secrets: new Map(), logger, actionTimeoutMs: 10_000, maxConcurrentActions: 8, now: NOW, ...overrides });
 }
 
 describe("engine over a real Prometheus and a real HTTP API", () => {
@@ -315,6 +315,25 @@ describe("engine with misbehaving actions", () => {
     const result = await engineWith(catalog, { maxConcurrentActions: 3 }).execute(job("Book"));
     expect(result.actionResults?.every((action) => action.shortAnswer?.endsWith(": ok"))).toBe(true);
     expect(api.maxInFlight).toBe(3);
+  });
+
+  it("hands each data source the secrets resolved at start, not the process environment", async () => {
+    const catalog = catalogFor([httpAction("keyed", "/keyed")], {
+      api: { type: "http", url: api.url, headers: { "x-api-key": { env: "PES_ENGINE_TEST_KEY" } } },
+    });
+    const seen: Array<string | string[] | undefined> = [];
+    api.route = (request, response) => {
+      seen.push(request.headers["x-api-key"]);
+      json(response, 200, { answer: "ok" });
+    };
+    const { secrets } = resolveCatalogSecrets(catalog, { env: { PES_ENGINE_TEST_KEY: "key-from-start" } });
+    const result = await engineWith(catalog, { secrets }).execute(job("Book"));
+    expect(result.actionResults?.[0]?.shortAnswer).toBe("keyed: ok");
+    expect(seen).toEqual(["key-from-start"]);
+
+    const without = await engineWith(catalog).execute(job("Book"));
+    expect(without.actionResults?.[0]?.shortAnswer).toBe("keyed: cannot build the request headers: environment variable PES_ENGINE_TEST_KEY is not set");
+    expect(seen).toHaveLength(1);
   });
 
   it("answers an unknown playbook or organization with an error", async () => {

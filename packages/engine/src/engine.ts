@@ -1,13 +1,15 @@
-import type { Catalog } from "@pes/config";
+import type { Catalog, CatalogSecrets } from "@pes/config";
 import {
   connectorRegistry,
   formatDuration,
+  NO_SECRETS,
   prepareAction,
   runAction,
   type ActionOutcome,
   type AnyActionRequest,
   type ConnectorRegistry,
   type DataSource,
+  type DataSourceConnection,
   type PreparedAction,
   type TimeWindow,
 } from "@pes/connectors";
@@ -21,6 +23,11 @@ import { issueWindow, parseDuration } from "./time-window.js";
 
 export interface EngineDeps {
   catalog: Catalog;
+  /**
+   * Every data source's secrets, resolved once at start (resolveCatalogSecrets): handed to its connector
+   * with each action. A data source without an entry has none.
+   */
+  secrets: CatalogSecrets;
   logger: Logger;
   /** Each action's own deadline, from the moment it starts. */
   actionTimeoutMs: number;
@@ -65,7 +72,7 @@ export function createEngine(deps: EngineDeps): Engine {
   const run = deps.runAction ?? runAction;
   const now = deps.now ?? (() => new Date());
   const { logger, actionTimeoutMs } = deps;
-  const steps = prepareSteps(deps.catalog, deps.connectors ?? connectorRegistry, logger);
+  const steps = prepareSteps(deps.catalog, deps.secrets, deps.connectors ?? connectorRegistry, logger);
 
   async function runOne(
     planned: PlannedAction,
@@ -199,15 +206,22 @@ export function createEngine(deps: EngineDeps): Engine {
  * Every action of every playbook, bound to its connector (the registry's, by the action's query key) and
  * to its data source: once per engine, so that an execution only fills titles and runs.
  */
-function prepareSteps(catalog: Catalog, connectors: ConnectorRegistry, logger: Logger): Map<string, Map<string, PreparedStep[]>> {
+function prepareSteps(
+  catalog: Catalog,
+  secrets: CatalogSecrets,
+  connectors: ConnectorRegistry,
+  logger: Logger,
+): Map<string, Map<string, PreparedStep[]>> {
   const byOrganization = new Map<string, Map<string, PreparedStep[]>>();
   for (const org of catalog.organizations.values()) {
+    const connections = new Map<string, DataSourceConnection>();
+    for (const name of org.dataSources.keys()) connections.set(name, { secrets: secrets.get(org.id)?.get(name) ?? NO_SECRETS });
     const byPlaybook = new Map<string, PreparedStep[]>();
     for (const [name, playbook] of org.playbooks) {
       byPlaybook.set(
         name,
         playbook.gadgets.flatMap((gadget, gadgetIndex) =>
-          gadget.actions.map((definition) => ({ gadgetIndex, definition, prepared: prepareStep(definition, org.dataSources, connectors, logger) })),
+          gadget.actions.map((definition) => ({ gadgetIndex, definition, prepared: prepareStep(definition, org.dataSources, connections, connectors, logger) })),
         ),
       );
     }
@@ -220,16 +234,18 @@ function prepareSteps(catalog: Catalog, connectors: ConnectorRegistry, logger: L
 function prepareStep(
   definition: ActionDefinition,
   dataSources: ReadonlyMap<string, DataSource>,
+  connections: ReadonlyMap<string, DataSourceConnection>,
   connectors: ConnectorRegistry,
   logger: Logger,
 ): PreparedAction | string {
   const dataSource = dataSources.get(definition.dataSource);
-  if (dataSource === undefined) return `the organization has no data source "${definition.dataSource}"`;
+  const connection = connections.get(definition.dataSource);
+  if (dataSource === undefined || connection === undefined) return `the organization has no data source "${definition.dataSource}"`;
   const connector = connectors.connectorOf(definition);
   if (connector === undefined) return "the action names no connector this worker knows";
   if (dataSource.type !== connector.type) return `data source "${definition.dataSource}" is not ${connector.noun}`;
   try {
-    return prepareAction(connector, dataSource, definition[connector.type]);
+    return prepareAction(connector, dataSource, definition[connector.type], connection);
   } catch (error) {
     // Configuration loading checked both with the same schemas: this is a bug, not a playbook mistake.
     logger.error({ err: error, dataSource: definition.dataSource }, "action does not fit its connector");

@@ -70,6 +70,7 @@ describe("a connector added through the registry alone", () => {
     const catalog = await loadConfig(await configDir(playbook("{{service|loud}}!")), { connectors });
     const engine = createEngine({
       catalog,
+      secrets: new Map(),
       connectors,
       logger: createLogger({ name: "toy-test", level: "silent" }),
       actionTimeoutMs: 5_000,

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "@pes/local-services";
 import type { ActionOutcome, ActionRequest } from "../connector.js";
+import { resolveSecrets } from "../data-source-secrets.js";
 import { sendJson, startTestServer, type SeenRequest, type TestHttpServer } from "../testing/test-http-server.js";
 import { runHttpAction, valueAt } from "./runtime.js";
 import type { HttpAction, HttpDataSource } from "./schema.js";
@@ -11,10 +12,14 @@ const window = {
   end: new Date("2026-11-20T14:23:00Z"),
 };
 
+/** The environment the data sources' secrets are resolved from, as the worker does at start. */
+const env: Record<string, string> = {};
+
 function request(dataSource: HttpDataSource, spec: Partial<HttpAction>, attributes: Record<string, string> = { service: "check out/../x?y#z" }): ActionRequest<HttpDataSource, HttpAction> {
   return {
     title: "Last deploy",
     dataSource,
+    secrets: resolveSecrets(dataSource, { env }).secrets,
     spec: { method: "GET", path: "/deploys/{{service}}", answerField: "version", ...spec },
     attributes,
     window,
@@ -27,12 +32,12 @@ describe("runHttpAction", () => {
   afterEach(async () => {
     await server?.close();
     server = undefined;
-    delete process.env.PES_TEST_HTTP_KEY;
+    delete env.PES_TEST_HTTP_KEY;
   });
 
   it("GETs the path with each value as one URL component, sending configured headers", async () => {
     server = await startTestServer((_request, response) => sendJson(response, 200, { version: "v1.2.3" }));
-    process.env.PES_TEST_HTTP_KEY = "key-123456";
+    env.PES_TEST_HTTP_KEY = "key-123456";
     const outcome = await runHttpAction(
       request({ type: "http", url: `${server.url}/api/`, headers: { "x-api-key": { env: "PES_TEST_HTTP_KEY" }, "x-team": "sre" } }, {}),
     );
@@ -82,7 +87,7 @@ describe("runHttpAction", () => {
   });
 
   it("fails on an HTTP error without echoing the body or a header", async () => {
-    process.env.PES_TEST_HTTP_KEY = "key-123456";
+    env.PES_TEST_HTTP_KEY = "key-123456";
     server = await startTestServer((seen, response) => sendJson(response, 500, { error: "boom", echo: seen.headers }));
     const outcome = await runHttpAction(request({ type: "http", url: server.url, headers: { authorization: { env: "PES_TEST_HTTP_KEY" } } }, {}));
     expect(outcome).toMatchObject({ status: "failed", shortAnswer: "Last deploy: the data source answered HTTP 500 Internal Server Error" });
@@ -91,14 +96,14 @@ describe("runHttpAction", () => {
   });
 
   it("redacts a secret header that an API echoes into the answer", async () => {
-    process.env.PES_TEST_HTTP_KEY = "key-123456";
+    env.PES_TEST_HTTP_KEY = "key-123456";
     server = await startTestServer((seen, response) => sendJson(response, 200, { version: `seen ${String(seen.headers["x-api-key"])}` }));
     const outcome = await runHttpAction(request({ type: "http", url: server.url, headers: { "x-api-key": { env: "PES_TEST_HTTP_KEY" } } }, {}));
     expect(outcome.shortAnswer).toBe("Last deploy: seen [redacted]");
   });
 
   it("redacts a secret header echoed URL-encoded", async () => {
-    process.env.PES_TEST_HTTP_KEY = "key/123 456";
+    env.PES_TEST_HTTP_KEY = "key/123 456";
     server = await startTestServer((seen, response) =>
       sendJson(response, 200, { version: `seen ${encodeURIComponent(String(seen.headers["x-api-key"]))} and ${new URLSearchParams({ k: String(seen.headers["x-api-key"]) }).toString()}` }),
     );

@@ -1,7 +1,7 @@
 import type { ActionOutcome, ActionRequest, ConnectorRuntime } from "../connector.js";
 import { sendHttpRequest } from "../http-client.js";
 import { describeFetchFailure } from "../outcome-text.js";
-import { readSecret } from "../secret-ref.js";
+import type { DataSourceSecrets } from "../data-source-secrets.js";
 import { runConnectorAction } from "../run-action.js";
 import { httpConnector, httpRequestUrl, type HttpAction, type HttpDataSource } from "./schema.js";
 
@@ -14,13 +14,13 @@ const TARGET = "the data source";
  */
 export const httpRuntime: ConnectorRuntime<HttpDataSource, HttpAction> = {
   async fetch(request) {
-    const { dataSource, query: action, signal, link, outcomes } = request;
+    const { dataSource, query: action, signal, secrets, link, outcomes } = request;
     const url = httpRequestUrl(dataSource, action);
     const body = action.body === undefined ? undefined : JSON.stringify(action.body);
 
     let headers: Record<string, string>;
     try {
-      headers = resolveHeaders(dataSource);
+      headers = resolveHeaders(dataSource, secrets);
     } catch (error) {
       return outcomes.failed(`cannot build the request headers: ${messageOf(error)}`, link);
     }
@@ -96,10 +96,10 @@ function render(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value);
 }
 
-function resolveHeaders(dataSource: HttpDataSource): Record<string, string> {
+function resolveHeaders(dataSource: HttpDataSource, secrets: DataSourceSecrets): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(dataSource.headers ?? {})) {
-    headers[name] = typeof value === "string" ? value : readSecret(value);
+    headers[name] = typeof value === "string" ? value : secrets.value(value);
   }
   return headers;
 }

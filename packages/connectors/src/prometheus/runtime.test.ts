@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startPrometheus, toOpenMetrics, type LocalPrometheus, type SyntheticSeries } from "@pes/local-services";
 import type { ActionRequest, TimeWindow } from "../connector.js";
+import { resolveSecrets } from "../data-source-secrets.js";
 import { sendJson, startTestServer, type SeenRequest, type TestHttpServer } from "../testing/test-http-server.js";
 import { rangeStepSeconds, runPrometheusAction } from "./runtime.js";
 import type { PrometheusAction, PrometheusDataSource } from "./schema.js";
@@ -26,10 +27,14 @@ function history(): SyntheticSeries[] {
   });
 }
 
+/** The environment the data sources' secrets are resolved from, as the worker does at start. */
+const env: Record<string, string> = {};
+
 function request(dataSource: PrometheusDataSource, query: string, overrides: Partial<ActionRequest<PrometheusDataSource, PrometheusAction>> = {}): ActionRequest<PrometheusDataSource, PrometheusAction> {
   return {
     title: "p99 latency",
     dataSource,
+    secrets: resolveSecrets(dataSource, { env }).secrets,
     spec: { query, range: true, unit: "s" },
     attributes: { service: "checkout" },
     window,
@@ -140,14 +145,14 @@ describe("runPrometheusAction on the wire", () => {
   afterEach(async () => {
     await server?.close();
     server = undefined;
-    delete process.env.PES_TEST_PROM_TOKEN;
+    delete env.PES_TEST_PROM_TOKEN;
   });
 
   const emptyMatrix = { status: "success", data: { resultType: "matrix", result: [] } };
 
   it("POSTs a form with the window and a step, with bearer auth", async () => {
     server = await startTestServer((_request, response) => sendJson(response, 200, emptyMatrix));
-    process.env.PES_TEST_PROM_TOKEN = "s3cret-token";
+    env.PES_TEST_PROM_TOKEN = "s3cret-token";
     const outcome = await runPrometheusAction(
       request({ type: "prometheus", url: `${server.url}/`, auth: { bearerToken: { env: "PES_TEST_PROM_TOKEN" } } }, "up{service={{service}}}"),
     );
@@ -166,7 +171,7 @@ describe("runPrometheusAction on the wire", () => {
 
   it("sends basic auth and asks an instant query at the issue time", async () => {
     server = await startTestServer((_request, response) => sendJson(response, 200, { status: "success", data: { resultType: "vector", result: [] } }));
-    process.env.PES_TEST_PROM_TOKEN = "pa:ss";
+    env.PES_TEST_PROM_TOKEN = "pa:ss";
     const outcome = await runPrometheusAction({
       ...request({ type: "prometheus", url: server.url, auth: { basic: { username: "reader", password: { env: "PES_TEST_PROM_TOKEN" } } } }, "up"),
       spec: { query: "up", range: false },
@@ -200,7 +205,7 @@ describe("runPrometheusAction on the wire", () => {
       response.writeHead(status, { "content-type": contentType });
       response.end(body);
     });
-    process.env.PES_TEST_PROM_TOKEN = "s3cret-token";
+    env.PES_TEST_PROM_TOKEN = "s3cret-token";
     const outcome = await runPrometheusAction(request({ type: "prometheus", url: server.url, auth: { bearerToken: { env: "PES_TEST_PROM_TOKEN" } } }, "up"));
     expect(outcome).toMatchObject({ status: "failed", shortAnswer: expected });
     expect(outcome.mostImportantLink).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/graph\?g0\.expr=up&/);
@@ -228,7 +233,7 @@ describe("runPrometheusAction redacts the data source's secrets", () => {
   afterEach(async () => {
     await server?.close();
     server = undefined;
-    delete process.env.PES_TEST_PROM_TOKEN;
+    delete env.PES_TEST_PROM_TOKEN;
   });
 
   /** A Prometheus-compatible endpoint that quotes the request's headers in its error text. */
@@ -238,7 +243,7 @@ describe("runPrometheusAction redacts the data source's secrets", () => {
 
   it("redacts a bearer token quoted in an error", async () => {
     server = await echoingEndpoint((seen) => `invalid request: Authorization: ${String(seen.headers.authorization)}; token=${encodeURIComponent("s3cret/token")}`);
-    process.env.PES_TEST_PROM_TOKEN = "s3cret/token";
+    env.PES_TEST_PROM_TOKEN = "s3cret/token";
     const outcome = await runPrometheusAction(request({ type: "prometheus", url: server.url, auth: { bearerToken: { env: "PES_TEST_PROM_TOKEN" } } }, "up"));
     expect(server.requests[0]?.headers.authorization).toBe("Bearer s3cret/token");
     expect(outcome).toMatchObject({
@@ -252,7 +257,7 @@ describe("runPrometheusAction redacts the data source's secrets", () => {
     server = await echoingEndpoint(
       (seen) => `Authorization: ${String(seen.headers.authorization)} user=reader password=pa:ss w/rd form=${new URLSearchParams({ p: "pa:ss w/rd" }).toString()}`,
     );
-    process.env.PES_TEST_PROM_TOKEN = "pa:ss w/rd";
+    env.PES_TEST_PROM_TOKEN = "pa:ss w/rd";
     const outcome = await runPrometheusAction(
       request({ type: "prometheus", url: server.url, auth: { basic: { username: "reader", password: { env: "PES_TEST_PROM_TOKEN" } } } }, "up"),
     );
@@ -267,7 +272,7 @@ describe("runPrometheusAction redacts the data source's secrets", () => {
   it("redacts before cutting, so that a long error cannot leave half a token", async () => {
     // The cut at 300 characters falls inside the token as sent.
     server = await echoingEndpoint((seen) => `${"x".repeat(225)} ${String(seen.headers.authorization)} ${"y".repeat(100)}`);
-    process.env.PES_TEST_PROM_TOKEN = "s3cret-token-0123456789";
+    env.PES_TEST_PROM_TOKEN = "s3cret-token-0123456789";
     const outcome = await runPrometheusAction(request({ type: "prometheus", url: server.url, auth: { bearerToken: { env: "PES_TEST_PROM_TOKEN" } } }, "up"));
     expect(outcome.shortAnswer).toHaveLength(300);
     expect(outcome.shortAnswer).toMatch(/ Bearer \[redac…$/);
@@ -275,7 +280,7 @@ describe("runPrometheusAction redacts the data source's secrets", () => {
   });
 
   it("redacts a token that comes back in the data, e.g. as a label value", async () => {
-    process.env.PES_TEST_PROM_TOKEN = "s3cret-token";
+    env.PES_TEST_PROM_TOKEN = "s3cret-token";
     server = await startTestServer((seen, response) =>
       sendJson(response, 200, {
         status: "success",

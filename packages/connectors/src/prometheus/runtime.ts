@@ -1,7 +1,8 @@
 import type { ActionOutcome, ActionRequest, ConnectorRuntime, TimeWindow } from "../connector.js";
 import { sendHttpRequest } from "../http-client.js";
 import { describeFetchFailure } from "../outcome-text.js";
-import { basicCredential, readSecret } from "../secret-ref.js";
+import type { DataSourceSecrets } from "../data-source-secrets.js";
+import { basicCredential } from "../secret-ref.js";
 import { baseUrlOf } from "../url-text.js";
 import { analyzeQueryData } from "./prometheus-analysis.js";
 import { runConnectorAction } from "../run-action.js";
@@ -21,14 +22,14 @@ const MAX_POINTS = 500;
  */
 export const prometheusRuntime: ConnectorRuntime<PrometheusDataSource, PrometheusAction> = {
   async fetch(request) {
-    const { title, dataSource, query: action, window, signal, link, outcomes } = request;
+    const { title, dataSource, query: action, window, signal, secrets, link, outcomes } = request;
     // Every outcome goes through outcomes, which redacts the data source's secrets: a Prometheus-compatible
     // endpoint may quote the request, Authorization header included, in its error text.
     const failed = (reason: string): ActionOutcome => outcomes.failed(reason, link);
 
     let headers: Record<string, string>;
     try {
-      headers = { accept: "application/json", ...authorization(dataSource) };
+      headers = { accept: "application/json", ...authorization(dataSource, secrets) };
     } catch (error) {
       return failed(`cannot authenticate to ${TARGET}: ${messageOf(error)}`);
     }
@@ -101,11 +102,11 @@ function rangeParameters(window: TimeWindow): Record<string, string> {
   return { start: String(start), end: unixSeconds(window.end), step: String(step) };
 }
 
-function authorization(dataSource: PrometheusDataSource): Record<string, string> {
+function authorization(dataSource: PrometheusDataSource, secrets: DataSourceSecrets): Record<string, string> {
   const auth = dataSource.auth;
   if (auth === undefined) return {};
-  if ("bearerToken" in auth) return { authorization: `Bearer ${readSecret(auth.bearerToken)}` };
-  return { authorization: `Basic ${basicCredential(auth.basic.username, readSecret(auth.basic.password))}` };
+  if ("bearerToken" in auth) return { authorization: `Bearer ${secrets.value(auth.bearerToken)}` };
+  return { authorization: `Basic ${basicCredential(auth.basic.username, secrets.value(auth.basic.password))}` };
 }
 
 function isErrorStatus(body: unknown): boolean {
