@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { TlsOptions } from "./connection-options.js";
 import type { DataSourceBase } from "./connector.js";
 import type { Connector, TemplateEncoding } from "./connector-definition.js";
 
@@ -25,7 +26,13 @@ export interface ConnectorRegistry {
  * A data source as configuration holds it: what every connector's data source has, and its own fields,
  * which only its connector reads.
  */
-export const ConfiguredDataSource = z.looseObject({ type: z.string(), url: z.string() });
+export const ConfiguredDataSource = z.looseObject({
+  type: z.string(),
+  url: z.string(),
+  // Checked by the connector's own schema, which the data source has just passed.
+  tls: z.custom<TlsOptions>().optional(),
+  proxy: z.string().optional(),
+});
 export type ConfiguredDataSource = DataSourceBase & z.infer<typeof ConfiguredDataSource>;
 
 /** Builds a registry from a list of connectors; a type listed twice is a programming error. */

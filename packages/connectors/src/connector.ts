@@ -1,5 +1,7 @@
 import type { ActionOutcomes } from "./action-outcomes.js";
+import type { TlsOptions } from "./connection-options.js";
 import type { DataSourceSecrets } from "./data-source-secrets.js";
+import type { HttpClient } from "./http-client.js";
 
 /** The time an action looks at: `time` is the issue, `start`..`end` the window around it. */
 export interface TimeWindow {
@@ -12,6 +14,8 @@ export interface TimeWindow {
 export interface DataSourceBase {
   type: string;
   url: string;
+  tls?: TlsOptions;
+  proxy?: string;
 }
 
 /** One run of an action, as the engine starts it. */
@@ -28,6 +32,8 @@ export interface ActionContext {
 export interface DataSourceConnection {
   /** The data source's secrets, resolved at start: a connector never reads the environment. */
   secrets: DataSourceSecrets;
+  /** The data source's own HTTP client (keep-alive pool, its TLS settings and proxy), built at start. */
+  http: HttpClient;
 }
 
 /** An action for one connector: its data source and its query (templates not filled yet). */

@@ -1,6 +1,7 @@
 // The runtime entry, `@pes/connectors`: the schemas and what runs actions (the worker's).
 export * from "./schemas.js";
 export * from "./run-action.js";
+export * from "./undici-http-client.js";
 export * from "./human-format.js";
 export * from "./http/runtime.js";
 export * from "./prometheus/prometheus-response.js";

@@ -1,16 +1,21 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { NO_SECRETS } from "./data-source-secrets.js";
 import { prepareAction, runAction } from "./run-action.js";
+import { createHttpClient } from "./undici-http-client.js";
 import { connectorRegistry } from "./stock-connectors.js";
 import { sendJson, startTestServer, type TestHttpServer } from "./testing/test-http-server.js";
 
 const window = { start: new Date("2026-11-20T13:08:00Z"), time: new Date("2026-11-20T14:08:00Z"), end: new Date("2026-11-20T14:23:00Z") };
 
 describe("runAction", () => {
+  const http = createHttpClient();
   let server: TestHttpServer | undefined;
   afterEach(async () => {
     await server?.close();
     server = undefined;
+  });
+  afterAll(async () => {
+    await http.close();
   });
 
   it("runs each request with the connector of its data source's type", async () => {
@@ -22,7 +27,7 @@ describe("runAction", () => {
     const prepare = (dataSource: { type: string; url: string }, query: unknown) => {
       const connector = connectorRegistry.get(dataSource.type);
       if (connector === undefined) throw new Error(`no connector ${dataSource.type}`);
-      return prepareAction(connector, dataSource, query, { secrets: NO_SECRETS });
+      return prepareAction(connector, dataSource, query, { secrets: NO_SECRETS, http });
     };
     const requests = [
       { title: "scalar", action: prepare({ type: "prometheus", url: server.url }, { query: "42", range: false }), attributes: {}, window, signal: AbortSignal.timeout(5_000) },

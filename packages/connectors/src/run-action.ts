@@ -14,7 +14,7 @@ export async function runConnectorAction<DS extends DataSourceBase, Q>(
   runtime: ConnectorRuntime<DS, Q>,
   request: ActionRequest<DS, Q>,
 ): Promise<ActionOutcome> {
-  const { title, dataSource, spec, attributes, window, signal, secrets } = request;
+  const { title, dataSource, spec, attributes, window, signal, secrets, http } = request;
   const outcomes = actionOutcomes({ title, secrets });
   let query: Q;
   let link: string | undefined;
@@ -25,7 +25,7 @@ export async function runConnectorAction<DS extends DataSourceBase, Q>(
     if (error instanceof MissingAttributesError) return outcomes.skipped(error);
     return outcomes.failed(`could not build the ${definition.builds}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  return runtime.fetch({ title, dataSource, query, attributes, window, signal, secrets, link, outcomes });
+  return runtime.fetch({ title, dataSource, query, attributes, window, signal, secrets, http, link, outcomes });
 }
 
 /** An action bound to its connector, data source and query, ready to run any number of times. */

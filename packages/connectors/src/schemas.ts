@@ -7,6 +7,8 @@ export * from "./connector-registry.js";
 export * from "./stock-connectors.js";
 export * from "./data-source.js";
 export * from "./secret-ref.js";
+export * from "./connection-options.js";
+export * from "./http-client.js";
 export * from "./data-source-secrets.js";
 export * from "./template-encodings.js";
 export * from "./query-templates.js";

@@ -1,5 +1,6 @@
 import type { Catalog, CatalogSecrets } from "@pes/config";
 import {
+  connectDataSource,
   connectorRegistry,
   formatDuration,
   NO_SECRETS,
@@ -47,6 +48,8 @@ export interface Engine {
    * `{ error }` only when the job names a playbook this worker does not know.
    */
   execute(job: ExecutionJob, signal?: AbortSignal): Promise<PlaybookExecutionResult>;
+  /** Closes the data sources' HTTP clients (their keep-alive connections). */
+  close(): Promise<void>;
 }
 
 /** An action of a playbook, bound to its connector and data source once, when the engine is built. */
@@ -66,13 +69,18 @@ const ABORTED = Symbol("aborted");
 /** How long past its deadline an action that ignores its signal may take before the engine stops waiting. */
 const ABORT_GRACE_MS = 1_000;
 
-/** Builds the engine; nothing runs until `execute` is called. */
+/**
+ * Builds the engine: every data source's HTTP client (its TLS settings and proxy, one keep-alive pool
+ * each) and every action bound to its connector. Nothing runs until `execute` is called.
+ * @throws Error naming the organization and data source whose TLS settings are unusable.
+ */
 export function createEngine(deps: EngineDeps): Engine {
   const limit = createConcurrencyLimit(deps.maxConcurrentActions);
   const run = deps.runAction ?? runAction;
   const now = deps.now ?? (() => new Date());
   const { logger, actionTimeoutMs } = deps;
-  const steps = prepareSteps(deps.catalog, deps.secrets, deps.connectors ?? connectorRegistry, logger);
+  const connections = connectDataSources(deps.catalog, deps.secrets);
+  const steps = prepareSteps(deps.catalog, connections, deps.connectors ?? connectorRegistry, logger);
 
   async function runOne(
     planned: PlannedAction,
@@ -132,6 +140,9 @@ export function createEngine(deps: EngineDeps): Engine {
   }
 
   return {
+    async close() {
+      await Promise.all([...connections.values()].flatMap((byName) => [...byName.values()].map((connection) => connection.http.close())));
+    },
     async execute(job, signal) {
       const org = deps.catalog.organizations.get(job.orgId);
       const playbook = org?.playbooks.get(job.bookName);
@@ -208,14 +219,13 @@ export function createEngine(deps: EngineDeps): Engine {
  */
 function prepareSteps(
   catalog: Catalog,
-  secrets: CatalogSecrets,
+  connectionsByOrganization: ReadonlyMap<string, ReadonlyMap<string, DataSourceConnection>>,
   connectors: ConnectorRegistry,
   logger: Logger,
 ): Map<string, Map<string, PreparedStep[]>> {
   const byOrganization = new Map<string, Map<string, PreparedStep[]>>();
   for (const org of catalog.organizations.values()) {
-    const connections = new Map<string, DataSourceConnection>();
-    for (const name of org.dataSources.keys()) connections.set(name, { secrets: secrets.get(org.id)?.get(name) ?? NO_SECRETS });
+    const connections = connectionsByOrganization.get(org.id) ?? new Map<string, DataSourceConnection>();
     const byPlaybook = new Map<string, PreparedStep[]>();
     for (const [name, playbook] of org.playbooks) {
       byPlaybook.set(
@@ -226,6 +236,23 @@ function prepareSteps(
       );
     }
     byOrganization.set(org.id, byPlaybook);
+  }
+  return byOrganization;
+}
+
+/** One connection per data source of every organization: its HTTP client and its secrets. */
+function connectDataSources(catalog: Catalog, secrets: CatalogSecrets): Map<string, Map<string, DataSourceConnection>> {
+  const byOrganization = new Map<string, Map<string, DataSourceConnection>>();
+  for (const org of catalog.organizations.values()) {
+    const byName = new Map<string, DataSourceConnection>();
+    for (const [name, dataSource] of org.dataSources) {
+      try {
+        byName.set(name, connectDataSource(dataSource, secrets.get(org.id)?.get(name) ?? NO_SECRETS));
+      } catch (error) {
+        throw new Error(`organization ${org.id}, data source ${name}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    byOrganization.set(org.id, byName);
   }
   return byOrganization;
 }

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "@pes/local-services";
 import type { ActionOutcome, ActionRequest } from "../connector.js";
 import { resolveSecrets } from "../data-source-secrets.js";
+import { createHttpClient } from "../undici-http-client.js";
 import { sendJson, startTestServer, type SeenRequest, type TestHttpServer } from "../testing/test-http-server.js";
 import { runHttpAction, valueAt } from "./runtime.js";
 import type { HttpAction, HttpDataSource } from "./schema.js";
@@ -14,12 +15,18 @@ const window = {
 
 /** The environment the data sources' secrets are resolved from, as the worker does at start. */
 const env: Record<string, string> = {};
+/** The data sources' HTTP client, as the worker builds one per data source at start. */
+const http = createHttpClient();
+afterAll(async () => {
+  await http.close();
+});
 
 function request(dataSource: HttpDataSource, spec: Partial<HttpAction>, attributes: Record<string, string> = { service: "check out/../x?y#z" }): ActionRequest<HttpDataSource, HttpAction> {
   return {
     title: "Last deploy",
     dataSource,
     secrets: resolveSecrets(dataSource, { env }).secrets,
+    http,
     spec: { method: "GET", path: "/deploys/{{service}}", answerField: "version", ...spec },
     attributes,
     window,

@@ -1,5 +1,4 @@
 import type { ActionOutcome, ActionRequest, ConnectorRuntime } from "../connector.js";
-import { sendHttpRequest } from "../http-client.js";
 import { describeFetchFailure } from "../outcome-text.js";
 import type { DataSourceSecrets } from "../data-source-secrets.js";
 import { runConnectorAction } from "../run-action.js";
@@ -34,7 +33,7 @@ export const httpRuntime: ConnectorRuntime<HttpDataSource, HttpAction> = {
     let contentType: string;
     let text: string;
     try {
-      const answer = await sendHttpRequest(url, {
+      const answer = await request.http.request(url, {
         method: action.method,
         headers: { accept: "application/json", ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
         ...(body === undefined ? {} : { body }),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { connectionFields } from "../connection-options.js";
 import { defineConnector } from "../connector-definition.js";
 import { SecretRef } from "../secret-ref.js";
 import { absoluteUrlTemplate, dataSourceBaseUrl, dataSourcePathTemplate, jsonStringTemplate } from "../template-encodings.js";
@@ -8,6 +9,7 @@ import { withoutCredentials } from "../url-text.js";
 export const HttpDataSource = z.strictObject({
   type: z.literal("http"),
   url: z.url({ protocol: /^https?$/ }),
+  ...connectionFields,
   headers: z.record(z.string(), z.union([z.string(), SecretRef])).optional(),
 });
 export type HttpDataSource = z.infer<typeof HttpDataSource>;

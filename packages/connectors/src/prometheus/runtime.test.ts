@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startPrometheus, toOpenMetrics, type LocalPrometheus, type SyntheticSeries } from "@pes/local-services";
 import type { ActionRequest, TimeWindow } from "../connector.js";
 import { resolveSecrets } from "../data-source-secrets.js";
+import { createHttpClient } from "../undici-http-client.js";
 import { sendJson, startTestServer, type SeenRequest, type TestHttpServer } from "../testing/test-http-server.js";
 import { rangeStepSeconds, runPrometheusAction } from "./runtime.js";
 import type { PrometheusAction, PrometheusDataSource } from "./schema.js";
@@ -29,12 +30,18 @@ function history(): SyntheticSeries[] {
 
 /** The environment the data sources' secrets are resolved from, as the worker does at start. */
 const env: Record<string, string> = {};
+/** The data sources' HTTP client, as the worker builds one per data source at start. */
+const http = createHttpClient();
+afterAll(async () => {
+  await http.close();
+});
 
 function request(dataSource: PrometheusDataSource, query: string, overrides: Partial<ActionRequest<PrometheusDataSource, PrometheusAction>> = {}): ActionRequest<PrometheusDataSource, PrometheusAction> {
   return {
     title: "p99 latency",
     dataSource,
     secrets: resolveSecrets(dataSource, { env }).secrets,
+    http,
     spec: { query, range: true, unit: "s" },
     attributes: { service: "checkout" },
     window,

@@ -1,5 +1,4 @@
 import type { ActionOutcome, ActionRequest, ConnectorRuntime, TimeWindow } from "../connector.js";
-import { sendHttpRequest } from "../http-client.js";
 import { describeFetchFailure } from "../outcome-text.js";
 import type { DataSourceSecrets } from "../data-source-secrets.js";
 import { basicCredential } from "../secret-ref.js";
@@ -41,7 +40,7 @@ export const prometheusRuntime: ConnectorRuntime<PrometheusDataSource, Prometheu
     let statusText: string;
     let text: string;
     try {
-      ({ status, statusText, text } = await sendHttpRequest(url, {
+      ({ status, statusText, text } = await request.http.request(url, {
         method: "POST",
         headers: { ...headers, "content-type": "application/x-www-form-urlencoded" },
         body: form,

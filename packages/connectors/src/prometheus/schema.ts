@@ -1,5 +1,6 @@
 import { fillTemplate } from "@pes/templates";
 import { z } from "zod";
+import { connectionFields } from "../connection-options.js";
 import { defineConnector, type TemplateEncoding } from "../connector-definition.js";
 import { SecretRef } from "../secret-ref.js";
 import { prometheusLink } from "./prometheus-link.js";
@@ -9,6 +10,7 @@ import { promqlEncoder } from "./promql-escape.js";
 export const PrometheusDataSource = z.strictObject({
   type: z.literal("prometheus"),
   url: z.url({ protocol: /^https?$/ }),
+  ...connectionFields,
   /** When set, links go to Grafana Explore for this data source instead of the Prometheus graph UI. */
   grafana: z
     .strictObject({

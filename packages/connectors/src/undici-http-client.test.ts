@@ -1,0 +1,236 @@
+// Each data source's own HTTP client against real local servers: HTTPS with a CA made for the test
+// (openssl, at test time), mutual TLS, insecureSkipVerify, and a CONNECT proxy.
+import { execFileSync } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { createServer as createHttpServer, type IncomingMessage, type Server } from "node:http";
+import { createServer as createHttpsServer, type ServerOptions } from "node:https";
+import { connect, type AddressInfo, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ActionOutcome } from "./connector.js";
+import { resolveSecrets } from "./data-source-secrets.js";
+import { runHttpAction } from "./http/runtime.js";
+import { HttpDataSource } from "./http/schema.js";
+import { connectDataSource } from "./undici-http-client.js";
+
+const window = { start: new Date("2026-11-20T13:08:00Z"), time: new Date("2026-11-20T14:08:00Z"), end: new Date("2026-11-20T14:23:00Z") };
+
+let dir: string;
+/** PEM files made for this run: a CA, a server certificate for 127.0.0.1, a client certificate; another CA. */
+const pem = (name: string) => join(dir, name);
+
+function openssl(...args: string[]): void {
+  execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
+}
+
+/** A key and a certificate signed by `ca`, with `extensions` (subjectAltName, extendedKeyUsage). */
+function issue(name: string, ca: string, extensions: string): void {
+  openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", `/CN=${name}`);
+  execFileSync("sh", ["-c", `printf '%s\\n' "${extensions}" > ${name}.ext`], { cwd: dir });
+  openssl("x509", "-req", "-in", `${name}.csr`, "-CA", `${ca}.pem`, "-CAkey", `${ca}.key`, "-CAcreateserial", "-out", `${name}.pem`, "-days", "1", "-extfile", `${name}.ext`);
+}
+
+function authority(name: string): void {
+  openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", `${name}.key`, "-out", `${name}.pem`, "-days", "1", "-subj", `/CN=${name}`);
+}
+
+interface Listening {
+  url: string;
+  /** Requests answered. */
+  requests: number;
+  close(): Promise<void>;
+}
+
+async function listen(server: Server, scheme: "http" | "https"): Promise<Listening> {
+  const state: Listening = { url: "", requests: 0, close: async () => undefined };
+  server.on("request", (request: IncomingMessage, response) => {
+    state.requests += 1;
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(JSON.stringify({ state: "ok", port: request.socket.remotePort }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  state.url = `${scheme}://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  state.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return state;
+}
+
+async function https(options: ServerOptions): Promise<Listening> {
+  return listen(createHttpsServer({ key: await readFile(pem("server.key")), cert: await readFile(pem("server.pem")), ...options }), "https");
+}
+
+/** Asks the data source (as configuration writes it) with its own client, as the worker would. */
+async function ask(configured: unknown, env: Record<string, string> = {}): Promise<ActionOutcome> {
+  const dataSource = HttpDataSource.parse(configured);
+  const { secrets, missing } = resolveSecrets(dataSource, { env });
+  expect(missing).toEqual([]);
+  const connection = connectDataSource(dataSource, secrets);
+  try {
+    return await runHttpAction({
+      title: "TLS",
+      dataSource,
+      spec: { method: "GET", path: "/state", answerField: "state" },
+      attributes: {},
+      window,
+      signal: AbortSignal.timeout(5_000),
+      ...connection,
+    });
+  } finally {
+    await connection.http.close();
+  }
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "pes-tls-"));
+  authority("ca");
+  authority("other-ca");
+  issue("server", "ca", "subjectAltName=IP:127.0.0.1");
+  issue("client", "ca", "extendedKeyUsage=clientAuth");
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("a data source's HTTP client over TLS", () => {
+  let server: Listening;
+  beforeAll(async () => {
+    server = await https({});
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it("accepts the server with the data source's CA, from a file or from the environment", async () => {
+    expect(await ask({ type: "http", url: server.url, tls: { ca: { file: pem("ca.pem") } } })).toMatchObject({ status: "normal", shortAnswer: "TLS: ok" });
+    const ca = await readFile(pem("ca.pem"), "utf8");
+    expect(await ask({ type: "http", url: server.url, tls: { ca: { env: "PES_TEST_CA" } } }, { PES_TEST_CA: ca })).toMatchObject({ status: "normal" });
+  });
+
+  it("refuses it without that CA, or with another one, before sending anything", async () => {
+    const before = server.requests;
+    const refused = [await ask({ type: "http", url: server.url }), await ask({ type: "http", url: server.url, tls: { ca: { file: pem("other-ca.pem") } } })];
+    for (const outcome of refused) {
+      expect(outcome.status).toBe("failed");
+      expect(outcome.shortAnswer).toMatch(/^TLS: could not reach the data source \((UNABLE_TO_VERIFY_LEAF_SIGNATURE|unable to verify the first certificate)\)$/);
+    }
+    expect(server.requests).toBe(before);
+  });
+
+  it("accepts any certificate with insecureSkipVerify", async () => {
+    expect(await ask({ type: "http", url: server.url, tls: { insecureSkipVerify: true } })).toMatchObject({ status: "normal", shortAnswer: "TLS: ok" });
+  });
+
+  it("keeps one pool per data source: no connection shared with another's, and closing one leaves the other", async () => {
+    const dataSource = HttpDataSource.parse({ type: "http", url: server.url, tls: { ca: { file: pem("ca.pem") } } });
+    const { secrets } = resolveSecrets(dataSource, { env: {} });
+    const first = connectDataSource(dataSource, secrets);
+    const second = connectDataSource(dataSource, secrets);
+    const request = { method: "GET", headers: {}, signal: AbortSignal.timeout(5_000) } as const;
+    const portsOf = async (client: typeof first.http): Promise<Set<number>> => {
+      const ports = new Set<number>();
+      for (let i = 0; i < 3; i += 1) {
+        const answer = await client.request(`${server.url}/port`, request);
+        ports.add(Number((JSON.parse(answer.text) as { port: number }).port));
+      }
+      return ports;
+    };
+    try {
+      const firstPorts = await portsOf(first.http);
+      const secondPorts = await portsOf(second.http);
+      expect([...firstPorts].filter((port) => secondPorts.has(port))).toEqual([]);
+      await first.http.close();
+      await expect(first.http.request(`${server.url}/port`, request)).rejects.toThrow();
+      expect((await second.http.request(`${server.url}/port`, request)).status).toBe(200);
+    } finally {
+      await second.http.close();
+    }
+  });
+});
+
+describe("a data source's HTTP client with mutual TLS", () => {
+  let server: Listening;
+  beforeAll(async () => {
+    server = await https({ ca: await readFile(pem("ca.pem")), requestCert: true, rejectUnauthorized: true });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it("presents the configured client certificate, and is refused without one", async () => {
+    const tls = { ca: { file: pem("ca.pem") }, cert: { file: pem("client.pem") }, key: { env: "PES_TEST_CLIENT_KEY" } };
+    const key = await readFile(pem("client.key"), "utf8");
+    expect(await ask({ type: "http", url: server.url, tls }, { PES_TEST_CLIENT_KEY: key })).toMatchObject({ status: "normal", shortAnswer: "TLS: ok" });
+    const without = await ask({ type: "http", url: server.url, tls: { ca: { file: pem("ca.pem") } } });
+    expect(without.status).toBe("failed");
+    expect(server.requests).toBe(1);
+  });
+
+  it("refuses at start a key that does not fit, naming the setting, not the key", () => {
+    const dataSource = HttpDataSource.parse({ type: "http", url: server.url, tls: { cert: { file: pem("client.pem") }, key: { file: pem("server.key") } } });
+    const { secrets } = resolveSecrets(dataSource, { env: {} });
+    expect(() => connectDataSource(dataSource, secrets)).toThrow(/^unusable tls settings: .*key values mismatch/);
+  });
+});
+
+describe("a data source's HTTP client through a proxy", () => {
+  let proxy: Server;
+  let proxyUrl: string;
+  const tunnels: string[] = [];
+  let target: Listening;
+  let secureTarget: Listening;
+
+  beforeAll(async () => {
+    // A CONNECT proxy: opens a tunnel to the asked host and port, and records where to.
+    proxy = createHttpServer((_request, response) => {
+      response.writeHead(405);
+      response.end();
+    });
+    proxy.on("connect", (request: IncomingMessage, client: Socket, head: Buffer) => {
+      tunnels.push(request.url ?? "");
+      const [host, port] = (request.url ?? "").split(":");
+      const upstream = connect(Number(port), host ?? "", () => {
+        client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+        upstream.write(head);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
+      upstream.on("error", () => client.destroy());
+      client.on("error", () => upstream.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    target = await listen(createHttpServer(), "http");
+    secureTarget = await https({});
+  });
+  afterAll(async () => {
+    proxy.closeAllConnections();
+    await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    await target.close();
+    await secureTarget.close();
+  });
+
+  it("sends an http and an https data source's requests through the data source's proxy", async () => {
+    expect(await ask({ type: "http", url: target.url, proxy: proxyUrl })).toMatchObject({ status: "normal", shortAnswer: "TLS: ok" });
+    expect(await ask({ type: "http", url: secureTarget.url, proxy: proxyUrl, tls: { ca: { file: pem("ca.pem") } } })).toMatchObject({ status: "normal" });
+    expect(tunnels).toEqual([new URL(target.url).host, new URL(secureTarget.url).host]);
+  });
+
+  it("goes direct without one", async () => {
+    const before = tunnels.length;
+    expect(await ask({ type: "http", url: target.url })).toMatchObject({ status: "normal" });
+    expect(tunnels).toHaveLength(before);
+  });
+});
+
+describe("connection settings in configuration", () => {
+  it("refuses a certificate without its key, and a proxy URL with credentials", () => {
+    const problems = (value: unknown) => HttpDataSource.safeParse(value).error?.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    expect(problems({ type: "http", url: "https://x", tls: { cert: { file: "/c.pem" } } })).toEqual(["tls.cert: cert and key go together"]);
+    expect(problems({ type: "http", url: "https://x", proxy: "http://user:pw@proxy:3128" })).toEqual(["proxy: a proxy URL must not hold credentials"]);
+  });
+});
