@@ -11,11 +11,13 @@ RUN npm ci --no-audit --no-fund \
  && npm ci --omit=dev --workspace=@pes/api --workspace=@pes/worker --no-audit --no-fund
 
 FROM node:20-bookworm-slim
-# The heap ceiling keeps each process near 140 MB RSS under load (BENCHMARKS.md): the live heap is about
-# 25 MB, and without a ceiling V8 lets uncollected garbage grow the heap to ~210 MB first. Raise it for
-# workers whose data sources answer with large payloads. The benchmark reads this line.
+# The heap ceiling bounds RSS under load (the live heap is about 25 MB; without a ceiling V8 lets garbage
+# grow the heap first) and must fit the largest answer a worker reads: an http action's JSON answer is
+# parsed whole, about 4.5× its size in heap, so one at the 32 MiB cap needs ~145 MB. A Prometheus answer
+# is read one series at a time (~15 MB of heap at the cap). README "Memory" has the figures. The
+# benchmark and apps/worker's large-answer test read this line.
 ENV NODE_ENV=production \
-    NODE_OPTIONS="--max-old-space-size=96" \
+    NODE_OPTIONS="--max-old-space-size=192" \
     CONFIG_DIR=/config \
     DEV_ISSUER_DIR=/tmp/dev-issuer
 WORKDIR /app

@@ -12,7 +12,11 @@ export interface HttpAnswer {
   status: number;
   statusText: string;
   contentType: string | undefined;
-  text: string;
+  /**
+   * The whole answer, as bytes: outside the JavaScript heap, so a connector can read a large answer in
+   * parts (Prometheus, one series at a time) instead of holding its text and its objects at once.
+   */
+  body: Buffer;
 }
 
 /**
@@ -22,10 +26,20 @@ export interface HttpAnswer {
  */
 export interface HttpClient {
   /**
-   * Sends one request and reads the whole answer as text. Rejects with undici's (or the network's) error,
+   * Sends one request and reads the whole answer. Rejects with undici's (or the network's) error,
    * whose `code` names what went wrong, or with the signal's reason once it aborts.
    */
   request(url: string, options: HttpRequestOptions): Promise<HttpAnswer>;
   /** Closes its connections; requests after this fail. */
   close(): Promise<void>;
+}
+
+/** An answer's text, as undici's `body.text()` reads it: UTF-8, a byte-order mark skipped. */
+export function answerText(body: Buffer): string {
+  return body.toString("utf8", hasByteOrderMark(body) ? 3 : 0);
+}
+
+/** Whether the bytes start with a UTF-8 byte-order mark. */
+export function hasByteOrderMark(body: Buffer): boolean {
+  return body.length > 2 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
 }

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ActionOutcome } from "./connector.js";
 import { resolveSecrets } from "./data-source-secrets.js";
+import { answerText } from "./http-client.js";
 import { runHttpAction } from "./http/runtime.js";
 import { HttpDataSource } from "./http/schema.js";
 import { connectDataSource } from "./undici-http-client.js";
@@ -135,7 +136,7 @@ describe("a data source's HTTP client over TLS", () => {
       const ports = new Set<number>();
       for (let i = 0; i < 3; i += 1) {
         const answer = await client.request(`${server.url}/port`, request);
-        ports.add(Number((JSON.parse(answer.text) as { port: number }).port));
+        ports.add(Number((JSON.parse(answerText(answer.body)) as { port: number }).port));
       }
       return ports;
     };

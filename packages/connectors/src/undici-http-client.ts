@@ -37,13 +37,13 @@ export function createHttpClient(options: { tls?: ResolvedTls; proxy?: string } 
   return {
     async request(url, { method, headers, body, signal }) {
       const response = await request(url, { method, headers, body: body ?? null, signal, dispatcher });
-      const text = await response.body.text();
+      const bytes = await response.body.bytes();
       const contentType = response.headers["content-type"];
       return {
         status: response.statusCode,
         statusText: STATUS_CODES[response.statusCode] ?? "",
         contentType: Array.isArray(contentType) ? contentType[0] : contentType,
-        text,
+        body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
       };
     },
     close: () => dispatcher.close(),

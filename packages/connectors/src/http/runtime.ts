@@ -1,4 +1,5 @@
 import type { ActionOutcome, ActionRequest, ConnectorRuntime } from "../connector.js";
+import { answerText } from "../http-client.js";
 import { describeFetchFailure } from "../outcome-text.js";
 import type { DataSourceSecrets } from "../data-source-secrets.js";
 import { runConnectorAction } from "../run-action.js";
@@ -31,7 +32,7 @@ export const httpRuntime: ConnectorRuntime<HttpDataSource, HttpAction> = {
     let status: number;
     let statusText: string;
     let contentType: string;
-    let text: string;
+    let bytes: Buffer;
     try {
       const answer = await request.http.request(url, {
         method: action.method,
@@ -39,7 +40,7 @@ export const httpRuntime: ConnectorRuntime<HttpDataSource, HttpAction> = {
         ...(body === undefined ? {} : { body }),
         signal,
       });
-      ({ status, statusText, text } = answer);
+      ({ status, statusText, body: bytes } = answer);
       contentType = answer.contentType ?? "no content type";
     } catch (error) {
       return failed(describeFetchFailure(error, signal, TARGET));
@@ -49,7 +50,7 @@ export const httpRuntime: ConnectorRuntime<HttpDataSource, HttpAction> = {
 
     let json: unknown;
     try {
-      json = JSON.parse(text);
+      json = JSON.parse(answerText(bytes));
     } catch {
       return failed(`${TARGET} answered with something that is not JSON (${contentType.split(";")[0] ?? contentType})`);
     }

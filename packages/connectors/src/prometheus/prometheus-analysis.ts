@@ -61,7 +61,7 @@ export function analyzeQueryData(data: PrometheusQueryData, context: AnalysisCon
  *   departing samples it belongs to (a change that began before time − 5 min is dated when it began).
  * NaN and ±Inf samples are ignored; a series with nothing to compare is left out.
  */
-export function analyzeMatrix(series: readonly PrometheusMatrixSeries[], context: AnalysisContext): Analysis {
+export function analyzeMatrix(series: Iterable<PrometheusMatrixSeries>, context: AnalysisContext): Analysis {
   const { window, title, unit } = context;
   const period = formatPeriodBefore(window.time.getTime() - window.start.getTime());
   const lead = Math.min(INCIDENT_LEAD_MS, (window.time.getTime() - window.start.getTime()) / 2);

@@ -1,11 +1,14 @@
+import type { z } from "zod";
 import type { ActionOutcome, ActionRequest, ConnectorRuntime, TimeWindow } from "../connector.js";
-import { describeFetchFailure } from "../outcome-text.js";
 import type { DataSourceSecrets } from "../data-source-secrets.js";
+import { answerText, type HttpAnswer } from "../http-client.js";
+import { describeFetchFailure } from "../outcome-text.js";
+import { runConnectorAction } from "../run-action.js";
 import { basicCredential } from "../secret-ref.js";
 import { baseUrlOf } from "../url-text.js";
-import { analyzeQueryData } from "./prometheus-analysis.js";
-import { runConnectorAction } from "../run-action.js";
-import { PrometheusFailure, PrometheusSuccess } from "./prometheus-response.js";
+import { analyzeMatrix, analyzeQueryData, analyzeVector, type Analysis, type AnalysisContext } from "./prometheus-analysis.js";
+import { splitAnswer, type SplitAnswer } from "./prometheus-answer.js";
+import { PrometheusFailure, PrometheusMatrixSeries, PrometheusSuccess, PrometheusVectorSample } from "./prometheus-response.js";
 import { prometheusConnector, type PrometheusAction, type PrometheusDataSource } from "./schema.js";
 
 const TARGET = "Prometheus";
@@ -36,27 +39,33 @@ export const prometheusRuntime: ConnectorRuntime<PrometheusDataSource, Prometheu
     const form = new URLSearchParams({ query: action.query, ...(range ? rangeParameters(window) : { time: unixSeconds(window.time) }) }).toString();
     const url = `${baseUrlOf(dataSource)}/api/v1/${range ? "query_range" : "query"}`;
 
-    let status: number;
-    let statusText: string;
-    let text: string;
+    let answer: HttpAnswer;
     try {
-      ({ status, statusText, text } = await request.http.request(url, {
+      answer = await request.http.request(url, {
         method: "POST",
         headers: { ...headers, "content-type": "application/x-www-form-urlencoded" },
         body: form,
         signal,
-      }));
+      });
     } catch (error) {
       return failed(describeFetchFailure(error, signal, TARGET));
     }
+    const { status, statusText } = answer;
+    const httpStatus = `${TARGET} answered HTTP ${status}${statusText ? ` ${statusText}` : ""}`;
+    const context = { title, window, ...(action.unit === undefined ? {} : { unit: action.unit }) };
 
+    // A successful range or instant answer is read one series at a time (prometheus-answer.ts).
+    const bySeries = status >= 200 && status < 300 ? analyzeBySeries(answer.body, context) : undefined;
+    if (bySeries === NOT_JSON) return failed(`${TARGET} answered with something that is not JSON`);
+    if (bySeries === UNKNOWN_SHAPE) return failed(`${TARGET} answered in a shape this connector does not know`);
+    if (bySeries !== undefined) return outcomes.answered({ ...bySeries, ...(link === undefined ? {} : { mostImportantLink: link }) });
+
+    // Anything else (an error answer, a scalar, something that is not JSON) is small: parsed whole.
     let body: unknown;
     try {
-      body = JSON.parse(text);
+      body = JSON.parse(answerText(answer.body));
     } catch {
-      return failed(
-        status >= 400 ? `${TARGET} answered HTTP ${status}${statusText ? ` ${statusText}` : ""}` : `${TARGET} answered with something that is not JSON`,
-      );
+      return failed(status >= 400 ? httpStatus : `${TARGET} answered with something that is not JSON`);
     }
     // Only an error body is parsed as one: a failed parse builds an error object, which costs more than the check.
     const failure = isErrorStatus(body) ? PrometheusFailure.safeParse(body) : undefined;
@@ -64,18 +73,62 @@ export const prometheusRuntime: ConnectorRuntime<PrometheusDataSource, Prometheu
       const { errorType, error } = failure.data;
       return failed(`${TARGET} could not run the query (${errorType}): ${error}`);
     }
-    if (status >= 400) return failed(`${TARGET} answered HTTP ${status}${statusText ? ` ${statusText}` : ""}`);
+    if (status >= 400) return failed(httpStatus);
     const success = PrometheusSuccess.safeParse(body);
     if (!success.success) return failed(`${TARGET} answered in a shape this connector does not know`);
 
-    const analysis = analyzeQueryData(success.data.data, {
-      title,
-      window,
-      ...(action.unit === undefined ? {} : { unit: action.unit }),
-    });
+    const analysis = analyzeQueryData(success.data.data, context);
     return outcomes.answered({ ...analysis, ...(link === undefined ? {} : { mostImportantLink: link }) });
   },
 };
+
+const NOT_JSON = Symbol("not JSON");
+const UNKNOWN_SHAPE = Symbol("unknown shape");
+
+/** A series (or a vector sample) of the answer that does not have the shape Prometheus gives it. */
+class UnknownShapeError extends Error {}
+
+/**
+ * Analyzes a successful matrix or vector answer one series at a time: each element of `data.result` is
+ * parsed and checked when the analysis reaches it, and is garbage once it has moved on, so what the
+ * heap holds is one series and the findings, not the whole answer. Undefined when the answer is not
+ * such an answer (the caller parses it whole).
+ */
+function analyzeBySeries(body: Buffer, context: AnalysisContext): Analysis | typeof NOT_JSON | typeof UNKNOWN_SHAPE | undefined {
+  const split = splitAnswer(body);
+  if (split === undefined) return undefined;
+  let envelope: unknown;
+  try {
+    envelope = JSON.parse(split.envelope);
+  } catch {
+    return undefined;
+  }
+  const success = isErrorStatus(envelope) ? undefined : PrometheusSuccess.safeParse(envelope);
+  if (success?.success !== true) return undefined;
+  try {
+    switch (success.data.data.resultType) {
+      case "matrix":
+        return analyzeMatrix(elementsOf(body, split, PrometheusMatrixSeries), context);
+      case "vector":
+        // One sample per series: small even when there are many, and its analysis reads them twice.
+        return analyzeVector([...elementsOf(body, split, PrometheusVectorSample)], context);
+      default:
+        return undefined;
+    }
+  } catch (error) {
+    if (error instanceof SyntaxError) return NOT_JSON;
+    if (error instanceof UnknownShapeError) return UNKNOWN_SHAPE;
+    throw error;
+  }
+}
+
+function* elementsOf<T>(body: Buffer, split: SplitAnswer, schema: z.ZodType<T>): Generator<T> {
+  for (const [start, end] of split.elements) {
+    const parsed = schema.safeParse(JSON.parse(body.toString("utf8", start, end)));
+    if (!parsed.success) throw new UnknownShapeError();
+    yield parsed.data;
+  }
+}
 
 /**
  * Runs one PromQL action: fills the query (attribute values as PromQL string literals), then fetches.

@@ -1,0 +1,143 @@
+// Black-box: the built worker started with the Docker image's NODE_OPTIONS (read from the Dockerfile,
+// as the benchmark does) survives real-sized Prometheus answers: one of 30 MiB with 3000 series and,
+// at the same time, eight of 5 MiB, all under the 32 MiB cap, from a stub Prometheus on 127.0.0.1.
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { PlaybookExecutionResult } from "@pes/contracts";
+import { createLogger } from "@pes/logger";
+import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
+import { createExecutionClient, type ExecutionClient } from "@pes/queue";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+const DOCKERFILE = fileURLToPath(new URL("../../../Dockerfile", import.meta.url));
+const END = 1_763_650_800;
+const STEP = 15;
+
+/** The image's `ENV NODE_OPTIONS=…` line, read the way bench/src/service-processes.ts reads it. */
+function imageNodeOptions(): string {
+  const line = /^\s*NODE_OPTIONS="?([^"\\\n]*)"?/m.exec(readFileSync(DOCKERFILE, "utf8"));
+  if (line?.[1] === undefined) throw new Error("the Dockerfile sets no NODE_OPTIONS");
+  return line[1];
+}
+
+/** A range answer of about `mib` MiB with `seriesCount` series, in the format Prometheus writes. */
+function rangeAnswer(mib: number, seriesCount: number): Buffer {
+  const points = Math.floor((mib * 1024 * 1024) / seriesCount / 23);
+  const parts = ['{"status":"success","data":{"resultType":"matrix","result":['];
+  for (let s = 0; s < seriesCount; s += 1) {
+    const metric = { __name__: "http_request_duration_seconds", instance: `10.0.${s % 250}.${s % 199}:9100`, job: "api", pod: `checkout-${String(s).padStart(5, "0")}` };
+    const values: string[] = [];
+    for (let i = 0; i < points; i += 1) {
+      const value = 0.4 + ((s * 7 + i * 13) % 100) / 1000 + (i > points * 0.9 ? 1.4 : 0);
+      values.push(`[${END - (points - i) * STEP},"${value.toFixed(5)}"]`);
+    }
+    parts.push(`${s === 0 ? "" : ","}{"metric":${JSON.stringify(metric)},"values":[${values.join(",")}]}`);
+  }
+  parts.push("]}}");
+  return Buffer.from(parts.join(""));
+}
+
+const PLAYBOOK = [
+  "name: large-answers",
+  "gadgets:",
+  "  - title: One large answer",
+  "    actions:",
+  "      - { title: large, dataSource: metrics, prometheus: { query: large, unit: s } }",
+  "  - title: Eight at once",
+  "    actions:",
+  ...Array.from({ length: 8 }, (_, i) => `      - { title: medium ${i}, dataSource: metrics, prometheus: { query: 'medium{n="${i}"}', unit: s } }`),
+  "",
+].join("\n");
+
+describe("a worker with the image's heap ceiling", () => {
+  let redis: RedisHandle;
+  let prometheus: Server;
+  let configDir: string;
+  let client: ExecutionClient;
+  let worker: ChildProcess | undefined;
+  const prefix = uniquePrefix("worker-large");
+
+  beforeAll(async () => {
+    if (!existsSync(MAIN)) throw new Error("apps/worker is not built: run `npx turbo run build --filter=@pes/worker...` first");
+    const large = rangeAnswer(30, 3000);
+    const medium = rangeAnswer(5, 500);
+    prometheus = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => chunks.push(chunk));
+      request.on("end", () => {
+        const query = new URLSearchParams(Buffer.concat(chunks).toString()).get("query") ?? "";
+        const answer = query === "large" ? large : medium;
+        response.writeHead(200, { "content-type": "application/json", "content-length": answer.length });
+        response.end(answer);
+      });
+    });
+    await new Promise<void>((resolve) => prometheus.listen(0, "127.0.0.1", resolve));
+    configDir = await mkdtemp(join(tmpdir(), "pes-worker-large-"));
+    await mkdir(join(configDir, "organizations"));
+    await mkdir(join(configDir, "playbooks", "acme"), { recursive: true });
+    const url = `http://127.0.0.1:${(prometheus.address() as AddressInfo).port}`;
+    await writeFile(join(configDir, "organizations", "acme.yaml"), `id: acme\nclientIds: [cli]\ndataSources:\n  metrics: { type: prometheus, url: "${url}" }\n`);
+    await writeFile(join(configDir, "playbooks", "acme", "large-answers.yaml"), PLAYBOOK);
+    redis = await startRedis();
+    client = createExecutionClient({ redisUrl: redis.url, prefix, logger: createLogger({ name: "test-client", level: "silent" }) });
+    await client.start();
+  });
+
+  afterAll(async () => {
+    if (worker !== undefined && worker.exitCode === null && worker.signalCode === null) {
+      worker.kill("SIGKILL");
+      await once(worker, "exit");
+    }
+    await client?.close();
+    await redis?.stop();
+    prometheus?.closeAllConnections();
+    await new Promise<void>((resolve) => (prometheus === undefined ? resolve() : prometheus.close(() => resolve())));
+    await rm(configDir, { recursive: true, force: true });
+  });
+
+  it("answers a 30 MiB range answer with 3000 series and eight 5 MiB ones at once, and keeps running", async () => {
+    const child = spawn(process.execPath, [MAIN], {
+      env: {
+        PATH: process.env.PATH ?? "",
+        NODE_OPTIONS: imageNodeOptions(),
+        REDIS_URL: redis.url,
+        QUEUE_PREFIX: prefix,
+        CONFIG_DIR: configDir,
+        ACTION_TIMEOUT_MS: "60000",
+        LOG_LEVEL: "info",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    worker = child;
+    let output = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    const exited = once(child, "exit");
+    while (!output.includes('"msg":"worker ready"')) {
+      const event = await Promise.race([once(child.stdout, "data").then(() => "data"), exited.then(() => "exit")]);
+      if (event === "exit") throw new Error(`worker exited before it was ready:\n${output}`);
+    }
+
+    const reply = await Promise.race([
+      client.execute({ orgId: "acme", requestId: "req-large", bookName: "large-answers", time: new Date((END - 600) * 1000).toISOString(), attributes: {}, liveRun: false }, 60_000),
+      exited.then(() => {
+        throw new Error(`worker exited while answering:\n${output.slice(-2000)}`);
+      }),
+    ]);
+    const result = JSON.parse(reply.text) as PlaybookExecutionResult;
+    const answers = result.actionResults?.map((action) => action.shortAnswer) ?? [];
+    expect(answers).toHaveLength(9);
+    expect(answers[0]).toMatch(/^large 1\.\d+ s, .*worst of 3000 series/);
+    for (const answer of answers.slice(1)) expect(answer).toMatch(/^medium \d 1\.\d+ s, .*worst of 500 series/);
+    expect(child.exitCode).toBeNull();
+    expect(output).not.toMatch(/heap out of memory/);
+  }, 60_000);
+});

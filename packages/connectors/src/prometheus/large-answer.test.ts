@@ -1,0 +1,89 @@
+// What the prometheus connector keeps while it reads a range answer near the 32 MiB cap: the answer is
+// analyzed one series at a time, so it runs in a process whose heap could not hold the answer's objects
+// (a whole parse of this answer peaks near 155 MB of heap). The built connector runs in a child process
+// with a small heap ceiling; the answer comes from a stub Prometheus in this process.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestHttpServer } from "../testing/test-http-server.js";
+
+const CONNECTORS = fileURLToPath(new URL("../../dist/index.js", import.meta.url));
+const HEAP_MB = 64;
+const END = 1_763_650_800;
+const STEP = 15;
+
+/**
+ * A range answer of about `mib` MiB with `seriesCount` series whose latency jumps 4× near the end, in
+ * the shape and number format Prometheus writes.
+ */
+function largeRangeAnswer(mib: number, seriesCount: number): Buffer {
+  const points = Math.floor((mib * 1024 * 1024) / seriesCount / 23);
+  const parts = ['{"status":"success","data":{"resultType":"matrix","result":['];
+  for (let s = 0; s < seriesCount; s += 1) {
+    const metric = { __name__: "http_request_duration_seconds", instance: `10.0.${s % 250}.${s % 199}:9100`, job: "api", pod: `checkout-${String(s).padStart(5, "0")}` };
+    const values: string[] = [];
+    for (let i = 0; i < points; i += 1) {
+      const value = 0.4 + ((s * 7 + i * 13) % 100) / 1000 + (i > points * 0.9 ? 1.4 : 0);
+      values.push(`[${END - (points - i) * STEP},"${value.toFixed(5)}"]`);
+    }
+    parts.push(`${s === 0 ? "" : ","}{"metric":${JSON.stringify(metric)},"values":[${values.join(",")}]}`);
+  }
+  parts.push("]}}");
+  return Buffer.from(parts.join(""));
+}
+
+const RUN = `
+const { createHttpClient, NO_SECRETS, runPrometheusAction } = await import(process.env.CONNECTORS);
+const http = createHttpClient();
+const outcome = await runPrometheusAction({
+  title: "p99 latency",
+  dataSource: { type: "prometheus", url: process.env.PROMETHEUS_URL },
+  spec: { query: "http_request_duration_seconds", range: true, unit: "s" },
+  attributes: {},
+  window: { start: new Date((${END} - 7200) * 1000), time: new Date((${END} - 600) * 1000), end: new Date(${END} * 1000) },
+  signal: AbortSignal.timeout(60_000),
+  secrets: NO_SECRETS,
+  http,
+});
+await http.close();
+process.stdout.write(JSON.stringify(outcome));
+`;
+
+describe("the prometheus connector on an answer near the size cap", () => {
+  let prometheus: TestHttpServer;
+  let dir: string;
+  let size = 0;
+  beforeAll(async () => {
+    const answer = largeRangeAnswer(30, 3000);
+    size = answer.length;
+    prometheus = await startTestServer((_request, response) => {
+      response.writeHead(200, { "content-type": "application/json", "content-length": answer.length });
+      response.end(answer);
+    });
+    dir = await mkdtemp(join(tmpdir(), "pes-large-answer-"));
+    await writeFile(join(dir, "run.mjs"), RUN);
+  });
+  afterAll(async () => {
+    await prometheus?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it(`analyzes 30 MiB and 3000 series with a ${HEAP_MB} MB heap`, async () => {
+    expect(size).toBeGreaterThan(29 * 1024 * 1024);
+    const child = spawn(process.execPath, [`--max-old-space-size=${HEAP_MB}`, join(dir, "run.mjs")], {
+      env: { PATH: process.env.PATH ?? "", CONNECTORS, PROMETHEUS_URL: prometheus.url },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    const [code] = (await once(child, "exit")) as [number | null];
+    expect(output).not.toMatch(/heap out of memory/);
+    expect(code).toBe(0);
+    expect(JSON.parse(output)).toMatchObject({ status: "abnormal", shortAnswer: expect.stringMatching(/^p99 latency 1\.\d+ s, .*worst of 3000 series/) });
+  }, 60_000);
+});
