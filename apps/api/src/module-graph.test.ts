@@ -71,7 +71,7 @@ describe("the api process", () => {
     const modules = (await readFile(log, "utf8")).split("\n").filter((url) => url !== "");
     const connectors = modules.filter((url) => url.includes("/packages/connectors/"));
     expect(connectors).toContainEqual(expect.stringMatching(/\/packages\/connectors\/dist\/schemas\.js$/));
-    expect(connectors.filter((url) => /\/(index|run-action|runtime|http-client)\.js$/.test(url))).toEqual([]);
+    expect(connectors.filter((url) => /\/(index|run-action|runtime|undici-http-client)\.js$/.test(url))).toEqual([]);
     expect(modules.filter((url) => url.includes("/node_modules/undici/"))).toEqual([]);
   });
 });
