@@ -171,10 +171,16 @@ describe("a data source's HTTP client with mutual TLS", () => {
     expect(server.requests).toBe(1);
   });
 
-  it("refuses at start a key that does not fit, naming the setting, not the key", () => {
-    const dataSource = HttpDataSource.parse({ type: "http", url: server.url, tls: { cert: { file: pem("client.pem") }, key: { file: pem("server.key") } } });
-    const { secrets } = resolveSecrets(dataSource, { env: {} });
-    expect(() => connectDataSource(dataSource, secrets)).toThrow(/^unusable tls settings: .*key values mismatch/);
+  it("refuses at start a key that does not fit, or a CA that is no certificate, naming the setting, not the PEM", () => {
+    const connecting = (tls: unknown, env: Record<string, string> = {}) => () => {
+      const dataSource = HttpDataSource.parse({ type: "http", url: server.url, tls });
+      const { secrets } = resolveSecrets(dataSource, { env });
+      connectDataSource(dataSource, secrets);
+    };
+    expect(connecting({ cert: { file: pem("client.pem") }, key: { file: pem("server.key") } })).toThrow(/^unusable tls settings: .*key values mismatch/);
+    expect(connecting({ ca: { env: "PES_TEST_CA" } }, { PES_TEST_CA: "not a PEM" })).toThrow("unusable tls settings: ca holds no PEM certificate");
+    const garbled = "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n";
+    expect(connecting({ ca: { env: "PES_TEST_CA" } }, { PES_TEST_CA: garbled })).toThrow(/^unusable tls settings: ca: certificate 1 does not parse/);
   });
 });
 

@@ -1,4 +1,5 @@
 import { STATUS_CODES } from "node:http";
+import { X509Certificate } from "node:crypto";
 import { createSecureContext } from "node:tls";
 import { Agent, ProxyAgent, request, type Dispatcher } from "undici";
 import type { DataSourceBase, DataSourceConnection } from "./connector.js";
@@ -69,9 +70,27 @@ function resolveTls(dataSource: DataSourceBase, secrets: DataSourceSecrets): Res
   if (options.cert !== undefined) tls.cert = secrets.value(options.cert);
   if (options.key !== undefined) tls.key = secrets.value(options.key);
   try {
+    // createSecureContext skips a CA that does not parse (every connection would then fail): check each.
+    if (tls.ca !== undefined) checkCertificates("ca", tls.ca);
+    if (tls.cert !== undefined) checkCertificates("cert", tls.cert);
     createSecureContext(tls);
   } catch (error) {
     throw new Error(`unusable tls settings: ${error instanceof Error ? error.message : String(error)}`);
   }
   return tls;
+}
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
+
+/** Throws unless `pem` holds at least one certificate and every one of them parses. */
+function checkCertificates(field: string, pem: string): void {
+  const blocks = pem.match(PEM_CERTIFICATE) ?? [];
+  if (blocks.length === 0) throw new Error(`${field} holds no PEM certificate`);
+  blocks.forEach((block, index) => {
+    try {
+      new X509Certificate(block);
+    } catch (error) {
+      throw new Error(`${field}: certificate ${index + 1} does not parse (${error instanceof Error ? error.message : String(error)})`);
+    }
+  });
 }

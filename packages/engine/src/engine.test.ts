@@ -1,5 +1,8 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { setImmediate as turn } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { resolveCatalogSecrets, type Catalog, type OrganizationCatalog } from "@pes/config";
@@ -334,6 +337,19 @@ describe("engine with misbehaving actions", () => {
     const without = await engineWith(catalog).execute(job("Book"));
     expect(without.actionResults?.[0]?.shortAnswer).toBe("keyed: cannot build the request headers: environment variable PES_ENGINE_TEST_KEY is not set");
     expect(seen).toHaveLength(1);
+  });
+
+  it("refuses to build with a TLS setting it cannot use, naming the organization and the data source", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "pes-engine-tls-"));
+    try {
+      await writeFile(join(dir, "ca.pem"), "-----BEGIN CERTIFICATE-----\nnot a certificate\n-----END CERTIFICATE-----\n");
+      const catalog = catalogFor([httpAction("a", "/a")], { api: { type: "http", url: api.url, tls: { ca: { file: join(dir, "ca.pem") }, insecureSkipVerify: false } } });
+      const { secrets, missing } = resolveCatalogSecrets(catalog, { env: {} });
+      expect(missing).toEqual([]);
+      expect(() => engineWith(catalog, { secrets })).toThrow(/^organization acme, data source api: unusable tls settings: /);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("answers an unknown playbook or organization with an error", async () => {
