@@ -53,6 +53,7 @@ describe("the api process", () => {
         AUTH_DEV_ISSUER: "true",
         DEV_ISSUER_DIR: join(dir, "issuer"),
         LOG_LEVEL: "info",
+        SHUTDOWN_DRAIN_MS: "0",
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
