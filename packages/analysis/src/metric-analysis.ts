@@ -59,9 +59,11 @@ interface SeriesFinding {
  *   departing samples it belongs to (a change that began before time − 5 min is dated when it began).
  * NaN and ±Inf samples and samples outside the window are ignored; a series with nothing to compare is
  * left out. No data: `empty` (nothing in the window), `stopped` (nothing from the incident phase on),
- * `no-baseline` (nothing before it). Deterministic: the order of the series does not matter.
+ * `no-baseline` (nothing before it). Deterministic: the order of the series does not matter. The series
+ * are read once, in order, and not kept: a connector may hand them over one at a time (a generator), so
+ * that a large answer is never held whole.
  */
-export function analyzeSeries(series: readonly Series[], context: MetricContext): MetricEvidence | NoDataEvidence {
+export function analyzeSeries(series: Iterable<Series>, context: MetricContext): MetricEvidence | NoDataEvidence {
   const { window, action, unit, link } = context;
   const cited = { action, ...(link === undefined ? {} : { link }) };
   const start = window.start.getTime();

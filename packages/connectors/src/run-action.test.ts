@@ -1,3 +1,4 @@
+import { shortAnswer } from "@pes/analysis";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { NO_SECRETS } from "./data-source-secrets.js";
 import { prepareAction, runAction } from "./run-action.js";
@@ -34,7 +35,7 @@ describe("runAction", () => {
       { title: "api", action: prepare({ type: "http", url: server.url }, { method: "GET", path: "/x", answerField: "answer" }), attributes: {}, window, signal: AbortSignal.timeout(5_000) },
     ];
     const outcomes = await Promise.all(requests.map((request) => runAction(request)));
-    expect(outcomes.map((outcome) => outcome.shortAnswer)).toEqual(["scalar 42", "api: from http"]);
+    expect(outcomes.map((outcome) => shortAnswer(outcome, window.time))).toEqual(["scalar 42", "api: from http"]);
     expect(server.requests.map((seen) => `${seen.method} ${seen.url}`).sort()).toEqual(["GET /x", "POST /api/v1/query"]);
   });
 });

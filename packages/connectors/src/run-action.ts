@@ -1,38 +1,40 @@
+import type { Evidence } from "@pes/analysis";
 import { MissingAttributesError } from "@pes/templates";
-import { actionOutcomes } from "./action-outcomes.js";
-import type { ActionContext, ActionOutcome, ActionRequest, ConnectorRuntime, DataSourceBase, DataSourceConnection } from "./connector.js";
+import type { ActionContext, ActionRequest, ConnectorRuntime, DataSourceBase, DataSourceConnection } from "./connector.js";
 import type { Connector, ConnectorDefinition } from "./connector-definition.js";
 import { fillQuery } from "./query-templates.js";
+import { redactEvidence } from "./redaction.js";
 
 /**
  * Runs an action with one connector: fills the query's template fields with the encodings the connector
  * declares, builds its link, then lets it fetch. An attribute the issue lacks makes the action `skipped`;
- * a value a template cannot hold makes it `failed` before anything is sent.
+ * a value a template cannot hold makes it `failed` before anything is sent. This is the one place where
+ * runtimes are called: every evidence leaves it with the data source's secrets redacted from its texts.
  */
 export async function runConnectorAction<DS extends DataSourceBase, Q>(
   definition: ConnectorDefinition<DS, Q>,
   runtime: ConnectorRuntime<DS, Q>,
   request: ActionRequest<DS, Q>,
-): Promise<ActionOutcome> {
+): Promise<Evidence> {
   const { title, dataSource, spec, attributes, window, signal, secrets, http } = request;
-  const outcomes = actionOutcomes({ title, secrets });
   let query: Q;
   let link: string | undefined;
   try {
     query = fillQuery(spec, definition.templates, attributes, dataSource);
     link = definition.link(dataSource, query, window);
   } catch (error) {
-    if (error instanceof MissingAttributesError) return outcomes.skipped(error);
-    return outcomes.failed(`could not build the ${definition.builds}: ${error instanceof Error ? error.message : String(error)}`);
+    if (error instanceof MissingAttributesError) return redactEvidence({ kind: "skipped", action: title, missing: error.names }, secrets);
+    const reason = `could not build the ${definition.builds}: ${error instanceof Error ? error.message : String(error)}`;
+    return redactEvidence({ kind: "failed", action: title, reason }, secrets);
   }
-  return runtime.fetch({ title, dataSource, query, attributes, window, signal, secrets, http, link, outcomes });
+  return redactEvidence(await runtime.fetch({ title, dataSource, query, attributes, window, signal, secrets, http, link }), secrets);
 }
 
 /** An action bound to its connector, data source and query, ready to run any number of times. */
 export interface PreparedAction {
   /** The connector type, for logs. */
   readonly type: string;
-  run(context: ActionContext): Promise<ActionOutcome>;
+  run(context: ActionContext): Promise<Evidence>;
 }
 
 /**
@@ -59,6 +61,6 @@ export interface AnyActionRequest extends ActionContext {
 }
 
 /** Runs a prepared action with this run's context. */
-export function runAction(request: AnyActionRequest): Promise<ActionOutcome> {
+export function runAction(request: AnyActionRequest): Promise<Evidence> {
   return request.action.run(request);
 }

@@ -8,11 +8,11 @@ import { connect, type AddressInfo, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ActionOutcome } from "./connector.js";
 import { resolveSecrets } from "./data-source-secrets.js";
 import { answerText } from "./http-client.js";
 import { runHttpAction } from "./http/runtime.js";
 import { HttpDataSource } from "./http/schema.js";
+import { rendered, type RenderedEvidence } from "./testing/rendered-evidence.js";
 import { connectDataSource } from "./undici-http-client.js";
 
 const window = { start: new Date("2026-11-20T13:08:00Z"), time: new Date("2026-11-20T14:08:00Z"), end: new Date("2026-11-20T14:23:00Z") };
@@ -64,14 +64,14 @@ async function https(options: ServerOptions): Promise<Listening> {
   return listen(createHttpsServer({ key: await readFile(pem("server.key")), cert: await readFile(pem("server.pem")), ...options }), "https");
 }
 
-/** Asks the data source (as configuration writes it) with its own client, as the worker would. */
-async function ask(configured: unknown, env: Record<string, string> = {}): Promise<ActionOutcome> {
+/** Asks the data source (as configuration writes it) with its own client, as the worker would; rendered. */
+async function ask(configured: unknown, env: Record<string, string> = {}): Promise<RenderedEvidence> {
   const dataSource = HttpDataSource.parse(configured);
   const { secrets, missing } = resolveSecrets(dataSource, { env });
   expect(missing).toEqual([]);
   const connection = connectDataSource(dataSource, secrets);
   try {
-    return await runHttpAction({
+    const evidence = await runHttpAction({
       title: "TLS",
       dataSource,
       spec: { method: "GET", path: "/state", answerField: "state" },
@@ -80,6 +80,7 @@ async function ask(configured: unknown, env: Record<string, string> = {}): Promi
       signal: AbortSignal.timeout(5_000),
       ...connection,
     });
+    return rendered(evidence, window.time);
   } finally {
     await connection.http.close();
   }
@@ -107,23 +108,23 @@ describe("a data source's HTTP client over TLS", () => {
   });
 
   it("accepts the server with the data source's CA, from a file or from the environment", async () => {
-    expect(await ask({ type: "http", url: server.url, tls: { ca: { file: pem("ca.pem") } } })).toMatchObject({ status: "normal", shortAnswer: "TLS: ok" });
+    expect(await ask({ type: "http", url: server.url, tls: { ca: { file: pem("ca.pem") } } })).toMatchObject({ kind: "answer", shortAnswer: "TLS: ok" });
     const ca = await readFile(pem("ca.pem"), "utf8");
-    expect(await ask({ type: "http", url: server.url, tls: { ca: { env: "PES_TEST_CA" } } }, { PES_TEST_CA: ca })).toMatchObject({ status: "normal" });
+    expect(await ask({ type: "http", url: server.url, tls: { ca: { env: "PES_TEST_CA" } } }, { PES_TEST_CA: ca })).toMatchObject({ kind: "answer" });
   });
 
   it("refuses it without that CA, or with another one, before sending anything", async () => {
     const before = server.requests;
     const refused = [await ask({ type: "http", url: server.url }), await ask({ type: "http", url: server.url, tls: { ca: { file: pem("other-ca.pem") } } })];
     for (const outcome of refused) {
-      expect(outcome.status).toBe("failed");
+      expect(outcome.kind).toBe("failed");
       expect(outcome.shortAnswer).toMatch(/^TLS: could not reach the data source \((UNABLE_TO_VERIFY_LEAF_SIGNATURE|unable to verify the first certificate)\)$/);
     }
     expect(server.requests).toBe(before);
   });
 
   it("accepts any certificate with insecureSkipVerify", async () => {
-    expect(await ask({ type: "http", url: server.url, tls: { insecureSkipVerify: true } })).toMatchObject({ status: "normal", shortAnswer: "TLS: ok" });
+    expect(await ask({ type: "http", url: server.url, tls: { insecureSkipVerify: true } })).toMatchObject({ kind: "answer", shortAnswer: "TLS: ok" });
   });
 
   it("keeps one pool per data source: no connection shared with another's, and closing one leaves the other", async () => {
@@ -165,9 +166,9 @@ describe("a data source's HTTP client with mutual TLS", () => {
   it("presents the configured client certificate, and is refused without one", async () => {
     const tls = { ca: { file: pem("ca.pem") }, cert: { file: pem("client.pem") }, key: { env: "PES_TEST_CLIENT_KEY" } };
     const key = await readFile(pem("client.key"), "utf8");
-    expect(await ask({ type: "http", url: server.url, tls }, { PES_TEST_CLIENT_KEY: key })).toMatchObject({ status: "normal", shortAnswer: "TLS: ok" });
+    expect(await ask({ type: "http", url: server.url, tls }, { PES_TEST_CLIENT_KEY: key })).toMatchObject({ kind: "answer", shortAnswer: "TLS: ok" });
     const without = await ask({ type: "http", url: server.url, tls: { ca: { file: pem("ca.pem") } } });
-    expect(without.status).toBe("failed");
+    expect(without.kind).toBe("failed");
     expect(server.requests).toBe(1);
   });
 
@@ -222,14 +223,14 @@ describe("a data source's HTTP client through a proxy", () => {
   });
 
   it("sends an http and an https data source's requests through the data source's proxy", async () => {
-    expect(await ask({ type: "http", url: target.url, proxy: proxyUrl })).toMatchObject({ status: "normal", shortAnswer: "TLS: ok" });
-    expect(await ask({ type: "http", url: secureTarget.url, proxy: proxyUrl, tls: { ca: { file: pem("ca.pem") } } })).toMatchObject({ status: "normal" });
+    expect(await ask({ type: "http", url: target.url, proxy: proxyUrl })).toMatchObject({ kind: "answer", shortAnswer: "TLS: ok" });
+    expect(await ask({ type: "http", url: secureTarget.url, proxy: proxyUrl, tls: { ca: { file: pem("ca.pem") } } })).toMatchObject({ kind: "answer" });
     expect(tunnels).toEqual([new URL(target.url).host, new URL(secureTarget.url).host]);
   });
 
   it("goes direct without one", async () => {
     const before = tunnels.length;
-    expect(await ask({ type: "http", url: target.url })).toMatchObject({ status: "normal" });
+    expect(await ask({ type: "http", url: target.url })).toMatchObject({ kind: "answer" });
     expect(tunnels).toHaveLength(before);
   });
 });

@@ -5,8 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setImmediate as turn } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Evidence } from "@pes/analysis";
 import { resolveCatalogSecrets, type Catalog, type OrganizationCatalog } from "@pes/config";
-import { runAction, type ActionOutcome, type AnyActionRequest, type DataSource } from "@pes/connectors";
+import { runAction, type AnyActionRequest, type DataSource } from "@pes/connectors";
 import type { ExecutionJob } from "@pes/contracts";
 import { demoIncidentOpenMetrics, startPrometheus, type LocalPrometheus } from "@pes/local-services";
 import { createLogger } from "@pes/logger";
@@ -236,7 +237,7 @@ describe("engine with misbehaving actions", () => {
         { title: "missing source", dataSource: "nowhere", prometheus: { query: "up" } },
       ],
     );
-    const throwing = (request: AnyActionRequest): Promise<ActionOutcome> =>
+    const throwing = (request: AnyActionRequest): Promise<Evidence> =>
       request.title === "throws" ? Promise.reject(new Error("connector bug")) : runAction(request);
     const result = await engineWith(catalog, { runAction: throwing }).execute(job("Book"));
     expect(result.actionResults).toEqual([
@@ -254,8 +255,8 @@ describe("engine with misbehaving actions", () => {
 
   it("ends an action that ignores its signal at the deadline", async () => {
     const catalog = catalogFor([httpAction("stuck", "/stuck"), httpAction("fine", "/fine")]);
-    const ignoresSignal = (request: AnyActionRequest): Promise<ActionOutcome> =>
-      request.title === "stuck" ? new Promise<ActionOutcome>(() => undefined) : Promise.resolve({ status: "normal", shortAnswer: "fine: yes" });
+    const ignoresSignal = (request: AnyActionRequest): Promise<Evidence> =>
+      request.title === "stuck" ? new Promise<Evidence>(() => undefined) : Promise.resolve({ kind: "answer", action: "fine", text: "yes" });
     const result = await engineWith(catalog, { runAction: ignoresSignal, actionTimeoutMs: 200 }).execute(job("Book"));
     expect(result.actionResults?.map((action) => action.shortAnswer)).toEqual(["stuck: timed out after 200 ms", "fine: yes"]);
   });
@@ -277,13 +278,13 @@ describe("engine with misbehaving actions", () => {
     let running = 0;
     let maxRunning = 0;
     const manual = (request: AnyActionRequest) =>
-      new Promise<ActionOutcome>((resolve) => {
+      new Promise<Evidence>((resolve) => {
         started.push(request.title);
         running += 1;
         maxRunning = Math.max(maxRunning, running);
         finish.set(request.title, () => {
           running -= 1;
-          resolve({ status: "normal", shortAnswer: `${request.title}: done` });
+          resolve({ kind: "answer", action: request.title, text: "done" });
         });
       });
     const execution = engineWith(catalog, { runAction: manual, maxConcurrentActions: 2 }).execute(job("Book"));

@@ -1,12 +1,21 @@
+import {
+  actionResultOf,
+  formatDuration,
+  roleOf,
+  shortAnswer,
+  summarizeExecution,
+  summarizeGadget,
+  type Evidence,
+  type Finding,
+  type Role,
+} from "@pes/analysis";
 import type { Catalog, CatalogSecrets } from "@pes/config";
 import {
   connectDataSource,
   connectorRegistry,
-  formatDuration,
   NO_SECRETS,
   prepareAction,
   runAction,
-  type ActionOutcome,
   type AnyActionRequest,
   type ConnectorRegistry,
   type DataSource,
@@ -19,8 +28,7 @@ import type { Logger } from "@pes/logger";
 import { renderArgs, renderMitigations, type ActionDefinition } from "@pes/playbooks";
 import { asText, fillTemplate, MissingAttributesError } from "@pes/templates";
 import { createConcurrencyLimit } from "./concurrency-limit.js";
-import { summarizeExecution, summarizeGadget, type ActionFinding } from "./summarize.js";
-import { issueWindow, parseDuration } from "./time-window.js";
+import { issueWindow } from "./time-window.js";
 
 export interface EngineDeps {
   catalog: Catalog;
@@ -37,15 +45,16 @@ export interface EngineDeps {
   /** The connectors the catalog was loaded with (loadConfig's); default: the stock connectors. */
   connectors?: ConnectorRegistry;
   /** Runs one prepared action; replaced in tests that need an action to misbehave. */
-  runAction?: (request: AnyActionRequest) => Promise<ActionOutcome>;
+  runAction?: (request: AnyActionRequest) => Promise<Evidence>;
   now?: () => Date;
 }
 
 export interface Engine {
   /**
    * Runs a resolved job: every action of every gadget concurrently (bounded), each with its own deadline,
-   * then the per-gadget and bottom-line summaries. A failing action is a finding, never a failed execution;
-   * `{ error }` only when the job names a playbook this worker does not know.
+   * then ranks their evidence and words the per-gadget and bottom-line summaries (`@pes/analysis`). A
+   * failing action is a finding, never a failed execution; `{ error }` only when the job names a playbook
+   * this worker does not know.
    */
   execute(job: ExecutionJob, signal?: AbortSignal): Promise<PlaybookExecutionResult>;
   /** Closes the data sources' HTTP clients (their keep-alive connections). */
@@ -87,13 +96,9 @@ export function createEngine(deps: EngineDeps): Engine {
     attributes: Readonly<Record<string, string>>,
     window: TimeWindow,
     outer: AbortSignal | undefined,
-  ): Promise<ActionOutcome> {
+  ): Promise<Evidence> {
     const { title, definition, prepared } = planned;
-    const failed = (reason: string, mostImportantLink?: string): ActionOutcome => ({
-      status: "failed",
-      shortAnswer: `${title}: ${reason}`,
-      ...(mostImportantLink === undefined ? {} : { mostImportantLink }),
-    });
+    const failed = (reason: string, link?: string): Evidence => ({ kind: "failed", action: title, reason, ...(link === undefined ? {} : { link }) });
     if (outer?.aborted) return failed("cancelled before it started");
     // One plain controller per action: AbortSignal.timeout/any build transferable signals, which the
     // benchmark profile showed costing more than the rest of the engine's bookkeeping. Both ways it can
@@ -102,7 +107,7 @@ export function createEngine(deps: EngineDeps): Engine {
     const signal = controller.signal;
     let timedOut = false;
     let giveUp = () => {};
-    // Connectors end at the signal with their own outcome (which keeps its link); this only cuts off one
+    // Connectors end at the signal with their own evidence (which keeps its link); this only cuts off one
     // that ignores the signal, a moment later.
     const abandoned = new Promise<typeof ABORTED>((resolve) => {
       giveUp = () => resolve(ABORTED);
@@ -124,13 +129,13 @@ export function createEngine(deps: EngineDeps): Engine {
     try {
       if (typeof prepared === "string") return failed(prepared);
       // Whatever the action does after the race is decided is handled by the race: never unhandled.
-      const outcome = await Promise.race([run({ action: prepared, title, attributes, window, signal }), abandoned]);
-      if (outcome === ABORTED) return ended();
-      if (outcome.status === "failed" && signal.aborted) return ended(outcome.mostImportantLink);
-      return outcome;
+      const evidence = await Promise.race([run({ action: prepared, title, attributes, window, signal }), abandoned]);
+      if (evidence === ABORTED) return ended();
+      if (evidence.kind === "failed" && signal.aborted) return ended(evidence.link);
+      return evidence;
     } catch (error) {
       if (signal.aborted) return ended();
-      logger.warn({ err: error, action: title, dataSource: definition.dataSource }, "action threw instead of returning an outcome");
+      logger.warn({ err: error, action: title, dataSource: definition.dataSource }, "action threw instead of returning evidence");
       return failed("failed unexpectedly (details in the worker log)");
     } finally {
       clearTimeout(timer);
@@ -167,20 +172,12 @@ export function createEngine(deps: EngineDeps): Engine {
       }));
       // An abort of `signal` drains the queue quickly: running actions end at once (their signals include
       // it, and the race in runOne ends those that ignore it) and queued ones return without starting.
-      const outcomes = await Promise.all(
-        planned.map((action) => limit.run(() => runOne(action, attributes, window, signal))),
+      const findings: Finding[] = await Promise.all(
+        planned.map(async (action) => ({ gadget: action.gadgetTitle, evidence: await limit.run(() => runOne(action, attributes, window, signal)) })),
       );
 
-      const findings: ActionFinding[] = planned.map((action, index) => ({
-        title: action.title,
-        gadgetTitle: action.gadgetTitle,
-        outcome: outcomes[index] ?? { status: "failed", shortAnswer: `${action.title}: no outcome` },
-      }));
-      const actionResults: ActionResult[] = findings.map(({ title, outcome }) => ({
-        title,
-        shortAnswer: outcome.shortAnswer,
-        ...(outcome.mostImportantLink === undefined ? {} : { mostImportantLink: outcome.mostImportantLink }),
-      }));
+      // Evidence in, words out: the analysis ranks the findings and renders every text from them.
+      const actionResults: ActionResult[] = findings.map(({ evidence }) => actionResultOf(evidence, time));
       const gadgetsHighlights: GadgetHighlights[] = playbook.gadgets.map((gadget, gadgetIndex) => ({
         title: gadgetTitles[gadgetIndex] ?? gadget.title,
         ...(gadget.args === undefined ? {} : { args: renderArgs(gadget.args, attributes) }),
@@ -189,18 +186,27 @@ export function createEngine(deps: EngineDeps): Engine {
           time,
         ),
       }));
-      const highlights = summarizeExecution({ time, attributes, baselineMs: parseDuration(playbook.window.before), findings });
+      const highlights = summarizeExecution({ time, attributes, findings });
 
       // What each action answered, for an operator tracing one execution (LOG_LEVEL=debug). The answers
-      // come from data sources: connectors redact the data source's secrets before they get here.
+      // come from data sources: the runner redacts the data source's secrets before they get here.
       if (logger.isLevelEnabled("debug")) {
-        for (const { title, gadgetTitle, outcome } of findings) {
-          logger.debug({ requestId: job.requestId, gadget: gadgetTitle, action: title, status: outcome.status, shortAnswer: outcome.shortAnswer }, "action outcome");
+        for (const { gadget, evidence } of findings) {
+          logger.debug(
+            { requestId: job.requestId, gadget, action: evidence.action, kind: evidence.kind, shortAnswer: shortAnswer(evidence, time) },
+            "action outcome",
+          );
         }
       }
-      const counts = countByStatus(outcomes);
       logger.info(
-        { orgId: job.orgId, requestId: job.requestId, bookName: job.bookName, actions: outcomes.length, ...counts, durationMs: Math.round(performance.now() - startedAt) },
+        {
+          orgId: job.orgId,
+          requestId: job.requestId,
+          bookName: job.bookName,
+          actions: findings.length,
+          ...countByRole(findings),
+          durationMs: Math.round(performance.now() - startedAt),
+        },
         "execution finished",
       );
       return {
@@ -290,8 +296,9 @@ function fillOrKeep(template: string, attributes: Readonly<Record<string, string
   }
 }
 
-function countByStatus(outcomes: readonly ActionOutcome[]): Record<ActionOutcome["status"], number> {
-  const counts = { normal: 0, abnormal: 0, failed: 0, skipped: 0 };
-  for (const outcome of outcomes) counts[outcome.status] += 1;
+/** How many actions found what: symptoms, changes, normal, answers, no data, failed, skipped. */
+function countByRole(findings: readonly Finding[]): Record<Role, number> {
+  const counts: Record<Role, number> = { symptom: 0, change: 0, normal: 0, answer: 0, "no-data": 0, failed: 0, skipped: 0 };
+  for (const { evidence } of findings) counts[roleOf(evidence)] += 1;
   return counts;
 }

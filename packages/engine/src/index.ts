@@ -1,3 +1,2 @@
 export * from "./engine.js";
-export * from "./summarize.js";
 export * from "./time-window.js";

@@ -1,7 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Evidence } from "@pes/analysis";
 import { freePort } from "@pes/local-services";
-import type { ActionOutcome, ActionRequest } from "../connector.js";
+import type { ActionRequest } from "../connector.js";
 import { resolveSecrets } from "../data-source-secrets.js";
+import { rendered as renderedAt } from "../testing/rendered-evidence.js";
 import { createHttpClient } from "../undici-http-client.js";
 import { sendJson, startTestServer, type SeenRequest, type TestHttpServer } from "../testing/test-http-server.js";
 import { runHttpAction, valueAt } from "./runtime.js";
@@ -12,6 +14,9 @@ const window = {
   time: new Date("2026-11-20T14:08:00Z"),
   end: new Date("2026-11-20T14:23:00Z"),
 };
+
+/** An evidence as the result shows it, at this window's issue time. */
+const rendered = (evidence: Evidence) => renderedAt(evidence, window.time);
 
 /** The environment the data sources' secrets are resolved from, as the worker does at start. */
 const env: Record<string, string> = {};
@@ -48,11 +53,8 @@ describe("runHttpAction", () => {
     const outcome = await runHttpAction(
       request({ type: "http", url: `${server.url}/api/`, headers: { "x-api-key": { env: "PES_TEST_HTTP_KEY" }, "x-team": "sre" } }, {}),
     );
-    expect(outcome).toEqual({
-      status: "normal",
-      shortAnswer: "Last deploy: v1.2.3",
-      mostImportantLink: `${server.url}/api/deploys/check%20out%2F..%2Fx%3Fy%23z`,
-    });
+    expect(outcome).toEqual({ kind: "answer", action: "Last deploy", text: "v1.2.3", link: `${server.url}/api/deploys/check%20out%2F..%2Fx%3Fy%23z` });
+    expect(rendered(outcome).shortAnswer).toBe("Last deploy: v1.2.3");
     const seen = server.requests[0];
     expect(seen?.method).toBe("GET");
     expect(seen?.url).toBe("/api/deploys/check%20out%2F..%2Fx%3Fy%23z");
@@ -76,29 +78,30 @@ describe("runHttpAction", () => {
         { service: hostile },
       ),
     );
-    expect(outcome).toEqual({
-      status: "normal",
+    expect(rendered(outcome)).toEqual({
+      kind: "answer",
       shortAnswer: 'Last deploy: {"ok":true,"n":3}',
-      mostImportantLink: `https://status.example.com/services/${encodeURIComponent(hostile)}?from=dash`,
+      link: `https://status.example.com/services/${encodeURIComponent(hostile)}?from=dash`,
     });
     const seen = server.requests[0];
     expect(seen?.headers["content-type"]).toBe("application/json");
     expect(JSON.parse(seen?.body ?? "")).toEqual({ filter: { service: hostile, tags: [`svc:${hostile}`, 5] }, limit: 10 });
   });
 
-  it("cuts long answers", async () => {
+  it("keeps long answers whole; their short answer is cut", async () => {
     server = await startTestServer((_request, response) => sendJson(response, 200, { version: "x".repeat(1000) }));
     const outcome = await runHttpAction(request({ type: "http", url: server.url }, {}));
-    expect(outcome.shortAnswer.length).toBe(300);
-    expect(outcome.shortAnswer.endsWith("…")).toBe(true);
+    expect(outcome).toMatchObject({ kind: "answer", text: "x".repeat(1000) });
+    expect(rendered(outcome).shortAnswer.length).toBe(300);
+    expect(rendered(outcome).shortAnswer.endsWith("…")).toBe(true);
   });
 
   it("fails on an HTTP error without echoing the body or a header", async () => {
     env.PES_TEST_HTTP_KEY = "key-123456";
     server = await startTestServer((seen, response) => sendJson(response, 500, { error: "boom", echo: seen.headers }));
     const outcome = await runHttpAction(request({ type: "http", url: server.url, headers: { authorization: { env: "PES_TEST_HTTP_KEY" } } }, {}));
-    expect(outcome).toMatchObject({ status: "failed", shortAnswer: "Last deploy: the data source answered HTTP 500 Internal Server Error" });
-    expect(outcome.mostImportantLink).toBe(`${server.url}/deploys/check%20out%2F..%2Fx%3Fy%23z`);
+    expect(rendered(outcome)).toMatchObject({ kind: "failed", shortAnswer: "Last deploy: the data source answered HTTP 500 Internal Server Error" });
+    expect(outcome.link).toBe(`${server.url}/deploys/check%20out%2F..%2Fx%3Fy%23z`);
     expect(JSON.stringify(outcome)).not.toContain("key-123456");
   });
 
@@ -106,7 +109,8 @@ describe("runHttpAction", () => {
     env.PES_TEST_HTTP_KEY = "key-123456";
     server = await startTestServer((seen, response) => sendJson(response, 200, { version: `seen ${String(seen.headers["x-api-key"])}` }));
     const outcome = await runHttpAction(request({ type: "http", url: server.url, headers: { "x-api-key": { env: "PES_TEST_HTTP_KEY" } } }, {}));
-    expect(outcome.shortAnswer).toBe("Last deploy: seen [redacted]");
+    expect(rendered(outcome).shortAnswer).toBe("Last deploy: seen [redacted]");
+    expect(JSON.stringify(outcome)).not.toContain("key-123456");
   });
 
   it("redacts a secret header echoed URL-encoded", async () => {
@@ -115,7 +119,7 @@ describe("runHttpAction", () => {
       sendJson(response, 200, { version: `seen ${encodeURIComponent(String(seen.headers["x-api-key"]))} and ${new URLSearchParams({ k: String(seen.headers["x-api-key"]) }).toString()}` }),
     );
     const outcome = await runHttpAction(request({ type: "http", url: server.url, headers: { "x-api-key": { env: "PES_TEST_HTTP_KEY" } } }, {}));
-    expect(outcome.shortAnswer).toBe("Last deploy: seen [redacted] and k=[redacted]");
+    expect(rendered(outcome).shortAnswer).toBe("Last deploy: seen [redacted] and k=[redacted]");
   });
 
   it("fails when the answer is not JSON, or lacks the field", async () => {
@@ -128,9 +132,9 @@ describe("runHttpAction", () => {
       }
     });
     const html = await runHttpAction(request({ type: "http", url: server.url }, {}, { service: "html" }));
-    expect(html).toMatchObject({ status: "failed", shortAnswer: "Last deploy: the data source answered with something that is not JSON (text/html)" });
+    expect(rendered(html)).toMatchObject({ kind: "failed", shortAnswer: "Last deploy: the data source answered with something that is not JSON (text/html)" });
     const missing = await runHttpAction(request({ type: "http", url: server.url }, {}, { service: "json" }));
-    expect(missing).toMatchObject({ status: "failed", shortAnswer: "Last deploy: the answer has no field version" });
+    expect(rendered(missing)).toMatchObject({ kind: "failed", shortAnswer: "Last deploy: the answer has no field version" });
   });
 
   it("refuses an answer too large to hold, instead of buffering it", async () => {
@@ -152,8 +156,8 @@ describe("runHttpAction", () => {
       pump();
     });
     const outcome = await runHttpAction(request({ type: "http", url: server.url }, {}));
-    expect(outcome.status).toBe("failed");
-    expect(outcome.shortAnswer).toMatch(/larger than 32 MiB/);
+    expect(outcome.kind).toBe("failed");
+    expect(rendered(outcome).shortAnswer).toMatch(/larger than 32 MiB/);
   });
 
   it("fails at its deadline when the API does not answer", async () => {
@@ -161,22 +165,23 @@ describe("runHttpAction", () => {
       // held until the deadline
     });
     const outcome = await runHttpAction({ ...request({ type: "http", url: server.url }, {}), signal: AbortSignal.timeout(100) });
-    expect(outcome).toMatchObject({ status: "failed", shortAnswer: "Last deploy: no answer from the data source before the deadline (timed out)" });
+    expect(rendered(outcome)).toMatchObject({ kind: "failed", shortAnswer: "Last deploy: no answer from the data source before the deadline (timed out)" });
   });
 
   it("fails when nothing listens, and skips when attributes are missing", async () => {
     const port = await freePort();
     const refused = await runHttpAction(request({ type: "http", url: `http://127.0.0.1:${port}` }, {}));
-    expect(refused).toMatchObject({ status: "failed", shortAnswer: "Last deploy: could not reach the data source (connection refused)" });
+    expect(rendered(refused)).toMatchObject({ kind: "failed", shortAnswer: "Last deploy: could not reach the data source (connection refused)" });
     const skipped = await runHttpAction(request({ type: "http", url: `http://127.0.0.1:${port}` }, {}, {}));
-    expect(skipped).toEqual({ status: "skipped", shortAnswer: "Last deploy: not run, the issue has no attribute service" });
+    expect(skipped).toEqual({ kind: "skipped", action: "Last deploy", missing: ["service"] });
+    expect(rendered(skipped)).toEqual({ kind: "skipped", shortAnswer: "Last deploy: not run, the issue has no attribute service" });
   });
 
   it("fails when a secret header's variable is unset, naming only the variable", async () => {
     server = await startTestServer((_request, response) => sendJson(response, 200, { version: "v1" }));
     const outcome = await runHttpAction(request({ type: "http", url: server.url, headers: { "x-api-key": { env: "PES_TEST_HTTP_KEY" } } }, {}));
-    expect(outcome).toMatchObject({
-      status: "failed",
+    expect(rendered(outcome)).toMatchObject({
+      kind: "failed",
       shortAnswer: "Last deploy: cannot build the request headers: environment variable PES_TEST_HTTP_KEY is not set",
     });
     expect(server.requests).toHaveLength(0);
@@ -204,7 +209,7 @@ describe("runHttpAction with hostile attribute values", () => {
   });
 
   /** The requests the server received while `run` ran. */
-  async function seenDuring(run: () => Promise<ActionOutcome>): Promise<{ outcome: ActionOutcome; seen: SeenRequest[] }> {
+  async function seenDuring(run: () => Promise<Evidence>): Promise<{ outcome: Evidence; seen: SeenRequest[] }> {
     const before = server.requests.length;
     const outcome = await run();
     return { outcome, seen: server.requests.slice(before) };
@@ -214,7 +219,7 @@ describe("runHttpAction with hostile attribute values", () => {
     const { outcome, seen } = await seenDuring(() =>
       runHttpAction(request(dataSource, { path: "/deploys/{{service}}/status?from=playbook" }, { service: value })),
     );
-    expect(outcome.status).toBe("normal");
+    expect(outcome.kind).toBe("answer");
     expect(seen).toHaveLength(1);
     const url = new URL(seen[0]?.url ?? "", server.url);
     expect(url.pathname.split("/").map(decodeURIComponent)).toEqual(["", "api", "deploys", value, "status"]);
@@ -224,8 +229,8 @@ describe("runHttpAction with hostile attribute values", () => {
 
   it.each(DOT_SEGMENTS)("%j: refused, failed with the reason, nothing requested", async (value) => {
     const { outcome, seen } = await seenDuring(() => runHttpAction(request(dataSource, { path: "/{{service}}/status" }, { service: value })));
-    expect(outcome).toEqual({
-      status: "failed",
+    expect(rendered(outcome)).toEqual({
+      kind: "failed",
       shortAnswer: `Last deploy: could not build the request: attribute service is ${JSON.stringify(value)}, a dot segment, which would move the URL to another path`,
     });
     expect(seen).toHaveLength(0);
@@ -233,7 +238,7 @@ describe("runHttpAction with hostile attribute values", () => {
 
   it("refuses a path whose literal text leaves the data source's path", async () => {
     const { outcome, seen } = await seenDuring(() => runHttpAction(request(dataSource, { path: "/{{service}}/../../status" }, { service: "x" })));
-    expect(outcome).toEqual({ status: "failed", shortAnswer: "Last deploy: could not build the request: the URL would leave the base path /api" });
+    expect(rendered(outcome)).toEqual({ kind: "failed", shortAnswer: "Last deploy: could not build the request: the URL would leave the base path /api" });
     expect(seen).toHaveLength(0);
   });
 
@@ -247,7 +252,7 @@ describe("runHttpAction with hostile attribute values", () => {
         ),
       ),
     );
-    expect(outcome.status).toBe("normal");
+    expect(outcome.kind).toBe("answer");
     expect(seen[0]?.url).toBe("/api/search");
     expect(JSON.parse(seen[0]?.body ?? "")).toEqual({ filter: { service: value, tags: [`svc:${value}`, 5] }, limit: 10 });
   });
@@ -256,8 +261,8 @@ describe("runHttpAction with hostile attribute values", () => {
     const outcome = await runHttpAction(
       request(dataSource, { path: "/deploys", link: "https://status.example.com/services/{{service}}/deploys?from=dash#{{service}}" }, { service: value }),
     );
-    expect(outcome.status).toBe("normal");
-    const url = new URL(outcome.mostImportantLink ?? "");
+    expect(outcome.kind).toBe("answer");
+    const url = new URL(outcome.link ?? "");
     expect(url.origin).toBe("https://status.example.com");
     expect(url.pathname.split("/").map(decodeURIComponent)).toEqual(["", "services", value, "deploys"]);
     expect([...url.searchParams]).toEqual([["from", "dash"]]);
@@ -268,8 +273,8 @@ describe("runHttpAction with hostile attribute values", () => {
     const { outcome, seen } = await seenDuring(() =>
       runHttpAction(request(dataSource, { path: "/deploys", link: "https://status.example.com/services/{{service}}/x" }, { service: value })),
     );
-    expect(outcome.status).toBe("failed");
-    expect(outcome.shortAnswer).toContain("a dot segment");
+    expect(outcome.kind).toBe("failed");
+    expect(rendered(outcome).shortAnswer).toContain("a dot segment");
     expect(seen).toHaveLength(0);
   });
 });

@@ -1,6 +1,6 @@
-import type { ActionOutcome, ActionRequest, ConnectorRuntime } from "../connector.js";
-import { answerText } from "../http-client.js";
-import { describeFetchFailure } from "../outcome-text.js";
+import { describeFetchFailure, type Evidence } from "@pes/analysis";
+import type { ActionRequest, ConnectorRuntime } from "../connector.js";
+import { answerText, MAX_RESPONSE_BYTES } from "../http-client.js";
 import type { DataSourceSecrets } from "../data-source-secrets.js";
 import { runConnectorAction } from "../run-action.js";
 import { httpConnector, httpRequestUrl, type HttpAction, type HttpDataSource } from "./schema.js";
@@ -8,13 +8,15 @@ import { httpConnector, httpRequestUrl, type HttpAction, type HttpDataSource } f
 const TARGET = "the data source";
 
 /**
- * Sends one HTTP action's request and reads the value at `answerField` as the short answer. HTTP actions
- * have no notion of abnormal: the outcome is `normal`, or `failed` with the reason in plain words (never
- * a header value).
+ * Sends one HTTP action's request and reads the value at `answerField` as an `answer` evidence. HTTP
+ * actions have no notion of abnormal.
+ * Any failure is a `failed` evidence with the reason in plain words (never a header value).
  */
 export const httpRuntime: ConnectorRuntime<HttpDataSource, HttpAction> = {
   async fetch(request) {
-    const { dataSource, query: action, signal, secrets, link, outcomes } = request;
+    const { title, dataSource, query: action, signal, secrets, link } = request;
+    const cited = { action: title, ...(link === undefined ? {} : { link }) };
+    const failed = (reason: string): Evidence => ({ kind: "failed", ...cited, reason });
     const url = httpRequestUrl(dataSource, action);
     const body = action.body === undefined ? undefined : JSON.stringify(action.body);
 
@@ -22,11 +24,10 @@ export const httpRuntime: ConnectorRuntime<HttpDataSource, HttpAction> = {
     try {
       headers = resolveHeaders(dataSource, secrets);
     } catch (error) {
-      return outcomes.failed(`cannot build the request headers: ${messageOf(error)}`, link);
+      return failed(`cannot build the request headers: ${messageOf(error)}`);
     }
-    // An API that echoes its request (as some debug endpoints do) must not carry a secret into an answer:
-    // every outcome below goes through outcomes, which redacts the data source's secrets.
-    const failed = (reason: string): ActionOutcome => outcomes.failed(reason, link);
+    // An API that echoes its request (as some debug endpoints do) may put a secret into its answer: the
+    // runner redacts the data source's secrets from whatever this returns.
     if (body !== undefined && action.method === "GET") return failed("a GET request cannot carry a body (use method POST)");
 
     let status: number;
@@ -43,7 +44,7 @@ export const httpRuntime: ConnectorRuntime<HttpDataSource, HttpAction> = {
       ({ status, statusText, body: bytes } = answer);
       contentType = answer.contentType ?? "no content type";
     } catch (error) {
-      return failed(describeFetchFailure(error, signal, TARGET));
+      return failed(describeFetchFailure(error, signal, TARGET, MAX_RESPONSE_BYTES));
     }
     // The body of an error answer is not shown: it may echo the request, headers included.
     if (status < 200 || status > 299) return failed(`${TARGET} answered HTTP ${status}${statusText ? ` ${statusText}` : ""}`);
@@ -56,11 +57,7 @@ export const httpRuntime: ConnectorRuntime<HttpDataSource, HttpAction> = {
     }
     const value = valueAt(json, action.answerField);
     if (value === undefined) return failed(`the answer has no field ${action.answerField}`);
-    return outcomes.answered({
-      status: "normal",
-      shortAnswer: `${request.title}: ${render(value)}`,
-      ...(link === undefined ? {} : { mostImportantLink: link }),
-    });
+    return { kind: "answer", ...cited, text: render(value) };
   },
 };
 
@@ -69,7 +66,7 @@ export const httpRuntime: ConnectorRuntime<HttpDataSource, HttpAction> = {
  * leave the data source's path), then fetches. The worker runs actions through the registry; this is the
  * same path, for this connector's own tests.
  */
-export function runHttpAction(request: ActionRequest<HttpDataSource, HttpAction>): Promise<ActionOutcome> {
+export function runHttpAction(request: ActionRequest<HttpDataSource, HttpAction>): Promise<Evidence> {
   return runConnectorAction(httpConnector.definition, httpRuntime, request);
 }
 

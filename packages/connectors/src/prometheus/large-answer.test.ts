@@ -5,6 +5,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestHttpServer } from "../testing/test-http-server.js";
 
 const CONNECTORS = fileURLToPath(new URL("../../dist/index.js", import.meta.url));
+const ANALYSIS = createRequire(import.meta.url).resolve("@pes/analysis");
 const HEAP_MB = 64;
 const END = 1_763_650_800;
 const STEP = 15;
@@ -38,19 +40,21 @@ function largeRangeAnswer(mib: number, seriesCount: number): Buffer {
 
 const RUN = `
 const { createHttpClient, NO_SECRETS, runPrometheusAction } = await import(process.env.CONNECTORS);
+const { shortAnswer } = await import(process.env.ANALYSIS);
 const http = createHttpClient();
-const outcome = await runPrometheusAction({
+const time = new Date((${END} - 600) * 1000);
+const evidence = await runPrometheusAction({
   title: "p99 latency",
   dataSource: { type: "prometheus", url: process.env.PROMETHEUS_URL },
   spec: { query: "http_request_duration_seconds", range: true, unit: "s" },
   attributes: {},
-  window: { start: new Date((${END} - 7200) * 1000), time: new Date((${END} - 600) * 1000), end: new Date(${END} * 1000) },
+  window: { start: new Date((${END} - 7200) * 1000), time, end: new Date(${END} * 1000) },
   signal: AbortSignal.timeout(60_000),
   secrets: NO_SECRETS,
   http,
 });
 await http.close();
-process.stdout.write(JSON.stringify(outcome));
+process.stdout.write(JSON.stringify({ ...evidence, shortAnswer: shortAnswer(evidence, time) }));
 `;
 
 describe("the prometheus connector on an answer near the size cap", () => {
@@ -75,7 +79,7 @@ describe("the prometheus connector on an answer near the size cap", () => {
   it(`analyzes 30 MiB and 3000 series with a ${HEAP_MB} MB heap`, async () => {
     expect(size).toBeGreaterThan(29 * 1024 * 1024);
     const child = spawn(process.execPath, [`--max-old-space-size=${HEAP_MB}`, join(dir, "run.mjs")], {
-      env: { PATH: process.env.PATH ?? "", CONNECTORS, PROMETHEUS_URL: prometheus.url },
+      env: { PATH: process.env.PATH ?? "", CONNECTORS, ANALYSIS, PROMETHEUS_URL: prometheus.url },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
@@ -84,6 +88,11 @@ describe("the prometheus connector on an answer near the size cap", () => {
     const [code] = (await once(child, "exit")) as [number | null];
     expect(output).not.toMatch(/heap out of memory/);
     expect(code).toBe(0);
-    expect(JSON.parse(output)).toMatchObject({ status: "abnormal", shortAnswer: expect.stringMatching(/^p99 latency 1\.\d+ s, .*worst of 3000 series/) });
+    expect(JSON.parse(output)).toMatchObject({
+      kind: "metric",
+      abnormal: true,
+      seriesCount: 3000,
+      shortAnswer: expect.stringMatching(/^p99 latency 1\.\d+ s, .*worst of 3000 series/),
+    });
   }, 60_000);
 });

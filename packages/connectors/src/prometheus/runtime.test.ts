@@ -1,7 +1,9 @@
+import type { Evidence } from "@pes/analysis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startPrometheus, toOpenMetrics, type LocalPrometheus, type SyntheticSeries } from "@pes/local-services";
 import type { ActionRequest, TimeWindow } from "../connector.js";
 import { resolveSecrets } from "../data-source-secrets.js";
+import { rendered as renderedAt } from "../testing/rendered-evidence.js";
 import { createHttpClient } from "../undici-http-client.js";
 import { sendJson, startTestServer, type SeenRequest, type TestHttpServer } from "../testing/test-http-server.js";
 import { rangeStepSeconds, runPrometheusAction } from "./runtime.js";
@@ -27,6 +29,9 @@ function history(): SyntheticSeries[] {
     return { name: "demo_latency_p99_seconds", labels: { service }, samples };
   });
 }
+
+/** An evidence as the result shows it, at this window's issue time. */
+const rendered = (evidence: Evidence) => renderedAt(evidence, window.time);
 
 /** The environment the data sources' secrets are resolved from, as the worker does at start. */
 const env: Record<string, string> = {};
@@ -64,13 +69,10 @@ describe("runPrometheusAction against a real Prometheus", () => {
 
   it("finds the 4× jump of the scoped series, dates it, and links to the filled query", async () => {
     const outcome = await runPrometheusAction(request(dataSource, "demo_latency_p99_seconds{service={{service}}}"));
-    expect(outcome).toMatchObject({
-      status: "abnormal",
-      shortAnswer: "p99 latency 1.8 s, 4.1× its level in the hour before (440 ms), since 14:05 UTC",
-      since: new Date(JUMP * 1000),
-    });
-    expect(outcome.severity).toBeCloseTo(4.09, 2);
-    const link = new URL(outcome.mostImportantLink ?? "");
+    expect(outcome).toMatchObject({ kind: "metric", abnormal: true, onset: new Date(JUMP * 1000), labels: { service: "checkout" }, seriesCount: 1 });
+    expect(rendered(outcome).shortAnswer).toBe("p99 latency 1.8 s, 4.1× its level in the hour before (440 ms), since 14:05 UTC");
+    expect(outcome.kind === "metric" && outcome.severity).toBeCloseTo(4.09, 2);
+    const link = new URL(outcome.link ?? "");
     expect(`${link.origin}${link.pathname}`).toBe(`${prometheus.url}/graph`);
     expect(link.searchParams.get("g0.expr")).toBe('demo_latency_p99_seconds{service="checkout"}');
     expect(link.searchParams.get("g0.range_input")).toBe("75m");
@@ -79,21 +81,23 @@ describe("runPrometheusAction against a real Prometheus", () => {
 
   it("names the worst series when the query returns several", async () => {
     const outcome = await runPrometheusAction(request(dataSource, "demo_latency_p99_seconds", { attributes: {} }));
-    expect(outcome.shortAnswer).toBe(
+    expect(rendered(outcome).shortAnswer).toBe(
       "p99 latency 1.8 s, 4.1× its level in the hour before (440 ms), since 14:05 UTC; worst of 3 series: service=checkout",
     );
   });
 
   it("reports a steady series as normal", async () => {
     const outcome = await runPrometheusAction(request(dataSource, "demo_latency_p99_seconds{service={{service}}}", { attributes: { service: "search" } }));
-    expect(outcome).toMatchObject({ status: "normal", shortAnswer: "p99 latency 300 ms, within its usual range (300 ms over the hour before)" });
+    expect(outcome).toMatchObject({ kind: "metric", abnormal: false });
+    expect(rendered(outcome).shortAnswer).toBe("p99 latency 300 ms, within its usual range (300 ms over the hour before)");
   });
 
   it("keeps a hostile attribute value inside its string literal", async () => {
     const outcome = await runPrometheusAction(
       request(dataSource, "demo_latency_p99_seconds{service={{service}}}", { attributes: { service: '"} or vector(1) #' } }),
     );
-    expect(outcome).toMatchObject({ status: "normal", shortAnswer: "p99 latency: no data in the window" });
+    expect(outcome).toMatchObject({ kind: "no-data", reason: "empty" });
+    expect(rendered(outcome).shortAnswer).toBe("p99 latency: no data in the window");
   });
 
   describe("with hostile attribute values", () => {
@@ -129,21 +133,23 @@ describe("runPrometheusAction against a real Prometheus", () => {
       ...request(dataSource, "demo_latency_p99_seconds{service={{service}}}"),
       spec: { query: "demo_latency_p99_seconds{service={{service}}}", range: false, unit: "s" },
     });
-    expect(outcome).toMatchObject({ status: "normal", shortAnswer: "p99 latency 1.8 s" });
+    expect(outcome).toMatchObject({ kind: "values", count: 1 });
+    expect(rendered(outcome).shortAnswer).toBe("p99 latency 1.8 s");
   });
 
-  it("turns a query Prometheus rejects into a failed outcome that keeps the link", async () => {
+  it("turns a query Prometheus rejects into a failed evidence that keeps the link", async () => {
     const outcome = await runPrometheusAction(request(dataSource, "rate(demo_latency_p99_seconds{service={{service}}}"));
-    expect(outcome.status).toBe("failed");
-    expect(outcome.shortAnswer).toMatch(/^p99 latency: Prometheus could not run the query \(bad_data\): .*parse error/);
-    expect(outcome.mostImportantLink).toContain("/graph?g0.expr=");
+    expect(outcome.kind).toBe("failed");
+    expect(rendered(outcome).shortAnswer).toMatch(/^p99 latency: Prometheus could not run the query \(bad_data\): .*parse error/);
+    expect(outcome.link).toContain("/graph?g0.expr=");
   });
 
   it("skips an action whose attributes the issue lacks, naming them", async () => {
     const outcome = await runPrometheusAction(
       request(dataSource, "x{service={{service}}, zone={{zone}}, pod={{pod}}}", { attributes: { service: "checkout" } }),
     );
-    expect(outcome).toEqual({ status: "skipped", shortAnswer: "p99 latency: not run, the issue has no attributes zone, pod" });
+    expect(outcome).toEqual({ kind: "skipped", action: "p99 latency", missing: ["zone", "pod"] });
+    expect(rendered(outcome).shortAnswer).toBe("p99 latency: not run, the issue has no attributes zone, pod");
   });
 });
 
@@ -163,7 +169,7 @@ describe("runPrometheusAction on the wire", () => {
     const outcome = await runPrometheusAction(
       request({ type: "prometheus", url: `${server.url}/`, auth: { bearerToken: { env: "PES_TEST_PROM_TOKEN" } } }, "up{service={{service}}}"),
     );
-    expect(outcome.status).toBe("normal");
+    expect(outcome).toMatchObject({ kind: "no-data", reason: "empty" });
     const seen = server.requests[0];
     expect(seen?.method).toBe("POST");
     expect(seen?.url).toBe("/api/v1/query_range");
@@ -183,18 +189,29 @@ describe("runPrometheusAction on the wire", () => {
       ...request({ type: "prometheus", url: server.url, auth: { basic: { username: "reader", password: { env: "PES_TEST_PROM_TOKEN" } } } }, "up"),
       spec: { query: "up", range: false },
     });
-    expect(outcome.shortAnswer).toBe("p99 latency: no data at 14:08 UTC");
+    expect(rendered(outcome).shortAnswer).toBe("p99 latency: no data at 14:08 UTC");
     const seen = server.requests[0];
     expect(seen?.url).toBe("/api/v1/query");
     expect(seen?.headers.authorization).toBe(`Basic ${Buffer.from("reader:pa:ss").toString("base64")}`);
     expect(new URLSearchParams(seen?.body).get("time")).toBe(String(window.time.getTime() / 1000));
   });
 
+  it.each([
+    ["a vector, +Inf included", { resultType: "vector", result: [{ metric: { service: "a" }, value: [1, "2"] }, { metric: { service: "b" }, value: [1, "+Inf"] }] }, "p99 latency: +Inf s (service=b), 2 s (service=a)"],
+    ["a scalar", { resultType: "scalar", result: [1, "0.25"] }, "p99 latency 250 ms"],
+    ["a string", { resultType: "string", result: [1, "ok"] }, "p99 latency: ok"],
+  ])("answers %s as it is", async (_case, data, expected) => {
+    server = await startTestServer((_request, response) => sendJson(response, 200, { status: "success", data }));
+    const outcome = await runPrometheusAction({ ...request({ type: "prometheus", url: server.url }, "up"), spec: { query: "up", range: false, unit: "s" } });
+    expect(rendered(outcome).shortAnswer).toBe(expected);
+    expect(outcome.link).toMatch(/\/graph\?g0\.expr=up&/);
+  });
+
   it("fails without a request when the token's variable is unset, naming the variable only", async () => {
     server = await startTestServer((_request, response) => sendJson(response, 200, emptyMatrix));
     const outcome = await runPrometheusAction(request({ type: "prometheus", url: server.url, auth: { bearerToken: { env: "PES_TEST_PROM_TOKEN" } } }, "up"));
-    expect(outcome).toMatchObject({
-      status: "failed",
+    expect(rendered(outcome)).toMatchObject({
+      kind: "failed",
       shortAnswer: "p99 latency: cannot authenticate to Prometheus: environment variable PES_TEST_PROM_TOKEN is not set",
     });
     expect(server.requests).toHaveLength(0);
@@ -214,8 +231,8 @@ describe("runPrometheusAction on the wire", () => {
     });
     env.PES_TEST_PROM_TOKEN = "s3cret-token";
     const outcome = await runPrometheusAction(request({ type: "prometheus", url: server.url, auth: { bearerToken: { env: "PES_TEST_PROM_TOKEN" } } }, "up"));
-    expect(outcome).toMatchObject({ status: "failed", shortAnswer: expected });
-    expect(outcome.mostImportantLink).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/graph\?g0\.expr=up&/);
+    expect(rendered(outcome)).toMatchObject({ kind: "failed", shortAnswer: expected });
+    expect(outcome.link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/graph\?g0\.expr=up&/);
     expect(JSON.stringify(outcome)).not.toContain("s3cret-token");
   });
 
@@ -224,14 +241,14 @@ describe("runPrometheusAction on the wire", () => {
       // never answers: the action's deadline must end it
     });
     const outcome = await runPrometheusAction(request({ type: "prometheus", url: server.url }, "up", { signal: AbortSignal.timeout(100) }));
-    expect(outcome).toMatchObject({ status: "failed", shortAnswer: "p99 latency: no answer from Prometheus before the deadline (timed out)" });
+    expect(rendered(outcome)).toMatchObject({ kind: "failed", shortAnswer: "p99 latency: no answer from Prometheus before the deadline (timed out)" });
   });
 
   it("fails with 'connection refused' when nothing listens", async () => {
     const port = await freePort();
     const outcome = await runPrometheusAction(request({ type: "prometheus", url: `http://127.0.0.1:${port}` }, "up"));
-    expect(outcome).toMatchObject({ status: "failed", shortAnswer: "p99 latency: could not reach Prometheus (connection refused)" });
-    expect(outcome.mostImportantLink).toContain(`127.0.0.1:${port}/graph`);
+    expect(rendered(outcome)).toMatchObject({ kind: "failed", shortAnswer: "p99 latency: could not reach Prometheus (connection refused)" });
+    expect(outcome.link).toContain(`127.0.0.1:${port}/graph`);
   });
 });
 
@@ -253,8 +270,8 @@ describe("runPrometheusAction redacts the data source's secrets", () => {
     env.PES_TEST_PROM_TOKEN = "s3cret/token";
     const outcome = await runPrometheusAction(request({ type: "prometheus", url: server.url, auth: { bearerToken: { env: "PES_TEST_PROM_TOKEN" } } }, "up"));
     expect(server.requests[0]?.headers.authorization).toBe("Bearer s3cret/token");
-    expect(outcome).toMatchObject({
-      status: "failed",
+    expect(rendered(outcome)).toMatchObject({
+      kind: "failed",
       shortAnswer: "p99 latency: Prometheus could not run the query (bad_data): invalid request: Authorization: Bearer [redacted]; token=[redacted]",
     });
     expect(JSON.stringify(outcome)).not.toMatch(/s3cret/);
@@ -268,7 +285,7 @@ describe("runPrometheusAction redacts the data source's secrets", () => {
     const outcome = await runPrometheusAction(
       request({ type: "prometheus", url: server.url, auth: { basic: { username: "reader", password: { env: "PES_TEST_PROM_TOKEN" } } } }, "up"),
     );
-    expect(outcome.shortAnswer).toBe(
+    expect(rendered(outcome).shortAnswer).toBe(
       "p99 latency: Prometheus could not run the query (bad_data): Authorization: Basic [redacted] user=reader password=[redacted] form=p=[redacted]",
     );
     const credential = Buffer.from("reader:pa:ss w/rd").toString("base64");
@@ -281,9 +298,9 @@ describe("runPrometheusAction redacts the data source's secrets", () => {
     server = await echoingEndpoint((seen) => `${"x".repeat(225)} ${String(seen.headers.authorization)} ${"y".repeat(100)}`);
     env.PES_TEST_PROM_TOKEN = "s3cret-token-0123456789";
     const outcome = await runPrometheusAction(request({ type: "prometheus", url: server.url, auth: { bearerToken: { env: "PES_TEST_PROM_TOKEN" } } }, "up"));
-    expect(outcome.shortAnswer).toHaveLength(300);
-    expect(outcome.shortAnswer).toMatch(/ Bearer \[redac…$/);
-    expect(outcome.shortAnswer).not.toMatch(/s3cret/);
+    expect(rendered(outcome).shortAnswer).toHaveLength(300);
+    expect(rendered(outcome).shortAnswer).toMatch(/ Bearer \[redac…$/);
+    expect(JSON.stringify(outcome)).not.toMatch(/s3cret/);
   });
 
   it("redacts a token that comes back in the data, e.g. as a label value", async () => {
@@ -298,7 +315,7 @@ describe("runPrometheusAction redacts the data source's secrets", () => {
       ...request({ type: "prometheus", url: server.url, auth: { bearerToken: { env: "PES_TEST_PROM_TOKEN" } } }, "up"),
       spec: { query: "up", range: false },
     });
-    expect(outcome.shortAnswer).toContain("Bearer [redacted]");
+    expect(rendered(outcome).shortAnswer).toContain("Bearer [redacted]");
     expect(JSON.stringify(outcome)).not.toContain("s3cret-token");
   });
 });

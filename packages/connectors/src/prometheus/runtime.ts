@@ -1,14 +1,19 @@
+import { analyzeInstant, analyzeSeries, describeFetchFailure, type Evidence, type InstantValue, type MetricContext, type Series } from "@pes/analysis";
 import type { z } from "zod";
-import type { ActionOutcome, ActionRequest, ConnectorRuntime, TimeWindow } from "../connector.js";
+import type { ActionRequest, ConnectorRuntime, TimeWindow } from "../connector.js";
 import type { DataSourceSecrets } from "../data-source-secrets.js";
-import { answerText, type HttpAnswer } from "../http-client.js";
-import { describeFetchFailure } from "../outcome-text.js";
+import { answerText, MAX_RESPONSE_BYTES, type HttpAnswer } from "../http-client.js";
 import { runConnectorAction } from "../run-action.js";
 import { basicCredential } from "../secret-ref.js";
 import { baseUrlOf } from "../url-text.js";
-import { analyzeMatrix, analyzeQueryData, analyzeVector, type Analysis, type AnalysisContext } from "./prometheus-analysis.js";
 import { splitAnswer, type SplitAnswer } from "./prometheus-answer.js";
-import { PrometheusFailure, PrometheusMatrixSeries, PrometheusSuccess, PrometheusVectorSample } from "./prometheus-response.js";
+import {
+  PrometheusFailure,
+  PrometheusMatrixSeries,
+  PrometheusSuccess,
+  PrometheusVectorSample,
+  type PrometheusQueryData,
+} from "./prometheus-response.js";
 import { prometheusConnector, type PrometheusAction, type PrometheusDataSource } from "./schema.js";
 
 const TARGET = "Prometheus";
@@ -18,16 +23,16 @@ const MIN_STEP_SECONDS = 15;
 const MAX_POINTS = 500;
 
 /**
- * Asks Prometheus for the window (range query, default) or the issue time (instant query) and compares
- * what it sees with the level before the issue. Any failure becomes a `failed` outcome in plain words,
- * never a throw.
+ * Asks Prometheus for the window (range query, default) or the issue time (instant query) and returns
+ * its answer as evidence: a range compared with the level before the issue (`analyzeSeries`), instant
+ * values as they are. Any failure becomes a `failed` evidence in plain words, never a throw.
  */
 export const prometheusRuntime: ConnectorRuntime<PrometheusDataSource, PrometheusAction> = {
   async fetch(request) {
-    const { title, dataSource, query: action, window, signal, secrets, link, outcomes } = request;
-    // Every outcome goes through outcomes, which redacts the data source's secrets: a Prometheus-compatible
-    // endpoint may quote the request, Authorization header included, in its error text.
-    const failed = (reason: string): ActionOutcome => outcomes.failed(reason, link);
+    const { title, dataSource, query: action, window, signal, secrets, link } = request;
+    // A Prometheus-compatible endpoint may quote the request, Authorization header included, in its error
+    // text: the runner redacts the data source's secrets from whatever this returns.
+    const failed = (reason: string): Evidence => ({ kind: "failed", action: title, reason, ...(link === undefined ? {} : { link }) });
 
     let headers: Record<string, string>;
     try {
@@ -48,17 +53,22 @@ export const prometheusRuntime: ConnectorRuntime<PrometheusDataSource, Prometheu
         signal,
       });
     } catch (error) {
-      return failed(describeFetchFailure(error, signal, TARGET));
+      return failed(describeFetchFailure(error, signal, TARGET, MAX_RESPONSE_BYTES));
     }
     const { status, statusText } = answer;
     const httpStatus = `${TARGET} answered HTTP ${status}${statusText ? ` ${statusText}` : ""}`;
-    const context = { title, window, ...(action.unit === undefined ? {} : { unit: action.unit }) };
+    const context: MetricContext = {
+      action: title,
+      window,
+      ...(action.unit === undefined ? {} : { unit: action.unit }),
+      ...(link === undefined ? {} : { link }),
+    };
 
     // A successful range or instant answer is read one series at a time (prometheus-answer.ts).
     const bySeries = status >= 200 && status < 300 ? analyzeBySeries(answer.body, context) : undefined;
     if (bySeries === NOT_JSON) return failed(`${TARGET} answered with something that is not JSON`);
     if (bySeries === UNKNOWN_SHAPE) return failed(`${TARGET} answered in a shape this connector does not know`);
-    if (bySeries !== undefined) return outcomes.answered({ ...bySeries, ...(link === undefined ? {} : { mostImportantLink: link }) });
+    if (bySeries !== undefined) return bySeries;
 
     // Anything else (an error answer, a scalar, something that is not JSON) is small: parsed whole.
     let body: unknown;
@@ -77,10 +87,39 @@ export const prometheusRuntime: ConnectorRuntime<PrometheusDataSource, Prometheu
     const success = PrometheusSuccess.safeParse(body);
     if (!success.success) return failed(`${TARGET} answered in a shape this connector does not know`);
 
-    const analysis = analyzeQueryData(success.data.data, context);
-    return outcomes.answered({ ...analysis, ...(link === undefined ? {} : { mostImportantLink: link }) });
+    return evidenceOf(success.data.data, context);
   },
 };
+
+/** A query's answer as evidence: a matrix compared with its baseline, instant values and scalars as they are. */
+function evidenceOf(data: PrometheusQueryData, context: MetricContext): Evidence {
+  switch (data.resultType) {
+    case "matrix":
+      return analyzeSeries(data.result.map(seriesOf), context);
+    case "vector":
+      return analyzeInstant(data.result.flatMap(instantValueOf), context);
+    case "scalar":
+      return analyzeInstant([{ labels: {}, value: sampleValue(data.result[1]) }], context);
+    case "string":
+      return { kind: "answer", action: context.action, text: data.result[1], ...(context.link === undefined ? {} : { link: context.link }) };
+  }
+}
+
+function seriesOf(series: PrometheusMatrixSeries): Series {
+  return { labels: series.metric, points: series.values.map(([seconds, value]) => ({ at: seconds * 1000, value: sampleValue(value) })) };
+}
+
+/** A vector sample's value; none for a sample without one (a native-histogram-only series). */
+function instantValueOf(sample: PrometheusVectorSample): InstantValue[] {
+  return sample.value === undefined ? [] : [{ labels: sample.metric, value: sampleValue(sample.value[1]) }];
+}
+
+/** A sample's value: Prometheus writes "+Inf" and "-Inf", which Number() reads as NaN. */
+function sampleValue(text: string): number {
+  if (text === "+Inf") return Infinity;
+  if (text === "-Inf") return -Infinity;
+  return Number(text);
+}
 
 const NOT_JSON = Symbol("not JSON");
 const UNKNOWN_SHAPE = Symbol("unknown shape");
@@ -94,7 +133,7 @@ class UnknownShapeError extends Error {}
  * heap holds is one series and the findings, not the whole answer. Undefined when the answer is not
  * such an answer (the caller parses it whole).
  */
-function analyzeBySeries(body: Buffer, context: AnalysisContext): Analysis | typeof NOT_JSON | typeof UNKNOWN_SHAPE | undefined {
+function analyzeBySeries(body: Buffer, context: MetricContext): Evidence | typeof NOT_JSON | typeof UNKNOWN_SHAPE | undefined {
   const split = splitAnswer(body);
   if (split === undefined) return undefined;
   let envelope: unknown;
@@ -108,10 +147,10 @@ function analyzeBySeries(body: Buffer, context: AnalysisContext): Analysis | typ
   try {
     switch (success.data.data.resultType) {
       case "matrix":
-        return analyzeMatrix(elementsOf(body, split, PrometheusMatrixSeries), context);
+        return analyzeSeries(mapped(elementsOf(body, split, PrometheusMatrixSeries), seriesOf), context);
       case "vector":
-        // One sample per series: small even when there are many, and its analysis reads them twice.
-        return analyzeVector([...elementsOf(body, split, PrometheusVectorSample)], context);
+        // One sample per series: small even when there are many, and its analysis sorts them.
+        return analyzeInstant([...elementsOf(body, split, PrometheusVectorSample)].flatMap(instantValueOf), context);
       default:
         return undefined;
     }
@@ -120,6 +159,11 @@ function analyzeBySeries(body: Buffer, context: AnalysisContext): Analysis | typ
     if (error instanceof UnknownShapeError) return UNKNOWN_SHAPE;
     throw error;
   }
+}
+
+/** Each item as `map` makes it, when it is reached: a series is converted only when the analysis gets to it. */
+function* mapped<T, U>(items: Iterable<T>, map: (item: T) => U): Generator<U> {
+  for (const item of items) yield map(item);
 }
 
 function* elementsOf<T>(body: Buffer, split: SplitAnswer, schema: z.ZodType<T>): Generator<T> {
@@ -134,7 +178,7 @@ function* elementsOf<T>(body: Buffer, split: SplitAnswer, schema: z.ZodType<T>):
  * Runs one PromQL action: fills the query (attribute values as PromQL string literals), then fetches.
  * The worker runs actions through the registry; this is the same path, for this connector's own tests.
  */
-export function runPrometheusAction(request: ActionRequest<PrometheusDataSource, PrometheusAction>): Promise<ActionOutcome> {
+export function runPrometheusAction(request: ActionRequest<PrometheusDataSource, PrometheusAction>): Promise<Evidence> {
   return runConnectorAction(prometheusConnector.definition, prometheusRuntime, request);
 }
 

@@ -3,6 +3,10 @@ import type { ToyDataSource, ToyQuery } from "./schema.js";
 
 /** Says the filled word back, signed by its data source. */
 export const toyRuntime: ConnectorRuntime<ToyDataSource, ToyQuery> = {
-  fetch: async ({ title, dataSource, query, link, outcomes }) =>
-    outcomes.answered({ status: "normal", shortAnswer: `${title}: ${query.word}, says ${dataSource.signature}`, ...(link === undefined ? {} : { mostImportantLink: link }) }),
+  fetch: async ({ title, dataSource, query, link }) => ({
+    kind: "answer",
+    action: title,
+    text: `${query.word}, says ${dataSource.signature}`,
+    ...(link === undefined ? {} : { link }),
+  }),
 };
