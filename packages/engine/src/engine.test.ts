@@ -124,7 +124,17 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
             },
             {
               title: "Changes",
-              actions: [{ title: "Last deploy of {{service}}", dataSource: "deploys", http: { path: "/deploys/{{service}}", answerField: "version" } }],
+              actions: [
+                {
+                  title: "Last deploy of {{service}}",
+                  dataSource: "deploys",
+                  http: {
+                    path: "/deploys/{{service}}",
+                    answerField: "version",
+                    change: { kind: "deploy", timeField: "deployedAt", subject: "{{service}}" },
+                  },
+                },
+              ],
             },
           ],
           mitigations: [{ toolName: "rollback", url: "https://deploy.example.com/rollback/{{service}}" }],
@@ -137,8 +147,8 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
     await api?.close();
   });
 
-  it("runs every action, summarizes per gadget and names what was abnormal first", async () => {
-    api.route = (_request, response) => json(response, 200, { version: "v1.2.3 at 14:01 UTC" });
+  it("runs every action, summarizes per gadget and leads with the deploy before the first symptom", async () => {
+    api.route = (_request, response) => json(response, 200, { version: "v1.2.3", deployedAt: "2026-11-20T14:01:00Z" });
     const result = await engineWith(catalog).execute(job("Checkout latency"));
 
     expect(result.error).toBeUndefined();
@@ -149,7 +159,11 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
     expect(latency?.shortAnswer).toBe("p99 latency 1.95 s, 3.9× its level in the hour before (494 ms), since 14:05 UTC");
     expect(errors?.shortAnswer).toBe("error ratio 3%, 3× its level in the hour before (1%), since 14:07 UTC");
     expect(traffic?.shortAnswer).toBe("request rate 50 req/s, within its usual range (50 req/s over the hour before)");
-    expect(deploy).toEqual({ title: "Last deploy of checkout", shortAnswer: "Last deploy of checkout: v1.2.3 at 14:01 UTC", mostImportantLink: `${api.url}/deploys/checkout` });
+    expect(deploy).toEqual({
+      title: "Last deploy of checkout",
+      shortAnswer: "Last deploy of checkout: deploy v1.2.3 of checkout at 14:01 UTC",
+      mostImportantLink: `${api.url}/deploys/checkout`,
+    });
     const link = new URL(latency?.mostImportantLink ?? "");
     expect(link.searchParams.get("g0.expr")).toBe(P99.replaceAll("{{service}}", '"checkout"'));
     expect(link.searchParams.get("g0.range_input")).toBe("75m");
@@ -161,31 +175,43 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
         highlights: "p99 latency rose 3.9× since 14:05 UTC.",
       },
       { title: "Errors and traffic", highlights: "error ratio rose 3× since 14:07 UTC; request rate within its usual range." },
-      { title: "Changes", highlights: "Last deploy of checkout: v1.2.3 at 14:01 UTC." },
+      { title: "Changes", highlights: "Last deploy of checkout: deploy v1.2.3 of checkout at 14:01 UTC." },
     ]);
     expect(result.highlights).toBe(
-      "Around 2026-11-20 14:08 UTC for service=checkout: p99 latency 3.9× its level in the hour before (Latency of checkout), since 14:05 UTC. " +
+      "Around 2026-11-20 14:08 UTC for service=checkout: likely cause: deploy v1.2.3 of checkout at 14:01 UTC, 4 min before the first symptom " +
+        "(p99 latency rose 3.9× since 14:05 UTC). " +
         "Also abnormal: error ratio 3× its level in the hour before (Errors and traffic), since 14:07 UTC. " +
-        "First symptom: p99 latency (Latency of checkout) at 14:05 UTC, before the others: the likely place to look for the cause. " +
-        "Within usual range: request rate. Other findings: Last deploy of checkout: v1.2.3 at 14:01 UTC.",
+        "Within usual range: request rate.",
     );
     expect(result.actionableMitigations).toEqual([{ toolName: "rollback", url: "https://deploy.example.com/rollback/checkout" }]);
   });
 
+  it("names what was abnormal first, and the first symptom, when no change preceded it", async () => {
+    api.route = (_request, response) => json(response, 200, { version: "v1.2.3", deployedAt: "2026-11-20T14:30:00Z" });
+    const result = await engineWith(catalog).execute(job("Checkout latency"));
+    expect(result.highlights).toBe(
+      "Around 2026-11-20 14:08 UTC for service=checkout: p99 latency 3.9× its level in the hour before (Latency of checkout), since 14:05 UTC. " +
+        "Also abnormal: error ratio 3× its level in the hour before (Errors and traffic), since 14:07 UTC. " +
+        "First symptom: p99 latency (Latency of checkout) at 14:05 UTC, before the others: the likely place to look for the cause. " +
+        "Changes: deploy v1.2.3 of checkout at 14:30 UTC. Within usual range: request rate.",
+    );
+  });
+
   it("gives the identical result for the same data", async () => {
-    api.route = (_request, response) => json(response, 200, { version: "v1.2.3" });
+    api.route = (_request, response) => json(response, 200, { version: "v1.2.3", deployedAt: "2026-11-20T14:01:00Z" });
     const engine = engineWith(catalog);
     const first = await engine.execute(job("Checkout latency"));
     const second = await engine.execute(job("Checkout latency"));
     expect(second).toEqual(first);
   });
 
-  it("reports a quiet service as within its usual range", async () => {
-    api.route = (_request, response) => json(response, 200, { version: "v9" });
+  it("reports a quiet service as within its usual range, a deploy before it as a change only", async () => {
+    api.route = (_request, response) => json(response, 200, { version: "v9", deployedAt: "2026-11-20T14:01:00Z" });
     const result = await engineWith(catalog).execute(job("Checkout latency", { service: "search" }));
     expect(result.gadgetsHighlights?.[0]?.highlights).toBe("p99 latency within its usual range.");
     expect(result.highlights).toBe(
-      "Around 2026-11-20 14:08 UTC for service=search: nothing abnormal found. Within usual range: p99 latency, error ratio, request rate. Other findings: Last deploy of search: v9.",
+      "Around 2026-11-20 14:08 UTC for service=search: nothing abnormal found. Changes: deploy v9 of search at 14:01 UTC. " +
+        "Within usual range: p99 latency, error ratio, request rate.",
     );
   });
 

@@ -188,6 +188,61 @@ describe("runHttpAction", () => {
   });
 });
 
+describe("runHttpAction with change", () => {
+  let server: TestHttpServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  const deploy = { kind: "deploy", timeField: "deployedAt", subject: "{{service}}" } as const;
+  const answering = async (body: unknown) => {
+    server = await startTestServer((_request, response) => sendJson(response, 200, body));
+    return { type: "http", url: server.url } as const;
+  };
+
+  it("returns a change at the time the answer gives, what changed filled from the issue", async () => {
+    const dataSource = await answering({ version: "v1.2.3", deployedAt: "2026-11-20T14:01:00Z" });
+    const outcome = await runHttpAction(request(dataSource, { change: deploy }, { service: "checkout" }));
+    expect(outcome).toEqual({
+      kind: "change",
+      action: "Last deploy",
+      change: "deploy",
+      subject: "checkout",
+      detail: "v1.2.3",
+      at: new Date("2026-11-20T14:01:00Z"),
+      link: `${server?.url}/deploys/checkout`,
+    });
+    expect(rendered(outcome).shortAnswer).toBe("Last deploy: deploy v1.2.3 of checkout at 14:01 UTC");
+  });
+
+  it.each([
+    ["an offset", "2026-11-20T15:01:00+01:00"],
+    ["seconds since the epoch", Date.parse("2026-11-20T14:01:00Z") / 1000],
+    ["milliseconds since the epoch", Date.parse("2026-11-20T14:01:00Z")],
+  ])("reads a time with %s", async (_case, deployedAt) => {
+    const outcome = await runHttpAction(request(await answering({ version: "v1", deployedAt }), { change: { ...deploy, kind: "restart" } }, { service: "checkout" }));
+    expect(outcome).toMatchObject({ kind: "change", change: "restart", at: new Date("2026-11-20T14:01:00Z") });
+  });
+
+  it.each([
+    ["no time", { version: "v1" }, "Last deploy: the answer has no field deployedAt"],
+    ["a time without an offset", { version: "v1", deployedAt: "2026-11-20T14:01:00" }, "Last deploy: the answer's deployedAt is not a time (an ISO 8601 date-time or seconds since the epoch)"],
+    ["a time that is not one", { version: "v1", deployedAt: "yesterday" }, "Last deploy: the answer's deployedAt is not a time (an ISO 8601 date-time or seconds since the epoch)"],
+    ["no version", { deployedAt: "2026-11-20T14:01:00Z" }, "Last deploy: the answer has no field version"],
+  ])("fails on an answer with %s", async (_case, body, expected) => {
+    const outcome = await runHttpAction(request(await answering(body), { change: deploy }, { service: "checkout" }));
+    expect(rendered(outcome)).toMatchObject({ kind: "failed", shortAnswer: expected });
+  });
+
+  it("skips the action when what changed needs an attribute the issue lacks", async () => {
+    const dataSource = await answering({ version: "v1", deployedAt: "2026-11-20T14:01:00Z" });
+    const outcome = await runHttpAction(request(dataSource, { change: { ...deploy, subject: "{{service}} in {{env}}" } }, { service: "checkout" }));
+    expect(outcome).toEqual({ kind: "skipped", action: "Last deploy", missing: ["env"] });
+    expect(server?.requests).toHaveLength(0);
+  });
+});
+
 /** Every injection family, as whole attribute values; the dot segments are refused and listed apart. */
 const HOSTILE_VALUES = [
   '"', "'", "`", '", "admin": true, "x": "', "{", "}", "}}", "{{x}}", "{{service}}", "|", "\\", "..\\..\\admin",

@@ -3,13 +3,17 @@ import type { ActionRequest, ConnectorRuntime } from "../connector.js";
 import { answerText, MAX_RESPONSE_BYTES } from "../http-client.js";
 import type { DataSourceSecrets } from "../data-source-secrets.js";
 import { runConnectorAction } from "../run-action.js";
-import { httpConnector, httpRequestUrl, type HttpAction, type HttpDataSource } from "./schema.js";
+import { httpConnector, httpRequestUrl, type HttpAction, type HttpChange, type HttpDataSource } from "./schema.js";
 
 const TARGET = "the data source";
+/** Epoch numbers above this are milliseconds (1e11 s is in the year 5138; 1e11 ms is in 1973). */
+const EPOCH_MS_ABOVE = 1e11;
+/** A date-time with its offset: without one, the time would depend on the worker's time zone. */
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})$/;
 
 /**
- * Sends one HTTP action's request and reads the value at `answerField` as an `answer` evidence. HTTP
- * actions have no notion of abnormal.
+ * Sends one HTTP action's request and reads the value at `answerField`: an `answer` evidence, or with
+ * `change` a `change` evidence at the time its answer gives. HTTP actions have no notion of abnormal.
  * Any failure is a `failed` evidence with the reason in plain words (never a header value).
  */
 export const httpRuntime: ConnectorRuntime<HttpDataSource, HttpAction> = {
@@ -57,9 +61,26 @@ export const httpRuntime: ConnectorRuntime<HttpDataSource, HttpAction> = {
     }
     const value = valueAt(json, action.answerField);
     if (value === undefined) return failed(`the answer has no field ${action.answerField}`);
-    return { kind: "answer", ...cited, text: render(value) };
+    if (action.change === undefined) return { kind: "answer", ...cited, text: render(value) };
+    const at = timeAt(json, action.change);
+    if (typeof at === "string") return failed(at);
+    return { kind: "change", ...cited, change: action.change.kind, subject: action.change.subject, detail: render(value), at };
   },
 };
+
+/**
+ * When a change happened, from the answer's `timeField`: an ISO 8601 date-time with an offset or Z, or a
+ * number of seconds (or milliseconds, when above 1e11) since the epoch. A string says why not.
+ */
+function timeAt(json: unknown, change: HttpChange): Date | string {
+  const value = valueAt(json, change.timeField);
+  if (value === undefined) return `the answer has no field ${change.timeField}`;
+  let at: Date | undefined;
+  if (typeof value === "number" && Number.isFinite(value)) at = new Date(value > EPOCH_MS_ABOVE ? value : value * 1000);
+  else if (typeof value === "string" && ISO_DATE_TIME.test(value)) at = new Date(value);
+  if (at === undefined || Number.isNaN(at.getTime())) return `the answer's ${change.timeField} is not a time (an ISO 8601 date-time or seconds since the epoch)`;
+  return at;
+}
 
 /**
  * Runs one HTTP action: fills path, link and body (a dot-segment value is refused: the request cannot

@@ -1,8 +1,9 @@
+import type { ChangeType } from "@pes/analysis";
 import { z } from "zod";
 import { connectionFields } from "../connection-options.js";
 import { defineConnector } from "../connector-definition.js";
 import { SecretRef } from "../secret-ref.js";
-import { absoluteUrlTemplate, dataSourceBaseUrl, dataSourcePathTemplate, jsonStringTemplate } from "../template-encodings.js";
+import { absoluteUrlTemplate, dataSourceBaseUrl, dataSourcePathTemplate, jsonStringTemplate, textTemplate } from "../template-encodings.js";
 import { withoutCredentials } from "../url-text.js";
 
 /** A JSON HTTP API; its base URL and headers (secrets by reference) come only from configuration. */
@@ -14,10 +15,26 @@ export const HttpDataSource = z.strictObject({
 });
 export type HttpDataSource = z.infer<typeof HttpDataSource>;
 
+const CHANGE_TYPES = ["deploy", "config", "restart"] as const satisfies readonly ChangeType[];
+
+/**
+ * Declares that the answer is a change (a deploy, a configuration change, a restart) at a time: the
+ * analysis weighs it as a cause candidate, the likely cause when it came shortly before the first symptom.
+ * The value at `answerField` says what it changed to (a version, a revision); `timeField` is a dotted
+ * path to when it happened; `subject` (a text template) says what changed, e.g. `{{service}}`.
+ */
+export const HttpChange = z.strictObject({
+  kind: z.enum(CHANGE_TYPES),
+  timeField: z.string().min(1),
+  subject: z.string().min(1),
+});
+export type HttpChange = z.infer<typeof HttpChange>;
+
 /**
  * One request of a playbook action. `path` is a template appended to the data source's URL, each
  * `{{name}}` URL-encoded; `body` is a JSON template whose string leaves are filled with attribute values
- * as JSON strings. `answerField` is a dotted path into the JSON response whose value is the short answer.
+ * as JSON strings. `answerField` is a dotted path into the JSON response whose value is the answer; with
+ * `change`, the answer is a change at the time found at `change.timeField`.
  */
 export const HttpAction = z.strictObject({
   method: z.enum(["GET", "POST"]).default("GET"),
@@ -26,6 +43,7 @@ export const HttpAction = z.strictObject({
   answerField: z.string().min(1),
   /** A link template for mostImportantLink (values URL-encoded); default: the request URL. */
   link: z.string().optional(),
+  change: HttpChange.optional(),
 });
 export type HttpAction = z.infer<typeof HttpAction>;
 
@@ -44,6 +62,7 @@ export const httpConnector = defineConnector({
     { path: ["path"], encoding: dataSourcePathTemplate },
     { path: ["link"], encoding: absoluteUrlTemplate },
     { path: ["body"], leaves: true, encoding: jsonStringTemplate },
+    { path: ["change", "subject"], encoding: textTemplate },
   ],
   link: (dataSource, query) => query.link ?? withoutCredentials(httpRequestUrl(dataSource, query)),
   runtime: async () => (await import("./runtime.js")).httpRuntime,
