@@ -1,5 +1,4 @@
 import type {
-  AlertEvidence,
   ChangeEvidence,
   EventEvidence,
   Evidence,

@@ -8,25 +8,30 @@ const usage = `Usage: npm run token -- --org <org> [--client <clientId>] [--ttl 
 Prints a development access token (RS256, signed with the key in DEV_ISSUER_DIR or <repo>/.dev-issuer)
 that an API started with AUTH_DEV_ISSUER=true accepts.`;
 
+function readArgs(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    options: {
+      org: { type: "string" },
+      client: { type: "string", default: "quickstart-cli" },
+      ttl: { type: "string", default: "3600" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+}
+
 /** Prints only the token on stdout so that `TOKEN=$(npm run -s token -- --org acme)` works. */
 async function main(argv: readonly string[]): Promise<number> {
-  let values;
+  let parsed: ReturnType<typeof readArgs>;
   try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: {
-        org: { type: "string" },
-        client: { type: "string", default: "quickstart-cli" },
-        ttl: { type: "string", default: "3600" },
-        help: { type: "boolean", short: "h", default: false },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
+    parsed = readArgs(argv);
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${usage}\n`);
     return 2;
   }
+  const { values } = parsed;
   if (values.help) {
     process.stdout.write(`${usage}\n`);
     return 0;

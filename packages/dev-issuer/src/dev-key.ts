@@ -41,7 +41,7 @@ export async function loadOrCreateDevKey(dir: string = defaultDevKeyDir()): Prom
   // Write a private temp file, then hard-link it into place: link() fails when the target exists,
   // so a concurrent creator can never be clobbered and a reader never sees a half-written file.
   const temp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  await writeFile(temp, JSON.stringify(stored, null, 2) + "\n", { mode: 0o600, flag: "wx" });
+  await writeFile(temp, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600, flag: "wx" });
   try {
     await link(temp, file);
   } catch (error) {

@@ -17,6 +17,6 @@ describe("renderArgs", () => {
   it("keeps a __proto__ key as data", () => {
     const rendered = renderArgs(JSON.parse('{"__proto__": {"polluted": "{{x}}"}}') as Record<string, unknown>, { x: "y" });
     expect(Object.hasOwn(rendered, "__proto__")).toBe(true);
-    expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });

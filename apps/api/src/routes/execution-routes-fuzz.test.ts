@@ -176,8 +176,9 @@ const prototypeKeys = ["__proto__", "constructor", "prototype", "toString", "has
 /** Every path to a value inside `value`: [] is the value itself. */
 function pathsOf(value: Json, prefix: (string | number)[] = []): (string | number)[][] {
   const paths = [prefix];
-  if (Array.isArray(value)) value.forEach((item, index) => paths.push(...pathsOf(item, [...prefix, index])));
-  else if (value !== null && typeof value === "object") {
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) paths.push(...pathsOf(item, [...prefix, index]));
+  } else if (value !== null && typeof value === "object") {
     for (const [name, child] of Object.entries(value)) paths.push(...pathsOf(child, [...prefix, name]));
   }
   return paths;
