@@ -54,7 +54,7 @@ export function resolveSecrets(dataSource: unknown, sources: SecretSources): { s
   };
   const visit = (node: unknown, path: string[]): void => {
     if (Array.isArray(node)) {
-      node.forEach((item: unknown, index) => visit(item, [...path, String(index)]));
+      for (const [index, item] of node.entries()) visit(item, [...path, String(index)]);
       return;
     }
     if (node === null || typeof node !== "object") return;

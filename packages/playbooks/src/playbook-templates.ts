@@ -64,7 +64,7 @@ function collectLeaves(value: unknown, path: (string | number)[], encoding: Temp
   if (typeof value === "string") {
     into.push({ path, template: value, encoding });
   } else if (Array.isArray(value)) {
-    value.forEach((item: unknown, index) => collectLeaves(item, [...path, index], encoding, into));
+    for (const [index, item] of value.entries()) collectLeaves(item, [...path, index], encoding, into);
   } else if (value !== null && typeof value === "object") {
     for (const [key, item] of Object.entries(value)) collectLeaves(item, [...path, key], encoding, into);
   }

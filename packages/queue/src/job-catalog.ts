@@ -41,6 +41,7 @@ export function handleJob<Payload>(
 ): CatalogEntry;
 export function handleJob<Payload>(
   declaration: JobDeclaration<Payload> & { readonly reply?: { readonly label: string } },
+  // biome-ignore lint/suspicious/noConfusingVoidType: the implementation of both overloads: a reply, or none
   handler: (payload: Payload, context: JobContext) => Promise<object | void>,
 ): CatalogEntry {
   const { name, queue, options, schema } = declaration;
