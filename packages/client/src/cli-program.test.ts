@@ -1,0 +1,270 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { freePort } from "@pes/local-services";
+import { ExitCode, runCli } from "./cli-program.js";
+import { startScriptedApi, type ScriptedAnswer, type ScriptedApi } from "./testing/scripted-api.js";
+
+const result = {
+  highlights: "CPU of web-1 at 97 % since 13:40",
+  actionResults: [{ title: "CPU busy", shortAnswer: "97 %", mostImportantLink: "http://prometheus/graph?g0.expr=cpu" }],
+};
+
+class Buffered {
+  text = "";
+  constructor(readonly isTTY = false) {}
+  write(chunk: string): boolean {
+    this.text += chunk;
+    return true;
+  }
+}
+
+let api: ScriptedApi | undefined;
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "pes-cli-test-"));
+});
+afterEach(async () => {
+  await api?.close();
+  api = undefined;
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Runs `pes` in-process against a scripted API (PES_URL and PES_TOKEN set unless `env` says otherwise). */
+async function pes(
+  argv: string[],
+  options: { answers?: ScriptedAnswer[]; env?: Record<string, string>; stdoutTTY?: boolean; stderrTTY?: boolean; stdin?: string } = {},
+) {
+  api = await startScriptedApi(options.answers ?? [{ status: 200, body: result }]);
+  const stdout = new Buffered(options.stdoutTTY);
+  const stderr = new Buffered(options.stderrTTY);
+  const env = { PES_URL: api.url, PES_TOKEN: "env-token", ...options.env };
+  const code = await runCli(argv, { stdout, stderr, env, stdin: Readable.from([options.stdin ?? ""]) });
+  return { code, stdout: stdout.text, stderr: stderr.text, requests: api.requests };
+}
+
+const sentBodies = (requests: readonly { body: string }[]): unknown[] => requests.map((request) => JSON.parse(request.body));
+
+describe("pes run", () => {
+  it("turns its flags into the API's input, with minutes-only times completed", async () => {
+    const { code, stdout, requests } = await pes([
+      "run",
+      "--title", "High CPU on web-1",
+      "--attr", "host=web-1",
+      "--attr", "query=a=b",
+      "--time", "2026-11-21T13:43Z",
+      "--details", "paged twice",
+      "--channel", "C123",
+      "--live",
+    ]);
+    expect(code).toBe(ExitCode.ok);
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).toMatchObject({ method: "POST", url: "/playbook/execution", headers: { authorization: "Bearer env-token" } });
+    expect(sentBodies(requests)).toEqual([
+      {
+        title: "High CPU on web-1",
+        attributes: { host: "web-1", query: "a=b" },
+        time: "2026-11-21T13:43:00Z",
+        details: "paged twice",
+        channelId: "C123",
+        liveRun: true,
+      },
+    ]);
+    // stdout is not a terminal: JSON by default.
+    expect(JSON.parse(stdout)).toEqual(result);
+  });
+
+  it("takes --url and --token over the environment, before or after the command", async () => {
+    const other = await startScriptedApi([{ status: 200, body: result }]);
+    try {
+      const { code, requests } = await pes(["--url", other.url, "run", "--book", "node-cpu", "--token", "flag-token"]);
+      expect(code).toBe(ExitCode.ok);
+      expect(requests).toHaveLength(0);
+      expect(other.requests[0]?.headers.authorization).toBe("Bearer flag-token");
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("prints text on a terminal: highlights, actions with their links", async () => {
+    const { stdout } = await pes(["run", "--book", "node-cpu"], { stdoutTTY: true });
+    expect(stdout).toContain("CPU of web-1 at 97 % since 13:40");
+    expect(stdout).toMatch(/Actions\n {2}- CPU busy: 97 %\n {4}http:\/\/prometheus\/graph\?g0\.expr=cpu/);
+  });
+
+  it("prints JSON on a terminal when asked to", async () => {
+    const { stdout } = await pes(["run", "--book", "node-cpu", "-o", "json"], { stdoutTTY: true });
+    expect(JSON.parse(stdout)).toEqual(result);
+  });
+
+  it("exits 1 when the result carries error, printing the result all the same", async () => {
+    const { code, stdout } = await pes(["run", "--book", "node-cpu"], { answers: [{ status: 200, body: { error: "Execution timed out after 120000 ms" } }] });
+    expect(code).toBe(ExitCode.resultError);
+    expect(JSON.parse(stdout)).toEqual({ error: "Execution timed out after 120000 ms" });
+  });
+
+  it("exits 3 with the API's message for a 400, and for a 5xx", async () => {
+    const invalid = await pes(["run", "--book", "nope"], {
+      answers: [{ status: 400, body: { error: [{ path: ["body", "bookName"], message: 'Unknown playbook "nope"' }] }, headers: { "x-request-id": "r-1" } }],
+    });
+    expect(invalid.code).toBe(ExitCode.api);
+    expect(invalid.stdout).toBe("");
+    expect(invalid.stderr).toBe('pes: HTTP 400: body.bookName: Unknown playbook "nope" (request id r-1)\n');
+    await api?.close();
+    const broken = await pes(["playbooks"], { answers: [{ status: 500, body: { error: "Internal server error" } }] });
+    expect(broken.code).toBe(ExitCode.api);
+  });
+
+  it("exits 4 when the API is unreachable", async () => {
+    const port = await freePort();
+    const { code, stderr } = await pes(["playbooks"], { env: { PES_URL: `http://127.0.0.1:${port}` } });
+    expect(code).toBe(ExitCode.unreachable);
+    expect(stderr).toMatch(/unreachable: ECONNREFUSED/);
+  });
+
+  it("exits 4 when the API does not answer within --timeout", async () => {
+    const { code, stderr } = await pes(["--timeout", "0.05", "run", "--book", "node-cpu"], { answers: ["hold"] });
+    expect(code).toBe(ExitCode.unreachable);
+    expect(stderr).toMatch(/no answer within 50 ms/);
+  });
+
+  it.each([
+    [["run", "--title", "High CPU on web-1"], /--time: time is required/],
+    [["run", "--book", "node-cpu", "--time", "yesterday"], /--time: time must be an ISO 8601 date-time/],
+    [["run", "--book", "node-cpu", "--attr", "host"], /--attr takes key=value/],
+    [["run", "--book", "node-cpu", "--bogus"], /unknown option '--bogus'/],
+    [["run", "--book", "node-cpu", "-o", "yaml"], /Allowed choices are json, text/],
+    [["batch", "x.jsonl", "--chunk", "0"], /--chunk.*must be a positive integer/],
+    [["frobnicate"], /unknown command 'frobnicate'/],
+    [["playbooks", "--url", "ftp://example.com"], /--url: baseUrl must be an http\(s\) URL/],
+  ])("exits 2 for a usage error and sends nothing: %j", async (argv, message) => {
+    const { code, stderr, requests } = await pes(argv);
+    expect(code).toBe(ExitCode.usage);
+    expect(stderr).toMatch(message);
+    expect(requests).toHaveLength(0);
+  });
+
+  it("exits 2 without a token", async () => {
+    const { code, stderr } = await pes(["playbooks"], { env: { PES_TOKEN: "" } });
+    expect(code).toBe(ExitCode.usage);
+    expect(stderr).toMatch(/no token: pass --token or set PES_TOKEN/);
+  });
+
+  it("exits 0 for --help, listing the exit codes", async () => {
+    const { code, stdout } = await pes(["--help"]);
+    expect(code).toBe(ExitCode.ok);
+    expect(stdout).toMatch(/Exit codes:\n {2}0 {2}ok\n {2}1 /);
+  });
+});
+
+describe("pes playbooks", () => {
+  const playbooks = [
+    { name: "checkout-latency", monitorNames: ["High latency on {{service}} in {{env}}"], requiredAttributes: ["service"] },
+    { name: "node-cpu", monitorNames: ["High CPU on {{host}}"] },
+  ];
+
+  it("prints the list as JSON when piped", async () => {
+    const { code, stdout, requests } = await pes(["playbooks"], { answers: [{ status: 200, body: playbooks }] });
+    expect(code).toBe(ExitCode.ok);
+    expect(requests[0]).toMatchObject({ method: "GET", url: "/playbook" });
+    expect(JSON.parse(stdout)).toEqual(playbooks);
+  });
+
+  it("prints names, monitor names and required attributes as text", async () => {
+    const { stdout } = await pes(["playbooks", "--output", "text"], { answers: [{ status: 200, body: playbooks }] });
+    expect(stdout).toBe(
+      "checkout-latency\n  monitor: High latency on {{service}} in {{env}}\n  requires: service\nnode-cpu\n  monitor: High CPU on {{host}}\n",
+    );
+  });
+});
+
+describe("pes batch", () => {
+  const lines = Array.from({ length: 5 }, (_, i) => JSON.stringify({ bookName: "node-cpu", attributes: { host: `web-${i + 1}` } }));
+  /** Each request answered with one result per item, naming the item's position in the file. */
+  const answers: ScriptedAnswer[] = [
+    { status: 200, body: [{ highlights: "1" }, { highlights: "2" }] },
+    { status: 200, body: [{ highlights: "3" }, { error: "title: No playbook's monitor name matches this title" }] },
+    { status: 200, body: [{ highlights: "5" }] },
+  ];
+
+  async function inputFile(content: string): Promise<string> {
+    const file = join(dir, "issues.jsonl");
+    await writeFile(file, content);
+    return file;
+  }
+
+  it("sends the file in chunks and prints one JSON line per input, in order, with a progress line per request", async () => {
+    const file = await inputFile(`${lines.join("\n")}\n\n`);
+    const { code, stdout, stderr, requests } = await pes(["batch", file, "--chunk", "2", "--channel", "C9"], { answers });
+    expect(requests.map((request) => request.url)).toEqual(Array(3).fill("/playbook/execution/batch"));
+    expect(sentBodies(requests)).toEqual([
+      { inputList: [JSON.parse(lines[0] ?? ""), JSON.parse(lines[1] ?? "")], channelId: "C9" },
+      { inputList: [JSON.parse(lines[2] ?? ""), JSON.parse(lines[3] ?? "")], channelId: "C9" },
+      { inputList: [JSON.parse(lines[4] ?? "")], channelId: "C9" },
+    ]);
+    expect(stdout.split("\n")).toEqual([
+      '{"highlights":"1"}',
+      '{"highlights":"2"}',
+      '{"highlights":"3"}',
+      '{"error":"title: No playbook\'s monitor name matches this title"}',
+      '{"highlights":"5"}',
+      "",
+    ]);
+    // One item carries error: exit 1.
+    expect(code).toBe(ExitCode.resultError);
+    expect(stderr).toBe(
+      "pes batch: 2/5 inputs answered (request 1 of 3)\n" +
+        "pes batch: 4/5 inputs answered (request 2 of 3)\n" +
+        "pes batch: 5/5 inputs answered (request 3 of 3)\n",
+    );
+  });
+
+  it("draws a bar redrawn in place when stderr is a terminal", async () => {
+    const { stderr } = await pes(["batch", "-", "--chunk", "2"], { answers, stdin: lines.join("\n"), stderrTTY: true });
+    const frames = stderr.split("\r\u001b[2K").filter((frame) => frame !== "");
+    expect(frames[0]).toBe(`pes batch [${"-".repeat(30)}] 0/5 (0%)`);
+    expect(frames).toContain(`pes batch [${"#".repeat(24)}${"-".repeat(6)}] 4/5 (80%)`);
+    expect(frames.at(-1)).toBe(`pes batch [${"#".repeat(30)}] 5/5 (100%)\n`);
+    expect(stderr).not.toMatch(/inputs answered/);
+  });
+
+  it("shows no progress with --quiet", async () => {
+    const { stderr, stdout } = await pes(["batch", "-", "--chunk", "2", "--quiet"], { answers, stdin: lines.join("\n"), stderrTTY: true });
+    expect(stderr).toBe("");
+    expect(stdout.split("\n")).toHaveLength(6);
+  });
+
+  it("renders each result as text with --output text", async () => {
+    const { stdout } = await pes(["batch", "-", "--chunk", "2", "-o", "text", "-q"], { answers, stdin: lines.join("\n") });
+    expect(stdout).toContain("--- 1/5 ---\n1\n--- 2/5 ---\n2\n");
+    expect(stdout).toContain("--- 4/5 ---\nError: title: No playbook's monitor name matches this title\n");
+  });
+
+  it("stops at a failed request with exit 3, keeping the results already printed", async () => {
+    const { code, stdout, stderr } = await pes(["batch", "-", "--chunk", "2"], {
+      answers: [answers[0] ?? "hold", { status: 500, body: { error: "Internal server error" } }],
+      stdin: lines.join("\n"),
+    });
+    expect(code).toBe(ExitCode.api);
+    expect(stdout).toBe('{"highlights":"1"}\n{"highlights":"2"}\n');
+    expect(stderr).toContain("pes batch: stopped after 2 of 5 inputs; their results are above\npes: HTTP 500: Internal server error\n");
+  });
+
+  it("checks every line before sending anything, naming the bad ones", async () => {
+    const file = await inputFile(`${lines[0]}\nnot json\n{"bookName":"x","colour":"red"}\n`);
+    const { code, stderr, requests } = await pes(["batch", file]);
+    expect(code).toBe(ExitCode.usage);
+    expect(requests).toHaveLength(0);
+    expect(stderr).toContain(`${file}:2: not JSON`);
+    expect(stderr).toContain(`${file}:3: Unrecognized key: "colour"`);
+  });
+
+  it("exits 2 for a file it cannot read, or one without inputs", async () => {
+    expect((await pes(["batch", join(dir, "missing.jsonl")])).stderr).toMatch(/cannot read .*missing\.jsonl: ENOENT/);
+    const empty = await pes(["batch", "-"], { stdin: "\n\n" });
+    expect(empty.code).toBe(ExitCode.usage);
+    expect(empty.stderr).toMatch(/stdin holds no input/);
+  });
+});

@@ -1,0 +1,233 @@
+import { readFile } from "node:fs/promises";
+import { text } from "node:stream/consumers";
+import { DEFAULT_BATCH_MAX_ITEMS, type PlaybookExecutionResult } from "@pes/contracts";
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { runBatchInChunks } from "./batch-chunks.js";
+import { createBatchProgress, type OutputStream } from "./batch-progress.js";
+import { collectAttribute, inputFromFlags, inputsFromJsonLines, UsageError, type RunFlags } from "./cli-inputs.js";
+import { ApiError, InvalidResponseError, TimeoutError, UnreachableError } from "./client-errors.js";
+import { createClient, DEFAULT_TIMEOUT_MS, type PesClient } from "./pes-client.js";
+import { renderPlaybooks, renderResult, terminalSafe } from "./result-rendering.js";
+
+/** What the CLI touches of the process, so that tests run it in-process. */
+export interface CliIo {
+  stdout: OutputStream;
+  stderr: OutputStream;
+  env: Readonly<Record<string, string | undefined>>;
+  stdin: NodeJS.ReadableStream;
+}
+
+/** Exit codes, for shell scripts (`case $? in …`); the README lists them too. */
+export const ExitCode = {
+  ok: 0,
+  /** The API answered, and a result (or any batch item) carries `error`. */
+  resultError: 1,
+  /** Bad flags or input: nothing was sent. */
+  usage: 2,
+  /** The API answered with an error status (4xx/5xx, retries spent), or a body the contract does not allow. */
+  api: 3,
+  /** No answer: the API is unreachable or the call's deadline passed. */
+  unreachable: 4,
+  /** A bug in the CLI itself. */
+  internal: 70,
+} as const;
+
+export const DEFAULT_URL = "http://localhost:8080";
+
+const EXIT_CODES_HELP = `
+Exit codes:
+  0  ok
+  1  the API answered and a result (or any batch item) carries "error"
+  2  usage error: bad flags or input, nothing sent
+  3  the API answered with an error status (4xx/5xx) or an unexpected body
+  4  the API is unreachable or gave no answer within --timeout
+
+Environment: PES_URL (default ${DEFAULT_URL}), PES_TOKEN.`;
+
+interface GlobalFlags {
+  url?: string;
+  token?: string;
+  output?: "json" | "text";
+  timeout?: number;
+}
+
+interface BatchFlags {
+  chunk: number;
+  live?: boolean;
+  channel?: string;
+  quiet?: boolean;
+}
+
+function positiveInteger(value: string): number {
+  if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError("must be a positive integer");
+  return Number(value);
+}
+
+function positiveSeconds(value: string): number {
+  const seconds = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || seconds <= 0) throw new InvalidArgumentError("must be a positive number of seconds");
+  return seconds;
+}
+
+function attribute(value: string, previous: Record<string, string> | undefined): Record<string, string> {
+  try {
+    return collectAttribute(value, previous);
+  } catch (error) {
+    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/**
+ * Runs `pes <argv>` and resolves with the exit code. Results go to stdout (JSON, or text for a person);
+ * errors and progress to stderr.
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  let exitCode: number = ExitCode.ok;
+
+  const program = new Command("pes")
+    .description("Run playbook investigations through the Playbook Execution Service API.")
+    .exitOverride()
+    .configureOutput({
+      writeOut: (message) => io.stdout.write(message),
+      writeErr: (message) => io.stderr.write(message),
+    })
+    .showHelpAfterError("(run pes --help for usage)")
+    .addOption(new Option("--url <url>", `API base URL (env PES_URL, default ${DEFAULT_URL})`))
+    .addOption(new Option("--token <token>", "bearer token (env PES_TOKEN, which keeps it out of ps and shell history)"))
+    .addOption(new Option("-o, --output <format>", "json, or text for a person (default: text on a terminal, else json)").choices(["json", "text"]))
+    .addOption(new Option("--timeout <seconds>", `deadline of each request, retries included (default ${DEFAULT_TIMEOUT_MS / 1000})`).argParser(positiveSeconds))
+    .addHelpText("after", EXIT_CODES_HELP);
+
+  /** The client and output format for a command, from its flags and the environment. */
+  function setUp(command: Command): { client: PesClient; output: "json" | "text" } {
+    const flags = command.optsWithGlobals<GlobalFlags>();
+    const token = flags.token ?? nonEmpty(io.env.PES_TOKEN);
+    if (token === undefined) throw new UsageError("no token: pass --token or set PES_TOKEN");
+    const baseUrl = flags.url ?? nonEmpty(io.env.PES_URL) ?? DEFAULT_URL;
+    let client: PesClient;
+    try {
+      const options = { baseUrl, token, ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout * 1000 }) };
+      client = createClient(options);
+    } catch (error) {
+      throw new UsageError(`--url: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return { client, output: flags.output ?? (io.stdout.isTTY === true ? "text" : "json") };
+  }
+
+  const writeResult = (result: PlaybookExecutionResult, output: "json" | "text") =>
+    io.stdout.write(output === "json" ? `${JSON.stringify(result, null, 2)}\n` : renderResult(result));
+
+  program
+    .command("playbooks")
+    .description("list the playbooks of the token's organization")
+    .action(async (_options: unknown, command: Command) => {
+      const { client, output } = setUp(command);
+      const playbooks = await client.listPlaybooks();
+      io.stdout.write(output === "json" ? `${JSON.stringify(playbooks, null, 2)}\n` : renderPlaybooks(playbooks));
+    });
+
+  program
+    .command("run")
+    .description("run one investigation and print its result")
+    .option("--book <name>", "playbook to run (bookName)")
+    .option("--title <title>", "alert or issue title; finds the playbook by its monitor names")
+    .option("--message-link <url>", "link to the chat message describing the issue")
+    .option("--time <time>", "when the issue occurred, ISO 8601 (2026-11-21T13:43Z); defaults to now with --book")
+    .option("--attr <key=value>", "an attribute of the issue (repeatable)", attribute)
+    .option("--details <text>", "additional details about the issue")
+    .option("--channel <id>", "chat channel to post the results to (channelId)")
+    .option("--live", "send the results to the incident management tool (liveRun)")
+    .addHelpText("after", '\nExample:\n  pes run --title "High CPU on web-1" --attr env=prod --time 2026-11-21T13:43Z')
+    .action(async (flags: RunFlags, command: Command) => {
+      const input = inputFromFlags(flags);
+      const { client, output } = setUp(command);
+      const result = await client.run(input);
+      writeResult(result, output);
+      if (result.error !== undefined) exitCode = ExitCode.resultError;
+    });
+
+  program
+    .command("batch")
+    .description("run every input of a JSON Lines file (one PlaybookExecutionInput per line; - for stdin)")
+    .argument("<file>", "the inputs, one JSON object per line")
+    .addOption(
+      new Option("--chunk <n>", "inputs per request; at most the API's BATCH_MAX_ITEMS").argParser(positiveInteger).default(DEFAULT_BATCH_MAX_ITEMS),
+    )
+    .option("--channel <id>", "chat channel for the inputs that name none")
+    .option("--live", "liveRun for the inputs that do not set it")
+    .option("-q, --quiet", "no progress on stderr")
+    .addHelpText(
+      "after",
+      "\nResults go to stdout in input order as each request returns: JSON Lines (one result per input), or text\n" +
+        "with --output text. Progress goes to stderr: a bar on a terminal, a line per request otherwise.",
+    )
+    .action(async (file: string, flags: BatchFlags, command: Command) => {
+      const source = file === "-" ? "stdin" : file;
+      let content: string;
+      try {
+        content = file === "-" ? await text(io.stdin) : await readFile(file, "utf8");
+      } catch (error) {
+        throw new UsageError(`cannot read ${source}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      const inputs = inputsFromJsonLines(content, source);
+      const { client, output } = setUp(command);
+      const requests = Math.ceil(inputs.length / flags.chunk);
+      const progress = createBatchProgress(io.stderr, inputs.length, requests, flags.quiet === true);
+      let done = 0;
+      let request = 0;
+      progress.update(0, 0);
+      try {
+        const options = { chunkSize: flags.chunk, ...(flags.live === true ? { liveRun: true } : {}), ...(flags.channel === undefined ? {} : { channelId: flags.channel }) };
+        for await (const chunk of runBatchInChunks(client, inputs, options)) {
+          progress.clear();
+          chunk.results.forEach((result, i) => {
+            if (output === "json") io.stdout.write(`${JSON.stringify(result)}\n`);
+            else io.stdout.write(`--- ${chunk.offset + i + 1}/${inputs.length} ---\n${renderResult(result)}`);
+            if (result.error !== undefined) exitCode = ExitCode.resultError;
+          });
+          done = chunk.done;
+          request += 1;
+          progress.update(done, request);
+        }
+        progress.finish();
+      } catch (error) {
+        progress.finish();
+        if (done > 0) io.stderr.write(`pes batch: stopped after ${done} of ${inputs.length} inputs; their results are above\n`);
+        throw error;
+      }
+    });
+
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return exitCode;
+  } catch (error) {
+    return reportFailure(error, io.stderr);
+  }
+}
+
+/** Says what went wrong on stderr and picks the exit code. */
+function reportFailure(error: unknown, stderr: OutputStream): number {
+  if (error instanceof CommanderError) {
+    // Commander already printed its message (or the help, or the version, with exit code 0).
+    return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+  }
+  if (error instanceof UsageError) {
+    stderr.write(`pes: ${error.message}\n(run pes --help for usage)\n`);
+    return ExitCode.usage;
+  }
+  if (error instanceof ApiError || error instanceof InvalidResponseError) {
+    const requestId = error instanceof ApiError && error.requestId !== undefined ? ` (request id ${terminalSafe(error.requestId)})` : "";
+    stderr.write(`pes: ${terminalSafe(error.message)}${requestId}\n`);
+    return ExitCode.api;
+  }
+  if (error instanceof UnreachableError || error instanceof TimeoutError) {
+    stderr.write(`pes: ${terminalSafe(error.message)}\n`);
+    return ExitCode.unreachable;
+  }
+  stderr.write(`pes: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  return ExitCode.internal;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === "" ? undefined : value.trim();
+}
