@@ -1,8 +1,10 @@
 /**
  * When a call is tried again. Only 429 and 503 are retried, for every call including the executions:
- * the API answers both before anything is enqueued (admission refused, the queue or the identity
- * provider unreachable), so a retry cannot run an investigation twice. Any other status, and a
- * connection that broke after the request was sent, may mean the execution started: never retried.
+ * the API answers both when it enqueued nothing (admission refused, the queue or the identity
+ * provider unreachable), so a retry does not run an investigation twice. (One narrow exception: an
+ * enqueue whose Redis command times out is a 503 although Redis may still have added the job.) Any
+ * other status, and a connection that broke after the request was sent, may mean the execution
+ * started: never retried.
  */
 export interface RetryOptions {
   /** Attempts per call, the first included (default 4); 1 turns retries off. */
