@@ -5,6 +5,7 @@ import type { PlaybookExecutionResult, PlaybookList } from "@pes/contracts";
  * newline. Results carry text that came from alerts and data sources: printed raw, a crafted value
  * could move the cursor, rewrite earlier lines or retitle the terminal.
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const UNSAFE_FOR_TERMINAL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g;
 
 /** Text safe to print on a terminal. */
