@@ -1,0 +1,2 @@
+export * from "./slack/slack-message.js";
+export * from "./slack/slack-text.js";
