@@ -1,2 +1,3 @@
+export * from "./slack/fetch-message.js";
 export * from "./slack/slack-message.js";
 export * from "./slack/slack-text.js";
