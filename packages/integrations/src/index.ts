@@ -1,3 +1,7 @@
+export type { AlertParser, AlertSource, ParsedAlertMessage } from "./slack/alert-parsers/alert-parser.js";
 export * from "./slack/fetch-message.js";
+export * from "./slack/incident-refs.js";
+export * from "./slack/issue-from-message.js";
+export * from "./slack/parse-alert-message.js";
 export * from "./slack/slack-message.js";
 export * from "./slack/slack-text.js";

@@ -1,7 +1,9 @@
 import { createServer } from "node:net";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { datadogMonitor } from "../testing/alert-messages.js";
 import { startFakeSlackWebApi, type FakeSlackWebApi } from "../testing/fake-slack-web-api.js";
 import { fetchLinkedMessage, fetchSlackMessage, type FetchLinkedMessageOptions } from "./fetch-message.js";
+import { issueFromSlackMessage } from "./issue-from-message.js";
 
 const TOKEN = "xoxb-1111-2222-secret-token-value";
 const NOW = new Date("2024-05-02T12:00:00Z");
@@ -27,6 +29,7 @@ beforeEach(async () => {
     channels: {
       C0ALERTS: { messages: [OTHER, ALERT], replies: { [PARENT_TS]: [REPLY] } },
       C0PRIVATE: { member: false, messages: [ALERT] },
+      C0DATADOG: { messages: [datadogMonitor] },
     },
   });
   // Whatever the SDK or this module writes to the console is kept, to check that the token never is.
@@ -66,6 +69,18 @@ describe("fetchLinkedMessage", () => {
       method: "conversations.history",
       args: { channel: "C0ALERTS", latest: PARENT_TS, oldest: PARENT_TS, inclusive: "true", limit: "1" },
       headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/x-www-form-urlencoded" },
+    });
+  });
+
+  it("reads a linked alert into what an execution needs", async () => {
+    const result = await fetchLinkedMessage(link("C0DATADOG", datadogMonitor.ts), options());
+    if (result.outcome !== "found") throw new Error(`expected the message, got ${result.outcome}`);
+
+    expect(issueFromSlackMessage(result.message)).toMatchObject({
+      source: "datadog",
+      title: "High CPU on web-1",
+      attributes: { host: "web-1", env: "prod" },
+      time: "2024-05-02T11:55:00.000Z",
     });
   });
 
