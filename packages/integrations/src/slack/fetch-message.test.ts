@@ -198,6 +198,11 @@ describe("fetchSlackMessage when Slack cannot be used", () => {
     expect(result).toEqual({ outcome: "slack_unavailable", reason: "Slack did not answer before the deadline" });
   });
 
+  it("takes a deadline without end, bounded by the caller's signal", async () => {
+    const result = await fetchSlackMessage(ref, { token: TOKEN, slackApiUrl: fake.apiUrl }, { deadline: Number.POSITIVE_INFINITY });
+    expect(result.outcome).toBe("found");
+  });
+
   it("stops when the caller's signal aborts", async () => {
     fake.answerNext("conversations.history", { hold: true });
     const controller = new AbortController();

@@ -88,6 +88,7 @@ export async function fetchLinkedMessage(link: string, options: FetchLinkedMessa
   return { ...fetched, link: parsed };
 }
 
+const MAX_TIMER_MS = 2 ** 31 - 1;
 /** At most this many requests for one message: each 429 costs one, and the deadline bounds the waits. */
 const MAX_ATTEMPTS = 4;
 
@@ -167,7 +168,8 @@ async function callSlack(
   for (let attempt = 1; ; attempt++) {
     const remaining = bounds.deadline - Date.now();
     if (remaining <= 0) return { ok: false, reason: "Slack did not answer before the deadline" };
-    const timeout = AbortSignal.timeout(remaining);
+    // A timer holds at most 2^31-1 ms (~24 days): a later or infinite deadline waits that long at most.
+    const timeout = AbortSignal.timeout(Math.min(Math.ceil(remaining), MAX_TIMER_MS));
     const signal = bounds.signal === undefined ? timeout : AbortSignal.any([bounds.signal, timeout]);
     try {
       return { ok: true, result: await clientFor(connection, signal).apiCall(method, args) };
