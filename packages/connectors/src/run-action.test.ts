@@ -1,7 +1,9 @@
 import { shortAnswer } from "@pes/analysis";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { NO_SECRETS } from "./data-source-secrets.js";
-import { prepareAction, runAction } from "./run-action.js";
+import { z } from "zod";
+import type { ConnectorDefinition } from "./connector-definition.js";
+import { NO_SECRETS, resolveSecrets } from "./data-source-secrets.js";
+import { prepareAction, runAction, runConnectorAction } from "./run-action.js";
 import { createHttpClient } from "./undici-http-client.js";
 import { connectorRegistry } from "./stock-connectors.js";
 import { sendJson, startTestServer, type TestHttpServer } from "./testing/test-http-server.js";
@@ -37,5 +39,38 @@ describe("runAction", () => {
     const outcomes = await Promise.all(requests.map((request) => runAction(request)));
     expect(outcomes.map((outcome) => shortAnswer(outcome, window.time))).toEqual(["scalar 42", "api: from http"]);
     expect(server.requests.map((seen) => `${seen.method} ${seen.url}`).sort()).toEqual(["GET /x", "POST /api/v1/query"]);
+  });
+
+  it("takes the data source's secrets out of what a runtime throws, before the engine logs it", async () => {
+    const token = "s3cret-token-value";
+    const dataSource = { type: "toy", url: "http://127.0.0.1:1", auth: { env: "TOY_TOKEN" } };
+    const { secrets } = resolveSecrets(dataSource, { env: { TOY_TOKEN: token } });
+    const definition: ConnectorDefinition<typeof dataSource, Record<string, never>> = {
+      type: "toy",
+      noun: "a toy data source",
+      builds: "request",
+      dataSource: z.object({ type: z.literal("toy"), url: z.string(), auth: z.object({ env: z.string() }) }),
+      query: z.object({}),
+      templates: [],
+      link: () => undefined,
+      runtime: async () => ({
+        fetch: async () => {
+          throw new TypeError(`cannot send Bearer ${token} to the toy`);
+        },
+      }),
+    };
+    const thrown = await runConnectorAction(definition, await definition.runtime(), {
+      title: "toy",
+      attributes: {},
+      window,
+      signal: AbortSignal.timeout(5_000),
+      secrets,
+      http,
+      dataSource,
+      spec: {},
+    }).catch((error: unknown) => error);
+    expect(thrown).toBeInstanceOf(Error);
+    expect(thrown).toMatchObject({ name: "TypeError", message: "cannot send Bearer [redacted] to the toy" });
+    expect(thrown instanceof Error ? thrown.stack : "").not.toContain(token);
   });
 });

@@ -3,7 +3,7 @@ import { MissingAttributesError } from "@pes/templates";
 import type { ActionContext, ActionRequest, ConnectorRuntime, DataSourceBase, DataSourceConnection } from "./connector.js";
 import type { Connector, ConnectorDefinition } from "./connector-definition.js";
 import { fillQuery } from "./query-templates.js";
-import { redactEvidence } from "./redaction.js";
+import { redactEvidence, redactSecrets } from "./redaction.js";
 
 /**
  * Runs an action with one connector: fills the query's template fields with the encodings the connector
@@ -27,7 +27,23 @@ export async function runConnectorAction<DS extends DataSourceBase, Q>(
     const reason = `could not build the ${definition.builds}: ${error instanceof Error ? error.message : String(error)}`;
     return redactEvidence({ kind: "failed", action: title, reason }, secrets);
   }
-  return redactEvidence(await runtime.fetch({ title, dataSource, query, attributes, window, signal, secrets, http, link }), secrets);
+  let evidence: Evidence;
+  try {
+    evidence = await runtime.fetch({ title, dataSource, query, attributes, window, signal, secrets, http, link });
+  } catch (error) {
+    // A runtime that throws has a bug, and what it threw goes to the worker log: redacted like its answers.
+    throw redactedError(error, secrets.redacted);
+  }
+  return redactEvidence(evidence, secrets);
+}
+
+/** `error` with the secrets taken out of its message and stack (its cause is dropped: it may hold them too). */
+function redactedError(error: unknown, secrets: readonly string[]): Error {
+  if (!(error instanceof Error)) return new Error(redactSecrets(String(error), secrets));
+  const redacted = new Error(redactSecrets(error.message, secrets));
+  redacted.name = error.name;
+  if (error.stack !== undefined) redacted.stack = redactSecrets(error.stack, secrets);
+  return redacted;
 }
 
 /** An action bound to its connector, data source and query, ready to run any number of times. */
