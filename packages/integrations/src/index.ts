@@ -5,3 +5,4 @@ export * from "./slack/issue-from-message.js";
 export * from "./slack/parse-alert-message.js";
 export * from "./slack/slack-message.js";
 export * from "./slack/slack-text.js";
+export * from "./slack-post/index.js";

@@ -1,0 +1,2 @@
+export * from "./enrichment-blocks.js";
+export * from "./slack-mrkdwn.js";
