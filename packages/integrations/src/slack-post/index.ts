@@ -1,2 +1,3 @@
 export * from "./enrichment-blocks.js";
+export * from "./once-per-key.js";
 export * from "./slack-mrkdwn.js";
