@@ -1,6 +1,21 @@
-export * from "./channel-pacer.js";
-export * from "./enrichment-blocks.js";
-export * from "./once-per-key.js";
-export * from "./post-enrichment.js";
-export * from "./slack-calls.js";
-export * from "./slack-mrkdwn.js";
+export { createChannelPacer, type ChannelPacer, type ChannelPacerOptions } from "./channel-pacer.js";
+export {
+  renderBatchRoot,
+  renderEnrichment,
+  SLACK_LIMITS,
+  type EnrichmentBlock,
+  type EnrichmentView,
+  type RenderOptions,
+  type SlackMessage,
+} from "./enrichment-blocks.js";
+export { runOncePerKey, type AttemptResult, type OnceOutcome, type OncePerKeyOptions } from "./once-per-key.js";
+export {
+  postBatchRoot,
+  postEnrichment,
+  postItemReply,
+  POST_MARK_EVENT,
+  type SlackPostContext,
+  type SlackPostOutcome,
+} from "./post-enrichment.js";
+export { createSlackPostClient, type CallBounds, type SlackPostClientOptions } from "./slack-calls.js";
+export { escapeSlackText, slackLink } from "./slack-mrkdwn.js";

@@ -196,6 +196,7 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
+        if (!server.listening) return resolve();
         server.closeAllConnections();
         server.close((error) => (error === undefined ? resolve() : reject(error)));
       }),
