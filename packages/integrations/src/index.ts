@@ -6,3 +6,4 @@ export * from "./slack/parse-alert-message.js";
 export * from "./slack/slack-message.js";
 export * from "./slack/slack-text.js";
 export * from "./slack-post/index.js";
+export * from "./incident-tools/index.js";

@@ -1,0 +1,85 @@
+import type { PlaybookExecutionResult } from "@pes/contracts";
+import type { Redis } from "ioredis";
+import { runOncePerKey } from "../slack-post/once-per-key.js";
+import type { IncidentCallBounds } from "./incident-http.js";
+import { executionMark, renderIncidentNote } from "./incident-note-text.js";
+import { noteTarget, type IncidentToolConfig } from "./incident-note-targets.js";
+import { describeReference, findIncidentReference, INCIDENT_ATTRIBUTES } from "./incident-reference.js";
+
+/** What adding a note needs besides the note: the record store and the time left. */
+export interface IncidentNoteContext extends IncidentCallBounds {
+  /** Where each execution's note is recorded, so that a retried job never adds a second one. */
+  redis: Redis;
+  /** Prefix of the record keys (`<prefix>incident-note:<executionId>`). */
+  keyPrefix: string;
+  /** How long a record is kept: longer than a job can still be retried. Default 7 days. */
+  retainMs?: number;
+}
+
+export interface IncidentNoteRequest {
+  /** The execution's id: one note per execution, and the note's last line names it. */
+  executionId: string;
+  /** The organization's incident tool, its secrets resolved. */
+  tool: IncidentToolConfig;
+  /** The issue's attributes: `pagerduty_incident_id`, `opsgenie_alert_id` or `opsgenie_alert_alias` name the incident. */
+  attributes: Readonly<Record<string, string>>;
+  /** The text of the message the issue came from (links unescaped), searched for an incident link. */
+  messageText?: string;
+  result: PlaybookExecutionResult;
+  title?: string;
+  /** The Slack thread where the result was posted, when it was: the note links to it. */
+  enrichmentLink?: string;
+}
+
+/**
+ * `added`: the incident has the note, added by this call or an earlier try (`byThisCall` false).
+ * `no_reference`: nothing names an incident of the configured tool; nothing was sent.
+ * `failed`: the tool refused or could not be reached; `reason` says so, never with the key.
+ */
+export type IncidentNoteOutcome =
+  | { status: "added"; tool: IncidentToolConfig["tool"]; incident: string; byThisCall: boolean }
+  | { status: "no_reference"; reason: string }
+  | { status: "failed"; tool: IncidentToolConfig["tool"]; reason: string };
+
+const DEFAULT_RETAIN_MS = 7 * 24 * 3_600_000;
+/** A try presumed dead after this long: one add is a single request of at most its timeout. */
+const NOTE_LEASE_MS = 120_000;
+
+/**
+ * Adds the result as a note to the incident the issue refers to, in the organization's incident tool
+ * (PagerDuty incident notes or Opsgenie alert notes): exactly one note per execution, also when the job
+ * is retried (record in Redis; a try that lost the tool's answer finds its note by the execution's mark
+ * among the incident's notes instead of adding another).
+ */
+export async function addIncidentNote(context: IncidentNoteContext, request: IncidentNoteRequest): Promise<IncidentNoteOutcome> {
+  const { tool } = request;
+  const reference = findIncidentReference(tool.tool, {
+    attributes: request.attributes,
+    ...(request.messageText === undefined ? {} : { messageText: request.messageText }),
+  });
+  if (reference === undefined) {
+    const attributes = tool.tool === "pagerduty" ? INCIDENT_ATTRIBUTES.pagerduty : `${INCIDENT_ATTRIBUTES.opsgenieId} or ${INCIDENT_ATTRIBUTES.opsgenieAlias}`;
+    const name = tool.tool === "pagerduty" ? "PagerDuty incident" : "Opsgenie alert";
+    return { status: "no_reference", reason: `no ${name} to add the note to: the issue has no valid ${attributes} attribute and its message no ${name} link` };
+  }
+  const target = noteTarget(tool, reference);
+  const incident = describeReference(reference);
+  const content = renderIncidentNote({
+    result: request.result,
+    executionId: request.executionId,
+    ...(request.title === undefined ? {} : { title: request.title }),
+    ...(request.enrichmentLink === undefined ? {} : { enrichmentLink: request.enrichmentLink }),
+  });
+  const outcome = await runOncePerKey<string>({
+    redis: context.redis,
+    key: `${context.keyPrefix}incident-note:${request.executionId}`,
+    leaseMs: NOTE_LEASE_MS,
+    retainMs: context.retainMs ?? DEFAULT_RETAIN_MS,
+    encode: (id) => id,
+    decode: (text) => text,
+    perform: () => target.add(content, context),
+    find: () => target.findMarked(executionMark(request.executionId), context),
+  });
+  if (outcome.status === "done") return { status: "added", tool: tool.tool, incident, byThisCall: outcome.byThisCall };
+  return { status: "failed", tool: tool.tool, reason: `adding the note to ${incident} failed: ${outcome.reason}` };
+}
