@@ -42,8 +42,11 @@ export type IncidentNoteOutcome =
   | { status: "failed"; tool: IncidentToolConfig["tool"]; reason: string };
 
 const DEFAULT_RETAIN_MS = 7 * 24 * 3_600_000;
-/** A try presumed dead after this long: one add is a single request of at most its timeout. */
-const NOTE_LEASE_MS = 120_000;
+/**
+ * A try is presumed dead this long after its deadline: it waits for nothing past the deadline, and its
+ * request ends at its timeout (10 s by default; keep it well under this).
+ */
+const LEASE_AFTER_DEADLINE_MS = 60_000;
 
 /**
  * Adds the result as a note to the incident the issue refers to, in the organization's incident tool
@@ -73,7 +76,7 @@ export async function addIncidentNote(context: IncidentNoteContext, request: Inc
   const outcome = await runOncePerKey<string>({
     redis: context.redis,
     key: `${context.keyPrefix}incident-note:${request.executionId}`,
-    leaseMs: NOTE_LEASE_MS,
+    leaseMs: Math.max(0, context.deadline - Date.now()) + LEASE_AFTER_DEADLINE_MS,
     retainMs: context.retainMs ?? DEFAULT_RETAIN_MS,
     encode: (id) => id,
     decode: (text) => text,

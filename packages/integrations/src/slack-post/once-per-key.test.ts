@@ -100,9 +100,18 @@ describe("runOncePerKey", () => {
     expect(runs).toHaveLength(1);
   });
 
+  it("respects the lease the holding try asked for, not the caller's", async () => {
+    // A try with a far deadline (a batch waiting for its posting slots) claimed it ten minutes ago.
+    await redis.set(key, JSON.stringify({ s: "pending", token: "batch-worker", at: Date.now() - 600_000, until: Date.now() + 60_000 }), "PX", 60_000);
+    const { runs, options } = effect();
+    const outcome = await runOncePerKey({ ...options, leaseMs: 1_000, find: async () => undefined });
+    expect(outcome).toEqual({ status: "failed", reason: "another attempt of the same execution is doing it now" });
+    expect(runs).toHaveLength(0);
+  });
+
   it("treats a claim older than the lease as a crashed try and looks for its trace", async () => {
     // What a worker that died between claiming and recording leaves behind.
-    await redis.set(key, JSON.stringify({ s: "pending", token: "dead-worker", at: Date.now() - 120_000 }), "PX", 60_000);
+    await redis.set(key, JSON.stringify({ s: "pending", token: "dead-worker", at: Date.now() - 120_000, until: Date.now() - 60_000 }), "PX", 60_000);
     const { runs, options } = effect();
     const withFind = { ...options, find: async () => "posted-by-dead-worker" };
     expect(await runOncePerKey(withFind)).toEqual({ status: "done", value: "posted-by-dead-worker", byThisCall: false });

@@ -16,8 +16,10 @@ export interface OncePerKeyOptions<T> {
   /** The Redis key recording this side effect (one per execution and target, with the caller's prefix). */
   key: string;
   /**
-   * How long one try may hold the claim: one that has neither finished nor given up by then is presumed
-   * dead (its worker crashed), and the next try looks for its trace. Longer than any try can run.
+   * How long this try may hold the claim: one that has neither finished nor given up by then is presumed
+   * dead (its worker crashed), and the next try looks for its trace. Longer than this try can run (until
+   * its deadline, plus its last request's timeout); it is stored with the claim, so that each try's own
+   * lease applies to it.
    */
   leaseMs: number;
   /** How long the record is kept: longer than the job can still be retried. */
@@ -32,7 +34,8 @@ export interface OncePerKeyOptions<T> {
   decode(text: string): T | undefined;
 }
 
-type Record = { s: "pending"; token: string; at: number } | { s: "unsure"; at: number } | { s: "done"; v: string };
+/** pending: a try holds the claim since `at`, presumed dead after `until`; unsure: a try that may have done it began at `at`. */
+type Record = { s: "pending"; token: string; at: number; until: number } | { s: "unsure"; at: number } | { s: "done"; v: string };
 
 /** An earlier try's trace is searched from a little before it claimed the key (clocks of workers differ). */
 const FIND_MARGIN_MS = 60_000;
@@ -54,7 +57,8 @@ export async function runOncePerKey<T>(options: OncePerKeyOptions<T>): Promise<O
   const { redis, key, retainMs } = options;
   try {
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
-      const claim: Record = { s: "pending", token: randomUUID(), at: Date.now() };
+      const now = Date.now();
+      const claim: Record = { s: "pending", token: randomUUID(), at: now, until: now + options.leaseMs };
       const claimText = JSON.stringify(claim);
       if ((await redis.set(key, claimText, "PX", retainMs, "NX")) === "OK") return await attempt(options, claimText);
 
@@ -65,7 +69,7 @@ export async function runOncePerKey<T>(options: OncePerKeyOptions<T>): Promise<O
         const value = options.decode(current.v);
         if (value !== undefined) return { status: "done", value, byThisCall: false };
       }
-      if (current?.s === "pending" && Date.now() - current.at < options.leaseMs) {
+      if (current?.s === "pending" && Date.now() < current.until) {
         return { status: "failed", reason: "another attempt of the same execution is doing it now" };
       }
       // Unsure, abandoned or unreadable: what did that try do?
@@ -129,7 +133,9 @@ function parseRecord(text: string): Record | undefined {
     if (value.s === "done" && "v" in value && typeof value.v === "string") return { s: "done", v: value.v };
     if (!("at" in value) || typeof value.at !== "number") return undefined;
     if (value.s === "unsure") return { s: "unsure", at: value.at };
-    if (value.s === "pending" && "token" in value && typeof value.token === "string") return { s: "pending", token: value.token, at: value.at };
+    if (value.s === "pending" && "token" in value && typeof value.token === "string" && "until" in value && typeof value.until === "number") {
+      return { s: "pending", token: value.token, at: value.at, until: value.until };
+    }
     return undefined;
   } catch {
     return undefined;

@@ -31,8 +31,11 @@ export type SlackPostOutcome =
 /** The `event_type` of the metadata marking our messages, by which a retry finds a post it is unsure of. */
 export const POST_MARK_EVENT = "pes_enrichment_post";
 const DEFAULT_RETAIN_MS = 7 * 24 * 3_600_000;
-/** A try presumed dead after this long: a post is a few calls of at most the client's timeout each. */
-const POST_LEASE_MS = 120_000;
+/**
+ * A try is presumed dead this long after its deadline: it waits for nothing past the deadline, and its
+ * last request ends at the client's timeout (10 s by default; keep it well under this).
+ */
+const LEASE_AFTER_DEADLINE_MS = 60_000;
 
 /**
  * Posts an execution's result to a channel, once per `key` (the execution id) and channel however often
@@ -115,7 +118,7 @@ async function postOnce(context: SlackPostContext, partKey: string, channel: str
   return runOncePerKey<string>({
     redis: context.redis,
     key: `${context.keyPrefix}slack-post:${partKey}`,
-    leaseMs: POST_LEASE_MS,
+    leaseMs: Math.max(0, context.deadline - Date.now()) + LEASE_AFTER_DEADLINE_MS,
     retainMs: context.retainMs ?? DEFAULT_RETAIN_MS,
     encode: (ts) => ts,
     decode: (text) => (text === "" ? undefined : text),
