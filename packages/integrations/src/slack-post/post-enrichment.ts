@@ -39,8 +39,9 @@ const LEASE_AFTER_DEADLINE_MS = 60_000;
 
 /**
  * Posts an execution's result to a channel, once per `key` (the execution id) and channel however often
- * the job runs: the root message, then what did not fit in it as replies in its thread. With `threadTs`,
- * the root is itself a reply in that thread (the message the issue came from), and so are the rest.
+ * the job runs: the root message, then what did not fit in it as replies in its thread. With `threadTs`
+ * (a thread's root `ts`: for a link to a reply, its `thread_ts`), the root is itself a reply in that thread
+ * (the message the issue came from), and so are the rest. `key` must be unique per execution.
  * @returns `posted` with the root's permalink (the result's `enrichmentLink`), or `failed` with why.
  */
 export async function postEnrichment(
