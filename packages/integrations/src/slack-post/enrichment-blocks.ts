@@ -106,19 +106,19 @@ export function renderEnrichment(view: EnrichmentView, options: RenderOptions = 
 
   const mitigations = result.actionableMitigations ?? [];
   if (mitigations.length > 0) {
-    sections.push(DIVIDER, ...toSections(["*Mitigations*"]));
+    // One list, as few sections as fit: a playbook with many mitigations should not use up the blocks.
+    const lines = ["*Mitigations*"];
     for (const mitigation of mitigations) {
       const name = escapeAndClip(mitigation.customName ?? mitigation.toolName, TITLE_CHARS);
       const link = mitigation.url === undefined ? "" : `  ${slackLink(mitigation.url, `Open in ${clipLabel(mitigation.toolName)}`)}`;
       const params = Object.entries(mitigation.action ?? {});
-      sections.push(
-        ...toSections([
-          `• *${name}*${link}`,
-          ...params.slice(0, MITIGATION_PARAMS).map(([key, value]) => `    ${escapeAndClip(key, 100)}: ${escapeAndClip(valueText(value), MITIGATION_VALUE_CHARS)}`),
-          ...(params.length > MITIGATION_PARAMS ? [`    _and ${params.length - MITIGATION_PARAMS} more parameters_`] : []),
-        ]),
+      lines.push(
+        `• *${name}*${link}`,
+        ...params.slice(0, MITIGATION_PARAMS).map(([key, value]) => `    ${escapeAndClip(key, 100)}: ${escapeAndClip(valueText(value), MITIGATION_VALUE_CHARS)}`),
+        ...(params.length > MITIGATION_PARAMS ? [`    _and ${params.length - MITIGATION_PARAMS} more parameters_`] : []),
       );
     }
+    sections.push(DIVIDER, ...toSections(lines));
   }
   return pack(sections, fallbackText(view), Math.max(1, options.maxMessages ?? 5));
 }
