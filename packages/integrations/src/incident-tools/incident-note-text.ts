@@ -95,5 +95,6 @@ function clip(text: string, max: number): string {
 
 /** Drops control characters (a note is plain text): keeps tabs and the line's own content. */
 function clean(line: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
   return line.replace(/[\u0000-\u0008\u000B-\u001F\u007F]/g, "");
 }

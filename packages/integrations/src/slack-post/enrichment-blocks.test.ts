@@ -1,6 +1,6 @@
 import type { PlaybookExecutionResult } from "@pes/contracts";
 import { describe, expect, it } from "vitest";
-import { renderEnrichment, SLACK_LIMITS, type SlackMessage } from "./enrichment-blocks.js";
+import { renderEnrichment, SLACK_LIMITS, type SlackPostMessage } from "./enrichment-blocks.js";
 import { escapeAndClip, escapeSlackText, slackLink } from "./slack-mrkdwn.js";
 
 const result: PlaybookExecutionResult = {
@@ -17,11 +17,11 @@ const result: PlaybookExecutionResult = {
   actionableMitigations: [{ toolName: "argocd", customName: "Roll back checkout", url: "https://argocd.example/applications/checkout", action: { revision: "v1.2.2" } }],
 };
 
-function allText(messages: readonly SlackMessage[]): string {
+function allText(messages: readonly SlackPostMessage[]): string {
   return messages.flatMap((message) => [message.text, ...message.blocks.map((block) => (block.type === "section" ? block.text.text : ""))]).join("\n");
 }
 
-function sectionTexts(message: SlackMessage): string[] {
+function sectionTexts(message: SlackPostMessage): string[] {
   return message.blocks.flatMap((block) => (block.type === "section" ? [block.text.text] : []));
 }
 

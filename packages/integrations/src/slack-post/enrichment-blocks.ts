@@ -14,7 +14,7 @@ export type EnrichmentBlock =
   | { type: "divider" };
 
 /** One message to post: its blocks, and the plain `text` notifications and old clients show instead. */
-export interface SlackMessage {
+export interface SlackPostMessage {
   text: string;
   blocks: EnrichmentBlock[];
 }
@@ -62,7 +62,7 @@ const OMISSION_RESERVE_CHARS = 200;
  * then the mitigations. Everything that came from the alert, data sources or the playbook is escaped.
  * Pure: the same view always gives the same messages, so a retried post sends the same thing.
  */
-export function renderEnrichment(view: EnrichmentView, options: RenderOptions = {}): SlackMessage[] {
+export function renderEnrichment(view: EnrichmentView, options: RenderOptions = {}): SlackPostMessage[] {
   const { result } = view;
   const sections: Section[] = [];
   const summary = [
@@ -124,7 +124,7 @@ export function renderEnrichment(view: EnrichmentView, options: RenderOptions = 
 }
 
 /** The root of a batch's thread: says what the batch is; each issue's result follows as a reply. */
-export function renderBatchRoot(batch: { title?: string; itemCount: number }): SlackMessage {
+export function renderBatchRoot(batch: { title?: string; itemCount: number }): SlackPostMessage {
   const title = batch.title === undefined || batch.title === "" ? "Playbook findings" : escapeAndClip(batch.title, TITLE_CHARS);
   const count = `${batch.itemCount} issue${batch.itemCount === 1 ? "" : "s"}`;
   return {
@@ -229,7 +229,7 @@ function textLength(block: Section): number {
  * Sections into at most `maxMessages` messages of at most 50 blocks and `messageChars` characters each,
  * in order; a divider never starts or ends a message. What does not fit is counted in a last line.
  */
-function pack(sections: readonly Section[], text: string, maxMessages: number): SlackMessage[] {
+function pack(sections: readonly Section[], text: string, maxMessages: number): SlackPostMessage[] {
   const messages: EnrichmentBlock[][] = [[]];
   let chars = 0;
   let index = 0;

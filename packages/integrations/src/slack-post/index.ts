@@ -6,7 +6,7 @@ export {
   type EnrichmentBlock,
   type EnrichmentView,
   type RenderOptions,
-  type SlackMessage,
+  type SlackPostMessage,
 } from "./enrichment-blocks.js";
 export { runOncePerKey, type AttemptResult, type OnceOutcome, type OncePerKeyOptions } from "./once-per-key.js";
 export {

@@ -51,7 +51,10 @@ describe("runOncePerKey", () => {
     let release: () => void = () => {};
     const gate = new Promise<void>((resolve) => (release = resolve));
     const { runs, options } = effect();
-    const slow = { ...options, perform: async () => (await gate, options.perform()) };
+    const slow = { ...options, perform: async () => {
+      await gate;
+      return options.perform();
+    } };
 
     const first = runOncePerKey(slow);
     await expect.poll(() => redis.exists(key)).toBe(1);
@@ -73,7 +76,13 @@ describe("runOncePerKey", () => {
   it("after an unsure try, adopts the trace it finds instead of running again", async () => {
     const { runs, options } = effect([{ unsure: "timed out" }]);
     const searched: number[] = [];
-    const withFind = { ...options, find: async (since: number) => (searched.push(since), "found-value") };
+    const withFind = {
+      ...options,
+      find: async (since: number) => {
+        searched.push(since);
+        return "found-value";
+      },
+    };
 
     expect(await runOncePerKey(withFind)).toEqual({ status: "failed", reason: "timed out" });
     expect(await runOncePerKey(withFind)).toEqual({ status: "done", value: "found-value", byThisCall: false });

@@ -1,7 +1,7 @@
 import type { WebClient } from "@slack/web-api";
 import type { Redis } from "ioredis";
 import type { ChannelPacer } from "./channel-pacer.js";
-import { renderBatchRoot, renderEnrichment, type EnrichmentView, type SlackMessage } from "./enrichment-blocks.js";
+import { renderBatchRoot, renderEnrichment, type EnrichmentView, type SlackPostMessage } from "./enrichment-blocks.js";
 import { runOncePerKey, type AttemptResult } from "./once-per-key.js";
 import { callSlack, SlackCallError, type CallBounds } from "./slack-calls.js";
 
@@ -84,7 +84,7 @@ async function postMessages(
   key: string,
   channel: string,
   threadTs: string | undefined,
-  messages: readonly SlackMessage[],
+  messages: readonly SlackPostMessage[],
 ): Promise<SlackPostOutcome> {
   const [first, ...rest] = messages;
   if (first === undefined) return { status: "failed", reason: "nothing to post" };
@@ -113,7 +113,7 @@ async function postMessages(
 }
 
 /** One message, posted at most once per `partKey` (record in Redis, mark in the message's metadata). */
-async function postOnce(context: SlackPostContext, partKey: string, channel: string, threadTs: string | undefined, message: SlackMessage) {
+async function postOnce(context: SlackPostContext, partKey: string, channel: string, threadTs: string | undefined, message: SlackPostMessage) {
   const { client, pacer } = context;
   const onRateLimited = pacer === undefined ? undefined : (ms: number) => pacer.holdOff(channel, ms);
   return runOncePerKey<string>({
