@@ -3,8 +3,8 @@
 // 200 with a result or an explicit error: none hangs, none is lost.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { PlaybookExecutionResult } from "@pes/contracts";
-import { startRedis, type RedisHandle } from "@pes/local-services";
-import { startHoldingPrometheus, type HoldingPrometheus } from "../support/holding-prometheus.js";
+import { startRedis, type RedisHandle, type TestHttpServer } from "@pes/local-services";
+import { startHoldingPrometheus } from "../support/holding-prometheus.js";
 import { waitForOk, waitForStatus } from "../support/processes.js";
 import { exampleConfig, postJson, startStack, type Stack } from "../support/stack.js";
 
@@ -12,7 +12,7 @@ import { exampleConfig, postJson, startStack, type Stack } from "../support/stac
 const ACTIONS = 3;
 const input = { bookName: "checkout-latency", attributes: { service: "checkout", env: "production" } };
 
-let prometheus: HoldingPrometheus;
+let prometheus: TestHttpServer;
 let config: Awaited<ReturnType<typeof exampleConfig>>;
 let stack: Stack | undefined;
 let redis: RedisHandle | undefined;
@@ -72,7 +72,7 @@ describe("chaos under load", () => {
 
     expect(errorsOf(await Promise.all(pending))).toEqual([]);
     // The dead worker's half ran a second time.
-    expect(prometheus.requests()).toBeGreaterThanOrEqual((requests + requests / 2) * ACTIONS);
+    expect(prometheus.requests.length).toBeGreaterThanOrEqual((requests + requests / 2) * ACTIONS);
   });
 
   it("Redis SIGKILLed and restarted from its AOF: 503 while it is down, then every accepted execution is answered and new ones succeed", testTimeout, async () => {

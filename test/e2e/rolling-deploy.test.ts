@@ -5,14 +5,15 @@ import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { decodeReply, WIRE_VERSION, type PlaybookExecutionResult } from "@pes/contracts";
-import { startHoldingPrometheus, type HoldingPrometheus } from "../support/holding-prometheus.js";
+import type { TestHttpServer } from "@pes/local-services";
+import { startHoldingPrometheus } from "../support/holding-prometheus.js";
 import { exampleConfig, postJson, startStack, type Stack } from "../support/stack.js";
 
 // The queue both versions use; renaming it would strand jobs, so it is the same across versions.
 const EXECUTION_QUEUE = "playbook-executions";
 const input = { bookName: "checkout-latency", attributes: { service: "checkout", env: "production" } };
 
-let prometheus: HoldingPrometheus;
+let prometheus: TestHttpServer;
 let config: Awaited<ReturnType<typeof exampleConfig>>;
 let stack: Stack;
 const closers: (() => Promise<unknown>)[] = [];

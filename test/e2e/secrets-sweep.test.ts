@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { sendJson, startTestHttpServer, type TestHttpHandler, type TestHttpServer } from "@pes/local-services";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStack, type Stack } from "../support/stack.js";
 
@@ -22,13 +21,10 @@ const secrets = {
 const BASIC_USER = "sweeper";
 
 /** Answers like Prometheus or a JSON API, quoting the request's credentials wherever text goes back. */
-function echoingDataSource(request: IncomingMessage, response: ServerResponse): void {
+const echoingDataSource: TestHttpHandler = (request, response) => {
   const credentials = JSON.stringify({ authorization: request.headers.authorization, apiKey: request.headers["x-api-key"] });
-  const url = request.url ?? "";
-  const json = (status: number, body: unknown) => {
-    response.writeHead(status, { "content-type": "application/json" });
-    response.end(JSON.stringify(body));
-  };
+  const url = request.url;
+  const json = (status: number, body: unknown) => sendJson(response, status, body);
   if (url.startsWith("/prom-error/")) {
     // A Prometheus-compatible proxy that quotes the request in its error text.
     json(400, { status: "error", errorType: "bad_data", error: `invalid request ${credentials}` });
@@ -42,7 +38,7 @@ function echoingDataSource(request: IncomingMessage, response: ServerResponse): 
   } else {
     json(200, { echo: `seen ${credentials}` });
   }
-}
+};
 
 async function writeConfig(dataSourceUrl: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "pes-sweep-config-"));
@@ -90,7 +86,7 @@ mitigations:
   return dir;
 }
 
-let server: Server;
+let server: TestHttpServer;
 let configDir: string;
 let stack: Stack;
 const answers: string[] = [];
@@ -111,13 +107,8 @@ async function call(path: string, init: { method?: string; token?: string; body?
 }
 
 beforeAll(async () => {
-  server = createServer((request, response) => {
-    request.resume();
-    request.on("end", () => echoingDataSource(request, response));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  configDir = await writeConfig(`http://127.0.0.1:${port}`);
+  server = await startTestHttpServer(echoingDataSource);
+  configDir = await writeConfig(server.url);
   stack = await startStack({
     name: "secrets-sweep",
     configDir,
@@ -129,8 +120,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.stop();
-  server?.closeAllConnections();
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  await server?.close();
   if (configDir !== undefined) await rm(configDir, { recursive: true, force: true });
 });
 

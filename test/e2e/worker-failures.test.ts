@@ -1,13 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { PlaybookExecutionResult } from "@pes/contracts";
-import { startHoldingPrometheus, type HoldingPrometheus } from "../support/holding-prometheus.js";
+import type { TestHttpServer } from "@pes/local-services";
+import { startHoldingPrometheus } from "../support/holding-prometheus.js";
 import { exampleConfig, postJson, startStack, type Stack } from "../support/stack.js";
 
 // checkout-latency has three Prometheus actions: one execution = three queries.
 const ACTIONS = 3;
 const input = { bookName: "checkout-latency", attributes: { service: "checkout", env: "production" } };
 
-let prometheus: HoldingPrometheus;
+let prometheus: TestHttpServer;
 let config: Awaited<ReturnType<typeof exampleConfig>>;
 let stack: Stack | undefined;
 
@@ -46,7 +47,7 @@ describe("worker failures", () => {
     expect(status).toBe(200);
     expect((body as PlaybookExecutionResult).error).toMatch(/^Execution failed: .*stalled/);
     // The second stall failed it: it never ran a third time.
-    expect(prometheus.requests()).toBe(2 * ACTIONS);
+    expect(prometheus.requests.length).toBe(2 * ACTIONS);
   });
 
   it("the only worker killed: the caller gets an explicit error at the deadline, never a hang", async () => {
@@ -88,6 +89,6 @@ describe("worker failures", () => {
     await stack.addWorker();
     const next = await postJson(`${stack.baseUrl}/playbook/execution`, stack.token(), input);
     expect((next.body as PlaybookExecutionResult).error).toBeUndefined();
-    expect(prometheus.requests()).toBe(ACTIONS);
+    expect(prometheus.requests.length).toBe(ACTIONS);
   });
 });

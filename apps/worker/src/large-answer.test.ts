@@ -5,14 +5,12 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PlaybookExecutionResult } from "@pes/contracts";
 import { createLogger } from "@pes/logger";
-import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
+import { startRedis, startTestHttpServer, uniquePrefix, type RedisHandle, type TestHttpServer } from "@pes/local-services";
 import { createExecutionClient, type ExecutionClient } from "@pes/queue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -59,7 +57,7 @@ const PLAYBOOK = [
 
 describe("a worker with the image's heap ceiling", () => {
   let redis: RedisHandle;
-  let prometheus: Server;
+  let prometheus: TestHttpServer;
   let configDir: string;
   let client: ExecutionClient;
   let worker: ChildProcess | undefined;
@@ -69,22 +67,15 @@ describe("a worker with the image's heap ceiling", () => {
     if (!existsSync(MAIN)) throw new Error("apps/worker is not built: run `npx turbo run build --filter=@pes/worker...` first");
     const large = rangeAnswer(30, 3000);
     const medium = rangeAnswer(5, 500);
-    prometheus = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on("data", (chunk: Buffer) => chunks.push(chunk));
-      request.on("end", () => {
-        const query = new URLSearchParams(Buffer.concat(chunks).toString()).get("query") ?? "";
-        const answer = query === "large" ? large : medium;
-        response.writeHead(200, { "content-type": "application/json", "content-length": answer.length });
-        response.end(answer);
-      });
+    prometheus = await startTestHttpServer((request, response) => {
+      const answer = new URLSearchParams(request.body).get("query") === "large" ? large : medium;
+      response.writeHead(200, { "content-type": "application/json", "content-length": answer.length });
+      response.end(answer);
     });
-    await new Promise<void>((resolve) => prometheus.listen(0, "127.0.0.1", resolve));
     configDir = await mkdtemp(join(tmpdir(), "pes-worker-large-"));
     await mkdir(join(configDir, "organizations"));
     await mkdir(join(configDir, "playbooks", "acme"), { recursive: true });
-    const url = `http://127.0.0.1:${(prometheus.address() as AddressInfo).port}`;
-    await writeFile(join(configDir, "organizations", "acme.yaml"), `id: acme\nclientIds: [cli]\ndataSources:\n  metrics: { type: prometheus, url: "${url}" }\n`);
+    await writeFile(join(configDir, "organizations", "acme.yaml"), `id: acme\nclientIds: [cli]\ndataSources:\n  metrics: { type: prometheus, url: "${prometheus.url}" }\n`);
     await writeFile(join(configDir, "playbooks", "acme", "large-answers.yaml"), PLAYBOOK);
     redis = await startRedis();
     client = createExecutionClient({ redisUrl: redis.url, prefix, logger: createLogger({ name: "test-client", level: "silent" }) });
@@ -98,8 +89,7 @@ describe("a worker with the image's heap ceiling", () => {
     }
     await client?.close();
     await redis?.stop();
-    prometheus?.closeAllConnections();
-    await new Promise<void>((resolve) => (prometheus === undefined ? resolve() : prometheus.close(() => resolve())));
+    await prometheus?.close();
     await rm(configDir, { recursive: true, force: true });
   });
 

@@ -4,12 +4,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PlaybookExecutionResult } from "@pes/contracts";
-import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
+import { sendJson, startRedis, startTestHttpServer, uniquePrefix, type RedisHandle, type TestHttpServer } from "@pes/local-services";
 import { createExecutionClient, type ExecutionClient, type ExecutionRequest } from "@pes/queue";
 import { createLogger } from "@pes/logger";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -20,7 +19,7 @@ let redis: RedisHandle;
 let prefix: string;
 let configDir: string;
 let client: ExecutionClient;
-let prometheus: FakePrometheus;
+let prometheus: TestHttpServer;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
@@ -63,14 +62,14 @@ describe("worker process (dist/main.js)", () => {
     // One job at a time, and actions that may run an hour: only the job's deadline can stop the first one.
     const worker = await startWorker({ WORKER_CONCURRENCY: "1", ACTION_TIMEOUT_MS: "3600000" });
     const first = client.execute(request(), 1_500);
-    await prometheus.queried(1);
+    await prometheus.waitForRequests(1);
 
     // Prometheus holds the query; at the caller's deadline the worker gives it up (closes the request).
-    await prometheus.abandoned(1);
+    await prometheus.waitForAbandoned(1);
     expect((JSON.parse((await first).text) as PlaybookExecutionResult).error).toMatch(/timed out/);
     const next = client.execute(request(), 30_000);
-    await prometheus.queried(2);
-    prometheus.answerAll();
+    await prometheus.waitForRequests(2);
+    prometheus.release();
 
     const result = JSON.parse((await next).text) as PlaybookExecutionResult;
     expect(result.error).toBeUndefined();
@@ -251,76 +250,23 @@ async function writeConfig(prometheusUrl: string): Promise<string> {
   return dir;
 }
 
-interface FakePrometheus {
-  url: string;
-  /** Resolves once at least `count` queries arrived in total. */
-  queried(count: number): Promise<void>;
-  /** Resolves once at least `count` queries were closed by the worker before they were answered. */
-  abandoned(count: number): Promise<void>;
-  /** Answers every held query (and every later one at once). */
-  answerAll(): void;
-  close(): Promise<void>;
-}
-
-/** Prometheus' HTTP query API (`/api/v1/query`, `/api/v1/query_range`), holding each answer until released. */
-async function startFakePrometheus(): Promise<FakePrometheus> {
-  const held: (() => void)[] = [];
-  const countListeners = new Set<() => void>();
-  let received = 0;
-  let closedUnanswered = 0;
-  let released = false;
-  const answer = (req: IncomingMessage, res: ServerResponse) => {
-    const now = Math.floor(Date.now() / 1000);
-    const range = (req.url ?? "").startsWith("/api/v1/query_range");
-    const data = range
-      ? { resultType: "matrix", result: [{ metric: {}, values: [[now - 60, "0.2"], [now, "0.9"]] }] }
-      : { resultType: "vector", result: [{ metric: {}, value: [now, "0.9"] }] };
-    res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify({ status: "success", data }));
-  };
-  const server: Server = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      if (!(req.url ?? "").startsWith("/api/v1/query")) {
-        res.writeHead(404).end();
+/**
+ * Prometheus' HTTP query API (`/api/v1/query`, `/api/v1/query_range`), holding each answer until the
+ * test releases them.
+ */
+function startFakePrometheus(): Promise<TestHttpServer> {
+  return startTestHttpServer(
+    (request, response) => {
+      if (!request.url.startsWith("/api/v1/query")) {
+        response.writeHead(404).end();
         return;
       }
-      received += 1;
-      res.on("close", () => {
-        if (res.writableFinished) return;
-        closedUnanswered += 1;
-        for (const listener of countListeners) listener();
-      });
-      for (const listener of countListeners) listener();
-      if (released) answer(req, res);
-      else held.push(() => answer(req, res));
-    });
-  });
-  const until = (reached: () => boolean) =>
-    new Promise<void>((resolve) => {
-      const check = () => {
-        if (!reached()) return;
-        countListeners.delete(check);
-        resolve();
-      };
-      countListeners.add(check);
-      check();
-    });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  if (address === null || typeof address === "string") throw new Error("fake Prometheus has no port");
-  return {
-    url: `http://127.0.0.1:${address.port}`,
-    queried: (count) => until(() => received >= count),
-    abandoned: (count) => until(() => closedUnanswered >= count),
-    answerAll: () => {
-      released = true;
-      for (const reply of held.splice(0)) reply();
+      const now = Math.floor(Date.now() / 1000);
+      const data = request.url.startsWith("/api/v1/query_range")
+        ? { resultType: "matrix", result: [{ metric: {}, values: [[now - 60, "0.2"], [now, "0.9"]] }] }
+        : { resultType: "vector", result: [{ metric: {}, value: [now, "0.9"] }] };
+      sendJson(response, 200, { status: "success", data });
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+    { hold: true },
+  );
 }

@@ -6,7 +6,7 @@ import { NO_SECRETS, resolveSecrets } from "./data-source-secrets.js";
 import { prepareAction, runAction, runConnectorAction } from "./run-action.js";
 import { createHttpClient } from "./undici-http-client.js";
 import { connectorRegistry } from "./stock-connectors.js";
-import { sendJson, startTestServer, type TestHttpServer } from "./testing/test-http-server.js";
+import { sendJson, startTestHttpServer, type TestHttpServer } from "@pes/local-services";
 
 const window = { start: new Date("2026-11-20T13:08:00Z"), time: new Date("2026-11-20T14:08:00Z"), end: new Date("2026-11-20T14:23:00Z") };
 
@@ -22,7 +22,7 @@ describe("runAction", () => {
   });
 
   it("runs each request with the connector of its data source's type", async () => {
-    server = await startTestServer((seen, response) =>
+    server = await startTestHttpServer((seen, response) =>
       seen.url.startsWith("/api/v1/")
         ? sendJson(response, 200, { status: "success", data: { resultType: "scalar", result: [1, "42"] } })
         : sendJson(response, 200, { answer: "from http" }),

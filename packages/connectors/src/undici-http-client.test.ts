@@ -2,11 +2,12 @@
 // (openssl, at test time), mutual TLS, insecureSkipVerify, and a CONNECT proxy.
 import { execFileSync } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { createServer as createHttpServer, type IncomingMessage, type Server } from "node:http";
-import { createServer as createHttpsServer, type ServerOptions } from "node:https";
-import { connect, type AddressInfo, type Socket } from "node:net";
+import type { IncomingMessage } from "node:http";
+import type { ServerOptions } from "node:https";
+import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { sendJson, startTestHttpServer, type TestHttpHandler, type TestHttpServer } from "@pes/local-services";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveSecrets } from "./data-source-secrets.js";
 import { answerText } from "./http-client.js";
@@ -36,32 +37,11 @@ function authority(name: string): void {
   openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", `${name}.key`, "-out", `${name}.pem`, "-days", "1", "-subj", `/CN=${name}`);
 }
 
-interface Listening {
-  url: string;
-  /** Requests answered. */
-  requests: number;
-  close(): Promise<void>;
-}
+/** Answers `{ state: "ok" }` with the client's port, to tell connections apart. */
+const answerState: TestHttpHandler = (_request, response) => sendJson(response, 200, { state: "ok", port: response.req.socket.remotePort });
 
-async function listen(server: Server, scheme: "http" | "https"): Promise<Listening> {
-  const state: Listening = { url: "", requests: 0, close: async () => undefined };
-  server.on("request", (request: IncomingMessage, response) => {
-    state.requests += 1;
-    response.writeHead(200, { "content-type": "application/json" });
-    response.end(JSON.stringify({ state: "ok", port: request.socket.remotePort }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  state.url = `${scheme}://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  state.close = () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-  return state;
-}
-
-async function https(options: ServerOptions): Promise<Listening> {
-  return listen(createHttpsServer({ key: await readFile(pem("server.key")), cert: await readFile(pem("server.pem")), ...options }), "https");
+async function https(options: ServerOptions): Promise<TestHttpServer> {
+  return startTestHttpServer(answerState, { https: { key: await readFile(pem("server.key")), cert: await readFile(pem("server.pem")), ...options } });
 }
 
 /** Asks the data source (as configuration writes it) with its own client, as the worker would; rendered. */
@@ -99,7 +79,7 @@ afterAll(async () => {
 });
 
 describe("a data source's HTTP client over TLS", () => {
-  let server: Listening;
+  let server: TestHttpServer;
   beforeAll(async () => {
     server = await https({});
   });
@@ -114,13 +94,13 @@ describe("a data source's HTTP client over TLS", () => {
   });
 
   it("refuses it without that CA, or with another one, before sending anything", async () => {
-    const before = server.requests;
+    const before = server.requests.length;
     const refused = [await ask({ type: "http", url: server.url }), await ask({ type: "http", url: server.url, tls: { ca: { file: pem("other-ca.pem") } } })];
     for (const outcome of refused) {
       expect(outcome.kind).toBe("failed");
       expect(outcome.shortAnswer).toMatch(/^TLS: could not reach the data source \((UNABLE_TO_VERIFY_LEAF_SIGNATURE|unable to verify the first certificate)\)$/);
     }
-    expect(server.requests).toBe(before);
+    expect(server.requests).toHaveLength(before);
   });
 
   it("accepts any certificate with insecureSkipVerify", async () => {
@@ -155,7 +135,7 @@ describe("a data source's HTTP client over TLS", () => {
 });
 
 describe("a data source's HTTP client with mutual TLS", () => {
-  let server: Listening;
+  let server: TestHttpServer;
   beforeAll(async () => {
     server = await https({ ca: await readFile(pem("ca.pem")), requestCert: true, rejectUnauthorized: true });
   });
@@ -169,7 +149,7 @@ describe("a data source's HTTP client with mutual TLS", () => {
     expect(await ask({ type: "http", url: server.url, tls }, { PES_TEST_CLIENT_KEY: key })).toMatchObject({ kind: "answer", shortAnswer: "TLS: ok" });
     const without = await ask({ type: "http", url: server.url, tls: { ca: { file: pem("ca.pem") } } });
     expect(without.kind).toBe("failed");
-    expect(server.requests).toBe(1);
+    expect(server.requests).toHaveLength(1);
   });
 
   it("refuses at start a key that does not fit, or a CA that is no certificate, naming the setting, not the PEM", () => {
@@ -186,19 +166,18 @@ describe("a data source's HTTP client with mutual TLS", () => {
 });
 
 describe("a data source's HTTP client through a proxy", () => {
-  let proxy: Server;
-  let proxyUrl: string;
+  let proxy: TestHttpServer;
   const tunnels: string[] = [];
-  let target: Listening;
-  let secureTarget: Listening;
+  let target: TestHttpServer;
+  let secureTarget: TestHttpServer;
 
   beforeAll(async () => {
     // A CONNECT proxy: opens a tunnel to the asked host and port, and records where to.
-    proxy = createHttpServer((_request, response) => {
+    proxy = await startTestHttpServer((_request, response) => {
       response.writeHead(405);
       response.end();
     });
-    proxy.on("connect", (request: IncomingMessage, client: Socket, head: Buffer) => {
+    proxy.server.on("connect", (request: IncomingMessage, client: Socket, head: Buffer) => {
       tunnels.push(request.url ?? "");
       const [host, port] = (request.url ?? "").split(":");
       const upstream = connect(Number(port), host ?? "", () => {
@@ -210,21 +189,18 @@ describe("a data source's HTTP client through a proxy", () => {
       upstream.on("error", () => client.destroy());
       client.on("error", () => upstream.destroy());
     });
-    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-    proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-    target = await listen(createHttpServer(), "http");
+    target = await startTestHttpServer(answerState);
     secureTarget = await https({});
   });
   afterAll(async () => {
-    proxy.closeAllConnections();
-    await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    await proxy.close();
     await target.close();
     await secureTarget.close();
   });
 
   it("sends an http and an https data source's requests through the data source's proxy", async () => {
-    expect(await ask({ type: "http", url: target.url, proxy: proxyUrl })).toMatchObject({ kind: "answer", shortAnswer: "TLS: ok" });
-    expect(await ask({ type: "http", url: secureTarget.url, proxy: proxyUrl, tls: { ca: { file: pem("ca.pem") } } })).toMatchObject({ kind: "answer" });
+    expect(await ask({ type: "http", url: target.url, proxy: proxy.url })).toMatchObject({ kind: "answer", shortAnswer: "TLS: ok" });
+    expect(await ask({ type: "http", url: secureTarget.url, proxy: proxy.url, tls: { ca: { file: pem("ca.pem") } } })).toMatchObject({ kind: "answer" });
     expect(tunnels).toEqual([new URL(target.url).host, new URL(secureTarget.url).host]);
   });
 

@@ -1,6 +1,5 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setImmediate as turn } from "node:timers/promises";
@@ -9,7 +8,14 @@ import type { Evidence } from "@pes/analysis";
 import { resolveCatalogSecrets, type Catalog, type OrganizationCatalog } from "@pes/config";
 import { runAction, type AnyActionRequest, type DataSource } from "@pes/connectors";
 import type { ExecutionJob } from "@pes/contracts";
-import { demoIncidentOpenMetrics, startPrometheus, type LocalPrometheus } from "@pes/local-services";
+import {
+  demoIncidentOpenMetrics,
+  sendJson,
+  startPrometheus,
+  startTestHttpServer,
+  type LocalPrometheus,
+  type SeenRequest,
+} from "@pes/local-services";
 import { createLogger } from "@pes/logger";
 import { PlaybookDefinition } from "@pes/playbooks";
 import { createEngine, type EngineDeps } from "./engine.js";
@@ -29,7 +35,7 @@ interface TestApi {
   inFlight: number;
   maxInFlight: number;
   held: ServerResponse[];
-  route: (request: IncomingMessage, response: ServerResponse) => void;
+  route: (request: SeenRequest, response: ServerResponse) => void;
   onArrival?: () => void;
   close(): Promise<void>;
 }
@@ -40,13 +46,10 @@ async function startApi(): Promise<TestApi> {
     inFlight: 0,
     maxInFlight: 0,
     held: [],
-    route: (_request, response) => json(response, 200, { ok: true }),
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    route: (_request, response) => sendJson(response, 200, { ok: true }),
+    close: () => server.close(),
   };
-  const server: Server = createServer((request, response) => {
+  const server = await startTestHttpServer((request, response) => {
     api.inFlight += 1;
     api.maxInFlight = Math.max(api.maxInFlight, api.inFlight);
     response.on("close", () => {
@@ -55,14 +58,8 @@ async function startApi(): Promise<TestApi> {
     api.route(request, response);
     api.onArrival?.();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  api.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  api.url = server.url;
   return api;
-}
-
-function json(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { "content-type": "application/json" });
-  response.end(JSON.stringify(body));
 }
 
 function catalogOf(dataSources: Record<string, DataSource>, playbooks: unknown[]): Catalog {
@@ -148,7 +145,7 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
   });
 
   it("runs every action, summarizes per gadget and leads with the deploy before the first symptom", async () => {
-    api.route = (_request, response) => json(response, 200, { version: "v1.2.3", deployedAt: "2026-11-20T14:01:00Z" });
+    api.route = (_request, response) => sendJson(response, 200, { version: "v1.2.3", deployedAt: "2026-11-20T14:01:00Z" });
     const result = await engineWith(catalog).execute(job("Checkout latency"));
 
     expect(result.error).toBeUndefined();
@@ -187,7 +184,7 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
   });
 
   it("names what was abnormal first, and the first symptom, when no change preceded it", async () => {
-    api.route = (_request, response) => json(response, 200, { version: "v1.2.3", deployedAt: "2026-11-20T14:30:00Z" });
+    api.route = (_request, response) => sendJson(response, 200, { version: "v1.2.3", deployedAt: "2026-11-20T14:30:00Z" });
     const result = await engineWith(catalog).execute(job("Checkout latency"));
     expect(result.highlights).toBe(
       "Around 2026-11-20 14:08 UTC for service=checkout: p99 latency 3.9× its level in the hour before (Latency of checkout), since 14:05 UTC. " +
@@ -198,7 +195,7 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
   });
 
   it("gives the identical result for the same data", async () => {
-    api.route = (_request, response) => json(response, 200, { version: "v1.2.3", deployedAt: "2026-11-20T14:01:00Z" });
+    api.route = (_request, response) => sendJson(response, 200, { version: "v1.2.3", deployedAt: "2026-11-20T14:01:00Z" });
     const engine = engineWith(catalog);
     const first = await engine.execute(job("Checkout latency"));
     const second = await engine.execute(job("Checkout latency"));
@@ -206,7 +203,7 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
   });
 
   it("reports a quiet service as within its usual range, a deploy before it as a change only", async () => {
-    api.route = (_request, response) => json(response, 200, { version: "v9", deployedAt: "2026-11-20T14:01:00Z" });
+    api.route = (_request, response) => sendJson(response, 200, { version: "v9", deployedAt: "2026-11-20T14:01:00Z" });
     const result = await engineWith(catalog).execute(job("Checkout latency", { service: "search" }));
     expect(result.gadgetsHighlights?.[0]?.highlights).toBe("p99 latency within its usual range.");
     expect(result.highlights).toBe(
@@ -238,7 +235,7 @@ describe("engine with misbehaving actions", () => {
     api = await startApi();
   });
   afterEach(() => {
-    api.route = (_request, response) => json(response, 200, { ok: true });
+    api.route = (_request, response) => sendJson(response, 200, { ok: true });
     delete api.onArrival;
   });
   afterAll(async () => {
@@ -253,7 +250,7 @@ describe("engine with misbehaving actions", () => {
 
   it("keeps a failing action, a throwing one and a mismatched data source as findings", async () => {
     api.route = (request, response) =>
-      request.url === "/broken" ? json(response, 500, { answer: "no" }) : json(response, 200, { answer: `ok ${request.url ?? ""}` });
+      request.url === "/broken" ? sendJson(response, 500, { answer: "no" }) : sendJson(response, 200, { answer: `ok ${request.url ?? ""}` });
     const catalog = catalogFor(
       [
         httpAction("good", "/good"),
@@ -339,7 +336,7 @@ describe("engine with misbehaving actions", () => {
       while (api.held.length >= 3 || (api.held.length > 0 && answered + api.held.length === titles.length)) {
         const response = api.held.shift();
         answered += 1;
-        if (response !== undefined) json(response, 200, { answer: "ok" });
+        if (response !== undefined) sendJson(response, 200, { answer: "ok" });
       }
     };
     const result = await engineWith(catalog, { maxConcurrentActions: 3 }).execute(job("Book"));
@@ -354,7 +351,7 @@ describe("engine with misbehaving actions", () => {
     const seen: Array<string | string[] | undefined> = [];
     api.route = (request, response) => {
       seen.push(request.headers["x-api-key"]);
-      json(response, 200, { answer: "ok" });
+      sendJson(response, 200, { answer: "ok" });
     };
     const { secrets } = resolveCatalogSecrets(catalog, { env: { PES_ENGINE_TEST_KEY: "key-from-start" } });
     const result = await engineWith(catalog, { secrets }).execute(job("Book"));
@@ -387,7 +384,7 @@ describe("engine with misbehaving actions", () => {
 
   it("skips an action whose attributes are missing and says so", async () => {
     const catalog = catalogFor([httpAction("Pods of {{pod}}", "/pods/{{pod}}"), httpAction("fine", "/fine")]);
-    api.route = (_request, response) => json(response, 200, { answer: "yes" });
+    api.route = (_request, response) => sendJson(response, 200, { answer: "yes" });
     const result = await engineWith(catalog).execute(job("Book", {}));
     expect(result.actionResults?.[0]).toEqual({ title: "Pods of {{pod}}", shortAnswer: "Pods of {{pod}}: not run, the issue has no attribute pod" });
     expect(result.highlights).toBe("Around 2026-11-20 14:08 UTC: nothing abnormal found. Other findings: fine: yes. Not run: Pods of {{pod}} (the issue has no attribute pod).");

@@ -2,3 +2,4 @@ export * from "./demo-incident.js";
 export * from "./free-port.js";
 export * from "./prometheus.js";
 export * from "./redis.js";
+export * from "./test-http-server.js";

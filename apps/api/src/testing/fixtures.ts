@@ -5,11 +5,11 @@
  */
 import { EventEmitter, once } from "node:events";
 import { createHmac, generateKeyPairSync, type JsonWebKey, type KeyObject } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { Writable } from "node:stream";
 import type { Catalog, OrganizationCatalog } from "@pes/config";
 import { JsonText, type PlaybookExecutionResult } from "@pes/contracts";
+import { sendJson, startTestHttpServer } from "@pes/local-services";
 import { createLogger, type Logger } from "@pes/logger";
 import { createMonitorNameMatcher, PlaybookDefinition } from "@pes/playbooks";
 import { QueueUnavailableError, type ExecutionClient, type ExecutionRequest } from "@pes/queue";
@@ -54,24 +54,24 @@ export interface JwksServer {
 /** Starts the JWKS endpoint on 127.0.0.1, on `port` if given (to bring an identity provider back where it was). */
 export async function startJwksServer(keys: JsonWebKey[], port = 0): Promise<JwksServer> {
   const state: { fetches: number; keys: JsonWebKey[]; fault: JwksFault | undefined } = { fetches: 0, keys, fault: undefined };
-  const server: Server = createServer((req, res) => {
-    if (req.url !== "/.well-known/jwks.json") {
-      res.writeHead(404).end();
-      return;
-    }
-    state.fetches += 1;
-    if (state.fault !== undefined) {
-      state.fault(req, res);
-      return;
-    }
-    res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ keys: state.keys }));
-  });
-  server.listen(port, "127.0.0.1");
-  await once(server, "listening");
-  const address = server.address() as AddressInfo;
+  const server = await startTestHttpServer(
+    (request, response) => {
+      if (request.url !== "/.well-known/jwks.json") {
+        response.writeHead(404).end();
+        return;
+      }
+      state.fetches += 1;
+      if (state.fault !== undefined) {
+        state.fault(response.req, response);
+        return;
+      }
+      sendJson(response, 200, { keys: state.keys });
+    },
+    { port },
+  );
   return {
-    url: `http://127.0.0.1:${address.port}/.well-known/jwks.json`,
-    port: address.port,
+    url: `${server.url}/.well-known/jwks.json`,
+    port: server.port,
     get fetches() {
       return state.fetches;
     },
@@ -87,11 +87,7 @@ export async function startJwksServer(keys: JsonWebKey[], port = 0): Promise<Jwk
     set fault(next) {
       state.fault = next;
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
+    close: () => server.close(),
   };
 }
 

@@ -1,11 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Evidence } from "@pes/analysis";
-import { freePort } from "@pes/local-services";
+import { freePort, sendJson, startTestHttpServer, type SeenRequest, type TestHttpServer } from "@pes/local-services";
 import type { ActionRequest } from "../connector.js";
 import { resolveSecrets } from "../data-source-secrets.js";
 import { rendered as renderedAt } from "../testing/rendered-evidence.js";
 import { createHttpClient } from "../undici-http-client.js";
-import { sendJson, startTestServer, type SeenRequest, type TestHttpServer } from "../testing/test-http-server.js";
 import { runHttpAction, valueAt } from "./runtime.js";
 import type { HttpAction, HttpDataSource } from "./schema.js";
 
@@ -48,7 +47,7 @@ describe("runHttpAction", () => {
   });
 
   it("GETs the path with each value as one URL component, sending configured headers", async () => {
-    server = await startTestServer((_request, response) => sendJson(response, 200, { version: "v1.2.3" }));
+    server = await startTestHttpServer((_request, response) => sendJson(response, 200, { version: "v1.2.3" }));
     env.PES_TEST_HTTP_KEY = "key-123456";
     const outcome = await runHttpAction(
       request({ type: "http", url: `${server.url}/api/`, headers: { "x-api-key": { env: "PES_TEST_HTTP_KEY" }, "x-team": "sre" } }, {}),
@@ -63,7 +62,7 @@ describe("runHttpAction", () => {
   });
 
   it("POSTs the body template with values as JSON strings that cannot break its structure", async () => {
-    server = await startTestServer((_request, response) => sendJson(response, 200, { data: { items: [{ state: { ok: true, n: 3 } }] } }));
+    server = await startTestHttpServer((_request, response) => sendJson(response, 200, { data: { items: [{ state: { ok: true, n: 3 } }] } }));
     const hostile = '", "admin": true, "x": "';
     const outcome = await runHttpAction(
       request(
@@ -89,7 +88,7 @@ describe("runHttpAction", () => {
   });
 
   it("keeps long answers whole; their short answer is cut", async () => {
-    server = await startTestServer((_request, response) => sendJson(response, 200, { version: "x".repeat(1000) }));
+    server = await startTestHttpServer((_request, response) => sendJson(response, 200, { version: "x".repeat(1000) }));
     const outcome = await runHttpAction(request({ type: "http", url: server.url }, {}));
     expect(outcome).toMatchObject({ kind: "answer", text: "x".repeat(1000) });
     expect(rendered(outcome).shortAnswer.length).toBe(300);
@@ -98,7 +97,7 @@ describe("runHttpAction", () => {
 
   it("fails on an HTTP error without echoing the body or a header", async () => {
     env.PES_TEST_HTTP_KEY = "key-123456";
-    server = await startTestServer((seen, response) => sendJson(response, 500, { error: "boom", echo: seen.headers }));
+    server = await startTestHttpServer((seen, response) => sendJson(response, 500, { error: "boom", echo: seen.headers }));
     const outcome = await runHttpAction(request({ type: "http", url: server.url, headers: { authorization: { env: "PES_TEST_HTTP_KEY" } } }, {}));
     expect(rendered(outcome)).toMatchObject({ kind: "failed", shortAnswer: "Last deploy: the data source answered HTTP 500 Internal Server Error" });
     expect(outcome.link).toBe(`${server.url}/deploys/check%20out%2F..%2Fx%3Fy%23z`);
@@ -107,7 +106,7 @@ describe("runHttpAction", () => {
 
   it("redacts a secret header that an API echoes into the answer", async () => {
     env.PES_TEST_HTTP_KEY = "key-123456";
-    server = await startTestServer((seen, response) => sendJson(response, 200, { version: `seen ${String(seen.headers["x-api-key"])}` }));
+    server = await startTestHttpServer((seen, response) => sendJson(response, 200, { version: `seen ${String(seen.headers["x-api-key"])}` }));
     const outcome = await runHttpAction(request({ type: "http", url: server.url, headers: { "x-api-key": { env: "PES_TEST_HTTP_KEY" } } }, {}));
     expect(rendered(outcome).shortAnswer).toBe("Last deploy: seen [redacted]");
     expect(JSON.stringify(outcome)).not.toContain("key-123456");
@@ -115,7 +114,7 @@ describe("runHttpAction", () => {
 
   it("redacts a secret header echoed URL-encoded", async () => {
     env.PES_TEST_HTTP_KEY = "key/123 456";
-    server = await startTestServer((seen, response) =>
+    server = await startTestHttpServer((seen, response) =>
       sendJson(response, 200, { version: `seen ${encodeURIComponent(String(seen.headers["x-api-key"]))} and ${new URLSearchParams({ k: String(seen.headers["x-api-key"]) }).toString()}` }),
     );
     const outcome = await runHttpAction(request({ type: "http", url: server.url, headers: { "x-api-key": { env: "PES_TEST_HTTP_KEY" } } }, {}));
@@ -123,7 +122,7 @@ describe("runHttpAction", () => {
   });
 
   it("fails when the answer is not JSON, or lacks the field", async () => {
-    server = await startTestServer((seen, response) => {
+    server = await startTestHttpServer((seen, response) => {
       if (seen.url.startsWith("/deploys/html")) {
         response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
         response.end("<html></html>");
@@ -139,7 +138,7 @@ describe("runHttpAction", () => {
 
   it("refuses an answer too large to hold, instead of buffering it", async () => {
     const chunk = Buffer.alloc(1024 * 1024, "x");
-    server = await startTestServer((_request, response) => {
+    server = await startTestHttpServer((_request, response) => {
       response.writeHead(200, { "content-type": "application/json" });
       // Streams until the client gives up: 33 chunks of 1 MiB would exceed the 32 MiB cap.
       let sent = 0;
@@ -161,7 +160,7 @@ describe("runHttpAction", () => {
   });
 
   it("fails at its deadline when the API does not answer", async () => {
-    server = await startTestServer(() => {
+    server = await startTestHttpServer(() => {
       // held until the deadline
     });
     const outcome = await runHttpAction({ ...request({ type: "http", url: server.url }, {}), signal: AbortSignal.timeout(100) });
@@ -178,7 +177,7 @@ describe("runHttpAction", () => {
   });
 
   it("fails when a secret header's variable is unset, naming only the variable", async () => {
-    server = await startTestServer((_request, response) => sendJson(response, 200, { version: "v1" }));
+    server = await startTestHttpServer((_request, response) => sendJson(response, 200, { version: "v1" }));
     const outcome = await runHttpAction(request({ type: "http", url: server.url, headers: { "x-api-key": { env: "PES_TEST_HTTP_KEY" } } }, {}));
     expect(rendered(outcome)).toMatchObject({
       kind: "failed",
@@ -197,7 +196,7 @@ describe("runHttpAction with change", () => {
 
   const deploy = { kind: "deploy", timeField: "deployedAt", subject: "{{service}}" } as const;
   const answering = async (body: unknown) => {
-    server = await startTestServer((_request, response) => sendJson(response, 200, body));
+    server = await startTestHttpServer((_request, response) => sendJson(response, 200, body));
     return { type: "http", url: server.url } as const;
   };
 
@@ -256,7 +255,7 @@ describe("runHttpAction with hostile attribute values", () => {
   let server: TestHttpServer;
   let dataSource: HttpDataSource;
   beforeAll(async () => {
-    server = await startTestServer((_request, response) => sendJson(response, 200, { version: "v1" }));
+    server = await startTestHttpServer((_request, response) => sendJson(response, 200, { version: "v1" }));
     dataSource = { type: "http", url: `${server.url}/api` };
   });
   afterAll(async () => {

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestHttpServer } from "../testing/test-http-server.js";
+import { startTestHttpServer, type TestHttpServer } from "@pes/local-services";
 
 const CONNECTORS = fileURLToPath(new URL("../../dist/index.js", import.meta.url));
 const ANALYSIS = createRequire(import.meta.url).resolve("@pes/analysis");
@@ -64,7 +64,7 @@ describe("the prometheus connector on an answer near the size cap", () => {
   beforeAll(async () => {
     const answer = largeRangeAnswer(30, 3000);
     size = answer.length;
-    prometheus = await startTestServer((_request, response) => {
+    prometheus = await startTestHttpServer((_request, response) => {
       response.writeHead(200, { "content-type": "application/json", "content-length": answer.length });
       response.end(answer);
     });

@@ -1,11 +1,20 @@
 import type { Evidence } from "@pes/analysis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { freePort, startPrometheus, toOpenMetrics, type LocalPrometheus, type SyntheticSeries } from "@pes/local-services";
+import {
+  freePort,
+  sendJson,
+  startPrometheus,
+  startTestHttpServer,
+  toOpenMetrics,
+  type LocalPrometheus,
+  type SeenRequest,
+  type SyntheticSeries,
+  type TestHttpServer,
+} from "@pes/local-services";
 import type { ActionRequest, TimeWindow } from "../connector.js";
 import { resolveSecrets } from "../data-source-secrets.js";
 import { rendered as renderedAt } from "../testing/rendered-evidence.js";
 import { createHttpClient } from "../undici-http-client.js";
-import { sendJson, startTestServer, type SeenRequest, type TestHttpServer } from "../testing/test-http-server.js";
 import { rangeStepSeconds, runPrometheusAction } from "./runtime.js";
 import type { PrometheusAction, PrometheusDataSource } from "./schema.js";
 
@@ -105,7 +114,7 @@ describe("runPrometheusAction against a real Prometheus", () => {
     // whose absent() answers with the labels of the selector's equality matchers as it parsed them.
     let recorder: TestHttpServer;
     beforeAll(async () => {
-      recorder = await startTestServer((_request, response) => sendJson(response, 200, { status: "success", data: { resultType: "vector", result: [] } }));
+      recorder = await startTestHttpServer((_request, response) => sendJson(response, 200, { status: "success", data: { resultType: "vector", result: [] } }));
     });
     afterAll(async () => {
       await recorder?.close();
@@ -164,7 +173,7 @@ describe("runPrometheusAction on the wire", () => {
   const emptyMatrix = { status: "success", data: { resultType: "matrix", result: [] } };
 
   it("POSTs a form with the window and a step, with bearer auth", async () => {
-    server = await startTestServer((_request, response) => sendJson(response, 200, emptyMatrix));
+    server = await startTestHttpServer((_request, response) => sendJson(response, 200, emptyMatrix));
     env.PES_TEST_PROM_TOKEN = "s3cret-token";
     const outcome = await runPrometheusAction(
       request({ type: "prometheus", url: `${server.url}/`, auth: { bearerToken: { env: "PES_TEST_PROM_TOKEN" } } }, "up{service={{service}}}"),
@@ -183,7 +192,7 @@ describe("runPrometheusAction on the wire", () => {
   });
 
   it("sends basic auth and asks an instant query at the issue time", async () => {
-    server = await startTestServer((_request, response) => sendJson(response, 200, { status: "success", data: { resultType: "vector", result: [] } }));
+    server = await startTestHttpServer((_request, response) => sendJson(response, 200, { status: "success", data: { resultType: "vector", result: [] } }));
     env.PES_TEST_PROM_TOKEN = "pa:ss";
     const outcome = await runPrometheusAction({
       ...request({ type: "prometheus", url: server.url, auth: { basic: { username: "reader", password: { env: "PES_TEST_PROM_TOKEN" } } } }, "up"),
@@ -201,14 +210,14 @@ describe("runPrometheusAction on the wire", () => {
     ["a scalar", { resultType: "scalar", result: [1, "0.25"] }, "p99 latency 250 ms"],
     ["a string", { resultType: "string", result: [1, "ok"] }, "p99 latency: ok"],
   ])("answers %s as it is", async (_case, data, expected) => {
-    server = await startTestServer((_request, response) => sendJson(response, 200, { status: "success", data }));
+    server = await startTestHttpServer((_request, response) => sendJson(response, 200, { status: "success", data }));
     const outcome = await runPrometheusAction({ ...request({ type: "prometheus", url: server.url }, "up"), spec: { query: "up", range: false, unit: "s" } });
     expect(rendered(outcome).shortAnswer).toBe(expected);
     expect(outcome.link).toMatch(/\/graph\?g0\.expr=up&/);
   });
 
   it("fails without a request when the token's variable is unset, naming the variable only", async () => {
-    server = await startTestServer((_request, response) => sendJson(response, 200, emptyMatrix));
+    server = await startTestHttpServer((_request, response) => sendJson(response, 200, emptyMatrix));
     const outcome = await runPrometheusAction(request({ type: "prometheus", url: server.url, auth: { bearerToken: { env: "PES_TEST_PROM_TOKEN" } } }, "up"));
     expect(rendered(outcome)).toMatchObject({
       kind: "failed",
@@ -225,7 +234,7 @@ describe("runPrometheusAction on the wire", () => {
     ["a sample whose value is not a string", 200, "application/json", JSON.stringify({ status: "success", data: { resultType: "matrix", result: [{ metric: {}, values: [[1700000000, "1"], [1700000015, 2]] }] } }), "p99 latency: Prometheus answered in a shape this connector does not know"],
     ["a vector sample without its time", 200, "application/json", JSON.stringify({ status: "success", data: { resultType: "vector", result: [{ metric: {}, value: ["1"] }] } }), "p99 latency: Prometheus answered in a shape this connector does not know"],
   ])("fails on %s, in plain words and with the link", async (_case, status, contentType, body, expected) => {
-    server = await startTestServer((_request, response) => {
+    server = await startTestHttpServer((_request, response) => {
       response.writeHead(status, { "content-type": contentType });
       response.end(body);
     });
@@ -237,7 +246,7 @@ describe("runPrometheusAction on the wire", () => {
   });
 
   it("fails with 'timed out' when the deadline passes before Prometheus answers", async () => {
-    server = await startTestServer(() => {
+    server = await startTestHttpServer(() => {
       // never answers: the action's deadline must end it
     });
     const outcome = await runPrometheusAction(request({ type: "prometheus", url: server.url }, "up", { signal: AbortSignal.timeout(100) }));
@@ -262,7 +271,7 @@ describe("runPrometheusAction redacts the data source's secrets", () => {
 
   /** A Prometheus-compatible endpoint that quotes the request's headers in its error text. */
   async function echoingEndpoint(error: (seen: SeenRequest) => string): Promise<TestHttpServer> {
-    return startTestServer((seen, response) => sendJson(response, 400, { status: "error", errorType: "bad_data", error: error(seen) }));
+    return startTestHttpServer((seen, response) => sendJson(response, 400, { status: "error", errorType: "bad_data", error: error(seen) }));
   }
 
   it("redacts a bearer token quoted in an error", async () => {
@@ -305,7 +314,7 @@ describe("runPrometheusAction redacts the data source's secrets", () => {
 
   it("redacts a token that comes back in the data, e.g. as a label value", async () => {
     env.PES_TEST_PROM_TOKEN = "s3cret-token";
-    server = await startTestServer((seen, response) =>
+    server = await startTestHttpServer((seen, response) =>
       sendJson(response, 200, {
         status: "success",
         data: { resultType: "vector", result: [{ metric: { header: String(seen.headers.authorization) }, value: [1700000000, "1"] }, { metric: { header: "other" }, value: [1700000000, "0.5"] }] },
