@@ -1,37 +1,9 @@
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import type { Catalog } from "./catalog.js";
 import { checkSecrets } from "./check-secrets.js";
-import { createMonitorNameMatcher } from "@pes/playbooks";
-import type { DataSource } from "@pes/connectors/schemas";
+import { loadConfig } from "./load-config.js";
 
-function catalogWith(dataSources: Record<string, DataSource>): Catalog {
-  return {
-    organizations: new Map([
-      [
-        "acme",
-        {
-          id: "acme",
-          clientIds: new Set(["cli"]),
-          dataSources: new Map(Object.entries(dataSources)),
-          playbooks: new Map(),
-          playbookList: [],
-          matcher: createMonitorNameMatcher([]),
-        },
-      ],
-    ]),
-  };
-}
-
-const catalog = catalogWith({
-  prom: { type: "prometheus", url: "https://prom.example", auth: { bearerToken: { env: "PROM_TOKEN" } } },
-  mimir: { type: "prometheus", url: "https://mimir.example", auth: { basic: { username: "u", password: { env: "MIMIR_PASSWORD" } } } },
-  deploys: {
-    type: "http",
-    url: "https://deploys.example",
-    headers: { Authorization: { env: "DEPLOYS_TOKEN" }, "X-Team": "sre" },
-  },
-  open: { type: "prometheus", url: "http://127.0.0.1:9090" },
-});
+const catalog = await loadConfig(fileURLToPath(new URL("./testing/config", import.meta.url)));
 
 describe("checkSecrets", () => {
   it("lists every secret reference whose variable is unset or empty, naming org, data source and variable", () => {

@@ -1,11 +1,11 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import type { ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setImmediate as turn } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Evidence } from "@pes/analysis";
-import { resolveCatalogSecrets, type Catalog, type OrganizationCatalog } from "@pes/config";
+import { loadConfig, resolveCatalogSecrets, type Catalog } from "@pes/config";
 import { runAction, type AnyActionRequest, type DataSource } from "@pes/connectors";
 import type { ExecutionJob } from "@pes/contracts";
 import {
@@ -17,7 +17,6 @@ import {
   type SeenRequest,
 } from "@pes/local-services";
 import { createLogger } from "@pes/logger";
-import { PlaybookDefinition } from "@pes/playbooks";
 import { createEngine, type EngineDeps } from "./engine.js";
 
 const INCIDENT = new Date("2026-11-20T14:05:00Z");
@@ -62,17 +61,23 @@ async function startApi(): Promise<TestApi> {
   return api;
 }
 
-function catalogOf(dataSources: Record<string, DataSource>, playbooks: unknown[]): Catalog {
-  const parsed = playbooks.map((playbook) => PlaybookDefinition.parse(playbook));
-  const org: OrganizationCatalog = {
-    id: "acme",
-    clientIds: new Set(["client-1"]),
-    dataSources: new Map(Object.entries(dataSources)),
-    playbooks: new Map(parsed.map((playbook) => [playbook.name, playbook])),
-    playbookList: parsed.map(({ name, monitorNames }) => ({ name, monitorNames })),
-    matcher: { match: () => undefined },
-  };
-  return { organizations: new Map([[org.id, org]]) };
+/**
+ * Organization acme with these data sources and playbooks, loaded as the worker loads CONFIG_DIR: the
+ * files go to a temporary directory as JSON, which is YAML too.
+ */
+async function loadCatalog(dataSources: Record<string, DataSource>, playbooks: object[]): Promise<Catalog> {
+  const dir = await mkdtemp(join(tmpdir(), "pes-engine-config-"));
+  try {
+    await mkdir(join(dir, "organizations"));
+    await mkdir(join(dir, "playbooks", "acme"), { recursive: true });
+    await writeFile(join(dir, "organizations", "acme.yaml"), JSON.stringify({ id: "acme", clientIds: ["client-1"], dataSources }));
+    for (const [index, playbook] of playbooks.entries()) {
+      await writeFile(join(dir, "playbooks", "acme", `playbook-${index}.yaml`), JSON.stringify(playbook));
+    }
+    return await loadConfig(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 function job(bookName: string, attributes: Record<string, string> = { service: "checkout" }): ExecutionJob {
@@ -88,6 +93,14 @@ function job(bookName: string, attributes: Record<string, string> = { service: "
   };
 }
 
+/** `checked`'s playbooks of acme with `current`'s data sources of acme. */
+function withDataSourcesOf(checked: Catalog, current: Catalog): Catalog {
+  const playbooks = checked.organizations.get("acme");
+  const dataSources = current.organizations.get("acme")?.dataSources;
+  if (playbooks === undefined || dataSources === undefined) throw new Error("both catalogs must hold acme");
+  return { organizations: new Map([["acme", { ...playbooks, dataSources }]]) };
+}
+
 function engineWith(catalog: Catalog, overrides: Partial<EngineDeps> = {}) {
   return createEngine({ catalog, secrets: new Map(), logger, actionTimeoutMs: 10_000, maxConcurrentActions: 8, now: NOW, ...overrides });
 }
@@ -100,7 +113,7 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
   beforeAll(async () => {
     prometheus = await startPrometheus({ openMetrics: demoIncidentOpenMetrics({ incidentAt: INCIDENT }) });
     api = await startApi();
-    catalog = catalogOf(
+    catalog = await loadCatalog(
       { metrics: { type: "prometheus", url: prometheus.url }, deploys: { type: "http", url: api.url } },
       [
         {
@@ -242,24 +255,30 @@ describe("engine with misbehaving actions", () => {
     await api?.close();
   });
 
-  const httpAction = (title: string, path: string) => ({ title, dataSource: "api", http: { path, answerField: "answer" } });
+  const httpAction = (title: string, path: string, dataSource = "api") => ({ title, dataSource, http: { path, answerField: "answer" } });
 
-  function catalogFor(actions: unknown[], extra: Record<string, DataSource> = {}): Catalog {
-    return catalogOf({ api: { type: "http", url: api.url }, ...extra }, [{ name: "Book", gadgets: [{ title: "Checks", actions }] }]);
+  /** Playbook "Book" with these actions (and `fields`), over data source "api" (and `extra`). */
+  function catalogFor(actions: unknown[], extra: Record<string, DataSource> = {}, fields: object = {}): Promise<Catalog> {
+    return loadCatalog({ api: { type: "http", url: api.url }, ...extra }, [{ name: "Book", gadgets: [{ title: "Checks", actions }], ...fields }]);
   }
 
   it("keeps a failing action, a throwing one and a mismatched data source as findings", async () => {
     api.route = (request, response) =>
       request.url === "/broken" ? sendJson(response, 500, { answer: "no" }) : sendJson(response, 200, { answer: `ok ${request.url ?? ""}` });
-    const catalog = catalogFor(
+    // Configuration drift, which loadConfig refuses: the playbook was checked while "api" was a Prometheus
+    // data source and "nowhere" existed; since then "api" became an HTTP API and "nowhere" went away.
+    const checked = await catalogFor(
       [
-        httpAction("good", "/good"),
-        httpAction("broken", "/broken"),
-        httpAction("throws", "/throws"),
+        httpAction("good", "/good", "web"),
+        httpAction("broken", "/broken", "web"),
+        httpAction("throws", "/throws", "web"),
         { title: "wrong type", dataSource: "api", prometheus: { query: "up" } },
         { title: "missing source", dataSource: "nowhere", prometheus: { query: "up" } },
       ],
+      { web: { type: "http", url: api.url }, api: { type: "prometheus", url: api.url }, nowhere: { type: "prometheus", url: api.url } },
     );
+    const current = await loadCatalog({ web: { type: "http", url: api.url }, api: { type: "http", url: api.url } }, []);
+    const catalog = withDataSourcesOf(checked, current);
     const throwing = (request: AnyActionRequest): Promise<Evidence> =>
       request.title === "throws" ? Promise.reject(new Error("connector bug")) : runAction(request);
     const result = await engineWith(catalog, { runAction: throwing }).execute(job("Book"));
@@ -277,7 +296,7 @@ describe("engine with misbehaving actions", () => {
   });
 
   it("ends an action that ignores its signal at the deadline", async () => {
-    const catalog = catalogFor([httpAction("stuck", "/stuck"), httpAction("fine", "/fine")]);
+    const catalog = await catalogFor([httpAction("stuck", "/stuck"), httpAction("fine", "/fine")]);
     const ignoresSignal = (request: AnyActionRequest): Promise<Evidence> =>
       request.title === "stuck" ? new Promise<Evidence>(() => undefined) : Promise.resolve({ kind: "answer", action: "fine", text: "yes" });
     const result = await engineWith(catalog, { runAction: ignoresSignal, actionTimeoutMs: 200 }).execute(job("Book"));
@@ -285,7 +304,7 @@ describe("engine with misbehaving actions", () => {
   });
 
   it("marks actions cancelled when the execution's signal aborts", async () => {
-    const catalog = catalogFor([httpAction("held", "/held")]);
+    const catalog = await catalogFor([httpAction("held", "/held")]);
     const controller = new AbortController();
     api.route = () => undefined;
     api.onArrival = () => controller.abort();
@@ -295,7 +314,7 @@ describe("engine with misbehaving actions", () => {
 
   it("runs at most maxConcurrentActions at once, in playbook order", async () => {
     const titles = ["a", "b", "c", "d", "e", "f"];
-    const catalog = catalogFor(titles.map((title) => httpAction(title, `/${title}`)));
+    const catalog = await catalogFor(titles.map((title) => httpAction(title, `/${title}`)));
     const started: string[] = [];
     const finish = new Map<string, () => void>();
     let running = 0;
@@ -327,7 +346,7 @@ describe("engine with misbehaving actions", () => {
 
   it("keeps the bound on a real server counting requests in flight", async () => {
     const titles = ["a", "b", "c", "d", "e", "f", "g", "h"];
-    const catalog = catalogFor(titles.map((title) => httpAction(title, `/${title}`)));
+    const catalog = await catalogFor(titles.map((title) => httpAction(title, `/${title}`)));
     api.maxInFlight = 0;
     // Each request is held until three are in flight or none can follow; then the oldest is answered.
     let answered = 0;
@@ -345,7 +364,7 @@ describe("engine with misbehaving actions", () => {
   });
 
   it("hands each data source the secrets resolved at start, not the process environment", async () => {
-    const catalog = catalogFor([httpAction("keyed", "/keyed")], {
+    const catalog = await catalogFor([httpAction("keyed", "/keyed")], {
       api: { type: "http", url: api.url, headers: { "x-api-key": { env: "PES_ENGINE_TEST_KEY" } } },
     });
     const seen: Array<string | string[] | undefined> = [];
@@ -367,7 +386,7 @@ describe("engine with misbehaving actions", () => {
     const dir = await mkdtemp(join(tmpdir(), "pes-engine-tls-"));
     try {
       await writeFile(join(dir, "ca.pem"), "-----BEGIN CERTIFICATE-----\nnot a certificate\n-----END CERTIFICATE-----\n");
-      const catalog = catalogFor([httpAction("a", "/a")], { api: { type: "http", url: api.url, tls: { ca: { file: join(dir, "ca.pem") }, insecureSkipVerify: false } } });
+      const catalog = await catalogFor([httpAction("a", "/a")], { api: { type: "http", url: api.url, tls: { ca: { file: join(dir, "ca.pem") }, insecureSkipVerify: false } } });
       const { secrets, missing } = resolveCatalogSecrets(catalog, { env: {} });
       expect(missing).toEqual([]);
       expect(() => engineWith(catalog, { secrets })).toThrow(/^organization acme, data source api: unusable tls settings: /);
@@ -377,13 +396,13 @@ describe("engine with misbehaving actions", () => {
   });
 
   it("answers an unknown playbook or organization with an error", async () => {
-    const engine = engineWith(catalogFor([httpAction("a", "/a")]));
+    const engine = engineWith(await catalogFor([httpAction("a", "/a")]));
     await expect(engine.execute(job("Nope"))).resolves.toEqual({ error: 'Unknown playbook "Nope" for this organization' });
     await expect(engine.execute({ ...job("Book"), orgId: "other" })).resolves.toEqual({ error: 'Unknown playbook "Book" for this organization' });
   });
 
   it("skips an action whose attributes are missing and says so", async () => {
-    const catalog = catalogFor([httpAction("Pods of {{pod}}", "/pods/{{pod}}"), httpAction("fine", "/fine")]);
+    const catalog = await catalogFor([httpAction("Pods of {{pod}}", "/pods/{{pod}}"), httpAction("fine", "/fine")], {}, { optionalAttributes: ["pod"] });
     api.route = (_request, response) => sendJson(response, 200, { answer: "yes" });
     const result = await engineWith(catalog).execute(job("Book", {}));
     expect(result.actionResults?.[0]).toEqual({ title: "Pods of {{pod}}", shortAnswer: "Pods of {{pod}}: not run, the issue has no attribute pod" });

@@ -1,17 +1,17 @@
 /**
  * Test support for the API's tests (not built into dist): a real JWKS server on 127.0.0.1, token
- * signing, a hand-built catalog, and in-process doubles of the execution client (a dependency of the
- * app, not the module under test; the real queue is exercised end to end by test/).
+ * signing, the catalog of testing/config, and in-process doubles of the execution client (a dependency
+ * of the app, not the module under test; the real queue is exercised end to end by test/).
  */
 import { EventEmitter, once } from "node:events";
 import { createHmac, generateKeyPairSync, type JsonWebKey, type KeyObject } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Writable } from "node:stream";
-import type { Catalog, OrganizationCatalog } from "@pes/config";
+import { fileURLToPath } from "node:url";
+import { loadConfig, type Catalog } from "@pes/config";
 import { JsonText, type PlaybookExecutionResult } from "@pes/contracts";
 import { sendJson, startTestHttpServer } from "@pes/local-services";
 import { createLogger, type Logger } from "@pes/logger";
-import { createMonitorNameMatcher, PlaybookDefinition } from "@pes/playbooks";
 import { QueueUnavailableError, type ExecutionClient, type ExecutionRequest } from "@pes/queue";
 import jwt from "jsonwebtoken";
 import { createApp, type AppDeps } from "../app.js";
@@ -129,48 +129,15 @@ export function hmac(secret: string | Buffer, input: string): string {
 
 export const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-const latency = PlaybookDefinition.parse({
-  name: "checkout-latency",
-  monitorNames: ["High latency on {{service}} in {{env}}"],
-  requiredAttributes: ["service"],
-  gadgets: [
-    {
-      title: "Latency",
-      actions: [{ title: "p99", dataSource: "prom", prometheus: { query: "histogram_quantile(0.99, rate(x{service={{service}}}[5m]))" } }],
-    },
-  ],
-});
+/**
+ * testing/config, loaded as production loads CONFIG_DIR: acme (clients acme-ci, acme-bot; two
+ * playbooks), globex (globex-ci), initech (API not enabled).
+ */
+const catalog = await loadConfig(fileURLToPath(new URL("./config", import.meta.url)));
 
-const disk = PlaybookDefinition.parse({
-  name: "disk-full",
-  monitorNames: ["Disk full on {{host}}"],
-  gadgets: [{ title: "Disk", actions: [{ title: "usage", dataSource: "prom", prometheus: { query: "node_filesystem_avail_bytes" } }] }],
-});
-
-function organization(id: string, clientIds: string[], playbooks: PlaybookDefinition[]): OrganizationCatalog {
-  return {
-    id,
-    clientIds: new Set(clientIds),
-    dataSources: new Map(),
-    playbooks: new Map(playbooks.map((playbook) => [playbook.name, playbook])),
-    playbookList: playbooks.map((playbook) => ({
-      name: playbook.name,
-      monitorNames: playbook.monitorNames,
-      ...(playbook.requiredAttributes === undefined ? {} : { requiredAttributes: playbook.requiredAttributes }),
-    })),
-    matcher: createMonitorNameMatcher(playbooks),
-  };
-}
-
-/** acme (clients acme-ci, acme-bot; two playbooks), globex (globex-ci), initech (API not enabled). */
+/** The test organizations' catalog (immutable, so shared). */
 export function testCatalog(): Catalog {
-  return {
-    organizations: new Map([
-      ["acme", organization("acme", ["acme-ci", "acme-bot"], [latency, disk])],
-      ["globex", organization("globex", ["globex-ci"], [disk])],
-      ["initech", organization("initech", [], [disk])],
-    ]),
-  };
+  return catalog;
 }
 
 export const CANNED_RESULT: PlaybookExecutionResult = {
