@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError, createClient } from "@pes/client";
 import { PlaybookExecutionResult, PlaybookList } from "@pes/contracts";
 import { freePort } from "@pes/local-services";
-import { startHoldingPrometheus, type HoldingPrometheus } from "../support/holding-prometheus.js";
+import type { TestHttpServer } from "@pes/local-services";
+import { startHoldingPrometheus } from "../support/holding-prometheus.js";
 import { repoRoot } from "../support/processes.js";
 import { exampleConfig, startStack, type Stack } from "../support/stack.js";
 
@@ -18,7 +19,7 @@ import { exampleConfig, startStack, type Stack } from "../support/stack.js";
 
 const time = "2026-11-21T13:43:00Z";
 
-let prometheus: HoldingPrometheus;
+let prometheus: TestHttpServer;
 let config: Awaited<ReturnType<typeof exampleConfig>>;
 let stack: Stack;
 let dir: string;
@@ -91,7 +92,7 @@ describe("the typed client against a running API", () => {
   it("waits out a 429 for the Retry-After the API gives, then runs", async () => {
     // Three executions held at Prometheus fill the API's admission limit (MAX_IN_FLIGHT=3).
     prometheus.hold();
-    const seen = prometheus.requests();
+    const seen = prometheus.requests.length;
     const inputList = ["web-1", "web-2", "web-3"].map((host) => ({ bookName: "node-cpu", attributes: { host }, time }));
     const filling = client().runBatch({ inputList });
     await prometheus.waitForRequests(seen + 3);
