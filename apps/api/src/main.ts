@@ -5,6 +5,7 @@ import { ConfigError, loadConfig, type Catalog } from "@pes/config";
 import { devJwks, loadOrCreateDevKey } from "@pes/dev-issuer";
 import { createLogger, type Logger } from "@pes/logger";
 import { createExecutionClient, QueueUnavailableError, type ExecutionClient } from "@pes/queue";
+import { startTracing, TracingConfigError } from "@pes/tracing";
 import { createApp } from "./app.js";
 import { createTokenVerifier } from "./auth/token-verifier.js";
 import { EnvError, parseEnv, type ApiEnv } from "./env.js";
@@ -14,6 +15,14 @@ import { EnvError, parseEnv, type ApiEnv } from "./env.js";
  * (after the readiness drain) and SIGINT.
  */
 async function main(): Promise<void> {
+  // Before anything serves or sends (see @pes/tracing); nothing of the SDK loads unless OTEL_* asks for it.
+  try {
+    await startTracing("pes-api");
+  } catch (error) {
+    if (!(error instanceof TracingConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
   let env: ApiEnv;
   try {
     env = parseEnv();

@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { trace } from "@opentelemetry/api";
+import { SpanAttributes } from "@pes/tracing";
 
 const acceptable = /^[A-Za-z0-9._-]{1,128}$/;
 const ids = new WeakMap<IncomingMessage, string>();
@@ -13,6 +15,8 @@ export function assignRequestId(req: IncomingMessage, res: ServerResponse): stri
   const id = typeof incoming === "string" && acceptable.test(incoming) ? incoming : randomUUID();
   ids.set(req, id);
   res.setHeader("X-Request-Id", id);
+  // On the request's server span when tracing is on (the HTTP instrumentation's); a no-op otherwise.
+  trace.getActiveSpan()?.setAttribute(SpanAttributes.requestId, id);
   return id;
 }
 

@@ -2,6 +2,7 @@ import { ConfigError, loadConfig, resolveCatalogSecrets, type Catalog } from "@p
 import { createEngine } from "@pes/engine";
 import { createLogger } from "@pes/logger";
 import { createJobWorker, RedisRefusedError } from "@pes/queue";
+import { startTracing, TracingConfigError } from "@pes/tracing";
 import { EnvError, parseWorkerEnv, type WorkerEnv } from "./env.js";
 import { createJobCatalog } from "./job-catalog.js";
 
@@ -30,6 +31,13 @@ async function readConfig(dir: string): Promise<Catalog> {
 }
 
 async function main(): Promise<void> {
+  // Before any job runs (see @pes/tracing); nothing of the SDK loads unless OTEL_* asks for it.
+  try {
+    await startTracing("pes-worker");
+  } catch (error) {
+    if (error instanceof TracingConfigError) stop(error.message);
+    throw error;
+  }
   const env = readEnv();
   const logger = createLogger({ name: "worker", level: env.logLevel });
   const catalog = await readConfig(env.configDir);

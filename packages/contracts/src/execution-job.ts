@@ -41,5 +41,10 @@ export const ExecutionJob = WaitingCaller.extend({
   messageLink: z.string().optional(),
   liveRun: z.boolean(),
   channelId: z.string().optional(),
+  /**
+   * The W3C trace context of the API's enqueue span, when tracing is on: the worker's spans join the
+   * request's trace. Optional: a worker that predates it drops it like any unknown field.
+   */
+  traceparent: z.string().optional(),
 });
 export type ExecutionJob = z.infer<typeof ExecutionJob>;

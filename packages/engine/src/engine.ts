@@ -1,3 +1,4 @@
+import { context } from "@opentelemetry/api";
 import {
   actionResultOf,
   formatDuration,
@@ -27,6 +28,7 @@ import type { ActionResult, ExecutionJob, GadgetHighlights, PlaybookExecutionRes
 import type { Logger } from "@pes/logger";
 import { renderArgs, renderMitigations, type ActionDefinition } from "@pes/playbooks";
 import { asText, fillTemplate, MissingAttributesError } from "@pes/templates";
+import { inActionSpan } from "./action-span.js";
 import { createConcurrencyLimit } from "./concurrency-limit.js";
 import { issueWindow } from "./time-window.js";
 
@@ -172,8 +174,13 @@ export function createEngine(deps: EngineDeps): Engine {
       }));
       // An abort of `signal` drains the queue quickly: running actions end at once (their signals include
       // it, and the race in runOne ends those that ignore it) and queued ones return without starting.
+      // Each action's span is a child of the job's, whichever action's turn ends its wait in the limit.
+      const parent = context.active();
       const findings: Finding[] = await Promise.all(
-        planned.map(async (action) => ({ gadget: action.gadgetTitle, evidence: await limit.run(() => runOne(action, attributes, window, signal)) })),
+        planned.map(async (action) => ({
+          gadget: action.gadgetTitle,
+          evidence: await limit.run(() => inActionSpan(parent, actionSpanOf(action, job.requestId), () => runOne(action, attributes, window, signal))),
+        })),
       );
 
       // Evidence in, words out: the analysis ranks the findings and renders every text from them.
@@ -217,6 +224,12 @@ export function createEngine(deps: EngineDeps): Engine {
       };
     },
   };
+}
+
+/** What an action's span says of it: its connector and data source by name, never its title or query. */
+function actionSpanOf(planned: PlannedAction, requestId: string): { connectorType: string; dataSource: string; requestId: string } {
+  const { prepared, definition } = planned;
+  return { connectorType: typeof prepared === "string" ? "unavailable" : prepared.type, dataSource: definition.dataSource, requestId };
 }
 
 /**

@@ -4,6 +4,7 @@ import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { EXECUTE_JOB, jobToAdd } from "./job-declarations.js";
+import { startEnqueueSpan, type EnqueueSpan } from "./job-trace-context.js";
 import { replyChannel, resultKey } from "./queue-names.js";
 import {
   CONNECT_TIMEOUT_MS,
@@ -15,7 +16,7 @@ import {
 } from "./redis-connections.js";
 
 /** What the API enqueues; the client adds the wire version, where to reply and until when anybody waits. */
-export type ExecutionRequest = Omit<ExecutionJob, "v" | "replyTo" | "deadline">;
+export type ExecutionRequest = Omit<ExecutionJob, "v" | "replyTo" | "deadline" | "traceparent">;
 
 /** The API side of the queue: enqueue executions and wait for their replies. */
 export interface ExecutionClient {
@@ -239,8 +240,10 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     }
   }
 
-  function toJob(request: ExecutionRequest, timeoutMs: number): ExecutionJob {
-    return { v: WIRE_VERSION, ...request, replyTo: instanceId, deadline: Date.now() + Math.ceil(timeoutMs) };
+  function toJob(request: ExecutionRequest, timeoutMs: number, traceparent: string | undefined): ExecutionJob {
+    const job: ExecutionJob = { v: WIRE_VERSION, ...request, replyTo: instanceId, deadline: Date.now() + Math.ceil(timeoutMs) };
+    if (traceparent !== undefined) job.traceparent = traceparent;
+    return job;
   }
 
   async function executeMany(
@@ -251,9 +254,13 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     const target = assertCanEnqueue();
     if (requests.length === 0) return [];
     // Each with the options its declaration states (attempts, retention).
+    const spans: EnqueueSpan[] = [];
     const jobs = requests.map((request) => {
       const jobId = randomUUID();
-      return { jobId, ...jobToAdd(EXECUTE_JOB, toJob(request, timeoutMs), jobId) };
+      // A producer span per job (a child of the HTTP request's): the job carries its trace context.
+      const span = startEnqueueSpan(EXECUTE_JOB.queue, jobId, request.requestId);
+      spans.push(span);
+      return { jobId, ...jobToAdd(EXECUTE_JOB, toJob(request, timeoutMs, span.traceparent), jobId) };
     });
     const jobIds = jobs.map(({ jobId }) => jobId);
     const results = jobIds.map((jobId) => waitFor(jobId, timeoutMs));
@@ -266,7 +273,9 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
       } else {
         await target.queue.addBulk(jobs);
       }
+      for (const span of spans) span.end();
     } catch (error) {
+      for (const span of spans) span.end(error);
       // Closed mid-enqueue: the waiters already hold "Service is shutting down".
       if (closed) return Promise.all(results);
       forget(jobIds);

@@ -4,6 +4,7 @@ import { UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
 import type { Redis, Result } from "ioredis";
 import type { Logger } from "pino";
 import type { CatalogEntry, JobCatalog } from "./job-catalog.js";
+import { inJobSpan } from "./job-trace-context.js";
 import { replyChannel, resultKey } from "./queue-names.js";
 import {
   closeConnection,
@@ -224,7 +225,8 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
     const worker = new Worker<unknown, void>(
       queue,
       // Two parameters: BullMQ creates no AbortController of its own (runJob makes one per job).
-      (job, token) => runJob(entries.get(job.name), job, token),
+      // In the job's consumer span, a child of the enqueuing request's span when the job carries its context.
+      (job, token) => inJobSpan(queue, job, () => runJob(entries.get(job.name), job, token)),
       {
         connection,
         prefix,
