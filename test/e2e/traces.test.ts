@@ -2,7 +2,8 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
-import { startHoldingPrometheus, type HoldingPrometheus } from "../support/holding-prometheus.js";
+import type { TestHttpServer } from "@pes/local-services";
+import { startHoldingPrometheus } from "../support/holding-prometheus.js";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../support/otlp-receiver.js";
 import { exampleConfig, startStack, type Stack } from "../support/stack.js";
 
@@ -20,7 +21,7 @@ const secret = "prom-token-secret-9b7c";
 const requestId = "trace-e2e-request-1";
 
 let receiver: OtlpReceiver;
-let prometheus: HoldingPrometheus;
+let prometheus: TestHttpServer;
 let config: Awaited<ReturnType<typeof exampleConfig>>;
 let stack: Stack;
 
@@ -63,7 +64,7 @@ describe("tracing with OTEL_* set: one trace per execution, API → queue → wo
     });
     expect(response.status).toBe(200);
     expect(await response.json()).not.toHaveProperty("error");
-    const actions = prometheus.requests();
+    const actions = prometheus.requests.length;
     expect(actions).toBeGreaterThan(0);
 
     // Each process exports its spans as they end, in batches: wait for the last of each kind.
