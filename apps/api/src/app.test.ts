@@ -118,6 +118,20 @@ describe("GET /openapi.json", () => {
       maxItems: 5,
     });
     expect(document.components.schemas.PlaybookExecutionInput.additionalProperties).toBe(false);
+    expect(Object.keys(document.components.schemas).sort()).toEqual([
+      "ActionResult",
+      "ActionableMitigation",
+      "BatchExecutionInput",
+      "BatchExecutionResult",
+      "ErrorResponse",
+      "GadgetHighlights",
+      "Playbook",
+      "PlaybookExecutionInput",
+      "PlaybookExecutionResult",
+      "PlaybookList",
+      "ValidationError",
+      "ValidationIssue",
+    ]);
   });
 });
 

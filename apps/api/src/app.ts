@@ -51,7 +51,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(accessLog(deps.logger));
 
   // Executions first: Express tries routes in order, and they are nearly all of the traffic.
-  const routes: Route[] = [
+  const apiRoutes: Route[] = [
     ...executionRoutes({
       executionClient: deps.executionClient,
       admission: new Admission(deps.limits.maxInFlight),
@@ -61,9 +61,10 @@ export function createApp(deps: AppDeps): Express {
       now: deps.now ?? (() => new Date()),
     }),
     ...healthRoutes({ executionClient: deps.executionClient, isShuttingDown: deps.isShuttingDown ?? (() => false) }),
-    ...documentRoutes({ openApiDocument: buildOpenApiDocument({ batchMaxItems: deps.limits.batchMaxItems }), devJwks: deps.devJwks }),
     ...playbookRoutes(),
   ];
+  const openApiDocument = buildOpenApiDocument(apiRoutes, { batchMaxItems: deps.limits.batchMaxItems });
+  const routes = [...apiRoutes, ...documentRoutes({ openApiDocument, devJwks: deps.devJwks })];
   const runtime = { catalog: deps.catalog, verifier: deps.tokenVerifier, bodyLimit: deps.limits.bodyLimit };
   for (const route of routes) app[route.method](route.path, route.toHandler(runtime));
 

@@ -1,121 +1,113 @@
-import {
-  ActionableMitigation,
-  ActionResult,
-  BatchExecutionInput,
-  BatchExecutionResult,
-  ErrorResponse,
-  GadgetHighlights,
-  Playbook,
-  PlaybookExecutionInput,
-  PlaybookExecutionResult,
-  PlaybookList,
-  ValidationError,
-  ValidationIssue,
-} from "@pes/contracts";
+import { BatchExecutionInput, PlaybookExecutionInput } from "@pes/contracts";
 import { z } from "zod";
-
-/** The contract schemas published as components, each under its `.meta({ id })`. */
-const COMPONENT_SCHEMAS: readonly z.ZodType[] = [
-  ErrorResponse,
-  ValidationIssue,
-  ValidationError,
-  PlaybookExecutionInput,
-  BatchExecutionInput,
-  PlaybookExecutionResult,
-  BatchExecutionResult,
-  GadgetHighlights,
-  ActionableMitigation,
-  ActionResult,
-  Playbook,
-  PlaybookList,
-];
+import { RequestIdHeader } from "./request-id.js";
+import type { Responses } from "./routes/responses.js";
+import type { DocumentedOperation, Route } from "./routes/route.js";
 
 type JsonObject = Record<string, unknown>;
 
-const ref = (id: string): JsonObject => ({ $ref: `#/components/schemas/${id}` });
+const COMPONENTS = "#/components/schemas/";
+const ref = (id: string): JsonObject => ({ $ref: `${COMPONENTS}${id}` });
 
-const errorResponses: Record<string, string> = {
-  "401": "Missing, malformed, expired or otherwise invalid bearer token.",
-  "403": "Client ID is not configured for the organization (the API is not enabled for it, or not for this client).",
-  "413": "Request body larger than the configured limit.",
-  "415": "Content-Type is not application/json.",
-  "429": "Too many executions in flight on this instance; retry after the Retry-After seconds.",
-  "500": "Internal server error; details are only in the service's logs.",
-  "503": "A dependency (the job queue or the identity provider's keys) cannot be reached.",
-};
+const conversion = { io: "input", unrepresentable: "any" } as const;
 
-function jsonContent(schema: JsonObject): JsonObject {
-  return { content: { "application/json": { schema } } };
+/** A schema as the document shows it: a reference to its component when it has an id, else inline. */
+function schemaObject(schema: z.ZodType): JsonObject {
+  const id = z.globalRegistry.get(schema)?.id;
+  if (id !== undefined) return ref(id);
+  const { $schema: _dialect, ...inline } = z.toJSONSchema(schema, conversion);
+  // An inline schema's own $defs would be resolved against the document's root, where they are not.
+  if ("$defs" in inline) throw new Error("a schema shown inline must not nest schemas with an id: give it an id too");
+  return inline;
 }
 
-function failures(statuses: readonly string[]): Record<string, JsonObject> {
-  const responses: Record<string, JsonObject> = {};
-  for (const status of statuses) {
-    const description = errorResponses[status] ?? "Error.";
-    const response: JsonObject = { description, ...jsonContent(ref("ErrorResponse")) };
-    // 429 always says when to come back; 503 does when the identity provider's keys cannot be had.
-    if (status === "429" || status === "503") {
-      response.headers = { "Retry-After": { schema: { type: "integer" }, description: "Seconds to wait." } };
+function jsonContent(schema: z.ZodType): JsonObject {
+  return { content: { "application/json": { schema: schemaObject(schema) } } };
+}
+
+function responseObjects(responses: Responses): JsonObject {
+  const objects: JsonObject = {};
+  for (const [status, response] of Object.entries(responses)) {
+    const object: JsonObject = { description: response.description };
+    if (response.body !== undefined) Object.assign(object, jsonContent(response.body));
+    if (response.headers !== undefined) {
+      object.headers = Object.fromEntries(
+        Object.entries(response.headers).map(([name, header]) => [name, { schema: schemaObject(header.schema), description: header.description }]),
+      );
     }
-    responses[status] = response;
+    objects[status] = object;
   }
-  return responses;
+  return objects;
 }
 
-const validationFailure = {
-  "400": {
-    description: "The body breaks the input rules: a list of issues with paths starting at body, or a string when it is not JSON.",
-    ...jsonContent(ref("ValidationError")),
-  },
-};
-
-const requestId = {
+const requestIdParameter = {
   name: "X-Request-Id",
   in: "header",
   required: false,
   description: "Correlation id (1-128 of A-Z a-z 0-9 . _ -), echoed in the response; generated when absent.",
-  schema: { type: "string", pattern: "^[A-Za-z0-9._-]{1,128}$" },
+  schema: schemaObject(RequestIdHeader),
 };
 
+function operationObject(operation: DocumentedOperation): JsonObject {
+  return {
+    operationId: operation.operationId,
+    summary: operation.summary,
+    ...(operation.description === undefined ? {} : { description: operation.description }),
+    ...(operation.auth === "organization" ? { security: [{ bearerAuth: [] }], parameters: [requestIdParameter] } : { security: [] }),
+    ...(operation.requestBody === undefined ? {} : { requestBody: { required: true, ...jsonContent(operation.requestBody) } }),
+    responses: responseObjects(operation.responses),
+  };
+}
+
 /**
- * The OpenAPI 3.1 document of the API, generated from the @pes/contracts zod schemas (JSON Schema
- * 2020-12 is OpenAPI 3.1's schema dialect). Built once at start.
+ * The contract schemas the paths reach (through `$ref`s, transitively), each generated under its
+ * `.meta({ id })` as JSON Schema 2020-12, OpenAPI 3.1's schema dialect.
  */
-export function buildOpenApiDocument(options: { batchMaxItems: number }): JsonObject {
-  const registry = z.registry<{ id: string }>();
-  for (const schema of COMPONENT_SCHEMAS) {
-    const id = schema.meta()?.id;
-    if (typeof id !== "string") throw new Error("every component schema needs .meta({ id })");
-    registry.add(schema, { id });
-  }
-  const generated = z.toJSONSchema(registry, {
-    uri: (id) => `#/components/schemas/${id}`,
-    io: "input",
-    unrepresentable: "any",
+function componentSchemas(paths: JsonObject, options: { batchMaxItems: number }): Record<string, JsonObject> {
+  const generated = z.toJSONSchema(z.globalRegistry, {
+    ...conversion,
+    uri: (id) => `${COMPONENTS}${id}`,
+    override: ({ zodSchema, jsonSchema }) => {
+      // Items are validated one by one at runtime (a bad item is that item's error); document their shape.
+      if (zodSchema === BatchExecutionInput.shape.inputList) {
+        Object.assign(jsonSchema, { items: schemaObject(PlaybookExecutionInput), maxItems: options.batchMaxItems });
+      }
+    },
   });
   const schemas: Record<string, JsonObject> = {};
-  for (const [id, schema] of Object.entries(generated.schemas)) {
+  const pending = referencedIds(paths);
+  for (let id = pending.pop(); id !== undefined; id = pending.pop()) {
+    const schema = generated.schemas[id];
+    if (schema === undefined) throw new Error(`no schema with id ${id}`);
+    if (id in schemas) continue;
     // Components are embedded in the document: no dialect or base URI of their own.
     const { $schema: _dialect, $id: _id, ...rest } = schema;
     schemas[id] = rest;
+    pending.push(...referencedIds(rest));
   }
-  // Items are validated one by one at runtime (a bad item is that item's error); document their shape.
-  const batch = schemas.BatchExecutionInput;
-  const properties = batch?.properties;
-  if (typeof properties === "object" && properties !== null && "inputList" in properties) {
-    const inputList = properties.inputList;
-    if (typeof inputList === "object" && inputList !== null) {
-      Object.assign(inputList, { items: ref("PlaybookExecutionInput"), maxItems: options.batchMaxItems });
-    }
+  return Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+function referencedIds(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(referencedIds);
+  if (typeof value !== "object" || value === null) return [];
+  return Object.entries(value).flatMap(([name, child]) =>
+    name === "$ref" && typeof child === "string" && child.startsWith(COMPONENTS) ? [child.slice(COMPONENTS.length)] : referencedIds(child),
+  );
+}
+
+/**
+ * The OpenAPI 3.1 document of the API, derived from the routes' declarations (auth, request and
+ * response schemas) and the @pes/contracts zod schemas they name. Built once at start.
+ */
+export function buildOpenApiDocument(routes: readonly Route[], options: { batchMaxItems: number }): JsonObject {
+  const paths: Record<string, JsonObject> = {};
+  for (const route of routes) {
+    if (route.operation === undefined) continue;
+    const path = paths[route.path] ?? {};
+    path[route.method] = operationObject(route.operation);
+    paths[route.path] = path;
   }
-
-  const health = {
-    type: "object",
-    properties: { status: { type: "string", const: "ok" } },
-    required: ["status"],
-  };
-  const secured = { security: [{ bearerAuth: [] }], parameters: [requestId] };
-
   return {
     openapi: "3.1.0",
     info: {
@@ -125,69 +117,9 @@ export function buildOpenApiDocument(options: { batchMaxItems: number }): JsonOb
         "Runs playbook-based investigations of production issues and returns the findings as JSON. " +
         "A 200 result may carry `error` when the execution itself failed (for example a timeout).",
     },
-    paths: {
-      "/playbook/execution": {
-        post: {
-          operationId: "runPlaybook",
-          summary: "Execute a playbook for one point in time at which an issue took place",
-          ...secured,
-          requestBody: { required: true, ...jsonContent(ref("PlaybookExecutionInput")) },
-          responses: {
-            "200": { description: "The execution completed (possibly with `error`).", ...jsonContent(ref("PlaybookExecutionResult")) },
-            ...validationFailure,
-            ...failures(["401", "403", "413", "415", "429", "500", "503"]),
-          },
-        },
-      },
-      "/playbook/execution/batch": {
-        post: {
-          operationId: "runPlaybookBatch",
-          summary: "Execute playbooks for several issues in one request",
-          description:
-            "One result per input, in order: a PlaybookExecutionResult, or `{ error }` for an input that is invalid. " +
-            `At most ${options.batchMaxItems} inputs.`,
-          ...secured,
-          requestBody: { required: true, ...jsonContent(ref("BatchExecutionInput")) },
-          responses: {
-            "200": { description: "One result per input, in input order.", ...jsonContent(ref("BatchExecutionResult")) },
-            ...validationFailure,
-            ...failures(["401", "403", "413", "415", "429", "500", "503"]),
-          },
-        },
-      },
-      "/playbook": {
-        get: {
-          operationId: "listPlaybooks",
-          summary: "List the playbooks available to the caller's organization",
-          ...secured,
-          responses: {
-            "200": { description: "The organization's playbooks.", ...jsonContent(ref("PlaybookList")) },
-            ...failures(["401", "403", "500", "503"]),
-          },
-        },
-      },
-      "/healthz": {
-        get: {
-          operationId: "health",
-          summary: "Liveness",
-          security: [],
-          responses: { "200": { description: "The process is up.", ...jsonContent(health) } },
-        },
-      },
-      "/readyz": {
-        get: {
-          operationId: "ready",
-          summary: "Readiness: configuration loaded and the job queue reachable",
-          security: [],
-          responses: {
-            "200": { description: "Ready to take executions.", ...jsonContent(health) },
-            ...failures(["503"]),
-          },
-        },
-      },
-    },
+    paths,
     components: {
-      schemas,
+      schemas: componentSchemas(paths, options),
       securitySchemes: {
         bearerAuth: {
           type: "http",

@@ -2,8 +2,11 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { trace } from "@opentelemetry/api";
 import { SpanAttributes } from "@pes/tracing";
+import { z } from "zod";
 
 const acceptable = /^[A-Za-z0-9._-]{1,128}$/;
+/** An X-Request-Id the API echoes and logs as it is (any other is replaced), for the OpenAPI document. */
+export const RequestIdHeader = z.string().regex(acceptable);
 const ids = new WeakMap<IncomingMessage, string>();
 
 /**

@@ -1,10 +1,18 @@
-import { BatchExecutionInput, JsonText, PlaybookExecutionInput, type ValidationIssue } from "@pes/contracts";
+import {
+  BatchExecutionInput,
+  BatchExecutionResult,
+  JsonText,
+  PlaybookExecutionInput,
+  PlaybookExecutionResult,
+  type ValidationIssue,
+} from "@pes/contracts";
 import { resolveExecution, type ResolvedExecution } from "@pes/playbooks";
 import { QueueUnavailableError, type ExecutionClient, type ExecutionRequest } from "@pes/queue";
 import type { Admission } from "../admission.js";
 import type { Caller } from "../auth/authenticate.js";
 import { AppError } from "../errors.js";
 import { describeIssues, prefixIssues, toValidationIssues } from "../validation.js";
+import { failures } from "./responses.js";
 import { organizationRoute, type Route } from "./route.js";
 
 export interface ExecutionRouteDeps {
@@ -26,6 +34,14 @@ export function executionRoutes(deps: ExecutionRouteDeps): Route[] {
       path: "/playbook/execution",
       auth: "organization",
       body: PlaybookExecutionInput,
+      operation: {
+        operationId: "runPlaybook",
+        summary: "Execute a playbook for one point in time at which an issue took place",
+        responses: {
+          200: { description: "The execution completed (possibly with `error`).", body: PlaybookExecutionResult },
+          ...failures("too_many_requests"),
+        },
+      },
       handle: async ({ caller, body, requestId }) => {
         const resolved = resolveExecution(body, caller.org, resolveOptions(deps.now()));
         if (!resolved.ok) throw new AppError("validation", prefixIssues(resolved.issues));
@@ -38,6 +54,17 @@ export function executionRoutes(deps: ExecutionRouteDeps): Route[] {
       path: "/playbook/execution/batch",
       auth: "organization",
       body: BatchExecutionInput,
+      operation: {
+        operationId: "runPlaybookBatch",
+        summary: "Execute playbooks for several issues in one request",
+        description:
+          "One result per input, in order: a PlaybookExecutionResult, or `{ error }` for an input that is invalid. " +
+          `At most ${deps.batchMaxItems} inputs.`,
+        responses: {
+          200: { description: "One result per input, in input order.", body: BatchExecutionResult },
+          ...failures("too_many_requests"),
+        },
+      },
       handle: async ({ caller, body, requestId }) => {
         if (body.inputList.length > deps.batchMaxItems) {
           throw new AppError("validation", [

@@ -1,9 +1,12 @@
 import { JsonText } from "@pes/contracts";
 import type { ExecutionClient } from "@pes/queue";
+import { z } from "zod";
 import { AppError } from "../errors.js";
+import { failures } from "./responses.js";
 import { publicRoute, type Route } from "./route.js";
 
-const OK = JsonText.of({ status: "ok" });
+const HealthStatus = z.object({ status: z.literal("ok") });
+const OK = JsonText.of(HealthStatus.parse({ status: "ok" }));
 
 /**
  * Liveness (`/healthz`: the process answers) and readiness (`/readyz`: the configuration is loaded, which
@@ -15,11 +18,22 @@ export function healthRoutes(deps: {
   isShuttingDown: () => boolean;
 }): Route[] {
   return [
-    publicRoute({ method: "get", path: "/healthz", auth: "none", handle: () => OK }),
+    publicRoute({
+      method: "get",
+      path: "/healthz",
+      auth: "none",
+      operation: { operationId: "health", summary: "Liveness", responses: { 200: { description: "The process is up.", body: HealthStatus } } },
+      handle: () => OK,
+    }),
     publicRoute({
       method: "get",
       path: "/readyz",
       auth: "none",
+      operation: {
+        operationId: "ready",
+        summary: "Readiness: configuration loaded and the job queue reachable",
+        responses: { 200: { description: "Ready to take executions.", body: HealthStatus }, ...failures("service_unavailable") },
+      },
       handle: async () => {
         if (deps.isShuttingDown()) throw new AppError("service_unavailable", "Not ready: shutting down");
         const queueReady = await deps.executionClient.isReady().catch(() => false);

@@ -1,5 +1,5 @@
 import type { OrganizationCatalog } from "@pes/config";
-import { JsonText } from "@pes/contracts";
+import { JsonText, PlaybookList } from "@pes/contracts";
 import { organizationRoute, type Route } from "./route.js";
 
 /** `GET /playbook`: the caller's organization's playbooks, serialized once per organization. */
@@ -10,6 +10,11 @@ export function playbookRoutes(): Route[] {
       method: "get",
       path: "/playbook",
       auth: "organization",
+      operation: {
+        operationId: "listPlaybooks",
+        summary: "List the playbooks available to the caller's organization",
+        responses: { 200: { description: "The organization's playbooks.", body: PlaybookList } },
+      },
       handle: ({ caller }) => {
         let list = serialized.get(caller.org);
         if (list === undefined) {

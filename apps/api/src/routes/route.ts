@@ -9,6 +9,7 @@ import { jsonBodyReader } from "../json-body.js";
 import { sendJson, sendSerializedJson } from "../json-response.js";
 import { requestIdOf } from "../request-id.js";
 import { parseOrThrow } from "../validation.js";
+import { failures, type Responses } from "./responses.js";
 
 export interface PublicContext {
   req: Request;
@@ -21,9 +22,23 @@ export interface OrganizationContext<Body> extends PublicContext {
   body: Body;
 }
 
+/** What the OpenAPI document says of a route besides what its kind (auth, body) implies. */
+export interface OperationDeclaration {
+  operationId: string;
+  summary: string;
+  description?: string;
+  /**
+   * The answers the handler gives. Those of authenticating and reading the body (401, 403, 400, 413,
+   * 415, and 500 and 503 for an organization's route) are added by the route's kind.
+   */
+  responses: Responses;
+}
+
 interface RouteBase {
   method: "get" | "post";
   path: string;
+  /** Null only for the routes that serve the document itself: they are not part of the API it describes. */
+  operation: OperationDeclaration | null;
 }
 
 /** A route anybody may call (health, documents). */
@@ -50,18 +65,30 @@ export interface RouteRuntime {
   bodyLimit: string;
 }
 
+/** A route's operation as the OpenAPI document shows it: its declaration completed by its kind. */
+export interface DocumentedOperation extends OperationDeclaration {
+  /** "organization": a bearer token of a configured client of the organization. */
+  auth: "none" | "organization";
+  /** The schema the JSON body is parsed with. */
+  requestBody?: z.ZodType;
+}
+
 /** A declared route, ready to mount: its handle's result (JSON text as it is) becomes the 200 body. */
 export interface Route {
   method: "get" | "post";
   path: string;
+  /** Undefined for a route the OpenAPI document leaves out. */
+  operation: DocumentedOperation | undefined;
   toHandler(runtime: RouteRuntime): RequestHandler;
 }
 
 /** Declares a route that needs no token. */
 export function publicRoute(declaration: PublicRouteDeclaration): Route {
+  const { operation } = declaration;
   return {
     method: declaration.method,
     path: declaration.path,
+    operation: operation === null ? undefined : { ...operation, auth: "none" },
     toHandler: () => async (req, res) => {
       reply(res, await declaration.handle({ req, res, requestId: requestIdOf(req) }));
     },
@@ -72,15 +99,29 @@ export function publicRoute(declaration: PublicRouteDeclaration): Route {
 export function organizationRoute(declaration: OrganizationRouteDeclaration<undefined> & { body?: undefined }): Route;
 export function organizationRoute<Body>(declaration: OrganizationRouteDeclaration<Body> & { body: z.ZodType<Body> }): Route;
 export function organizationRoute(declaration: OrganizationRouteDeclaration<unknown>): Route {
+  const { operation, body: bodySchema } = declaration;
   return {
     method: declaration.method,
     path: declaration.path,
+    operation:
+      operation === null
+        ? undefined
+        : {
+            ...operation,
+            auth: "organization",
+            ...(bodySchema === undefined ? {} : { requestBody: bodySchema }),
+            responses: {
+              ...failures("unauthenticated", "forbidden", "internal", "service_unavailable"),
+              ...(bodySchema === undefined ? {} : failures("validation", "payload_too_large", "unsupported_media_type")),
+              ...operation.responses,
+            },
+          },
     toHandler: (runtime) => {
       const readJson = jsonBodyReader(runtime.bodyLimit);
       return async (req, res) => {
         // Authenticate before reading a byte of the body: unauthenticated callers cost no parsing.
         const caller = await authenticate(req.headers.authorization, runtime.verifier, runtime.catalog);
-        const body = declaration.body === undefined ? undefined : parseOrThrow(declaration.body, await readJson(req, res));
+        const body = bodySchema === undefined ? undefined : parseOrThrow(bodySchema, await readJson(req, res));
         reply(res, await declaration.handle({ req, res, requestId: requestIdOf(req), caller, body }));
       };
     },
