@@ -115,7 +115,12 @@ export function buildOpenApiDocument(routes: readonly Route[], options: { batchM
       version: "1.0.0",
       description:
         "Runs playbook-based investigations of production issues and returns the findings as JSON. " +
-        "A 200 result may carry `error` when the execution itself failed (for example a timeout).",
+        "A 200 result may carry `error` when the execution itself failed (for example a timeout).\n\n" +
+        "# Authentication\n\n" +
+        "Every operation but the health checks needs an access token of the identity provider. " +
+        "This document and its reference at /docs need none.\n\n" +
+        // Where Redoc (/docs) shows the security schemes; other renderers see an HTML comment.
+        "<!-- ReDoc-Inject: <security-definitions> -->",
     },
     paths,
     components: {
