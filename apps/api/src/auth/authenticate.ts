@@ -28,10 +28,13 @@ export async function authenticate(
   const token = match?.[1];
   if (token === undefined) throw new AppError("unauthenticated", "Authorization header must use the Bearer scheme");
 
-  const verified = await verifier.verify(token);
-  const org = catalog.organizations.get(verified.orgId);
-  if (org === undefined || verified.clientId === undefined || !org.clientIds.has(verified.clientId)) {
+  const { orgId, clientId } = await verifier.verify(token);
+  if (orgId === undefined) {
+    throw new AppError("unauthenticated", `Invalid token: the ${verifier.orgClaim} claim naming the organization is missing`);
+  }
+  const org = catalog.organizations.get(orgId);
+  if (org === undefined || clientId === undefined || !org.clientIds.has(clientId)) {
     throw new AppError("forbidden", NOT_CONFIGURED);
   }
-  return { orgId: verified.orgId, clientId: verified.clientId, org };
+  return { orgId, clientId, org };
 }

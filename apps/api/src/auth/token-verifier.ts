@@ -35,9 +35,11 @@ export interface TokenVerifierOptions {
   now?: () => number;
 }
 
-/** Verifies bearer tokens; answers with the org and client, or throws a 401 (503 when the IdP is unreachable). */
+/** Verifies bearer tokens; answers with their claims, or throws a 401 (503 when the IdP is unreachable). */
 export interface TokenVerifier {
   verify(token: string): Promise<VerifiedToken>;
+  /** The claim naming the organization, for the message when a token lacks it. */
+  readonly orgClaim: string;
 }
 
 /**
@@ -88,12 +90,13 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     // jsonwebtoken only checks exp when present; a token that never expires is not accepted.
     if (typeof payload.exp !== "number") throw unauthenticated("Invalid token: exp claim is required");
 
-    const orgId = payload[options.orgClaim];
-    if (typeof orgId !== "string" || orgId === "") {
-      throw unauthenticated(`Invalid token: the ${options.orgClaim} claim naming the organization is missing`);
-    }
-    const clientId = stringClaim(payload.client_id) ?? stringClaim(payload.azp);
-    return { orgId, clientId, expiresAt: payload.exp, notBefore: typeof payload.nbf === "number" ? payload.nbf : undefined };
+    return {
+      orgId: stringClaim(payload[options.orgClaim]),
+      clientId: stringClaim(payload.client_id) ?? stringClaim(payload.azp),
+      expiresAt: payload.exp,
+      notBefore: typeof payload.nbf === "number" ? payload.nbf : undefined,
+      scopes: [...grants(payload.scope), ...grants(payload.scp), ...grants(payload.roles)],
+    };
   }
 
   async function signingKey(kid: string, alg: AllowedAlgorithm): Promise<KeyObject> {
@@ -111,6 +114,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
   }
 
   return {
+    orgClaim: options.orgClaim,
     async verify(token) {
       const nowMs = now();
       const cached = cache.get(token, nowMs);
@@ -139,6 +143,13 @@ function readHeader(token: string): { alg: AllowedAlgorithm; kid: string } {
     throw unauthenticated("Invalid token: the header needs a kid naming a key of the identity provider");
   }
   return { alg: allowed, kid };
+}
+
+/** A claim of grants, as identity providers write them: one space-separated string or a list of strings. */
+function grants(claim: unknown): string[] {
+  if (typeof claim === "string") return claim.split(" ").filter((grant) => grant !== "");
+  if (Array.isArray(claim)) return claim.filter((grant): grant is string => typeof grant === "string" && grant !== "");
+  return [];
 }
 
 function stringClaim(value: unknown): string | undefined {

@@ -1,12 +1,15 @@
 /** What the API keeps of a token it has verified: the claims it acts on and the validity window. */
 export interface VerifiedToken {
-  orgId: string;
+  /** The organization claim (AUTH_ORG_CLAIM); an operator's token for the admin dashboard may have none. */
+  orgId: string | undefined;
   /** `client_id` (RFC 9068), else `azp`; undefined when the token names no client. */
   clientId: string | undefined;
   /** `exp` in epoch seconds (always present: tokens without it are rejected). */
   expiresAt: number;
   /** `nbf` in epoch seconds, when present. */
   notBefore: number | undefined;
+  /** What `scope` (space-separated, RFC 9068), `scp` and `roles` grant, together. */
+  scopes: readonly string[];
 }
 
 interface Entry {
