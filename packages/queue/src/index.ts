@@ -1,4 +1,5 @@
 export { EXECUTION_QUEUE } from "./queue-names.js";
+export { openDashboardQueues, type DashboardQueues } from "./dashboard-queues.js";
 export {
   EXECUTE_JOB,
   jobToAdd,

@@ -58,6 +58,9 @@ export const EXECUTE_JOB = {
   options: { attempts: 1 },
 } satisfies AwaitedJobDeclaration<ExecutionJob, PlaybookExecutionResult>;
 
+/** Every job type declared here: a new one joins this list, so that the queue dashboard shows its queue. */
+export const JOB_DECLARATIONS: readonly Pick<JobDeclaration, "name" | "queue">[] = [EXECUTE_JOB];
+
 /**
  * The job hash goes as soon as the job completes (a reply lives in its own result key). A failed job
  * stays an hour so that a caller past its deadline (and an operator) can read why it failed.
