@@ -2,7 +2,7 @@ import type { JsonWebKey } from "node:crypto";
 import type { Catalog } from "@pes/config";
 import type { Logger } from "@pes/logger";
 import type { ExecutionClient } from "@pes/queue";
-import express, { type Express } from "express";
+import express, { type Express, type RequestHandler } from "express";
 import { accessLog } from "./access-log.js";
 import { Admission } from "./admission.js";
 import type { TokenVerifier } from "./auth/token-verifier.js";
@@ -39,6 +39,8 @@ export interface AppDeps {
   isShuttingDown?: () => boolean;
   /** The request time (an execution's default issue time). */
   now?: () => Date;
+  /** Bull Board at /admin/queues, for admins only (admin/queue-dashboard.ts); absent, a 404, unless ADMIN_DASHBOARD is on. */
+  queueDashboard?: RequestHandler;
 }
 
 /** Builds the Express app (no listen): request ids and access logs, the declared routes, 404, errors. */
@@ -67,6 +69,7 @@ export function createApp(deps: AppDeps): Express {
   const routes = [...apiRoutes, ...documentRoutes({ openApiDocument, devJwks: deps.devJwks })];
   const runtime = { catalog: deps.catalog, verifier: deps.tokenVerifier, bodyLimit: deps.limits.bodyLimit };
   for (const route of routes) app[route.method](route.path, route.toHandler(runtime));
+  if (deps.queueDashboard !== undefined) app.use(deps.queueDashboard);
 
   app.use(notFound);
   app.use(errorMiddleware(deps.logger));

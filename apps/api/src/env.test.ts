@@ -126,6 +126,32 @@ describe("parseEnv", () => {
     );
   });
 
+  it("leaves the queue dashboard off unless ADMIN_DASHBOARD=true; then read-only, for pes:admin, Basic with a password", () => {
+    expect(parseEnv(idp).adminDashboard).toBeUndefined();
+    expect(parseEnv({ ...idp, ADMIN_PASSWORD: "sixteen-chars-ok" }).adminDashboard).toBeUndefined();
+    expect(parseEnv({ ...idp, ADMIN_DASHBOARD: "true" }).adminDashboard).toEqual({ scope: "pes:admin", basic: undefined, readOnly: true });
+    expect(
+      parseEnv({
+        ...idp,
+        ADMIN_DASHBOARD: "true",
+        ADMIN_DASHBOARD_READ_ONLY: "false",
+        ADMIN_SCOPE: "queues.admin",
+        ADMIN_USER: "ops",
+        ADMIN_PASSWORD: "sixteen-chars-ok",
+      }).adminDashboard,
+    ).toEqual({ scope: "queues.admin", basic: { user: "ops", password: "sixteen-chars-ok" }, readOnly: false });
+  });
+
+  it.each([
+    ["ADMIN_DASHBOARD", "yes please"],
+    ["ADMIN_SCOPE", "two scopes"],
+    ["ADMIN_USER", "ops:1"],
+    ["ADMIN_PASSWORD", "hunter2"],
+  ])("stops on a bad %s, naming it but never echoing it", (name, value) => {
+    expect(() => parseEnv({ ...idp, ADMIN_DASHBOARD: "true", [name]: value })).toThrow(new RegExp(`^Invalid environment:\\n  ${name}: `));
+    expect(() => parseEnv({ ...idp, ADMIN_DASHBOARD: "true", [name]: value })).not.toThrow(value);
+  });
+
   it("refuses a batch limit above the in-flight limit", () => {
     expect(() => parseEnv({ ...idp, BATCH_MAX_ITEMS: "300", MAX_IN_FLIGHT: "200" })).toThrow("BATCH_MAX_ITEMS: must not exceed MAX_IN_FLIGHT");
   });

@@ -2,6 +2,7 @@ import { envInteger as integer, parseEnvironment, sharedEnvFields } from "@pes/c
 import { DEFAULT_BATCH_MAX_ITEMS } from "@pes/contracts";
 import { DEV_AUDIENCE, DEV_ISSUER } from "@pes/dev-issuer";
 import { z } from "zod";
+import type { QueueDashboardSettings } from "./admin/queue-dashboard.js";
 
 export { EnvError } from "@pes/config";
 
@@ -31,6 +32,11 @@ export const ApiEnvSchema = z
     AUTH_AUDIENCE: z.string().min(1).optional(),
     AUTH_ORG_CLAIM: z.string().min(1).default("org_id"),
     AUTH_JWKS_TIMEOUT_MS: integer(1, 60_000).default(3000),
+    ADMIN_DASHBOARD: z.stringbool({ error: 'must be "true" or "false"' }).default(false),
+    ADMIN_DASHBOARD_READ_ONLY: z.stringbool({ error: 'must be "true" or "false"' }).default(true),
+    ADMIN_SCOPE: z.string().regex(/^\S+$/, "must be one scope or role, without spaces").default("pes:admin"),
+    ADMIN_USER: z.string().regex(/^[^:\s]+$/, "must be a user name without ':' or spaces").default("admin"),
+    ADMIN_PASSWORD: z.string().min(16, "must be at least 16 characters").optional(),
     CHAT_ALLOWED_HOSTS: z
       .string()
       .default("")
@@ -97,6 +103,8 @@ export interface ApiEnv {
   http: HttpTimeouts;
   auth: AuthSettings;
   allowedChatHosts: readonly string[];
+  /** The queue dashboard at /admin/queues; undefined unless ADMIN_DASHBOARD=true. */
+  adminDashboard: QueueDashboardSettings | undefined;
   logLevel: string;
   /** How long the API keeps serving after SIGTERM, /readyz answering 503, before it stops accepting. */
   shutdownDrainMs: number;
@@ -131,6 +139,13 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
       jwksTimeoutMs: env.AUTH_JWKS_TIMEOUT_MS,
     },
     allowedChatHosts: env.CHAT_ALLOWED_HOSTS,
+    adminDashboard: env.ADMIN_DASHBOARD
+      ? {
+          scope: env.ADMIN_SCOPE,
+          basic: env.ADMIN_PASSWORD === undefined ? undefined : { user: env.ADMIN_USER, password: env.ADMIN_PASSWORD },
+          readOnly: env.ADMIN_DASHBOARD_READ_ONLY,
+        }
+      : undefined,
     logLevel: env.LOG_LEVEL,
     shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,

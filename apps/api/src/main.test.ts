@@ -141,6 +141,20 @@ describe("api process with Redis and the development issuer", () => {
     expect(log).not.toContain(token);
   });
 
+  it("serves the queue dashboard when ADMIN_DASHBOARD=true, to the Basic credentials of its environment", async () => {
+    const { run, base } = await startServing({ ADMIN_DASHBOARD: "true", ADMIN_USER: "ops", ADMIN_PASSWORD: "a password of 16+" });
+    const queues = `${base}/admin/queues/api/queues`;
+    expect((await fetch(queues)).status).toBe(401);
+    const response = await fetch(queues, { headers: { Authorization: `Basic ${Buffer.from("ops:a password of 16+").toString("base64")}` } });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { queues: { name: string; readOnlyMode: boolean }[] }).queues).toEqual([
+      expect.objectContaining({ name: "playbook-executions", readOnlyMode: true }),
+    ]);
+    run.child.kill("SIGTERM");
+    expect(await run.exited).toBe(0);
+    expect(run.stdout.join("")).not.toContain("a password of 16+");
+  });
+
   it("drains on SIGTERM: /readyz answers 503 while requests are still served, then in-flight ones finish", async () => {
     // No worker: the execution waits on the queue until EXECUTION_TIMEOUT_MS and answers that it timed out.
     const { run, base, port } = await startServing({ SHUTDOWN_DRAIN_MS: "4000", EXECUTION_TIMEOUT_MS: "300" });

@@ -4,7 +4,8 @@ import { setTimeout as delay } from "node:timers/promises";
 import { ConfigError, loadConfig, type Catalog } from "@pes/config";
 import { devJwks, loadOrCreateDevKey } from "@pes/dev-issuer";
 import { createLogger, type Logger } from "@pes/logger";
-import { createExecutionClient, QueueUnavailableError, type ExecutionClient } from "@pes/queue";
+import { createExecutionClient, openDashboardQueues, QueueUnavailableError, type DashboardQueues, type ExecutionClient } from "@pes/queue";
+import type { RequestHandler } from "express";
 import { startTracing, TracingConfigError } from "@pes/tracing";
 import { createApp } from "./app.js";
 import { createTokenVerifier } from "./auth/token-verifier.js";
@@ -61,6 +62,16 @@ async function main(): Promise<void> {
     jwksTimeoutMs: env.auth.jwksTimeoutMs,
     onJwksProblem: (problem) => logger.warn({ jwksUrl: env.auth.jwksUrl, problem }, "identity provider's JWKS misbehaves; the callers concerned get 503"),
   });
+  // Only when switched on: Bull Board is loaded, and its queues hold a Redis connection of their own.
+  let dashboardQueues: DashboardQueues | undefined;
+  let queueDashboardRouter: RequestHandler | undefined;
+  if (env.adminDashboard !== undefined) {
+    const { queueDashboard } = await import("./admin/queue-dashboard.js");
+    dashboardQueues = openDashboardQueues({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger });
+    queueDashboardRouter = queueDashboard({ queues: dashboardQueues.queues, settings: env.adminDashboard, verifier: tokenVerifier });
+    const { readOnly, scope, basic } = env.adminDashboard;
+    logger.info({ readOnly, scope, basicAuth: basic !== undefined }, "queue dashboard at /admin/queues");
+  }
   let shuttingDown = false;
   const app = createApp({
     catalog,
@@ -76,6 +87,7 @@ async function main(): Promise<void> {
     allowedChatHosts: env.allowedChatHosts,
     devJwks: jwks,
     isShuttingDown: () => shuttingDown,
+    queueDashboard: queueDashboardRouter,
   });
 
   try {
@@ -114,7 +126,7 @@ async function main(): Promise<void> {
       logger.info({ signal, drainMs: env.shutdownDrainMs }, "draining: /readyz answers 503, requests are still served");
       await delay(env.shutdownDrainMs);
     }
-    await stop({ server, executionClient, logger, signal, timeoutMs: env.shutdownTimeoutMs });
+    await stop({ server, executionClient, dashboardQueues, logger, signal, timeoutMs: env.shutdownTimeoutMs });
     process.exit(0);
   };
   for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, (name) => void shutdown(name));
@@ -122,22 +134,25 @@ async function main(): Promise<void> {
 
 /**
  * Stop accepting connections, let in-flight requests finish up to `timeoutMs`, then close the execution
- * client (any caller still waiting gets `{ error: "Service is shutting down" }`) and the last sockets.
+ * client (any caller still waiting gets `{ error: "Service is shutting down" }`), the dashboard's queues
+ * and the last sockets.
  */
 async function stop(options: {
   server: Server;
   executionClient: ExecutionClient;
+  dashboardQueues: DashboardQueues | undefined;
   logger: Logger;
   signal: string;
   timeoutMs: number;
 }): Promise<void> {
-  const { server, executionClient, logger } = options;
+  const { server, executionClient, dashboardQueues, logger } = options;
   logger.info({ signal: options.signal, timeoutMs: options.timeoutMs }, "shutting down: no longer accepting connections");
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   const finished = await within(closed, options.timeoutMs);
   logger.info(finished ? "in-flight requests finished" : "shutdown deadline reached with requests in flight");
 
   await executionClient.close();
+  await dashboardQueues?.close();
   logger.info("execution client closed");
   if (!(await within(closed, 1_000))) server.closeAllConnections();
   logger.info("shutdown complete");

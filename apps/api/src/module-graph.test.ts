@@ -1,6 +1,7 @@
 // The API validates configuration with the connectors' schemas only (`@pes/connectors/schemas`): it must
-// not load a connector's runtime or the HTTP client (undici) that only the worker uses. The built API is
-// started with a module hook that records every module it resolves, serves a request, then is stopped.
+// not load a connector's runtime or the HTTP client (undici) that only the worker uses, nor Bull Board
+// unless its dashboard is switched on. The built API is started with a module hook that records every
+// module it resolves, serves a request, then is stopped.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -74,5 +75,7 @@ describe("the api process", () => {
     expect(connectors).toContainEqual(expect.stringMatching(/\/packages\/connectors\/dist\/schemas\.js$/));
     expect(connectors.filter((url) => /\/(index|run-action|runtime|undici-http-client)\.js$/.test(url))).toEqual([]);
     expect(modules.filter((url) => url.includes("/node_modules/undici/"))).toEqual([]);
+    // Bull Board is loaded only when ADMIN_DASHBOARD is on.
+    expect(modules.filter((url) => url.includes("/node_modules/@bull-board/"))).toEqual([]);
   });
 });

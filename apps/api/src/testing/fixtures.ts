@@ -263,6 +263,7 @@ export function testApp(options: TestAppOptions): { app: ReturnType<typeof creat
     devJwks: options.devJwks,
     isShuttingDown: options.isShuttingDown,
     now: options.now ?? (() => new Date("2024-05-01T12:00:00Z")),
+    queueDashboard: options.queueDashboard,
   });
   return { app, client };
 }
