@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { createWorkerMetrics } from "./worker-metrics.js";
+
+describe("createWorkerMetrics", () => {
+  it("starts every outcome of the catalog's jobs at zero", async () => {
+    const text = await createWorkerMetrics({ jobNames: ["execute"] }).registry.metrics();
+    for (const outcome of ["result", "error", "timeout", "interrupted"]) {
+      expect(text).toContain(`pes_jobs_total{job_name="execute",outcome="${outcome}"} 0`);
+    }
+    expect(text).toContain('pes_job_duration_seconds_count{job_name="execute"} 0');
+  });
+
+  it("counts job runs by outcome, with their durations", async () => {
+    const metrics = createWorkerMetrics({ jobNames: ["execute"] });
+    metrics.jobFinished("execute", "result", 0.2);
+    metrics.jobFinished("execute", "timeout", 3);
+
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('pes_jobs_total{job_name="execute",outcome="result"} 1');
+    expect(text).toContain('pes_jobs_total{job_name="execute",outcome="timeout"} 1');
+    expect(text).toContain('pes_job_duration_seconds_count{job_name="execute"} 2');
+    expect(text).toContain('pes_job_duration_seconds_sum{job_name="execute"} 3.2');
+  });
+
+  it("counts actions by organization, connector, data source and outcome; times those that ran", async () => {
+    const metrics = createWorkerMetrics({ jobNames: [] });
+    metrics.actionFinished({ orgId: "acme", connector: "prometheus", dataSource: "metrics", outcome: "ok", seconds: 0.04 });
+    metrics.actionFinished({ orgId: "acme", connector: "prometheus", dataSource: "metrics", outcome: "timeout", seconds: 15 });
+    metrics.actionFinished({ orgId: "acme", connector: "http", dataSource: "deploys", outcome: "skipped" });
+
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('pes_actions_total{org="acme",connector="prometheus",data_source="metrics",outcome="ok"} 1');
+    expect(text).toContain('pes_actions_total{org="acme",connector="prometheus",data_source="metrics",outcome="timeout"} 1');
+    expect(text).toContain('pes_actions_total{org="acme",connector="http",data_source="deploys",outcome="skipped"} 1');
+    expect(text).toContain('pes_action_duration_seconds_count{org="acme",connector="prometheus",data_source="metrics"} 2');
+    expect(text).not.toContain('pes_action_duration_seconds_count{org="acme",connector="http"');
+  });
+});

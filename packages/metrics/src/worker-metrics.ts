@@ -1,0 +1,90 @@
+import { Counter, Histogram, type Registry } from "prom-client";
+import { createProcessRegistry } from "./process-registry.js";
+
+/**
+ * How a job's run ended: a `result` (for an execution, one without `error`), an `error` (a result
+ * carrying one, a failed or malformed job), a `timeout` (its caller's deadline or its attempt's
+ * timeout), or `interrupted` by shutdown and handed back to the queue.
+ */
+export const JOB_OUTCOMES = ["result", "error", "timeout", "interrupted"] as const;
+export type JobOutcomeLabel = (typeof JOB_OUTCOMES)[number];
+
+/** How a data-source action ended; `skipped` when the issue lacks an attribute its query needs. */
+export const ACTION_OUTCOMES = ["ok", "failed", "timeout", "cancelled", "skipped"] as const;
+export type ActionOutcomeLabel = (typeof ACTION_OUTCOMES)[number];
+
+/** One finished action, named by configuration only: never a URL, a query, a secret or an attribute value. */
+export interface ActionObservation {
+  orgId: string;
+  /** The connector type (`prometheus`, `http`…). */
+  connector: string;
+  /** The data source's name in the organization's configuration. */
+  dataSource: string;
+  outcome: ActionOutcomeLabel;
+  /** How long it ran; absent when it never ran (skipped, or cancelled before it started). */
+  seconds?: number;
+}
+
+/** A worker's metrics: its registry and what the worker records into it. */
+export interface WorkerMetrics {
+  readonly registry: Registry;
+  /** One run of a job of the worker's catalog finished. */
+  jobFinished(jobName: string, outcome: JobOutcomeLabel, seconds: number): void;
+  actionFinished(observation: ActionObservation): void;
+}
+
+/** Jobs run for up to their caller's deadline (EXECUTION_TIMEOUT_MS, 120 s by default). */
+const JOB_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+/** Actions run for up to ACTION_TIMEOUT_MS (15 s by default). */
+const ACTION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30, 60];
+
+/**
+ * The worker's registry: process metrics, jobs by name and outcome with their durations, and data-source
+ * actions by organization, connector type, data source name and outcome, with their durations.
+ * `jobNames` (the catalog's) start at zero, so that rates and ratios exist before the first job.
+ */
+export function createWorkerMetrics(options: { jobNames: readonly string[] }): WorkerMetrics {
+  const registry = createProcessRegistry();
+  const jobs = new Counter({
+    name: "pes_jobs_total",
+    help: "Job runs finished by this worker, by job name (execute: a playbook execution) and outcome",
+    labelNames: ["job_name", "outcome"],
+    registers: [registry],
+  });
+  const jobDuration = new Histogram({
+    name: "pes_job_duration_seconds",
+    help: "How long each job run took in this worker, whatever its outcome",
+    labelNames: ["job_name"],
+    buckets: JOB_BUCKETS,
+    registers: [registry],
+  });
+  const actions = new Counter({
+    name: "pes_actions_total",
+    help: "Data-source actions finished, by organization, connector type, data source name and outcome",
+    labelNames: ["org", "connector", "data_source", "outcome"],
+    registers: [registry],
+  });
+  const actionDuration = new Histogram({
+    name: "pes_action_duration_seconds",
+    help: "How long each data-source action that ran took, by organization, connector type and data source name",
+    labelNames: ["org", "connector", "data_source"],
+    buckets: ACTION_BUCKETS,
+    registers: [registry],
+  });
+  for (const jobName of options.jobNames) {
+    jobDuration.zero({ job_name: jobName });
+    for (const outcome of JOB_OUTCOMES) jobs.labels(jobName, outcome).inc(0);
+  }
+
+  return {
+    registry,
+    jobFinished(jobName, outcome, seconds) {
+      jobs.labels(jobName, outcome).inc();
+      jobDuration.labels(jobName).observe(seconds);
+    },
+    actionFinished({ orgId, connector, dataSource, outcome, seconds }) {
+      actions.labels(orgId, connector, dataSource, outcome).inc();
+      if (seconds !== undefined) actionDuration.labels(orgId, connector, dataSource).observe(seconds);
+    },
+  };
+}
