@@ -55,7 +55,19 @@ export interface ExecutionClientOptions {
   logger: Logger;
   /** Identifies this API instance's reply channel; a fresh UUID by default. */
   instanceId?: string;
+  /**
+   * Told each time a caller's deadline comes without a reply, with the state its job was then found in.
+   * For metrics: it must be quick and must not throw.
+   */
+  onReplyTimeout?: (jobState: DeadlineJobState) => void;
 }
+
+/**
+ * Where a job was found when its caller's deadline came without a reply: `completed` (its result was
+ * stored but the message never arrived), still `queued` (and removed), `active`, `failed`, `unknown`
+ * (gone without a result) or `unreadable` (Redis did not answer the look-up).
+ */
+export type DeadlineJobState = "completed" | "queued" | "active" | "failed" | "unknown" | "unreadable";
 
 /** How long the look-up at a deadline may take before the caller is told Redis is unreachable. */
 const STATE_READ_TIMEOUT_MS = 1_000;
@@ -174,22 +186,25 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
   async function outcomeAfterDeadline(jobId: string, timeoutMs: number): Promise<JsonText> {
     const timedOut = `Execution timed out after ${timeoutMs} ms`;
     try {
-      return await withTimeout(readOutcome(jobId, timedOut), STATE_READ_TIMEOUT_MS, "reading the job state");
+      const { answer, jobState } = await withTimeout(readOutcome(jobId, timedOut), STATE_READ_TIMEOUT_MS, "reading the job state");
+      options.onReplyTimeout?.(jobState);
+      return answer;
     } catch (error) {
       logger.warn({ jobId, err: errorMessage(error) }, "could not read the state of a job past its deadline");
+      options.onReplyTimeout?.("unreadable");
       return errorResult(`${timedOut}; its state could not be read: Redis unreachable`);
     }
   }
 
-  /** The stored result, or the error that says what became of the job. */
-  async function readOutcome(jobId: string, timedOut: string): Promise<JsonText> {
+  /** The stored result, or the error that says what became of the job; and the state it was found in. */
+  async function readOutcome(jobId: string, timedOut: string): Promise<{ answer: JsonText; jobState: DeadlineJobState }> {
     if (producer === undefined || queue === undefined) throw new Error("client not started");
     const readResult = async () => {
       const stored = await producer?.get(resultKey(prefix, jobId));
       return stored === null || stored === undefined ? undefined : parseReply(stored)?.result;
     };
     const stored = await readResult();
-    if (stored !== undefined) return stored;
+    if (stored !== undefined) return { answer: stored, jobState: "completed" };
     const state = await queue.getJobState(jobId);
     switch (state) {
       case "waiting":
@@ -198,19 +213,21 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
       case "waiting-children": {
         // Remove it so that it never runs for nobody; 0 means a worker locked it in the meantime.
         const removed = await queue.remove(jobId);
-        return errorResult(removed === 1 ? `${timedOut} (still queued: no worker picked it up)` : `${timedOut} (still running)`);
+        return removed === 1
+          ? { answer: errorResult(`${timedOut} (still queued: no worker picked it up)`), jobState: "queued" }
+          : { answer: errorResult(`${timedOut} (still running)`), jobState: "active" };
       }
       case "active":
-        return errorResult(`${timedOut} (still running)`);
+        return { answer: errorResult(`${timedOut} (still running)`), jobState: "active" };
       case "failed": {
         const job = await queue.getJob(jobId);
-        return errorResult(`Execution failed: ${job?.failedReason ?? "unknown reason"}`);
+        return { answer: errorResult(`Execution failed: ${job?.failedReason ?? "unknown reason"}`), jobState: "failed" };
       }
       case "completed":
       case "unknown": {
         // It may have completed (and its job hash been removed) between the two reads above.
         const late = await readResult();
-        return late ?? errorResult("Execution result was lost");
+        return late === undefined ? { answer: errorResult("Execution result was lost"), jobState: "unknown" } : { answer: late, jobState: "completed" };
       }
     }
   }

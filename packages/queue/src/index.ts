@@ -8,12 +8,14 @@ export {
   type JobOptions,
 } from "./job-declarations.js";
 export { handleJob, type CatalogEntry, type JobCatalog, type JobContext } from "./job-catalog.js";
-export { createJobWorker, type JobWorker, type JobWorkerOptions } from "./job-worker.js";
+export { createJobWorker, type JobOutcome, type JobWorker, type JobWorkerOptions } from "./job-worker.js";
 export {
   createExecutionClient,
   QueueUnavailableError,
   type ExecutionClient,
   type ExecutionClientOptions,
+  type DeadlineJobState,
   type ExecutionRequest,
 } from "./execution-client.js";
+export { createQueueInspector, type QueueDepth, type QueueInspector } from "./queue-inspector.js";
 export { RedisRefusedError } from "./redis-connections.js";

@@ -26,7 +26,16 @@ export interface JobWorker {
    * interrupted (their signal aborts) and handed back to the queue for another worker; Redis goes last.
    */
   close(timeoutMs: number): Promise<void>;
+  /** True while it takes jobs: started, its Redis connections up, and not closing. */
+  isReady(): boolean;
 }
+
+/**
+ * How a run of a job ended, for metrics: a `result` (for a job a caller waits for, one without
+ * `error`), an `error` (a reply carrying one, a failed attempt, a malformed job), a `timeout` (its
+ * caller's deadline, or its attempt's timeout), or `interrupted` by shutdown and handed back.
+ */
+export type JobOutcome = "result" | "error" | "timeout" | "interrupted";
 
 export interface JobWorkerOptions {
   redisUrl: string;
@@ -41,6 +50,11 @@ export interface JobWorkerOptions {
   lockDurationMs?: number;
   /** How often this worker looks for jobs whose lock expired (stalled) and puts them back in the queue. */
   stalledIntervalMs?: number;
+  /**
+   * Told of every run of a job as it ends: the catalog's name for it (`unknown` for a job no entry
+   * handles), how it ended and how long it took. For metrics: it must be quick and must not throw.
+   */
+  onJobFinished?: (jobName: string, outcome: JobOutcome, seconds: number) => void;
 }
 
 /** BullMQ's defaults, stated: 30 s lock (renewed every 15 s), stalled check every 30 s. */
@@ -76,6 +90,11 @@ declare module "ioredis" {
      */
     storeAndPublish(key: string, json: string, ttlMs: number, channel: string): Result<number, Context>;
   }
+}
+
+/** A run stopped at its attempt's timeout: a failed attempt, which BullMQ retries as declared. */
+class AttemptTimeoutError extends Error {
+  override name = "AttemptTimeoutError";
 }
 
 /** Why a running job's signal aborted: its caller's deadline, its attempt's timeout, or shutdown. */
@@ -119,6 +138,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
   let workers: Worker<unknown, void>[] = [];
   /** Failure notices under way, so that close() lets them go out before it closes the connection. */
   const failureNotices = new Set<Promise<void>>();
+  let closing = false;
 
   async function reply(jobId: string, caller: WaitingCaller, result: object): Promise<void> {
     if (replies === undefined) throw new Error("worker not started");
@@ -154,7 +174,22 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
     job.controller.abort(cause === "shutdown" ? "worker shutting down" : new DOMException(reasons[cause], "TimeoutError"));
   }
 
-  async function runJob(entry: CatalogEntry | undefined, job: Job<unknown, void>, token: string | undefined): Promise<void> {
+  /** Runs a job (runJob) and reports how the run ended to onJobFinished. */
+  async function runAndReport(entry: CatalogEntry | undefined, job: Job<unknown, void>, token: string | undefined): Promise<void> {
+    const started = performance.now();
+    let outcome: JobOutcome = "error";
+    try {
+      outcome = await runJob(entry, job, token);
+    } catch (error) {
+      if (error instanceof WaitingError) outcome = "interrupted";
+      else if (error instanceof AttemptTimeoutError) outcome = "timeout";
+      throw error;
+    } finally {
+      options.onJobFinished?.(entry?.name ?? "unknown", outcome, (performance.now() - started) / 1_000);
+    }
+  }
+
+  async function runJob(entry: CatalogEntry | undefined, job: Job<unknown, void>, token: string | undefined): Promise<JobOutcome> {
     const jobId = job.id;
     if (jobId === undefined) throw new UnrecoverableError("job without an id");
     if (entry === undefined) throw new UnrecoverableError(`no handler for job "${job.name}" in this worker's catalog`);
@@ -169,7 +204,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
     if (caller !== undefined && Date.now() > caller.deadline) {
       logger.warn({ jobId, job: entry.name }, "job reached a worker after its deadline; not running it");
       await reply(jobId, caller, { error: `${capitalized(label)} timed out: its deadline passed before a worker could start it` });
-      return;
+      return "timeout";
     }
 
     const self: RunningJob = { controller: new AbortController() };
@@ -208,9 +243,9 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
         if (caller !== undefined) {
           await reply(jobId, caller, { error: `${capitalized(label)} timed out: its deadline passed while it ran` });
         }
-        return;
+        return "timeout";
       case "timeout":
-        throw new Error(`${label} attempt timed out after ${timeoutMs} ms`);
+        throw new AttemptTimeoutError(`${label} attempt timed out after ${timeoutMs} ms`);
       case undefined:
         if ("error" in outcome) {
           // A failed attempt: BullMQ retries it as declared; 'failed' tells a caller after the last one.
@@ -218,6 +253,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
           throw outcome.error;
         }
         if (caller !== undefined) await reply(jobId, caller, outcome.value ?? {});
+        return carriesError(outcome.value) ? "error" : "result";
     }
   }
 
@@ -226,7 +262,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
       queue,
       // Two parameters: BullMQ creates no AbortController of its own (runJob makes one per job).
       // In the job's consumer span, a child of the enqueuing request's span when the job carries its context.
-      (job, token) => inJobSpan(queue, job, () => runJob(entries.get(job.name), job, token)),
+      (job, token) => inJobSpan(queue, job, () => runAndReport(entries.get(job.name), job, token)),
       {
         connection,
         prefix,
@@ -283,7 +319,18 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
       );
     },
 
+    isReady() {
+      return (
+        !closing &&
+        workers.length > 0 &&
+        connection?.status === "ready" &&
+        replies?.status === "ready" &&
+        workers.every((worker) => worker.isRunning())
+      );
+    },
+
     async close(timeoutMs) {
+      closing = true;
       if (connection === undefined || replies === undefined) return;
       if (workers.length === 0) {
         // Still waiting for Redis in start(): nothing runs yet.
@@ -372,6 +419,11 @@ function callerOf(data: unknown): WaitingCaller | undefined {
   const deadline = "deadline" in data && typeof data.deadline === "number" ? data.deadline : Date.now();
   const v = "v" in data && typeof data.v === "number" ? data.v : undefined;
   return v === undefined ? { replyTo, deadline } : { v, replyTo, deadline };
+}
+
+/** A reply that says the job failed: `{ error: "…" }`, as every failure is replied to a waiting caller. */
+function carriesError(value: object | undefined): boolean {
+  return value !== undefined && "error" in value && typeof value.error === "string";
 }
 
 function capitalized(text: string): string {

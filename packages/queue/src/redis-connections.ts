@@ -19,13 +19,14 @@ const common = {
 
 /**
  * The API side's command connection (BullMQ Queue, result reads). It fails fast instead of queueing
- * commands while Redis is away, so that the API can answer 503 rather than hang.
+ * commands while Redis is away, so that the API can answer 503 rather than hang. `connectionName`
+ * tells an operator's CLIENT LIST what it is for.
  */
-export function createProducerConnection(url: string, logger: Logger): Redis {
+export function createProducerConnection(url: string, logger: Logger, connectionName = "pes:producer"): Redis {
   return withLogging(
     new Redis(url, {
       ...common,
-      connectionName: "pes:producer",
+      connectionName,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       commandTimeout: PRODUCER_COMMAND_TIMEOUT_MS,
