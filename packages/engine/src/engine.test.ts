@@ -17,7 +17,7 @@ import {
   type SeenRequest,
 } from "@pes/local-services";
 import { createLogger } from "@pes/logger";
-import { createEngine, type EngineDeps } from "./engine.js";
+import { createEngine, type ActionReport, type EngineDeps } from "./engine.js";
 
 const INCIDENT = new Date("2026-11-20T14:05:00Z");
 const NOW = () => new Date("2026-11-20T18:00:00Z");
@@ -293,6 +293,51 @@ describe("engine with misbehaving actions", () => {
       "good: ok /good; 4 of 5 actions failed: broken: the data source answered HTTP 500 Internal Server Error; throws: failed unexpectedly (details in the worker log); " +
         'wrong type: data source "api" is not a Prometheus data source; missing source: the organization has no data source "nowhere".',
     );
+  });
+
+  it("reports each action's outcome and duration by organization, connector and data source name", async () => {
+    api.route = (request, response) => (request.url === "/broken" ? json(response, 500, { answer: "no" }) : json(response, 200, { answer: "yes" }));
+    const catalog = await catalogFor([
+      httpAction("good", "/good/{{service}}"),
+      httpAction("broken", "/broken"),
+      httpAction("stuck", "/stuck"),
+      httpAction("Pods of {{pod}}", "/pods/{{pod}}"),
+      { title: "missing source", dataSource: "nowhere", prometheus: { query: "up" } },
+    ]);
+    const stuck = (request: AnyActionRequest): Promise<Evidence> => (request.title === "stuck" ? new Promise<Evidence>(() => undefined) : runAction(request));
+    const reports: ActionReport[] = [];
+
+    await engineWith(catalog, { runAction: stuck, actionTimeoutMs: 200, onActionFinished: (report) => reports.push(report) }).execute(
+      job("Book", { service: "attribute-value-7f3a" }),
+    );
+
+    const byOutcome = (outcome: ActionReport["outcome"]) => reports.filter((report) => report.outcome === outcome);
+    expect(reports).toHaveLength(5);
+    expect(byOutcome("ok")).toEqual([{ orgId: "acme", connector: "http", dataSource: "api", outcome: "ok", seconds: expect.any(Number) }]);
+    expect(byOutcome("timeout")).toEqual([{ orgId: "acme", connector: "http", dataSource: "api", outcome: "timeout", seconds: expect.any(Number) }]);
+    expect(byOutcome("skipped")).toEqual([{ orgId: "acme", connector: "http", dataSource: "api", outcome: "skipped" }]);
+    expect(byOutcome("failed")).toEqual(
+      expect.arrayContaining([
+        { orgId: "acme", connector: "http", dataSource: "api", outcome: "failed", seconds: expect.any(Number) },
+        { orgId: "acme", connector: "prometheus", dataSource: "nowhere", outcome: "failed" },
+      ]),
+    );
+    expect(JSON.stringify(reports)).not.toContain("attribute-value-7f3a");
+  });
+
+  it("reports actions cancelled by the execution's signal", async () => {
+    const catalog = await catalogFor([httpAction("held", "/held"), httpAction("queued", "/queued")]);
+    const controller = new AbortController();
+    api.route = () => undefined;
+    api.onArrival = () => controller.abort();
+    const reports: ActionReport[] = [];
+
+    await engineWith(catalog, { maxConcurrentActions: 1, onActionFinished: (report) => reports.push(report) }).execute(job("Book"), controller.signal);
+
+    expect(reports.map(({ outcome, seconds }) => [outcome, seconds === undefined ? "never ran" : "ran"])).toEqual([
+      ["cancelled", "ran"],
+      ["cancelled", "never ran"],
+    ]);
   });
 
   it("ends an action that ignores its signal at the deadline", async () => {

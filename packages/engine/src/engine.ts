@@ -48,7 +48,28 @@ export interface EngineDeps {
   connectors?: ConnectorRegistry;
   /** Runs one prepared action; replaced in tests that need an action to misbehave. */
   runAction?: (request: AnyActionRequest) => Promise<Evidence>;
+  /** Told of every action as it ends, for metrics: it must be quick and must not throw. */
+  onActionFinished?: (report: ActionReport) => void;
   now?: () => Date;
+}
+
+/**
+ * How an action ended: `ok` (whatever it found), `failed` (the data source failed it, or it could not
+ * run), `timeout` (its own deadline), `cancelled` (the execution's signal), `skipped` (the issue lacks
+ * an attribute its query needs).
+ */
+export type ActionOutcome = "ok" | "failed" | "timeout" | "cancelled" | "skipped";
+
+/** One finished action, named by configuration only: never a URL, a query, a secret or an attribute value. */
+export interface ActionReport {
+  orgId: string;
+  /** The connector type (`prometheus`, `http`…), or `unknown` when no connector takes the action. */
+  connector: string;
+  /** The data source's name in the organization's configuration. */
+  dataSource: string;
+  outcome: ActionOutcome;
+  /** How long it ran; absent when it never started. */
+  seconds?: number;
 }
 
 export interface Engine {
@@ -67,6 +88,8 @@ export interface Engine {
 interface PreparedStep {
   gadgetIndex: number;
   definition: ActionDefinition;
+  /** The connector type that takes the action (`unknown` if none), for metrics. */
+  connector: string;
   /** Ready to run, or why it cannot run (a data source missing or of the wrong type). */
   prepared: PreparedAction | string;
 }
@@ -94,6 +117,7 @@ export function createEngine(deps: EngineDeps): Engine {
   const steps = prepareSteps(deps.catalog, connections, deps.connectors ?? connectorRegistry, logger);
 
   async function runOne(
+    orgId: string,
     planned: PlannedAction,
     attributes: Readonly<Record<string, string>>,
     window: TimeWindow,
@@ -101,7 +125,18 @@ export function createEngine(deps: EngineDeps): Engine {
   ): Promise<Evidence> {
     const { title, definition, prepared } = planned;
     const failed = (reason: string, link?: string): Evidence => ({ kind: "failed", action: title, reason, ...(link === undefined ? {} : { link }) });
-    if (outer?.aborted) return failed("cancelled before it started");
+    const report = (outcome: ActionOutcome, startedAt?: number) =>
+      deps.onActionFinished?.({
+        orgId,
+        connector: planned.connector,
+        dataSource: definition.dataSource,
+        outcome,
+        ...(startedAt === undefined ? {} : { seconds: (performance.now() - startedAt) / 1_000 }),
+      });
+    if (outer?.aborted) {
+      report("cancelled");
+      return failed("cancelled before it started");
+    }
     // One plain controller per action: AbortSignal.timeout/any build transferable signals, which the
     // benchmark profile showed costing more than the rest of the engine's bookkeeping. Both ways it can
     // abort are ours, so the grace period starts there instead of in another listener on the signal.
@@ -126,18 +161,27 @@ export function createEngine(deps: EngineDeps): Engine {
     }, actionTimeoutMs);
     const cancel = () => stop(outer?.reason);
     outer?.addEventListener("abort", cancel, { once: true });
-    const ended = (link?: string) =>
-      timedOut ? failed(`timed out after ${formatDuration(actionTimeoutMs)}`, link) : failed("cancelled before it finished", link);
+    const startedAt = performance.now();
+    const ended = (link?: string) => {
+      report(timedOut ? "timeout" : "cancelled", startedAt);
+      return timedOut ? failed(`timed out after ${formatDuration(actionTimeoutMs)}`, link) : failed("cancelled before it finished", link);
+    };
     try {
-      if (typeof prepared === "string") return failed(prepared);
+      if (typeof prepared === "string") {
+        report("failed");
+        return failed(prepared);
+      }
       // Whatever the action does after the race is decided is handled by the race: never unhandled.
       const evidence = await Promise.race([run({ action: prepared, title, attributes, window, signal }), abandoned]);
       if (evidence === ABORTED) return ended();
       if (evidence.kind === "failed" && signal.aborted) return ended(evidence.link);
+      if (evidence.kind === "skipped") report("skipped");
+      else report(evidence.kind === "failed" ? "failed" : "ok", startedAt);
       return evidence;
     } catch (error) {
       if (signal.aborted) return ended();
       logger.warn({ err: error, action: title, dataSource: definition.dataSource }, "action threw instead of returning evidence");
+      report("failed", startedAt);
       return failed("failed unexpectedly (details in the worker log)");
     } finally {
       clearTimeout(timer);
@@ -179,7 +223,7 @@ export function createEngine(deps: EngineDeps): Engine {
       const findings: Finding[] = await Promise.all(
         planned.map(async (action) => ({
           gadget: action.gadgetTitle,
-          evidence: await limit.run(() => inActionSpan(parent, actionSpanOf(action, job.requestId), () => runOne(action, attributes, window, signal))),
+          evidence: await limit.run(() => inActionSpan(parent, actionSpanOf(action, job.requestId), () => runOne(job.orgId, action, attributes, window, signal))),
         })),
       );
 
@@ -250,7 +294,12 @@ function prepareSteps(
       byPlaybook.set(
         name,
         playbook.gadgets.flatMap((gadget, gadgetIndex) =>
-          gadget.actions.map((definition) => ({ gadgetIndex, definition, prepared: prepareStep(definition, org.dataSources, connections, connectors, logger) })),
+          gadget.actions.map((definition) => ({
+            gadgetIndex,
+            definition,
+            connector: connectors.connectorOf(definition)?.type ?? "unknown",
+            prepared: prepareStep(definition, org.dataSources, connections, connectors, logger),
+          })),
         ),
       );
     }
