@@ -3,8 +3,8 @@ import type { Logger } from "@pes/logger";
 import type { RequestHandler } from "express";
 import { assignRequestId } from "./request-id.js";
 
-/** Probes every few seconds would drown the access log. */
-const unlogged = new Set(["/healthz", "/readyz"]);
+/** Probes and scrapes every few seconds would drown the access log. */
+const unlogged = new Set(["/healthz", "/readyz", "/metrics"]);
 
 /**
  * Assigns the request id and, when the logger is at info or below, writes one line per request when

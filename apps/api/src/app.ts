@@ -1,12 +1,14 @@
 import type { JsonWebKey } from "node:crypto";
 import type { Catalog } from "@pes/config";
 import type { Logger } from "@pes/logger";
+import type { ApiMetrics } from "@pes/metrics";
 import type { ExecutionClient } from "@pes/queue";
 import express, { type Express, type RequestHandler } from "express";
 import { accessLog } from "./access-log.js";
 import { Admission } from "./admission.js";
 import type { TokenVerifier } from "./auth/token-verifier.js";
 import { errorMiddleware, notFound } from "./errors.js";
+import { httpMetrics, metricsEndpoint } from "./http-metrics.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { documentRoutes } from "./routes/document-routes.js";
 import { executionRoutes } from "./routes/execution-routes.js";
@@ -41,6 +43,10 @@ export interface AppDeps {
   now?: () => Date;
   /** Bull Board at /admin/queues, for admins only (admin/queue-dashboard.ts); absent, a 404, unless ADMIN_DASHBOARD is on. */
   queueDashboard?: RequestHandler;
+  /** Prometheus metrics: every request is recorded, and `GET /metrics` serves them. None: neither. */
+  metrics?: ApiMetrics;
+  /** The bearer token `GET /metrics` wants (METRICS_TOKEN); none: anyone who reaches it may scrape. */
+  metricsToken?: string;
 }
 
 /** Builds the Express app (no listen): request ids and access logs, the declared routes, 404, errors. */
@@ -50,6 +56,7 @@ export function createApp(deps: AppDeps): Express {
   app.set("etag", false);
   app.disable("x-powered-by");
 
+  if (deps.metrics !== undefined) app.use(httpMetrics(deps.metrics));
   app.use(accessLog(deps.logger));
 
   // Executions first: Express tries routes in order, and they are nearly all of the traffic.
@@ -70,6 +77,8 @@ export function createApp(deps: AppDeps): Express {
   const runtime = { catalog: deps.catalog, verifier: deps.tokenVerifier, bodyLimit: deps.limits.bodyLimit };
   for (const route of routes) app[route.method](route.path, route.toHandler(runtime));
   if (deps.queueDashboard !== undefined) app.use(deps.queueDashboard);
+  // Not a declared route: its answer is Prometheus text for scrapers, not JSON of the API's document.
+  if (deps.metrics !== undefined) app.get("/metrics", metricsEndpoint(deps.metrics, deps.metricsToken));
 
   app.use(notFound);
   app.use(errorMiddleware(deps.logger));

@@ -28,6 +28,7 @@ describe("parseEnv", () => {
       logLevel: "info",
       shutdownDrainMs: 5_000,
       shutdownTimeoutMs: 25_000,
+      metricsToken: undefined,
     });
   });
 
@@ -52,6 +53,7 @@ describe("parseEnv", () => {
       LOG_LEVEL: "debug",
       SHUTDOWN_DRAIN_MS: "0",
       SHUTDOWN_TIMEOUT_MS: "1000",
+      METRICS_TOKEN: "a-scraper-token-of-32-characters",
     });
     expect(env).toMatchObject({
       port: 9000,
@@ -69,6 +71,7 @@ describe("parseEnv", () => {
       logLevel: "debug",
       shutdownDrainMs: 0,
       shutdownTimeoutMs: 1000,
+      metricsToken: "a-scraper-token-of-32-characters",
     });
   });
 
@@ -116,6 +119,7 @@ describe("parseEnv", () => {
     ["AUTH_JWKS_TIMEOUT_MS", "0"],
     ["LOG_LEVEL", "loud"],
     ["QUEUE_PREFIX", "has space"],
+    ["METRICS_TOKEN", "short"],
   ])("stops on a bad %s, naming it", (name, value) => {
     expect(() => parseEnv({ ...idp, [name]: value })).toThrow(new RegExp(`^Invalid environment:\\n  ${name}: `));
   });

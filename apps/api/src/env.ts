@@ -110,6 +110,8 @@ export interface ApiEnv {
   shutdownDrainMs: number;
   /** How long in-flight requests may run on once the API stops accepting, before the execution client is closed. */
   shutdownTimeoutMs: number;
+  /** The bearer token `GET /metrics` wants (METRICS_TOKEN); none: anyone who reaches it may scrape. */
+  metricsToken: string | undefined;
 }
 
 /** Parses the environment once; throws EnvError naming each bad or missing variable. */
@@ -149,5 +151,6 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     logLevel: env.LOG_LEVEL,
     shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    metricsToken: env.METRICS_TOKEN,
   };
 }

@@ -4,7 +4,8 @@ import { setTimeout as delay } from "node:timers/promises";
 import { ConfigError, loadConfig, type Catalog } from "@pes/config";
 import { devJwks, loadOrCreateDevKey } from "@pes/dev-issuer";
 import { createLogger, type Logger } from "@pes/logger";
-import { createExecutionClient, openDashboardQueues, QueueUnavailableError, type DashboardQueues, type ExecutionClient } from "@pes/queue";
+import { createApiMetrics } from "@pes/metrics";
+import { createExecutionClient, createQueueInspector, openDashboardQueues, QueueUnavailableError, type DashboardQueues, type ExecutionClient, type QueueInspector } from "@pes/queue";
 import type { RequestHandler } from "express";
 import { startTracing, TracingConfigError } from "@pes/tracing";
 import { createApp } from "./app.js";
@@ -53,7 +54,18 @@ async function main(): Promise<void> {
     );
   }
 
-  const executionClient = createExecutionClient({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger });
+  // Queue depth is read here, on a scrape, so that one process reads it rather than every worker.
+  const queueInspector = createQueueInspector({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger });
+  const metrics = createApiMetrics({
+    readQueues: () => queueInspector.read(),
+    onQueueReadError: (error) => logger.debug({ err: error instanceof Error ? error.message : String(error) }, "could not read the queues for /metrics"),
+  });
+  const executionClient = createExecutionClient({
+    redisUrl: env.redisUrl,
+    prefix: env.queuePrefix,
+    logger,
+    onReplyTimeout: (jobState) => metrics.countReplyTimeout(jobState),
+  });
   const tokenVerifier = createTokenVerifier({
     jwksUrl: env.auth.jwksUrl,
     issuer: env.auth.issuer,
@@ -88,6 +100,8 @@ async function main(): Promise<void> {
     devJwks: jwks,
     isShuttingDown: () => shuttingDown,
     queueDashboard: queueDashboardRouter,
+    metrics,
+    metricsToken: env.metricsToken,
   });
 
   try {
@@ -126,7 +140,7 @@ async function main(): Promise<void> {
       logger.info({ signal, drainMs: env.shutdownDrainMs }, "draining: /readyz answers 503, requests are still served");
       await delay(env.shutdownDrainMs);
     }
-    await stop({ server, executionClient, dashboardQueues, logger, signal, timeoutMs: env.shutdownTimeoutMs });
+    await stop({ server, executionClient, queueInspector, dashboardQueues, logger, signal, timeoutMs: env.shutdownTimeoutMs });
     process.exit(0);
   };
   for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, (name) => void shutdown(name));
@@ -141,18 +155,18 @@ async function stop(options: {
   server: Server;
   executionClient: ExecutionClient;
   dashboardQueues: DashboardQueues | undefined;
+  queueInspector: QueueInspector;
   logger: Logger;
   signal: string;
   timeoutMs: number;
 }): Promise<void> {
-  const { server, executionClient, dashboardQueues, logger } = options;
+  const { server, executionClient, queueInspector, dashboardQueues, logger } = options;
   logger.info({ signal: options.signal, timeoutMs: options.timeoutMs }, "shutting down: no longer accepting connections");
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   const finished = await within(closed, options.timeoutMs);
   logger.info(finished ? "in-flight requests finished" : "shutdown deadline reached with requests in flight");
 
-  await executionClient.close();
-  await dashboardQueues?.close();
+  await Promise.all([executionClient.close(), queueInspector.close(), dashboardQueues?.close()]);
   logger.info("execution client closed");
   if (!(await within(closed, 1_000))) server.closeAllConnections();
   logger.info("shutdown complete");

@@ -19,6 +19,8 @@ export const sharedEnvFields = {
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** How long in-flight work may go on after SIGTERM. */
   SHUTDOWN_TIMEOUT_MS: envInteger(0, 3_600_000).default(25_000),
+  /** When set, `GET /metrics` (API and workers) wants it as a bearer token; unset, anyone who can reach it may scrape. */
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters (e.g. openssl rand -hex 32)").optional(),
 };
 
 /** A bad environment; the message names every offending variable. */
