@@ -94,7 +94,9 @@ try {
   const common = { REDIS_URL: redis.url, CONFIG_DIR: configDir, QUEUE_PREFIX: process.env.QUEUE_PREFIX ?? "pes", DEV_ISSUER_DIR: devIssuerDir };
   // No readiness drain on Ctrl-C: no load balancer watches a quickstart.
   start("api", "apps/api/dist/main.js", { ...common, PORT: String(port), AUTH_DEV_ISSUER: "true", SHUTDOWN_DRAIN_MS: "0" });
-  for (let i = 1; i <= workers; i++) start(workers === 1 ? "worker" : `worker-${i}`, "apps/worker/dist/main.js", common);
+  // Each worker's /metrics, /healthz and /readyz on a free port (its log says which): several may run.
+  const workerEnv = { ...common, WORKER_HTTP_PORT: "0", WORKER_HTTP_HOST: "127.0.0.1" };
+  for (let i = 1; i <= workers; i++) start(workers === 1 ? "worker" : `worker-${i}`, "apps/worker/dist/main.js", workerEnv);
   await waitUntilReady(`http://127.0.0.1:${port}/readyz`, 30_000);
 
   const token = mintDevToken(await loadOrCreateDevKey(devIssuerDir), { org: "acme" });

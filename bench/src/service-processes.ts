@@ -118,6 +118,9 @@ export async function startWorker(context: ServiceContext, options: WorkerOption
       ...commonEnv(context),
       WORKER_CONCURRENCY: String(options.concurrency),
       MAX_CONCURRENT_ACTIONS: String(options.maxConcurrentActions),
+      // Each worker's own HTTP listener (/metrics, /healthz, /readyz) on a free port: several run at once.
+      WORKER_HTTP_PORT: "0",
+      WORKER_HTTP_HOST: "127.0.0.1",
     },
     logPath,
   });

@@ -48,7 +48,8 @@ export async function startStack(options: {
   const devIssuerDir = await mkdtemp(join(tmpdir(), "pes-e2e-issuer-"));
   const port = await freePort();
   const common = { REDIS_URL: redis.url, QUEUE_PREFIX: prefix, CONFIG_DIR: options.configDir, DEV_ISSUER_DIR: devIssuerDir };
-  const workerEnv = { ...common, ...options.workerEnv };
+  // Each worker's own HTTP listener (/metrics, /healthz, /readyz) on a free port: several run at once.
+  const workerEnv = { ...common, WORKER_HTTP_PORT: "0", WORKER_HTTP_HOST: "127.0.0.1", ...options.workerEnv };
   // No readiness drain on stop: no load balancer watches these processes.
   const apiEnv = { ...common, PORT: String(port), HOST: "127.0.0.1", AUTH_DEV_ISSUER: "true", SHUTDOWN_DRAIN_MS: "0" };
   const api = startService("api", { ...apiEnv, ...options.apiEnv });

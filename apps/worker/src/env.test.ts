@@ -14,6 +14,8 @@ describe("parseWorkerEnv", () => {
       stalledIntervalMs: 30_000,
       shutdownTimeoutMs: 25_000,
       logLevel: "info",
+      http: { port: 9464, host: "0.0.0.0" },
+      metricsToken: undefined,
     });
   });
 
@@ -29,6 +31,13 @@ describe("parseWorkerEnv", () => {
     expect(parse).toThrow(/WORKER_CONCURRENCY/);
     expect(parse).toThrow(/REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL/);
     expect(parse).toThrow(/SHUTDOWN_TIMEOUT_MS/);
+  });
+
+  it("reads the HTTP listener's address and the metrics token", () => {
+    const env = parseWorkerEnv({ CONFIG_DIR: "/config", WORKER_HTTP_PORT: "0", WORKER_HTTP_HOST: "127.0.0.1", METRICS_TOKEN: "a-scraper-token-of-32-characters" });
+    expect(env).toMatchObject({ http: { port: 0, host: "127.0.0.1" }, metricsToken: "a-scraper-token-of-32-characters" });
+    expect(() => parseWorkerEnv({ CONFIG_DIR: "/config", WORKER_HTTP_PORT: "65536" })).toThrow(/WORKER_HTTP_PORT/);
+    expect(() => parseWorkerEnv({ CONFIG_DIR: "/config", METRICS_TOKEN: "short" })).toThrow(/METRICS_TOKEN: must be at least 16 characters/);
   });
 
   it("requires CONFIG_DIR: a worker never runs the shipped example by accident", () => {

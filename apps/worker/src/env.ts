@@ -11,6 +11,9 @@ export const WorkerEnvSchema = z.object({
   MAX_CONCURRENT_ACTIONS: integer(1, 10_000).default(32),
   WORKER_LOCK_DURATION_MS: integer(1_000, 3_600_000).default(30_000),
   WORKER_STALLED_INTERVAL_MS: integer(1_000, 3_600_000).default(30_000),
+  /** The worker's own small HTTP listener: /metrics, /healthz, /readyz. 9464 is Prometheus' usual exporter port; 0 picks a free one. */
+  WORKER_HTTP_PORT: integer(0, 65_535).default(9464),
+  WORKER_HTTP_HOST: z.string().min(1).default("0.0.0.0"),
 });
 
 export interface WorkerEnv {
@@ -29,6 +32,10 @@ export interface WorkerEnv {
   /** How long active jobs may run on after SIGTERM before they are handed back to the queue. */
   shutdownTimeoutMs: number;
   logLevel: string;
+  /** Where the worker serves /metrics, /healthz and /readyz. */
+  http: { port: number; host: string };
+  /** The bearer token `GET /metrics` wants (METRICS_TOKEN); none: anyone who reaches it may scrape. */
+  metricsToken: string | undefined;
 }
 
 /** Parses the environment once; throws EnvError naming each bad variable. */
@@ -45,5 +52,7 @@ export function parseWorkerEnv(source: NodeJS.ProcessEnv = process.env): WorkerE
     stalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     logLevel: env.LOG_LEVEL,
+    http: { port: env.WORKER_HTTP_PORT, host: env.WORKER_HTTP_HOST },
+    metricsToken: env.METRICS_TOKEN,
   };
 }

@@ -103,6 +103,8 @@ describe("a worker with the image's heap ceiling", () => {
         CONFIG_DIR: configDir,
         ACTION_TIMEOUT_MS: "60000",
         LOG_LEVEL: "info",
+        WORKER_HTTP_PORT: "0",
+        WORKER_HTTP_HOST: "127.0.0.1",
       },
       stdio: ["ignore", "pipe", "pipe"],
     });

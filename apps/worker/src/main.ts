@@ -1,10 +1,13 @@
+import { once } from "node:events";
 import { ConfigError, loadConfig, resolveCatalogSecrets, type Catalog } from "@pes/config";
 import { createEngine } from "@pes/engine";
 import { createLogger } from "@pes/logger";
+import { createWorkerMetrics } from "@pes/metrics";
 import { createJobWorker, RedisRefusedError } from "@pes/queue";
 import { startTracing, TracingConfigError } from "@pes/tracing";
 import { EnvError, parseWorkerEnv, type WorkerEnv } from "./env.js";
 import { createJobCatalog } from "./job-catalog.js";
+import { createWorkerHttpServer } from "./worker-http-server.js";
 
 /** Startup problems an operator must fix: printed as they are (no stack), exit code 1. */
 function stop(message: string): never {
@@ -51,15 +54,19 @@ async function main(): Promise<void> {
     logger,
     actionTimeoutMs: env.actionTimeoutMs,
     maxConcurrentActions: env.maxConcurrentActions,
+    onActionFinished: (report) => metrics.actionFinished(report),
   });
+  const jobs = createJobCatalog({ engine });
+  const metrics = createWorkerMetrics({ jobNames: jobs.map((entry) => entry.name) });
   const worker = createJobWorker({
     redisUrl: env.redisUrl,
     prefix: env.queuePrefix,
     logger,
-    catalog: createJobCatalog({ engine }),
+    catalog: jobs,
     concurrency: env.concurrency,
     lockDurationMs: env.lockDurationMs,
     stalledIntervalMs: env.stalledIntervalMs,
+    onJobFinished: (jobName, outcome, seconds) => metrics.jobFinished(jobName, outcome, seconds),
   });
 
   // Registered before start(): a SIGTERM while waiting for Redis must stop the process too.
@@ -81,6 +88,18 @@ async function main(): Promise<void> {
   };
   process.on("SIGTERM", shutdown);
   process.on("SIGINT", shutdown);
+
+  // Up before the worker connects: /healthz answers (and /readyz says 503) while Redis is awaited.
+  const http = createWorkerHttpServer({ metrics, metricsToken: env.metricsToken, isReady: () => !stopping && worker.isReady() });
+  http.listen(env.http.port, env.http.host);
+  try {
+    await once(http, "listening");
+  } catch (error) {
+    stop(`The worker's HTTP listener (WORKER_HTTP_PORT=${env.http.port}, WORKER_HTTP_HOST=${env.http.host}) could not start: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const address = http.address();
+  const port = typeof address === "object" && address !== null ? address.port : env.http.port;
+  logger.info({ host: env.http.host, port }, "worker http listening: /metrics, /healthz, /readyz");
 
   try {
     await worker.start();

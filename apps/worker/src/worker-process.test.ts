@@ -77,6 +77,70 @@ describe("worker process (dist/main.js)", () => {
     await worker.logged("stopped at its caller's deadline");
   }, 30_000);
 
+  it("serves /healthz, /readyz and /metrics on its own listener, with the jobs and actions it ran", async () => {
+    const worker = await startWorker({});
+    const base = httpBase(worker);
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ status: "ok" });
+
+    prometheus.answerAll();
+    const result = JSON.parse((await client.execute(request(), 30_000)).text) as PlaybookExecutionResult;
+    expect(result.error).toBeUndefined();
+
+    const scrape = await fetch(`${base}/metrics`);
+    expect(scrape.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
+    const text = await scrape.text();
+    expect(text).toContain('pes_jobs_total{job_name="execute",outcome="result"} 1');
+    expect(text).toContain('pes_jobs_total{job_name="execute",outcome="timeout"} 0');
+    expect(text).toContain('pes_actions_total{org="acme",connector="prometheus",data_source="metrics",outcome="ok"} 1');
+    expect(text).toContain('pes_action_duration_seconds_count{org="acme",connector="prometheus",data_source="metrics"} 1');
+    expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
+    expect((await fetch(`${base}/nowhere`)).status).toBe(404);
+  });
+
+  it("answers /readyz 503 from the moment shutdown begins, while /healthz still answers", async () => {
+    const worker = await startWorker({ SHUTDOWN_TIMEOUT_MS: "20000" });
+    const base = httpBase(worker);
+    const pending = client.execute(request(), 30_000);
+    // The job's query is held: the worker keeps running it after SIGTERM.
+    await prometheus.queried(1);
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+
+    worker.child.kill("SIGTERM");
+    await worker.logged("shutting down: finishing active jobs");
+
+    const readiness = await fetch(`${base}/readyz`);
+    expect(readiness.status).toBe(503);
+    expect(await readiness.json()).toEqual({ error: expect.stringContaining("Not ready") });
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    prometheus.answerAll();
+    expect(JSON.parse((await pending).text)).toMatchObject({ actionResults: [expect.any(Object)] });
+    expect(await worker.exited).toBe(0);
+  });
+
+  it("wants METRICS_TOKEN as a bearer token for /metrics, not for the probes", async () => {
+    const token = "worker-scrape-token-5e8d1c";
+    const base = httpBase(await startWorker({ METRICS_TOKEN: token }));
+    expect((await fetch(`${base}/metrics`)).status).toBe(401);
+    expect((await fetch(`${base}/metrics`, { headers: { authorization: "Bearer wrong-token-0000000" } })).status).toBe(401);
+    expect((await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+  });
+
+  it("refuses to start when its HTTP port is taken, naming WORKER_HTTP_PORT", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    try {
+      const address = taken.address();
+      if (address === null || typeof address === "string") throw new Error("no port");
+      const worker = launch({ WORKER_HTTP_PORT: String(address.port) });
+      expect(await worker.exited).toBe(1);
+      expect(worker.stderr()).toMatch(/WORKER_HTTP_PORT=\d+.*could not start: .*EADDRINUSE/);
+    } finally {
+      taken.close();
+    }
+  });
+
   it("refuses to start on a bad environment variable, naming it", async () => {
     const worker = launch({ WORKER_CONCURRENCY: "many" });
     expect(await worker.exited).toBe(1);
@@ -160,6 +224,9 @@ function launch(env: Record<string, string>): WorkerProcess {
       WORKER_CONCURRENCY: "2",
       ACTION_TIMEOUT_MS: "30000",
       LOG_LEVEL: "info",
+      // A free port each: several workers run at once here.
+      WORKER_HTTP_PORT: "0",
+      WORKER_HTTP_HOST: "127.0.0.1",
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
@@ -206,6 +273,13 @@ function launch(env: Record<string, string>): WorkerProcess {
       });
     });
   return { child, exited, logged, stderr: () => stderr, output: () => output };
+}
+
+/** The address of a started worker's own HTTP listener, from its log line. */
+function httpBase(worker: WorkerProcess): string {
+  const port = /"port":(\d+),"msg":"worker http listening/.exec(worker.output())?.[1];
+  if (port === undefined) throw new Error(`the worker logged no HTTP port:\n${worker.output()}`);
+  return `http://127.0.0.1:${port}`;
 }
 
 async function startWorker(env: Record<string, string>): Promise<WorkerProcess> {
