@@ -29,6 +29,7 @@ describe("parseEnv", () => {
       shutdownDrainMs: 5_000,
       shutdownTimeoutMs: 25_000,
       metricsToken: undefined,
+      metricsQueueCacheMs: 5_000,
     });
   });
 
@@ -54,6 +55,7 @@ describe("parseEnv", () => {
       SHUTDOWN_DRAIN_MS: "0",
       SHUTDOWN_TIMEOUT_MS: "1000",
       METRICS_TOKEN: "a-scraper-token-of-32-characters",
+      METRICS_QUEUE_CACHE_MS: "1000",
     });
     expect(env).toMatchObject({
       port: 9000,
@@ -72,6 +74,7 @@ describe("parseEnv", () => {
       shutdownDrainMs: 0,
       shutdownTimeoutMs: 1000,
       metricsToken: "a-scraper-token-of-32-characters",
+      metricsQueueCacheMs: 1000,
     });
   });
 

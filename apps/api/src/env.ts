@@ -22,6 +22,7 @@ export const ApiEnvSchema = z
       .regex(/^\d+(\.\d+)?\s*(b|kb|mb)?$/i, 'must be a size such as "1mb", "512kb" or "65536"')
       .default("1mb"),
     MAX_IN_FLIGHT: integer(1, 1_000_000).default(2000),
+    METRICS_QUEUE_CACHE_MS: integer(0, 600_000).default(5_000),
     SHUTDOWN_DRAIN_MS: integer(0, 3_600_000).default(5_000),
     HTTP_HEADERS_TIMEOUT_MS: integer(1, 3_600_000).default(10_000),
     HTTP_REQUEST_TIMEOUT_MS: integer(1, 3_600_000).default(30_000),
@@ -112,6 +113,8 @@ export interface ApiEnv {
   shutdownTimeoutMs: number;
   /** The bearer token `GET /metrics` wants (METRICS_TOKEN); none: anyone who reaches it may scrape. */
   metricsToken: string | undefined;
+  /** How long one reading of the queue's depth serves every scrape (METRICS_QUEUE_CACHE_MS). */
+  metricsQueueCacheMs: number;
 }
 
 /** Parses the environment once; throws EnvError naming each bad or missing variable. */
@@ -152,5 +155,6 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     metricsToken: env.METRICS_TOKEN,
+    metricsQueueCacheMs: env.METRICS_QUEUE_CACHE_MS,
   };
 }

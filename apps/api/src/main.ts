@@ -58,6 +58,7 @@ async function main(): Promise<void> {
   const queueInspector = createQueueInspector({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger });
   const metrics = createApiMetrics({
     readQueues: () => queueInspector.read(),
+    queueCacheMs: env.metricsQueueCacheMs,
     onQueueReadError: (error) => logger.debug({ err: error instanceof Error ? error.message : String(error) }, "could not read the queues for /metrics"),
   });
   const executionClient = createExecutionClient({
