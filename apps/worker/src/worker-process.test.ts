@@ -3,6 +3,7 @@
 // the test lets it answer, so that a worker can be killed or stopped mid-execution.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
+import { createServer } from "node:http";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -83,7 +84,7 @@ describe("worker process (dist/main.js)", () => {
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ status: "ok" });
 
-    prometheus.answerAll();
+    prometheus.release();
     const result = JSON.parse((await client.execute(request(), 30_000)).text) as PlaybookExecutionResult;
     expect(result.error).toBeUndefined();
 
@@ -103,7 +104,7 @@ describe("worker process (dist/main.js)", () => {
     const base = httpBase(worker);
     const pending = client.execute(request(), 30_000);
     // The job's query is held: the worker keeps running it after SIGTERM.
-    await prometheus.queried(1);
+    await prometheus.waitForRequests(prometheus.requests.length + 1);
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
 
     worker.child.kill("SIGTERM");
@@ -113,7 +114,7 @@ describe("worker process (dist/main.js)", () => {
     expect(readiness.status).toBe(503);
     expect(await readiness.json()).toEqual({ error: expect.stringContaining("Not ready") });
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
-    prometheus.answerAll();
+    prometheus.release();
     expect(JSON.parse((await pending).text)).toMatchObject({ actionResults: [expect.any(Object)] });
     expect(await worker.exited).toBe(0);
   });
