@@ -1,6 +1,7 @@
 import type { DataSource } from "@pes/connectors/schemas";
 import type { Playbook } from "@pes/contracts";
 import type { MonitorNameMatcher, PlaybookDefinition } from "@pes/playbooks";
+import type { IncidentToolSettings, SlackSettings } from "./integration-settings.js";
 
 /** One organization as loaded from CONFIG_DIR: who may call, what it can query, which playbooks it has. */
 export interface OrganizationCatalog {
@@ -12,6 +13,10 @@ export interface OrganizationCatalog {
   /** `GET /playbook`'s answer, computed once at load. */
   playbookList: readonly Playbook[];
   matcher: MonitorNameMatcher;
+  /** Its Slack app, when configured: message links and channel posts need it. */
+  slack?: SlackSettings;
+  /** Its incident tools, when configured: `liveRun: true` needs one. */
+  incidentTools?: IncidentToolSettings;
 }
 
 /** Everything CONFIG_DIR holds, validated; immutable after load. */

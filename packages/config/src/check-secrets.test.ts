@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { checkSecrets } from "./check-secrets.js";
+import { checkSecrets, resolveCatalogSecrets } from "./check-secrets.js";
 import { loadConfig } from "./load-config.js";
 
 const catalog = await loadConfig(fileURLToPath(new URL("./testing/config", import.meta.url)));
@@ -17,5 +17,19 @@ describe("checkSecrets", () => {
     const env = { PROM_TOKEN: "s3cret", MIMIR_PASSWORD: "pw", DEPLOYS_TOKEN: "tok" };
     expect(checkSecrets(catalog, env)).toEqual([]);
     expect(checkSecrets(catalog, {}).join("\n")).not.toMatch(/s3cret|sre/);
+  });
+
+  it("lists the Slack token and incident-tool keys that cannot be resolved, and resolves the others", async () => {
+    const withTools = await loadConfig(fileURLToPath(new URL("./testing/config-with-integrations", import.meta.url)));
+    expect(checkSecrets(withTools, { ACME_PD_TOKEN: "pd-secret" })).toEqual([
+      "organization acme, slack: environment variable ACME_SLACK_TOKEN (slack.botToken) is not set",
+      "organization acme, incidentTools: environment variable ACME_OPSGENIE_KEY (incidentTools.opsgenie.apiKey) is not set",
+    ]);
+    const { integrations, missing } = resolveCatalogSecrets(withTools, {
+      env: { ACME_SLACK_TOKEN: "xoxb-secret", ACME_PD_TOKEN: "pd-secret", ACME_OPSGENIE_KEY: "og-secret" },
+    });
+    expect(missing).toEqual([]);
+    expect(integrations.get("acme")?.value({ env: "ACME_SLACK_TOKEN" })).toBe("xoxb-secret");
+    expect(integrations.get("acme")?.redacted).toEqual(["xoxb-secret", "pd-secret", "og-secret"]);
   });
 });

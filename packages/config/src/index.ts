@@ -4,3 +4,4 @@ export * from "./config-error.js";
 export * from "./load-config.js";
 export * from "./organization-file.js";
 export * from "./environment.js";
+export * from "./integration-settings.js";

@@ -331,6 +331,49 @@ dataSources:
     ]);
   });
 
+  it("loads an organization's Slack app and incident tools, with their defaults", async () => {
+    const dir = await configDir({
+      "organizations/acme.yaml": `${acme}slack:
+  botToken: { env: ACME_SLACK_TOKEN }
+  allowedHosts: [Acme.Enterprise.Slack.com]
+incidentTools:
+  pagerduty: { apiToken: { env: ACME_PAGERDUTY_TOKEN }, from: oncall@acme.example }
+  opsgenie: { apiKey: { file: /run/secrets/opsgenie }, apiUrl: "https://api.eu.opsgenie.com" }
+`,
+      "organizations/globex.yaml": "id: globex\nclientIds: []\nslack: { botToken: { env: GLOBEX_SLACK }, apiUrl: 'http://127.0.0.1:9/api' }\n",
+    });
+    const catalog = await loadConfig(dir);
+    expect(catalog.organizations.get("acme")).toMatchObject({
+      slack: { botToken: { env: "ACME_SLACK_TOKEN" }, apiUrl: "https://slack.com/api/", allowedHosts: ["acme.enterprise.slack.com"] },
+      incidentTools: {
+        pagerduty: { apiToken: { env: "ACME_PAGERDUTY_TOKEN" }, from: "oncall@acme.example", apiUrl: "https://api.pagerduty.com" },
+        opsgenie: { apiKey: { file: "/run/secrets/opsgenie" }, apiUrl: "https://api.eu.opsgenie.com" },
+      },
+    });
+    // The Web API URL ends with a slash, as the Slack client joins method names to it.
+    expect(catalog.organizations.get("globex")?.slack?.apiUrl).toBe("http://127.0.0.1:9/api/");
+    expect(catalog.organizations.get("globex")?.incidentTools).toBeUndefined();
+  });
+
+  it("refuses a Slack token written in the file, a host with a scheme, a tool without its email, and empty incidentTools", async () => {
+    const error = await loadError({
+      "organizations/acme.yaml": `${acme}slack:
+  botToken: xoxb-written-in-the-file
+  allowedHosts: ["https://acme.slack.com"]
+incidentTools:
+  pagerduty: { apiToken: { env: PD } }
+`,
+      "organizations/globex.yaml": "id: globex\nclientIds: []\nincidentTools: {}\n",
+    });
+    expect(error.problems.map((problem) => `${problem.file} ${problem.path}`)).toEqual([
+      "organizations/acme.yaml slack.botToken",
+      "organizations/acme.yaml slack.allowedHosts.0",
+      "organizations/acme.yaml incidentTools.pagerduty.from",
+      "organizations/globex.yaml incidentTools",
+    ]);
+    expect(error.message).not.toContain("xoxb-written-in-the-file");
+  });
+
   it("names file and line of a YAML syntax error", async () => {
     const error = await loadError({
       "organizations/acme.yaml": acme,

@@ -96,6 +96,8 @@ export async function loadConfig(dir: string, options: { connectors?: ConnectorR
       playbooks: new Map(definitions.map((definition) => [definition.name, definition])),
       playbookList: definitions.map(toPlaybook),
       matcher: createMonitorNameMatcher(definitions),
+      ...(value.slack === undefined ? {} : { slack: value.slack }),
+      ...(value.incidentTools === undefined ? {} : { incidentTools: value.incidentTools }),
     });
   }
   return { organizations: catalog };

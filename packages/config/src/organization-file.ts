@@ -1,5 +1,6 @@
 import { connectorRegistry, type ConnectorRegistry } from "@pes/connectors/schemas";
 import { z } from "zod";
+import { IncidentToolSettings, SlackSettings } from "./integration-settings.js";
 
 /** Organization IDs are file names and token claims: letters, digits, `.`, `_`, `-`. */
 export const ORGANIZATION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -7,8 +8,9 @@ export const ORGANIZATION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 export const DATA_SOURCE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /**
- * `organizations/<id>.yaml`: who may call the API for the organization and what its playbooks can query,
- * each data source checked by the schema of its connector in `connectors`.
+ * `organizations/<id>.yaml`: who may call the API for the organization, what its playbooks can query
+ * (each data source checked by the schema of its connector in `connectors`), and the chat and incident
+ * tools it works with.
  */
 export function organizationFileSchema(connectors: ConnectorRegistry) {
   return z.strictObject({
@@ -19,6 +21,10 @@ export function organizationFileSchema(connectors: ConnectorRegistry) {
     dataSources: z
       .record(z.string().regex(DATA_SOURCE_NAME, "a data source name is letters, digits, '.', '_' or '-'"), connectors.dataSource)
       .default({}),
+    /** The Slack app that reads message links (`messageLink`) and posts results (`channelId`). */
+    slack: SlackSettings.optional(),
+    /** Where `liveRun: true` adds the result as a note: PagerDuty and/or Opsgenie. */
+    incidentTools: IncidentToolSettings.optional(),
   });
 }
 
