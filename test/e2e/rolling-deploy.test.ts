@@ -4,7 +4,7 @@
 import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { decodeReply, WIRE_VERSION, type PlaybookExecutionResult } from "@pes/contracts";
+import { decodeReply, JsonText, WIRE_VERSION, type PlaybookExecutionResult } from "@pes/contracts";
 import type { TestHttpServer } from "@pes/local-services";
 import { startHoldingPrometheus } from "../support/holding-prometheus.js";
 import { exampleConfig, postJson, startStack, type Stack } from "../support/stack.js";
@@ -87,7 +87,7 @@ describe("rolling deploy: API and workers one version apart", () => {
         arrived.add(check);
         check();
       });
-    await subscriber.subscribe(`${stack.prefix}:reply:api-next`, `${stack.prefix}:reply:api-previous`);
+    await subscriber.subscribe(`${stack.prefix}:reply:api-next`, `${stack.prefix}:reply:api-previous`, `${stack.prefix}:reply:api-v1`);
     const job = {
       orgId: "acme",
       requestId: "req-rolling",
@@ -102,13 +102,16 @@ describe("rolling deploy: API and workers one version apart", () => {
     await queue.add("execute", { ...job, v: WIRE_VERSION + 1, replyTo: "api-next", lane: "interactive" }, { jobId: "from-next" });
     // An API of before versioning: no `v`.
     await queue.add("execute", { ...job, replyTo: "api-previous" }, { jobId: "from-previous" });
+    // The API of the version before this one (1): no refusals in its replies.
+    await queue.add("execute", { ...job, v: 1, replyTo: "api-v1" }, { jobId: "from-v1" });
 
     const next = decodeReply(await replyOn("api-next"));
     expect(next).toMatchObject({ jobId: "from-next", version: WIRE_VERSION });
-    const result = JSON.parse(next?.result.text ?? "{}") as PlaybookExecutionResult;
+    const result = JSON.parse(next?.result instanceof JsonText ? next.result.text : "{}") as PlaybookExecutionResult;
     expect(result.error).toBeUndefined();
     expect(result.actionResults).toHaveLength(3);
     // What that API's decoder reads: the job id, a newline, the result JSON.
     expect(await replyOn("api-previous")).toMatch(/^from-previous\n\{"highlights":/);
+    expect(await replyOn("api-v1")).toMatch(/^\{"v":1,"jobId":"from-v1"\}\n\{"highlights":/);
   });
 });

@@ -149,6 +149,8 @@ describe("api process with Redis and the development issuer", () => {
     expect(response.status).toBe(200);
     expect(((await response.json()) as { queues: { name: string; readOnlyMode: boolean }[] }).queues).toEqual([
       expect.objectContaining({ name: "playbook-executions", readOnlyMode: true }),
+      expect.objectContaining({ name: "playbook-message-executions", readOnlyMode: true }),
+      expect.objectContaining({ name: "playbook-chat-posts", readOnlyMode: true }),
     ]);
     run.child.kill("SIGTERM");
     expect(await run.exited).toBe(0);

@@ -8,10 +8,10 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { PlaybookExecutionResult } from "@pes/contracts";
+import { JsonText, type PlaybookExecutionResult } from "@pes/contracts";
 import { createLogger } from "@pes/logger";
 import { startRedis, startTestHttpServer, uniquePrefix, type RedisHandle, type TestHttpServer } from "@pes/local-services";
-import { createExecutionClient, type ExecutionClient } from "@pes/queue";
+import { createExecutionClient, type ExecutionClient, type ExecutionOutcome } from "@pes/queue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
@@ -124,7 +124,7 @@ describe("a worker with the image's heap ceiling", () => {
         throw new Error(`worker exited while answering:\n${output.slice(-2000)}`);
       }),
     ]);
-    const result = JSON.parse(reply.text) as PlaybookExecutionResult;
+    const result = resultOf(reply);
     const answers = result.actionResults?.map((action) => action.shortAnswer) ?? [];
     expect(answers).toHaveLength(9);
     expect(answers[0]).toMatch(/^large 1\.\d+ s, .*worst of 3000 series/);
@@ -133,3 +133,9 @@ describe("a worker with the image's heap ceiling", () => {
     expect(output).not.toMatch(/heap out of memory/);
   }, 60_000);
 });
+
+/** The result an execution answered (a refusal fails the test). */
+function resultOf(outcome: ExecutionOutcome): PlaybookExecutionResult {
+  if (!(outcome instanceof JsonText)) throw new Error(`expected a result, got a refusal: ${outcome.describe()}`);
+  return JSON.parse(outcome.text) as PlaybookExecutionResult;
+}

@@ -8,9 +8,9 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { PlaybookExecutionResult } from "@pes/contracts";
+import { JsonText, type PlaybookExecutionResult } from "@pes/contracts";
 import { sendJson, startRedis, startTestHttpServer, uniquePrefix, type RedisHandle, type TestHttpServer } from "@pes/local-services";
-import { createExecutionClient, type ExecutionClient, type ExecutionRequest } from "@pes/queue";
+import { createExecutionClient, type ExecutionClient, type ExecutionOutcome, type ExecutionRequest } from "@pes/queue";
 import { createLogger } from "@pes/logger";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
@@ -67,12 +67,12 @@ describe("worker process (dist/main.js)", () => {
 
     // Prometheus holds the query; at the caller's deadline the worker gives it up (closes the request).
     await prometheus.waitForAbandoned(1);
-    expect((JSON.parse((await first).text) as PlaybookExecutionResult).error).toMatch(/timed out/);
+    expect(resultOf(await first).error).toMatch(/timed out/);
     const next = client.execute(request(), 30_000);
     await prometheus.waitForRequests(2);
     prometheus.release();
 
-    const result = JSON.parse((await next).text) as PlaybookExecutionResult;
+    const result = resultOf(await next);
     expect(result.error).toBeUndefined();
     expect(result.actionResults).toHaveLength(1);
     await worker.logged("stopped at its caller's deadline");
@@ -344,4 +344,10 @@ function startFakePrometheus(): Promise<TestHttpServer> {
     },
     { hold: true },
   );
+}
+
+/** The result an execution answered (a refusal fails the test). */
+function resultOf(outcome: ExecutionOutcome): PlaybookExecutionResult {
+  if (!(outcome instanceof JsonText)) throw new Error(`expected a result, got a refusal: ${outcome.describe()}`);
+  return JSON.parse(outcome.text) as PlaybookExecutionResult;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ExecutionJob, WIRE_VERSION } from "./execution-job.js";
+import { ExecutionJob, MessageExecutionJob, WIRE_VERSION } from "./execution-job.js";
 
 const job = {
   v: WIRE_VERSION,
@@ -32,4 +32,28 @@ describe("ExecutionJob", () => {
       expect(ExecutionJob.safeParse(rest).success).toBe(false);
     },
   );
+});
+
+describe("MessageExecutionJob", () => {
+  const messageJob = {
+    v: WIRE_VERSION,
+    orgId: "acme",
+    requestId: "req-2",
+    replyTo: "api-1",
+    deadline: 1_767_261_600_000,
+    messageLink: "https://acme.slack.com/archives/C0123ABCD/p1763732580000100",
+    liveRun: true,
+    channelId: "C0123ABCD",
+    batch: { id: "b-1", index: 3, total: 10 },
+  };
+
+  it("needs no bookName, time or attributes: the message supplies them", () => {
+    expect(MessageExecutionJob.safeParse(messageJob).data).toEqual(messageJob);
+  });
+
+  it("drops fields of a newer API, and still requires the link", () => {
+    expect(MessageExecutionJob.safeParse({ ...messageJob, lane: "batch" }).data).toEqual(messageJob);
+    const { messageLink: _link, ...rest } = messageJob;
+    expect(MessageExecutionJob.safeParse(rest).success).toBe(false);
+  });
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ResolvedAttributes } from "./execution-input.js";
+import { PlaybookExecutionResult } from "./execution-result.js";
 
 /**
  * The version of the job and reply formats this build writes (`v` in both). An API and workers one
@@ -7,8 +8,11 @@ import { ResolvedAttributes } from "./execution-input.js";
  * worker of the version before drops), a worker answers each job in the reply format of the job's
  * version (see encodeReply, which must keep writing the previous version's format), and an API reads its
  * own reply format and the previous one (decodeReply).
+ *
+ * Version 2: a reply may refuse the request (a header `status: 400`, the issues as its body), for what
+ * only a worker can check (the message a link points at); jobs may carry `batch`.
  */
-export const WIRE_VERSION = 1;
+export const WIRE_VERSION = 2;
 
 /**
  * The fields of every job a caller waits for: where to reply, until when, and which reply format the
@@ -23,6 +27,18 @@ export const WaitingCaller = z.object({
   deadline: z.number().int().positive(),
 });
 export type WaitingCaller = z.infer<typeof WaitingCaller>;
+
+/**
+ * Where an item of a batch stands in it: posts to a channel go in one thread per batch and channel, a
+ * reply per item. `index` is the item's position in `inputList`, `total` its length.
+ */
+export const BatchPosition = z.object({
+  /** Unique per batch request (not the caller's request id, which a caller may reuse). */
+  id: z.string().min(1),
+  index: z.number().int().nonnegative(),
+  total: z.number().int().positive(),
+});
+export type BatchPosition = z.infer<typeof BatchPosition>;
 
 /**
  * The payload of one execution job on the queue. The API has already authenticated the caller,
@@ -46,5 +62,43 @@ export const ExecutionJob = WaitingCaller.extend({
    * request's trace. Optional: a worker that predates it drops it like any unknown field.
    */
   traceparent: z.string().optional(),
+  batch: BatchPosition.optional(),
 });
 export type ExecutionJob = z.infer<typeof ExecutionJob>;
+
+/**
+ * An execution whose issue is the chat message `messageLink` points at. The API has checked the link
+ * (host, shape, time) and `bookName`; the worker reads the message with the organization's Slack token,
+ * identifies the playbook from it when `bookName` is absent, takes its attributes, details and time, and
+ * refuses (a 400 on `messageLink`) a message it cannot read or use.
+ */
+export const MessageExecutionJob = WaitingCaller.extend({
+  orgId: z.string().min(1),
+  requestId: z.string().min(1),
+  messageLink: z.string().min(1),
+  bookName: z.string().min(1).optional(),
+  liveRun: z.boolean(),
+  channelId: z.string().optional(),
+  batch: BatchPosition.optional(),
+  /** As ExecutionJob's: the W3C trace context of the API's enqueue span, when tracing is on. */
+  traceparent: z.string().optional(),
+});
+export type MessageExecutionJob = z.infer<typeof MessageExecutionJob>;
+
+/**
+ * Posts one batch item's result as a reply in its batch's thread, after the caller has its answer: a
+ * batch of 100 for one channel takes about 100 s to post at Slack's pace, longer than a caller waits.
+ */
+export const BatchItemPostJob = z.object({
+  v: z.number().int().positive().optional(),
+  orgId: z.string().min(1),
+  channelId: z.string().min(1),
+  /** The batch thread's root message. */
+  rootTs: z.string().min(1),
+  batch: BatchPosition,
+  title: z.string().optional(),
+  result: PlaybookExecutionResult,
+  /** Epoch ms: no post of this job waits for the channel's pace past it. */
+  postBy: z.number().int().positive(),
+});
+export type BatchItemPostJob = z.infer<typeof BatchItemPostJob>;

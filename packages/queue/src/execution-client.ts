@@ -1,10 +1,19 @@
 import { randomUUID } from "node:crypto";
-import { decodeReply, JsonText, WIRE_VERSION, type DecodedReply, type ExecutionJob, type PlaybookExecutionResult } from "@pes/contracts";
+import {
+  decodeReply,
+  JsonText,
+  WIRE_VERSION,
+  type DecodedReply,
+  type ExecutionJob,
+  type MessageExecutionJob,
+  type PlaybookExecutionResult,
+  type RequestRefusal,
+} from "@pes/contracts";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { EXECUTE_JOB, jobToAdd } from "./job-declarations.js";
-import { startEnqueueSpan, type EnqueueSpan } from "./job-trace-context.js";
+import { EXECUTE_JOB, EXECUTE_MESSAGE_JOB, jobToAdd } from "./job-declarations.js";
+import { startEnqueueSpan } from "./job-trace-context.js";
 import { replyChannel, resultKey } from "./queue-names.js";
 import {
   CONNECT_TIMEOUT_MS,
@@ -18,6 +27,15 @@ import {
 /** What the API enqueues; the client adds the wire version, where to reply and until when anybody waits. */
 export type ExecutionRequest = Omit<ExecutionJob, "v" | "replyTo" | "deadline" | "traceparent">;
 
+/** An execution whose issue is a chat message the worker reads (`execute-message`). */
+export type MessageExecutionRequest = Omit<MessageExecutionJob, "v" | "replyTo" | "deadline" | "traceparent"> & { kind: "message" };
+
+/**
+ * What an execution gave: the result as JSON (a PlaybookExecutionResult, as the worker encoded it), or
+ * the worker's refusal of the request (a 400 on what only it could check).
+ */
+export type ExecutionOutcome = JsonText | RequestRefusal;
+
 /** The API side of the queue: enqueue executions and wait for their replies. */
 export interface ExecutionClient {
   /**
@@ -27,13 +45,14 @@ export interface ExecutionClient {
    */
   start(): Promise<void>;
   /**
-   * Runs one execution and resolves with its result as JSON (a PlaybookExecutionResult, as the worker
-   * encoded it), or with `{ error }` once `timeoutMs` has passed (never later than about a second after).
-   * Throws QueueUnavailableError, without waiting, when the job cannot be enqueued.
+   * Runs one execution and resolves with its outcome: its result as JSON (a PlaybookExecutionResult, as
+   * the worker encoded it), the worker's refusal, or `{ error }` once `timeoutMs` has passed (never later
+   * than about a second after). Throws QueueUnavailableError, without waiting, when the job cannot be
+   * enqueued.
    */
-  execute(request: ExecutionRequest, timeoutMs: number): Promise<JsonText>;
-  /** Like execute() for many requests, enqueued in one round trip; results in request order. */
-  executeMany(requests: readonly ExecutionRequest[], timeoutMs: number): Promise<JsonText[]>;
+  execute(request: ExecutionRequest | MessageExecutionRequest, timeoutMs: number): Promise<ExecutionOutcome>;
+  /** Like execute() for many requests, enqueued in one round trip per queue; outcomes in request order. */
+  executeMany(requests: readonly (ExecutionRequest | MessageExecutionRequest)[], timeoutMs: number): Promise<ExecutionOutcome[]>;
   /** True when a job could be enqueued and its reply received right now. */
   isReady(): Promise<boolean>;
   /** Stops waiting (pending callers get `{ error: "Service is shutting down" }`) and closes the connections. */
@@ -73,9 +92,11 @@ export type DeadlineJobState = "completed" | "queued" | "active" | "failed" | "u
 const STATE_READ_TIMEOUT_MS = 1_000;
 
 interface Waiter {
-  resolve(result: JsonText): void;
+  resolve(result: ExecutionOutcome): void;
   timer: NodeJS.Timeout;
 }
+
+type ExecutionQueue = Queue<ExecutionJob | MessageExecutionJob, void>;
 
 /**
  * Builds the API side of the execution queue. Each instance listens on its own reply channel; workers
@@ -91,12 +112,13 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
 
   let producer: Redis | undefined;
   let subscriber: Redis | undefined;
-  let queue: Queue<ExecutionJob, void> | undefined;
+  /** One per job type's queue: `execute` and `execute-message`. */
+  let queues: { execute: ExecutionQueue; message: ExecutionQueue } | undefined;
   let subscribed = false;
   let subscriptionEpoch = 0;
   let closed = false;
 
-  function settle(jobId: string, result: JsonText): void {
+  function settle(jobId: string, result: ExecutionOutcome): void {
     const waiter = waiters.get(jobId);
     if (waiter === undefined) return;
     waiters.delete(jobId);
@@ -183,10 +205,10 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
   }
 
   /** What to answer once nobody waits any longer and no reply arrived. Bounded in time. */
-  async function outcomeAfterDeadline(jobId: string, timeoutMs: number): Promise<JsonText> {
+  async function outcomeAfterDeadline(jobId: string, queue: ExecutionQueue, timeoutMs: number): Promise<ExecutionOutcome> {
     const timedOut = `Execution timed out after ${timeoutMs} ms`;
     try {
-      const { answer, jobState } = await withTimeout(readOutcome(jobId, timedOut), STATE_READ_TIMEOUT_MS, "reading the job state");
+      const { answer, jobState } = await withTimeout(readOutcome(jobId, queue, timedOut), STATE_READ_TIMEOUT_MS, "reading the job state");
       options.onReplyTimeout?.(jobState);
       return answer;
     } catch (error) {
@@ -197,8 +219,8 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
   }
 
   /** The stored result, or the error that says what became of the job; and the state it was found in. */
-  async function readOutcome(jobId: string, timedOut: string): Promise<{ answer: JsonText; jobState: DeadlineJobState }> {
-    if (producer === undefined || queue === undefined) throw new Error("client not started");
+  async function readOutcome(jobId: string, queue: ExecutionQueue, timedOut: string): Promise<{ answer: ExecutionOutcome; jobState: DeadlineJobState }> {
+    if (producer === undefined) throw new Error("client not started");
     const readResult = async () => {
       const stored = await producer?.get(resultKey(prefix, jobId));
       return stored === null || stored === undefined ? undefined : parseReply(stored)?.result;
@@ -232,18 +254,18 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     }
   }
 
-  function assertCanEnqueue(): { producer: Redis; queue: Queue<ExecutionJob, void> } {
+  function assertCanEnqueue(): { execute: ExecutionQueue; message: ExecutionQueue } {
     if (closed) throw new QueueUnavailableError("Service is shutting down");
-    if (producer === undefined || queue === undefined) throw new QueueUnavailableError("Execution client not started");
+    if (producer === undefined || queues === undefined) throw new QueueUnavailableError("Execution client not started");
     if (!connectionsReady()) throw new QueueUnavailableError("Redis is unreachable");
-    return { producer, queue };
+    return queues;
   }
 
   /** Registers the waiter before the job exists, so that even an instant reply finds it. */
-  function waitFor(jobId: string, timeoutMs: number): Promise<JsonText> {
+  function waitFor(jobId: string, queue: ExecutionQueue, timeoutMs: number): Promise<ExecutionOutcome> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
-        void outcomeAfterDeadline(jobId, timeoutMs).then((result) => settle(jobId, result));
+        void outcomeAfterDeadline(jobId, queue, timeoutMs).then((result) => settle(jobId, result));
       }, timeoutMs);
       waiters.set(jobId, { resolve, timer });
     });
@@ -257,42 +279,55 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     }
   }
 
-  function toJob(request: ExecutionRequest, timeoutMs: number, traceparent: string | undefined): ExecutionJob {
-    const job: ExecutionJob = { v: WIRE_VERSION, ...request, replyTo: instanceId, deadline: Date.now() + Math.ceil(timeoutMs) };
-    if (traceparent !== undefined) job.traceparent = traceparent;
-    return job;
+  /**
+   * The job of a request, with the options its declaration states (attempts, retention), its queue, and
+   * its producer span (a child of the HTTP request's): the job carries its trace context.
+   */
+  function toJob(
+    request: ExecutionRequest | MessageExecutionRequest,
+    timeoutMs: number,
+    target: { execute: ExecutionQueue; message: ExecutionQueue },
+  ) {
+    const jobId = randomUUID();
+    const declaration = "kind" in request ? EXECUTE_MESSAGE_JOB : EXECUTE_JOB;
+    const span = startEnqueueSpan(declaration.queue, jobId, request.requestId);
+    const caller = {
+      v: WIRE_VERSION,
+      replyTo: instanceId,
+      deadline: Date.now() + Math.ceil(timeoutMs),
+      ...(span.traceparent === undefined ? {} : { traceparent: span.traceparent }),
+    };
+    if ("kind" in request) {
+      const { kind: _kind, ...payload } = request;
+      return { queue: target.message, span, job: { ...jobToAdd(EXECUTE_MESSAGE_JOB, { ...caller, ...payload }, jobId), jobId } };
+    }
+    return { queue: target.execute, span, job: { ...jobToAdd(EXECUTE_JOB, { ...caller, ...request }, jobId), jobId } };
   }
 
   async function executeMany(
-    requests: readonly ExecutionRequest[],
+    requests: readonly (ExecutionRequest | MessageExecutionRequest)[],
     timeoutMs: number,
-  ): Promise<JsonText[]> {
+  ): Promise<ExecutionOutcome[]> {
     if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new RangeError(`timeoutMs must be a positive number, got ${timeoutMs}`);
     const target = assertCanEnqueue();
     if (requests.length === 0) return [];
-    // Each with the options its declaration states (attempts, retention).
-    const spans: EnqueueSpan[] = [];
-    const jobs = requests.map((request) => {
-      const jobId = randomUUID();
-      // A producer span per job (a child of the HTTP request's): the job carries its trace context.
-      const span = startEnqueueSpan(EXECUTE_JOB.queue, jobId, request.requestId);
-      spans.push(span);
-      return { jobId, ...jobToAdd(EXECUTE_JOB, toJob(request, timeoutMs, span.traceparent), jobId) };
-    });
-    const jobIds = jobs.map(({ jobId }) => jobId);
-    const results = jobIds.map((jobId) => waitFor(jobId, timeoutMs));
+    const jobs = requests.map((request) => toJob(request, timeoutMs, target));
+    const jobIds = jobs.map(({ job }) => job.jobId);
+    const results = jobs.map(({ job, queue }) => waitFor(job.jobId, queue, timeoutMs));
     try {
-      // One job: one script call. Many: addBulk, one MULTI round trip however many jobs (a MULTI on this
-      // connection copies every script BullMQ defined on it, which costs more than the job itself).
-      const [single] = jobs;
-      if (jobs.length === 1 && single !== undefined) {
-        await target.queue.add(single.name, single.data, single.opts);
-      } else {
-        await target.queue.addBulk(jobs);
-      }
-      for (const span of spans) span.end();
+      // One job: one script call. Many: addBulk per queue, one MULTI round trip however many jobs (a MULTI
+      // on this connection copies every script BullMQ defined on it, which costs more than the job itself).
+      await Promise.all(
+        [target.execute, target.message].map(async (queue) => {
+          const own = jobs.filter((entry) => entry.queue === queue).map((entry) => entry.job);
+          const [single] = own;
+          if (own.length === 1 && single !== undefined) await queue.add(single.name, single.data, single.opts);
+          else if (own.length > 1) await queue.addBulk(own);
+        }),
+      );
+      for (const { span } of jobs) span.end();
     } catch (error) {
-      for (const span of spans) span.end(error);
+      for (const { span } of jobs) span.end(error);
       // Closed mid-enqueue: the waiters already hold "Service is shutting down".
       if (closed) return Promise.all(results);
       forget(jobIds);
@@ -319,8 +354,13 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
       // Failed first attempts are retried by ioredis; readiness is awaited below, bounded.
       producer.connect().catch(() => {});
       subscriber.connect().catch(() => {});
-      queue = new Queue<ExecutionJob, void>(EXECUTE_JOB.queue, { connection: producer, prefix });
-      queue.on("error", (error) => logger.warn({ err: error.message }, "queue error"));
+      const connection = producer;
+      const queueOf = (name: string): ExecutionQueue => {
+        const queue: ExecutionQueue = new Queue(name, { connection, prefix });
+        queue.on("error", (error) => logger.warn({ queue: name, err: error.message }, "queue error"));
+        return queue;
+      };
+      queues = { execute: queueOf(EXECUTE_JOB.queue), message: queueOf(EXECUTE_MESSAGE_JOB.queue) };
       if (!(await waitUntilConnected(CONNECT_TIMEOUT_MS * 2))) {
         throw new QueueUnavailableError(`Redis at ${describeRedisUrl(redisUrl)} is unreachable; still retrying`);
       }
@@ -351,9 +391,9 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
       const shuttingDown = errorResult("Service is shutting down");
       for (const jobId of [...waiters.keys()]) settle(jobId, shuttingDown);
       try {
-        if (queue !== undefined) await withTimeout(queue.close(), 2_000, "closing the queue");
+        if (queues !== undefined) await withTimeout(Promise.all([queues.execute.close(), queues.message.close()]), 2_000, "closing the queues");
       } catch (error) {
-        logger.warn({ err: errorMessage(error) }, "queue did not close cleanly");
+        logger.warn({ err: errorMessage(error) }, "queues did not close cleanly");
       }
       await Promise.all([producer, subscriber].map((connection) => connection && closeConnection(connection)));
     },

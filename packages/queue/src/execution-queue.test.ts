@@ -2,8 +2,9 @@ import {
   decodeReply,
   encodeReply,
   WIRE_VERSION,
+  JsonText,
+  RequestRefusal,
   type ExecutionJob,
-  type JsonText,
   type PlaybookExecutionResult,
 } from "@pes/contracts";
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
@@ -14,13 +15,16 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import {
   createExecutionClient,
   createJobWorker,
+  type ExecutionOutcome,
   EXECUTE_JOB,
+  EXECUTE_MESSAGE_JOB,
   EXECUTION_QUEUE,
   handleJob,
   QueueUnavailableError,
   type ExecutionClient,
   type ExecutionRequest,
   type JobWorker,
+  type MessageExecutionRequest,
   type JobWorkerOptions,
 } from "./index.js";
 
@@ -64,11 +68,14 @@ function request(overrides: Partial<ExecutionRequest> = {}): ExecutionRequest {
 
 /** The client, with its results parsed back from JSON so that tests compare objects. */
 interface TestClient extends Omit<ExecutionClient, "execute" | "executeMany"> {
-  execute(request: ExecutionRequest, timeoutMs: number): Promise<PlaybookExecutionResult>;
+  execute(request: ExecutionRequest | MessageExecutionRequest, timeoutMs: number): Promise<PlaybookExecutionResult>;
   executeMany(requests: readonly ExecutionRequest[], timeoutMs: number): Promise<PlaybookExecutionResult[]>;
 }
 
-const parsed = (result: JsonText): PlaybookExecutionResult => JSON.parse(result.text) as PlaybookExecutionResult;
+function parsed(result: ExecutionOutcome): PlaybookExecutionResult {
+  if (!(result instanceof JsonText)) throw new Error(`expected a result, got a refusal: ${result.describe()}`);
+  return JSON.parse(result.text) as PlaybookExecutionResult;
+}
 
 async function startClient(options: { redisUrl?: string; instanceId?: string } = {}): Promise<TestClient> {
   const client = createExecutionClient({ redisUrl: options.redisUrl ?? redis.url, prefix, logger, instanceId: options.instanceId });
@@ -185,6 +192,58 @@ describe("execution queue", () => {
     );
 
     expect(results.map((result) => result.highlights)).toEqual(Array.from({ length: count }, (_, i) => `item ${i}`));
+  });
+
+  it("sends message-link executions to their own queue and brings back a worker's refusal", async () => {
+    const seen: string[] = [];
+    const worker = createJobWorker({
+      redisUrl: redis.url,
+      prefix,
+      logger,
+      concurrency: 5,
+      catalog: [
+        handleJob(EXECUTE_JOB, async (job) => {
+          seen.push(`execute ${job.bookName}`);
+          return { highlights: "resolved" };
+        }),
+        handleJob(EXECUTE_MESSAGE_JOB, async (job) => {
+          seen.push(`execute-message ${job.messageLink}`);
+          return job.messageLink.endsWith("/p1700000000000200")
+            ? new RequestRefusal([{ path: ["messageLink"], message: "message 1700000000.000200 was not found in channel C1" }])
+            : { highlights: "from the message" };
+        }),
+      ],
+    });
+    closers.push(() => worker.close(5_000));
+    await worker.start();
+    const client = createExecutionClient({ redisUrl: redis.url, prefix, logger });
+    closers.push(() => client.close());
+    await client.start();
+    const link = (ts: string) => ({ kind: "message", orgId: "acme", requestId: "req-m", messageLink: `https://acme.slack.com/archives/C1/p${ts}`, liveRun: false }) as const;
+
+    const [resolved, found, refused] = await client.executeMany([request(), link("1700000000000100"), link("1700000000000200")], 10_000);
+
+    expect(resolved && parsed(resolved)).toEqual({ highlights: "resolved" });
+    expect(found && parsed(found)).toEqual({ highlights: "from the message" });
+    expect(refused).toBeInstanceOf(RequestRefusal);
+    expect(refused instanceof RequestRefusal && refused.issues).toEqual([{ path: ["messageLink"], message: "message 1700000000.000200 was not found in channel C1" }]);
+    expect(seen.sort()).toEqual([
+      "execute latency",
+      "execute-message https://acme.slack.com/archives/C1/p1700000000000100",
+      "execute-message https://acme.slack.com/archives/C1/p1700000000000200",
+    ]);
+  });
+
+  it("leaves message-link executions to workers that handle them: one of the version before never takes one", async () => {
+    // A worker of the version before: the execute job only, whose payload requires bookName and time.
+    await startWorker(async () => ({ highlights: "resolved" }));
+    const client = await startClient();
+    const byLink = { kind: "message", orgId: "acme", requestId: "req-m", messageLink: "https://acme.slack.com/archives/C1/p1700000000000100", liveRun: false } as const;
+
+    const outcome = await client.execute(byLink, 500);
+
+    expect(outcome).toEqual({ error: "Execution timed out after 500 ms (still queued: no worker picked it up)" });
+    expect(await inspectQueue().count()).toBe(0);
   });
 
   it("gives each item of executeMany its own outcome", async () => {

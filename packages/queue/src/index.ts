@@ -1,7 +1,10 @@
-export { EXECUTION_QUEUE } from "./queue-names.js";
+export { CHAT_POST_QUEUE, EXECUTION_QUEUE, MESSAGE_EXECUTION_QUEUE } from "./queue-names.js";
 export { openDashboardQueues, type DashboardQueues } from "./dashboard-queues.js";
 export {
+  BATCH_ITEM_POST_WINDOW_MS,
   EXECUTE_JOB,
+  EXECUTE_MESSAGE_JOB,
+  POST_BATCH_ITEM_JOB,
   jobToAdd,
   type AwaitedJobDeclaration,
   type JobDeclaration,
@@ -15,7 +18,9 @@ export {
   type ExecutionClient,
   type ExecutionClientOptions,
   type DeadlineJobState,
+  type ExecutionOutcome,
   type ExecutionRequest,
+  type MessageExecutionRequest,
 } from "./execution-client.js";
 export { createQueueInspector, type QueueDepth, type QueueInspector } from "./queue-inspector.js";
 export { RedisRefusedError } from "./redis-connections.js";

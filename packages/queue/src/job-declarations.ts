@@ -1,7 +1,14 @@
-import { ExecutionJob, PlaybookExecutionResult, type WaitingCaller } from "@pes/contracts";
+import {
+  BatchItemPostJob,
+  ExecutionJob,
+  MessageExecutionJob,
+  PlaybookExecutionResult,
+  RequestRefusal,
+  type WaitingCaller,
+} from "@pes/contracts";
 import type { JobsOptions } from "bullmq";
-import type { z } from "zod";
-import { EXECUTION_QUEUE } from "./queue-names.js";
+import { z } from "zod";
+import { CHAT_POST_QUEUE, EXECUTION_QUEUE, MESSAGE_EXECUTION_QUEUE } from "./queue-names.js";
 
 /** How a job type is run: declared once, read by the producer (attempts, backoff) and the worker (timeout). */
 export interface JobOptions {
@@ -47,6 +54,18 @@ export interface AwaitedJobDeclaration<Payload extends WaitingCaller = WaitingCa
   };
 }
 
+/*
+ * Rolling deploys: an API and workers one version apart run together, whichever is upgraded first.
+ * - A job type's payload only gains optional fields between versions; a worker drops fields it does not
+ *   know (its schema is not strict) and answers in the reply format of the job's version (encodeReply).
+ * - A new job type gets a queue of its own: workers of the version before, which have no handler for
+ *   it, never take its jobs. Such jobs wait for a worker of the new version; when the API is upgraded
+ *   first, they wait until the first one starts (a caller whose deadline passes first gets the usual
+ *   "timed out … (still queued)", and the job is withdrawn). `execute-message` (a message link, with or
+ *   without bookName) and `post-batch-item` came in wire version 2: upgrade the workers first to serve
+ *   message links without a pause.
+ */
+
 /** One playbook execution, for a caller waiting on the API. */
 export const EXECUTE_JOB = {
   name: "execute",
@@ -58,8 +77,35 @@ export const EXECUTE_JOB = {
   options: { attempts: 1 },
 } satisfies AwaitedJobDeclaration<ExecutionJob, PlaybookExecutionResult>;
 
+/**
+ * An execution whose issue is the chat message a link points at: the worker reads it, then runs as
+ * `execute`. Its reply may refuse the request (a message that cannot be read or matches no playbook).
+ */
+export const EXECUTE_MESSAGE_JOB = {
+  name: "execute-message",
+  queue: MESSAGE_EXECUTION_QUEUE,
+  schema: MessageExecutionJob,
+  reply: { schema: z.union([PlaybookExecutionResult, z.instanceof(RequestRefusal)]), label: "execution" },
+  // As execute: the caller's deadline leaves no time for a retry.
+  options: { attempts: 1 },
+} satisfies AwaitedJobDeclaration<MessageExecutionJob, PlaybookExecutionResult | RequestRefusal>;
+
+/** How long a batch item's post may wait for the channel's pace (its job's `postBy`, from when it is added). */
+export const BATCH_ITEM_POST_WINDOW_MS = 15 * 60_000;
+
+/**
+ * A batch item's result posted as a reply in its batch's thread, after the caller has its answer. Posting
+ * is idempotent (a record per item in Redis), so retries never post twice.
+ */
+export const POST_BATCH_ITEM_JOB = {
+  name: "post-batch-item",
+  queue: CHAT_POST_QUEUE,
+  schema: BatchItemPostJob,
+  options: { attempts: 4, backoff: { type: "exponential", delayMs: 5_000 }, attemptTimeoutMs: BATCH_ITEM_POST_WINDOW_MS + 60_000 },
+} satisfies JobDeclaration<BatchItemPostJob>;
+
 /** Every job type declared here: a new one joins this list, so that the queue dashboard shows its queue. */
-export const JOB_DECLARATIONS: readonly Pick<JobDeclaration, "name" | "queue">[] = [EXECUTE_JOB];
+export const JOB_DECLARATIONS: readonly Pick<JobDeclaration, "name" | "queue">[] = [EXECUTE_JOB, EXECUTE_MESSAGE_JOB, POST_BATCH_ITEM_JOB];
 
 /**
  * The job hash goes as soon as the job completes (a reply lives in its own result key). A failed job

@@ -1,5 +1,6 @@
 // The job runtime's seam: a job type other than executions, declared and handled here, runs through the
 // same worker as the execute job, with the attempts, backoff and timeout its own declaration states.
+import { JsonText } from "@pes/contracts";
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
@@ -145,7 +146,7 @@ describe("job worker over a catalog", () => {
       { orgId: "acme", requestId: "req-1", bookName: "latency", time: "2026-01-01T10:00:00Z", attributes: {}, liveRun: false },
       10_000,
     );
-    expect(JSON.parse(result.text)).toEqual({ highlights: "ran latency" });
+    expect(JSON.parse(result instanceof JsonText ? result.text : result.describe())).toEqual({ highlights: "ran latency" });
   });
 
   it("fails a malformed job of a retried type at once, without retrying it", async () => {

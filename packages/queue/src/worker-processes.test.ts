@@ -7,10 +7,11 @@ import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { JsonText } from "@pes/contracts";
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createExecutionClient, type ExecutionClient, type ExecutionRequest } from "./index.js";
+import { createExecutionClient, type ExecutionClient, type ExecutionOutcome, type ExecutionRequest } from "./index.js";
 
 const FIXTURE = fileURLToPath(new URL("../test-fixtures/worker-process.mjs", import.meta.url));
 const logger = pino({ level: "silent" });
@@ -150,6 +151,11 @@ describe("worker processes", () => {
     expect(await startedBy([second.pid])).toBe(second.pid);
     await release();
 
-    expect(JSON.parse((await pending).text)).toEqual({ highlights: `done by ${second.pid}` });
+    expect(JSON.parse(textOf(await pending)) as unknown).toEqual({ highlights: `done by ${second.pid}` });
   }, 60_000);
 });
+
+function textOf(outcome: ExecutionOutcome): string {
+  if (!(outcome instanceof JsonText)) throw new Error(`expected a result, got a refusal: ${outcome.describe()}`);
+  return outcome.text;
+}

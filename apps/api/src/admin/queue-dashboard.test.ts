@@ -1,6 +1,6 @@
 import { createLogger } from "@pes/logger";
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
-import { EXECUTION_QUEUE, openDashboardQueues, type DashboardQueues } from "@pes/queue";
+import { CHAT_POST_QUEUE, EXECUTION_QUEUE, MESSAGE_EXECUTION_QUEUE, openDashboardQueues, type DashboardQueues } from "@pes/queue";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTokenVerifier } from "../auth/token-verifier.js";
@@ -84,7 +84,11 @@ describe("the queue dashboard at /admin/queues", () => {
     const roleHolder = signToken({ key, claims: { roles: ["pes:admin"] } });
     const api = await request(on).get("/admin/queues/api/queues").set("Authorization", `Bearer ${roleHolder}`);
     expect(api.status).toBe(200);
-    expect(api.body.queues).toEqual([expect.objectContaining({ name: EXECUTION_QUEUE, readOnlyMode: true, counts: expect.objectContaining({ waiting: 1 }) })]);
+    expect(api.body.queues).toEqual([
+      expect.objectContaining({ name: EXECUTION_QUEUE, readOnlyMode: true, counts: expect.objectContaining({ waiting: 1 }) }),
+      expect.objectContaining({ name: MESSAGE_EXECUTION_QUEUE, readOnlyMode: true }),
+      expect.objectContaining({ name: CHAT_POST_QUEUE, readOnlyMode: true }),
+    ]);
 
     // Read-only holds in the API too, not only in the UI.
     const pause = await request(on).put(`/admin/queues/api/queues/${EXECUTION_QUEUE}/pause`).set("Authorization", `Bearer ${admin}`);
