@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
+import { describeIssues } from "@pes/contracts";
 import { AppError } from "./errors.js";
-import { describeIssues, MAX_LISTED_ISSUES, parseOrThrow, prefixIssues, toValidationIssues } from "./validation.js";
+import { MAX_LISTED_ISSUES, parseOrThrow, prefixIssues, toValidationIssues } from "./validation.js";
 
 const Schema = z.strictObject({ name: z.string(), nested: z.strictObject({ count: z.number() }).optional(), list: z.array(z.number()).optional() });
 

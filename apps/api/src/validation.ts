@@ -43,8 +43,3 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, pre
 export function prefixIssues(issues: readonly ValidationIssue[], prefix: readonly string[] = ["body"]): ValidationIssue[] {
   return issues.map((issue) => ({ path: [...prefix, ...issue.path], message: issue.message }));
 }
-
-/** One line for a batch item's `{ error }`: `time: message; attributes.host: message`. */
-export function describeIssues(issues: readonly ValidationIssue[]): string {
-  return issues.map((issue) => (issue.path.length === 0 ? issue.message : `${issue.path.join(".")}: ${issue.message}`)).join("; ");
-}

@@ -2,7 +2,7 @@ import { PlaybookExecutionInput } from "@pes/contracts";
 import { describe, expect, it } from "vitest";
 import { createMonitorNameMatcher } from "./monitor-name-matcher.js";
 import { PlaybookDefinition } from "./playbook-definition.js";
-import { resolveExecution } from "./resolve-execution.js";
+import { resolveExecution, resolveMessageExecution } from "./resolve-execution.js";
 
 const gadgets = [{ title: "g", actions: [{ title: "a", dataSource: "metrics", prometheus: { query: "up" } }] }];
 const definitions = [
@@ -18,14 +18,18 @@ const definitions = [
 const org = {
   playbooks: new Map(definitions.map((definition) => [definition.name, definition])),
   matcher: createMonitorNameMatcher(definitions),
+  slack: { allowedHosts: ["workspace.example.org"] },
+  incidentTools: { pagerduty: {} },
 };
+/** The same organization without Slack or an incident tool. */
+const bare = { playbooks: org.playbooks, matcher: org.matcher };
 const now = new Date("2024-05-01T12:00:00.000Z");
 const options = { now, allowedChatHosts: ["chat.example.com"] };
 const link = "https://acme.slack.com/archives/C0123/p1700000000123456";
 
 /** Parses with the contract first, as the API does, so each case is a body the API would pass on. */
-function resolve(body: unknown) {
-  return resolveExecution(PlaybookExecutionInput.parse(body), org, options);
+function resolve(body: unknown, organization: Parameters<typeof resolveExecution>[1] = org) {
+  return resolveExecution(PlaybookExecutionInput.parse(body), organization, options);
 }
 
 describe("resolveExecution", () => {
@@ -117,24 +121,35 @@ describe("resolveExecution", () => {
     });
   });
 
-  it("takes the time from the message link when bookName is given", () => {
-    expect(resolve({ bookName: "node-cpu", messageLink: link })).toEqual({
-      ok: true,
-      value: { bookName: "node-cpu", attributes: {}, time: "2023-11-14T22:13:20.123Z" },
-    });
+  it("leaves a message link to the worker, with bookName when given", () => {
+    const linked = { channelId: "C0123", ts: "1700000000.123456", time: new Date("2023-11-14T22:13:20.123Z") };
+    expect(resolve({ bookName: "node-cpu", messageLink: link })).toEqual({ ok: true, linked: { messageLink: link, link: linked, bookName: "node-cpu" } });
+    expect(resolve({ messageLink: link, channelId: "C9", liveRun: true })).toEqual({ ok: true, linked: { messageLink: link, link: linked } });
+    // Required attributes may come from the message: the worker checks them once it has read it.
+    expect(resolve({ bookName: "checkout-latency", messageLink: link }).ok).toBe(true);
   });
 
-  it("says that a message link alone needs the chat integration", () => {
-    expect(resolve({ messageLink: link })).toEqual({
+  it("refuses a message link, a channel and liveRun the organization has no integration for, naming what is missing", () => {
+    expect(resolve({ messageLink: link, channelId: "C9", liveRun: true }, bare)).toEqual({
       ok: false,
       issues: [
         {
-          path: ["messageLink"],
+          path: ["channelId"],
+          message: "channelId needs Slack: the organization has no Slack app configured (slack.botToken in its organization file)",
+        },
+        {
+          path: ["liveRun"],
           message:
-            "identifying the playbook from a message link needs the chat integration, which is not configured; pass bookName",
+            "liveRun needs an incident tool: the organization has no incident tool configured " +
+            "(incidentTools.pagerduty or incidentTools.opsgenie in its organization file)",
+        },
+        {
+          path: ["messageLink"],
+          message: "messageLink needs Slack to read the message: the organization has no Slack app configured (slack.botToken in its organization file)",
         },
       ],
     });
+    expect(resolve({ bookName: "node-cpu", liveRun: false }, bare).ok).toBe(true);
   });
 
   it("refuses a message link on a host that is not a chat host", () => {
@@ -156,22 +171,9 @@ describe("resolveExecution", () => {
     });
   });
 
-  it("accepts a message link on a configured chat host", () => {
+  it("accepts a message link on a chat host of the service or of the organization's Slack", () => {
     expect(resolve({ bookName: "node-cpu", messageLink: "https://chat.example.com/archives/C1/p1700000000123456" }).ok).toBe(true);
-  });
-
-  it("says that required attributes cannot come from a message link yet", () => {
-    expect(resolve({ bookName: "checkout-latency", messageLink: link })).toEqual({
-      ok: false,
-      issues: [
-        {
-          path: ["attributes", "service"],
-          message:
-            'Required attribute "service" is missing: it cannot be read from the message link until the chat ' +
-            "integration is configured; pass title and attributes instead of messageLink",
-        },
-      ],
-    });
+    expect(resolve({ messageLink: "https://WORKSPACE.example.org/archives/C1/p1700000000123456" }).ok).toBe(true);
   });
 
   it("collects issues of several fields", () => {
@@ -192,6 +194,58 @@ describe("resolveExecution", () => {
 
   it("normalises explicit times with offsets and fractions to UTC", () => {
     const result = resolve({ bookName: "node-cpu", time: "2024-02-29T23:30:00.5-01:00" });
-    expect(result.ok && result.value.time).toBe("2024-03-01T00:30:00.500Z");
+    expect("value" in result && result.value.time).toBe("2024-03-01T00:30:00.500Z");
+  });
+});
+
+describe("resolveMessageExecution", () => {
+  const message = { titleCandidates: ["[FIRING:1] HighLatency", "High latency on checkout in prod"], attributes: { region: "eu" }, time: "2024-05-01T09:59:00Z" };
+
+  it("identifies the playbook from the first title candidate that matches, with its captures and the message's labels", () => {
+    expect(resolveMessageExecution(message, undefined, org)).toEqual({
+      ok: true,
+      value: { bookName: "checkout-latency", attributes: { service: "checkout", env: "prod", region: "eu" }, time: "2024-05-01T09:59:00.000Z" },
+    });
+  });
+
+  it("lets the message's labels override what a title captured", () => {
+    const result = resolveMessageExecution({ ...message, attributes: { service: "payments" } }, undefined, org);
+    expect(result.ok && result.value.attributes).toEqual({ service: "payments", env: "prod" });
+  });
+
+  it("runs the named playbook, with captures only from its own monitor names", () => {
+    expect(resolveMessageExecution({ ...message, attributes: { host: "web-1" } }, "node-cpu", org)).toEqual({
+      ok: true,
+      value: { bookName: "node-cpu", attributes: { host: "web-1" }, time: "2024-05-01T09:59:00.000Z" },
+    });
+  });
+
+  it("refuses a message that matches no playbook, on messageLink, quoting its title", () => {
+    expect(resolveMessageExecution({ ...message, titleCandidates: ["Disk full on db-1"] }, undefined, org)).toEqual({
+      ok: false,
+      issues: [{ path: ["messageLink"], message: 'No playbook\'s monitor name matches the linked message\'s title "Disk full on db-1"; pass bookName' }],
+    });
+    expect(resolveMessageExecution({ ...message, titleCandidates: [] }, undefined, org)).toEqual({
+      ok: false,
+      issues: [{ path: ["messageLink"], message: "the linked message has no title to match against the playbooks' monitor names; pass bookName" }],
+    });
+  });
+
+  it("refuses a message that lacks a required attribute, on messageLink, naming it", () => {
+    expect(resolveMessageExecution({ ...message, titleCandidates: ["Checkout p99 latency above SLO"] }, undefined, org)).toEqual({
+      ok: false,
+      issues: [{ path: ["messageLink"], message: 'Playbook "checkout-latency" requires attribute "service", which the linked message does not carry' }],
+    });
+    expect(resolveMessageExecution({ ...message, attributes: {} }, "two-required", org)).toEqual({
+      ok: false,
+      issues: [{ path: ["messageLink"], message: 'Playbook "two-required" requires attributes "service", "region", which the linked message does not carry' }],
+    });
+  });
+
+  it("refuses a bookName the organization no longer has", () => {
+    expect(resolveMessageExecution(message, "gone", org)).toEqual({
+      ok: false,
+      issues: [{ path: ["bookName"], message: 'Unknown playbook "gone" for this organization' }],
+    });
   });
 });

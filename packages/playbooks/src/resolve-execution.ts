@@ -11,35 +11,58 @@ export interface ResolvedExecution {
   time: string;
 }
 
-/** The organization's playbooks, as resolveExecution needs them. */
+/**
+ * An execution whose issue is a chat message: the link checked, `bookName` (if given) known. The worker
+ * reads the message and resolves the rest (resolveMessageExecution).
+ */
+export interface LinkedExecution {
+  messageLink: string;
+  link: MessageLink;
+  bookName?: string;
+}
+
+/** The organization's playbooks and integrations, as resolveExecution needs them. */
 export interface ResolveExecutionOrganization {
   playbooks: ReadonlyMap<string, PlaybookDefinition>;
   matcher: MonitorNameMatcher;
+  /** Its Slack app, when configured: message links and channel posts need it. */
+  slack?: { allowedHosts: readonly string[] };
+  /** Its incident tools, when configured: `liveRun: true` needs one. */
+  incidentTools?: object;
 }
 
 export interface ResolveExecutionOptions {
   /** The time of the request: the issue time when neither `time` nor a message link gives one. */
   now: Date;
-  /** Chat hosts accepted in message links besides `*.slack.com`. */
+  /** Chat hosts accepted in message links besides `*.slack.com` and the organization's own. */
   allowedChatHosts: readonly string[];
 }
 
-export type ResolveExecutionResult = { ok: true; value: ResolvedExecution } | { ok: false; issues: ValidationIssue[] };
+export type ResolveExecutionResult =
+  | { ok: true; value: ResolvedExecution }
+  | { ok: true; linked: LinkedExecution }
+  | { ok: false; issues: ValidationIssue[] };
 
-const CHAT_INTEGRATION_MISSING =
-  "identifying the playbook from a message link needs the chat integration, which is not configured; pass bookName";
+const SLACK_MISSING = "the organization has no Slack app configured (slack.botToken in its organization file)";
+const INCIDENT_TOOL_MISSING =
+  "the organization has no incident tool configured (incidentTools.pagerduty or incidentTools.opsgenie in its organization file)";
 
 /**
- * Resolves a validated execution input against an organization's playbooks: which playbook runs, with
- * which attributes, for which time. The rules that need the organization's configuration live here; the
- * shape rules are the contract's (PlaybookExecutionInput). Issue paths are relative to the body.
+ * Resolves a validated execution input against an organization's playbooks and integrations: which
+ * playbook runs, with which attributes, for which time. The rules that need the organization's
+ * configuration live here; the shape rules are the contract's (PlaybookExecutionInput). Issue paths are
+ * relative to the body.
  *
- * - Playbook: `bookName` when given (it must exist); else the title's best monitor-name match; else, for a
- *   message link alone, an issue: reading the message needs the chat integration.
- * - Attributes: values captured by the matched monitor name, overridden by explicit `attributes`. With
- *   both `bookName` and `title`, the title still contributes captures when it matches one of that
+ * - Integrations: `messageLink` and `channelId` need the organization's Slack app, `liveRun: true` one of
+ *   its incident tools; without, a 400 naming what is missing (asked-for side effects never silently
+ *   happen nowhere).
+ * - A message link (https, `*.slack.com` or an allowed host): `linked`, with `bookName` checked when
+ *   given. The worker reads the message; the playbook, attributes and time come from it there.
+ * - Otherwise the playbook is `bookName` when given (it must exist), else the title's best monitor-name
+ *   match. Attributes: values captured by the matched monitor name, overridden by explicit `attributes`.
+ *   With both `bookName` and `title`, the title still contributes captures when it matches one of that
  *   playbook's own monitor names; otherwise it is context only.
- * - Time: explicit `time` (normalised to UTC), else the message's time, else `now`.
+ * - Time: explicit `time` (normalised to UTC), else `now`.
  * - Every required attribute of the playbook must have a non-blank value: one issue per missing name.
  */
 export function resolveExecution(
@@ -47,12 +70,11 @@ export function resolveExecution(
   org: ResolveExecutionOrganization,
   options: ResolveExecutionOptions,
 ): ResolveExecutionResult {
-  const issues: ValidationIssue[] = [];
-
+  const issues: ValidationIssue[] = integrationIssues(input, org);
   let link: MessageLink | undefined;
-  if (input.messageLink !== undefined) {
+  if (input.messageLink !== undefined && org.slack !== undefined) {
     try {
-      link = parseMessageLink(input.messageLink, options.allowedChatHosts, options.now);
+      link = parseMessageLink(input.messageLink, [...options.allowedChatHosts, ...org.slack.allowedHosts], options.now);
     } catch (error) {
       if (!(error instanceof MessageLinkError)) throw error;
       issues.push({ path: ["messageLink"], message: error.message });
@@ -78,28 +100,22 @@ export function resolveExecution(
       bookName = match.bookName;
       captured = match.attributes;
     }
-  } else if (link !== undefined) {
-    issues.push({ path: ["messageLink"], message: CHAT_INTEGRATION_MISSING });
   } else if (input.messageLink === undefined) {
     issues.push({ path: ["bookName"], message: "One of bookName, messageLink or title is required to identify the playbook" });
   }
 
-  const time = resolveTime(input.time, link, options.now);
+  if (input.messageLink !== undefined) {
+    if (issues.length > 0 || link === undefined) return { ok: false, issues };
+    return { ok: true, linked: { messageLink: input.messageLink, link, ...(bookName === undefined ? {} : { bookName }) } };
+  }
+
+  const time = resolveTime(input.time, options.now);
   if (time === undefined) issues.push({ path: ["time"], message: "time is not a valid date-time" });
 
   const attributes = { ...captured, ...input.attributes };
   const playbook = bookName === undefined ? undefined : org.playbooks.get(bookName);
-  for (const name of playbook?.requiredAttributes ?? []) {
-    // A blank value scopes nothing: it counts as missing.
-    if (Object.hasOwn(attributes, name) && attributes[name]?.trim() !== "") continue;
-    issues.push({
-      path: ["attributes", name],
-      message:
-        input.messageLink === undefined
-          ? `Required attribute ${JSON.stringify(name)} is missing: pass it in attributes`
-          : `Required attribute ${JSON.stringify(name)} is missing: it cannot be read from the message link ` +
-            "until the chat integration is configured; pass title and attributes instead of messageLink",
-    });
+  for (const name of missingAttributes(playbook, attributes)) {
+    issues.push({ path: ["attributes", name], message: `Required attribute ${JSON.stringify(name)} is missing: pass it in attributes` });
   }
 
   if (issues.length > 0 || bookName === undefined || time === undefined) {
@@ -108,7 +124,109 @@ export function resolveExecution(
   return { ok: true, value: { bookName, attributes, time } };
 }
 
-function resolveTime(explicit: string | undefined, link: MessageLink | undefined, now: Date): string | undefined {
-  const date = explicit !== undefined ? new Date(explicit) : (link?.time ?? now);
+/**
+ * The issues of fields that ask for an integration the organization does not configure: `channelId` and
+ * `messageLink` need its Slack app, `liveRun: true` an incident tool. Also for a batch's envelope.
+ */
+export function integrationIssues(
+  fields: { channelId?: string | undefined; liveRun?: boolean | undefined; messageLink?: string | undefined },
+  org: Pick<ResolveExecutionOrganization, "slack" | "incidentTools">,
+): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  if (fields.channelId !== undefined && org.slack === undefined) {
+    issues.push({ path: ["channelId"], message: `channelId needs Slack: ${SLACK_MISSING}` });
+  }
+  if (fields.liveRun === true && org.incidentTools === undefined) {
+    issues.push({ path: ["liveRun"], message: `liveRun needs an incident tool: ${INCIDENT_TOOL_MISSING}` });
+  }
+  if (fields.messageLink !== undefined && org.slack === undefined) {
+    issues.push({ path: ["messageLink"], message: `messageLink needs Slack to read the message: ${SLACK_MISSING}` });
+  }
+  return issues;
+}
+
+/** What resolveMessageExecution reads from a chat message (`@pes/integrations`' MessageIssue). */
+export interface MessageIssueInput {
+  /** Names to try against the monitor names, in order: the first that matches identifies the playbook. */
+  titleCandidates: readonly string[];
+  /** The message's labels that can be attributes. */
+  attributes: Readonly<Record<string, string>>;
+  /** The issue time, ISO 8601. */
+  time: string;
+}
+
+/**
+ * Resolves an execution whose issue is a chat message, once the worker has read it, with the same rules
+ * as resolveExecution: `bookName` when given (it must exist; a title candidate that matches one of its
+ * own monitor names contributes captures), else the first title candidate that matches a monitor name.
+ * Attributes: the captures, overridden by the message's labels. Time: the message's. A message that
+ * matches no playbook or lacks a required attribute is an issue on `messageLink`, saying which.
+ */
+export function resolveMessageExecution(
+  message: MessageIssueInput,
+  bookName: string | undefined,
+  org: Pick<ResolveExecutionOrganization, "playbooks" | "matcher">,
+): { ok: true; value: ResolvedExecution } | { ok: false; issues: ValidationIssue[] } {
+  let chosen: string | undefined;
+  let captured: Record<string, string> = {};
+  if (bookName !== undefined) {
+    if (!org.playbooks.has(bookName)) {
+      return { ok: false, issues: [{ path: ["bookName"], message: `Unknown playbook ${JSON.stringify(bookName)} for this organization` }] };
+    }
+    chosen = bookName;
+    captured = firstMatch(message.titleCandidates, (title) => org.matcher.match(title, { bookName }))?.attributes ?? {};
+  } else {
+    const match = firstMatch(message.titleCandidates, (title) => org.matcher.match(title));
+    if (match === undefined) {
+      const [title] = message.titleCandidates;
+      const reason =
+        title === undefined
+          ? "the linked message has no title to match against the playbooks' monitor names; pass bookName"
+          : `No playbook's monitor name matches the linked message's title ${JSON.stringify(clip(title))}; pass bookName`;
+      return { ok: false, issues: [{ path: ["messageLink"], message: reason }] };
+    }
+    chosen = match.bookName;
+    captured = match.attributes;
+  }
+
+  const time = new Date(message.time);
+  if (Number.isNaN(time.getTime())) return { ok: false, issues: [{ path: ["messageLink"], message: "the linked message has no usable time" }] };
+  const attributes = { ...captured, ...message.attributes };
+  const missing = missingAttributes(org.playbooks.get(chosen), attributes);
+  if (missing.length > 0) {
+    const names = missing.map((name) => JSON.stringify(name)).join(", ");
+    return {
+      ok: false,
+      issues: [
+        {
+          path: ["messageLink"],
+          message: `Playbook ${JSON.stringify(chosen)} requires ${missing.length === 1 ? "attribute" : "attributes"} ${names}, which the linked message does not carry`,
+        },
+      ],
+    };
+  }
+  return { ok: true, value: { bookName: chosen, attributes, time: time.toISOString() } };
+}
+
+/** The playbook's required attributes without a non-blank value (a blank value scopes nothing). */
+function missingAttributes(playbook: PlaybookDefinition | undefined, attributes: Readonly<Record<string, string>>): string[] {
+  return (playbook?.requiredAttributes ?? []).filter((name) => !(Object.hasOwn(attributes, name) && attributes[name]?.trim() !== ""));
+}
+
+function firstMatch<T>(titles: readonly string[], match: (title: string) => T | undefined): T | undefined {
+  for (const title of titles) {
+    const found = match(title);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** A title as quoted in a message: at most 200 characters. */
+function clip(title: string): string {
+  return title.length <= 200 ? title : `${title.slice(0, 199)}…`;
+}
+
+function resolveTime(explicit: string | undefined, now: Date): string | undefined {
+  const date = explicit !== undefined ? new Date(explicit) : now;
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }

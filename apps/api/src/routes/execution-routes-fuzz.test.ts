@@ -14,9 +14,9 @@ import { Agent, request, type IncomingHttpHeaders, type Server } from "node:http
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { ExecutionJob, JsonText, MAX_ATTRIBUTES } from "@pes/contracts";
+import { ExecutionJob, JsonText, MAX_ATTRIBUTES, MessageExecutionJob } from "@pes/contracts";
 import { createLogger } from "@pes/logger";
-import { QueueUnavailableError, type ExecutionClient, type ExecutionRequest } from "@pes/queue";
+import { QueueUnavailableError, type ExecutionClient, type ExecutionRequest, type MessageExecutionRequest } from "@pes/queue";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_JSON_DEPTH } from "../json-body.js";
@@ -36,16 +36,17 @@ class SwitchableExecutionClient implements ExecutionClient {
 
   async start(): Promise<void> {}
 
-  async execute(request: ExecutionRequest, timeoutMs: number): Promise<JsonText> {
+  async execute(request: ExecutionRequest | MessageExecutionRequest, timeoutMs: number): Promise<JsonText> {
     const [result] = await this.executeMany([request], timeoutMs);
     if (result === undefined) throw new Error("no result");
     return result;
   }
 
-  async executeMany(requests: readonly ExecutionRequest[], _timeoutMs: number): Promise<JsonText[]> {
+  async executeMany(requests: readonly (ExecutionRequest | MessageExecutionRequest)[], _timeoutMs: number): Promise<JsonText[]> {
     if (this.down) throw new QueueUnavailableError("Redis is unreachable");
     for (const request of requests) {
-      const job = ExecutionJob.safeParse({ ...request, replyTo: "api-fuzz", deadline: Date.now() + 60_000 });
+      const caller = { replyTo: "api-fuzz", deadline: Date.now() + 60_000 };
+      const job = "kind" in request ? MessageExecutionJob.safeParse({ ...request, ...caller }) : ExecutionJob.safeParse({ ...request, ...caller });
       if (!job.success) this.malformed.push(`${JSON.stringify(request)}: ${job.error.message}`);
     }
     return requests.map(() => JsonText.of(CANNED_RESULT));

@@ -1,3 +1,4 @@
+import { RequestRefusal } from "@pes/contracts";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -60,19 +61,47 @@ describe("POST /playbook/execution", () => {
     expect(client.requests[0]).toMatchObject({ bookName: "disk-full", time: "2024-05-01T12:00:00.000Z", attributes: {}, liveRun: true });
   });
 
-  it("takes the issue time from a Slack message link", async () => {
+  it("sends a message link to the worker, which reads the message, with bookName when given", async () => {
     const { client, execute } = setup();
     const messageLink = "https://acme.slack.com/archives/C123/p1700000000123456";
-    const response = await execute().send({ messageLink, bookName: "disk-full" });
-    expect(response.status).toBe(200);
-    expect(client.requests[0]).toMatchObject({ bookName: "disk-full", messageLink, time: "2023-11-14T22:13:20.123Z" });
+    expect((await execute().set("X-Request-Id", "req-link").send({ messageLink, bookName: "disk-full" })).status).toBe(200);
+    expect((await execute().send({ messageLink, channelId: "C123", liveRun: true })).status).toBe(200);
+    expect(client.requests).toEqual([
+      { kind: "message", orgId: "acme", requestId: "req-link", messageLink, bookName: "disk-full", liveRun: false },
+      { kind: "message", orgId: "acme", requestId: expect.any(String), messageLink, liveRun: true, channelId: "C123" },
+    ]);
   });
 
-  it("refuses a message link on a chat host that is not allowed, unless CHAT_ALLOWED_HOSTS lists it", async () => {
+  it("answers the worker's refusal of a linked message as a 400 on messageLink", async () => {
+    const refusal = new RequestRefusal([{ path: ["messageLink"], message: "the Slack app is not a member of channel C123" }]);
+    const { execute } = setup(new FakeExecutionClient(() => refusal));
+    const response = await execute().send({ messageLink: "https://acme.slack.com/archives/C123/p1700000000123456" });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error: [{ path: ["body", "messageLink"], message: "the Slack app is not a member of channel C123" }] });
+  });
+
+  it("refuses a message link, channelId and liveRun for an organization without Slack or an incident tool, naming what is missing", async () => {
+    const client = new FakeExecutionClient();
+    const { app } = testApp({ jwksUrl: jwks.url, executionClient: client });
+    const globex = signToken({ key, claims: { org_id: "globex", client_id: "globex-ci" } });
+    const response = await request(app)
+      .post("/playbook/execution")
+      .set("Authorization", `Bearer ${globex}`)
+      .send({ messageLink: "https://globex.slack.com/archives/C1/p1700000000123456", channelId: "C1", liveRun: true });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toEqual([
+      { path: ["body", "channelId"], message: expect.stringContaining("no Slack app configured (slack.botToken in its organization file)") },
+      { path: ["body", "liveRun"], message: expect.stringContaining("no incident tool configured (incidentTools.pagerduty or incidentTools.opsgenie") },
+      { path: ["body", "messageLink"], message: expect.stringContaining("no Slack app configured") },
+    ]);
+    expect(client.requests).toEqual([]);
+  });
+
+  it("refuses a message link on a chat host that is not allowed, unless CHAT_ALLOWED_HOSTS or the organization's Slack lists it", async () => {
     const messageLink = "https://chat.acme.test/archives/C123/p1700000000123456";
     const refused = await setup().execute().send({ messageLink, bookName: "disk-full" });
     expect(refused.status).toBe(400);
-    expect(refused.body.error).toEqual([{ path: ["body", "messageLink"], message: expect.any(String) }]);
+    expect(refused.body.error).toEqual([{ path: ["body", "messageLink"], message: "messageLink host chat.acme.test is not an allowed chat host" }]);
 
     const client = new FakeExecutionClient();
     const { app } = testApp({ jwksUrl: jwks.url, executionClient: client, allowedChatHosts: ["chat.acme.test"] });
@@ -81,7 +110,11 @@ describe("POST /playbook/execution", () => {
       .set("Authorization", `Bearer ${token}`)
       .send({ messageLink, bookName: "disk-full" });
     expect(accepted.status).toBe(200);
-    expect(client.requests[0]?.messageLink).toBe(messageLink);
+    expect(client.requests[0]).toMatchObject({ kind: "message", messageLink });
+
+    // acme's organization file lists chat.acme.example for its Slack.
+    const own = await setup().execute().send({ messageLink: "https://chat.acme.example/archives/C123/p1700000000123456" });
+    expect(own.status).toBe(200);
   });
 
   it("passes a failed execution's { error } through with 200", async () => {
@@ -251,6 +284,40 @@ describe("POST /playbook/execution/batch", () => {
       expect.objectContaining({ requestId: "b-1.0", bookName: "disk-full", liveRun: true, channelId: "C-ALL" }),
       expect.objectContaining({ requestId: "b-1.2", bookName: "checkout-latency", liveRun: false, channelId: "C-OWN" }),
     ]);
+  });
+
+  it("puts the items posted to a channel in one batch thread, and answers a refused message link as that item's { error }", async () => {
+    const refusal = new RequestRefusal([{ path: ["messageLink"], message: "message 1700000000.123456 was not found in channel C123" }]);
+    const { client, batch } = setup(new FakeExecutionClient((item) => ("kind" in item ? refusal : CANNED_RESULT)), { batchMaxItems: 10 });
+    const messageLink = "https://acme.slack.com/archives/C123/p1700000000123456";
+    const response = await batch().send({
+      channelId: "C-ALL",
+      inputList: [{ bookName: "disk-full" }, { messageLink }, { bookName: "disk-full", channelId: "C-OWN" }],
+    });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual([CANNED_RESULT, { error: "messageLink: message 1700000000.123456 was not found in channel C123" }, CANNED_RESULT]);
+    const batches = client.requests.map((item) => item.batch);
+    expect(batches).toEqual([
+      { id: expect.any(String), index: 0, total: 3 },
+      { id: batches[0]?.id, index: 1, total: 3 },
+      { id: batches[0]?.id, index: 2, total: 3 },
+    ]);
+    // Without a channel, no batch thread.
+    await batch().send({ inputList: [{ bookName: "disk-full" }] });
+    expect(client.requests[3]?.batch).toBeUndefined();
+  });
+
+  it("refuses envelope settings the organization has no integration for, once, on the envelope", async () => {
+    const client = new FakeExecutionClient();
+    const { app } = testApp({ jwksUrl: jwks.url, executionClient: client });
+    const globex = signToken({ key, claims: { org_id: "globex", client_id: "globex-ci" } });
+    const response = await request(app)
+      .post("/playbook/execution/batch")
+      .set("Authorization", `Bearer ${globex}`)
+      .send({ channelId: "C1", inputList: [{ bookName: "disk-full" }, { bookName: "disk-full" }] });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toEqual([{ path: ["body", "channelId"], message: expect.stringContaining("no Slack app configured") }]);
+    expect(client.requests).toEqual([]);
   });
 
   it("enqueues nothing when every item is invalid", async () => {

@@ -1,17 +1,27 @@
+import { randomUUID } from "node:crypto";
 import {
   BatchExecutionInput,
   BatchExecutionResult,
+  describeIssues,
   JsonText,
   PlaybookExecutionInput,
   PlaybookExecutionResult,
+  RequestRefusal,
+  type BatchPosition,
   type ValidationIssue,
 } from "@pes/contracts";
-import { resolveExecution, type ResolvedExecution } from "@pes/playbooks";
-import { QueueUnavailableError, type ExecutionClient, type ExecutionRequest } from "@pes/queue";
+import { integrationIssues, resolveExecution, type ResolveExecutionResult } from "@pes/playbooks";
+import {
+  QueueUnavailableError,
+  type ExecutionClient,
+  type ExecutionOutcome,
+  type ExecutionRequest,
+  type MessageExecutionRequest,
+} from "@pes/queue";
 import type { Admission } from "../admission.js";
 import type { Caller } from "../auth/authenticate.js";
 import { AppError } from "../errors.js";
-import { describeIssues, prefixIssues, toValidationIssues } from "../validation.js";
+import { prefixIssues, toValidationIssues } from "../validation.js";
 import { failures } from "./responses.js";
 import { organizationRoute, type Route } from "./route.js";
 
@@ -45,8 +55,11 @@ export function executionRoutes(deps: ExecutionRouteDeps): Route[] {
       handle: async ({ caller, body, requestId }) => {
         const resolved = resolveExecution(body, caller.org, resolveOptions(deps.now()));
         if (!resolved.ok) throw new AppError("validation", prefixIssues(resolved.issues));
-        const request = executionRequest(caller, requestId, body, resolved.value);
-        return enqueue(() => deps.admission.run(1, () => deps.executionClient.execute(request, deps.executionTimeoutMs)));
+        const request = executionRequest(caller, requestId, body, resolved);
+        const outcome = await enqueue(() => deps.admission.run(1, () => deps.executionClient.execute(request, deps.executionTimeoutMs)));
+        // What only the worker could check (the linked message) is still the caller's request: a 400.
+        if (outcome instanceof RequestRefusal) throw new AppError("validation", prefixIssues(outcome.issues));
+        return outcome;
       },
     }),
     organizationRoute({
@@ -71,10 +84,16 @@ export function executionRoutes(deps: ExecutionRouteDeps): Route[] {
             { path: ["body", "inputList"], message: `inputList must hold at most ${deps.batchMaxItems} inputs` },
           ]);
         }
+        // Asked of every item that does not set its own: refused once, for the envelope.
+        const envelopeIssues = integrationIssues(body, caller.org);
+        if (envelopeIssues.length > 0) throw new AppError("validation", prefixIssues(envelopeIssues));
         const now = deps.now();
+        // Items posted to a channel go in one thread per batch and channel, a reply per item.
+        const batchId = randomUUID();
+        const total = body.inputList.length;
         // A bad item is that item's { error }; the valid ones go to the queue together, in one round trip.
         const results: JsonText[] = new Array<JsonText>(body.inputList.length);
-        const requests: ExecutionRequest[] = [];
+        const requests: (ExecutionRequest | MessageExecutionRequest)[] = [];
         const positions: number[] = [];
         body.inputList.forEach((item, index) => {
           const parsed = PlaybookExecutionInput.safeParse(item);
@@ -92,7 +111,8 @@ export function executionRoutes(deps: ExecutionRouteDeps): Route[] {
             results[index] = itemError(resolved.issues);
             return;
           }
-          requests.push(executionRequest(caller, `${requestId}.${index}`, input, resolved.value));
+          const batch = input.channelId === undefined ? undefined : { id: batchId, index, total };
+          requests.push(executionRequest(caller, `${requestId}.${index}`, input, resolved, batch));
           positions.push(index);
         });
         if (requests.length > 0) {
@@ -104,7 +124,7 @@ export function executionRoutes(deps: ExecutionRouteDeps): Route[] {
           }
           outcomes.forEach((outcome, k) => {
             const position = positions[k];
-            if (position !== undefined) results[position] = outcome;
+            if (position !== undefined) results[position] = outcome instanceof RequestRefusal ? itemError(outcome.issues) : outcome;
           });
         }
         return JsonText.array(results);
@@ -113,25 +133,32 @@ export function executionRoutes(deps: ExecutionRouteDeps): Route[] {
   ];
 }
 
-/** The job payload: identity from the token, the issue as resolved, the caller's own text passed through. */
+/**
+ * The job payload: identity from the token, the issue as resolved (or, for a message link, the link the
+ * worker reads), the caller's own text passed through.
+ */
 function executionRequest(
   caller: Caller,
   requestId: string,
   input: PlaybookExecutionInput,
-  resolved: ResolvedExecution,
-): ExecutionRequest {
-  const request: ExecutionRequest = {
+  resolved: Exclude<ResolveExecutionResult, { ok: false }>,
+  batch?: BatchPosition,
+): ExecutionRequest | MessageExecutionRequest {
+  const common = {
     orgId: caller.orgId,
     requestId,
-    bookName: resolved.bookName,
-    time: resolved.time,
-    attributes: resolved.attributes,
     liveRun: input.liveRun ?? false,
+    ...(input.channelId === undefined ? {} : { channelId: input.channelId }),
+    ...(batch === undefined ? {} : { batch }),
   };
+  if ("linked" in resolved) {
+    const { messageLink, bookName } = resolved.linked;
+    return { kind: "message", ...common, messageLink, ...(bookName === undefined ? {} : { bookName }) };
+  }
+  const { bookName, time, attributes } = resolved.value;
+  const request: ExecutionRequest = { ...common, bookName, time, attributes };
   if (input.title !== undefined) request.title = input.title;
   if (input.details !== undefined) request.details = input.details;
-  if (input.messageLink !== undefined) request.messageLink = input.messageLink;
-  if (input.channelId !== undefined) request.channelId = input.channelId;
   return request;
 }
 
@@ -140,7 +167,7 @@ function itemError(issues: readonly ValidationIssue[]): JsonText {
 }
 
 /** Redis being unreachable is the service's state, not the caller's fault: 503, not a 500. */
-async function enqueue<T>(work: () => Promise<T>): Promise<T> {
+async function enqueue<T extends ExecutionOutcome | ExecutionOutcome[]>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {

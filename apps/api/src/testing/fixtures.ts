@@ -9,10 +9,16 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { loadConfig, type Catalog } from "@pes/config";
-import { JsonText, type PlaybookExecutionResult } from "@pes/contracts";
+import { JsonText, RequestRefusal, type PlaybookExecutionResult } from "@pes/contracts";
 import { sendJson, startTestHttpServer } from "@pes/local-services";
 import { createLogger, type Logger } from "@pes/logger";
-import { QueueUnavailableError, type ExecutionClient, type ExecutionRequest } from "@pes/queue";
+import {
+  QueueUnavailableError,
+  type ExecutionClient,
+  type ExecutionOutcome,
+  type ExecutionRequest,
+  type MessageExecutionRequest,
+} from "@pes/queue";
 import jwt from "jsonwebtoken";
 import { createApp, type AppDeps } from "../app.js";
 import { createTokenVerifier } from "../auth/token-verifier.js";
@@ -131,7 +137,8 @@ export const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /**
  * testing/config, loaded as production loads CONFIG_DIR: acme (clients acme-ci, acme-bot; two
- * playbooks), globex (globex-ci), initech (API not enabled).
+ * playbooks; Slack, also on chat.acme.example, and PagerDuty), globex (globex-ci; no Slack, no incident
+ * tool), initech (API not enabled).
  */
 const catalog = await loadConfig(fileURLToPath(new URL("./config", import.meta.url)));
 
@@ -147,13 +154,15 @@ export const CANNED_RESULT: PlaybookExecutionResult = {
 
 /** Records every request and answers each with `result` (or what `answer` returns), optionally held back. */
 export class FakeExecutionClient extends EventEmitter implements ExecutionClient {
-  readonly requests: ExecutionRequest[] = [];
+  readonly requests: (ExecutionRequest | MessageExecutionRequest)[] = [];
   readonly timeouts: number[] = [];
   ready = true;
   #gate: Promise<void> = Promise.resolve();
   #openGate: () => void = () => {};
 
-  constructor(private readonly answer: (request: ExecutionRequest) => PlaybookExecutionResult = () => CANNED_RESULT) {
+  constructor(
+    private readonly answer: (request: ExecutionRequest | MessageExecutionRequest) => PlaybookExecutionResult | RequestRefusal = () => CANNED_RESULT,
+  ) {
     super();
   }
 
@@ -175,20 +184,23 @@ export class FakeExecutionClient extends EventEmitter implements ExecutionClient
 
   async start(): Promise<void> {}
 
-  async execute(request: ExecutionRequest, timeoutMs: number): Promise<JsonText> {
+  async execute(request: ExecutionRequest | MessageExecutionRequest, timeoutMs: number): Promise<ExecutionOutcome> {
     const [result] = await this.executeMany([request], timeoutMs);
     if (result === undefined) throw new Error("no result");
     return result;
   }
 
-  async executeMany(requests: readonly ExecutionRequest[], timeoutMs: number): Promise<JsonText[]> {
+  async executeMany(requests: readonly (ExecutionRequest | MessageExecutionRequest)[], timeoutMs: number): Promise<ExecutionOutcome[]> {
     for (const request of requests) {
       this.requests.push(request);
       this.timeouts.push(timeoutMs);
     }
     this.emit("request");
     await this.#gate;
-    return requests.map((request) => JsonText.of(this.answer(request)));
+    return requests.map((request) => {
+      const answer = this.answer(request);
+      return answer instanceof RequestRefusal ? answer : JsonText.of(answer);
+    });
   }
 
   async isReady(): Promise<boolean> {
@@ -202,7 +214,7 @@ export class FakeExecutionClient extends EventEmitter implements ExecutionClient
 export class UnavailableExecutionClient extends FakeExecutionClient {
   override ready = false;
 
-  override async executeMany(): Promise<JsonText[]> {
+  override async executeMany(): Promise<ExecutionOutcome[]> {
     throw new QueueUnavailableError("Redis is unreachable");
   }
 }
