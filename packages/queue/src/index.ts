@@ -23,4 +23,5 @@ export {
   type MessageExecutionRequest,
 } from "./execution-client.js";
 export { createQueueInspector, type QueueDepth, type QueueInspector } from "./queue-inspector.js";
+export { createJobProducer, type JobProducer } from "./job-producer.js";
 export { RedisRefusedError } from "./redis-connections.js";
