@@ -38,15 +38,6 @@ export const ApiEnvSchema = z
     ADMIN_SCOPE: z.string().regex(/^\S+$/, "must be one scope or role, without spaces").default("pes:admin"),
     ADMIN_USER: z.string().regex(/^[^:\s]+$/, "must be a user name without ':' or spaces").default("admin"),
     ADMIN_PASSWORD: z.string().min(16, "must be at least 16 characters").optional(),
-    CHAT_ALLOWED_HOSTS: z
-      .string()
-      .default("")
-      .transform((list) =>
-        list
-          .split(",")
-          .map((host) => host.trim().toLowerCase())
-          .filter((host) => host !== ""),
-      ),
   })
   .superRefine((env, ctx) => {
     if (!env.AUTH_DEV_ISSUER) {

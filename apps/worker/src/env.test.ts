@@ -16,7 +16,16 @@ describe("parseWorkerEnv", () => {
       logLevel: "info",
       http: { port: 9464, host: "0.0.0.0" },
       metricsToken: undefined,
+      slackPostIntervalMs: 1_000,
+      allowedChatHosts: [],
     });
+  });
+
+  it("reads the extra chat hosts as the API does: comma-separated, trimmed, lower-cased", () => {
+    expect(parseWorkerEnv({ CONFIG_DIR: "/config", CHAT_ALLOWED_HOSTS: " chat.acme.test, Slack.ACME.example ," }).allowedChatHosts).toEqual([
+      "chat.acme.test",
+      "slack.acme.example",
+    ]);
   });
 
   it("coerces numbers and treats empty values as unset", () => {

@@ -14,6 +14,8 @@ export const WorkerEnvSchema = z.object({
   /** The worker's own small HTTP listener: /metrics, /healthz, /readyz. 9464 is Prometheus' usual exporter port; 0 picks a free one. */
   WORKER_HTTP_PORT: integer(0, 65_535).default(9464),
   WORKER_HTTP_HOST: z.string().min(1).default("0.0.0.0"),
+  /** Spacing of the posts to one Slack channel, across all workers: Slack allows about one per second. */
+  SLACK_POST_INTERVAL_MS: integer(0, 60_000).default(1_000),
 });
 
 export interface WorkerEnv {
@@ -36,6 +38,10 @@ export interface WorkerEnv {
   http: { port: number; host: string };
   /** The bearer token `GET /metrics` wants (METRICS_TOKEN); none: anyone who reaches it may scrape. */
   metricsToken: string | undefined;
+  /** Time between two posts to one Slack channel (all workers together). */
+  slackPostIntervalMs: number;
+  /** Chat hosts accepted in message links besides `*.slack.com` and each organization's own. */
+  allowedChatHosts: readonly string[];
 }
 
 /** Parses the environment once; throws EnvError naming each bad variable. */
@@ -54,5 +60,7 @@ export function parseWorkerEnv(source: NodeJS.ProcessEnv = process.env): WorkerE
     logLevel: env.LOG_LEVEL,
     http: { port: env.WORKER_HTTP_PORT, host: env.WORKER_HTTP_HOST },
     metricsToken: env.METRICS_TOKEN,
+    slackPostIntervalMs: env.SLACK_POST_INTERVAL_MS,
+    allowedChatHosts: env.CHAT_ALLOWED_HOSTS,
   };
 }

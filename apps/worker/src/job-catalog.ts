@@ -1,11 +1,35 @@
 import type { Engine } from "@pes/engine";
-import { EXECUTE_JOB, handleJob, type JobCatalog } from "@pes/queue";
+import { BATCH_ITEM_POST_WINDOW_MS, EXECUTE_JOB, EXECUTE_MESSAGE_JOB, handleJob, POST_BATCH_ITEM_JOB, type JobCatalog } from "@pes/queue";
+import { executeMessageJob, type MessageExecutionDeps } from "./message-execution.js";
+import { deliverResult, postBatchItemReply } from "./result-delivery.js";
 
 /**
  * Every job this worker runs: each declaration (name, payload schema, options; shared with the producers
  * in @pes/queue) with its handler. A handler only calls plain functions; the runtime parses the payload,
  * applies the job's timeout and deadline to its signal, retries as declared and replies to a waiting caller.
  */
-export function createJobCatalog(deps: { engine: Engine }): JobCatalog {
-  return [handleJob(EXECUTE_JOB, (job, { signal }) => deps.engine.execute(job, signal))];
+export function createJobCatalog(deps: MessageExecutionDeps & { engine: Engine }): JobCatalog {
+  return [
+    handleJob(EXECUTE_JOB, async (job, { signal, jobId }) => {
+      const result = await deps.engine.execute(job, signal);
+      const { orgId, requestId, liveRun, attributes, channelId, batch, title } = job;
+      return deliverResult(
+        deps.delivery,
+        {
+          jobId,
+          orgId,
+          requestId,
+          liveRun,
+          attributes,
+          ...(channelId === undefined ? {} : { channelId }),
+          ...(batch === undefined ? {} : { batch }),
+          ...(title === undefined ? {} : { title }),
+        },
+        result,
+        { deadline: job.deadline, signal },
+      );
+    }),
+    handleJob(EXECUTE_MESSAGE_JOB, (job, { signal, jobId }) => executeMessageJob(deps, job, { signal, jobId })),
+    handleJob(POST_BATCH_ITEM_JOB, (job, { signal }) => postBatchItemReply(deps.delivery, job, { windowMs: BATCH_ITEM_POST_WINDOW_MS, signal })),
+  ];
 }

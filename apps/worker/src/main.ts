@@ -1,13 +1,16 @@
 import { once } from "node:events";
 import { ConfigError, loadConfig, resolveCatalogSecrets, type Catalog } from "@pes/config";
+import type { BatchItemPostJob } from "@pes/contracts";
 import { createEngine } from "@pes/engine";
 import { createLogger } from "@pes/logger";
 import { createWorkerMetrics } from "@pes/metrics";
-import { createJobWorker, RedisRefusedError } from "@pes/queue";
 import { startTracing, TracingConfigError } from "@pes/tracing";
 import { EnvError, parseWorkerEnv, type WorkerEnv } from "./env.js";
 import { createJobCatalog } from "./job-catalog.js";
 import { createWorkerHttpServer } from "./worker-http-server.js";
+import { createChannelPacer } from "@pes/integrations";
+import { createJobProducer, createJobWorker, POST_BATCH_ITEM_JOB, RedisRefusedError } from "@pes/queue";
+import { buildIntegrations } from "./organization-integrations.js";
 
 /** Startup problems an operator must fix: printed as they are (no stack), exit code 1. */
 function stop(message: string): never {
@@ -45,7 +48,7 @@ async function main(): Promise<void> {
   const logger = createLogger({ name: "worker", level: env.logLevel });
   const catalog = await readConfig(env.configDir);
   // Resolved once, here: connectors get them from the engine and never read the environment.
-  const { secrets, missing } = resolveCatalogSecrets(catalog, { env: process.env });
+  const { secrets, integrations: integrationSecrets, missing } = resolveCatalogSecrets(catalog, { env: process.env });
   if (missing.length > 0) stop(`Missing secrets (set these environment variables or files):\n${missing.map((line) => `  ${line}`).join("\n")}`);
 
   const engine = createEngine({
@@ -56,7 +59,19 @@ async function main(): Promise<void> {
     maxConcurrentActions: env.maxConcurrentActions,
     onActionFinished: (report) => metrics.actionFinished(report),
   });
-  const jobs = createJobCatalog({ engine });
+  const integrations = buildIntegrations(catalog, integrationSecrets, env.allowedChatHosts);
+  // Side effects (posts, notes) record themselves in Redis so that a re-run never repeats them.
+  const producer = createJobProducer({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger });
+  const keyPrefix = `${env.queuePrefix}:`;
+  const delivery = {
+    integrations,
+    redis: producer.connection,
+    keyPrefix,
+    pacer: createChannelPacer({ redis: producer.connection, keyPrefix, intervalMs: env.slackPostIntervalMs }),
+    enqueueBatchItemPost: (job: BatchItemPostJob, jobId: string) => producer.add(POST_BATCH_ITEM_JOB, job, jobId),
+    logger,
+  };
+  const jobs = createJobCatalog({ engine, catalog, integrations, delivery });
   const metrics = createWorkerMetrics({ jobNames: jobs.map((entry) => entry.name) });
   const worker = createJobWorker({
     redisUrl: env.redisUrl,
@@ -75,7 +90,10 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal, timeoutMs: env.shutdownTimeoutMs }, "shutting down: finishing active jobs");
-    worker.close(env.shutdownTimeoutMs).then(
+    worker
+      .close(env.shutdownTimeoutMs)
+      .then(() => producer.close())
+      .then(
       () => {
         logger.info("worker stopped");
         process.exit(0);
@@ -101,6 +119,7 @@ async function main(): Promise<void> {
   const port = typeof address === "object" && address !== null ? address.port : env.http.port;
   logger.info({ host: env.http.host, port }, "worker http listening: /metrics, /healthz, /readyz");
 
+  producer.start();
   try {
     await worker.start();
   } catch (error) {

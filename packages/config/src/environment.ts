@@ -17,6 +17,20 @@ export const sharedEnvFields = {
    */
   CONFIG_DIR: z.string({ error: "is required: the folder holding organizations/ and playbooks/ (config/example for a trial)" }).min(1),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /**
+   * Chat hosts accepted in message links besides `*.slack.com` and the organization's own
+   * (`slack.allowedHosts`), comma-separated: the API checks links with them, the worker again before it
+   * reads a message.
+   */
+  CHAT_ALLOWED_HOSTS: z
+    .string()
+    .default("")
+    .transform((list) =>
+      list
+        .split(",")
+        .map((host) => host.trim().toLowerCase())
+        .filter((host) => host !== ""),
+    ),
   /** How long in-flight work may go on after SIGTERM. */
   SHUTDOWN_TIMEOUT_MS: envInteger(0, 3_600_000).default(25_000),
   /** When set, `GET /metrics` (API and workers) wants it as a bearer token; unset, anyone who can reach it may scrape. */

@@ -98,7 +98,5 @@ export const BatchItemPostJob = z.object({
   batch: BatchPosition,
   title: z.string().optional(),
   result: PlaybookExecutionResult,
-  /** Epoch ms: no post of this job waits for the channel's pace past it. */
-  postBy: z.number().int().positive(),
 });
 export type BatchItemPostJob = z.infer<typeof BatchItemPostJob>;

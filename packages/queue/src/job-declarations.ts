@@ -90,7 +90,7 @@ export const EXECUTE_MESSAGE_JOB = {
   options: { attempts: 1 },
 } satisfies AwaitedJobDeclaration<MessageExecutionJob, PlaybookExecutionResult | RequestRefusal>;
 
-/** How long a batch item's post may wait for the channel's pace (its job's `postBy`, from when it is added). */
+/** How long one attempt of a batch item's post may wait for the channel's pace. */
 export const BATCH_ITEM_POST_WINDOW_MS = 15 * 60_000;
 
 /**

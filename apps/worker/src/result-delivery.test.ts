@@ -1,0 +1,172 @@
+// Delivering a result where the caller asked: through the real Slack client against a local server
+// speaking chat.postMessage and chat.getPermalink, with a real Redis holding the records.
+import type { BatchItemPostJob, PlaybookExecutionResult } from "@pes/contracts";
+import { createChannelPacer, createSlackPostClient } from "@pes/integrations";
+import { createLogger } from "@pes/logger";
+import { sendJson, startRedis, startTestHttpServer, uniquePrefix, type RedisHandle, type TestHttpServer } from "@pes/local-services";
+import { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { OrganizationIntegrations } from "./organization-integrations.js";
+import { deliverResult, incidentAttributes, postBatchItemReply, type Delivery, type DeliveryDeps } from "./result-delivery.js";
+
+const TOKEN = "xoxb-delivery-test";
+const result: PlaybookExecutionResult = { highlights: "p99 latency rose 4× since 14:02 UTC", gadgetsHighlights: [{ title: "Latency" }] };
+
+let redisHandle: RedisHandle;
+let redis: Redis;
+let slack: TestHttpServer;
+/** What the fake Slack was asked to post, in order. */
+let posted: { channel: string; threadTs?: string; text: string }[];
+let enqueued: { job: BatchItemPostJob; jobId: string }[];
+let prefix: string;
+
+beforeAll(async () => {
+  redisHandle = await startRedis();
+  redis = new Redis(redisHandle.url);
+});
+
+afterAll(async () => {
+  redis.disconnect();
+  await redisHandle.stop();
+});
+
+beforeEach(async () => {
+  posted = [];
+  enqueued = [];
+  prefix = `${uniquePrefix("delivery")}:`;
+  slack = await startTestHttpServer((request, response) => {
+    const args = Object.fromEntries(new URLSearchParams(request.body));
+    const channel = args.channel ?? "";
+    if (request.url === "/api/chat.postMessage") {
+      if (channel === "C0NOTHERE") return sendJson(response, 200, { ok: false, error: "not_in_channel" });
+      posted.push({ channel, text: args.text ?? "", ...(args.thread_ts === undefined ? {} : { threadTs: args.thread_ts }) });
+      return sendJson(response, 200, { ok: true, channel, ts: `1714651200.${String(posted.length).padStart(6, "0")}` });
+    }
+    if (request.url === "/api/chat.getPermalink") {
+      return sendJson(response, 200, { ok: true, permalink: `https://acme.slack.com/archives/${channel}/p${(args.message_ts ?? "").replace(".", "")}` });
+    }
+    sendJson(response, 200, { ok: false, error: "unknown_method" });
+  });
+});
+
+afterEach(async () => {
+  await slack.close();
+});
+
+function deps(integrations: OrganizationIntegrations = withSlack()): DeliveryDeps {
+  return {
+    integrations: new Map([["acme", integrations]]),
+    redis,
+    keyPrefix: prefix,
+    pacer: createChannelPacer({ redis, keyPrefix: prefix, intervalMs: 1 }),
+    enqueueBatchItemPost: async (job, jobId) => {
+      enqueued.push({ job, jobId });
+    },
+    logger: createLogger({ name: "delivery-test", level: "silent" }),
+  };
+}
+
+function withSlack(): OrganizationIntegrations {
+  const apiUrl = `${slack.url}/api/`;
+  return {
+    slack: { connection: { token: TOKEN, slackApiUrl: apiUrl }, postClient: createSlackPostClient({ token: TOKEN, apiUrl }), allowedHosts: [] },
+    incidentTools: [],
+  };
+}
+
+const delivery = (overrides: Partial<Delivery> = {}): Delivery => ({ jobId: "job-1", orgId: "acme", requestId: "req-1", liveRun: false, attributes: {}, ...overrides });
+const bounds = () => ({ deadline: Date.now() + 10_000, signal: new AbortController().signal });
+
+describe("deliverResult", () => {
+  it("sends nothing without channelId and liveRun", async () => {
+    expect(await deliverResult(deps(), delivery(), result, bounds())).toBe(result);
+    expect(slack.requests).toEqual([]);
+  });
+
+  it("replies in the linked message's thread in its own channel, and posts a message of its own elsewhere", async () => {
+    const source = { channelId: "C0ALERTS", threadTs: "1714650000.000100", incidentRefs: [] };
+    const inThread = await deliverResult(deps(), delivery({ channelId: "C0ALERTS", source }), result, bounds());
+    const elsewhere = await deliverResult(deps(), delivery({ jobId: "job-2", channelId: "C0OPS", source }), result, bounds());
+
+    expect(posted).toEqual([
+      { channel: "C0ALERTS", threadTs: "1714650000.000100", text: expect.any(String) },
+      { channel: "C0OPS", text: expect.any(String) },
+    ]);
+    expect(inThread).toEqual({ ...result, enrichmentLink: "https://acme.slack.com/archives/C0ALERTS/p1714651200000001" });
+    expect(elsewhere.enrichmentLink).toBe("https://acme.slack.com/archives/C0OPS/p1714651200000002");
+  });
+
+  it("posts once per job, however often it runs", async () => {
+    const first = await deliverResult(deps(), delivery({ channelId: "C0OPS" }), result, bounds());
+    const again = await deliverResult(deps(), delivery({ channelId: "C0OPS" }), result, bounds());
+    expect(posted).toHaveLength(1);
+    expect(again.enrichmentLink).toBe(first.enrichmentLink);
+  });
+
+  it("keeps the investigation and says why when posting or the note fails, after the execution's own error", async () => {
+    const failed = await deliverResult(
+      deps({ ...withSlack(), incidentTools: [{ tool: "pagerduty", apiToken: "pd", fromEmail: "oncall@acme.example", baseUrl: slack.url }] }),
+      delivery({ channelId: "C0NOTHERE", liveRun: true }),
+      { ...result, error: "1 action timed out" },
+      bounds(),
+    );
+    expect(failed).toEqual({
+      ...result,
+      error:
+        "1 action timed out; Posting to Slack failed: Slack answered not_in_channel; liveRun: no PagerDuty incident to add the note to: " +
+        "the issue has no valid pagerduty_incident_id attribute and its message no PagerDuty incident link",
+    });
+    expect(failed.enrichmentLink).toBeUndefined();
+  });
+
+  it("sends nowhere a result without findings (the execution itself failed)", async () => {
+    const unknown = { error: 'Unknown playbook "x" for this organization' };
+    expect(await deliverResult(deps(), delivery({ channelId: "C0OPS", liveRun: true }), unknown, bounds())).toBe(unknown);
+    expect(slack.requests).toEqual([]);
+  });
+
+  it("puts a batch's items in one thread per channel: one root, posted once while every item waits for it", async () => {
+    const batch = (index: number) => ({ id: "batch-1", index, total: 10 });
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, index) => deliverResult(deps(), delivery({ jobId: `job-${index}`, channelId: "C0OPS", batch: batch(index) }), result, bounds())),
+    );
+
+    expect(posted).toEqual([{ channel: "C0OPS", text: expect.stringContaining("10 issues") }]);
+    expect(new Set(results.map((item) => item.enrichmentLink))).toEqual(new Set(["https://acme.slack.com/archives/C0OPS/p1714651200000001"]));
+    // Each item's reply is a job of its own, one per item and channel, in the root's thread.
+    expect(enqueued.map(({ jobId }) => jobId).sort()).toEqual(Array.from({ length: 10 }, (_, index) => `batch-1.${index}.C0OPS`).sort());
+    expect(enqueued[0]?.job).toMatchObject({ orgId: "acme", channelId: "C0OPS", rootTs: "1714651200.000001", result });
+
+    await postBatchItemReply(deps(), enqueued[0]?.job ?? expect.unreachable(), { windowMs: 10_000, signal: new AbortController().signal });
+    expect(posted[1]).toEqual({ channel: "C0OPS", threadTs: "1714651200.000001", text: expect.stringMatching(/Issue \d+ of 10/) });
+  });
+
+  it("fails a batch item's reply job when the reply cannot be posted, so that it is retried", async () => {
+    const job: BatchItemPostJob = { orgId: "acme", channelId: "C0NOTHERE", rootTs: "1714651200.000001", batch: { id: "b", index: 2, total: 3 }, result };
+    await expect(postBatchItemReply(deps(), job, { windowMs: 10_000, signal: new AbortController().signal })).rejects.toThrow(
+      /^reply 3 of 3 in C0NOTHERE: posting to Slack failed: Slack answered not_in_channel/,
+    );
+  });
+});
+
+describe("incidentAttributes", () => {
+  it("adds what the linked message refers to where the attributes name no incident, and reads opsgenie_alias", () => {
+    const refs = [
+      { tool: "pagerduty", incidentId: "PFROMLINK" },
+      { tool: "opsgenie", alertId: "22a1d1f7-8a77-4e3a-8050-8c51405541c1" },
+      { tool: "opsgenie", alias: "from-label" },
+    ] as const;
+    expect(incidentAttributes({ pagerduty_incident_id: "PEXPLICIT", opsgenie_alias: "checkout-eu", service: "checkout" }, refs)).toEqual({
+      pagerduty_incident_id: "PEXPLICIT",
+      opsgenie_alias: "checkout-eu",
+      opsgenie_alert_alias: "checkout-eu",
+      opsgenie_alert_id: "22a1d1f7-8a77-4e3a-8050-8c51405541c1",
+      service: "checkout",
+    });
+    expect(incidentAttributes({}, refs)).toEqual({
+      pagerduty_incident_id: "PFROMLINK",
+      opsgenie_alert_id: "22a1d1f7-8a77-4e3a-8050-8c51405541c1",
+      opsgenie_alert_alias: "from-label",
+    });
+  });
+});

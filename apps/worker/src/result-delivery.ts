@@ -1,0 +1,297 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { BatchItemPostJob, BatchPosition, PlaybookExecutionResult } from "@pes/contracts";
+import {
+  addIncidentNote,
+  findIncidentReference,
+  INCIDENT_ATTRIBUTES,
+  postBatchRoot,
+  postEnrichment,
+  postItemReply,
+  type ChannelPacer,
+  type IncidentRef,
+  type IncidentToolConfig,
+  type SlackPostContext,
+  type SlackPostOutcome,
+} from "@pes/integrations";
+import type { Logger } from "@pes/logger";
+import type { Redis } from "ioredis";
+import type { OrganizationIntegrations } from "./organization-integrations.js";
+
+/** What delivering a result needs: each organization's integrations and where side effects are recorded. */
+export interface DeliveryDeps {
+  integrations: ReadonlyMap<string, OrganizationIntegrations>;
+  /** Holds the records that make each post and note happen once, and the channels' pacing. */
+  redis: Redis;
+  /** Prefix of those records' keys (`<QUEUE_PREFIX>:`). */
+  keyPrefix: string;
+  pacer: ChannelPacer;
+  /** Queues a batch item's reply in its batch's thread (POST_BATCH_ITEM_JOB), once per item and channel. */
+  enqueueBatchItemPost(job: BatchItemPostJob, jobId: string): Promise<void>;
+  logger: Logger;
+}
+
+/** The execution whose result is delivered, and what the caller asked for. */
+export interface Delivery {
+  /** The job id: one post per channel and one note per execution, however often the job runs. */
+  jobId: string;
+  orgId: string;
+  requestId: string;
+  channelId?: string;
+  liveRun: boolean;
+  batch?: BatchPosition;
+  /** The issue's title, shown above the findings. */
+  title?: string;
+  attributes: Readonly<Record<string, string>>;
+  /** The message the issue came from: its thread (the post replies there when in the same channel) and the incidents it names. */
+  source?: { channelId: string; threadTs: string; incidentRefs: readonly IncidentRef[] };
+}
+
+/** Time kept between the side effects and the caller's deadline, for the reply to get there. */
+const REPLY_MARGIN_MS = 1_000;
+/** How long a batch thread's root is remembered for the batch's other items. */
+const BATCH_ROOT_RETAIN_MS = 24 * 3_600_000;
+/** How often an item waiting for another item to post its batch's root looks again. */
+const BATCH_ROOT_POLL_MS = 50;
+
+/**
+ * Sends a finished execution's result where the caller asked, before the caller's deadline:
+ * - `channelId`: posts it to the channel (in the linked message's thread when the issue came from a
+ *   message in that channel) and sets `enrichmentLink` to the post's permalink; a batch item goes in its
+ *   batch's thread (see postToBatchThread);
+ * - `liveRun`: adds it as a note to the incident the issue names, in the organization's incident tool.
+ * Each happens once per execution, also when the job runs again. What fails is said in `error`, after
+ * any error of the execution; the investigation is returned either way. A result without findings (the
+ * execution itself failed) is sent nowhere.
+ */
+export async function deliverResult(
+  deps: DeliveryDeps,
+  delivery: Delivery,
+  result: PlaybookExecutionResult,
+  bounds: { deadline: number; signal: AbortSignal },
+): Promise<PlaybookExecutionResult> {
+  if (delivery.channelId === undefined && !delivery.liveRun) return result;
+  if (result.error !== undefined && result.highlights === undefined) return result;
+  const deadline = bounds.deadline - REPLY_MARGIN_MS;
+  // Every call ends by the deadline, its request included: a late answer would cost the whole result.
+  const signal = AbortSignal.any([bounds.signal, AbortSignal.timeout(Math.max(0, deadline - Date.now()))]);
+  const integrations = deps.integrations.get(delivery.orgId) ?? { incidentTools: [] };
+  const errors: string[] = result.error === undefined ? [] : [result.error];
+  const delivered: PlaybookExecutionResult = { ...result };
+
+  if (delivery.channelId !== undefined) {
+    const posted = await post(deps, integrations, delivery, delivery.channelId, result, { deadline, signal });
+    if (posted.status === "posted") {
+      delivered.enrichmentLink = posted.permalink;
+    } else {
+      errors.push(posted.reason.startsWith("posting to Slack") ? capitalized(posted.reason) : `Posting to Slack: ${posted.reason}`);
+    }
+  }
+
+  if (delivery.liveRun) {
+    const noted = await note(deps, integrations.incidentTools, delivery, delivered, { deadline, signal });
+    if (noted !== undefined) errors.push(noted);
+  }
+
+  if (errors.length > 0) delivered.error = errors.join("; ");
+  return delivered;
+}
+
+async function post(
+  deps: DeliveryDeps,
+  integrations: OrganizationIntegrations,
+  delivery: Delivery,
+  channel: string,
+  result: PlaybookExecutionResult,
+  bounds: { deadline: number; signal: AbortSignal },
+): Promise<SlackPostOutcome> {
+  const { slack } = integrations;
+  // The API refuses channelId without Slack: this is configuration drift between API and worker.
+  if (slack === undefined) return { status: "failed", reason: "posting to Slack failed: the organization has no Slack app configured" };
+  const context: SlackPostContext = { client: slack.postClient, redis: deps.redis, keyPrefix: deps.keyPrefix, pacer: deps.pacer, ...bounds };
+  const title = delivery.title;
+  if (delivery.batch !== undefined) return postToBatchThread(deps, context, delivery, delivery.batch, channel, result);
+
+  // Slack threads are one level deep: a reply to the linked message goes in its thread, whatever it is.
+  const threadTs = delivery.source?.channelId === channel ? delivery.source.threadTs : undefined;
+  const outcome = await postEnrichment(context, {
+    key: delivery.jobId,
+    channel,
+    ...(threadTs === undefined ? {} : { threadTs }),
+    view: { result, ...(title === undefined ? {} : { title }) },
+  });
+  if (outcome.status === "posted" && outcome.incomplete !== undefined) {
+    deps.logger.warn({ jobId: delivery.jobId, requestId: delivery.requestId, channel, reason: outcome.incomplete }, "posted to Slack, but not all of it");
+  }
+  return outcome;
+}
+
+/**
+ * A batch item's post. Slack takes about one message per second per channel, so a batch of 100 cannot
+ * post a message per item within the caller's deadline. Instead the batch has one thread per channel:
+ * its root is posted while the callers wait (once, by whichever item gets there first; the others wait
+ * for it), its permalink is every item's `enrichmentLink`, and each item's reply in it is a job of its own
+ * (POST_BATCH_ITEM_JOB) that nobody waits for, paced per channel and retried.
+ */
+async function postToBatchThread(
+  deps: DeliveryDeps,
+  context: SlackPostContext,
+  delivery: Delivery,
+  batch: BatchPosition,
+  channel: string,
+  result: PlaybookExecutionResult,
+): Promise<SlackPostOutcome> {
+  const root = await batchRoot(deps, context, batch, channel);
+  if (root.status === "failed") return root;
+  try {
+    await deps.enqueueBatchItemPost(
+      { orgId: delivery.orgId, channelId: channel, rootTs: root.ts, batch, result, ...(delivery.title === undefined ? {} : { title: delivery.title }) },
+      `${batch.id}.${batch.index}.${channel}`,
+    );
+  } catch (error) {
+    return { status: "failed", reason: `posting to Slack failed: this item's reply could not be queued (${messageOf(error)})` };
+  }
+  return root;
+}
+
+/** The batch's root in `channel`: read from Redis once an item posted it, else posted under a short lock. */
+async function batchRoot(deps: DeliveryDeps, context: SlackPostContext, batch: BatchPosition, channel: string): Promise<SlackPostOutcome> {
+  const key = `${deps.keyPrefix}batch-root:${batch.id}:${channel}`;
+  const lock = `${key}:lock`;
+  const token = `${process.pid}:${Math.random()}`;
+  try {
+    for (;;) {
+      const known = parseRoot(await deps.redis.get(key));
+      if (known !== undefined) return { status: "posted", channel, ...known };
+      if (Date.now() >= context.deadline || context.signal?.aborted === true) {
+        return { status: "failed", reason: "posting to Slack failed: the batch thread's root was not posted before the deadline" };
+      }
+      const leaseMs = Math.max(1_000, context.deadline - Date.now());
+      if ((await deps.redis.set(lock, token, "PX", leaseMs, "NX")) === "OK") {
+        try {
+          const outcome = await postBatchRoot(context, { key: batch.id, channel, itemCount: batch.total });
+          if (outcome.status === "posted") {
+            await deps.redis.set(key, JSON.stringify({ ts: outcome.ts, permalink: outcome.permalink }), "PX", BATCH_ROOT_RETAIN_MS);
+          }
+          return outcome;
+        } finally {
+          if ((await deps.redis.get(lock)) === token) await deps.redis.del(lock);
+        }
+      }
+      await sleep(BATCH_ROOT_POLL_MS, undefined, context.signal === undefined ? {} : { signal: context.signal });
+    }
+  } catch (error) {
+    return { status: "failed", reason: `posting to Slack failed: the batch thread's root: ${messageOf(error)}` };
+  }
+}
+
+/**
+ * Posts a batch item's result as a reply in its batch's thread (POST_BATCH_ITEM_JOB), waiting for the
+ * channel's pace for up to `windowMs`. Once per item and channel, however often the job runs.
+ * @throws Error saying why it was not posted: the job is retried with backoff.
+ */
+export async function postBatchItemReply(
+  deps: DeliveryDeps,
+  job: BatchItemPostJob,
+  bounds: { windowMs: number; signal: AbortSignal },
+): Promise<void> {
+  const slack = deps.integrations.get(job.orgId)?.slack;
+  if (slack === undefined) {
+    deps.logger.error({ orgId: job.orgId, channel: job.channelId }, "a batch item's reply names an organization without Slack; dropped");
+    return;
+  }
+  const context: SlackPostContext = {
+    client: slack.postClient,
+    redis: deps.redis,
+    keyPrefix: deps.keyPrefix,
+    pacer: deps.pacer,
+    deadline: Date.now() + bounds.windowMs,
+    signal: bounds.signal,
+  };
+  const { batch } = job;
+  const outcome = await postItemReply(context, {
+    batchKey: batch.id,
+    channel: job.channelId,
+    rootTs: job.rootTs,
+    index: batch.index,
+    total: batch.total,
+    view: { result: job.result, ...(job.title === undefined ? {} : { title: job.title }) },
+  });
+  if (outcome.status === "failed") throw new Error(`reply ${batch.index + 1} of ${batch.total} in ${job.channelId}: ${outcome.reason}`);
+}
+
+function parseRoot(text: string | null): { ts: string; permalink: string } | undefined {
+  if (text === null) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value !== "object" || value === null || !("ts" in value) || !("permalink" in value)) return undefined;
+    return typeof value.ts === "string" && typeof value.permalink === "string" ? { ts: value.ts, permalink: value.permalink } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Adds the result as a note to the incident the issue names, in the first configured tool it names one
+ * of; undefined when added (now or by an earlier run of the job), else why not.
+ */
+async function note(
+  deps: DeliveryDeps,
+  tools: readonly IncidentToolConfig[],
+  delivery: Delivery,
+  result: PlaybookExecutionResult,
+  bounds: { deadline: number; signal: AbortSignal },
+): Promise<string | undefined> {
+  // The API refuses liveRun without an incident tool: this is configuration drift between API and worker.
+  const [first] = tools;
+  if (first === undefined) return "liveRun: the organization has no incident tool configured";
+  const attributes = incidentAttributes(delivery.attributes, delivery.source?.incidentRefs ?? []);
+  const tool = tools.find((candidate) => findIncidentReference(candidate.tool, { attributes }) !== undefined) ?? first;
+  const { enrichmentLink } = result;
+  const outcome = await addIncidentNote(
+    { redis: deps.redis, keyPrefix: deps.keyPrefix, ...bounds },
+    {
+      executionId: delivery.jobId,
+      tool,
+      attributes,
+      result,
+      ...(delivery.title === undefined ? {} : { title: delivery.title }),
+      ...(enrichmentLink === undefined ? {} : { enrichmentLink }),
+    },
+  );
+  switch (outcome.status) {
+    case "added":
+      deps.logger.info({ jobId: delivery.jobId, requestId: delivery.requestId, incident: outcome.incident, byThisRun: outcome.byThisCall }, "incident note added");
+      return undefined;
+    case "no_reference":
+      return `liveRun: ${outcome.reason}`;
+    case "failed":
+      return `liveRun: ${outcome.reason}`;
+  }
+}
+
+/**
+ * The attributes that name an incident, as the note library reads them: the issue's own, then what the
+ * linked message refers to (its incident links and labels) where the attributes name none. `opsgenie_alias`,
+ * the label alert rules write, counts as the library's `opsgenie_alert_alias`.
+ */
+export function incidentAttributes(attributes: Readonly<Record<string, string>>, refs: readonly IncidentRef[]): Record<string, string> {
+  const named: Record<string, string> = { ...attributes };
+  const setIfAbsent = (name: string, value: string | undefined) => {
+    if (value !== undefined && value.trim() !== "" && !Object.hasOwn(named, name)) named[name] = value;
+  };
+  setIfAbsent(INCIDENT_ATTRIBUTES.opsgenieAlias, attributes.opsgenie_alias);
+  for (const ref of refs) {
+    if (ref.tool === "pagerduty") setIfAbsent(INCIDENT_ATTRIBUTES.pagerduty, ref.incidentId);
+    else if ("alertId" in ref) setIfAbsent(INCIDENT_ATTRIBUTES.opsgenieId, ref.alertId);
+    else setIfAbsent(INCIDENT_ATTRIBUTES.opsgenieAlias, ref.alias);
+  }
+  return named;
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
