@@ -232,6 +232,13 @@ describe("posting is idempotent", () => {
     expect(JSON.stringify([missing, unauthorized, badToken])).not.toMatch(/secret/);
   });
 
+  it("repeats only an error code of Slack's answer, never text that could quote the request", async () => {
+    await startFake();
+    fake.failNext("chat.postMessage", { error: `invalid_auth: got Bearer ${TOKEN}` });
+    const echoed = await postEnrichment(context(), { key: "exec-echo", channel: CHANNEL, view: { result } });
+    expect(echoed).toEqual({ status: "failed", reason: "posting to Slack failed: Slack answered an error that is no Slack error code" });
+  });
+
   it("posts nothing when Redis cannot record the post", async () => {
     await startFake();
     const offline = new Redis(redisHandle.url, { lazyConnect: true, enableOfflineQueue: false });

@@ -97,12 +97,20 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): 
   });
 }
 
+/** A Slack error code (`not_in_channel`): the only part of an `{ok:false,error}` answer repeated in reasons. */
+const SLACK_ERROR_CODE = /^[a-z][a-z0-9_]{0,63}$/;
+
 /** Connection errors that mean the request never reached Slack. */
 const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ENETUNREACH", "EHOSTUNREACH", "CERT_HAS_EXPIRED", "DEPTH_ZERO_SELF_SIGNED_CERT", "UNABLE_TO_VERIFY_LEAF_SIGNATURE"]);
 
 function classify(error: unknown): SlackCallError {
   if (error instanceof SlackCallError) return error;
-  if (error instanceof WebAPIPlatformError) return new SlackCallError(`Slack answered ${error.data.error}`, true);
+  if (error instanceof WebAPIPlatformError) {
+    // Only an error code is repeated: whatever else came back (a proxy's page quoting the request's
+    // Authorization header) could carry the token into a result.
+    const code = typeof error.data.error === "string" && SLACK_ERROR_CODE.test(error.data.error) ? error.data.error : "an error that is no Slack error code";
+    return new SlackCallError(`Slack answered ${code}`, true);
+  }
   if (error instanceof WebAPIHTTPError) {
     const status = error.statusCode;
     return new SlackCallError(`Slack answered HTTP ${status}`, status >= 400 && status < 500 && status !== 408);
