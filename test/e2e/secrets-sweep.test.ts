@@ -8,7 +8,8 @@ import { startStack, type Stack } from "../support/stack.js";
 
 /**
  * The secrets sweep: a whole run of the service at LOG_LEVEL=trace against data sources that echo
- * every credential they receive, in success answers, error answers and Prometheus error texts. Every
+ * every credential they receive, in success answers, error answers and Prometheus error texts, and a
+ * Slack, a PagerDuty and an Opsgenie whose error answers quote the request's credentials. Every
  * configured secret, the credential forms derived from them, and every bearer token a caller sent are
  * then searched for in everything the processes wrote and everything the API answered.
  */
@@ -17,7 +18,12 @@ const secrets = {
   bearer: `sweep-bearer-${randomUUID()}`,
   password: `sweep-password-${randomUUID()}`,
   apiKey: `sweep-api-key-${randomUUID()}`,
+  slackToken: `xoxb-sweep-${randomUUID()}`,
+  pagerdutyToken: `sweep-pd-${randomUUID()}`,
+  opsgenieKey: `sweep-og-${randomUUID()}`,
 };
+/** The Slack message the sweep links to: it names a PagerDuty incident, so that liveRun adds a note. */
+const SWEEP_MESSAGE = { type: "message", user: "U0SWEEP", ts: "1714651200.000100", text: "Sweep on checkout <https://acme.pagerduty.com/incidents/PSWEEP1|PSWEEP1>" };
 const BASIC_USER = "sweeper";
 
 /** Answers like Prometheus or a JSON API, quoting the request's credentials wherever text goes back. */
@@ -25,7 +31,16 @@ const echoingDataSource: TestHttpHandler = (request, response) => {
   const credentials = JSON.stringify({ authorization: request.headers.authorization, apiKey: request.headers["x-api-key"] });
   const url = request.url;
   const json = (status: number, body: unknown) => sendJson(response, status, body);
-  if (url.startsWith("/prom-error/")) {
+  if (url.startsWith("/slack/api/")) {
+    // Slack's Web API: the linked message reads; every other answer is an error quoting the request.
+    const args = new URLSearchParams(request.body);
+    if (url === "/slack/api/conversations.history" && args.get("channel") === "C0SWEEP") json(200, { ok: true, messages: [SWEEP_MESSAGE] });
+    else json(200, { ok: false, error: `not_in_channel ${credentials}` });
+  } else if (url.startsWith("/pagerduty/")) {
+    json(400, { error: { message: "Invalid Input Provided", errors: [`seen ${credentials}`] } });
+  } else if (url.startsWith("/opsgenie/")) {
+    json(422, { message: `Request failed for ${credentials}`, took: 0.01, requestId: "r-1" });
+  } else if (url.startsWith("/prom-error/")) {
     // A Prometheus-compatible proxy that quotes the request in its error text.
     json(400, { status: "error", errorType: "bad_data", error: `invalid request ${credentials}` });
   } else if (url.startsWith("/prom-labels/")) {
@@ -65,6 +80,12 @@ dataSources:
     type: http
     url: ${dataSourceUrl}/json-error
     headers: { X-Api-Key: { env: SWEEP_API_KEY } }
+slack:
+  botToken: { env: SWEEP_SLACK_TOKEN }
+  apiUrl: ${dataSourceUrl}/slack/api/
+incidentTools:
+  pagerduty: { apiToken: { env: SWEEP_PD_TOKEN }, from: sweep@acme.example, apiUrl: ${dataSourceUrl}/pagerduty }
+  opsgenie: { apiKey: { env: SWEEP_OPSGENIE_KEY }, apiUrl: ${dataSourceUrl}/opsgenie }
 `,
   );
   await writeFile(
@@ -114,7 +135,15 @@ beforeAll(async () => {
     configDir,
     workers: 1,
     apiEnv: { LOG_LEVEL: "trace" },
-    workerEnv: { LOG_LEVEL: "trace", SWEEP_BEARER: secrets.bearer, SWEEP_PASSWORD: secrets.password, SWEEP_API_KEY: secrets.apiKey },
+    workerEnv: {
+      LOG_LEVEL: "trace",
+      SWEEP_BEARER: secrets.bearer,
+      SWEEP_PASSWORD: secrets.password,
+      SWEEP_API_KEY: secrets.apiKey,
+      SWEEP_SLACK_TOKEN: secrets.slackToken,
+      SWEEP_PD_TOKEN: secrets.pagerdutyToken,
+      SWEEP_OPSGENIE_KEY: secrets.opsgenieKey,
+    },
   });
 });
 
@@ -140,6 +169,26 @@ describe("secrets sweep", () => {
     await call("/playbook/execution/batch", { method: "POST", token, body: JSON.stringify({ inputList: [JSON.parse(execution), { bookName: "nope" }, { title: "Sweep on web", time: new Date().toISOString() }] }) });
     await call("/playbook", { token });
 
+    // Slack and the incident tools: a linked message read, then a post and a note whose refusals quote
+    // the credentials; a read whose refusal does; an Opsgenie note (no PagerDuty incident named).
+    const linked = await call("/playbook/execution", {
+      method: "POST",
+      token,
+      body: JSON.stringify({ messageLink: "https://acme.slack.com/archives/C0SWEEP/p1714651200000100", channelId: "C0SWEEP", liveRun: true }),
+    });
+    expect(((await linked.json()) as { error?: string }).error).toMatch(/Posting to Slack failed: .*liveRun: adding the note to PagerDuty incident PSWEEP1 failed/);
+    await call("/playbook/execution", { method: "POST", token, body: JSON.stringify({ messageLink: "https://acme.slack.com/archives/C0OTHER/p1714651200000100" }) });
+    const noted = await call("/playbook/execution", {
+      method: "POST",
+      token,
+      body: JSON.stringify({ bookName: "sweep", attributes: { service: "checkout", opsgenie_alias: "sweep-alias" }, liveRun: true }),
+    });
+    expect(((await noted.json()) as { error?: string }).error).toMatch(/liveRun: adding the note to Opsgenie alert with alias sweep-alias failed/);
+    const sent = server.requests.map((request) => request.headers.authorization);
+    expect(sent).toEqual(
+      expect.arrayContaining([`Bearer ${secrets.slackToken}`, `Token token=${secrets.pagerdutyToken}`, `GenieKey ${secrets.opsgenieKey}`]),
+    );
+
     // Refused callers: their tokens are never worth logging either.
     const [header = "", payload = "", signature = ""] = token.split(".");
     const forged = `${header}.${payload}.${signature.slice(0, -4)}${signature.endsWith("AAAA") ? "BBBB" : "AAAA"}`;
@@ -162,6 +211,9 @@ describe("secrets sweep", () => {
       ["basic password", secrets.password],
       ["basic credential as sent", Buffer.from(`${BASIC_USER}:${secrets.password}`).toString("base64")],
       ["API key header", secrets.apiKey],
+      ["Slack bot token", secrets.slackToken],
+      ["PagerDuty API token", secrets.pagerdutyToken],
+      ["Opsgenie API key", secrets.opsgenieKey],
     ]);
     for (const [index, sent] of tokensSent.entries()) {
       needles.set(`token #${index}`, sent);

@@ -1,0 +1,330 @@
+// Chat and incident tools, black-box: the API and worker processes with fakes on 127.0.0.1 speaking
+// Slack's Web API (reading linked messages, posting results), PagerDuty's REST API and Opsgenie's Alert
+// API (notes). Message links in, enrichment threads and incident notes out.
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { TestHttpServer } from "@pes/local-services";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeOpsgenie, startFakePagerDuty, type FakeIncidentTool } from "../support/fake-incident-tools.js";
+import { startFakeSlack, type FakeSlack, type SeededMessage } from "../support/fake-slack.js";
+import { startHoldingPrometheus } from "../support/holding-prometheus.js";
+import { postJson, startStack, type Stack } from "../support/stack.js";
+
+const SLACK_TOKEN = "xoxb-e2e-slack-token";
+const PAGERDUTY_TOKEN = "pd-e2e-token";
+const OPSGENIE_KEY = "og-e2e-key";
+
+/** Alertmanager's Slack notifier with `text: '{{ template "__text_alert_list" .Alerts }}'`, as Slack stores it. */
+function alertmanager(ts: string, subject: string, lines: string[]): SeededMessage {
+  return {
+    type: "message",
+    subtype: "bot_message",
+    ts,
+    bot_id: "B0ALERTMGR",
+    username: "AlertManager",
+    text: "",
+    attachments: [{ title: subject, title_link: "http://alertmanager.example:9093/#/alerts", fallback: subject, text: [...lines, ""].join("\n") }],
+  };
+}
+
+/** An alert whose summary carries a mention (stored escaped, as Slack stores a literal `<`), linking its PagerDuty incident. */
+const alert = (ts: string, incident: string) =>
+  alertmanager(ts, "[FIRING:1] HighLatency checkout (production)", [
+    "Labels:",
+    " - alertname = HighLatency",
+    " - service = checkout",
+    " - env = production",
+    "Annotations:",
+    " - summary = High latency on checkout &lt;!channel&gt;",
+    ` - incident = <https://acme.pagerduty.com/incidents/${incident}|${incident}>`,
+  ]);
+const ALERT = alert("1714651200.000100", "PINC001");
+/** Another alert, of another incident: the one whose note survives a dying worker. */
+const ALERT_RETRIED = alert("1714651500.000500", "PINC002");
+/** A person's reply in the alert's thread, naming another service. */
+const REPLY = { type: "message", user: "U0ONCALL", ts: "1714651260.000200", text: "High latency on payments" };
+const UNMATCHED = { type: "message", user: "U0ONCALL", ts: "1714651300.000300", text: "Disk full on db-1" };
+/** An alert no monitor name matches: with bookName, it still supplies the service. */
+const SATURATION = alertmanager("1714651400.000400", "[FIRING:1] Saturation payments", [
+  "Labels:",
+  " - alertname = Saturation",
+  " - service = payments",
+  "Annotations:",
+  " - summary = Saturation of payments",
+]);
+/** globex's alert, naming its Opsgenie alert by alias. */
+const GLOBEX_ALERT = alertmanager("1714651600.000600", "[FIRING:1] HighLatency checkout", [
+  "Labels:",
+  " - alertname = HighLatency",
+  " - service = checkout",
+  " - opsgenie_alias = checkout-latency-eu",
+  "Annotations:",
+  " - summary = High latency on checkout",
+]);
+
+const link = (channel: string, ts: string, threadTs?: string) =>
+  `https://acme.slack.com/archives/${channel}/p${ts.replace(".", "")}${threadTs === undefined ? "" : `?thread_ts=${threadTs}&cid=${channel}`}`;
+
+const PLAYBOOK = `name: checkout-latency
+monitorNames: ["High latency on {{service}}"]
+requiredAttributes: [service]
+gadgets:
+  - title: "Latency of {{service}}"
+    args: { service: "{{service}}" }
+    actions:
+      - title: p99 latency
+        dataSource: metrics
+        prometheus: { query: 'histogram_quantile(0.99, rate(http_request_duration_seconds_bucket{service={{service}}}[5m]))', unit: s }
+`;
+
+async function writeConfig(urls: { prometheus: string; slack: string; pagerduty: string; opsgenie: string }): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "pes-chat-config-"));
+  const slack = `slack:\n  botToken: { env: E2E_SLACK_TOKEN }\n  apiUrl: ${urls.slack}\n`;
+  const metrics = `dataSources:\n  metrics: { type: prometheus, url: "${urls.prometheus}" }\n`;
+  await mkdir(join(dir, "organizations"));
+  await writeFile(
+    join(dir, "organizations/acme.yaml"),
+    `id: acme\nclientIds: [quickstart-cli]\n${metrics}${slack}incidentTools:\n  pagerduty: { apiToken: { env: E2E_PD_TOKEN }, from: oncall@acme.example, apiUrl: "${urls.pagerduty}" }\n`,
+  );
+  await writeFile(
+    join(dir, "organizations/globex.yaml"),
+    `id: globex\nclientIds: [quickstart-cli]\n${metrics}${slack}incidentTools:\n  opsgenie: { apiKey: { env: E2E_OPSGENIE_KEY }, apiUrl: "${urls.opsgenie}" }\n`,
+  );
+  for (const org of ["acme", "globex"]) {
+    await mkdir(join(dir, "playbooks", org), { recursive: true });
+    await writeFile(join(dir, "playbooks", org, "checkout-latency.yaml"), PLAYBOOK);
+  }
+  return dir;
+}
+
+interface Result {
+  error?: string;
+  highlights?: string;
+  enrichmentLink?: string;
+  gadgetsHighlights?: { title: string; args?: Record<string, unknown> }[];
+}
+
+let prometheus: TestHttpServer;
+let slack: FakeSlack;
+let pagerduty: FakeIncidentTool;
+let opsgenie: FakeIncidentTool;
+let configDir: string;
+let stack: Stack;
+
+beforeAll(async () => {
+  prometheus = await startHoldingPrometheus();
+  slack = await startFakeSlack({
+    token: SLACK_TOKEN,
+    channels: {
+      C0ALERTS: { messages: [ALERT, UNMATCHED, SATURATION, ALERT_RETRIED], replies: { [ALERT.ts]: [REPLY] } },
+      C0PRIVATE: { member: false, messages: [ALERT] },
+      C0GLOBEX: { messages: [GLOBEX_ALERT] },
+      C0OPS: {},
+      C0BATCH: {},
+    },
+  });
+  pagerduty = await startFakePagerDuty({ token: PAGERDUTY_TOKEN, incidents: ["PINC001", "PINC002"] });
+  opsgenie = await startFakeOpsgenie({ apiKey: OPSGENIE_KEY });
+  configDir = await writeConfig({ prometheus: prometheus.url, slack: slack.apiUrl, pagerduty: pagerduty.url, opsgenie: opsgenie.url });
+  stack = await startStack({
+    name: "chat-and-incidents",
+    configDir,
+    workers: 1,
+    apiEnv: { EXECUTION_TIMEOUT_MS: "20000" },
+    workerEnv: {
+      E2E_SLACK_TOKEN: SLACK_TOKEN,
+      E2E_PD_TOKEN: PAGERDUTY_TOKEN,
+      E2E_OPSGENIE_KEY: OPSGENIE_KEY,
+      // A killed worker's job runs again within seconds; posts to a channel 10 ms apart instead of Slack's 1 s.
+      WORKER_LOCK_DURATION_MS: "1500",
+      WORKER_STALLED_INTERVAL_MS: "1000",
+      SLACK_POST_INTERVAL_MS: "10",
+    },
+  });
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  await Promise.all([prometheus, slack, pagerduty, opsgenie].map((fake) => fake?.close()));
+  if (configDir !== undefined) await rm(configDir, { recursive: true, force: true });
+});
+
+async function execute(body: unknown, org = "acme"): Promise<{ status: number; body: Result }> {
+  const answer = await postJson(`${stack.baseUrl}/playbook/execution`, stack.token({ org }), body);
+  return { status: answer.status, body: answer.body as Result };
+}
+
+const noteRequests = () => [...pagerduty.requests, ...opsgenie.requests].filter((request) => request.method === "POST");
+const postCalls = () => slack.calls.filter((call) => call.method === "chat.postMessage").length;
+
+describe("message links", () => {
+  it("identify the playbook from the linked alert, top-level or a thread reply, with its attributes; liveRun false sends nothing", async () => {
+    const notesBefore = noteRequests().length;
+    const top = await execute({ messageLink: link("C0ALERTS", ALERT.ts) });
+    expect(top.status).toBe(200);
+    expect(top.body.error).toBeUndefined();
+    expect(top.body.gadgetsHighlights?.[0]).toMatchObject({ title: "Latency of checkout", args: { service: "checkout" } });
+    expect(slack.calls).toContainEqual({
+      method: "conversations.history",
+      args: expect.objectContaining({ channel: "C0ALERTS", latest: ALERT.ts, oldest: ALERT.ts, inclusive: "true" }),
+    });
+
+    const reply = await execute({ messageLink: link("C0ALERTS", REPLY.ts, ALERT.ts) });
+    expect(reply.status).toBe(200);
+    expect(reply.body.gadgetsHighlights?.[0]).toMatchObject({ title: "Latency of payments", args: { service: "payments" } });
+    expect(slack.calls).toContainEqual({ method: "conversations.replies", args: expect.objectContaining({ channel: "C0ALERTS", ts: ALERT.ts, latest: REPLY.ts }) });
+
+    // No channel, no liveRun: nothing was posted, no incident tool was called.
+    expect(postCalls()).toBe(0);
+    expect(noteRequests()).toHaveLength(notesBefore);
+  });
+
+  it("with bookName, take the issue's attributes and time from the message", async () => {
+    const before = prometheus.requests.length;
+    const { status, body } = await execute({ messageLink: link("C0ALERTS", SATURATION.ts), bookName: "checkout-latency" });
+    expect(status).toBe(200);
+    expect(body.gadgetsHighlights?.[0]?.args).toEqual({ service: "payments" });
+    // The queries looked at the alert's time (2024-05-02), not at now.
+    const query = new URL(prometheus.requests[before]?.url ?? "", "http://prometheus");
+    expect(Number(query.searchParams.get("end"))).toBeLessThan(Date.UTC(2024, 4, 3) / 1000);
+  });
+
+  it("that lead to no readable message, or to one no playbook matches, are a 400 on messageLink", async () => {
+    const refused = async (messageLink: string) => {
+      const { status, body } = await execute({ messageLink });
+      expect(status).toBe(400);
+      return body.error;
+    };
+    expect(await refused(link("C0PRIVATE", ALERT.ts))).toEqual([
+      { path: ["body", "messageLink"], message: expect.stringContaining("not a member of channel C0PRIVATE") },
+    ]);
+    expect(await refused(link("C0ALERTS", "1714651999.000900"))).toEqual([
+      { path: ["body", "messageLink"], message: "message 1714651999.000900 was not found in channel C0ALERTS" },
+    ]);
+    expect(await refused(link("C0ALERTS", UNMATCHED.ts))).toEqual([
+      { path: ["body", "messageLink"], message: expect.stringContaining("No playbook's monitor name matches the linked message's title \"Disk full on db-1\"") },
+    ]);
+
+    // In a batch, the item says so and the others run.
+    const batch = await postJson(`${stack.baseUrl}/playbook/execution/batch`, stack.token(), {
+      inputList: [{ messageLink: link("C0ALERTS", "1714651999.000900") }, { bookName: "checkout-latency", attributes: { service: "checkout" } }],
+    });
+    expect(batch.status).toBe(200);
+    const [missing, ran] = batch.body as Result[];
+    expect(missing).toEqual({ error: "messageLink: message 1714651999.000900 was not found in channel C0ALERTS" });
+    expect(ran?.highlights).toBeDefined();
+  });
+
+  it("on a host that is not allowed are refused and never fetched", async () => {
+    const calls = slack.calls.length;
+    for (const messageLink of [
+      "https://acme.slack.com.evil.example/archives/C0ALERTS/p1714651200000100",
+      "https://evil.example/archives/C0ALERTS/p1714651200000100",
+      "https://acme.slack.com@evil.example/archives/C0ALERTS/p1714651200000100",
+    ]) {
+      const { status, body } = await execute({ messageLink });
+      expect(status).toBe(400);
+      expect(body.error).toEqual([{ path: ["body", "messageLink"], message: expect.any(String) }]);
+    }
+    expect(slack.calls).toHaveLength(calls);
+  });
+
+  it("answer 200 with an error naming Slack when Slack cannot be reached", async () => {
+    slack.down = true;
+    try {
+      const { status, body } = await execute({ messageLink: link("C0ALERTS", ALERT.ts) });
+      expect(status).toBe(200);
+      expect(body.error).toMatch(/^Could not read the linked message from Slack: Slack could not be reached/);
+      expect(body.highlights).toBeUndefined();
+    } finally {
+      slack.down = false;
+    }
+  });
+});
+
+describe("channelId", () => {
+  it("posts the result in the linked message's thread and returns the post's permalink, alert text escaped", async () => {
+    const { status, body } = await execute({ messageLink: link("C0ALERTS", ALERT.ts), channelId: "C0ALERTS" });
+    expect(status).toBe(200);
+    expect(body.error).toBeUndefined();
+    const post = slack.posts.at(-1);
+    expect(post).toMatchObject({ channel: "C0ALERTS", threadTs: ALERT.ts });
+    expect(body.enrichmentLink).toBe(slack.permalinkOf("C0ALERTS", post?.ts ?? "", ALERT.ts));
+    // The alert's `<!channel>` arrives as text: escaped, never a mention.
+    expect(post?.blocksJson).toContain("High latency on checkout &lt;!channel&gt;");
+    expect(`${post?.blocksJson}${post?.text}`).not.toContain("<!channel>");
+    expect(noteRequests().filter((request) => request.url.includes("PINC001"))).toHaveLength(0);
+  });
+
+  it("posts to another channel as a message of its own", async () => {
+    const { body } = await execute({ messageLink: link("C0ALERTS", ALERT.ts), channelId: "C0OPS" });
+    const post = slack.posts.at(-1);
+    expect(post).toMatchObject({ channel: "C0OPS" });
+    expect(post?.threadTs).toBeUndefined();
+    expect(body.enrichmentLink).toBe(slack.permalinkOf("C0OPS", post?.ts ?? ""));
+  });
+
+  it("posts a batch to one channel as one thread: every item returns its root's permalink, each gets a reply", async () => {
+    const posts = slack.posts.length;
+    const inputList = Array.from({ length: 100 }, (_, index) => ({ bookName: "checkout-latency", attributes: { service: `svc-${index}` } }));
+    const { status, body } = await postJson(`${stack.baseUrl}/playbook/execution/batch`, stack.token(), { channelId: "C0BATCH", inputList });
+    expect(status).toBe(200);
+    const results = body as Result[];
+    const root = slack.posts.find((post) => post.channel === "C0BATCH" && post.threadTs === undefined);
+    expect(results.filter((result) => result.error !== undefined)).toEqual([]);
+    expect(new Set(results.map((result) => result.enrichmentLink))).toEqual(new Set([slack.permalinkOf("C0BATCH", root?.ts ?? "")]));
+
+    // The replies follow after the answer, paced: every one of them arrives, once.
+    await slack.waitForPosts(posts + 101);
+    const replies = slack.posts.filter((post) => post.channel === "C0BATCH" && post.threadTs === root?.ts);
+    const headings = replies.map((reply) => /Issue (\d+) of 100/.exec(reply.blocksJson)?.[1]).sort((a, b) => Number(a) - Number(b));
+    expect(headings).toEqual(Array.from({ length: 100 }, (_, index) => String(index + 1)));
+  });
+});
+
+describe("liveRun", () => {
+  it("adds the result as one note to the PagerDuty incident the linked message refers to", async () => {
+    const { status, body } = await execute({ messageLink: link("C0ALERTS", ALERT.ts), liveRun: true });
+    expect(status).toBe(200);
+    expect(body.error).toBeUndefined();
+    const notes = pagerduty.notes("PINC001");
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toContain(body.highlights ?? "(no highlights)");
+  });
+
+  it("adds the note to the Opsgenie alert a label names, for an organization on Opsgenie", async () => {
+    const { status, body } = await execute({ messageLink: link("C0GLOBEX", GLOBEX_ALERT.ts), liveRun: true }, "globex");
+    expect(status).toBe(200);
+    expect(body.error).toBeUndefined();
+    expect(opsgenie.notes("alias:checkout-latency-eu")).toHaveLength(1);
+  });
+
+  it("says in error when there is no incident or the tool fails, and still returns the investigation", async () => {
+    const unnamed = await execute({ bookName: "checkout-latency", attributes: { service: "checkout" }, liveRun: true });
+    expect(unnamed.body.highlights).toBeDefined();
+    expect(unnamed.body.error).toMatch(/^liveRun: no PagerDuty incident to add the note to/);
+
+    pagerduty.failNextAdd(500);
+    const failed = await execute({ messageLink: link("C0ALERTS", ALERT.ts), liveRun: true });
+    expect(failed.status).toBe(200);
+    expect(failed.body.highlights).toBeDefined();
+    expect(failed.body.error).toMatch(/^liveRun: adding the note to PagerDuty incident PINC001 failed: .*500/);
+  });
+
+  it("adds exactly one note when the worker dies after adding it and the job runs again", async () => {
+    pagerduty.holdNextAddAfterStoring();
+    const pending = execute({ messageLink: link("C0ALERTS", ALERT_RETRIED.ts), liveRun: true });
+    await pagerduty.waitForNotes(pagerduty.notes("PINC001").length + 1);
+    const [first] = stack.workers;
+    await stack.addWorker();
+    await first?.stop("SIGKILL");
+
+    const { status, body } = await pending;
+    expect(status).toBe(200);
+    // The job ran again on the other worker: the investigation is there, and the note was not added twice.
+    expect(body.highlights).toBeDefined();
+    expect(pagerduty.notes("PINC002")).toHaveLength(1);
+    expect(pagerduty.requests.filter((request) => request.method === "POST" && request.url.includes("PINC002"))).toHaveLength(1);
+  });
+});
