@@ -85,7 +85,7 @@ describe("worker process (dist/main.js)", () => {
     expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ status: "ok" });
 
     prometheus.release();
-    const result = JSON.parse((await client.execute(request(), 30_000)).text) as PlaybookExecutionResult;
+    const result = resultOf(await client.execute(request(), 30_000));
     expect(result.error).toBeUndefined();
 
     const scrape = await fetch(`${base}/metrics`);
@@ -115,7 +115,7 @@ describe("worker process (dist/main.js)", () => {
     expect(await readiness.json()).toEqual({ error: expect.stringContaining("Not ready") });
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     prometheus.release();
-    expect(JSON.parse((await pending).text)).toMatchObject({ actionResults: [expect.any(Object)] });
+    expect(resultOf(await pending)).toMatchObject({ actionResults: [expect.any(Object)] });
     expect(await worker.exited).toBe(0);
   });
 

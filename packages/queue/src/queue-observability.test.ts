@@ -1,6 +1,6 @@
 // What the queue tells an operator: how each job run ended, which callers were answered at their
 // deadline and where their job was, whether a worker takes jobs, and how deep the queue is.
-import type { ExecutionJob, PlaybookExecutionResult } from "@pes/contracts";
+import { JsonText, type ExecutionJob, type PlaybookExecutionResult } from "@pes/contracts";
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
@@ -248,7 +248,9 @@ describe("onReplyTimeout", () => {
     await job.updateData({ ...(job.data as ExecutionJob), replyTo: "api-elsewhere" });
     await executionWorker(async () => ({ highlights: "from the result key" })).start();
 
-    expect(JSON.parse((await pending).text)).toEqual({ highlights: "from the result key" });
+    const outcome = await pending;
+    expect(outcome).toBeInstanceOf(JsonText);
+    expect(outcome instanceof JsonText ? JSON.parse(outcome.text) : outcome).toEqual({ highlights: "from the result key" });
     expect(states).toEqual(["completed"]);
   });
 
