@@ -7,7 +7,7 @@ import { createLogger, type Logger } from "@pes/logger";
 import { createApiMetrics } from "@pes/metrics";
 import { createExecutionClient, createQueueInspector, openDashboardQueues, QueueUnavailableError, type DashboardQueues, type ExecutionClient, type QueueInspector } from "@pes/queue";
 import type { RequestHandler } from "express";
-import { startTracing, TracingConfigError } from "@pes/tracing";
+import { startTracing, TracingConfigError, type Tracing } from "@pes/tracing";
 import { createApp } from "./app.js";
 import { createTokenVerifier } from "./auth/token-verifier.js";
 import { EnvError, parseEnv, type ApiEnv } from "./env.js";
@@ -18,8 +18,9 @@ import { EnvError, parseEnv, type ApiEnv } from "./env.js";
  */
 async function main(): Promise<void> {
   // Before anything serves or sends (see @pes/tracing); nothing of the SDK loads unless OTEL_* asks for it.
+  let tracing: Tracing;
   try {
-    await startTracing("pes-api");
+    tracing = await startTracing("pes-api");
   } catch (error) {
     if (!(error instanceof TracingConfigError)) throw error;
     process.stderr.write(`${error.message}\n`);
@@ -142,6 +143,8 @@ async function main(): Promise<void> {
       await delay(env.shutdownDrainMs);
     }
     await stop({ server, executionClient, queueInspector, dashboardQueues, logger, signal, timeoutMs: env.shutdownTimeoutMs });
+    // The spans still buffered (the last requests') are exported before the process goes.
+    await tracing.shutdown();
     process.exit(0);
   };
   for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, (name) => void shutdown(name));

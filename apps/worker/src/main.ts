@@ -4,7 +4,7 @@ import type { BatchItemPostJob } from "@pes/contracts";
 import { createEngine } from "@pes/engine";
 import { createLogger } from "@pes/logger";
 import { createWorkerMetrics } from "@pes/metrics";
-import { startTracing, TracingConfigError } from "@pes/tracing";
+import { startTracing, TracingConfigError, type Tracing } from "@pes/tracing";
 import { EnvError, parseWorkerEnv, type WorkerEnv } from "./env.js";
 import { createJobCatalog } from "./job-catalog.js";
 import { createWorkerHttpServer } from "./worker-http-server.js";
@@ -38,8 +38,9 @@ async function readConfig(dir: string): Promise<Catalog> {
 
 async function main(): Promise<void> {
   // Before any job runs (see @pes/tracing); nothing of the SDK loads unless OTEL_* asks for it.
+  let tracing: Tracing;
   try {
-    await startTracing("pes-worker");
+    tracing = await startTracing("pes-worker");
   } catch (error) {
     if (error instanceof TracingConfigError) stop(error.message);
     throw error;
@@ -93,6 +94,8 @@ async function main(): Promise<void> {
     worker
       .close(env.shutdownTimeoutMs)
       .then(() => producer.close())
+      // The spans still buffered (the last jobs') are exported before the process goes.
+      .then(() => tracing.shutdown())
       .then(
       () => {
         logger.info("worker stopped");
