@@ -10,14 +10,13 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { JsonText, type PlaybookExecutionResult } from "@pes/contracts";
 import { createLogger } from "@pes/logger";
-import { startRedis, startTestHttpServer, uniquePrefix, type RedisHandle, type TestHttpServer } from "@pes/local-services";
+import { LARGE_ANSWER_END, largeRangeAnswer, startRedis, startTestHttpServer, uniquePrefix, type RedisHandle, type TestHttpServer } from "@pes/local-services";
 import { createExecutionClient, type ExecutionClient, type ExecutionOutcome } from "@pes/queue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 const DOCKERFILE = fileURLToPath(new URL("../../../Dockerfile", import.meta.url));
-const END = 1_763_650_800;
-const STEP = 15;
+const END = LARGE_ANSWER_END;
 
 /** The image's `ENV NODE_OPTIONS=…` line, read the way bench/src/service-processes.ts reads it. */
 function imageNodeOptions(): string {
@@ -26,22 +25,6 @@ function imageNodeOptions(): string {
   return line[1];
 }
 
-/** A range answer of about `mib` MiB with `seriesCount` series, in the format Prometheus writes. */
-function rangeAnswer(mib: number, seriesCount: number): Buffer {
-  const points = Math.floor((mib * 1024 * 1024) / seriesCount / 23);
-  const parts = ['{"status":"success","data":{"resultType":"matrix","result":['];
-  for (let s = 0; s < seriesCount; s += 1) {
-    const metric = { __name__: "http_request_duration_seconds", instance: `10.0.${s % 250}.${s % 199}:9100`, job: "api", pod: `checkout-${String(s).padStart(5, "0")}` };
-    const values: string[] = [];
-    for (let i = 0; i < points; i += 1) {
-      const value = 0.4 + ((s * 7 + i * 13) % 100) / 1000 + (i > points * 0.9 ? 1.4 : 0);
-      values.push(`[${END - (points - i) * STEP},"${value.toFixed(5)}"]`);
-    }
-    parts.push(`${s === 0 ? "" : ","}{"metric":${JSON.stringify(metric)},"values":[${values.join(",")}]}`);
-  }
-  parts.push("]}}");
-  return Buffer.from(parts.join(""));
-}
 
 const PLAYBOOK = [
   "name: large-answers",
@@ -65,8 +48,8 @@ describe("a worker with the image's heap ceiling", () => {
 
   beforeAll(async () => {
     if (!existsSync(MAIN)) throw new Error("apps/worker is not built: run `npx turbo run build --filter=@pes/worker...` first");
-    const large = rangeAnswer(30, 3000);
-    const medium = rangeAnswer(5, 500);
+    const large = largeRangeAnswer(30, 3000);
+    const medium = largeRangeAnswer(5, 500);
     prometheus = await startTestHttpServer((request, response) => {
       const answer = new URLSearchParams(request.body).get("query") === "large" ? large : medium;
       response.writeHead(200, { "content-type": "application/json", "content-length": answer.length });

@@ -10,33 +10,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestHttpServer, type TestHttpServer } from "@pes/local-services";
+import { LARGE_ANSWER_END, largeRangeAnswer, startTestHttpServer, type TestHttpServer } from "@pes/local-services";
 
 const CONNECTORS = fileURLToPath(new URL("../../dist/index.js", import.meta.url));
 const ANALYSIS = createRequire(import.meta.url).resolve("@pes/analysis");
 const HEAP_MB = 64;
-const END = 1_763_650_800;
-const STEP = 15;
+const END = LARGE_ANSWER_END;
 
-/**
- * A range answer of about `mib` MiB with `seriesCount` series whose latency jumps 4× near the end, in
- * the shape and number format Prometheus writes.
- */
-function largeRangeAnswer(mib: number, seriesCount: number): Buffer {
-  const points = Math.floor((mib * 1024 * 1024) / seriesCount / 23);
-  const parts = ['{"status":"success","data":{"resultType":"matrix","result":['];
-  for (let s = 0; s < seriesCount; s += 1) {
-    const metric = { __name__: "http_request_duration_seconds", instance: `10.0.${s % 250}.${s % 199}:9100`, job: "api", pod: `checkout-${String(s).padStart(5, "0")}` };
-    const values: string[] = [];
-    for (let i = 0; i < points; i += 1) {
-      const value = 0.4 + ((s * 7 + i * 13) % 100) / 1000 + (i > points * 0.9 ? 1.4 : 0);
-      values.push(`[${END - (points - i) * STEP},"${value.toFixed(5)}"]`);
-    }
-    parts.push(`${s === 0 ? "" : ","}{"metric":${JSON.stringify(metric)},"values":[${values.join(",")}]}`);
-  }
-  parts.push("]}}");
-  return Buffer.from(parts.join(""));
-}
 
 const RUN = `
 const { createHttpClient, NO_SECRETS, runPrometheusAction } = await import(process.env.CONNECTORS);
