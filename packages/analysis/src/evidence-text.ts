@@ -26,13 +26,25 @@ const CHANGE_WORDS: Readonly<Record<ChangeEvidence["change"], string>> = {
 };
 const LOG_RATE_UNIT = "lines/min";
 
-/** The action result of one evidence: its action's title, its short answer and its link. */
-export function actionResultOf(evidence: Evidence, time: Date): ActionResultText {
+/**
+ * The action result of one action's evidence: its title, its short answer and its link. An action that
+ * found several things (alerts, events, log patterns: its connector lists the strongest first) answers
+ * with the first and how many more.
+ */
+export function actionResultOf(evidence: Evidence | readonly Evidence[], time: Date): ActionResultText {
+  const all: readonly Evidence[] = isList(evidence) ? evidence : [evidence];
+  const [first] = all;
+  if (first === undefined) throw new RangeError("an action result needs at least one evidence");
+  const more = all.length > 1 ? ` (and ${all.length - 1} more)` : "";
   return {
-    title: evidence.action,
-    shortAnswer: shortAnswer(evidence, time),
-    ...(evidence.link === undefined ? {} : { mostImportantLink: evidence.link }),
+    title: first.action,
+    shortAnswer: truncate(`${sentenceOf(first, time)}${more}`),
+    ...(first.link === undefined ? {} : { mostImportantLink: first.link }),
   };
+}
+
+function isList(evidence: Evidence | readonly Evidence[]): evidence is readonly Evidence[] {
+  return Array.isArray(evidence);
 }
 
 /**
@@ -61,6 +73,8 @@ function sentenceOf(evidence: Evidence, time: Date): string {
       }${since(evidence.onset, time)}`;
     case "change":
       return `${action}: ${describeChange(evidence, time)}`;
+    case "none":
+      return `${action}: no ${evidence.what}`;
     case "answer":
       return `${action}: ${evidence.text}`;
     case "no-data":

@@ -120,6 +120,16 @@ export interface ChangeEvidence extends Cited {
   at: Date;
 }
 
+/**
+ * A check that found nothing to report: no alert firing, no warning event, no rollout. It was checked,
+ * so it is not "no data": it reads as normal. `what` says what was looked for ("alerts firing").
+ */
+export interface NoneEvidence extends Cited {
+  kind: "none";
+  /** What was looked for, plural, as in "no alerts firing", "no warning events". */
+  what: string;
+}
+
 /** A data source's own answer, as it gave it (the connector has redacted secrets from it). */
 export interface AnswerEvidence extends Cited {
   kind: "answer";
@@ -160,6 +170,7 @@ export type Evidence =
   | EventEvidence
   | AlertEvidence
   | ChangeEvidence
+  | NoneEvidence
   | AnswerEvidence
   | NoDataEvidence
   | FailedEvidence
@@ -211,6 +222,8 @@ export function mapEvidenceText(evidence: Evidence, map: (text: string) => strin
       return { ...evidence, action, reason: map(evidence.reason) };
     case "skipped":
       return { ...evidence, action, missing: evidence.missing.map(map) };
+    case "none":
+      return { ...evidence, action, what: map(evidence.what) };
     case "no-data":
       return { ...evidence, action };
   }

@@ -5,6 +5,7 @@ import type {
   LogPatternEvidence,
   MetricEvidence,
   NoDataEvidence,
+  NoneEvidence,
   SkippedEvidence,
   SymptomEvidence,
 } from "./evidence.js";
@@ -20,7 +21,8 @@ export const CHANGE_LOOKBACK_MS = 30 * 60_000;
 
 /**
  * What a piece of evidence is for the bottom line: a `symptom` (abnormal, firing, a warning), a `change`
- * (a cause candidate), `normal` (compared with its baseline and within it), an `answer` without a baseline,
+ * (a cause candidate), `normal` (compared with its baseline and within it, or looked for and not found:
+ * `none`), an `answer` without a baseline,
  * or nothing checked: `no-data`, `failed`, `skipped`.
  */
 export type Role = "symptom" | "change" | "normal" | "answer" | "no-data" | "failed" | "skipped";
@@ -45,8 +47,8 @@ export interface Ranking {
   likelyCause?: { finding: Finding<ChangeEvidence>; leadMs: number };
   /** The other changes, earliest first; ties keep playbook order. */
   changes: Array<Finding<ChangeEvidence>>;
-  /** Compared with their baseline and within normal variation, in playbook order. */
-  normal: Array<Finding<MetricEvidence | LogPatternEvidence>>;
+  /** Compared with their baseline and within normal variation, or nothing found, in playbook order. */
+  normal: Array<Finding<MetricEvidence | LogPatternEvidence | NoneEvidence>>;
   /** Answers without a baseline (instant values, plain answers, events that are not warnings), in playbook order. */
   answers: Finding[];
   noData: Array<Finding<NoDataEvidence>>;
@@ -66,6 +68,8 @@ export function roleOf(evidence: Evidence): Role {
       return evidence.warning ? "symptom" : "answer";
     case "change":
       return "change";
+    case "none":
+      return "normal";
     case "values":
     case "answer":
       return "answer";
@@ -102,6 +106,9 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
         break;
       case "change":
         ranking.changes.push({ gadget, evidence });
+        break;
+      case "none":
+        ranking.normal.push({ gadget, evidence });
         break;
       case "values":
       case "answer":

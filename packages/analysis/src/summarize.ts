@@ -23,11 +23,13 @@ const MAX_ATTRIBUTE_CHARS = 64;
  * since 14:05 UTC; error rate within its usual range." Pure: the same findings always give the same sentence.
  */
 export function summarizeGadget(findings: readonly Finding[], time: Date): string {
-  const { symptoms, normal, noData, skipped, failed } = rankFindings(findings, { time });
-  // Answers and changes read in playbook order, as the gadget lists its actions.
+  const ranking = rankFindings(findings, { time });
+  const { symptoms, noData, skipped, failed } = ranking;
+  const normal = ranking.normal.filter((finding) => finding.evidence.kind !== "none");
+  // Answers, changes and what was looked for and not found read in playbook order, as the gadget lists them.
   const context = findings.filter((finding) => {
     const role = roleOf(finding.evidence);
-    return role === "answer" || role === "change";
+    return role === "answer" || role === "change" || finding.evidence.kind === "none";
   });
   if (symptoms.length + context.length + noData.length + skipped.length + failed.length === 0 && normal.length > 0) {
     return normal.length === 1 ? `${normal[0]?.evidence.action ?? ""} within its usual range.` : `All ${normal.length} actions within their usual range.`;
@@ -85,7 +87,10 @@ export function summarizeExecution(input: ExecutionSummaryInput): string {
   if (changes.length > 0) {
     sentences.push(`${likelyCause === undefined ? "Changes" : "Other changes"}: ${changes.map((finding) => describeChange(finding.evidence, time)).join("; ")}.`);
   }
-  if (normal.length > 0) sentences.push(`Within usual range: ${normal.map((finding) => finding.evidence.action).join(", ")}.`);
+  const measured = normal.filter((finding) => finding.evidence.kind !== "none");
+  const notFound = normal.filter((finding) => finding.evidence.kind === "none");
+  if (measured.length > 0) sentences.push(`Within usual range: ${measured.map((finding) => finding.evidence.action).join(", ")}.`);
+  if (notFound.length > 0) sentences.push(`Found none: ${notFound.map((finding) => clause(shortAnswer(finding.evidence, time))).join("; ")}.`);
   if (answers.length > 0) sentences.push(`Other findings: ${answers.map((finding) => clause(shortAnswer(finding.evidence, time))).join("; ")}.`);
   if (noData.length > 0 && !noDataTold) sentences.push(`No data: ${noDataGroups(noData, time, "")}.`);
   if (failed.length > 0) sentences.push(`Could not check: ${failed.map((finding) => withReason(finding.evidence)).join("; ")}.`);

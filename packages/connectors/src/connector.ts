@@ -46,12 +46,21 @@ export interface FetchRequest<DS extends DataSourceBase, Q> extends ActionContex
   link: string | undefined;
 }
 
-/** The runtime half of a connector: loaded by the worker only, never by the API. */
-export interface ConnectorRuntime<DS extends DataSourceBase, Q> {
+/** What a runtime's fetch gives: one evidence, or several (strongest first). */
+export type Found = Evidence | readonly Evidence[];
+
+/**
+ * The runtime half of a connector: loaded by the worker only, never by the API. `F` narrows what its
+ * fetch gives (a connector that always answers with one evidence says `Evidence`, which its tests read).
+ */
+export interface ConnectorRuntime<DS extends DataSourceBase, Q, F extends Found = Found> {
   /**
    * Asks the data source and returns what it found as evidence citing `title` (data, never sentences:
-   * the analysis words it). Any failure is a `failed` evidence in plain words, never a throw. The runner
-   * redacts the data source's secrets from every text of it, so a runtime need not.
+   * the analysis words it). An action that finds several things (alerts, events, rollouts, log
+   * patterns) returns them all, strongest first; one that looked and found nothing returns a `none`
+   * evidence saying what it looked for (an empty list reads as "nothing found"). Any failure is a
+   * `failed` evidence in plain words, never a throw. The runner redacts the data source's secrets from
+   * every text of it, so a runtime need not.
    */
-  fetch(request: FetchRequest<DS, Q>): Promise<Evidence>;
+  fetch(request: FetchRequest<DS, Q>): Promise<F>;
 }

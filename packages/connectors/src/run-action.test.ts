@@ -3,7 +3,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { ConnectorDefinition } from "./connector-definition.js";
 import { NO_SECRETS, resolveSecrets } from "./data-source-secrets.js";
-import { prepareAction, runAction, runConnectorAction } from "./run-action.js";
+import { evidenceList, prepareAction, runAction, runConnectorAction } from "./run-action.js";
 import { createHttpClient } from "./undici-http-client.js";
 import { connectorRegistry } from "./stock-connectors.js";
 import { sendJson, startTestHttpServer, type TestHttpServer } from "@pes/local-services";
@@ -37,7 +37,7 @@ describe("runAction", () => {
       { title: "api", action: prepare({ type: "http", url: server.url }, { method: "GET", path: "/x", answerField: "answer" }), attributes: {}, window, signal: AbortSignal.timeout(5_000) },
     ];
     const outcomes = await Promise.all(requests.map((request) => runAction(request)));
-    expect(outcomes.map((outcome) => shortAnswer(outcome, window.time))).toEqual(["scalar 42", "api: from http"]);
+    expect(outcomes.flatMap((outcome) => evidenceList(outcome).map((evidence) => shortAnswer(evidence, window.time)))).toEqual(["scalar 42", "api: from http"]);
     expect(server.requests.map((seen) => `${seen.method} ${seen.url}`).sort()).toEqual(["GET /x", "POST /api/v1/query"]);
   });
 

@@ -1,6 +1,6 @@
 import type { Evidence } from "@pes/analysis";
 import { MissingAttributesError } from "@pes/templates";
-import type { ActionContext, ActionRequest, ConnectorRuntime, DataSourceBase, DataSourceConnection } from "./connector.js";
+import type { ActionContext, ActionRequest, ConnectorRuntime, DataSourceBase, DataSourceConnection, Found } from "./connector.js";
 import type { Connector, ConnectorDefinition } from "./connector-definition.js";
 import { fillQuery } from "./query-templates.js";
 import { redactEvidence, redactSecrets } from "./redaction.js";
@@ -11,11 +11,11 @@ import { redactEvidence, redactSecrets } from "./redaction.js";
  * a value a template cannot hold makes it `failed` before anything is sent. This is the one place where
  * runtimes are called: every evidence leaves it with the data source's secrets redacted from its texts.
  */
-export async function runConnectorAction<DS extends DataSourceBase, Q>(
+export async function runConnectorAction<DS extends DataSourceBase, Q, F extends Found>(
   definition: ConnectorDefinition<DS, Q>,
-  runtime: ConnectorRuntime<DS, Q>,
+  runtime: ConnectorRuntime<DS, Q, F>,
   request: ActionRequest<DS, Q>,
-): Promise<Evidence> {
+): Promise<F | Evidence> {
   const { title, dataSource, spec, attributes, window, signal, secrets, http } = request;
   let query: Q;
   let link: string | undefined;
@@ -27,14 +27,27 @@ export async function runConnectorAction<DS extends DataSourceBase, Q>(
     const reason = `could not build the ${definition.builds}: ${error instanceof Error ? error.message : String(error)}`;
     return redactEvidence({ kind: "failed", action: title, reason }, secrets);
   }
-  let evidence: Evidence;
+  let found: Found;
   try {
-    evidence = await runtime.fetch({ title, dataSource, query, attributes, window, signal, secrets, http, link });
+    found = await runtime.fetch({ title, dataSource, query, attributes, window, signal, secrets, http, link });
   } catch (error) {
     // A runtime that throws has a bug, and what it threw goes to the worker log: redacted like its answers.
     throw redactedError(error, secrets.redacted);
   }
-  return redactEvidence(evidence, secrets);
+  if (!isEvidenceList(found)) return redactEvidence(found, secrets);
+  if (found.length === 0) return redactEvidence({ kind: "none", action: title, what: "findings", ...(link === undefined ? {} : { link }) }, secrets);
+  // Each item is redacted: the list has the type the runtime declared.
+  return found.map((evidence) => redactEvidence(evidence, secrets)) as readonly Evidence[] as F;
+}
+
+/** What a fetch found as a list (one evidence is a list of one). */
+export function evidenceList(found: Found): readonly Evidence[] {
+  return isEvidenceList(found) ? found : [found];
+}
+
+// Array.isArray does not narrow a readonly array out of a union.
+function isEvidenceList(found: Found): found is readonly Evidence[] {
+  return Array.isArray(found);
 }
 
 /** `error` with the secrets taken out of its message and stack (its cause is dropped: it may hold them too). */
@@ -50,7 +63,7 @@ function redactedError(error: unknown, secrets: readonly string[]): Error {
 export interface PreparedAction {
   /** The connector type, for logs. */
   readonly type: string;
-  run(context: ActionContext): Promise<Evidence>;
+  run(context: ActionContext): Promise<Found>;
 }
 
 /**
@@ -77,6 +90,6 @@ export interface AnyActionRequest extends ActionContext {
 }
 
 /** Runs a prepared action with this run's context. */
-export function runAction(request: AnyActionRequest): Promise<Evidence> {
+export function runAction(request: AnyActionRequest): Promise<Found> {
   return request.action.run(request);
 }

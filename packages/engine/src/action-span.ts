@@ -17,7 +17,7 @@ export interface ActionSpanFacts {
  * span's children. The span records the evidence's kind; a failed action is an error span, without its
  * reason, which may quote the data source's answer.
  */
-export function inActionSpan(parent: Context, facts: ActionSpanFacts, run: () => Promise<Evidence>): Promise<Evidence> {
+export function inActionSpan(parent: Context, facts: ActionSpanFacts, run: () => Promise<readonly Evidence[]>): Promise<readonly Evidence[]> {
   return tracer.startActiveSpan(
     `action ${facts.connectorType}`,
     {
@@ -31,8 +31,9 @@ export function inActionSpan(parent: Context, facts: ActionSpanFacts, run: () =>
     async (span) => {
       try {
         const evidence = await run();
-        span.setAttribute(SpanAttributes.actionOutcome, evidence.kind);
-        if (evidence.kind === "failed") span.setStatus({ code: SpanStatusCode.ERROR });
+        // One kind, or the kinds of what it found ("alert,alert,change").
+        span.setAttribute(SpanAttributes.actionOutcome, evidence.map((item) => item.kind).join(","));
+        if (evidence.some((item) => item.kind === "failed")) span.setStatus({ code: SpanStatusCode.ERROR });
         return evidence;
       } finally {
         span.end();

@@ -6,7 +6,7 @@ import { setImmediate as turn } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Evidence } from "@pes/analysis";
 import { loadConfig, resolveCatalogSecrets, type Catalog } from "@pes/config";
-import { runAction, type AnyActionRequest, type DataSource } from "@pes/connectors";
+import { runAction, type AnyActionRequest, type DataSource, type Found } from "@pes/connectors";
 import type { ExecutionJob } from "@pes/contracts";
 import {
   demoIncidentOpenMetrics,
@@ -279,7 +279,7 @@ describe("engine with misbehaving actions", () => {
     );
     const current = await loadCatalog({ web: { type: "http", url: api.url }, api: { type: "http", url: api.url } }, []);
     const catalog = withDataSourcesOf(checked, current);
-    const throwing = (request: AnyActionRequest): Promise<Evidence> =>
+    const throwing = (request: AnyActionRequest): Promise<Found> =>
       request.title === "throws" ? Promise.reject(new Error("connector bug")) : runAction(request);
     const result = await engineWith(catalog, { runAction: throwing }).execute(job("Book"));
     expect(result.actionResults).toEqual([
@@ -295,6 +295,24 @@ describe("engine with misbehaving actions", () => {
     );
   });
 
+  it("answers once per action when an action finds several things, and says what it did not find", async () => {
+    const catalog = await catalogFor([httpAction("Related alerts", "/alerts"), httpAction("Warnings", "/events")]);
+    const at = new Date(NOW().getTime() - 5 * 60_000);
+    const several = async (request: AnyActionRequest): Promise<Found> =>
+      request.title === "Related alerts"
+        ? [
+            { kind: "alert", action: request.title, name: "HighErrorRate", subject: "service=checkout", onset: at },
+            { kind: "alert", action: request.title, name: "HighLatency", onset: at },
+          ]
+        : [];
+    const result = await engineWith(catalog, { runAction: several }).execute(job("Book"));
+    expect(result.actionResults?.map((item) => item.shortAnswer)).toEqual([
+      `Related alerts: HighErrorRate firing for service=checkout since ${at.toISOString().slice(11, 16)} UTC (and 1 more)`,
+      "Warnings: no findings",
+    ]);
+    expect(result.highlights).toContain("HighLatency firing");
+  });
+
   it("reports each action's outcome and duration by organization, connector and data source name", async () => {
     api.route = (request, response) => (request.url === "/broken" ? sendJson(response, 500, { answer: "no" }) : sendJson(response, 200, { answer: "yes" }));
     const catalog = await catalogFor([
@@ -303,7 +321,7 @@ describe("engine with misbehaving actions", () => {
       httpAction("stuck", "/stuck"),
       httpAction("Pods of {{pod}}", "/pods/{{pod}}"),
     ], {}, { optionalAttributes: ["service", "pod"] });
-    const stuck = (request: AnyActionRequest): Promise<Evidence> => (request.title === "stuck" ? new Promise<Evidence>(() => undefined) : runAction(request));
+    const stuck = (request: AnyActionRequest): Promise<Found> => (request.title === "stuck" ? new Promise<Found>(() => undefined) : runAction(request));
     const reports: ActionReport[] = [];
 
     await engineWith(catalog, { runAction: stuck, actionTimeoutMs: 200, onActionFinished: (report) => reports.push(report) }).execute(

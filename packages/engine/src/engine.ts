@@ -14,6 +14,7 @@ import type { Catalog, CatalogSecrets } from "@pes/config";
 import {
   connectDataSource,
   connectorRegistry,
+  evidenceList,
   NO_SECRETS,
   prepareAction,
   runAction,
@@ -21,6 +22,7 @@ import {
   type ConnectorRegistry,
   type DataSource,
   type DataSourceConnection,
+  type Found,
   type PreparedAction,
   type TimeWindow,
 } from "@pes/connectors";
@@ -47,7 +49,7 @@ export interface EngineDeps {
   /** The connectors the catalog was loaded with (loadConfig's); default: the stock connectors. */
   connectors?: ConnectorRegistry;
   /** Runs one prepared action; replaced in tests that need an action to misbehave. */
-  runAction?: (request: AnyActionRequest) => Promise<Evidence>;
+  runAction?: (request: AnyActionRequest) => Promise<Found>;
   /** Told of every action as it ends, for metrics: it must be quick and must not throw. */
   onActionFinished?: (report: ActionReport) => void;
   now?: () => Date;
@@ -122,7 +124,7 @@ export function createEngine(deps: EngineDeps): Engine {
     attributes: Readonly<Record<string, string>>,
     window: TimeWindow,
     outer: AbortSignal | undefined,
-  ): Promise<Evidence> {
+  ): Promise<readonly Evidence[]> {
     const { title, definition, prepared } = planned;
     const failed = (reason: string, link?: string): Evidence => ({ kind: "failed", action: title, reason, ...(link === undefined ? {} : { link }) });
     const report = (outcome: ActionOutcome, startedAt?: number) =>
@@ -135,7 +137,7 @@ export function createEngine(deps: EngineDeps): Engine {
       });
     if (outer?.aborted) {
       report("cancelled");
-      return failed("cancelled before it started");
+      return [failed("cancelled before it started")];
     }
     // One plain controller per action: AbortSignal.timeout/any build transferable signals, which the
     // benchmark profile showed costing more than the rest of the engine's bookkeeping. Both ways it can
@@ -169,20 +171,23 @@ export function createEngine(deps: EngineDeps): Engine {
     try {
       if (typeof prepared === "string") {
         report("failed");
-        return failed(prepared);
+        return [failed(prepared)];
       }
       // Whatever the action does after the race is decided is handled by the race: never unhandled.
-      const evidence = await Promise.race([run({ action: prepared, title, attributes, window, signal }), abandoned]);
-      if (evidence === ABORTED) return ended();
-      if (evidence.kind === "failed" && signal.aborted) return ended(evidence.link);
-      if (evidence.kind === "skipped") report("skipped");
-      else report(evidence.kind === "failed" ? "failed" : "ok", startedAt);
+      const found = await Promise.race([run({ action: prepared, title, attributes, window, signal }), abandoned]);
+      if (found === ABORTED) return [ended()];
+      const evidence = evidenceList(found);
+      const [only] = evidence;
+      if (only === undefined) return [{ kind: "none", action: title, what: "findings" }];
+      if (evidence.length === 1 && only.kind === "failed" && signal.aborted) return [ended(only.link)];
+      if (evidence.length === 1 && only.kind === "skipped") report("skipped");
+      else report(evidence.length === 1 && only.kind === "failed" ? "failed" : "ok", startedAt);
       return evidence;
     } catch (error) {
-      if (signal.aborted) return ended();
+      if (signal.aborted) return [ended()];
       logger.warn({ err: error, action: title, dataSource: definition.dataSource }, "action threw instead of returning evidence");
       report("failed", startedAt);
-      return failed("failed unexpectedly (details in the worker log)");
+      return [failed("failed unexpectedly (details in the worker log)")];
     } finally {
       clearTimeout(timer);
       clearTimeout(grace);
@@ -220,20 +225,23 @@ export function createEngine(deps: EngineDeps): Engine {
       // it, and the race in runOne ends those that ignore it) and queued ones return without starting.
       // Each action's span is a child of the job's, whichever action's turn ends its wait in the limit.
       const parent = context.active();
-      const findings: Finding[] = await Promise.all(
-        planned.map(async (action) => ({
-          gadget: action.gadgetTitle,
-          evidence: await limit.run(() => inActionSpan(parent, actionSpanOf(action, job.requestId), () => runOne(job.orgId, action, attributes, window, signal))),
-        })),
+      // One list of evidence per action (most actions find one thing; some list several).
+      const perAction: (readonly Evidence[])[] = await Promise.all(
+        planned.map((action) =>
+          limit.run(() => inActionSpan(parent, actionSpanOf(action, job.requestId), () => runOne(job.orgId, action, attributes, window, signal))),
+        ),
       );
+      const findingsOf = (keep: (action: PlannedAction) => boolean): Finding[] =>
+        planned.flatMap((action, index) => (keep(action) ? (perAction[index] ?? []).map((evidence) => ({ gadget: action.gadgetTitle, evidence })) : []));
+      const findings = findingsOf(() => true);
 
       // Evidence in, words out: the analysis ranks the findings and renders every text from them.
-      const actionResults: ActionResult[] = findings.map(({ evidence }) => actionResultOf(evidence, time));
+      const actionResults: ActionResult[] = perAction.map((evidence) => actionResultOf(evidence, time));
       const gadgetsHighlights: GadgetHighlights[] = playbook.gadgets.map((gadget, gadgetIndex) => ({
         title: gadgetTitles[gadgetIndex] ?? gadget.title,
         ...(gadget.args === undefined ? {} : { args: renderArgs(gadget.args, attributes) }),
         highlights: summarizeGadget(
-          findings.filter((_finding, index) => planned[index]?.gadgetIndex === gadgetIndex),
+          findingsOf((action) => action.gadgetIndex === gadgetIndex),
           time,
         ),
       }));
@@ -254,7 +262,7 @@ export function createEngine(deps: EngineDeps): Engine {
           orgId: job.orgId,
           requestId: job.requestId,
           bookName: job.bookName,
-          actions: findings.length,
+          actions: perAction.length,
           ...countByRole(findings),
           durationMs: Math.round(performance.now() - startedAt),
         },

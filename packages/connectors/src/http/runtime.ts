@@ -16,7 +16,7 @@ const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|
  * `change` a `change` evidence at the time its answer gives. HTTP actions have no notion of abnormal.
  * Any failure is a `failed` evidence with the reason in plain words (never a header value).
  */
-export const httpRuntime: ConnectorRuntime<HttpDataSource, HttpAction> = {
+export const httpRuntime: ConnectorRuntime<HttpDataSource, HttpAction, Evidence> = {
   async fetch(request) {
     const { title, dataSource, query: action, signal, secrets, link } = request;
     const cited = { action: title, ...(link === undefined ? {} : { link }) };

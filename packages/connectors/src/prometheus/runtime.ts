@@ -27,7 +27,7 @@ const MAX_POINTS = 500;
  * its answer as evidence: a range compared with the level before the issue (`analyzeSeries`), instant
  * values as they are. Any failure becomes a `failed` evidence in plain words, never a throw.
  */
-export const prometheusRuntime: ConnectorRuntime<PrometheusDataSource, PrometheusAction> = {
+export const prometheusRuntime: ConnectorRuntime<PrometheusDataSource, PrometheusAction, Evidence> = {
   async fetch(request) {
     const { title, dataSource, query: action, window, signal, secrets, link } = request;
     // A Prometheus-compatible endpoint may quote the request, Authorization header included, in its error
