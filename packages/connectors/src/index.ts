@@ -5,3 +5,4 @@ export * from "./undici-http-client.js";
 export * from "./http/runtime.js";
 export * from "./prometheus/prometheus-response.js";
 export * from "./prometheus/runtime.js";
+export * from "./datadog/runtime.js";

@@ -16,3 +16,5 @@ export * from "./http/schema.js";
 export * from "./prometheus/schema.js";
 export * from "./prometheus/prometheus-link.js";
 export * from "./prometheus/promql-escape.js";
+export * from "./datadog/schema.js";
+export * from "./datadog/datadog-link.js";

@@ -1,4 +1,5 @@
 import { createConnectorRegistry } from "./connector-registry.js";
+import { datadogConnector } from "./datadog/schema.js";
 import { httpConnector } from "./http/schema.js";
 import { prometheusConnector } from "./prometheus/schema.js";
 
@@ -6,6 +7,7 @@ import { prometheusConnector } from "./prometheus/schema.js";
 export const stockConnectors = [
   prometheusConnector,
   httpConnector,
+  datadogConnector,
 ] as const;
 
 /** The registry of the stock connectors: what configuration, playbooks and the engine use by default. */
