@@ -9,7 +9,7 @@ import { EnvError, parseWorkerEnv, type WorkerEnv } from "./env.js";
 import { createJobCatalog } from "./job-catalog.js";
 import { createWorkerHttpServer } from "./worker-http-server.js";
 import { createChannelPacer } from "@pes/integrations";
-import { createJobProducer, createJobWorker, POST_BATCH_ITEM_JOB, RedisRefusedError } from "@pes/queue";
+import { createJobProducer, createJobWorker, createRedisQuerySlots, POST_BATCH_ITEM_JOB, RedisRefusedError } from "@pes/queue";
 import { buildIntegrations } from "./organization-integrations.js";
 
 /** Startup problems an operator must fix: printed as they are (no stack), exit code 1. */
@@ -52,18 +52,20 @@ async function main(): Promise<void> {
   const { secrets, integrations: integrationSecrets, missing } = resolveCatalogSecrets(catalog, { env: process.env });
   if (missing.length > 0) stop(`Missing secrets (set these environment variables or files):\n${missing.map((line) => `  ${line}`).join("\n")}`);
 
+  // Side effects (posts, notes) record themselves in Redis so that a re-run never repeats them, and data
+  // sources' query slots are shared there by every worker.
+  const producer = createJobProducer({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger });
+  const keyPrefix = `${env.queuePrefix}:`;
   const engine = createEngine({
     catalog,
     secrets,
     logger,
     actionTimeoutMs: env.actionTimeoutMs,
     maxConcurrentActions: env.maxConcurrentActions,
+    querySlots: createRedisQuerySlots({ redis: producer.connection, keyPrefix }),
     onActionFinished: (report) => metrics.actionFinished(report),
   });
   const integrations = buildIntegrations(catalog, integrationSecrets, env.allowedChatHosts);
-  // Side effects (posts, notes) record themselves in Redis so that a re-run never repeats them.
-  const producer = createJobProducer({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger });
-  const keyPrefix = `${env.queuePrefix}:`;
   const delivery = {
     integrations,
     redis: producer.connection,

@@ -26,8 +26,15 @@ export const ProxyUrl = z
   .url({ protocol: /^https?$/ })
   .refine((url) => new URL(url).username === "" && new URL(url).password === "", "a proxy URL must not hold credentials");
 
+/**
+ * How many of this data source's queries may run at once across every worker sharing the Redis; the others
+ * wait for a slot within their own deadline. Unset: no limit beyond each worker's MAX_CONCURRENT_ACTIONS.
+ */
+export const MaxConcurrentQueries = z.number().int().positive().max(10_000);
+
 /** The connection fields every data source may have; each connector's data-source schema spreads them. */
 export const connectionFields = {
   tls: TlsOptions.optional(),
   proxy: ProxyUrl.optional(),
+  maxConcurrentQueries: MaxConcurrentQueries.optional(),
 };

@@ -32,6 +32,7 @@ export const ConfiguredDataSource = z.looseObject({
   // Checked by the connector's own schema, which the data source has just passed.
   tls: z.custom<TlsOptions>().optional(),
   proxy: z.string().optional(),
+  maxConcurrentQueries: z.number().optional(),
 });
 export type ConfiguredDataSource = DataSourceBase & z.infer<typeof ConfiguredDataSource>;
 

@@ -11,6 +11,8 @@ export interface DataSourceBase {
   url: string;
   tls?: TlsOptions;
   proxy?: string;
+  /** Queries of this data source running at once across all workers (connection-options.ts). */
+  maxConcurrentQueries?: number;
 }
 
 /** One run of an action, as the engine starts it. */

@@ -18,6 +18,7 @@ import {
 } from "@pes/local-services";
 import { createLogger } from "@pes/logger";
 import { createEngine, type ActionReport, type EngineDeps } from "./engine.js";
+import { createLocalQuerySlots } from "./query-slots.js";
 
 const INCIDENT = new Date("2026-11-20T14:05:00Z");
 const NOW = () => new Date("2026-11-20T18:00:00Z");
@@ -78,6 +79,11 @@ async function loadCatalog(dataSources: Record<string, DataSource>, playbooks: o
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Waits, a turn of the event loop at a time, until `done` holds. */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await turn();
 }
 
 function job(bookName: string, attributes: Record<string, string> = { service: "checkout" }): ExecutionJob {
@@ -418,6 +424,55 @@ describe("engine with misbehaving actions", () => {
     const result = await engineWith(catalog, { maxConcurrentActions: 3 }).execute(job("Book"));
     expect(result.actionResults?.every((action) => action.shortAnswer?.endsWith(": ok"))).toBe(true);
     expect(api.maxInFlight).toBe(3);
+  });
+
+  it("keeps a data source's maxConcurrentQueries on a real server counting requests in flight", async () => {
+    const titles = ["a", "b", "c", "d", "e", "f"];
+    const catalog = await catalogFor(titles.map((title) => httpAction(title, `/${title}`, "limited")), {
+      limited: { type: "http", url: api.url, maxConcurrentQueries: 2 },
+    });
+    // Once two are held (or no other can come) the oldest is answered a moment later: time enough for a
+    // request over the limit, if one were let through, to arrive and be counted.
+    let answered = 0;
+    let mostHeld = 0;
+    let answering: NodeJS.Timeout | undefined;
+    const answerLater = () => {
+      if (answering !== undefined || !(api.held.length >= 2 || (api.held.length > 0 && answered + api.held.length === titles.length))) return;
+      answering = setTimeout(() => {
+        answering = undefined;
+        answered += 1;
+        const oldest = api.held.shift();
+        if (oldest !== undefined) sendJson(oldest, 200, { answer: "ok" });
+        answerLater();
+      }, 20);
+    };
+    api.route = (_request, response) => {
+      api.held.push(response);
+      mostHeld = Math.max(mostHeld, api.held.length);
+      answerLater();
+    };
+    api.onArrival = undefined;
+    const result = await engineWith(catalog, { maxConcurrentActions: 8 }).execute(job("Book"));
+    expect(result.actionResults?.map((action) => action.shortAnswer)).toEqual(titles.map((title) => `${title}: ok`));
+    expect(mostHeld).toBe(2);
+  });
+
+  it("fails a query that waited its whole deadline for a slot, saying so", async () => {
+    const catalog = await catalogFor([httpAction("query", "/query", "limited")], { limited: { type: "http", url: api.url, maxConcurrentQueries: 1 } });
+    api.route = (_request, response) => api.held.push(response);
+    api.onArrival = undefined;
+    // Two engines (as two workers would) sharing the slots: the patient one holds the only slot.
+    const querySlots = createLocalQuerySlots();
+    const holding = engineWith(catalog, { querySlots }).execute(job("Book"));
+    await until(() => api.held.length === 1);
+    const reports: ActionReport[] = [];
+    const impatient = await engineWith(catalog, { querySlots, actionTimeoutMs: 300, onActionFinished: (report) => reports.push(report) }).execute(job("Book"));
+    expect(impatient.actionResults?.map((action) => action.shortAnswer)).toEqual(["query: waited 300 ms for the one query slot of data source limited"]);
+    expect(reports.map((report) => report.outcome)).toEqual(["timeout"]);
+    expect(api.held).toHaveLength(1);
+    const response = api.held.shift();
+    if (response !== undefined) sendJson(response, 200, { answer: "ok" });
+    expect((await holding).actionResults?.map((action) => action.shortAnswer)).toEqual(["query: ok"]);
   });
 
   it("hands each data source the secrets resolved at start, not the process environment", async () => {

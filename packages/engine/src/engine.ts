@@ -32,6 +32,7 @@ import { renderArgs, renderMitigations, type ActionDefinition } from "@pes/playb
 import { asText, fillTemplate, MissingAttributesError } from "@pes/templates";
 import { inActionSpan } from "./action-span.js";
 import { createConcurrencyLimit } from "./concurrency-limit.js";
+import { createLocalQuerySlots, inQuerySlot, NoQuerySlotError, type QuerySlotLimit, type QuerySlots } from "./query-slots.js";
 import { issueWindow } from "./time-window.js";
 
 export interface EngineDeps {
@@ -48,6 +49,11 @@ export interface EngineDeps {
   maxConcurrentActions: number;
   /** The connectors the catalog was loaded with (loadConfig's); default: the stock connectors. */
   connectors?: ConnectorRegistry;
+  /**
+   * Where the query slots of data sources that set `maxConcurrentQueries` are taken: the worker's are
+   * shared through Redis by every worker; default: slots within this engine only.
+   */
+  querySlots?: QuerySlots;
   /** Runs one prepared action; replaced in tests that need an action to misbehave. */
   runAction?: (request: AnyActionRequest) => Promise<Found>;
   /** Told of every action as it ends, for metrics: it must be quick and must not throw. */
@@ -94,6 +100,8 @@ interface PreparedStep {
   connector: string;
   /** Ready to run, or why it cannot run (a data source missing or of the wrong type). */
   prepared: PreparedAction | string;
+  /** The data source's limit of queries at once, when it sets one. */
+  slots?: QuerySlotLimit;
 }
 
 interface PlannedAction extends PreparedStep {
@@ -113,6 +121,7 @@ const ABORT_GRACE_MS = 1_000;
 export function createEngine(deps: EngineDeps): Engine {
   const limit = createConcurrencyLimit(deps.maxConcurrentActions);
   const run = deps.runAction ?? runAction;
+  const querySlots = deps.querySlots ?? createLocalQuerySlots();
   const now = deps.now ?? (() => new Date());
   const { logger, actionTimeoutMs } = deps;
   const connections = connectDataSources(deps.catalog, deps.secrets);
@@ -173,8 +182,16 @@ export function createEngine(deps: EngineDeps): Engine {
         report("failed");
         return [failed(prepared)];
       }
+      // A slot is held for the action's deadline at most (its lease frees it after that, should this process die).
+      const slotOptions = {
+        timeoutMs: actionTimeoutMs,
+        leaseMs: actionTimeoutMs + ABORT_GRACE_MS,
+        signal,
+        onReleaseError: (error: unknown) => logger.warn({ err: error, dataSource: definition.dataSource }, "could not give back a query slot"),
+      };
+      const ran = inQuerySlot(querySlots, planned.slots, slotOptions, () => run({ action: prepared, title, attributes, window, signal }));
       // Whatever the action does after the race is decided is handled by the race: never unhandled.
-      const found = await Promise.race([run({ action: prepared, title, attributes, window, signal }), abandoned]);
+      const found = await Promise.race([ran, abandoned]);
       if (found === ABORTED) return [ended()];
       const evidence = evidenceList(found);
       const [only] = evidence;
@@ -184,6 +201,10 @@ export function createEngine(deps: EngineDeps): Engine {
       else report(evidence.length === 1 && only.kind === "failed" ? "failed" : "ok", startedAt);
       return evidence;
     } catch (error) {
+      if (error instanceof NoQuerySlotError) {
+        report(timedOut ? "timeout" : "failed", startedAt);
+        return [failed(error.message)];
+      }
       if (signal.aborted) return [ended()];
       logger.warn({ err: error, action: title, dataSource: definition.dataSource }, "action threw instead of returning evidence");
       report("failed", startedAt);
@@ -307,6 +328,7 @@ function prepareSteps(
             definition,
             connector: connectors.connectorOf(definition)?.type ?? "unknown",
             prepared: prepareStep(definition, org.dataSources, connections, connectors, logger),
+            ...slotsOf(org.id, definition.dataSource, org.dataSources.get(definition.dataSource)),
           })),
         ),
       );
@@ -314,6 +336,12 @@ function prepareSteps(
     byOrganization.set(org.id, byPlaybook);
   }
   return byOrganization;
+}
+
+/** The data source's query limit, when it sets one: keyed by organization and name, as configured. */
+function slotsOf(orgId: string, name: string, dataSource: DataSource | undefined): { slots?: QuerySlotLimit } {
+  const max = dataSource?.maxConcurrentQueries;
+  return max === undefined ? {} : { slots: { key: `${orgId}/${name}`, max, dataSource: name } };
 }
 
 /** One connection per data source of every organization: its HTTP client and its secrets. */

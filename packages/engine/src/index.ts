@@ -1,2 +1,3 @@
 export * from "./engine.js";
 export * from "./time-window.js";
+export * from "./query-slots.js";

@@ -25,3 +25,4 @@ export {
 export { createQueueInspector, type QueueDepth, type QueueInspector } from "./queue-inspector.js";
 export { createJobProducer, type JobProducer } from "./job-producer.js";
 export { RedisRefusedError } from "./redis-connections.js";
+export { createRedisQuerySlots, type RedisQuerySlotsOptions } from "./query-slots.js";
