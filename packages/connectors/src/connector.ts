@@ -2,6 +2,7 @@ import type { Evidence, TimeWindow } from "@pes/analysis";
 import type { TlsOptions } from "./connection-options.js";
 import type { DataSourceSecrets } from "./data-source-secrets.js";
 import type { HttpClient } from "./http-client.js";
+import type { SharedFetches } from "./shared-fetches.js";
 
 export type { TimeWindow } from "@pes/analysis";
 
@@ -31,6 +32,8 @@ export interface DataSourceConnection {
   secrets: DataSourceSecrets;
   /** The data source's own HTTP client (keep-alive pool, its TLS settings and proxy), built at start. */
   http: HttpClient;
+  /** The data source's fetches in flight, shared by identical queries over the same window (the worker's); absent: none shared. */
+  shared?: SharedFetches;
 }
 
 /** An action for one connector: its data source and its query (templates not filled yet). */

@@ -1,4 +1,4 @@
-import type { Evidence } from "@pes/analysis";
+import { describeFetchFailure, type Evidence } from "@pes/analysis";
 import { MissingAttributesError } from "@pes/templates";
 import type { ActionContext, ActionRequest, ConnectorRuntime, DataSourceBase, DataSourceConnection, Found } from "./connector.js";
 import type { Connector, ConnectorDefinition } from "./connector-definition.js";
@@ -29,8 +29,16 @@ export async function runConnectorAction<DS extends DataSourceBase, Q, F extends
   }
   let found: Found;
   try {
-    found = await runtime.fetch({ title, dataSource, query, attributes, window, signal, secrets, http, link });
+    const fetch = (fetchSignal: AbortSignal) => runtime.fetch({ title, dataSource, query, attributes, window, signal: fetchSignal, secrets, http, link });
+    // Runtimes read the filled query and the window, never the attributes: the same key asks the same.
+    const key = JSON.stringify([definition.type, query, window.start, window.time, window.end]);
+    found = request.shared === undefined ? await fetch(signal) : citedBy(title, await request.shared.run(key, signal, fetch));
   } catch (error) {
+    // A shared fetch stops waiting at this action's signal, which runtimes answer with a failed evidence.
+    if (request.shared !== undefined && signal.aborted) {
+      const reason = describeFetchFailure(error, signal, "the data source");
+      return redactEvidence({ kind: "failed", action: title, reason, ...(link === undefined ? {} : { link }) }, secrets);
+    }
     // A runtime that throws has a bug, and what it threw goes to the worker log: redacted like its answers.
     throw redactedError(error, secrets.redacted);
   }
@@ -38,6 +46,12 @@ export async function runConnectorAction<DS extends DataSourceBase, Q, F extends
   if (found.length === 0) return redactEvidence({ kind: "none", action: title, what: "findings", ...(link === undefined ? {} : { link }) }, secrets);
   // Each item is redacted: the list has the type the runtime declared.
   return found.map((evidence) => redactEvidence(evidence, secrets)) as readonly Evidence[] as F;
+}
+
+/** What a fetch shared with other actions found, citing this action's title (its texts are the same). */
+function citedBy<F extends Found>(title: string, found: F): F {
+  if (!isEvidenceList(found)) return (found.action === title ? found : { ...found, action: title }) as F;
+  return found.map((evidence) => (evidence.action === title ? evidence : { ...evidence, action: title })) as readonly Evidence[] as F;
 }
 
 /** What a fetch found as a list (one evidence is a list of one). */

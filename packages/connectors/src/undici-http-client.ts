@@ -5,6 +5,7 @@ import { Agent, ProxyAgent, request, type Dispatcher } from "undici";
 import type { DataSourceBase, DataSourceConnection } from "./connector.js";
 import type { DataSourceSecrets } from "./data-source-secrets.js";
 import { MAX_RESPONSE_BYTES, type HttpClient } from "./http-client.js";
+import { createSharedFetches } from "./shared-fetches.js";
 
 /** TLS settings with their PEM texts read, as undici's connector takes them. */
 export interface ResolvedTls {
@@ -53,13 +54,14 @@ export function createHttpClient(options: { tls?: ResolvedTls; proxy?: string } 
 
 /**
  * A data source's connection, built once at start: its HTTP client with its TLS settings (PEMs from its
- * resolved secrets) and proxy, and its secrets.
+ * resolved secrets) and proxy, its secrets, and its fetches in flight (identical ones shared).
  * @throws Error saying which TLS setting is unusable (a PEM that does not parse, a key that does not fit its
  *   certificate): better at start than on every action.
  */
 export function connectDataSource(dataSource: DataSourceBase, secrets: DataSourceSecrets): DataSourceConnection {
   const tls = resolveTls(dataSource, secrets);
-  return { secrets, http: createHttpClient({ ...(tls === undefined ? {} : { tls }), ...(dataSource.proxy === undefined ? {} : { proxy: dataSource.proxy }) }) };
+  const http = createHttpClient({ ...(tls === undefined ? {} : { tls }), ...(dataSource.proxy === undefined ? {} : { proxy: dataSource.proxy }) });
+  return { secrets, http, shared: createSharedFetches() };
 }
 
 function resolveTls(dataSource: DataSourceBase, secrets: DataSourceSecrets): ResolvedTls | undefined {

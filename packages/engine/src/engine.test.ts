@@ -35,6 +35,8 @@ interface TestApi {
   inFlight: number;
   maxInFlight: number;
   held: ServerResponse[];
+  /** Every request it got, in order. */
+  requests: SeenRequest[];
   route: (request: SeenRequest, response: ServerResponse) => void;
   onArrival?: () => void;
   close(): Promise<void>;
@@ -46,6 +48,7 @@ async function startApi(): Promise<TestApi> {
     inFlight: 0,
     maxInFlight: 0,
     held: [],
+    requests: [],
     route: (_request, response) => sendJson(response, 200, { ok: true }),
     close: () => server.close(),
   };
@@ -59,6 +62,7 @@ async function startApi(): Promise<TestApi> {
     api.onArrival?.();
   });
   api.url = server.url;
+  api.requests = server.requests;
   return api;
 }
 
@@ -473,6 +477,49 @@ describe("engine with misbehaving actions", () => {
     const response = api.held.shift();
     if (response !== undefined) sendJson(response, 200, { answer: "ok" });
     expect((await holding).actionResults?.map((action) => action.shortAnswer)).toEqual(["query: ok"]);
+  });
+
+  it("fetches the same query over the same window once per execution, each action citing its own title", async () => {
+    const catalog = await catalogFor([
+      httpAction("deploys", "/deploys/{{service}}"),
+      httpAction("deploys again", "/deploys/{{service}}"),
+      httpAction("other data source", "/deploys/{{service}}", "twin"),
+      httpAction("other path", "/rollouts/{{service}}"),
+    ], { twin: { type: "http", url: api.url } }, { requiredAttributes: ["service"] });
+    api.route = (request, response) => sendJson(response, 200, { answer: `seen ${request.url}` });
+    const before = api.requests.length;
+    // One action at a time: the two identical ones never overlap, and still share one fetch.
+    const result = await engineWith(catalog, { maxConcurrentActions: 1 }).execute(job("Book"));
+    expect(result.actionResults?.map((action) => action.shortAnswer)).toEqual([
+      "deploys: seen /deploys/checkout",
+      "deploys again: seen /deploys/checkout",
+      "other data source: seen /deploys/checkout",
+      "other path: seen /rollouts/checkout",
+    ]);
+    expect(api.requests.slice(before).map((request) => request.url)).toEqual(["/deploys/checkout", "/deploys/checkout", "/rollouts/checkout"]);
+  });
+
+  it("shares a fetch in flight between concurrent executions of one worker asking the same over the same window", async () => {
+    const catalog = await catalogFor([httpAction("deploys", "/deploys/{{service}}")], {}, { requiredAttributes: ["service"] });
+    api.route = (_request, response) => api.held.push(response);
+    api.onArrival = undefined;
+    const before = api.requests.length;
+    const engine = engineWith(catalog);
+    const first = engine.execute(job("Book"));
+    await until(() => api.held.length === 1);
+    const same = engine.execute(job("Book"));
+    const otherService = engine.execute(job("Book", { service: "cart" }));
+    await until(() => api.held.length === 2);
+    // The same item has had time to join the fetch in flight; a fetch of its own would arrive as a third request.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    for (const response of api.held.splice(0)) sendJson(response, 200, { answer: `seen ${response.req.url}` });
+    const results = await Promise.all([first, same, otherService]);
+    expect(results.map((result) => result.actionResults?.[0]?.shortAnswer)).toEqual([
+      "deploys: seen /deploys/checkout",
+      "deploys: seen /deploys/checkout",
+      "deploys: seen /deploys/cart",
+    ]);
+    expect(api.requests.slice(before).map((request) => request.url)).toEqual(["/deploys/checkout", "/deploys/cart"]);
   });
 
   it("hands each data source the secrets resolved at start, not the process environment", async () => {

@@ -33,6 +33,7 @@ import { asText, fillTemplate, MissingAttributesError } from "@pes/templates";
 import { inActionSpan } from "./action-span.js";
 import { createConcurrencyLimit } from "./concurrency-limit.js";
 import { createLocalQuerySlots, inQuerySlot, NoQuerySlotError, type QuerySlotLimit, type QuerySlots } from "./query-slots.js";
+import { createOncePerQuery, sameQueryKey } from "./same-query.js";
 import { issueWindow } from "./time-window.js";
 
 export interface EngineDeps {
@@ -102,6 +103,8 @@ interface PreparedStep {
   prepared: PreparedAction | string;
   /** The data source's limit of queries at once, when it sets one. */
   slots?: QuerySlotLimit;
+  /** What it asks (sameQueryKey): an execution runs each once. Absent when it cannot run. */
+  queryKey?: string;
 }
 
 interface PlannedAction extends PreparedStep {
@@ -247,9 +250,13 @@ export function createEngine(deps: EngineDeps): Engine {
       // Each action's span is a child of the job's, whichever action's turn ends its wait in the limit.
       const parent = context.active();
       // One list of evidence per action (most actions find one thing; some list several).
+      // The same query over the same window to the same data source is fetched once per execution.
+      const oncePerQuery = createOncePerQuery();
       const perAction: (readonly Evidence[])[] = await Promise.all(
         planned.map((action) =>
-          limit.run(() => inActionSpan(parent, actionSpanOf(action, job.requestId), () => runOne(job.orgId, action, attributes, window, signal))),
+          oncePerQuery(action.queryKey, action.title, () =>
+            limit.run(() => inActionSpan(parent, actionSpanOf(action, job.requestId), () => runOne(job.orgId, action, attributes, window, signal))),
+          ),
         ),
       );
       const findingsOf = (keep: (action: PlannedAction) => boolean): Finding[] =>
@@ -327,7 +334,7 @@ function prepareSteps(
             gadgetIndex,
             definition,
             connector: connectors.connectorOf(definition)?.type ?? "unknown",
-            prepared: prepareStep(definition, org.dataSources, connections, connectors, logger),
+            ...preparedStep(definition, org.dataSources, connections, connectors, logger),
             ...slotsOf(org.id, definition.dataSource, org.dataSources.get(definition.dataSource)),
           })),
         ),
@@ -336,6 +343,19 @@ function prepareSteps(
     byOrganization.set(org.id, byPlaybook);
   }
   return byOrganization;
+}
+
+/** The action bound to its connector and data source (or why it cannot run), and what it asks. */
+function preparedStep(
+  definition: ActionDefinition,
+  dataSources: ReadonlyMap<string, DataSource>,
+  connections: ReadonlyMap<string, DataSourceConnection>,
+  connectors: ConnectorRegistry,
+  logger: Logger,
+): Pick<PreparedStep, "prepared" | "queryKey"> {
+  const prepared = prepareStep(definition, dataSources, connections, connectors, logger);
+  if (typeof prepared === "string") return { prepared };
+  return { prepared, queryKey: sameQueryKey(definition.dataSource, prepared.type, definition[prepared.type]) };
 }
 
 /** The data source's query limit, when it sets one: keyed by organization and name, as configured. */
