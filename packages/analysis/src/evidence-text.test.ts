@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Evidence, Labels, TimeWindow } from "./evidence.js";
-import { actionResultOf, shortAnswer } from "./evidence-text.js";
+import type { Evidence, Labels, MetricEvidence, TimeWindow } from "./evidence.js";
+import { actionResultOf, shortAnswer, symptomLevel, symptomMovement } from "./evidence-text.js";
 import { analyzeInstant, analyzeSeries, type MetricContext, type Series } from "./metric-analysis.js";
 
 const time = new Date("2026-11-21T14:08:00Z");
@@ -28,7 +28,7 @@ function answerOf(input: readonly Series[], context: Omit<MetricContext, "window
 describe("short answers of compared series", () => {
   it("a 4× jump, dated to its minute", () => {
     expect(answerOf([series({ service: "checkout" }, (at) => (at >= JUMP ? 1.8 : wobble(at)))], { action: "p99 latency", unit: "s" })).toBe(
-      "p99 latency 1.8 s, 4.1× its level in the hour before (440 ms), since 14:05 UTC",
+      "p99 latency (service=checkout) 1.8 s, 4.1× its level in the hour before (440 ms), since 14:05 UTC",
     );
   });
 
@@ -39,7 +39,7 @@ describe("short answers of compared series", () => {
       series({ __name__: "lat", service: "cart", zone: "a" }, (at) => (at >= JUMP ? 0.9 : 0.5)),
     ];
     expect(answerOf(input, { action: "p99 latency", unit: "s" })).toBe(
-      "p99 latency 1.8 s, 4.1× its level in the hour before (440 ms), since 14:05 UTC; worst of 3 series: service=checkout",
+      "p99 latency (service=checkout) 1.8 s, 4.1× its level in the hour before (440 ms), since 14:05 UTC; worst of 3 series",
     );
   });
 
@@ -56,14 +56,14 @@ describe("short answers of compared series", () => {
   it("a flat series, with its usual range", () => {
     // The value shown is the extreme that was compared: here the low end, a hair further from 440 ms.
     expect(answerOf([series({ service: "checkout" }, wobble)], { action: "p99 latency", unit: "s" })).toBe(
-      "p99 latency 420 ms, within its usual range (420–460 ms over the hour before)",
+      "p99 latency (service=checkout) 420 ms, within its usual range (420–460 ms over the hour before)",
     );
   });
 
   it("a change under 2× as normal variation, as a percentage", () => {
     const input = [series({ service: "a" }, (at) => (at >= JUMP ? 0.6 : 0.44)), series({ service: "b" }, () => 1)];
     expect(answerOf(input, { action: "p99 latency", unit: "s" })).toBe(
-      "p99 latency 600 ms, 36% above its level in the hour before (440 ms), within normal variation; most changed of 2 series: service=a",
+      "p99 latency (service=a) 600 ms, 36% above its level in the hour before (440 ms), within normal variation; most changed of 2 series",
     );
   });
 
@@ -109,7 +109,91 @@ describe("short answers of compared series", () => {
     const a = series({ pod: "a" }, (at) => (at >= JUMP ? 4 : 1));
     const b = series({ pod: "b" }, (at) => (at >= JUMP ? 4 : 1));
     expect(answerOf([b, a], { action: "restarts" })).toBe(answerOf([a, b], { action: "restarts" }));
-    expect(answerOf([b, a], { action: "restarts" })).toContain("worst of 2 series: pod=a");
+    expect(answerOf([b, a], { action: "restarts" })).toMatch(/^restarts \(pod=a\) 4, .*; worst of 2 series$/);
+  });
+});
+
+describe("texts of a metric name its series", () => {
+  const metric = (fields: Partial<MetricEvidence>): MetricEvidence => ({
+    kind: "metric",
+    action: "probe success",
+    labels: { instance: "api.example:443" },
+    seriesCount: 3,
+    value: 0,
+    baseline: 1,
+    low: 1,
+    high: 1,
+    ratio: 0,
+    severity: 1000,
+    abnormal: true,
+    onset: new Date(JUMP),
+    baselineMs: 3_600_000,
+    ...fields,
+  });
+
+  it("in the short answer, the gadget's highlights and the bottom line", () => {
+    const probe = metric({});
+    expect(shortAnswer(probe, time)).toBe("probe success (instance=api.example:443) 0, down from 1 in the hour before, since 14:05 UTC; worst of 3 series");
+    expect(symptomMovement(probe, time)).toBe("probe success (instance=api.example:443) fell to zero since 14:05 UTC");
+    expect(symptomLevel(probe, "Probes", time)).toBe("probe success (instance=api.example:443) down to zero from its level in the hour before (Probes), since 14:05 UTC");
+    // A query that aggregates everything away has no labels to name.
+    expect(symptomMovement(metric({ labels: {}, seriesCount: 1 }), time)).toBe("probe success fell to zero since 14:05 UTC");
+  });
+
+  it("saturation against a limit series, and against a threshold", () => {
+    const connections = metric({
+      action: "connections",
+      labels: { instance: "db-1:9187" },
+      seriesCount: 1,
+      value: 98,
+      baseline: 40,
+      ratio: 2.45,
+      severity: 10_002.45,
+      onset: new Date("2026-11-21T14:02:00Z"),
+      saturation: { limit: 100, of: "max_connections", direction: "up" },
+    });
+    expect(shortAnswer(connections, time)).toBe("connections (instance=db-1:9187) 98 of 100 (98% of max_connections), up from 40 in the hour before, since 14:02 UTC");
+    expect(symptomMovement(connections, time)).toBe("connections (instance=db-1:9187) at 98% of max_connections since 14:02 UTC");
+    expect(symptomLevel(connections, "Database", time)).toBe("connections (instance=db-1:9187) at 98 of 100, 98% of max_connections (Database), since 14:02 UTC");
+
+    const free = metric({
+      action: "free space",
+      unit: "bytes",
+      labels: { mountpoint: "/data" },
+      seriesCount: 1,
+      value: 0,
+      baseline: 50 * 2 ** 30,
+      onset: new Date("2026-11-21T14:00:00Z"),
+      saturation: { limit: 0, direction: "down" },
+    });
+    expect(shortAnswer(free, time)).toBe("free space (mountpoint=/data) 0 B, at or below its threshold (0 B), down from 50 GiB in the hour before, since 14:00 UTC");
+    expect(symptomMovement(free, time)).toBe("free space (mountpoint=/data) fell to its threshold (0 B) since 14:00 UTC");
+    expect(symptomLevel(free, "Disk", time)).toBe("free space (mountpoint=/data) at 0 B, at or below its threshold (0 B) (Disk), since 14:00 UTC");
+  });
+
+  it("a flat line", () => {
+    const stuck = metric({ action: "queue depth", labels: { queue: "orders" }, seriesCount: 1, value: 42, baseline: 40, low: 30, high: 50, ratio: 1.05, severity: 2, flat: true, onset: new Date("2026-11-21T14:03:00Z") });
+    expect(shortAnswer(stuck, time)).toBe("queue depth (queue=orders) 42, flat since 14:03 UTC after moving within 30–50 over the hour before");
+    expect(symptomMovement(stuck, time)).toBe("queue depth (queue=orders) flat at 42 since 14:03 UTC");
+    expect(symptomLevel(stuck, "Queues", time)).toBe("queue depth (queue=orders) flat at 42 after moving within 30–50 in the hour before (Queues), since 14:03 UTC");
+  });
+
+  it("the series left out as churn, and a mean of replaced series", () => {
+    const normal = { value: 0.5, baseline: 0.5, low: 0.49, high: 0.51, ratio: 1, severity: 1, abnormal: false } as const;
+    const { onset: _onset, ...base } = metric({ action: "CPU usage", labels: { pod: "checkout-a" }, seriesCount: 2, churned: 2, ...normal });
+    expect(shortAnswer(base, time)).toBe(
+      "CPU usage (pod=checkout-a) 0.5, within its usual range (0.49–0.51 over the hour before); most changed of 2 series, leaving out 2 that started or stopped in the window",
+    );
+    expect(shortAnswer({ ...base, seriesCount: 1, churned: 1 }, time)).toBe(
+      "CPU usage (pod=checkout-a) 0.5, within its usual range (0.49–0.51 over the hour before); leaving out 1 series that started or stopped in the window",
+    );
+    const { churned: _churned, ...mean } = { ...base, labels: { app: "checkout" }, seriesCount: 4, aggregated: true };
+    expect(shortAnswer(mean, time)).toBe("CPU usage (mean of 4 series: app=checkout) 0.5, within its usual range (0.49–0.51 over the hour before)");
+  });
+
+  it("at most 120 characters of labels", () => {
+    const long = metric({ labels: { pod: "p".repeat(200) }, seriesCount: 1 });
+    expect(shortAnswer(long, time)).toMatch(/^probe success \(pod=p{115}…\) 0, down from 1/);
   });
 });
 

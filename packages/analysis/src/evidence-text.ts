@@ -5,6 +5,7 @@ import type {
   Labels,
   LogPatternEvidence,
   MetricEvidence,
+  MetricSaturation,
   NoDataEvidence,
   SymptomEvidence,
   ValuesEvidence,
@@ -25,6 +26,8 @@ const CHANGE_WORDS: Readonly<Record<ChangeEvidence["change"], string>> = {
   restart: "restart",
 };
 const LOG_RATE_UNIT = "lines/min";
+/** Label text longer than this is cut: a short answer has 300 characters for everything. */
+const MAX_LABEL_CHARS = 120;
 
 /**
  * The action result of one action's evidence: its title, its short answer and its link. An action that
@@ -48,8 +51,8 @@ function isList(evidence: Evidence | readonly Evidence[]): evidence is readonly 
 }
 
 /**
- * One sentence on what an action found, starting with its title, e.g. "p99 latency 1.8 s, 4.1× its level
- * in the hour before (440 ms), since 14:05 UTC"; at most 300 characters. Times are UTC clock times, with
+ * One sentence on what an action found, starting with its title (and a metric's series), e.g. "p99 latency
+ * (service=checkout) 1.8 s, 4.1× its level in the hour before (440 ms), since 14:05 UTC"; at most 300 characters. Times are UTC clock times, with
  * the date when not on the day of `time` (the issue). Pure: the same evidence always reads the same.
  */
 export function shortAnswer(evidence: Evidence, time: Date): string {
@@ -89,18 +92,26 @@ function sentenceOf(evidence: Evidence, time: Date): string {
 }
 
 function metricAnswer(evidence: MetricEvidence, time: Date): string {
-  const { action, unit, baseline, ratio } = evidence;
+  const { unit, baseline, ratio } = evidence;
+  const subject = metricSubject(evidence);
   const period = formatPeriodBefore(evidence.baselineMs);
-  const which = (label: string) => (evidence.seriesCount > 1 ? `; ${label} of ${evidence.seriesCount} series: ${labelText(evidence.labels)}` : "");
   const value = formatValue(evidence.value, unit);
   const baselineText = formatValue(baseline, unit);
+  const onset = evidence.onset === undefined ? "" : `, since ${formatClock(evidence.onset, time)}`;
+  const which = seriesNote(evidence);
+  if (evidence.saturation !== undefined) {
+    const direction = evidence.value > baseline ? "up" : "down";
+    return `${subject} ${saturationText(evidence, evidence.saturation)}, ${direction} from ${baselineText} in ${period}${onset}${which}`;
+  }
+  if (evidence.flat === true) {
+    return `${subject} ${value}, flat${since(evidence.onset, time)} after moving within ${formatRange(evidence.low, evidence.high, unit)} over ${period}${which}`;
+  }
   if (evidence.abnormal) {
     const change =
       ratio > 0 && Number.isFinite(ratio)
         ? `${formatRatio(ratio)}× its level in ${period} (${baselineText})`
         : `${evidence.value > baseline ? "up" : "down"} from ${baselineText} in ${period}`;
-    const onset = evidence.onset === undefined ? "" : `, since ${formatClock(evidence.onset, time)}`;
-    return `${action} ${value}, ${change}${onset}${which("worst")}`;
+    return `${subject} ${value}, ${change}${onset}${which}`;
   }
   // A relative tolerance absorbs float noise (rate() of steady counters wobbles in the 15th digit).
   const slack = 1e-6 * Math.max(Math.abs(evidence.low), Math.abs(evidence.high));
@@ -112,7 +123,42 @@ function metricAnswer(evidence: MetricEvidence, time: Date): string {
     : percent === 0
       ? `close to its level in ${period} (${baselineText})`
       : `${percent}% ${ratio > 1 ? "above" : "below"} its level in ${period} (${baselineText}), within normal variation`;
-  return `${action} ${value}, ${usual}${which("most changed")}`;
+  return `${subject} ${value}, ${usual}${which}`;
+}
+
+/**
+ * A metric's title with the series it is about: "probe success (instance=api.example:443)", "CPU usage
+ * (mean of 6 series)"; the title alone for a series without labels.
+ */
+function metricSubject(evidence: MetricEvidence): string {
+  const labels = Object.keys(evidence.labels).length === 0 ? "" : labelText(evidence.labels);
+  if (evidence.aggregated === true) return `${evidence.action} (mean of ${evidence.seriesCount} series${labels === "" ? "" : `: ${labels}`})`;
+  return labels === "" ? evidence.action : `${evidence.action} (${labels})`;
+}
+
+/** "; worst of 3 series, leaving out 2 that started or stopped in the window": how many were compared. */
+function seriesNote(evidence: MetricEvidence): string {
+  const notes: string[] = [];
+  if (evidence.seriesCount > 1 && evidence.aggregated !== true) notes.push(`${evidence.abnormal ? "worst" : "most changed"} of ${evidence.seriesCount} series`);
+  const churned = evidence.churned ?? 0;
+  if (churned > 0) notes.push(`leaving out ${churned}${notes.length === 0 ? ` series` : ""} that started or stopped in the window`);
+  return notes.length === 0 ? "" : `; ${notes.join(", ")}`;
+}
+
+/**
+ * "98 of 100 (98% of max_connections)", "1.2 GiB of 60 GiB (2% of node_filesystem_size_bytes)",
+ * "95%, at or above its threshold (90%)": a saturated value against what it reached.
+ */
+function saturationText(evidence: MetricEvidence, saturation: MetricSaturation): string {
+  const value = formatValue(evidence.value, evidence.unit);
+  const limit = formatValue(saturation.limit, evidence.unit);
+  if (saturation.of === undefined) return `${value}, at or ${saturation.direction === "up" ? "above" : "below"} its threshold (${limit})`;
+  return `${value} of ${limit} (${shareOf(evidence.value, saturation.limit)} of ${saturation.of})`;
+}
+
+/** "98%": a value as a share of its limit. */
+function shareOf(value: number, limit: number): string {
+  return `${formatRatio((value / limit) * 100)}%`;
 }
 
 function valuesAnswer(evidence: ValuesEvidence): string {
@@ -177,13 +223,14 @@ export function missingText(missing: readonly string[]): string {
 
 /**
  * A symptom in a few words, for a gadget's highlights and as the first symptom in the bottom line:
- * "p99 latency rose 4.1× since 14:05 UTC", "Alerts: HighLatency firing since 14:06 UTC".
+ * "p99 latency (service=checkout) rose 4.1× since 14:05 UTC", "connections (instance=db-1) at 98% of
+ * max_connections since 14:02 UTC", "Alerts: HighLatency firing since 14:06 UTC". A metric names its series.
  */
 export function symptomMovement(symptom: SymptomEvidence, time: Date): string {
   const { action } = symptom;
   switch (symptom.kind) {
     case "metric":
-      return `${action} ${movement(symptom.ratio, symptom.onset, time)}`;
+      return `${metricSubject(symptom)} ${metricMovement(symptom, time)}`;
     case "log-pattern":
       return `${action}: "${symptom.pattern}" ${symptom.ratio === Infinity ? `appeared${since(symptom.onset, time)}` : movement(symptom.ratio, symptom.onset, time)}`;
     case "alert":
@@ -195,7 +242,7 @@ export function symptomMovement(symptom: SymptomEvidence, time: Date): string {
 
 /**
  * A symptom against its baseline, naming its gadget when the title differs, for the bottom line:
- * "p99 latency 4.1× its level in the hour before (Checkout latency), since 14:05 UTC".
+ * "p99 latency (service=checkout) 4.1× its level in the hour before (Checkout latency), since 14:05 UTC".
  */
 export function symptomLevel(symptom: SymptomEvidence, gadget: string, time: Date): string {
   const { action } = symptom;
@@ -207,13 +254,15 @@ export function symptomLevel(symptom: SymptomEvidence, gadget: string, time: Dat
       const what = symptom.kind === "metric" ? "level" : "rate";
       const { ratio } = symptom;
       let change: string;
-      if (Number.isNaN(ratio)) change = "abnormal";
+      if (symptom.kind === "metric" && symptom.saturation !== undefined) change = saturationLevel(symptom, symptom.saturation);
+      else if (symptom.kind === "metric" && symptom.flat === true) change = `flat at ${formatValue(symptom.value, symptom.unit)} after moving within ${formatRange(symptom.low, symptom.high, symptom.unit)} in ${period}`;
+      else if (Number.isNaN(ratio)) change = "abnormal";
       else if (ratio === Infinity) change = symptom.kind === "metric" ? `up from zero in ${period}` : `not seen in ${period}`;
       else if (ratio > 1) change = `${formatRatio(ratio)}× its ${what} in ${period}`;
       else if (ratio > 0) change = `down to ${formatRatio(ratio)}× its ${what} in ${period}`;
       else if (ratio === 0) change = `down to zero from its ${what} in ${period}`;
       else change = `changed sign against ${period}`;
-      const subject = symptom.kind === "metric" ? action : `${action}: "${symptom.pattern}"`;
+      const subject = symptom.kind === "metric" ? metricSubject(symptom) : `${action}: "${symptom.pattern}"`;
       return `${subject} ${change}${cited}${symptom.onset === undefined ? "" : `, since ${formatClock(symptom.onset, time)}`}`;
     }
     case "alert":
@@ -221,6 +270,27 @@ export function symptomLevel(symptom: SymptomEvidence, gadget: string, time: Dat
     case "event":
       return `${action}: ${symptom.reason} on ${symptom.subject}${cited}${symptom.onset === undefined ? "" : `, at ${formatClock(symptom.onset, time)}`}`;
   }
+}
+
+/** "rose 4.1× since 14:05 UTC", "at 98% of max_connections since 14:02 UTC", "flat at 42 since 14:03 UTC". */
+function metricMovement(symptom: MetricEvidence, time: Date): string {
+  const { saturation } = symptom;
+  const from = since(symptom.onset, time);
+  if (saturation === undefined) {
+    return symptom.flat === true ? `flat at ${formatValue(symptom.value, symptom.unit)}${from}` : movement(symptom.ratio, symptom.onset, time);
+  }
+  if (saturation.of === undefined) {
+    return `${saturation.direction === "up" ? "reached" : "fell to"} its threshold (${formatValue(saturation.limit, symptom.unit)})${from}`;
+  }
+  return `${saturation.direction === "up" ? "at" : "down to"} ${shareOf(symptom.value, saturation.limit)} of ${saturation.of}${from}`;
+}
+
+/** "at 98 of 100, 98% of max_connections", "at 95%, at or above its threshold (90%)": saturation for the bottom line. */
+function saturationLevel(symptom: MetricEvidence, saturation: MetricSaturation): string {
+  const value = formatValue(symptom.value, symptom.unit);
+  const limit = formatValue(saturation.limit, symptom.unit);
+  if (saturation.of === undefined) return `at ${value}, at or ${saturation.direction === "up" ? "above" : "below"} its threshold (${limit})`;
+  return `at ${value} of ${limit}, ${shareOf(symptom.value, saturation.limit)} of ${saturation.of}`;
 }
 
 /** "rose 4.1× since 14:05 UTC", "fell to 0.25×", "rose from zero": which way a ratio moved. */
@@ -238,11 +308,15 @@ function since(onset: Date | undefined, time: Date): string {
   return onset === undefined ? "" : ` since ${formatClock(onset, time)}`;
 }
 
-/** "service=checkout, zone=a": a series named by its labels, sorted by name; "{}" for none. */
+/**
+ * "service=checkout, zone=a": a series named by its labels, sorted by name; "{}" for none. At most
+ * MAX_LABEL_CHARS, so that the value still fits in a short answer after a long label set.
+ */
 function labelText(labels: Labels): string {
   const text = Object.keys(labels)
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
     .map((name) => `${name}=${labels[name] ?? ""}`)
     .join(", ");
-  return text === "" ? "{}" : text;
+  if (text === "") return "{}";
+  return text.length > MAX_LABEL_CHARS ? `${text.slice(0, MAX_LABEL_CHARS - 1)}…` : text;
 }

@@ -12,6 +12,7 @@ const redact = (text: string) => text.split(S).join("[redacted]");
 // Every kind, with the secret in every text a data source or an issue could have put there.
 const samples: Evidence[] = [
   { kind: "metric", action: `p99 ${S}`, link: "https://prometheus/graph", unit: "s", labels: { [S]: S }, seriesCount: 2, value: 2, baseline: 1, low: 1, high: 1, ratio: 2, severity: 2, abnormal: true, onset, baselineMs: 3_600_000 },
+  { kind: "metric", action: "connections", labels: { db: S }, seriesCount: 1, value: 98, baseline: 40, low: 38, high: 42, ratio: 2.45, severity: 10_002.45, abnormal: true, onset, saturation: { limit: 100, of: `max_${S}`, direction: "up" }, baselineMs: 3_600_000 },
   { kind: "values", action: "restarts", values: [{ labels: { pod: S }, value: 3 }, { labels: { pod: "b" }, value: 1 }], count: 2 },
   { kind: "log-pattern", action: "logs", pattern: `token=${S}`, perMinute: 4, baselinePerMinute: 1, ratio: 4, severity: 4, abnormal: true, onset, baselineMs: 3_600_000 },
   { kind: "event", action: "events", subject: `pod/${S}`, reason: S, message: `auth ${S}`, warning: true, onset },

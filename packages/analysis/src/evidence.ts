@@ -28,12 +28,23 @@ export interface MetricEvidence extends Cited {
   unit?: string;
   /**
    * The labels that identify the series: with several series, only those that set it apart from the
-   * others (e.g. `{ service: "checkout" }`); with one, all of its labels.
+   * others (e.g. `{ instance: "db-1:9187" }`); with one, all of its labels but the metric name; for a
+   * mean (`aggregated`), the labels all its series share.
    */
   labels: Labels;
-  /** How many series were compared. */
+  /** How many series were compared (averaged, when `aggregated`). */
   seriesCount: number;
-  /** The value compared: the extreme of the incident phase (the maximum if it rose, the minimum if it fell). */
+  /**
+   * How many series were left out because they started or stopped within the window while others went
+   * on (pods replaced in a rollout): churn, not an anomaly. Absent when none.
+   */
+  churned?: number;
+  /** True when no series spanned the window: the value is then the mean of all series at each instant. */
+  aggregated?: boolean;
+  /**
+   * The value compared: the extreme of the incident phase (the maximum if it rose, the minimum if it
+   * fell), the most saturated value when `saturation`, the value it stopped at when `flat`.
+   */
   value: number;
   /** The median before the incident phase. */
   baseline: number;
@@ -45,14 +56,35 @@ export interface MetricEvidence extends Cited {
    * negative = changed sign.
    */
   ratio: number;
-  /** How far from normal either way (4 for both 4× and 0.25×; Infinity from or to 0): ranks symptoms. */
+  /**
+   * How far from normal, to rank symptoms, on one scale: a move counts its ratio's distance from 1 (4 for
+   * both 4× and 0.25×), at most 1000 (a move from or to 0); abnormal from 2 on. A flat line counts at
+   * least 2. Saturation counts 10 000 plus its move: above any move (MAX_MOVE_SEVERITY, SATURATION_SEVERITY).
+   */
   severity: number;
   /** Whether the analysis judged the change abnormal. */
   abnormal: boolean;
-  /** When the abnormal change began, if the data shows it. */
+  /** When the abnormal change began (its change point, not when it crossed a threshold), if the data shows it. */
   onset?: Date;
+  /** The metric stopped moving: one exact value since `onset` after varying in the baseline. */
+  flat?: boolean;
+  /** The metric reached its limit or threshold in the incident phase (at `value`). */
+  saturation?: MetricSaturation;
   /** The period compared with: how long before the issue time the baseline starts, in ms. */
   baselineMs: number;
+}
+
+/** What a saturated metric reached (the playbook's `limit` or `threshold`). */
+export interface MetricSaturation {
+  /** The limit at the instant of `value` (the limit series' value), or the threshold. */
+  limit: number;
+  /** The limit series' metric name or query, e.g. `max_connections`; absent for a threshold. */
+  of?: string;
+  /**
+   * `up`: at ≥ 95 % of the limit, or at or above the threshold; `down`: at ≤ 5 % of the limit, or at or
+   * below the threshold (free bytes falling to nothing).
+   */
+  direction: "up" | "down";
 }
 
 /** Values at one instant (no baseline, so never abnormal): the highest first. */
@@ -193,7 +225,12 @@ export function mapEvidenceText(evidence: Evidence, map: (text: string) => strin
   const action = map(evidence.action);
   switch (evidence.kind) {
     case "metric":
-      return { ...evidence, action, labels: labels(evidence.labels) };
+      return {
+        ...evidence,
+        action,
+        labels: labels(evidence.labels),
+        ...(evidence.saturation?.of === undefined ? {} : { saturation: { ...evidence.saturation, of: map(evidence.saturation.of) } }),
+      };
     case "values":
       return { ...evidence, action, values: evidence.values.map((item) => ({ ...item, labels: labels(item.labels) })) };
     case "log-pattern":

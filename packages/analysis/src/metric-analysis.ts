@@ -1,23 +1,30 @@
 import type { Labels, MetricEvidence, NoDataEvidence, TimeWindow, ValuesEvidence } from "./evidence.js";
+import { saturationCheck, type SaturationRule } from "./saturation.js";
+import { compareSeries, type Comparison } from "./series-comparison.js";
+import { compareText, labelKey, usablePoints, type Series, type SeriesPoint } from "./series.js";
 
-/** A value this many times its baseline (or this fraction of it, inverted) is abnormal. */
-export const ABNORMAL_RATIO = 2;
+export {
+  ABNORMAL_RATIO,
+  ABNORMAL_SPREADS,
+  FLAT_MIN_MS,
+  MAX_MOVE_SEVERITY,
+  ONSET_SHARE,
+  ONSET_SPREADS,
+  SATURATION_SEVERITY,
+  USUAL_QUANTILE,
+} from "./series-comparison.js";
+export { compactLimit, SATURATION_SHARE, type LimitSeries, type SaturationDirection, type SaturationRule } from "./saturation.js";
+export type { Series, SeriesPoint } from "./series.js";
+
 /** The incident phase starts this long before the issue time: alerts fire after the change began. */
 export const INCIDENT_LEAD_MS = 5 * 60_000;
 /** Instant values listed at most; the evidence counts the rest. */
 export const MAX_LISTED_VALUES = 5;
-
-/** One sample: `at` in ms since the epoch. NaN and ±Infinity are allowed (and ignored in comparisons). */
-export interface SeriesPoint {
-  at: number;
-  value: number;
-}
-
-/** A time series from any metric source: its labels and its samples, in any order. */
-export interface Series {
-  labels: Labels;
-  points: readonly SeriesPoint[];
-}
+/**
+ * A series spans the window when it starts and ends within this many steps (its smallest sample spacing)
+ * of the earliest and latest samples of all series; one that does not is churn.
+ */
+export const CHURN_STEPS = 3;
 
 /** One series' value at an instant. */
 export interface InstantValue {
@@ -32,36 +39,35 @@ export interface MetricContext {
   window: TimeWindow;
   /** The action's most important link, carried into the evidence. */
   link?: string;
+  /** What the metric saturates against, if the playbook says (its `threshold` or `limit`). */
+  saturation?: SaturationRule;
 }
 
-interface SeriesFinding {
+interface SeriesFinding extends Comparison {
   labels: Labels;
-  /** Canonical label text: ties are broken by it so that the same data always gives the same evidence. */
   key: string;
-  baseline: number;
-  low: number;
-  high: number;
-  extreme: SeriesPoint;
-  ratio: number;
-  deviation: number;
-  onset?: Date;
+  /** The first and last finite samples in the window, to tell churn apart. */
+  from: number;
+  to: number;
 }
 
 /**
  * Compares each series' incident phase with its baseline and returns the series that moved most, or
  * why nothing could be compared.
  *
- * - baseline: the median of the series in [start, time − 5 min) (robust to a spike or two);
- * - incident: the extreme in [time − 5 min, end]: the maximum if it rose, the minimum if it fell,
- *   whichever is further from the baseline;
- * - abnormal when incident/baseline ≥ 2 or ≤ 0.5 (a baseline of 0 with any other value counts too);
- * - onset: the first departing sample from the incident phase on, extended back over the unbroken run of
- *   departing samples it belongs to (a change that began before time − 5 min is dated when it began).
- * NaN and ±Inf samples and samples outside the window are ignored; a series with nothing to compare is
- * left out. No data: `empty` (nothing in the window), `stopped` (nothing from the incident phase on),
- * `no-baseline` (nothing before it). Deterministic: the order of the series does not matter. The series
+ * - phases: the baseline is [start, time − 5 min), the incident phase [time − 5 min, end]; each series is
+ *   judged by `compareSeries` (robust score, change-point onset, saturation, flat line).
+ * - churn: only series that span the window are judged, i.e. that start and end within 3 steps of the
+ *   earliest and latest samples of all series. A series that stops early (a pod replaced, its rate fading
+ *   as samples age out) or starts late is left out and counted (`churned`). When none spans the window
+ *   (every pod replaced), the mean of all series at each instant is judged instead (`aggregated`).
+ * - the worst series is reported: highest severity, then labels, so the order of the series does not matter.
+ *
+ * NaN and ±Inf samples and samples outside the window are ignored. No data: `empty` (nothing in the
+ * window), `stopped` (nothing from the incident phase on), `no-baseline` (nothing before it). The series
  * are read once, in order, and not kept: a connector may hand them over one at a time (a generator), so
- * that a large answer is never held whole.
+ * that a large answer is never held whole; what is kept is one finding per series and one running sum
+ * per instant (for the mean).
  */
 export function analyzeSeries(series: Iterable<Series>, context: MetricContext): MetricEvidence | NoDataEvidence {
   const { window, action, unit, link } = context;
@@ -74,50 +80,72 @@ export function analyzeSeries(series: Iterable<Series>, context: MetricContext):
 
   const findings: SeriesFinding[] = [];
   const withoutBaseline: Array<{ key: string; latest: SeriesPoint }> = [];
-  let lastSeen: SeriesPoint | undefined;
+  const sums = new Map<number, { sum: number; count: number }>();
+  let seen = 0;
+  let earliest = Infinity;
+  let latest: SeriesPoint | undefined;
+  let step = Infinity;
+  let common: Labels | undefined;
   for (const item of series) {
-    const points = item.points.filter((point) => Number.isFinite(point.value) && point.at >= start && point.at <= end).sort((a, b) => a.at - b.at);
-    const before = points.filter((point) => point.at < incidentFrom);
-    const during = points.filter((point) => point.at >= incidentFrom);
-    const latest = points[points.length - 1];
-    if (latest !== undefined && (lastSeen === undefined || latest.at > lastSeen.at)) lastSeen = latest;
-    const key = labelKey(item.labels);
-    if (during.length === 0) continue;
-    if (before.length === 0) {
-      const last = during[during.length - 1];
-      if (last !== undefined) withoutBaseline.push({ key, latest: last });
-      continue;
+    const points = usablePoints(item.points, start, end);
+    const first = points[0];
+    const last = points[points.length - 1];
+    if (first === undefined || last === undefined) continue;
+    seen += 1;
+    earliest = Math.min(earliest, first.at);
+    if (latest === undefined || last.at > latest.at) latest = last;
+    common = common === undefined ? item.labels : sharedLabels(common, item.labels);
+    for (let index = 0; index < points.length; index += 1) {
+      const point = points[index] as SeriesPoint;
+      if (index > 0) step = Math.min(step, point.at - (points[index - 1] as SeriesPoint).at);
+      const sum = sums.get(point.at);
+      if (sum === undefined) sums.set(point.at, { sum: point.value, count: 1 });
+      else {
+        sum.sum += point.value;
+        sum.count += 1;
+      }
     }
-    findings.push(compare(item.labels, key, points, before, during, incidentFrom));
+    if (last.at < incidentFrom) continue;
+    const key = labelKey(item.labels);
+    const check = context.saturation === undefined ? undefined : saturationCheck(context.saturation, item.labels);
+    const comparison = compareSeries(points, incidentFrom, check);
+    if (comparison === undefined) withoutBaseline.push({ key, latest: last });
+    else findings.push({ ...comparison, labels: item.labels, key, from: first.at, to: last.at });
   }
+  if (latest === undefined) return { kind: "no-data", ...cited, reason: "empty" };
 
-  if (findings.length === 0) {
+  const tolerance = Number.isFinite(step) ? CHURN_STEPS * step : 0;
+  const latestAt = latest.at;
+  const spanning = findings.filter((finding) => finding.from <= earliest + tolerance && finding.to >= latestAt - tolerance);
+  const base = { kind: "metric" as const, ...cited, ...(unit === undefined ? {} : { unit }), baselineMs };
+
+  if (spanning.length === 0 && seen > 1) {
+    // Every series came or went: their mean at each instant is what can be compared.
+    const means = [...sums].map(([at, { sum, count }]) => ({ at, value: sum / count })).sort((a, b) => a.at - b.at);
+    const check = context.saturation === undefined ? undefined : saturationCheck(context.saturation, common ?? {});
+    const comparison = compareSeries(means, incidentFrom, check);
+    if (comparison !== undefined) {
+      return { ...base, ...evidenceOf(comparison), labels: withoutName(common ?? {}), seriesCount: seen, aggregated: true };
+    }
+  }
+  if (spanning.length === 0) {
     const first = withoutBaseline.sort((a, b) => b.latest.value - a.latest.value || compareText(a.key, b.key))[0];
     if (first !== undefined) {
       return { kind: "no-data", ...cited, reason: "no-baseline", latest: first.latest.value, ...(unit === undefined ? {} : { unit }), baselineMs };
     }
-    if (lastSeen !== undefined) return { kind: "no-data", ...cited, reason: "stopped", lastAt: new Date(lastSeen.at) };
-    return { kind: "no-data", ...cited, reason: "empty" };
+    return { kind: "no-data", ...cited, reason: "stopped", lastAt: new Date(latestAt) };
   }
 
-  findings.sort((a, b) => b.deviation - a.deviation || compareText(a.key, b.key));
-  const worst = findings[0] as SeriesFinding;
-  const identify = identifyingLabels(findings.map((finding) => finding.labels));
+  spanning.sort((a, b) => b.severity - a.severity || compareText(a.key, b.key));
+  const worst = spanning[0] as SeriesFinding;
+  const identify = identifyingLabels(spanning.map((finding) => finding.labels));
+  const churned = seen - spanning.length;
   return {
-    kind: "metric",
-    ...cited,
-    ...(unit === undefined ? {} : { unit }),
+    ...base,
+    ...evidenceOf(worst),
     labels: identify(worst.labels),
-    seriesCount: findings.length,
-    value: worst.extreme.value,
-    baseline: worst.baseline,
-    low: worst.low,
-    high: worst.high,
-    ratio: worst.ratio,
-    severity: worst.deviation,
-    abnormal: worst.deviation >= ABNORMAL_RATIO,
-    ...(worst.onset === undefined ? {} : { onset: worst.onset }),
-    baselineMs,
+    seriesCount: spanning.length,
+    ...(churned > 0 ? { churned } : {}),
   };
 }
 
@@ -142,86 +170,48 @@ export function analyzeInstant(values: readonly InstantValue[], context: MetricC
   };
 }
 
-function compare(
-  labels: Labels,
-  key: string,
-  points: readonly SeriesPoint[],
-  before: readonly SeriesPoint[],
-  during: readonly SeriesPoint[],
-  incidentFrom: number,
-): SeriesFinding {
-  const sortedBefore = before.map((point) => point.value).sort((a, b) => a - b);
-  const baseline = median(sortedBefore);
-  let highest = during[0] as SeriesPoint;
-  let lowest = during[0] as SeriesPoint;
-  for (const point of during) {
-    if (point.value > highest.value) highest = point;
-    if (point.value < lowest.value) lowest = point;
-  }
-  const rise = ratioOf(highest.value, baseline);
-  const fall = ratioOf(lowest.value, baseline);
-  const rose = deviationOf(rise) >= deviationOf(fall);
-  const extreme = rose ? highest : lowest;
-  const ratio = rose ? rise : fall;
-  const deviation = deviationOf(ratio);
-  const finding: SeriesFinding = {
-    labels,
-    key,
+/** The evidence fields of a comparison. */
+function evidenceOf(comparison: Comparison) {
+  const { extreme, baseline, low, high, ratio, severity, abnormal, onset, flat, saturation } = comparison;
+  return {
+    value: extreme.value,
     baseline,
-    low: sortedBefore[0] ?? baseline,
-    high: sortedBefore[sortedBefore.length - 1] ?? baseline,
-    extreme,
+    low,
+    high,
     ratio,
-    deviation,
+    severity,
+    abnormal,
+    ...(onset === undefined ? {} : { onset }),
+    ...(flat === true ? { flat } : {}),
+    ...(saturation === undefined ? {} : { saturation }),
   };
-  if (deviation < ABNORMAL_RATIO) return finding;
-
-  const departs = (point: SeriesPoint) =>
-    deviationOf(ratioOf(point.value, baseline)) >= ABNORMAL_RATIO &&
-    Math.sign(point.value - baseline) === Math.sign(extreme.value - baseline);
-  let index = points.findIndex((point) => point.at >= incidentFrom && departs(point));
-  while (index > 0 && departs(points[index - 1] as SeriesPoint)) index -= 1;
-  const first = points[index];
-  return first === undefined ? finding : { ...finding, onset: new Date(first.at) };
-}
-
-/** value / baseline, with a zero baseline read as "from nothing": 1 if still 0, else ±Infinity. */
-function ratioOf(value: number, baseline: number): number {
-  if (baseline === 0) return value === 0 ? 1 : value > 0 ? Infinity : -Infinity;
-  return value / baseline;
-}
-
-/** How far a ratio is from 1 either way (4 for both 4× and 0.25×); a sign change or a fall to 0 is infinite. */
-function deviationOf(ratio: number): number {
-  return ratio > 0 ? Math.max(ratio, 1 / ratio) : Infinity;
-}
-
-function median(sorted: readonly number[]): number {
-  const middle = Math.floor(sorted.length / 2);
-  if (sorted.length % 2 === 1) return sorted[middle] ?? Number.NaN;
-  return ((sorted[middle - 1] ?? Number.NaN) + (sorted[middle] ?? Number.NaN)) / 2;
-}
-
-function labelKey(labels: Labels): string {
-  return Object.keys(labels)
-    .sort(compareText)
-    .map((name) => `${name}=${labels[name] ?? ""}`)
-    .join(", ");
 }
 
 /**
  * The labels that identify each series among `all`: those whose values differ between the series (a
  * missing label counts as different), so that a name says what sets it apart. A series that has none of
- * them, or that is alone, keeps all of its labels.
+ * them, or that is alone, keeps all of its labels but its metric name (`__name__`): the action's title
+ * already says what is measured.
  */
 function identifyingLabels(all: readonly Labels[]): (labels: Labels) => Labels {
-  if (all.length < 2) return (labels) => labels;
+  if (all.length < 2) return withoutName;
   const names = new Set(all.flatMap((labels) => Object.keys(labels)));
   const distinguishing = [...names].filter((name) => new Set(all.map((labels) => labels[name])).size > 1);
   return (labels) => {
     const shown = distinguishing.filter((name) => labels[name] !== undefined);
-    return shown.length === 0 ? labels : Object.fromEntries(shown.map((name) => [name, labels[name] ?? ""]));
+    return shown.length === 0 ? withoutName(labels) : Object.fromEntries(shown.map((name) => [name, labels[name] ?? ""]));
   };
+}
+
+function withoutName(labels: Labels): Labels {
+  if (labels.__name__ === undefined) return labels;
+  const { __name__: _name, ...rest } = labels;
+  return rest;
+}
+
+/** The labels two label sets have in common, with the same value. */
+function sharedLabels(a: Labels, b: Labels): Labels {
+  return Object.fromEntries(Object.entries(a).filter(([name, value]) => b[name] === value));
 }
 
 function compareValues(a: number, b: number): number {
@@ -229,8 +219,4 @@ function compareValues(a: number, b: number): number {
   if (Number.isNaN(a)) return Number.isNaN(b) ? 0 : -1;
   if (Number.isNaN(b)) return 1;
   return a === b ? 0 : a < b ? -1 : 1;
-}
-
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -72,7 +72,7 @@ describe("the prometheus connector on an answer near the size cap", () => {
       kind: "metric",
       abnormal: true,
       seriesCount: 3000,
-      shortAnswer: expect.stringMatching(/^p99 latency 1\.\d+ s, .*worst of 3000 series/),
+      shortAnswer: expect.stringMatching(/^p99 latency \(instance=[\d.:]+, pod=checkout-\d+\) 1\.\d+ s, .*; worst of 3000 series$/),
     });
   }, 60_000);
 });

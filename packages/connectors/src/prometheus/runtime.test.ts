@@ -79,7 +79,7 @@ describe("runPrometheusAction against a real Prometheus", () => {
   it("finds the 4× jump of the scoped series, dates it, and links to the filled query", async () => {
     const outcome = await runPrometheusAction(request(dataSource, "demo_latency_p99_seconds{service={{service}}}"));
     expect(outcome).toMatchObject({ kind: "metric", abnormal: true, onset: new Date(JUMP * 1000), labels: { service: "checkout" }, seriesCount: 1 });
-    expect(rendered(outcome).shortAnswer).toBe("p99 latency 1.8 s, 4.1× its level in the hour before (440 ms), since 14:05 UTC");
+    expect(rendered(outcome).shortAnswer).toBe("p99 latency (service=checkout) 1.8 s, 4.1× its level in the hour before (440 ms), since 14:05 UTC");
     expect(outcome.kind === "metric" && outcome.severity).toBeCloseTo(4.09, 2);
     const link = new URL(outcome.link ?? "");
     expect(`${link.origin}${link.pathname}`).toBe(`${prometheus.url}/graph`);
@@ -91,14 +91,14 @@ describe("runPrometheusAction against a real Prometheus", () => {
   it("names the worst series when the query returns several", async () => {
     const outcome = await runPrometheusAction(request(dataSource, "demo_latency_p99_seconds", { attributes: {} }));
     expect(rendered(outcome).shortAnswer).toBe(
-      "p99 latency 1.8 s, 4.1× its level in the hour before (440 ms), since 14:05 UTC; worst of 3 series: service=checkout",
+      "p99 latency (service=checkout) 1.8 s, 4.1× its level in the hour before (440 ms), since 14:05 UTC; worst of 3 series",
     );
   });
 
   it("reports a steady series as normal", async () => {
     const outcome = await runPrometheusAction(request(dataSource, "demo_latency_p99_seconds{service={{service}}}", { attributes: { service: "search" } }));
     expect(outcome).toMatchObject({ kind: "metric", abnormal: false });
-    expect(rendered(outcome).shortAnswer).toBe("p99 latency 300 ms, within its usual range (300 ms over the hour before)");
+    expect(rendered(outcome).shortAnswer).toBe("p99 latency (service=search) 300 ms, within its usual range (300 ms over the hour before)");
   });
 
   it("keeps a hostile attribute value inside its string literal", async () => {
