@@ -47,4 +47,18 @@ describe("prometheusLink", () => {
       },
     });
   });
+
+  it("shows the limit query beside the query, in both UIs", () => {
+    const limit = 'pg_settings_max_connections{instance="db-1"}';
+    const graph = new URL(prometheusLink({ type: "prometheus", url: "http://p" }, query, window, limit)).searchParams;
+    expect([graph.get("g0.expr"), graph.get("g1.expr")]).toEqual([query, limit]);
+    expect(graph.get("g1.range_input")).toBe("75m");
+    const grafana = { url: "https://grafana.example.com", datasourceUid: "prom-uid", orgId: 1 };
+    const explore = new URL(prometheusLink({ type: "prometheus", url: "http://p", grafana }, query, window, limit));
+    const panes = JSON.parse(explore.searchParams.get("panes") ?? "") as { a: { queries: Array<{ refId: string; expr: string }> } };
+    expect(panes.a.queries.map(({ refId, expr }) => [refId, expr])).toEqual([
+      ["A", query],
+      ["B", limit],
+    ]);
+  });
 });

@@ -4,27 +4,29 @@ import type { PrometheusDataSource } from "./schema.js";
 
 /**
  * The link to the query's graph over the action's window: Grafana Explore when the data source names a
- * Grafana, else Prometheus' own graph UI. `query` is the filled query, exactly what was run.
+ * Grafana, else Prometheus' own graph UI. `query` is the filled query, exactly what was run; `limit`, the
+ * filled limit query when the action has one, is shown beside it.
  */
-export function prometheusLink(dataSource: PrometheusDataSource, query: string, window: TimeWindow): string {
+export function prometheusLink(dataSource: PrometheusDataSource, query: string, window: TimeWindow, limit?: string): string {
+  const queries = limit === undefined ? [query] : [query, limit];
   if (dataSource.grafana !== undefined) {
     const { datasourceUid, orgId } = dataSource.grafana;
-    // Grafana ≥ 10.2 Explore state: one pane "a" with one query.
+    // Grafana ≥ 10.2 Explore state: one pane "a" with the queries A, B….
     const panes = {
       a: {
         datasource: datasourceUid,
-        queries: [{ refId: "A", datasource: { type: "prometheus", uid: datasourceUid }, expr: query }],
+        queries: queries.map((expr, index) => ({ refId: String.fromCharCode(65 + index), datasource: { type: "prometheus", uid: datasourceUid }, expr })),
         range: { from: String(window.start.getTime()), to: String(window.end.getTime()) },
       },
     };
     return `${baseUrlOf(dataSource.grafana)}/explore?schemaVersion=1&orgId=${orgId}&panes=${encodeURIComponent(JSON.stringify(panes))}`;
   }
-  const params = [
-    `g0.expr=${encodeURIComponent(query)}`,
-    "g0.tab=0",
-    `g0.range_input=${rangeInput(window.end.getTime() - window.start.getTime())}`,
-    `g0.end_input=${encodeURIComponent(endInput(window.end))}`,
-  ];
+  const params = queries.flatMap((expr, index) => [
+    `g${index}.expr=${encodeURIComponent(expr)}`,
+    `g${index}.tab=0`,
+    `g${index}.range_input=${rangeInput(window.end.getTime() - window.start.getTime())}`,
+    `g${index}.end_input=${encodeURIComponent(endInput(window.end))}`,
+  ]);
   return `${baseUrlOf(dataSource)}/graph?${params.join("&")}`;
 }
 

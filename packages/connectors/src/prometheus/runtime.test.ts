@@ -1,4 +1,4 @@
-import type { Evidence } from "@pes/analysis";
+import { SATURATION_SEVERITY, type Evidence } from "@pes/analysis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   freePort,
@@ -20,6 +20,7 @@ import type { PrometheusAction, PrometheusDataSource } from "./schema.js";
 
 // A fixed past incident: the latency of checkout jumps from 440 ms to 1.8 s at 14:05 UTC.
 const JUMP = Date.parse("2026-11-20T14:05:00Z") / 1000;
+const SATURATED = Date.parse("2026-11-20T14:02:00Z") / 1000;
 const window: TimeWindow = {
   start: new Date("2026-11-20T13:08:00Z"),
   time: new Date("2026-11-20T14:08:00Z"),
@@ -32,11 +33,28 @@ function history(): SyntheticSeries[] {
     search: () => 0.3,
     cart: (t) => (t >= JUMP ? 0.6 : 0.5),
   };
-  return Object.entries(level).map(([service, valueAt]) => {
-    const samples: Array<[number, number]> = [];
-    for (let t = JUMP - 3 * 3600; t <= JUMP + 30 * 60; t += 15) samples.push([t, valueAt(t)]);
-    return { name: "demo_latency_p99_seconds", labels: { service }, samples };
-  });
+  const latency = Object.entries(level).map(([service, valueAt]) => ({ name: "demo_latency_p99_seconds", labels: { service }, samples: samplesOf(valueAt) }));
+  // A database whose connections go from 40 to 98 of 100 at 14:02, another one steady at 50; a disk that
+  // drains from 14:00 and is full at 14:15.
+  const drainFrom = SATURATED - 2 * 60;
+  return [
+    ...latency,
+    { name: "demo_db_connections", labels: { instance: "db-1:9187" }, samples: samplesOf((t) => (t >= SATURATED ? 98 : 40)) },
+    { name: "demo_db_connections", labels: { instance: "db-2:9187" }, samples: samplesOf(() => 50) },
+    { name: "demo_max_connections", labels: { instance: "db-1:9187" }, samples: samplesOf(() => 100) },
+    { name: "demo_max_connections", labels: { instance: "db-2:9187" }, samples: samplesOf(() => 100) },
+    {
+      name: "demo_filesystem_avail_bytes",
+      labels: { mountpoint: "/data" },
+      samples: samplesOf((t) => (t < drainFrom ? 50 * 2 ** 30 : Math.max(0, 50 * 2 ** 30 * (1 - (t - drainFrom) / 900)))),
+    },
+  ];
+}
+
+function samplesOf(valueAt: (t: number) => number): Array<[number, number]> {
+  const samples: Array<[number, number]> = [];
+  for (let t = JUMP - 3 * 3600; t <= JUMP + 30 * 60; t += 15) samples.push([t, valueAt(t)]);
+  return samples;
 }
 
 /** An evidence as the result shows it, at this window's issue time. */
@@ -134,6 +152,59 @@ describe("runPrometheusAction against a real Prometheus", () => {
       const body = (await response.json()) as { error?: string; data?: { result: Array<{ metric: Record<string, string> }> } };
       expect(body.error).toBeUndefined();
       expect(body.data?.result.map((series) => series.metric)).toEqual([{ service: value, env: "prod" }]);
+    });
+  });
+
+  describe("with a limit or a threshold", () => {
+    const connections = (limit: string, attributes: Record<string, string> = {}) =>
+      runPrometheusAction({ ...request(dataSource, ""), title: "connections", attributes, spec: { query: "demo_db_connections", range: true, limit } });
+
+    it("judges each series against its own limit series, asked over the same window", async () => {
+      const outcome = await connections("demo_max_connections");
+      expect(outcome).toMatchObject({
+        kind: "metric",
+        abnormal: true,
+        labels: { instance: "db-1:9187" },
+        value: 98,
+        saturation: { limit: 100, of: "demo_max_connections", direction: "up" },
+        onset: new Date(SATURATED * 1000),
+      });
+      expect(outcome.kind === "metric" && outcome.severity).toBeGreaterThan(SATURATION_SEVERITY);
+      expect(rendered(outcome).shortAnswer).toBe(
+        "connections (instance=db-1:9187) 98 of 100 (98% of demo_max_connections), up from 40 in the hour before, since 14:02 UTC; worst of 2 series",
+      );
+      const link = new URL(outcome.link ?? "");
+      expect([link.searchParams.get("g0.expr"), link.searchParams.get("g1.expr")]).toEqual(["demo_db_connections", "demo_max_connections"]);
+    });
+
+    it("fills the limit query's placeholders as PromQL string literals, which a hostile value cannot leave", async () => {
+      const scoped = await connections("demo_max_connections{instance={{instance}}}", { instance: "db-1:9187" });
+      expect(scoped).toMatchObject({ saturation: { limit: 100 } });
+      // Spliced, this value would make the limit `vector(1)`, which every series is far above.
+      const hostile = '"} or vector(1) #';
+      const outcome = await connections("demo_max_connections{instance={{instance}}}", { instance: hostile });
+      expect(outcome).toMatchObject({ kind: "metric", abnormal: true, value: 98 });
+      expect(outcome).not.toHaveProperty("saturation");
+      expect(new URL(outcome.link ?? "").searchParams.get("g1.expr")).toBe('demo_max_connections{instance="\\"} or vector(1) #"}');
+    });
+
+    it("fails the action, saying so, when Prometheus rejects the limit query", async () => {
+      const outcome = await connections("max(demo_max_connections");
+      expect(outcome.kind).toBe("failed");
+      expect(rendered(outcome).shortAnswer).toMatch(/^connections: limit query: Prometheus could not run the query \(bad_data\): .*parse error/);
+      expect(outcome.link).toContain("g1.expr=");
+    });
+
+    it("finds free space falling to a threshold, dated when it began to fall", async () => {
+      const outcome = await runPrometheusAction({
+        ...request(dataSource, ""),
+        title: "free space",
+        spec: { query: "demo_filesystem_avail_bytes", range: true, unit: "bytes", threshold: 0, direction: "down" },
+      });
+      expect(outcome).toMatchObject({ kind: "metric", value: 0, saturation: { limit: 0, direction: "down" } });
+      expect(rendered(outcome).shortAnswer).toBe(
+        "free space (mountpoint=/data) 0 B, at or below its threshold (0 B), down from 50 GiB in the hour before, since 14:00 UTC",
+      );
     });
   });
 

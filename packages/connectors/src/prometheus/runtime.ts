@@ -1,4 +1,15 @@
-import { analyzeInstant, analyzeSeries, describeFetchFailure, type Evidence, type InstantValue, type MetricContext, type Series } from "@pes/analysis";
+import {
+  analyzeInstant,
+  analyzeSeries,
+  compactLimit,
+  describeFetchFailure,
+  type Evidence,
+  type InstantValue,
+  type LimitSeries,
+  type MetricContext,
+  type SaturationRule,
+  type Series,
+} from "@pes/analysis";
 import type { z } from "zod";
 import type { ActionRequest, ConnectorRuntime, TimeWindow } from "../connector.js";
 import type { DataSourceSecrets } from "../data-source-secrets.js";
@@ -25,7 +36,9 @@ const MAX_POINTS = 500;
 /**
  * Asks Prometheus for the window (range query, default) or the issue time (instant query) and returns
  * its answer as evidence: a range compared with the level before the issue (`analyzeSeries`), instant
- * values as they are. Any failure becomes a `failed` evidence in plain words, never a throw.
+ * values as they are. With a `limit`, the limit query is asked for the same window at the same time, and
+ * each series is also judged against its limit; a limit query that fails fails the action, saying so.
+ * Any failure becomes a `failed` evidence in plain words, never a throw.
  */
 export const prometheusRuntime: ConnectorRuntime<PrometheusDataSource, PrometheusAction, Evidence> = {
   async fetch(request) {
@@ -41,55 +54,103 @@ export const prometheusRuntime: ConnectorRuntime<PrometheusDataSource, Prometheu
       return failed(`cannot authenticate to ${TARGET}: ${messageOf(error)}`);
     }
     const range = action.range;
-    const form = new URLSearchParams({ query: action.query, ...(range ? rangeParameters(window) : { time: unixSeconds(window.time) }) }).toString();
     const url = `${baseUrlOf(dataSource)}/api/v1/${range ? "query_range" : "query"}`;
+    const ask = async (query: string): Promise<HttpAnswer | string> => {
+      const form = new URLSearchParams({ query, ...(range ? rangeParameters(window) : { time: unixSeconds(window.time) }) }).toString();
+      try {
+        return await request.http.request(url, {
+          method: "POST",
+          headers: { ...headers, "content-type": "application/x-www-form-urlencoded" },
+          body: form,
+          signal,
+        });
+      } catch (error) {
+        return describeFetchFailure(error, signal, TARGET, MAX_RESPONSE_BYTES);
+      }
+    };
 
-    let answer: HttpAnswer;
-    try {
-      answer = await request.http.request(url, {
-        method: "POST",
-        headers: { ...headers, "content-type": "application/x-www-form-urlencoded" },
-        body: form,
-        signal,
-      });
-    } catch (error) {
-      return failed(describeFetchFailure(error, signal, TARGET, MAX_RESPONSE_BYTES));
+    const [answer, limitAnswer] = await Promise.all([ask(action.query), action.limit === undefined ? undefined : ask(action.limit)]);
+    if (typeof answer === "string") return failed(answer);
+    const direction = action.direction ?? "up";
+    let saturation: SaturationRule | undefined = action.threshold === undefined ? undefined : { direction, threshold: action.threshold };
+    if (action.limit !== undefined && limitAnswer !== undefined) {
+      const limits = typeof limitAnswer === "string" ? limitAnswer : readLimits(limitAnswer);
+      if (typeof limits === "string") return failed(`limit query: ${limits}`);
+      saturation = { direction, limits, name: action.limit };
     }
-    const { status, statusText } = answer;
-    const httpStatus = `${TARGET} answered HTTP ${status}${statusText ? ` ${statusText}` : ""}`;
     const context: MetricContext = {
       action: title,
       window,
       ...(action.unit === undefined ? {} : { unit: action.unit }),
       ...(link === undefined ? {} : { link }),
+      ...(saturation === undefined ? {} : { saturation }),
     };
 
     // A successful range or instant answer is read one series at a time (prometheus-answer.ts).
-    const bySeries = status >= 200 && status < 300 ? analyzeBySeries(answer.body, context) : undefined;
+    const bySeries = isSuccess(answer) ? analyzeBySeries(answer.body, context) : undefined;
     if (bySeries === NOT_JSON) return failed(`${TARGET} answered with something that is not JSON`);
     if (bySeries === UNKNOWN_SHAPE) return failed(`${TARGET} answered in a shape this connector does not know`);
     if (bySeries !== undefined) return bySeries;
-
-    // Anything else (an error answer, a scalar, something that is not JSON) is small: parsed whole.
-    let body: unknown;
-    try {
-      body = JSON.parse(answerText(answer.body));
-    } catch {
-      return failed(status >= 400 ? httpStatus : `${TARGET} answered with something that is not JSON`);
-    }
-    // Only an error body is parsed as one: a failed parse builds an error object, which costs more than the check.
-    const failure = isErrorStatus(body) ? PrometheusFailure.safeParse(body) : undefined;
-    if (failure?.success === true) {
-      const { errorType, error } = failure.data;
-      return failed(`${TARGET} could not run the query (${errorType}): ${error}`);
-    }
-    if (status >= 400) return failed(httpStatus);
-    const success = PrometheusSuccess.safeParse(body);
-    if (!success.success) return failed(`${TARGET} answered in a shape this connector does not know`);
-
-    return evidenceOf(success.data.data, context);
+    const data = readWhole(answer);
+    return typeof data === "string" ? failed(data) : evidenceOf(data, context);
   },
 };
+
+/**
+ * An answer that is not a range or instant answer read one series at a time (an error answer, a scalar,
+ * something that is not JSON) is small: parsed whole, its data or what is wrong with it in plain words.
+ */
+function readWhole(answer: HttpAnswer): PrometheusQueryData | string {
+  const { status, statusText } = answer;
+  let body: unknown;
+  try {
+    body = JSON.parse(answerText(answer.body));
+  } catch {
+    return status >= 400 ? `${TARGET} answered HTTP ${status}${statusText ? ` ${statusText}` : ""}` : `${TARGET} answered with something that is not JSON`;
+  }
+  // Only an error body is parsed as one: a failed parse builds an error object, which costs more than the check.
+  const failure = isErrorStatus(body) ? PrometheusFailure.safeParse(body) : undefined;
+  if (failure?.success === true) {
+    const { errorType, error } = failure.data;
+    return `${TARGET} could not run the query (${errorType}): ${error}`;
+  }
+  if (status >= 400) return `${TARGET} answered HTTP ${status}${statusText ? ` ${statusText}` : ""}`;
+  const success = PrometheusSuccess.safeParse(body);
+  return success.success ? success.data.data : `${TARGET} answered in a shape this connector does not know`;
+}
+
+/**
+ * The series of a limit query's range answer, each reduced to its changes as it is read (a limit rarely
+ * moves, so the window costs one entry per series); what is wrong in plain words otherwise.
+ */
+function readLimits(answer: HttpAnswer): LimitSeries[] | string {
+  const split = isSuccess(answer) ? splitAnswer(answer.body) : undefined;
+  const envelope = split === undefined ? undefined : parseOrUndefined(split.envelope);
+  if (split !== undefined && PrometheusSuccess.safeParse(envelope).data?.data.resultType === "matrix") {
+    try {
+      return Array.from(elementsOf(answer.body, split, PrometheusMatrixSeries), (series) => compactLimit(seriesOf(series)));
+    } catch (error) {
+      if (error instanceof SyntaxError) return `${TARGET} answered with something that is not JSON`;
+      if (error instanceof UnknownShapeError) return `${TARGET} answered in a shape this connector does not know`;
+      throw error;
+    }
+  }
+  const data = readWhole(answer);
+  if (typeof data === "string") return data;
+  return data.resultType === "matrix" ? data.result.map((series) => compactLimit(seriesOf(series))) : `${TARGET} answered a ${data.resultType}, not series over the window`;
+}
+
+function isSuccess(answer: HttpAnswer): boolean {
+  return answer.status >= 200 && answer.status < 300;
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
 
 /** A query's answer as evidence: a matrix compared with its baseline, instant values and scalars as they are. */
 function evidenceOf(data: PrometheusQueryData, context: MetricContext): Evidence {
@@ -136,12 +197,7 @@ class UnknownShapeError extends Error {}
 function analyzeBySeries(body: Buffer, context: MetricContext): Evidence | typeof NOT_JSON | typeof UNKNOWN_SHAPE | undefined {
   const split = splitAnswer(body);
   if (split === undefined) return undefined;
-  let envelope: unknown;
-  try {
-    envelope = JSON.parse(split.envelope);
-  } catch {
-    return undefined;
-  }
+  const envelope = parseOrUndefined(split.envelope);
   const success = isErrorStatus(envelope) ? undefined : PrometheusSuccess.safeParse(envelope);
   if (success?.success !== true) return undefined;
   try {

@@ -29,17 +29,39 @@ export const PrometheusDataSource = z.strictObject({
 export type PrometheusDataSource = z.infer<typeof PrometheusDataSource>;
 
 /**
- * One PromQL query of a playbook action. `{{name}}` placeholders in `query` are replaced by the
- * attribute's value as a PromQL string literal (`{{name|regex}}`: regex-escaped, for `=~`), so write
+ * One PromQL query of a playbook action. `{{name}}` placeholders in `query` (and `limit`) are replaced by
+ * the attribute's value as a PromQL string literal (`{{name|regex}}`: regex-escaped, for `=~`), so write
  * `service={{service}}`, without quotes: a value can never change the query's structure.
  */
-export const PrometheusAction = z.strictObject({
-  query: z.string().min(1),
-  /** Range query over the time window (default), or an instant query at the issue time. */
-  range: z.boolean().default(true),
-  /** How values read: `s`, `ms`, `bytes`, `percent`, `ratio` (shown as %), or any short suffix such as `req/s`. */
-  unit: z.string().max(16).optional(),
-});
+export const PrometheusAction = z
+  .strictObject({
+    query: z.string().min(1),
+    /** Range query over the time window (default), or an instant query at the issue time. */
+    range: z.boolean().default(true),
+    /** How values read: `s`, `ms`, `bytes`, `percent`, `ratio` (shown as %), or any short suffix such as `req/s`. */
+    unit: z.string().max(16).optional(),
+    /**
+     * A PromQL query for what the metric saturates against, e.g. `pg_settings_max_connections`: asked over
+     * the same window; each series is judged against the limit series whose shared labels agree with its
+     * own. At ≥ 95 % of it (`direction: down`: ≤ 5 %) the metric is saturated, which ranks above any move.
+     */
+    limit: z.string().min(1).optional(),
+    /** A fixed level the metric saturates at: at or above it (`direction: down`: at or below it). */
+    threshold: z.number().optional(),
+    /** Which way the metric saturates: `up` (default) towards its limit, `down` towards nothing (free space). */
+    direction: z.enum(["up", "down"]).optional(),
+  })
+  .superRefine((action, context) => {
+    if (action.limit !== undefined && action.threshold !== undefined) {
+      context.addIssue({ code: "custom", path: ["threshold"], message: "give a limit or a threshold, not both" });
+    }
+    if (action.direction !== undefined && action.limit === undefined && action.threshold === undefined) {
+      context.addIssue({ code: "custom", path: ["direction"], message: "direction needs a limit or a threshold" });
+    }
+    if (!action.range && (action.limit !== undefined || action.threshold !== undefined)) {
+      context.addIssue({ code: "custom", path: ["range"], message: "a limit or a threshold needs a range query (range: true)" });
+    }
+  });
 export type PrometheusAction = z.infer<typeof PrometheusAction>;
 
 /** PromQL: each value a string literal, `|regex` regex-escaped first. */
@@ -56,7 +78,10 @@ export const prometheusConnector = defineConnector({
   builds: "query",
   dataSource: PrometheusDataSource,
   query: PrometheusAction,
-  templates: [{ path: ["query"], encoding: promqlTemplate }],
-  link: (dataSource, query, window) => prometheusLink(dataSource, query.query, window),
+  templates: [
+    { path: ["query"], encoding: promqlTemplate },
+    { path: ["limit"], encoding: promqlTemplate },
+  ],
+  link: (dataSource, query, window) => prometheusLink(dataSource, query.query, window, query.limit),
   runtime: async () => (await import("./runtime.js")).prometheusRuntime,
 });
