@@ -79,7 +79,7 @@ describe("runDatadogAction: metrics", () => {
     expect(seen?.headers["dd-application-key"]).toBe("dd-app-s3cret-4567");
 
     expect(outcome).toMatchObject({ kind: "metric", abnormal: true, onset: new Date(JUMP), seriesCount: 1 });
-    expect(rendered(outcome).shortAnswer).toBe("p99 latency 1.8 s, 4.1× its level in the hour before (440 ms), since 14:05 UTC");
+    expect(rendered(outcome).shortAnswer).toBe("p99 latency (env=prod, host=web-1, service=checkout) 1.8 s, 4.1× its level in the hour before (440 ms), since 14:05 UTC");
     const link = new URL(outcome.link ?? "");
     expect(`${link.origin}${link.pathname}`).toBe(`${server.url}/metric/explorer`);
     expect(Object.fromEntries(link.searchParams)).toEqual({
@@ -101,7 +101,7 @@ describe("runDatadogAction: metrics", () => {
     );
     const outcome = await runDatadogAction(request(dataSourceAt(server.url), P99));
     expect(outcome).toMatchObject({ kind: "metric", abnormal: true, labels: { host: "web-2" }, seriesCount: 2 });
-    expect(rendered(outcome).shortAnswer).toMatch(/; worst of 2 series: host=web-2$/);
+    expect(rendered(outcome).shortAnswer).toMatch(/^p99 latency \(host=web-2\) .*; worst of 2 series$/);
   });
 
   it("names a series without tags by its scope", async () => {
@@ -113,7 +113,7 @@ describe("runDatadogAction: metrics", () => {
   it("reports a steady series as normal", async () => {
     server = await startTestHttpServer((_request, response) => sendJson(response, 200, answer([series(["service:search"], () => 0.3)])));
     const outcome = await runDatadogAction(request(dataSourceAt(server.url), P99));
-    expect(rendered(outcome)).toMatchObject({ kind: "metric", shortAnswer: "p99 latency 300 ms, within its usual range (300 ms over the hour before)" });
+    expect(rendered(outcome)).toMatchObject({ kind: "metric", shortAnswer: "p99 latency (service=search) 300 ms, within its usual range (300 ms over the hour before)" });
   });
 
   it("says 'no data' when Datadog has no series, not 'normal' nor 'failed'", async () => {
