@@ -28,6 +28,8 @@ const CHANGE_WORDS: Readonly<Record<ChangeEvidence["change"], string>> = {
 const LOG_RATE_UNIT = "lines/min";
 /** Label text longer than this is cut: a short answer has 300 characters for everything. */
 const MAX_LABEL_CHARS = 120;
+/** A log pattern is cut to this many characters in a sentence, so that its numbers always show. */
+const MAX_PATTERN_CHARS = 120;
 
 /**
  * The action result of one action's evidence: its title, its short answer and its link. An action that
@@ -171,19 +173,37 @@ function valuesAnswer(evidence: ValuesEvidence): string {
   return `${action}: ${listed.join(", ")}${more}`;
 }
 
+/**
+ * `Error logs: "connection refused to <ip>:<num>" 42 lines, not seen in the hour before, since 14:05 UTC —
+ * e.g. "connection refused to 10.0.3.7:5432"`; for every line together (`total`), the count and rates
+ * first and the most common pattern last. The pattern is cut so that the numbers always show.
+ */
 function logPatternAnswer(evidence: LogPatternEvidence, time: Date): string {
-  const { action, pattern, ratio } = evidence;
+  const { action, ratio, count } = evidence;
   const period = formatPeriodBefore(evidence.baselineMs);
   const rate = formatValue(evidence.perMinute, LOG_RATE_UNIT);
   const before = formatValue(evidence.baselinePerMinute, LOG_RATE_UNIT);
-  if (!evidence.abnormal) return `${action}: "${pattern}" ${rate}, within normal variation of its rate in ${period} (${before})`;
+  const pattern = `"${truncate(evidence.pattern, MAX_PATTERN_CHARS)}"`;
+  const subject = evidence.total === true ? "" : ` ${pattern}`;
+  const context = evidence.total === true ? (evidence.pattern === "" ? "" : `; most common: ${pattern}`) : evidence.example === undefined ? "" : ` — e.g. "${evidence.example}"`;
+  if (!evidence.abnormal) {
+    const amount = count === undefined ? rate : `${linesText(count)} (${rate})`;
+    return `${action}:${subject} ${amount}, within normal variation of its rate in ${period} (${before})${context}`;
+  }
   const change =
     ratio > 0 && Number.isFinite(ratio)
       ? `${formatRatio(ratio)}× its rate in ${period} (${before})`
       : ratio === Infinity
         ? `not seen in ${period}`
         : `down from ${before} in ${period}`;
-  return `${action}: "${pattern}" ${rate}, ${change}${evidence.onset === undefined ? "" : `, since ${formatClock(evidence.onset, time)}`}`;
+  // A new pattern's count says it all; a grown one's rate is what its ratio compares.
+  const amount = count === undefined ? rate : ratio === Infinity ? linesText(count) : `${linesText(count)} (${rate})`;
+  return `${action}:${subject} ${amount}, ${change}${evidence.onset === undefined ? "" : `, since ${formatClock(evidence.onset, time)}`}${context}`;
+}
+
+/** "1 line", "42 lines", "1.2k lines". */
+function linesText(count: number): string {
+  return `${formatValue(count)} line${count === 1 ? "" : "s"}`;
 }
 
 /** "deploy v1.2.3 of checkout at 14:01 UTC". */
@@ -232,7 +252,7 @@ export function symptomMovement(symptom: SymptomEvidence, time: Date): string {
     case "metric":
       return `${metricSubject(symptom)} ${metricMovement(symptom, time)}`;
     case "log-pattern":
-      return `${action}: "${symptom.pattern}" ${symptom.ratio === Infinity ? `appeared${since(symptom.onset, time)}` : movement(symptom.ratio, symptom.onset, time)}`;
+      return `${patternSubject(symptom)} ${symptom.ratio === Infinity ? `appeared${since(symptom.onset, time)}` : movement(symptom.ratio, symptom.onset, time)}`;
     case "alert":
       return `${action}: ${symptom.name} firing${since(symptom.onset, time)}`;
     case "event":
@@ -262,7 +282,7 @@ export function symptomLevel(symptom: SymptomEvidence, gadget: string, time: Dat
       else if (ratio > 0) change = `down to ${formatRatio(ratio)}× its ${what} in ${period}`;
       else if (ratio === 0) change = `down to zero from its ${what} in ${period}`;
       else change = `changed sign against ${period}`;
-      const subject = symptom.kind === "metric" ? metricSubject(symptom) : `${action}: "${symptom.pattern}"`;
+      const subject = symptom.kind === "metric" ? metricSubject(symptom) : patternSubject(symptom);
       return `${subject} ${change}${cited}${symptom.onset === undefined ? "" : `, since ${formatClock(symptom.onset, time)}`}`;
     }
     case "alert":
@@ -302,6 +322,11 @@ function movement(ratio: number, onset: Date | undefined, time: Date): string {
   if (ratio > 0) return `fell to ${formatRatio(ratio)}×${from}`;
   if (ratio === 0) return `fell to zero${from}`;
   return `changed sign${from}`;
+}
+
+/** `Error logs: "timeout <*>"`, or the title alone for every line together (`total`). */
+function patternSubject(evidence: LogPatternEvidence): string {
+  return evidence.total === true ? `${evidence.action} (all lines)` : `${evidence.action}: "${truncate(evidence.pattern, MAX_PATTERN_CHARS)}"`;
 }
 
 function since(onset: Date | undefined, time: Date): string {

@@ -15,6 +15,7 @@ const samples: Evidence[] = [
   { kind: "metric", action: "connections", labels: { db: S }, seriesCount: 1, value: 98, baseline: 40, low: 38, high: 42, ratio: 2.45, severity: 10_002.45, abnormal: true, onset, saturation: { limit: 100, of: `max_${S}`, direction: "up" }, baselineMs: 3_600_000 },
   { kind: "values", action: "restarts", values: [{ labels: { pod: S }, value: 3 }, { labels: { pod: "b" }, value: 1 }], count: 2 },
   { kind: "log-pattern", action: "logs", pattern: `token=${S}`, perMinute: 4, baselinePerMinute: 1, ratio: 4, severity: 4, abnormal: true, onset, baselineMs: 3_600_000 },
+  { kind: "log-pattern", action: "logs", pattern: "login <*>", perMinute: 4, baselinePerMinute: 0, ratio: Infinity, severity: 90, abnormal: true, onset, baselineMs: 3_600_000, example: `login token=${S}`, count: 80 },
   { kind: "event", action: "events", subject: `pod/${S}`, reason: S, message: `auth ${S}`, warning: true, onset },
   { kind: "alert", action: "alerts", name: S, subject: S, level: S, onset },
   { kind: "change", action: "deploys", change: "deploy", subject: S, detail: S, at: onset },

@@ -111,6 +111,15 @@ export interface LogPatternEvidence extends Cited {
   abnormal: boolean;
   onset?: Date;
   baselineMs: number;
+  /** One line of the pattern from the incident phase, as the source gave it (cut to a few hundred characters). */
+  example?: string;
+  /** How many lines of the pattern the incident phase holds (estimated when the lines read were a sample). */
+  count?: number;
+  /**
+   * When true the rates and count are of every matching line, not of one pattern (nothing grew on its
+   * own, or the lines moved together); `pattern` is then the most common one, for context.
+   */
+  total?: boolean;
 }
 
 /** Something that happened to an object, e.g. a Kubernetes event. */
@@ -234,7 +243,7 @@ export function mapEvidenceText(evidence: Evidence, map: (text: string) => strin
     case "values":
       return { ...evidence, action, values: evidence.values.map((item) => ({ ...item, labels: labels(item.labels) })) };
     case "log-pattern":
-      return { ...evidence, action, pattern: map(evidence.pattern) };
+      return { ...evidence, action, pattern: map(evidence.pattern), ...(evidence.example === undefined ? {} : { example: map(evidence.example) }) };
     case "event":
       return {
         ...evidence,

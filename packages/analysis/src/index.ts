@@ -5,3 +5,4 @@ export * from "./outcome-text.js";
 export { actionResultOf, shortAnswer, type ActionResultText } from "./evidence-text.js";
 export * from "./ranking.js";
 export * from "./summarize.js";
+export * from "./log-analysis.js";

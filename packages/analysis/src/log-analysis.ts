@@ -1,0 +1,312 @@
+import type { Evidence, LogPatternEvidence, NoneEvidence, TimeWindow } from "./evidence.js";
+import { createTemplateMiner } from "./log-templates.js";
+import { INCIDENT_LEAD_MS } from "./metric-analysis.js";
+
+/** A pattern needs at least this many lines in the incident phase to be abnormal: a handful is chance. */
+export const MIN_ABNORMAL_LINES = 10;
+/** …and at least this share of the incident phase's lines: in a noisy stream, rare lines come and go. */
+export const MIN_ABNORMAL_SHARE = 0.005;
+/** …and at least this many times the lines its baseline rate (plus one line) would give the incident phase. */
+export const ABNORMAL_LOG_GROWTH = 3;
+/** Patterns reported at most, strongest first. */
+export const MAX_LOG_PATTERNS = 5;
+/** An example line is cut to this many characters. */
+const MAX_EXAMPLE_CHARS = 200;
+/** Onsets are found on buckets of at least a minute, and at most this many over the window. */
+const MAX_BUCKETS = 500;
+const MINUTE = 60_000;
+
+/** One log line as a source gave it. */
+export interface LogLine {
+  at: Date;
+  line: string;
+}
+
+/** How many lines matched in one step of the window (the step that starts or ends at `at`). */
+export interface LogCount {
+  at: Date;
+  count: number;
+}
+
+export interface LogInput {
+  /**
+   * The lines read, in any order. A source that reads at most N lines of a phase should read the latest
+   * N of it (newest first, as Loki's `direction=backward` and a search sorted by time descending do): the
+   * lines are then every line from the earliest one read to the end of that phase.
+   */
+  lines: Iterable<LogLine>;
+  /** Matching lines per step over the window; when they count more lines than were read, the lines are a sample. */
+  totals?: Iterable<LogCount>;
+}
+
+export interface LogContext {
+  /** The action's title: the evidence cites it. */
+  action: string;
+  window: TimeWindow;
+  /** The action's most important link, carried into the evidence. */
+  link?: string;
+}
+
+/**
+ * When the incident phase starts: the same as for metrics (`analyzeSeries`), 5 minutes before the issue
+ * time (at most half of the baseline). A source reads its lines per phase around it.
+ */
+export function incidentPhaseStart(window: TimeWindow): Date {
+  const time = window.time.getTime();
+  return new Date(time - Math.min(INCIDENT_LEAD_MS, (time - window.start.getTime()) / 2));
+}
+
+interface Phase {
+  from: number;
+  to: number;
+  /** Lines read in the phase. */
+  read: number;
+  /** Lines the phase holds (the totals, or the lines read when there are no totals or they count fewer). */
+  total: number;
+  /** From when the lines read are every line of the phase (its start, unless they are a sample). */
+  coveredFrom: number;
+}
+
+interface Pattern {
+  id: number;
+  /** Its lines' times, one count each, in time order. */
+  lines: LogCount[];
+  baseline: number;
+  incident: number;
+  example?: LogLine;
+}
+
+interface Judged {
+  pattern: string;
+  /** Estimated lines in each phase. */
+  baseline: number;
+  incident: number;
+  lines: readonly LogCount[];
+  example?: LogLine;
+  abnormal: boolean;
+  severity: number;
+}
+
+/**
+ * Compares the log lines of the incident phase with those before it, pattern by pattern.
+ *
+ * - phases: the baseline is [start, time − 5 min), the incident phase from then to the end of the window
+ *   (or to the latest line or count seen, when the window reaches past what the source has yet);
+ * - lines are grouped into patterns (`log-templates.ts`: masked times, numbers, ids, UUIDs, hex, IPs,
+ *   durations, quoted strings, emails; Drain-style merging); when the totals say that a phase holds more
+ *   lines than were read, each pattern's count in that phase is scaled by total ÷ read;
+ * - a pattern is abnormal when, in the incident phase, it has at least MIN_ABNORMAL_LINES lines, at least
+ *   MIN_ABNORMAL_SHARE of the phase's lines, and at least ABNORMAL_LOG_GROWTH times what its baseline rate
+ *   plus one line would give (one line added: a pattern not seen before is not one that could not occur;
+ *   this also makes a new pattern with few lines against a long baseline need more than a short one). Its
+ *   severity is that multiple; its onset the start of its largest rise (a CUSUM change point over buckets
+ *   of a minute or more), dated to its first line from then on;
+ * - the same rule, on every line, judges the total.
+ *
+ * Returns the abnormal patterns, strongest first (at most MAX_LOG_PATTERNS), each with an example line
+ * from the incident phase and its count; when there is none, one evidence for all lines (`total`), abnormal
+ * when they grew together; no line and no count in the window: `none` "matching log lines".
+ * Deterministic: lines are grouped in time order (then text order), ties broken by pattern text.
+ */
+export function analyzeLogs(input: LogInput, context: LogContext): Evidence[] {
+  const { window, action, link } = context;
+  const cited = { action, ...(link === undefined ? {} : { link }) };
+  const start = window.start.getTime();
+  const incidentFrom = incidentPhaseStart(window).getTime();
+  const lines = [...input.lines]
+    .filter((item) => item.at.getTime() >= start && item.at.getTime() <= window.end.getTime())
+    .sort((a, b) => a.at.getTime() - b.at.getTime() || compareText(a.line, b.line));
+  const totals = input.totals === undefined ? undefined : [...input.totals].filter((item) => Number.isFinite(item.count) && item.count >= 0);
+  const counted = totals?.reduce((sum, item) => sum + item.count, 0) ?? 0;
+  if (lines.length === 0 && counted === 0) return [{ kind: "none", ...cited, what: "matching log lines" } satisfies NoneEvidence];
+
+  let latestSeen = lines.at(-1)?.at.getTime() ?? -Infinity;
+  for (const item of totals ?? []) if (item.count > 0) latestSeen = Math.max(latestSeen, item.at.getTime());
+  const end = Math.min(window.end.getTime(), Math.max(window.time.getTime(), latestSeen));
+  const baseline = phaseOf(start, incidentFrom, lines, totals);
+  const incident = phaseOf(incidentFrom, end, lines, totals);
+
+  const miner = createTemplateMiner();
+  const patterns = new Map<number, Pattern>();
+  for (const item of lines) {
+    const id = miner.add(item.line);
+    let pattern = patterns.get(id);
+    if (pattern === undefined) {
+      pattern = { id, lines: [], baseline: 0, incident: 0 };
+      patterns.set(id, pattern);
+    }
+    const at = item.at.getTime();
+    pattern.lines.push({ at: item.at, count: 1 });
+    if (at < incidentFrom) pattern.baseline += 1;
+    else {
+      pattern.incident += 1;
+      pattern.example ??= item;
+    }
+  }
+
+  const judge = (baselineLines: number, incidentLines: number) => {
+    const expected = ((baselineLines + 1) * minutes(incident)) / Math.max(minutes(baseline), 1 / 60);
+    const severity = incidentLines / expected;
+    const abnormal = incidentLines >= MIN_ABNORMAL_LINES && incidentLines >= MIN_ABNORMAL_SHARE * incident.total && severity >= ABNORMAL_LOG_GROWTH;
+    return { severity, abnormal };
+  };
+  const judged: Judged[] = [...patterns.values()].map((pattern) => {
+    const baselineLines = scaled(pattern.baseline, baseline);
+    const incidentLines = scaled(pattern.incident, incident);
+    return {
+      pattern: miner.template(pattern.id),
+      baseline: baselineLines,
+      incident: incidentLines,
+      lines: pattern.lines,
+      ...(pattern.example === undefined ? {} : { example: pattern.example }),
+      ...judge(baselineLines, incidentLines),
+    };
+  });
+  judged.sort((a, b) => b.severity - a.severity || b.incident - a.incident || compareText(a.pattern, b.pattern));
+
+  const buckets = bucketing(window, baseline, incident);
+  const totalPoints = totals === undefined ? lines.map((item) => ({ at: item.at, count: 1 })) : [...totals].sort((a, b) => a.at.getTime() - b.at.getTime());
+  // Every line's rise, from the counts (never a sample): dates a pattern's rise that began where its lines were not read.
+  const totalOnset = onsetOf(totalPoints, { ...buckets, covered: buckets.covered.map(() => true) })?.at;
+  const evidenceOf = (item: Judged, points: readonly LogCount[], total: boolean): LogPatternEvidence => {
+    const perMinute = item.incident / minutes(incident);
+    const baselinePerMinute = item.baseline / Math.max(minutes(baseline), 1 / 60);
+    const onset = item.abnormal ? datedOnset(onsetOf(points, buckets), totalOnset) : undefined;
+    return {
+      kind: "log-pattern",
+      ...cited,
+      pattern: item.pattern,
+      perMinute,
+      baselinePerMinute,
+      ratio: baselinePerMinute === 0 ? (perMinute === 0 ? 1 : Infinity) : perMinute / baselinePerMinute,
+      severity: item.severity,
+      abnormal: item.abnormal,
+      ...(onset === undefined ? {} : { onset }),
+      baselineMs: window.time.getTime() - start,
+      ...(item.example === undefined ? {} : { example: cut(item.example.line) }),
+      count: Math.round(item.incident),
+      ...(total ? { total } : {}),
+    };
+  };
+
+  const abnormal = judged.filter((item) => item.abnormal).slice(0, MAX_LOG_PATTERNS);
+  if (abnormal.length > 0) return abnormal.map((item) => evidenceOf(item, item.lines, false));
+
+  // Nothing grew on its own: every line, named by the pattern most common in the incident phase.
+  const common = [...judged].sort((a, b) => b.incident - a.incident || b.baseline - a.baseline || compareText(a.pattern, b.pattern))[0];
+  const all: Judged = {
+    pattern: common?.pattern ?? "",
+    baseline: baseline.total,
+    incident: incident.total,
+    lines: [],
+    ...(common?.example === undefined ? {} : { example: common.example }),
+    ...judge(baseline.total, incident.total),
+  };
+  return [evidenceOf(all, totalPoints, true)];
+}
+
+/** A phase [from, to) and what was read of it. */
+function phaseOf(from: number, to: number, lines: readonly LogLine[], totals: readonly LogCount[] | undefined): Phase {
+  const inPhase = lines.filter((item) => item.at.getTime() >= from && item.at.getTime() < Math.max(to, from + 1));
+  const read = inPhase.length;
+  const counted = totals?.filter((item) => item.at.getTime() >= from && item.at.getTime() < to).reduce((sum, item) => sum + item.count, 0) ?? 0;
+  const total = Math.max(read, counted);
+  const earliest = inPhase[0]?.at.getTime();
+  return { from, to, read, total, coveredFrom: total > read && earliest !== undefined ? earliest : from };
+}
+
+/** A pattern's lines read in a phase, as an estimate of its lines in the whole phase. */
+function scaled(read: number, phase: Phase): number {
+  return phase.read === 0 ? 0 : (read * phase.total) / phase.read;
+}
+
+function minutes(phase: Phase): number {
+  return Math.max(phase.to - phase.from, 1000) / MINUTE;
+}
+
+interface Buckets {
+  size: number;
+  from: number;
+  /** The first bucket of the incident phase. */
+  split: number;
+  /** For each bucket: whether every line of it was read (outside a sample's gap). */
+  covered: boolean[];
+}
+
+function bucketing(window: TimeWindow, baseline: Phase, incident: Phase): Buckets {
+  const from = window.start.getTime();
+  const span = Math.max(incident.to - from, MINUTE);
+  const size = Math.max(MINUTE, Math.ceil(span / MAX_BUCKETS / 1000) * 1000);
+  const covered: boolean[] = [];
+  for (let at = from; at < incident.to; at += size) {
+    const phase = at < baseline.to ? baseline : incident;
+    covered.push(at + size > phase.coveredFrom);
+  }
+  return { size, from, split: Math.floor((baseline.to - from) / size), covered };
+}
+
+/** When a rise began; `gapFrom` when lines before it were not read (a sample), so it may have begun from then on. */
+interface Onset {
+  at: Date;
+  gapFrom?: Date;
+}
+
+/**
+ * When a rise began: over the covered buckets, the cumulative sum of (lines − reference), with the
+ * reference halfway between the rate before and during the incident phase, falls while the rate is low
+ * and climbs while it is high; the rise starts after the lowest point before the largest climb (a CUSUM
+ * change point). Dated to the first line (or count) from that bucket on. `points` are in time order.
+ */
+function onsetOf(points: readonly LogCount[], buckets: Buckets): Onset | undefined {
+  const counts = buckets.covered.map(() => 0);
+  for (const point of points) {
+    const index = Math.floor((point.at.getTime() - buckets.from) / buckets.size);
+    if (index >= 0 && index < counts.length) counts[index] = (counts[index] ?? 0) + point.count;
+  }
+  const indexes = counts.flatMap((_count, index) => (buckets.covered[index] === true ? [index] : []));
+  const mean = (part: readonly number[]) => (part.length === 0 ? 0 : part.reduce((sum, index) => sum + (counts[index] ?? 0), 0) / part.length);
+  const reference = (mean(indexes.filter((index) => index < buckets.split)) + mean(indexes.filter((index) => index >= buckets.split))) / 2;
+  let sum = 0;
+  let lowest = 0;
+  let lowestAfter = indexes[0];
+  let bestClimb = 0;
+  let bestStart: number | undefined;
+  for (const [position, index] of indexes.entries()) {
+    sum += (counts[index] ?? 0) - reference;
+    if (sum - lowest > bestClimb) {
+      bestClimb = sum - lowest;
+      bestStart = lowestAfter;
+    }
+    if (sum < lowest) {
+      lowest = sum;
+      lowestAfter = indexes[position + 1];
+    }
+  }
+  if (bestStart === undefined) return undefined;
+  const from = buckets.from + bestStart * buckets.size;
+  const at = points.find((point) => point.at.getTime() >= from && point.count > 0)?.at;
+  if (at === undefined) return undefined;
+  // A rise that starts right after lines that were not read began somewhere in that gap.
+  let gap = bestStart;
+  while (gap > 0 && buckets.covered[gap - 1] === false) gap -= 1;
+  return gap === bestStart ? { at } : { at, gapFrom: new Date(buckets.from + gap * buckets.size) };
+}
+
+/**
+ * A pattern's onset: its own, unless its rise starts right after lines that were not read; then the rise
+ * of every line when that falls in the gap, else none (it began somewhere in the gap, which is not a time).
+ */
+function datedOnset(onset: Onset | undefined, total: Date | undefined): Date | undefined {
+  if (onset?.gapFrom === undefined) return onset?.at;
+  if (total !== undefined && total >= onset.gapFrom && total <= onset.at) return total;
+  return undefined;
+}
+
+function cut(line: string): string {
+  const single = line.replace(/\s+/g, " ").trim();
+  return single.length <= MAX_EXAMPLE_CHARS ? single : `${single.slice(0, MAX_EXAMPLE_CHARS - 1)}…`;
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
