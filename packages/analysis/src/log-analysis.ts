@@ -22,7 +22,7 @@ export interface LogLine {
   line: string;
 }
 
-/** How many lines matched in one step of the window (the step that starts or ends at `at`). */
+/** How many lines matched in one step of the window: the step that starts at `at`. */
 export interface LogCount {
   at: Date;
   count: number;
@@ -123,8 +123,8 @@ export function analyzeLogs(input: LogInput, context: LogContext): Evidence[] {
   let latestSeen = lines.at(-1)?.at.getTime() ?? -Infinity;
   for (const item of totals ?? []) if (item.count > 0) latestSeen = Math.max(latestSeen, item.at.getTime());
   const end = Math.min(window.end.getTime(), Math.max(window.time.getTime(), latestSeen));
-  const baseline = phaseOf(start, incidentFrom, lines, totals);
-  const incident = phaseOf(incidentFrom, end, lines, totals);
+  const baseline = phaseOf(start, incidentFrom, false, lines, totals);
+  const incident = phaseOf(incidentFrom, end, true, lines, totals);
 
   const miner = createTemplateMiner();
   const patterns = new Map<number, Pattern>();
@@ -205,11 +205,12 @@ export function analyzeLogs(input: LogInput, context: LogContext): Evidence[] {
   return [evidenceOf(all, totalPoints, true)];
 }
 
-/** A phase [from, to) and what was read of it. */
-function phaseOf(from: number, to: number, lines: readonly LogLine[], totals: readonly LogCount[] | undefined): Phase {
-  const inPhase = lines.filter((item) => item.at.getTime() >= from && item.at.getTime() < Math.max(to, from + 1));
+/** A phase [from, to) (or [from, to] when `closed`: the window's end is in it) and what was read of it. */
+function phaseOf(from: number, to: number, closed: boolean, lines: readonly LogLine[], totals: readonly LogCount[] | undefined): Phase {
+  const within = (at: Date) => at.getTime() >= from && (closed ? at.getTime() <= to : at.getTime() < to);
+  const inPhase = lines.filter((item) => within(item.at));
   const read = inPhase.length;
-  const counted = totals?.filter((item) => item.at.getTime() >= from && item.at.getTime() < to).reduce((sum, item) => sum + item.count, 0) ?? 0;
+  const counted = totals?.filter((item) => within(item.at)).reduce((sum, item) => sum + item.count, 0) ?? 0;
   const total = Math.max(read, counted);
   const earliest = inPhase[0]?.at.getTime();
   return { from, to, read, total, coveredFrom: total > read && earliest !== undefined ? earliest : from };

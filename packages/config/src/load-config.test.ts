@@ -218,7 +218,21 @@ mitigations:
     });
     expect(error.problems.map((problem) => `${problem.path}: ${problem.message}`)).toEqual([
       "gadgets.0.actions.0.prometheus.query: placeholder {{host|upper}}: unknown filter (known: regex)",
-      "mitigations.0.toolName: placeholder {{host|regex}}: filters apply only in prometheus queries",
+      "mitigations.0.toolName: placeholder {{host|regex}}: filters apply only in prometheus queries and loki selectors",
+    ]);
+  });
+
+  it("refuses a query placeholder written inside the author's quotes", async () => {
+    const error = await loadError({
+      "organizations/acme.yaml": acme,
+      "playbooks/acme/p.yaml": playbook("p", {
+        action: `      - title: up
+        dataSource: prom
+        prometheus: { query: 'up{instance="{{host}}"}' }`,
+      }),
+    });
+    expect(error.problems.map((problem) => `${problem.path}: ${problem.message}`)).toEqual([
+      "gadgets.0.actions.0.prometheus.query: placeholder {{host}} is inside a string literal: write it without quotes (each value becomes a string literal of its own)",
     ]);
   });
 
@@ -307,7 +321,7 @@ gadgets:
     });
     expect(error.problems).toEqual([
       { file: "playbooks/acme/p.yaml", path: "gadgets.0.actions.0.prometheus.query", line: 10, message: "Invalid input: expected string, received number" },
-      { file: "playbooks/acme/p.yaml", path: "gadgets.0.actions.1", line: 11, message: "an action needs exactly one query key: prometheus or http" },
+      { file: "playbooks/acme/p.yaml", path: "gadgets.0.actions.1", line: 11, message: "an action needs exactly one query key: prometheus or http or datadog or loki" },
       { file: "playbooks/acme/p.yaml", path: "windw", line: 3, message: 'unknown field "windw"' },
     ]);
   });
@@ -321,7 +335,7 @@ dataSources:
     type: prometheus
     url: ftp://x
   logs:
-    type: loki
+    type: splunk
     url: http://x
 `,
     });

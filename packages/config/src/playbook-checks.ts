@@ -96,6 +96,8 @@ export function checkPlaybooks(
           report(path, `placeholder ${written}: unknown filter (known: ${filters.join(", ")})`);
         }
       }
+      const problem = encoding.problem?.(template);
+      if (problem !== undefined) report(path, problem);
       // A path appended to the data source's URL (an http action's) need not fix a host: full URLs must.
       const underDataSource = encoding.url === "under-data-source";
       if (encoding.url !== undefined) {

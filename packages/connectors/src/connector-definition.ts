@@ -19,6 +19,11 @@ export interface TemplateEncoding {
    */
   url?: "absolute" | "under-data-source";
   /**
+   * Why the template itself can never be filled safely, whatever the values (a placeholder inside a
+   * string literal of a query): configuration loading reports it, and `fill` refuses it.
+   */
+  problem?(template: string): string | undefined;
+  /**
    * Fills one template with the attributes. Throws MissingAttributesError naming what the issue lacks,
    * or an error saying why a value cannot be written (UnsafeValueError, a lone surrogate…).
    */

@@ -6,18 +6,18 @@ import { connectorRegistry } from "./stock-connectors.js";
 
 describe("connectorRegistry", () => {
   it("derives the query keys and the connector of an action from the list", () => {
-    expect(connectorRegistry.types).toEqual(["prometheus", "http", "datadog"]);
+    expect(connectorRegistry.types).toEqual(["prometheus", "http", "datadog", "loki"]);
     expect(connectorRegistry.connectorOf({ title: "t", dataSource: "m", prometheus: { query: "up" } })?.type).toBe("prometheus");
     expect(connectorRegistry.connectorOf({ title: "t", dataSource: "m", http: {} })?.type).toBe("http");
     expect(connectorRegistry.connectorOf({ title: "t", dataSource: "m" })).toBeUndefined();
     expect(connectorRegistry.connectorOf({ prometheus: {}, http: {} })).toBeUndefined();
-    expect(connectorRegistry.filterPlaces).toEqual(["prometheus queries"]);
+    expect(connectorRegistry.filterPlaces).toEqual(["prometheus queries", "loki selectors"]);
   });
 
   it("parses a data source with its connector's schema, keeping its own fields", () => {
     const parsed = connectorRegistry.dataSource.parse({ type: "prometheus", url: "http://p", grafana: { url: "http://g", datasourceUid: "u" } });
     expect(parsed).toEqual({ type: "prometheus", url: "http://p", grafana: { url: "http://g", datasourceUid: "u", orgId: 1 } });
-    const unknown = connectorRegistry.dataSource.safeParse({ type: "loki", url: "http://l" });
+    const unknown = connectorRegistry.dataSource.safeParse({ type: "splunk", url: "http://s" });
     expect(unknown.error?.issues.map((issue) => issue.path)).toEqual([["type"]]);
   });
 

@@ -6,3 +6,4 @@ export * from "./http/runtime.js";
 export * from "./prometheus/prometheus-response.js";
 export * from "./prometheus/runtime.js";
 export * from "./datadog/runtime.js";
+export * from "./loki/runtime.js";

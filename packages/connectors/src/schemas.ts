@@ -18,3 +18,4 @@ export * from "./prometheus/prometheus-link.js";
 export * from "./prometheus/promql-escape.js";
 export * from "./datadog/schema.js";
 export * from "./datadog/datadog-link.js";
+export * from "./loki/schema.js";

@@ -1,6 +1,7 @@
 import { createConnectorRegistry } from "./connector-registry.js";
 import { datadogConnector } from "./datadog/schema.js";
 import { httpConnector } from "./http/schema.js";
+import { lokiConnector } from "./loki/schema.js";
 import { prometheusConnector } from "./prometheus/schema.js";
 
 /** The connectors this service ships: one line each. */
@@ -8,6 +9,7 @@ export const stockConnectors = [
   prometheusConnector,
   httpConnector,
   datadogConnector,
+  lokiConnector,
 ] as const;
 
 /** The registry of the stock connectors: what configuration, playbooks and the engine use by default. */

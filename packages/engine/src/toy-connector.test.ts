@@ -90,7 +90,7 @@ describe("a connector added through the registry alone", () => {
       "playbooks/acme/shout.yaml gadgets.0.actions.0.dataSource: data source \"metrics\" is of type prometheus, but the action's query key is toy",
     ]);
     expect(await problems(await configDir(playbook("{{service}}")), {})).toEqual([
-      "organizations/acme.yaml dataSources.words.type: Invalid discriminator value. Expected 'prometheus' | 'http' | 'datadog'",
+      `organizations/acme.yaml dataSources.words.type: Invalid discriminator value. Expected ${stockConnectors.map((connector) => `'${connector.type}'`).join(" | ")}`,
       "playbooks/acme: the playbooks of organization \"acme\" are checked once its organization file is valid",
     ]);
   });

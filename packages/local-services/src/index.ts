@@ -4,3 +4,4 @@ export * from "./large-range-answer.js";
 export * from "./prometheus.js";
 export * from "./redis.js";
 export * from "./test-http-server.js";
+export * from "./fake-loki.js";

@@ -2,6 +2,7 @@ import { fillTemplate } from "@pes/templates";
 import { z } from "zod";
 import { connectionFields } from "../connection-options.js";
 import { defineConnector, type TemplateEncoding } from "../connector-definition.js";
+import { placeholderInLiteralProblem } from "../query-literals.js";
 import { SecretRef } from "../secret-ref.js";
 import { prometheusLink } from "./prometheus-link.js";
 import { promqlEncoder } from "./promql-escape.js";
@@ -68,7 +69,12 @@ export type PrometheusAction = z.infer<typeof PrometheusAction>;
 export const promqlTemplate: TemplateEncoding = {
   target: "promql",
   filters: { names: ["regex"], where: "prometheus queries" },
-  fill: (template, attributes) => fillTemplate(template, attributes, promqlEncoder),
+  problem: placeholderInLiteralProblem,
+  fill: (template, attributes) => {
+    const problem = placeholderInLiteralProblem(template);
+    if (problem !== undefined) throw new Error(problem);
+    return fillTemplate(template, attributes, promqlEncoder);
+  },
 };
 
 /** The prometheus connector: a PromQL query over the window, compared with the level before the issue. */

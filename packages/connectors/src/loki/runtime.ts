@@ -1,0 +1,130 @@
+import { analyzeLogs, describeFetchFailure, incidentPhaseStart, type Evidence, type LogCount, type LogLine } from "@pes/analysis";
+import type { ActionRequest, ConnectorRuntime, TimeWindow } from "../connector.js";
+import { errorAnswerText } from "../answer-text.js";
+import { answerText, MAX_RESPONSE_BYTES, type HttpClient } from "../http-client.js";
+import { authorizationHeader } from "../http-auth.js";
+import { runConnectorAction } from "../run-action.js";
+import { baseUrlOf } from "../url-text.js";
+import { LokiMatrix, LokiStreams } from "./loki-response.js";
+import { lokiConnector, type LokiAction, type LokiDataSource } from "./schema.js";
+
+const TARGET = "Loki";
+/** Counts per minute at least: finer steps cost Loki more and only add noise to a rate. */
+const MIN_STEP_SECONDS = 60;
+/** At most this many counts over the window. */
+const MAX_POINTS = 500;
+
+/** Why one of the action's requests got no usable answer, in plain words. */
+class LokiFailure {
+  constructor(readonly reason: string) {}
+}
+
+/**
+ * Asks Loki, in parallel, for the selector's line counts over the window (`sum(count_over_time(…))`, a
+ * matrix) and the latest `limit` lines of each phase (before the incident phase, and from it on: newest
+ * first), then compares them pattern by pattern (`analyzeLogs`). Any failure is a `failed` evidence in
+ * plain words, Loki's own for an error answer ("Loki answered 400: parse error at line 1, col 12: …").
+ */
+export const lokiRuntime: ConnectorRuntime<LokiDataSource, LokiAction> = {
+  async fetch(request) {
+    const { title, dataSource, query: action, window, signal, secrets, link } = request;
+    const failed = (reason: string): Evidence => ({ kind: "failed", action: title, reason, ...(link === undefined ? {} : { link }) });
+
+    let headers: Record<string, string>;
+    try {
+      headers = {
+        accept: "application/json",
+        ...authorizationHeader(dataSource.auth, secrets),
+        ...(dataSource.tenant === undefined ? {} : { "x-scope-orgid": dataSource.tenant }),
+      };
+    } catch (error) {
+      return failed(`cannot authenticate to ${TARGET}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const url = `${baseUrlOf(dataSource)}/loki/api/v1/query_range`;
+    const ask = (parameters: Record<string, string>) => getJson(request.http, `${url}?${new URLSearchParams(parameters).toString()}`, headers, signal);
+    const split = incidentPhaseStart(window);
+    const step = countStepSeconds(window);
+    // Aligned to the step, and one step later: a sample counts the step that ends at it.
+    const countsFrom = (Math.floor(window.start.getTime() / 1000 / step) + 1) * step * 1000;
+    // Loki's end is exclusive: the window's end is not (its last nanosecond is asked for too).
+    const lines = (from: Date, to: Date, inclusive = false) =>
+      ask({ query: action.selector, start: nanoseconds(from), end: nanoseconds(to, inclusive), limit: String(action.limit), direction: "backward" });
+
+    const [counts, before, during] = await Promise.all([
+      ask({
+        query: `sum(count_over_time(${action.selector}[${step}s]))`,
+        start: nanoseconds(new Date(countsFrom)),
+        end: nanoseconds(new Date(window.end.getTime() + step * 1000)),
+        step: String(step),
+      }),
+      lines(window.start, split),
+      lines(split, window.end, true),
+    ]);
+    const totals = counts instanceof LokiFailure ? counts : totalsOf(counts, step);
+    if (totals instanceof LokiFailure) return failed(totals.reason);
+    const read: LogLine[] = [];
+    for (const answer of [before, during]) {
+      const found = answer instanceof LokiFailure ? answer : linesOf(answer);
+      if (found instanceof LokiFailure) return failed(found.reason);
+      read.push(...found);
+    }
+    return analyzeLogs({ lines: read, totals }, { action: title, window, ...(link === undefined ? {} : { link }) });
+  },
+};
+
+/** One GET, its JSON answer or why there is none. */
+async function getJson(http: HttpClient, url: string, headers: Record<string, string>, signal: AbortSignal): Promise<unknown> {
+  let status: number;
+  let statusText: string;
+  let body: Buffer;
+  try {
+    ({ status, statusText, body } = await http.request(url, { method: "GET", headers, signal }));
+  } catch (error) {
+    return new LokiFailure(describeFetchFailure(error, signal, TARGET, MAX_RESPONSE_BYTES));
+  }
+  if (status < 200 || status > 299) {
+    const said = errorAnswerText(body);
+    return new LokiFailure(said === "" ? `${TARGET} answered HTTP ${status}${statusText ? ` ${statusText}` : ""}` : `${TARGET} answered ${status}: ${said}`);
+  }
+  try {
+    return JSON.parse(answerText(body));
+  } catch {
+    return new LokiFailure(`${TARGET} answered with something that is not JSON`);
+  }
+}
+
+/**
+ * The counts of a `sum(count_over_time(…[step]))` matrix: one series (none when no line matched). A
+ * sample at t counts the lines in (t − step, t]: its step starts at t − step.
+ */
+function totalsOf(body: unknown, step: number): LogCount[] | LokiFailure {
+  const parsed = LokiMatrix.safeParse(body);
+  if (!parsed.success) return new LokiFailure(`${TARGET} answered the count query in a shape this connector does not know`);
+  return parsed.data.data.result.flatMap((series) => series.values.map(([seconds, value]) => ({ at: new Date((seconds - step) * 1000), count: Number(value) })));
+}
+
+/** The lines of every stream of a log query's answer. */
+function linesOf(body: unknown): LogLine[] | LokiFailure {
+  const parsed = LokiStreams.safeParse(body);
+  if (!parsed.success) return new LokiFailure(`${TARGET} answered the log query in a shape this connector does not know`);
+  return parsed.data.data.result.flatMap((stream) => stream.values.map(([at, line]) => ({ at: new Date(Number(at) / 1e6), line })));
+}
+
+/** The step of the count query: the window in at most 500 counts, whole minutes, at least one. */
+export function countStepSeconds(window: TimeWindow): number {
+  const seconds = Math.max(0, (window.end.getTime() - window.start.getTime()) / 1000);
+  return Math.max(MIN_STEP_SECONDS, Math.ceil(seconds / MAX_POINTS / MIN_STEP_SECONDS) * MIN_STEP_SECONDS);
+}
+
+/** Loki's times: integer nanoseconds since the epoch (`through`: the last nanosecond of that millisecond). */
+function nanoseconds(date: Date, through = false): string {
+  return `${date.getTime()}${through ? "999999" : "000000"}`;
+}
+
+/**
+ * Runs one Loki action: fills the selector (attribute values as LogQL string literals), then fetches.
+ * The worker runs actions through the registry; this is the same path, for this connector's own tests.
+ */
+export function runLokiAction(request: ActionRequest<LokiDataSource, LokiAction>) {
+  return runConnectorAction(lokiConnector.definition, lokiRuntime, request);
+}
