@@ -56,6 +56,15 @@ export function incidentPhaseStart(window: TimeWindow): Date {
   return new Date(time - Math.min(INCIDENT_LEAD_MS, (time - window.start.getTime()) / 2));
 }
 
+/**
+ * The step a source counts matching lines in: the window in at most MAX_BUCKETS counts, whole minutes,
+ * at least one (finer counts cost the source more and only add noise to a rate).
+ */
+export function logCountStepSeconds(window: TimeWindow): number {
+  const seconds = Math.max(0, (window.end.getTime() - window.start.getTime()) / 1000);
+  return Math.max(60, Math.ceil(seconds / MAX_BUCKETS / 60) * 60);
+}
+
 interface Phase {
   from: number;
   to: number;

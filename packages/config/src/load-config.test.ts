@@ -321,7 +321,7 @@ gadgets:
     });
     expect(error.problems).toEqual([
       { file: "playbooks/acme/p.yaml", path: "gadgets.0.actions.0.prometheus.query", line: 10, message: "Invalid input: expected string, received number" },
-      { file: "playbooks/acme/p.yaml", path: "gadgets.0.actions.1", line: 11, message: "an action needs exactly one query key: prometheus or http or datadog or loki" },
+      { file: "playbooks/acme/p.yaml", path: "gadgets.0.actions.1", line: 11, message: "an action needs exactly one query key: prometheus or http or datadog or loki or elasticsearch" },
       { file: "playbooks/acme/p.yaml", path: "windw", line: 3, message: 'unknown field "windw"' },
     ]);
   });

@@ -6,7 +6,7 @@ import { connectorRegistry } from "./stock-connectors.js";
 
 describe("connectorRegistry", () => {
   it("derives the query keys and the connector of an action from the list", () => {
-    expect(connectorRegistry.types).toEqual(["prometheus", "http", "datadog", "loki"]);
+    expect(connectorRegistry.types).toEqual(["prometheus", "http", "datadog", "loki", "elasticsearch"]);
     expect(connectorRegistry.connectorOf({ title: "t", dataSource: "m", prometheus: { query: "up" } })?.type).toBe("prometheus");
     expect(connectorRegistry.connectorOf({ title: "t", dataSource: "m", http: {} })?.type).toBe("http");
     expect(connectorRegistry.connectorOf({ title: "t", dataSource: "m" })).toBeUndefined();

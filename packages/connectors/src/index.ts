@@ -7,3 +7,4 @@ export * from "./prometheus/prometheus-response.js";
 export * from "./prometheus/runtime.js";
 export * from "./datadog/runtime.js";
 export * from "./loki/runtime.js";
+export * from "./elasticsearch/runtime.js";

@@ -19,3 +19,4 @@ export * from "./prometheus/promql-escape.js";
 export * from "./datadog/schema.js";
 export * from "./datadog/datadog-link.js";
 export * from "./loki/schema.js";
+export * from "./elasticsearch/schema.js";

@@ -1,5 +1,6 @@
 import { createConnectorRegistry } from "./connector-registry.js";
 import { datadogConnector } from "./datadog/schema.js";
+import { elasticsearchConnector } from "./elasticsearch/schema.js";
 import { httpConnector } from "./http/schema.js";
 import { lokiConnector } from "./loki/schema.js";
 import { prometheusConnector } from "./prometheus/schema.js";
@@ -10,6 +11,7 @@ export const stockConnectors = [
   httpConnector,
   datadogConnector,
   lokiConnector,
+  elasticsearchConnector,
 ] as const;
 
 /** The registry of the stock connectors: what configuration, playbooks and the engine use by default. */

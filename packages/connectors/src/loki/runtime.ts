@@ -1,5 +1,5 @@
-import { analyzeLogs, describeFetchFailure, incidentPhaseStart, type Evidence, type LogCount, type LogLine } from "@pes/analysis";
-import type { ActionRequest, ConnectorRuntime, TimeWindow } from "../connector.js";
+import { analyzeLogs, describeFetchFailure, incidentPhaseStart, logCountStepSeconds, type Evidence, type LogCount, type LogLine } from "@pes/analysis";
+import type { ActionRequest, ConnectorRuntime } from "../connector.js";
 import { errorAnswerText } from "../answer-text.js";
 import { answerText, MAX_RESPONSE_BYTES, type HttpClient } from "../http-client.js";
 import { authorizationHeader } from "../http-auth.js";
@@ -9,10 +9,6 @@ import { LokiMatrix, LokiStreams } from "./loki-response.js";
 import { lokiConnector, type LokiAction, type LokiDataSource } from "./schema.js";
 
 const TARGET = "Loki";
-/** Counts per minute at least: finer steps cost Loki more and only add noise to a rate. */
-const MIN_STEP_SECONDS = 60;
-/** At most this many counts over the window. */
-const MAX_POINTS = 500;
 
 /** Why one of the action's requests got no usable answer, in plain words. */
 class LokiFailure {
@@ -43,7 +39,7 @@ export const lokiRuntime: ConnectorRuntime<LokiDataSource, LokiAction> = {
     const url = `${baseUrlOf(dataSource)}/loki/api/v1/query_range`;
     const ask = (parameters: Record<string, string>) => getJson(request.http, `${url}?${new URLSearchParams(parameters).toString()}`, headers, signal);
     const split = incidentPhaseStart(window);
-    const step = countStepSeconds(window);
+    const step = logCountStepSeconds(window);
     // Aligned to the step, and one step later: a sample counts the step that ends at it.
     const countsFrom = (Math.floor(window.start.getTime() / 1000 / step) + 1) * step * 1000;
     // Loki's end is exclusive: the window's end is not (its last nanosecond is asked for too).
@@ -110,11 +106,6 @@ function linesOf(body: unknown): LogLine[] | LokiFailure {
   return parsed.data.data.result.flatMap((stream) => stream.values.map(([at, line]) => ({ at: new Date(Number(at) / 1e6), line })));
 }
 
-/** The step of the count query: the window in at most 500 counts, whole minutes, at least one. */
-export function countStepSeconds(window: TimeWindow): number {
-  const seconds = Math.max(0, (window.end.getTime() - window.start.getTime()) / 1000);
-  return Math.max(MIN_STEP_SECONDS, Math.ceil(seconds / MAX_POINTS / MIN_STEP_SECONDS) * MIN_STEP_SECONDS);
-}
 
 /** Loki's times: integer nanoseconds since the epoch (`through`: the last nanosecond of that millisecond). */
 function nanoseconds(date: Date, through = false): string {
