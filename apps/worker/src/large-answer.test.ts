@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { JsonText, type PlaybookExecutionResult } from "@pes/contracts";
 import { createLogger } from "@pes/logger";
 import { LARGE_ANSWER_END, largeRangeAnswer, startRedis, startTestHttpServer, uniquePrefix, type RedisHandle, type TestHttpServer } from "@pes/local-services";
-import { createExecutionClient, type ExecutionClient, type ExecutionOutcome } from "@pes/queue";
+import { createExecutionClient, type ExecutionClient, type ExecutionAnswer } from "@pes/queue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
@@ -118,7 +118,7 @@ describe("a worker with the image's heap ceiling", () => {
 });
 
 /** The result an execution answered (a refusal fails the test). */
-function resultOf(outcome: ExecutionOutcome): PlaybookExecutionResult {
+function resultOf({ outcome }: ExecutionAnswer): PlaybookExecutionResult {
   if (!(outcome instanceof JsonText)) throw new Error(`expected a result, got a refusal: ${outcome.describe()}`);
   return JSON.parse(outcome.text) as PlaybookExecutionResult;
 }

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { JsonText, type PlaybookExecutionResult } from "@pes/contracts";
 import { sendJson, startRedis, startTestHttpServer, uniquePrefix, type RedisHandle, type TestHttpServer } from "@pes/local-services";
-import { createExecutionClient, type ExecutionClient, type ExecutionOutcome, type ExecutionRequest } from "@pes/queue";
+import { createExecutionClient, type ExecutionClient, type ExecutionAnswer, type ExecutionRequest } from "@pes/queue";
 import { createLogger } from "@pes/logger";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
@@ -347,7 +347,7 @@ function startFakePrometheus(): Promise<TestHttpServer> {
 }
 
 /** The result an execution answered (a refusal fails the test). */
-function resultOf(outcome: ExecutionOutcome): PlaybookExecutionResult {
+function resultOf({ outcome }: ExecutionAnswer): PlaybookExecutionResult {
   if (!(outcome instanceof JsonText)) throw new Error(`expected a result, got a refusal: ${outcome.describe()}`);
   return JSON.parse(outcome.text) as PlaybookExecutionResult;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import {
   decodeReply,
+  encodeReply,
   JsonText,
   WIRE_VERSION,
   type DecodedReply,
@@ -10,11 +11,22 @@ import {
   type RequestRefusal,
 } from "@pes/contracts";
 import { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { ChainableCommander, Redis } from "ioredis";
 import type { Logger } from "pino";
 import { EXECUTE_JOB, EXECUTE_MESSAGE_JOB, jobToAdd } from "./job-declarations.js";
+import { executionFingerprint } from "./execution-fingerprint.js";
+import {
+  createOrJoin,
+  defineRecordCommands,
+  finishExecution,
+  parseJoin,
+  parseRecord,
+  readRecordCommand,
+  type StoredRecord,
+} from "./execution-records.js";
+import { createIdempotencyKeys, type IdempotencyKeys } from "./idempotency-keys.js";
 import { startEnqueueSpan } from "./job-trace-context.js";
-import { replyChannel, resultKey } from "./queue-names.js";
+import { coalesceKey, executionKey, replyChannel, resultKey } from "./queue-names.js";
 import {
   CONNECT_TIMEOUT_MS,
   closeConnection,
@@ -36,7 +48,41 @@ export type MessageExecutionRequest = Omit<MessageExecutionJob, "v" | "replyTo" 
  */
 export type ExecutionOutcome = JsonText | RequestRefusal;
 
-/** The API side of the queue: enqueue executions and wait for their replies. */
+/** Which execution a request went to: one it started, or one it `joined` (identical, or the same Idempotency-Key). */
+export interface SubmittedExecution {
+  executionId: string;
+  joined: boolean;
+}
+
+/** An execution a caller waited for: which one, and what it gave. */
+export interface ExecutionAnswer extends SubmittedExecution {
+  outcome: ExecutionOutcome;
+}
+
+export interface ExecuteOptions {
+  /** False: start an execution of its own, neither joining nor joinable (`Cache-Control: no-cache`). Default true. */
+  coalesce?: boolean;
+}
+
+export interface SubmitOptions extends ExecuteOptions {
+  /**
+   * Ids chosen beforehand, one per request (an Idempotency-Key's): a request whose id names an existing
+   * execution of the organization joins it. Undefined (or an undefined entry): a new id.
+   */
+  executionIds?: readonly (string | undefined)[];
+}
+
+/** An execution as a caller reads it back: `GET /playbook/execution/{id}`. */
+export interface ExecutionView {
+  id: string;
+  status: "queued" | "running" | "completed" | "failed";
+  createdAt: Date;
+  completedAt?: Date;
+  /** Once it finished: its result (for `failed`, `{ error }`), or the worker's refusal of the request. */
+  outcome?: ExecutionOutcome;
+}
+
+/** The API side of the queue: enqueue executions, wait for their replies, read them back. */
 export interface ExecutionClient {
   /**
    * Connects and subscribes to this instance's reply channel. Rejects with QueueUnavailableError when
@@ -45,14 +91,31 @@ export interface ExecutionClient {
    */
   start(): Promise<void>;
   /**
-   * Runs one execution and resolves with its outcome: its result as JSON (a PlaybookExecutionResult, as
-   * the worker encoded it), the worker's refusal, or `{ error }` once `timeoutMs` has passed (never later
-   * than about a second after). Throws QueueUnavailableError, without waiting, when the job cannot be
-   * enqueued.
+   * Runs one execution (or joins an identical one) and resolves with its id and outcome: its result as
+   * JSON (a PlaybookExecutionResult, as the worker encoded it), the worker's refusal, or `{ error }` once
+   * `timeoutMs` has passed (never later than about a second after). Throws QueueUnavailableError,
+   * without waiting, when the job cannot be enqueued.
    */
-  execute(request: ExecutionRequest | MessageExecutionRequest, timeoutMs: number): Promise<ExecutionOutcome>;
+  execute(
+    request: ExecutionRequest | MessageExecutionRequest,
+    timeoutMs: number,
+    options?: ExecuteOptions & { executionId?: string },
+  ): Promise<ExecutionAnswer>;
   /** Like execute() for many requests, enqueued in one round trip per queue; outcomes in request order. */
-  executeMany(requests: readonly (ExecutionRequest | MessageExecutionRequest)[], timeoutMs: number): Promise<ExecutionOutcome[]>;
+  executeMany(
+    requests: readonly (ExecutionRequest | MessageExecutionRequest)[],
+    timeoutMs: number,
+    options?: ExecuteOptions,
+  ): Promise<ExecutionOutcome[]>;
+  /**
+   * Starts (or joins) executions nobody waits for: their results go to their records, for read(). Their
+   * deadline is `submittedTimeoutMs` away. Throws QueueUnavailableError when they cannot be enqueued.
+   */
+  submit(requests: readonly (ExecutionRequest | MessageExecutionRequest)[], options?: SubmitOptions): Promise<SubmittedExecution[]>;
+  /** An execution of the organization, or undefined when it has none of that id (or it is past its retention). */
+  read(executionId: string, orgId: string): Promise<ExecutionView | undefined>;
+  /** Idempotency-Keys, scoped per organization, kept as long as executions. */
+  readonly idempotencyKeys: IdempotencyKeys;
   /** True when a job could be enqueued and its reply received right now. */
   isReady(): Promise<boolean>;
   /** Stops waiting (pending callers get `{ error: "Service is shutting down" }`) and closes the connections. */
@@ -67,18 +130,34 @@ export class QueueUnavailableError extends Error {
   }
 }
 
+/** Identical requests share one execution (see executionFingerprint). */
+export interface CoalescingSettings {
+  /** Issue times in one bucket of this length are the same issue (COALESCE_BUCKET_SECONDS). */
+  bucketMs: number;
+  /** How long a completed execution's result is still given to newcomers (COALESCE_REUSE_SECONDS). */
+  reuseMs: number;
+}
+
 export interface ExecutionClientOptions {
   redisUrl: string;
-  /** BullMQ's key prefix, also used for the result keys and reply channels. */
+  /** BullMQ's key prefix, also used for the records, result keys and reply channels. */
   prefix: string;
   logger: Logger;
   /** Identifies this API instance's reply channel; a fresh UUID by default. */
   instanceId?: string;
+  /** How long a finished execution's record (and an Idempotency-Key) is kept (EXECUTION_RETENTION_SECONDS). Default 1 h. */
+  retentionMs?: number;
+  /** Absent: every request runs an execution of its own. Must not reuse longer than `retentionMs`. */
+  coalescing?: CoalescingSettings;
+  /** The deadline of submitted executions, which nobody waits for (EXECUTION_TIMEOUT_MS). Default 2 min. */
+  submittedTimeoutMs?: number;
   /**
    * Told each time a caller's deadline comes without a reply, with the state its job was then found in.
    * For metrics: it must be quick and must not throw.
    */
   onReplyTimeout?: (jobState: DeadlineJobState) => void;
+  /** Told of each request that joined an execution rather than starting one. Quick, must not throw. */
+  onJoined?: () => void;
 }
 
 /**
@@ -90,27 +169,58 @@ export type DeadlineJobState = "completed" | "queued" | "active" | "failed" | "u
 
 /** How long the look-up at a deadline may take before the caller is told Redis is unreachable. */
 const STATE_READ_TIMEOUT_MS = 1_000;
+const DEFAULT_RETENTION_MS = 3_600_000;
+const DEFAULT_SUBMITTED_TIMEOUT_MS = 120_000;
+/** A result key (of a job without a record) outlives its caller's deadline by this much, as the worker's do. */
+const RESULT_KEY_TTL_MS = 60_000;
+/**
+ * A pending execution without a job for this long was never enqueued (its enqueue failed after its
+ * record was created) or its job is gone: read() reports it lost rather than queued forever.
+ */
+const LOST_AFTER_MS = 10_000;
 
 interface Waiter {
   resolve(result: ExecutionOutcome): void;
   timer: NodeJS.Timeout;
+  /** The queue of its job, for the state look-up at its deadline. */
+  queue: ExecutionQueue;
+  /** True for the caller that created the execution: at its deadline it withdraws a job still queued. */
+  created: boolean;
 }
 
 type ExecutionQueue = Queue<ExecutionJob | MessageExecutionJob, void>;
 
+/** One request on its way: the execution it goes to, and whether this call created it. */
+interface Entry {
+  request: ExecutionRequest | MessageExecutionRequest;
+  id: string;
+  coalesceKey?: string;
+  created: boolean;
+}
+
 /**
- * Builds the API side of the execution queue. Each instance listens on its own reply channel; workers
- * publish each reply there and also store it under a result key, which the client reads when a reply
- * may have been missed (subscriber reconnect, deadline). Nothing connects before start().
+ * Builds the API side of the execution queue. Every execution has a record in Redis (status, result,
+ * the reply channels of the instances waiting for it), created or joined in one script; identical
+ * requests find the execution to join under a coalescing key. Each instance listens on its own reply
+ * channel; workers store each reply in the execution's record and publish it to every waiting
+ * instance, and the client reads the record when a reply may have been missed (subscriber reconnect,
+ * deadline). Nothing connects before start().
  */
 export function createExecutionClient(options: ExecutionClientOptions): ExecutionClient {
   const { redisUrl, prefix } = options;
   const instanceId = options.instanceId ?? randomUUID();
   const channel = replyChannel(prefix, instanceId);
   const logger = options.logger.child({ component: "execution-client", instanceId });
-  const waiters = new Map<string, Waiter>();
+  const retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
+  const submittedTimeoutMs = options.submittedTimeoutMs ?? DEFAULT_SUBMITTED_TIMEOUT_MS;
+  const { coalescing } = options;
+  if (coalescing !== undefined && coalescing.reuseMs > retentionMs) throw new RangeError("coalescing.reuseMs must not exceed retentionMs");
+  /** The callers waiting on this instance, by execution: several when they joined one execution. */
+  const waiters = new Map<string, Set<Waiter>>();
 
   let producer: Redis | undefined;
+  /** Records, coalescing and idempotency keys: a connection without BullMQ's scripts (see defineRecordCommands). */
+  let records: Redis | undefined;
   let subscriber: Redis | undefined;
   /** One per job type's queue: `execute` and `execute-message`. */
   let queues: { execute: ExecutionQueue; message: ExecutionQueue } | undefined;
@@ -118,10 +228,31 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
   let subscriptionEpoch = 0;
   let closed = false;
 
-  function settle(jobId: string, result: ExecutionOutcome): void {
-    const waiter = waiters.get(jobId);
-    if (waiter === undefined) return;
-    waiters.delete(jobId);
+  const idempotencyKeys = createIdempotencyKeys(
+    () => {
+      if (records === undefined || !connectionsReady()) throw new QueueUnavailableError("Redis is unreachable");
+      return records;
+    },
+    prefix,
+    retentionMs + submittedTimeoutMs,
+  );
+
+  /** Answers every caller waiting for the execution. */
+  function settle(executionId: string, result: ExecutionOutcome): void {
+    const waiting = waiters.get(executionId);
+    if (waiting === undefined) return;
+    waiters.delete(executionId);
+    for (const waiter of waiting) {
+      clearTimeout(waiter.timer);
+      waiter.resolve(result);
+    }
+  }
+
+  /** Answers one caller (at its own deadline); the others of its execution wait on. */
+  function settleOne(executionId: string, waiter: Waiter, result: ExecutionOutcome): void {
+    const waiting = waiters.get(executionId);
+    if (waiting === undefined || !waiting.delete(waiter)) return;
+    if (waiting.size === 0) waiters.delete(executionId);
     clearTimeout(waiter.timer);
     waiter.resolve(result);
   }
@@ -132,7 +263,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
    */
   function parseReply(text: string): DecodedReply | undefined {
     const reply = decodeReply(text);
-    if (reply === undefined) logger.error({ reply: text.slice(0, 200) }, "malformed reply on the reply channel or in a result key");
+    if (reply === undefined) logger.error({ reply: text.slice(0, 200) }, "malformed reply on the reply channel or in a record");
     return reply;
   }
 
@@ -154,32 +285,47 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     if (epoch !== subscriptionEpoch || subscriber?.status !== "ready") return;
     subscribed = true;
     notifyReadiness();
-    await sweepResultKeys();
+    await sweepStoredReplies();
   }
 
-  async function sweepResultKeys(): Promise<void> {
-    const jobIds = [...waiters.keys()];
-    if (jobIds.length === 0 || producer === undefined) return;
+  /** Queues the reads of an execution's stored reply: its record's, and the result key of a job without one. */
+  function readStoredReply(pipeline: ChainableCommander, executionId: string): void {
+    pipeline.hget(executionKey(prefix, executionId), "result");
+    pipeline.get(resultKey(prefix, executionId));
+  }
+
+  /** The reply read by readStoredReply, at `index` (its first answer) of a pipeline's answers. */
+  function storedReplyAt(answers: [Error | null, unknown][], index: number): DecodedReply | undefined {
+    for (const [error, text] of answers.slice(index, index + 2)) {
+      if (error !== null) throw error;
+      if (typeof text === "string") return parseReply(text);
+    }
+    return undefined;
+  }
+
+  async function sweepStoredReplies(): Promise<void> {
+    const executionIds = [...waiters.keys()];
+    if (executionIds.length === 0 || records === undefined) return;
     try {
-      const stored = await producer.mget(jobIds.map((jobId) => resultKey(prefix, jobId)));
+      const pipeline = records.pipeline();
+      for (const executionId of executionIds) readStoredReply(pipeline, executionId);
+      const answers = (await pipeline.exec()) ?? [];
       let found = 0;
-      for (const text of stored) {
-        if (text === null) continue;
-        const reply = parseReply(text);
-        if (reply !== undefined) {
-          found += 1;
-          settle(reply.jobId, reply.result);
-        }
-      }
-      if (found > 0) logger.info({ found, pending: jobIds.length }, "collected replies published while the reply channel was down");
+      executionIds.forEach((executionId, index) => {
+        const reply = storedReplyAt(answers, 2 * index);
+        if (reply === undefined) return;
+        found += 1;
+        settle(executionId, reply.result);
+      });
+      if (found > 0) logger.info({ found, pending: executionIds.length }, "collected replies published while the reply channel was down");
     } catch (error) {
-      // The deadline check reads the result key again: nothing is lost, only later.
-      logger.warn({ err: errorMessage(error) }, "could not sweep result keys after resubscribing");
+      // The deadline check reads the record again: nothing is lost, only later.
+      logger.warn({ err: errorMessage(error) }, "could not sweep stored replies after resubscribing");
     }
   }
 
   function connectionsReady(): boolean {
-    return !closed && producer?.status === "ready" && subscriber?.status === "ready" && subscribed;
+    return !closed && producer?.status === "ready" && records?.status === "ready" && subscriber?.status === "ready" && subscribed;
   }
 
   const readinessListeners = new Set<() => void>();
@@ -187,7 +333,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     for (const listener of readinessListeners) listener();
   }
 
-  /** Waits until both connections are up and the channel is subscribed, or `ms` passed. */
+  /** Waits until the connections are up and the channel is subscribed, or `ms` passed. */
   function waitUntilConnected(ms: number): Promise<boolean> {
     return new Promise((resolve) => {
       const done = (ready: boolean) => {
@@ -204,78 +350,100 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     });
   }
 
-  /** What to answer once nobody waits any longer and no reply arrived. Bounded in time. */
-  async function outcomeAfterDeadline(jobId: string, queue: ExecutionQueue, timeoutMs: number): Promise<ExecutionOutcome> {
+  /** What to answer a caller once it waits no longer and no reply arrived. Bounded in time. */
+  async function outcomeAfterDeadline(executionId: string, waiter: Waiter, timeoutMs: number): Promise<ExecutionOutcome> {
     const timedOut = `Execution timed out after ${timeoutMs} ms`;
     try {
-      const { answer, jobState } = await withTimeout(readOutcome(jobId, queue, timedOut), STATE_READ_TIMEOUT_MS, "reading the job state");
+      const { answer, jobState } = await withTimeout(readOutcome(executionId, waiter, timedOut), STATE_READ_TIMEOUT_MS, "reading the job state");
       options.onReplyTimeout?.(jobState);
       return answer;
     } catch (error) {
-      logger.warn({ jobId, err: errorMessage(error) }, "could not read the state of a job past its deadline");
+      logger.warn({ executionId, err: errorMessage(error) }, "could not read the state of a job past its deadline");
       options.onReplyTimeout?.("unreadable");
       return errorResult(`${timedOut}; its state could not be read: Redis unreachable`);
     }
   }
 
+  async function storedReply(executionId: string): Promise<ExecutionOutcome | undefined> {
+    if (records === undefined) throw new Error("client not started");
+    const pipeline = records.pipeline();
+    readStoredReply(pipeline, executionId);
+    return storedReplyAt((await pipeline.exec()) ?? [], 0)?.result;
+  }
+
   /** The stored result, or the error that says what became of the job; and the state it was found in. */
-  async function readOutcome(jobId: string, queue: ExecutionQueue, timedOut: string): Promise<{ answer: ExecutionOutcome; jobState: DeadlineJobState }> {
-    if (producer === undefined) throw new Error("client not started");
-    const readResult = async () => {
-      const stored = await producer?.get(resultKey(prefix, jobId));
-      return stored === null || stored === undefined ? undefined : parseReply(stored)?.result;
-    };
-    const stored = await readResult();
+  async function readOutcome(executionId: string, waiter: Waiter, timedOut: string): Promise<{ answer: ExecutionOutcome; jobState: DeadlineJobState }> {
+    const stored = await storedReply(executionId);
     if (stored !== undefined) return { answer: stored, jobState: "completed" };
-    const state = await queue.getJobState(jobId);
+    const { queue } = waiter;
+    const state = await queue.getJobState(executionId);
     switch (state) {
       case "waiting":
       case "delayed":
       case "prioritized":
       case "waiting-children": {
+        const stillQueued = { error: `${timedOut} (still queued: no worker picked it up)` };
+        // Its joiners came later, with deadlines of their own: only its first caller's ends the job's.
+        if (!waiter.created) return { answer: JsonText.of(stillQueued), jobState: "queued" };
         // Remove it so that it never runs for nobody; 0 means a worker locked it in the meantime.
-        const removed = await queue.remove(jobId);
-        return removed === 1
-          ? { answer: errorResult(`${timedOut} (still queued: no worker picked it up)`), jobState: "queued" }
-          : { answer: errorResult(`${timedOut} (still running)`), jobState: "active" };
+        if ((await queue.remove(executionId)) !== 1) return { answer: errorResult(`${timedOut} (still running)`), jobState: "active" };
+        await withdrawn(executionId, stillQueued);
+        return { answer: JsonText.of(stillQueued), jobState: "queued" };
       }
       case "active":
         return { answer: errorResult(`${timedOut} (still running)`), jobState: "active" };
       case "failed": {
-        const job = await queue.getJob(jobId);
+        const job = await queue.getJob(executionId);
         return { answer: errorResult(`Execution failed: ${job?.failedReason ?? "unknown reason"}`), jobState: "failed" };
       }
       case "completed":
       case "unknown": {
         // It may have completed (and its job hash been removed) between the two reads above.
-        const late = await readResult();
+        const late = await storedReply(executionId);
         return late === undefined ? { answer: errorResult("Execution result was lost"), jobState: "unknown" } : { answer: late, jobState: "completed" };
       }
     }
   }
 
-  function assertCanEnqueue(): { execute: ExecutionQueue; message: ExecutionQueue } {
-    if (closed) throw new QueueUnavailableError("Service is shutting down");
-    if (producer === undefined || queues === undefined) throw new QueueUnavailableError("Execution client not started");
-    if (!connectionsReady()) throw new QueueUnavailableError("Redis is unreachable");
-    return queues;
-  }
-
-  /** Registers the waiter before the job exists, so that even an instant reply finds it. */
-  function waitFor(jobId: string, queue: ExecutionQueue, timeoutMs: number): Promise<ExecutionOutcome> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        void outcomeAfterDeadline(jobId, queue, timeoutMs).then((result) => settle(jobId, result));
-      }, timeoutMs);
-      waiters.set(jobId, { resolve, timer });
+  /** A job withdrawn at its deadline: its record says why, and its joiners are told now. */
+  async function withdrawn(executionId: string, result: PlaybookExecutionResult): Promise<void> {
+    if (records === undefined) return;
+    await finishExecution(records, prefix, executionId, {
+      reply: encodeReply(executionId, result, WIRE_VERSION),
+      status: "failed",
+      reusable: false,
+      legacy: { resultTtlMs: RESULT_KEY_TTL_MS, channel },
     });
   }
 
-  function forget(jobIds: readonly string[]): void {
-    for (const jobId of jobIds) {
-      const waiter = waiters.get(jobId);
-      if (waiter !== undefined) clearTimeout(waiter.timer);
-      waiters.delete(jobId);
+  function assertCanEnqueue(): { queues: { execute: ExecutionQueue; message: ExecutionQueue }; records: Redis } {
+    if (closed) throw new QueueUnavailableError("Service is shutting down");
+    if (producer === undefined || records === undefined || queues === undefined) throw new QueueUnavailableError("Execution client not started");
+    if (!connectionsReady()) throw new QueueUnavailableError("Redis is unreachable");
+    return { queues, records };
+  }
+
+  /** Registers a waiter before its execution's record is joined, so that even an instant reply finds it. */
+  function waitFor(entry: Entry, queue: ExecutionQueue, timeoutMs: number): { waiter: Waiter; result: Promise<ExecutionOutcome> } {
+    let waiter!: Waiter;
+    const result = new Promise<ExecutionOutcome>((resolve) => {
+      const timer = setTimeout(() => {
+        void outcomeAfterDeadline(entry.id, waiter, timeoutMs).then((outcome) => settleOne(entry.id, waiter, outcome));
+      }, timeoutMs);
+      waiter = { resolve, timer, queue, created: false };
+    });
+    const waiting = waiters.get(entry.id) ?? new Set<Waiter>();
+    waiting.add(waiter);
+    waiters.set(entry.id, waiting);
+    return { waiter, result };
+  }
+
+  function forget(registered: readonly { id: string; waiter: Waiter }[]): void {
+    for (const { id, waiter } of registered) {
+      clearTimeout(waiter.timer);
+      const waiting = waiters.get(id);
+      waiting?.delete(waiter);
+      if (waiting?.size === 0) waiters.delete(id);
     }
   }
 
@@ -283,18 +451,14 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
    * The job of a request, with the options its declaration states (attempts, retention), its queue, and
    * its producer span (a child of the HTTP request's): the job carries its trace context.
    */
-  function toJob(
-    request: ExecutionRequest | MessageExecutionRequest,
-    timeoutMs: number,
-    target: { execute: ExecutionQueue; message: ExecutionQueue },
-  ) {
-    const jobId = randomUUID();
+  function toJob(entry: Entry, deadline: number, target: { execute: ExecutionQueue; message: ExecutionQueue }) {
+    const { request, id: jobId } = entry;
     const declaration = "kind" in request ? EXECUTE_MESSAGE_JOB : EXECUTE_JOB;
     const span = startEnqueueSpan(declaration.queue, jobId, request.requestId);
     const caller = {
       v: WIRE_VERSION,
       replyTo: instanceId,
-      deadline: Date.now() + Math.ceil(timeoutMs),
+      deadline,
       ...(span.traceparent === undefined ? {} : { traceparent: span.traceparent }),
     };
     if ("kind" in request) {
@@ -304,21 +468,87 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     return { queue: target.execute, span, job: { ...jobToAdd(EXECUTE_JOB, { ...caller, ...request }, jobId), jobId } };
   }
 
-  async function executeMany(
+  function queueOf(request: ExecutionRequest | MessageExecutionRequest, target: { execute: ExecutionQueue; message: ExecutionQueue }): ExecutionQueue {
+    return "kind" in request ? target.message : target.execute;
+  }
+
+  /**
+   * Sends requests on their way: each to the execution its coalescing key (or given id) names, else to a
+   * new one; creates or joins each execution's record (registering this instance's reply channel when
+   * `wait`), then enqueues the jobs of the executions it created. Resolves once they are enqueued, with
+   * each request's execution and, when `wait`, its outcome to come.
+   */
+  async function begin(
     requests: readonly (ExecutionRequest | MessageExecutionRequest)[],
     timeoutMs: number,
-  ): Promise<ExecutionOutcome[]> {
+    settings: SubmitOptions & { wait: boolean },
+  ): Promise<{ submitted: SubmittedExecution[]; results: Promise<ExecutionOutcome>[] }> {
     if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new RangeError(`timeoutMs must be a positive number, got ${timeoutMs}`);
     const target = assertCanEnqueue();
-    if (requests.length === 0) return [];
-    const jobs = requests.map((request) => toJob(request, timeoutMs, target));
-    const jobIds = jobs.map(({ job }) => job.jobId);
-    const results = jobs.map(({ job, queue }) => waitFor(job.jobId, queue, timeoutMs));
+    if (requests.length === 0) return { submitted: [], results: [] };
+    const now = Date.now();
+    const deadline = now + Math.ceil(timeoutMs);
+    const coalesce = settings.coalesce === false ? undefined : coalescing;
+    const entries: Entry[] = requests.map((request, index) => ({
+      request,
+      id: settings.executionIds?.[index] ?? randomUUID(),
+      created: false,
+      ...(coalesce === undefined ? {} : { coalesceKey: coalesceKey(prefix, executionFingerprint(request, coalesce.bucketMs, now)) }),
+    }));
+    const registered: { id: string; waiter: Waiter }[] = [];
+    const results: Promise<ExecutionOutcome>[] = [];
+    let jobs: ReturnType<typeof toJob>[] = [];
     try {
+      // Identical requests: the first one's id goes under their coalescing key; the others read it.
+      const keyed = entries.filter((entry) => entry.coalesceKey !== undefined);
+      if (coalesce !== undefined && keyed.length > 0) {
+        const pipeline = target.records.pipeline();
+        for (const entry of keyed) pipeline.set(entry.coalesceKey ?? "", entry.id, "PX", Math.ceil(timeoutMs + coalesce.reuseMs), "NX", "GET");
+        answersOf(await pipeline.exec()).forEach((existing, index) => {
+          const entry = keyed[index];
+          if (entry !== undefined && typeof existing === "string") entry.id = existing;
+        });
+      }
+      if (settings.wait) {
+        for (const entry of entries) {
+          const { waiter, result } = waitFor(entry, queueOf(entry.request, target.queues), timeoutMs);
+          registered.push({ id: entry.id, waiter });
+          results.push(result);
+        }
+      }
+      const pipeline = target.records.pipeline();
+      for (const entry of entries) {
+        const record = {
+          orgId: entry.request.orgId,
+          createdAt: now,
+          queue: queueOf(entry.request, target.queues).name,
+          ...(entry.coalesceKey === undefined ? {} : { coalesceKey: entry.coalesceKey }),
+          reuseMs: coalesce?.reuseMs ?? 0,
+          retainMs: retentionMs,
+          ttlMs: timeoutMs + retentionMs,
+        };
+        createOrJoin(pipeline, prefix, entry.id, record, settings.wait ? channel : undefined);
+      }
+      const joins = answersOf(await pipeline.exec()).map((answer, index) => parseJoin(answer, entries[index]?.id ?? ""));
+      joins.forEach((join, index) => {
+        const entry = entries[index];
+        if (entry === undefined) return;
+        if (join.created) {
+          entry.created = true;
+          const own = registered[index];
+          if (own !== undefined) own.waiter.created = true;
+          return;
+        }
+        options.onJoined?.();
+        // Joined one that finished (within its reuse window, or an Idempotency-Key's): its reply is here.
+        const reply = join.reply === undefined ? undefined : parseReply(join.reply);
+        if (reply !== undefined) settle(entry.id, reply.result);
+      });
+      jobs = entries.filter((entry) => entry.created).map((entry) => toJob(entry, deadline, target.queues));
       // One job: one script call. Many: addBulk per queue, one MULTI round trip however many jobs (a MULTI
       // on this connection copies every script BullMQ defined on it, which costs more than the job itself).
       await Promise.all(
-        [target.execute, target.message].map(async (queue) => {
+        [target.queues.execute, target.queues.message].map(async (queue) => {
           const own = jobs.filter((entry) => entry.queue === queue).map((entry) => entry.job);
           const [single] = own;
           if (own.length === 1 && single !== undefined) await queue.add(single.name, single.data, single.opts);
@@ -329,51 +559,123 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     } catch (error) {
       for (const { span } of jobs) span.end(error);
       // Closed mid-enqueue: the waiters already hold "Service is shutting down".
-      if (closed) return Promise.all(results);
-      forget(jobIds);
+      if (closed) return { submitted: entries.map(({ id, created }) => ({ executionId: id, joined: !created })), results };
+      forget(registered);
+      // A record created here stays pending: its joiners learn at their deadline that its job is lost,
+      // and a retry with the same Idempotency-Key finds the job if it was enqueued after all.
       throw new QueueUnavailableError(`Could not enqueue: ${errorMessage(error)}`, { cause: error });
     }
+    return { submitted: entries.map(({ id, created }) => ({ executionId: id, joined: !created })), results };
+  }
+
+  async function executeMany(
+    requests: readonly (ExecutionRequest | MessageExecutionRequest)[],
+    timeoutMs: number,
+    executeOptions: ExecuteOptions = {},
+  ): Promise<ExecutionOutcome[]> {
+    const { results } = await begin(requests, timeoutMs, { ...executeOptions, wait: true });
     return Promise.all(results);
+  }
+
+  /** A record as a caller reads it: `pending` is `queued` or `running` as BullMQ knows it. */
+  async function view(executionId: string, record: StoredRecord): Promise<ExecutionView> {
+    const base = { id: executionId, createdAt: new Date(record.createdAt) };
+    if (record.status !== "pending") {
+      const outcome = record.reply === undefined ? undefined : parseReply(record.reply)?.result;
+      return {
+        ...base,
+        status: record.status,
+        ...(record.completedAt === undefined ? {} : { completedAt: new Date(record.completedAt) }),
+        outcome: outcome ?? errorResult("Execution result was unreadable"),
+      };
+    }
+    const queue = [queues?.execute, queues?.message].find((candidate) => candidate?.name === record.queue);
+    const state = queue === undefined ? "unknown" : await queue.getJobState(executionId);
+    switch (state) {
+      case "active":
+        return { ...base, status: "running" };
+      case "failed": {
+        const job = await queue?.getJob(executionId);
+        return { ...base, status: "failed", outcome: errorResult(`Execution failed: ${job?.failedReason ?? "unknown reason"}`) };
+      }
+      case "completed":
+      case "unknown": {
+        // Its reply may have been stored (and its job removed) since the record was read.
+        const again = await readRecord(executionId);
+        if (again !== undefined && again.status !== "pending") return view(executionId, again);
+        if (Date.now() - record.createdAt < LOST_AFTER_MS) return { ...base, status: "queued" };
+        return { ...base, status: "failed", outcome: errorResult("Execution result was lost") };
+      }
+      default:
+        return { ...base, status: "queued" };
+    }
+  }
+
+  async function readRecord(executionId: string): Promise<StoredRecord | undefined> {
+    if (records === undefined || !connectionsReady()) throw new QueueUnavailableError("Redis is unreachable");
+    const pipeline = records.pipeline();
+    readRecordCommand(pipeline, prefix, executionId);
+    return parseRecord(answersOf(await pipeline.exec())[0]);
   }
 
   return {
     async start() {
       if (producer !== undefined) throw new Error("execution client already started");
       producer = createProducerConnection(redisUrl, logger);
+      records = createProducerConnection(redisUrl, logger, "pes:records");
+      defineRecordCommands(records);
       subscriber = createSubscriberConnection(redisUrl, instanceId, logger);
-      producer.on("ready", () => {
+      records.on("ready", () => {
         notifyReadiness();
         // After a Redis restart the subscriber may have resubscribed first, when its sweep could not read.
-        if (subscribed) void sweepResultKeys();
+        if (subscribed) void sweepStoredReplies();
       });
+      producer.on("ready", notifyReadiness);
       subscriber.on("message", onMessage);
       subscriber.on("ready", () => void onSubscriberReady());
       subscriber.on("close", () => {
         subscribed = false;
       });
       // Failed first attempts are retried by ioredis; readiness is awaited below, bounded.
-      producer.connect().catch(() => {});
-      subscriber.connect().catch(() => {});
+      for (const connection of [producer, records, subscriber]) connection.connect().catch(() => {});
       const connection = producer;
-      const queueOf = (name: string): ExecutionQueue => {
+      const queueNamed = (name: string): ExecutionQueue => {
         const queue: ExecutionQueue = new Queue(name, { connection, prefix });
         queue.on("error", (error) => logger.warn({ queue: name, err: error.message }, "queue error"));
         return queue;
       };
-      queues = { execute: queueOf(EXECUTE_JOB.queue), message: queueOf(EXECUTE_MESSAGE_JOB.queue) };
+      queues = { execute: queueNamed(EXECUTE_JOB.queue), message: queueNamed(EXECUTE_MESSAGE_JOB.queue) };
       if (!(await waitUntilConnected(CONNECT_TIMEOUT_MS * 2))) {
         throw new QueueUnavailableError(`Redis at ${describeRedisUrl(redisUrl)} is unreachable; still retrying`);
       }
       logger.info({ channel }, "execution client ready");
     },
 
-    async execute(request, timeoutMs) {
-      const [result] = await executeMany([request], timeoutMs);
-      if (result === undefined) throw new Error("executeMany returned no result for one request");
-      return result;
+    async execute(request, timeoutMs, executeOptions = {}) {
+      const { executionId, ...rest } = executeOptions;
+      const { submitted, results } = await begin([request], timeoutMs, {
+        ...rest,
+        ...(executionId === undefined ? {} : { executionIds: [executionId] }),
+        wait: true,
+      });
+      const [started] = submitted;
+      const [result] = results;
+      if (started === undefined || result === undefined) throw new Error("no execution for one request");
+      return { ...started, outcome: await result };
     },
 
     executeMany,
+
+    async submit(requests, submitOptions = {}) {
+      return (await begin(requests, submittedTimeoutMs, { ...submitOptions, wait: false })).submitted;
+    },
+
+    async read(executionId, orgId) {
+      const record = await readRecord(executionId);
+      return record === undefined || record.orgId !== orgId ? undefined : view(executionId, record);
+    },
+
+    idempotencyKeys,
 
     async isReady() {
       if (!connectionsReady() || producer === undefined) return false;
@@ -389,15 +691,24 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
       if (closed) return;
       closed = true;
       const shuttingDown = errorResult("Service is shutting down");
-      for (const jobId of [...waiters.keys()]) settle(jobId, shuttingDown);
+      for (const executionId of [...waiters.keys()]) settle(executionId, shuttingDown);
       try {
         if (queues !== undefined) await withTimeout(Promise.all([queues.execute.close(), queues.message.close()]), 2_000, "closing the queues");
       } catch (error) {
         logger.warn({ err: errorMessage(error) }, "queues did not close cleanly");
       }
-      await Promise.all([producer, subscriber].map((connection) => connection && closeConnection(connection)));
+      await Promise.all([producer, records, subscriber].map((connection) => connection && closeConnection(connection)));
     },
   };
+}
+
+/** A pipeline's answers, throwing the first error (the whole step then fails, as one command would). */
+function answersOf(answers: [Error | null, unknown][] | null): unknown[] {
+  if (answers === null) throw new Error("pipeline aborted");
+  return answers.map(([error, value]) => {
+    if (error !== null) throw error;
+    return value;
+  });
 }
 
 /** A result that is only `{ error }`, as the caller receives it. */

@@ -83,7 +83,7 @@ async function startClient(options: { redisUrl?: string; instanceId?: string } =
   await client.start();
   return {
     ...client,
-    execute: async (request, timeoutMs) => parsed(await client.execute(request, timeoutMs)),
+    execute: async (request, timeoutMs) => parsed((await client.execute(request, timeoutMs)).outcome),
     executeMany: async (requests, timeoutMs) => (await client.executeMany(requests, timeoutMs)).map(parsed),
   };
 }
@@ -452,7 +452,7 @@ describe("execution queue", () => {
     await waitForJobs(inspectQueue());
     await client.close();
 
-    expect(parsed(await pending)).toEqual({ error: "Service is shutting down" });
+    expect(parsed((await pending).outcome)).toEqual({ error: "Service is shutting down" });
     await expect(client.execute(request(), 1_000)).rejects.toBeInstanceOf(QueueUnavailableError);
   });
 

@@ -1,4 +1,4 @@
-export { CHAT_POST_QUEUE, EXECUTION_QUEUE, MESSAGE_EXECUTION_QUEUE } from "./queue-names.js";
+export { CHAT_POST_QUEUE, EXECUTION_QUEUE, MESSAGE_EXECUTION_QUEUE, executionKey, executionWaitersKey } from "./queue-names.js";
 export { openDashboardQueues, type DashboardQueues } from "./dashboard-queues.js";
 export {
   BATCH_ITEM_POST_WINDOW_MS,
@@ -15,13 +15,20 @@ export { createJobWorker, type JobOutcome, type JobWorker, type JobWorkerOptions
 export {
   createExecutionClient,
   QueueUnavailableError,
+  type CoalescingSettings,
+  type ExecuteOptions,
+  type ExecutionAnswer,
   type ExecutionClient,
   type ExecutionClientOptions,
+  type ExecutionView,
+  type SubmitOptions,
+  type SubmittedExecution,
   type DeadlineJobState,
   type ExecutionOutcome,
   type ExecutionRequest,
   type MessageExecutionRequest,
 } from "./execution-client.js";
+export type { IdempotencyClaim, IdempotencyKeys, IdempotentRequest } from "./idempotency-keys.js";
 export { createQueueInspector, type QueueDepth, type QueueInspector } from "./queue-inspector.js";
 export { createJobProducer, type JobProducer } from "./job-producer.js";
 export { RedisRefusedError } from "./redis-connections.js";

@@ -142,7 +142,7 @@ describe("job worker over a catalog", () => {
     const client = createExecutionClient({ redisUrl: redis.url, prefix, logger });
     closers.push(() => client.close());
     await client.start();
-    const result = await client.execute(
+    const { outcome: result } = await client.execute(
       { orgId: "acme", requestId: "req-1", bookName: "latency", time: "2026-01-01T10:00:00Z", attributes: {}, liveRun: false },
       10_000,
     );

@@ -1,11 +1,12 @@
 import { setMaxListeners } from "node:events";
-import { encodeReply, type WaitingCaller } from "@pes/contracts";
+import { encodeReply, RequestRefusal, type WaitingCaller } from "@pes/contracts";
 import { UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
-import type { Redis, Result } from "ioredis";
+import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { CatalogEntry, JobCatalog } from "./job-catalog.js";
+import { defineRecordCommands, finishExecution } from "./execution-records.js";
 import { inJobSpan } from "./job-trace-context.js";
-import { replyChannel, resultKey } from "./queue-names.js";
+import { replyChannel } from "./queue-names.js";
 import {
   closeConnection,
   createWorkerConnection,
@@ -72,26 +73,6 @@ const MAX_INTERRUPT_GRACE_MS = 3_000;
 /** setTimeout's longest delay; a longer one fires at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/**
- * Stores a reply under its result key (with a TTL), then publishes it on the caller's reply channel: one
- * round trip in which the JSON crosses the wire once (a MULTI of SET + PUBLISH sends it twice). The
- * first reply of a job wins: a failure noticed after the job replied (BullMQ could not complete it)
- * never replaces the result, and a re-run's reply never follows the first.
- * KEYS[1] result key; ARGV[1] reply JSON, ARGV[2] TTL in ms, ARGV[3] reply channel.
- */
-const STORE_AND_PUBLISH = `if not redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return -1 end
-return redis.call('PUBLISH', ARGV[3], ARGV[1])`;
-
-declare module "ioredis" {
-  interface RedisCommander<Context> {
-    /**
-     * STORE_AND_PUBLISH, defined on the reply connection by start(); resolves with PUBLISH's receiver
-     * count, or -1 when the job had replied already.
-     */
-    storeAndPublish(key: string, json: string, ttlMs: number, channel: string): Result<number, Context>;
-  }
-}
-
 /** A run stopped at its attempt's timeout: a failed attempt, which BullMQ retries as declared. */
 class AttemptTimeoutError extends Error {
   override name = "AttemptTimeoutError";
@@ -140,14 +121,26 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
   const failureNotices = new Set<Promise<void>>();
   let closing = false;
 
-  async function reply(jobId: string, caller: WaitingCaller, result: object): Promise<void> {
+  /**
+   * Stores a job's reply in its execution's record and publishes it to every API instance waiting for it
+   * (its first caller's and its joiners'), in one round trip; the first reply wins (see FINISH). `result`
+   * is the handler's value, or `{ error }` when the job gave none (`failed`). Only a complete result
+   * serves identical requests for the reuse window: after an error they start afresh.
+   */
+  async function reply(jobId: string, caller: WaitingCaller, result: object, status: "completed" | "failed"): Promise<void> {
     if (replies === undefined) throw new Error("worker not started");
-    // Encoded once, in the format the job's sender reads; stored before it is published so that a caller
-    // who misses the message finds the key.
-    const json = encodeReply(jobId, result, caller.v);
-    const ttl = Math.max(RESULT_TTL_AFTER_DEADLINE_MS, caller.deadline - Date.now() + RESULT_TTL_AFTER_DEADLINE_MS);
-    // ioredis sends EVALSHA and falls back to EVAL on NOSCRIPT (first use, or a restart emptied the cache).
-    await replies.storeAndPublish(resultKey(prefix, jobId), json, ttl, replyChannel(prefix, caller.replyTo));
+    const refused = result instanceof RequestRefusal;
+    // Encoded once, in the format the job's sender reads, and stored before it is published so that a
+    // caller who misses the message finds it in the record.
+    await finishExecution(replies, prefix, jobId, {
+      reply: encodeReply(jobId, result, caller.v),
+      status: refused ? "failed" : status,
+      reusable: status === "completed" && !refused && !carriesError(result),
+      legacy: {
+        resultTtlMs: Math.max(RESULT_TTL_AFTER_DEADLINE_MS, caller.deadline - Date.now() + RESULT_TTL_AFTER_DEADLINE_MS),
+        channel: replyChannel(prefix, caller.replyTo),
+      },
+    });
   }
 
   /**
@@ -161,7 +154,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
     const caller = callerOf(job.data);
     if (jobId === undefined || caller === undefined) return;
     try {
-      await reply(jobId, caller, { error: `${capitalized(label)} failed: ${error.message}` });
+      await reply(jobId, caller, { error: `${capitalized(label)} failed: ${error.message}` }, "failed");
     } catch (replyError) {
       logger.warn({ jobId, err: errorMessage(replyError) }, "could not tell the caller its job failed; it learns at its deadline");
     }
@@ -203,7 +196,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
     const caller = entry.awaitedAs === undefined ? undefined : callerOf(job.data);
     if (caller !== undefined && Date.now() > caller.deadline) {
       logger.warn({ jobId, job: entry.name }, "job reached a worker after its deadline; not running it");
-      await reply(jobId, caller, { error: `${capitalized(label)} timed out: its deadline passed before a worker could start it` });
+      await reply(jobId, caller, { error: `${capitalized(label)} timed out: its deadline passed before a worker could start it` }, "failed");
       return "timeout";
     }
 
@@ -241,7 +234,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
         // Its caller has stopped waiting: what came back is partial, and nobody would retry it in time.
         logger.warn({ jobId, job: entry.name }, "stopped at its caller's deadline");
         if (caller !== undefined) {
-          await reply(jobId, caller, { error: `${capitalized(label)} timed out: its deadline passed while it ran` });
+          await reply(jobId, caller, { error: `${capitalized(label)} timed out: its deadline passed while it ran` }, "failed");
         }
         return "timeout";
       case "timeout":
@@ -252,7 +245,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
           logger.warn({ jobId, job: entry.name, err: outcome.error }, "job handler threw");
           throw outcome.error;
         }
-        if (caller !== undefined) await reply(jobId, caller, outcome.value ?? {});
+        if (caller !== undefined) await reply(jobId, caller, outcome.value ?? {}, "completed");
         return carriesError(outcome.value) ? "error" : "result";
     }
   }
@@ -301,7 +294,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
       if (connection !== undefined) throw new Error("job worker already started");
       connection = createWorkerConnection(options.redisUrl, logger);
       replies = createWorkerConnection(options.redisUrl, logger);
-      replies.defineCommand("storeAndPublish", { numberOfKeys: 1, lua: STORE_AND_PUBLISH });
+      defineRecordCommands(replies);
       // Wait out a Redis that is not up yet (BullMQ itself gives up after one failed connect).
       try {
         await Promise.all([untilReady(connection, options.redisUrl), untilReady(replies, options.redisUrl)]);

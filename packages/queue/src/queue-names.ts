@@ -22,3 +22,30 @@ export function resultKey(prefix: string, jobId: string): string {
 export function replyChannel(prefix: string, instanceId: string): string {
   return `${prefix}:reply:${instanceId}`;
 }
+
+/*
+ * Execution records. Every key of one execution is built from its id alone (one hash tag per execution
+ * once Redis Cluster is supported), so that a script touching several of them stays on one slot. The
+ * coalescing and idempotency keys name an execution (their value is its id) but are looked up by what
+ * the caller sent: they are read and written on their own, never in a script with an execution's keys.
+ */
+
+/** An execution's record: organization, status, timestamps and, once it finished, its reply. */
+export function executionKey(prefix: string, executionId: string): string {
+  return `${prefix}:execution:${executionId}`;
+}
+
+/** The reply channels of the API instances waiting for an execution (its first caller's and its joiners'). */
+export function executionWaitersKey(prefix: string, executionId: string): string {
+  return `${prefix}:execution:${executionId}:waiters`;
+}
+
+/** Identical requests' one execution: a fingerprint (a SHA-256 in hex) → the execution id. */
+export function coalesceKey(prefix: string, fingerprint: string): string {
+  return `${prefix}:coalesce:${fingerprint}`;
+}
+
+/** An organization's Idempotency-Key (hashed with the organization: a SHA-256 in hex) → the body's hash and an id. */
+export function idempotencyKey(prefix: string, scopedKeyHash: string): string {
+  return `${prefix}:idempotency:${scopedKeyHash}`;
+}

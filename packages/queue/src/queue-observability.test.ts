@@ -13,6 +13,7 @@ import {
   createQueueInspector,
   EXECUTE_JOB,
   EXECUTION_QUEUE,
+  executionWaitersKey,
   handleJob,
   jobToAdd,
   type DeadlineJobState,
@@ -242,15 +243,17 @@ describe("onReplyTimeout", () => {
     const queue = producerQueue();
 
     const pending = api.execute(request, 1_500);
-    // Point the job's reply at a channel nobody listens on: only the result key will hold it.
+    // Forget the instance waiting for the execution: the reply goes only to the execution's record.
     let [job] = await queue.getWaiting();
     while (job === undefined) [job] = await queue.getWaiting();
-    await job.updateData({ ...(job.data as ExecutionJob), replyTo: "api-elsewhere" });
-    await executionWorker(async () => ({ highlights: "from the result key" })).start();
+    const direct = new Redis(redis.url);
+    await direct.del(executionWaitersKey(prefix, job.id ?? ""));
+    await direct.quit();
+    await executionWorker(async () => ({ highlights: "from the record" })).start();
 
-    const outcome = await pending;
+    const { outcome } = await pending;
     expect(outcome).toBeInstanceOf(JsonText);
-    expect(outcome instanceof JsonText ? JSON.parse(outcome.text) : outcome).toEqual({ highlights: "from the result key" });
+    expect(outcome instanceof JsonText ? JSON.parse(outcome.text) : outcome).toEqual({ highlights: "from the record" });
     expect(states).toEqual(["completed"]);
   });
 

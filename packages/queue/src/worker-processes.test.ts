@@ -151,7 +151,7 @@ describe("worker processes", () => {
     expect(await startedBy([second.pid])).toBe(second.pid);
     await release();
 
-    expect(JSON.parse(textOf(await pending)) as unknown).toEqual({ highlights: `done by ${second.pid}` });
+    expect(JSON.parse(textOf((await pending).outcome)) as unknown).toEqual({ highlights: `done by ${second.pid}` });
   }, 60_000);
 });
 
