@@ -80,7 +80,14 @@ describe("GET /openapi.json", () => {
     expect(response.status).toBe(200);
     const document = response.body;
     expect(document.openapi).toBe("3.1.0");
-    expect(Object.keys(document.paths).sort()).toEqual(["/healthz", "/playbook", "/playbook/execution", "/playbook/execution/batch", "/readyz"]);
+    expect(Object.keys(document.paths).sort()).toEqual([
+      "/healthz",
+      "/playbook",
+      "/playbook/execution",
+      "/playbook/execution/batch",
+      "/playbook/execution/{id}",
+      "/readyz",
+    ]);
     expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
 
     const refs: string[] = [];
@@ -103,12 +110,34 @@ describe("GET /openapi.json", () => {
 
   it("documents every status of the execution endpoints with the right schema", async () => {
     const document = (await request(testApp({ jwksUrl: jwks.url }).app).get("/openapi.json")).body;
-    for (const path of ["/playbook/execution", "/playbook/execution/batch"]) {
+    const statuses = {
+      "/playbook/execution": ["200", "202", "400", "401", "403", "413", "415", "422", "429", "500", "503"],
+      "/playbook/execution/batch": ["200", "400", "401", "403", "413", "415", "429", "500", "503"],
+    };
+    for (const [path, expected] of Object.entries(statuses)) {
       const responses = document.paths[path].post.responses;
-      expect(Object.keys(responses).sort()).toEqual(["200", "400", "401", "403", "413", "415", "429", "500", "503"]);
+      expect(Object.keys(responses).sort()).toEqual(expected);
       expect(responses["400"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ValidationError" });
       expect(responses["401"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ErrorResponse" });
     }
+    // Asynchronous executions: the request headers, the 202 and its headers, and the read-back.
+    const run = document.paths["/playbook/execution"].post;
+    expect(run.parameters.map((parameter: { name: string; in: string }) => `${parameter.in}:${parameter.name}`)).toEqual([
+      "header:X-Request-Id",
+      "header:Prefer",
+      "header:Cache-Control",
+      "header:Idempotency-Key",
+    ]);
+    expect(run.responses["202"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ExecutionStatus" });
+    expect(Object.keys(run.responses["202"].headers).sort()).toEqual(["Location", "Preference-Applied", "X-Execution-Id"]);
+    expect(Object.keys(run.responses["200"].headers)).toEqual(["X-Execution-Id"]);
+    expect(run.responses["422"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ErrorResponse" });
+    const read = document.paths["/playbook/execution/{id}"].get;
+    expect(read.operationId).toBe("getExecution");
+    expect(read.parameters).toContainEqual(expect.objectContaining({ name: "id", in: "path", required: true }));
+    expect(Object.keys(read.responses).sort()).toEqual(["200", "401", "403", "404", "500", "503"]);
+    expect(read.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ExecutionStatus" });
+    expect(document.components.schemas.ExecutionStatus.properties.status.enum).toEqual(["queued", "running", "completed", "failed"]);
     expect(document.paths["/playbook/execution"].post.operationId).toBe("runPlaybook");
     expect(document.paths["/playbook/execution"].post.requestBody.content["application/json"].schema).toEqual({
       $ref: "#/components/schemas/PlaybookExecutionInput",
@@ -124,6 +153,7 @@ describe("GET /openapi.json", () => {
       "BatchExecutionInput",
       "BatchExecutionResult",
       "ErrorResponse",
+      "ExecutionStatus",
       "GadgetHighlights",
       "Playbook",
       "PlaybookExecutionInput",

@@ -19,6 +19,8 @@ describe("parseEnv", () => {
       queuePrefix: "pes",
       configDir: "/config",
       executionTimeoutMs: 120_000,
+      executionRetentionMs: 3_600_000,
+      coalescing: { bucketMs: 60_000, reuseMs: 10_000 },
       batchMaxItems: 100,
       bodyLimit: "1mb",
       maxInFlight: 2000,
@@ -42,6 +44,9 @@ describe("parseEnv", () => {
       QUEUE_PREFIX: "pes-test",
       CONFIG_DIR: "/etc/pes",
       EXECUTION_TIMEOUT_MS: "30000",
+      EXECUTION_RETENTION_SECONDS: "600",
+      COALESCE_BUCKET_SECONDS: "300",
+      COALESCE_REUSE_SECONDS: "30",
       BATCH_MAX_ITEMS: "500",
       BODY_LIMIT: "256kb",
       MAX_IN_FLIGHT: "5000",
@@ -64,6 +69,8 @@ describe("parseEnv", () => {
       queuePrefix: "pes-test",
       configDir: "/etc/pes",
       executionTimeoutMs: 30_000,
+      executionRetentionMs: 600_000,
+      coalescing: { bucketMs: 300_000, reuseMs: 30_000 },
       batchMaxItems: 500,
       bodyLimit: "256kb",
       maxInFlight: 5000,
@@ -114,6 +121,9 @@ describe("parseEnv", () => {
     ["PORT", "http"],
     ["REDIS_URL", "http://127.0.0.1:6379"],
     ["EXECUTION_TIMEOUT_MS", "-1"],
+    ["EXECUTION_RETENTION_SECONDS", "0"],
+    ["COALESCE_BUCKET_SECONDS", "-1"],
+    ["COALESCE_REUSE_SECONDS", "1.5"],
     ["BODY_LIMIT", "lots"],
     ["MAX_IN_FLIGHT", "1.5"],
     ["HTTP_REQUEST_TIMEOUT_MS", "0"],
@@ -125,6 +135,13 @@ describe("parseEnv", () => {
     ["METRICS_TOKEN", "short"],
   ])("stops on a bad %s, naming it", (name, value) => {
     expect(() => parseEnv({ ...idp, [name]: value })).toThrow(new RegExp(`^Invalid environment:\\n  ${name}: `));
+  });
+
+  it("turns coalescing off with a bucket of 0, and refuses a reuse window past the retention", () => {
+    expect(parseEnv({ ...idp, COALESCE_BUCKET_SECONDS: "0" }).coalescing).toBeUndefined();
+    expect(() => parseEnv({ ...idp, EXECUTION_RETENTION_SECONDS: "60", COALESCE_REUSE_SECONDS: "120" })).toThrow(
+      "COALESCE_REUSE_SECONDS: must not exceed EXECUTION_RETENTION_SECONDS",
+    );
   });
 
   it("refuses a headers timeout above the request timeout (Node would refuse it at start)", () => {

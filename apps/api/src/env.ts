@@ -16,6 +16,9 @@ export const ApiEnvSchema = z
     HOST: z.string().min(1).default("0.0.0.0"),
     ...sharedEnvFields,
     EXECUTION_TIMEOUT_MS: integer(1, 3_600_000).default(120_000),
+    EXECUTION_RETENTION_SECONDS: integer(1, 30 * 86_400).default(3_600),
+    COALESCE_BUCKET_SECONDS: integer(0, 86_400).default(60),
+    COALESCE_REUSE_SECONDS: integer(0, 86_400).default(10),
     BATCH_MAX_ITEMS: integer(1, 10_000).default(DEFAULT_BATCH_MAX_ITEMS),
     BODY_LIMIT: z
       .string()
@@ -56,6 +59,9 @@ export const ApiEnvSchema = z
     if (env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
       ctx.addIssue({ code: "custom", path: ["HTTP_HEADERS_TIMEOUT_MS"], message: "must not exceed HTTP_REQUEST_TIMEOUT_MS" });
     }
+    if (env.COALESCE_REUSE_SECONDS > env.EXECUTION_RETENTION_SECONDS) {
+      ctx.addIssue({ code: "custom", path: ["COALESCE_REUSE_SECONDS"], message: "must not exceed EXECUTION_RETENTION_SECONDS" });
+    }
     if (env.BATCH_MAX_ITEMS > env.MAX_IN_FLIGHT) {
       ctx.addIssue({ code: "custom", path: ["BATCH_MAX_ITEMS"], message: "must not exceed MAX_IN_FLIGHT" });
     }
@@ -89,6 +95,10 @@ export interface ApiEnv {
   queuePrefix: string;
   configDir: string;
   executionTimeoutMs: number;
+  /** How long a finished execution (and an Idempotency-Key) is kept for reading back. */
+  executionRetentionMs: number;
+  /** Identical requests share one execution; undefined (COALESCE_BUCKET_SECONDS=0): never. */
+  coalescing: { bucketMs: number; reuseMs: number } | undefined;
   batchMaxItems: number;
   bodyLimit: string;
   maxInFlight: number;
@@ -118,6 +128,9 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     queuePrefix: env.QUEUE_PREFIX,
     configDir: env.CONFIG_DIR,
     executionTimeoutMs: env.EXECUTION_TIMEOUT_MS,
+    executionRetentionMs: env.EXECUTION_RETENTION_SECONDS * 1_000,
+    coalescing:
+      env.COALESCE_BUCKET_SECONDS === 0 ? undefined : { bucketMs: env.COALESCE_BUCKET_SECONDS * 1_000, reuseMs: env.COALESCE_REUSE_SECONDS * 1_000 },
     batchMaxItems: env.BATCH_MAX_ITEMS,
     bodyLimit: env.BODY_LIMIT,
     maxInFlight: env.MAX_IN_FLIGHT,

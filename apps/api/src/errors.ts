@@ -12,6 +12,7 @@ const statusByCode = {
   not_found: 404,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  unprocessable: 422,
   too_many_requests: 429,
   internal: 500,
   service_unavailable: 503,

@@ -54,7 +54,9 @@ describe("GET /metrics", () => {
     await request(app).post("/playbook/execution").set("Authorization", `Bearer ${token}`).send({ bookName: "disk-full" }).expect(200);
     await request(app).post("/playbook/execution").set("Authorization", `Bearer ${token}`).send({ bookName: "disk-full" }).expect(200);
     await request(app).post("/playbook/execution").send({ bookName: "disk-full" }).expect(401);
-    await request(app).get("/playbook/execution/run-4f1c9e").expect(404);
+    await request(app).get("/playbook/runs/run-4f1c9e").expect(404);
+    // A route with a parameter counts under its pattern, not the id.
+    await request(app).get("/playbook/execution/0b9c7f4e-1d7a-4b8e-9f51-5e6f7a8b9c0d").set("Authorization", `Bearer ${token}`).expect(404);
     await request(app).get("/healthz").expect(200);
 
     const text = (await request(app).get("/metrics")).text;
@@ -62,8 +64,10 @@ describe("GET /metrics", () => {
     expect(text).toContain(`${count("POST", "/playbook/execution", 200)}2`);
     expect(text).toContain(`${count("POST", "/playbook/execution", 401)}1`);
     expect(text).toContain(`${count("GET", "unmatched", 404)}1`);
+    expect(text).toContain(`${count("GET", "/playbook/execution/:id", 404)}1`);
     expect(text).toContain(`${count("GET", "/healthz", 200)}1`);
     expect(text).not.toContain("run-4f1c9e");
+    expect(text).not.toContain("0b9c7f4e");
   });
 
   it("records a caller that hung up before its answer as 499", async () => {

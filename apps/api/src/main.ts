@@ -66,7 +66,11 @@ async function main(): Promise<void> {
     redisUrl: env.redisUrl,
     prefix: env.queuePrefix,
     logger,
+    retentionMs: env.executionRetentionMs,
+    ...(env.coalescing === undefined ? {} : { coalescing: env.coalescing }),
+    submittedTimeoutMs: env.executionTimeoutMs,
     onReplyTimeout: (jobState) => metrics.countReplyTimeout(jobState),
+    onJoined: () => metrics.countCoalesced(),
   });
   const tokenVerifier = createTokenVerifier({
     jwksUrl: env.auth.jwksUrl,

@@ -49,11 +49,20 @@ const requestIdParameter = {
 };
 
 function operationObject(operation: DocumentedOperation): JsonObject {
+  const declared = (operation.parameters ?? []).map(({ name, in: where, description, schema, required }) => ({
+    name,
+    in: where,
+    required: where === "path" || required === true,
+    description,
+    schema: schemaObject(schema),
+  }));
   return {
     operationId: operation.operationId,
     summary: operation.summary,
     ...(operation.description === undefined ? {} : { description: operation.description }),
-    ...(operation.auth === "organization" ? { security: [{ bearerAuth: [] }], parameters: [requestIdParameter] } : { security: [] }),
+    ...(operation.auth === "organization"
+      ? { security: [{ bearerAuth: [] }], parameters: [requestIdParameter, ...declared] }
+      : { security: [], ...(declared.length === 0 ? {} : { parameters: declared }) }),
     ...(operation.requestBody === undefined ? {} : { requestBody: { required: true, ...jsonContent(operation.requestBody) } }),
     responses: responseObjects(operation.responses),
   };
@@ -104,9 +113,11 @@ export function buildOpenApiDocument(routes: readonly Route[], options: { batchM
   const paths: Record<string, JsonObject> = {};
   for (const route of routes) {
     if (route.operation === undefined) continue;
-    const path = paths[route.path] ?? {};
+    // Express writes a path parameter `:id`, OpenAPI `{id}`.
+    const documented = route.path.replace(/:(\w+)/g, "{$1}");
+    const path = paths[documented] ?? {};
     path[route.method] = operationObject(route.operation);
-    paths[route.path] = path;
+    paths[documented] = path;
   }
   return {
     openapi: "3.1.0",

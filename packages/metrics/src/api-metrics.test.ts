@@ -30,6 +30,14 @@ describe("createApiMetrics", () => {
     expect(text).toContain('pes_reply_timeouts_total{job_state="completed"} 0');
   });
 
+  it("counts coalesced execution requests, from zero", async () => {
+    const metrics = createApiMetrics();
+    expect(await metrics.registry.metrics()).toContain("pes_executions_coalesced_total 0");
+    metrics.countCoalesced();
+    metrics.countCoalesced();
+    expect(await metrics.registry.metrics()).toContain("pes_executions_coalesced_total 2");
+  });
+
   it("has the process metrics", async () => {
     const text = await createApiMetrics().registry.metrics();
     expect(text).toMatch(/^process_cpu_seconds_total /m);

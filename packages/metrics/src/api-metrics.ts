@@ -40,6 +40,8 @@ export interface ApiMetrics {
   observeHttpRequest(method: string, route: string, status: number, seconds: number): void;
   /** A caller answered at its deadline, no reply having come, by what became of its job. */
   countReplyTimeout(jobState: ReplyTimeoutJobState): void;
+  /** A request that joined an identical execution (or its Idempotency-Key's) rather than starting one. */
+  countCoalesced(): void;
 }
 
 /** Up to the longest execution deadlines (EXECUTION_TIMEOUT_MS is 120 s by default). */
@@ -68,6 +70,11 @@ export function createApiMetrics(options: ApiMetricsOptions = {}): ApiMetrics {
   });
   for (const jobState of REPLY_TIMEOUT_JOB_STATES) replyTimeouts.labels(jobState).inc(0);
   const boundReplyTimeouts = new Map(REPLY_TIMEOUT_JOB_STATES.map((state) => [state, replyTimeouts.labels(state)]));
+  const coalesced = new Counter({
+    name: "pes_executions_coalesced_total",
+    help: "Execution requests that joined an execution already started (identical, or the same Idempotency-Key) instead of starting one",
+    registers: [registry],
+  });
 
   const { readQueues } = options;
   if (readQueues !== undefined) {
@@ -121,6 +128,9 @@ export function createApiMetrics(options: ApiMetricsOptions = {}): ApiMetrics {
     },
     countReplyTimeout(jobState) {
       boundReplyTimeouts.get(jobState)?.inc();
+    },
+    countCoalesced() {
+      coalesced.inc();
     },
   };
 }

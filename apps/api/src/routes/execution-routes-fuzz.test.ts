@@ -16,11 +16,11 @@ import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { ExecutionJob, JsonText, MAX_ATTRIBUTES, MessageExecutionJob } from "@pes/contracts";
 import { createLogger } from "@pes/logger";
-import { QueueUnavailableError, type ExecutionClient, type ExecutionRequest, type MessageExecutionRequest } from "@pes/queue";
+import { QueueUnavailableError, type ExecutionRequest, type MessageExecutionRequest } from "@pes/queue";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_JSON_DEPTH } from "../json-body.js";
-import { CANNED_RESULT, rsaKey, signToken, startJwksServer, testApp, type JwksServer } from "../testing/fixtures.js";
+import { CANNED_RESULT, FakeExecutionClient, rsaKey, signToken, startJwksServer, testApp, type JwksServer } from "../testing/fixtures.js";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2_000);
 const SEED = Number(process.env.FUZZ_SEED ?? 20_240_501);
@@ -29,20 +29,12 @@ const BATCH_MAX_ITEMS = 5;
 const REPO_ROOT = fileURLToPath(new URL("../../../..", import.meta.url));
 
 /** Answers every execution with the canned result, or fails to enqueue while `down`; checks each job. */
-class SwitchableExecutionClient implements ExecutionClient {
+class SwitchableExecutionClient extends FakeExecutionClient {
   down = false;
   /** Jobs the worker would refuse as malformed (it must be none). */
   readonly malformed: string[] = [];
 
-  async start(): Promise<void> {}
-
-  async execute(request: ExecutionRequest | MessageExecutionRequest, timeoutMs: number): Promise<JsonText> {
-    const [result] = await this.executeMany([request], timeoutMs);
-    if (result === undefined) throw new Error("no result");
-    return result;
-  }
-
-  async executeMany(requests: readonly (ExecutionRequest | MessageExecutionRequest)[], _timeoutMs: number): Promise<JsonText[]> {
+  override async executeMany(requests: readonly (ExecutionRequest | MessageExecutionRequest)[], _timeoutMs: number): Promise<JsonText[]> {
     if (this.down) throw new QueueUnavailableError("Redis is unreachable");
     for (const request of requests) {
       const caller = { replyTo: "api-fuzz", deadline: Date.now() + 60_000 };
@@ -52,11 +44,9 @@ class SwitchableExecutionClient implements ExecutionClient {
     return requests.map(() => JsonText.of(CANNED_RESULT));
   }
 
-  async isReady(): Promise<boolean> {
+  override async isReady(): Promise<boolean> {
     return !this.down;
   }
-
-  async close(): Promise<void> {}
 }
 
 const key = rsaKey("fuzz-key");

@@ -3,6 +3,8 @@ import {
   BatchExecutionInput,
   BatchExecutionResult,
   describeIssues,
+  ErrorResponse,
+  ExecutionStatus,
   JsonText,
   PlaybookExecutionInput,
   PlaybookExecutionResult,
@@ -14,19 +16,22 @@ import { integrationIssues, resolveExecution, type ResolveExecutionResult } from
 import {
   QueueUnavailableError,
   type ExecutionClient,
-  type ExecutionOutcome,
   type ExecutionRequest,
+  type ExecutionView,
+  type IdempotentRequest,
   type MessageExecutionRequest,
 } from "@pes/queue";
+import { z } from "zod";
 import type { Admission } from "../admission.js";
 import type { Caller } from "../auth/authenticate.js";
 import { AppError } from "../errors.js";
 import { prefixIssues, toValidationIssues } from "../validation.js";
+import { executionIdHeader, executionRequestHeaders, idempotencyKeyOf, mayShare, prefersAsync, requestHash } from "./execution-headers.js";
 import { failures } from "./responses.js";
-import { organizationRoute, type Route } from "./route.js";
+import { HttpReply, organizationRoute, type Route } from "./route.js";
 
 export interface ExecutionRouteDeps {
-  executionClient: Pick<ExecutionClient, "execute" | "executeMany">;
+  executionClient: Pick<ExecutionClient, "execute" | "executeMany" | "submit" | "read" | "idempotencyKeys">;
   admission: Admission;
   executionTimeoutMs: number;
   batchMaxItems: number;
@@ -34,32 +39,113 @@ export interface ExecutionRouteDeps {
   now: () => Date;
 }
 
-/** `POST /playbook/execution` and `POST /playbook/execution/batch`. */
+/** Where an execution is read back; its id is a UUID (anything else is no execution: 404). */
+const EXECUTION_PATH = "/playbook/execution";
+const EXECUTION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** `POST /playbook/execution` (synchronous, or `Prefer: respond-async`), `GET /playbook/execution/{id}` and `POST /playbook/execution/batch`. */
 export function executionRoutes(deps: ExecutionRouteDeps): Route[] {
   const resolveOptions = (now: Date) => ({ now, allowedChatHosts: deps.allowedChatHosts });
+
+  /** The execution id an Idempotency-Key stands for: a new one for its first request; 422 for another request. */
+  async function claim(idempotent: IdempotentRequest): Promise<string> {
+    const claimed = await usingQueue(() => deps.executionClient.idempotencyKeys.claim(idempotent, randomUUID()));
+    if ("mismatch" in claimed) throw new AppError("unprocessable", "Idempotency-Key was already used with another request");
+    return claimed.id;
+  }
+
+  /** Points the key at the execution its request joined, when that is not the one it claimed. */
+  async function bind(idempotent: IdempotentRequest | undefined, claimedId: string | undefined, executionId: string): Promise<void> {
+    if (idempotent === undefined || claimedId === executionId) return;
+    await usingQueue(() => deps.executionClient.idempotencyKeys.bind(idempotent, executionId));
+  }
 
   return [
     organizationRoute({
       method: "post",
-      path: "/playbook/execution",
+      path: EXECUTION_PATH,
       auth: "organization",
       body: PlaybookExecutionInput,
       operation: {
         operationId: "runPlaybook",
         summary: "Execute a playbook for one point in time at which an issue took place",
+        description:
+          "Waits for the result, unless `Prefer: respond-async` asks for a 202 at once. Identical concurrent requests (same " +
+          "playbook, attributes, issue time within the same bucket, liveRun and channelId) share one execution, and a completed " +
+          "result is shared for a short while after; `X-Execution-Id` names it, the same for every caller that shared it.",
+        parameters: executionRequestHeaders,
         responses: {
-          200: { description: "The execution completed (possibly with `error`).", body: PlaybookExecutionResult },
-          ...failures("too_many_requests"),
+          200: { description: "The execution completed (possibly with `error`).", body: PlaybookExecutionResult, headers: executionIdHeader },
+          202: {
+            description: "Accepted (`Prefer: respond-async`): read the execution at Location until it completed.",
+            body: ExecutionStatus,
+            headers: {
+              ...executionIdHeader,
+              Location: { description: "Where to read the execution: /playbook/execution/{id}.", schema: z.string() },
+              "Preference-Applied": { description: "respond-async", schema: z.literal("respond-async") },
+            },
+          },
+          ...failures("too_many_requests", "unprocessable"),
         },
       },
-      handle: async ({ caller, body, requestId }) => {
+      handle: async ({ req, caller, body, requestId }) => {
         const resolved = resolveExecution(body, caller.org, resolveOptions(deps.now()));
         if (!resolved.ok) throw new AppError("validation", prefixIssues(resolved.issues));
         const request = executionRequest(caller, requestId, body, resolved);
-        const outcome = await enqueue(() => deps.admission.run(1, () => deps.executionClient.execute(request, deps.executionTimeoutMs)));
+        const coalesce = mayShare(req.headers);
+        const key = idempotencyKeyOf(req.headers);
+        const idempotent = key === undefined ? undefined : { orgId: caller.orgId, key, requestHash: requestHash(`POST ${EXECUTION_PATH}`, body) };
+        const claimedId = idempotent === undefined ? undefined : await claim(idempotent);
+
+        if (prefersAsync(req.headers)) {
+          const [submitted] = await usingQueue(() =>
+            deps.executionClient.submit([request], { coalesce, executionIds: [claimedId] }),
+          );
+          if (submitted === undefined) throw new Error("submit answered no execution for one request");
+          await bind(idempotent, claimedId, submitted.executionId);
+          const { executionId } = submitted;
+          const view = await usingQueue(() => deps.executionClient.read(executionId, caller.orgId));
+          return new HttpReply(202, view === undefined ? queuedStatus(executionId) : statusJson(view), {
+            "X-Execution-Id": executionId,
+            Location: `${EXECUTION_PATH}/${executionId}`,
+            "Preference-Applied": "respond-async",
+          });
+        }
+
+        const answer = await usingQueue(() =>
+          deps.admission.run(1, () =>
+            deps.executionClient.execute(request, deps.executionTimeoutMs, { coalesce, ...(claimedId === undefined ? {} : { executionId: claimedId }) }),
+          ),
+        );
+        await bind(idempotent, claimedId, answer.executionId);
+        const headers = { "X-Execution-Id": answer.executionId };
         // What only the worker could check (the linked message) is still the caller's request: a 400.
-        if (outcome instanceof RequestRefusal) throw new AppError("validation", prefixIssues(outcome.issues));
-        return outcome;
+        if (answer.outcome instanceof RequestRefusal) throw new AppError("validation", prefixIssues(answer.outcome.issues), headers);
+        return new HttpReply(200, answer.outcome, headers);
+      },
+    }),
+    organizationRoute({
+      method: "get",
+      path: `${EXECUTION_PATH}/:id`,
+      auth: "organization",
+      operation: {
+        operationId: "getExecution",
+        summary: "Read an execution back: its status, and its result once it completed",
+        description: "Any execution of the caller's organization (synchronous, asynchronous, batch item), for the retention time after it finished.",
+        parameters: [{ name: "id", in: "path", description: "The execution id (X-Execution-Id, or the end of Location).", schema: z.string() }],
+        responses: {
+          200: { description: "The execution as it stands.", body: ExecutionStatus },
+          404: {
+            description: "No execution of that id for the caller's organization: none, another organization's, or past its retention.",
+            body: ErrorResponse,
+          },
+        },
+      },
+      handle: async ({ req, caller }) => {
+        const { id } = req.params;
+        const view = typeof id === "string" && EXECUTION_ID.test(id) ? await usingQueue(() => deps.executionClient.read(id, caller.orgId)) : undefined;
+        if (view === undefined) throw new AppError("not_found", "No such execution");
+        return statusJson(view);
       },
     }),
     organizationRoute({
@@ -116,7 +202,7 @@ export function executionRoutes(deps: ExecutionRouteDeps): Route[] {
           positions.push(index);
         });
         if (requests.length > 0) {
-          const outcomes = await enqueue(() =>
+          const outcomes = await usingQueue(() =>
             deps.admission.run(requests.length, () => deps.executionClient.executeMany(requests, deps.executionTimeoutMs)),
           );
           if (outcomes.length !== requests.length) {
@@ -167,7 +253,7 @@ function itemError(issues: readonly ValidationIssue[]): JsonText {
 }
 
 /** Redis being unreachable is the service's state, not the caller's fault: 503, not a 500. */
-async function enqueue<T extends ExecutionOutcome | ExecutionOutcome[]>(work: () => Promise<T>): Promise<T> {
+async function usingQueue<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
@@ -176,4 +262,26 @@ async function enqueue<T extends ExecutionOutcome | ExecutionOutcome[]>(work: ()
     }
     throw error;
   }
+}
+
+/** An execution as `GET /playbook/execution/{id}` shows it (ExecutionStatus); the result's JSON goes in as it is. */
+function statusJson(view: ExecutionView): JsonText {
+  const head = JSON.stringify({
+    id: view.id,
+    status: view.status,
+    createdAt: view.createdAt.toISOString(),
+    ...(view.completedAt === undefined ? {} : { completedAt: view.completedAt.toISOString() }),
+  } satisfies ExecutionStatus);
+  const { outcome } = view;
+  if (outcome === undefined) return new JsonText(head);
+  const tail =
+    outcome instanceof RequestRefusal
+      ? `"result":${JSON.stringify({ error: describeIssues(prefixIssues(outcome.issues)) })},"issues":${JSON.stringify(prefixIssues(outcome.issues))}`
+      : `"result":${outcome.text}`;
+  return new JsonText(`${head.slice(0, -1)},${tail}}`);
+}
+
+/** A submitted execution that could not be read back at once (Redis answered the enqueue, then not). */
+function queuedStatus(executionId: string): ExecutionStatus {
+  return { id: executionId, status: "queued", createdAt: new Date().toISOString() };
 }

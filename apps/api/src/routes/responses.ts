@@ -36,6 +36,7 @@ const failureAnswers = {
   not_found: { description: "No such route.", body: ErrorResponse },
   payload_too_large: { description: "Request body larger than the configured limit.", body: ErrorResponse },
   unsupported_media_type: { description: "Content-Type is not application/json.", body: ErrorResponse },
+  unprocessable: { description: "The Idempotency-Key was used with another request (another body or path).", body: ErrorResponse },
   // 429 always says when to come back; 503 does when the identity provider's keys cannot be had.
   too_many_requests: {
     description: "Too many executions in flight on this instance; retry after the Retry-After seconds.",

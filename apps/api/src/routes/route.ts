@@ -22,11 +22,23 @@ export interface OrganizationContext<Body> extends PublicContext {
   body: Body;
 }
 
+/** A request header or path parameter a route reads, as the OpenAPI document shows it. */
+export interface ParameterDeclaration {
+  name: string;
+  in: "header" | "path";
+  description: string;
+  schema: z.ZodType;
+  /** Path parameters always are. */
+  required?: boolean;
+}
+
 /** What the OpenAPI document says of a route besides what its kind (auth, body) implies. */
 export interface OperationDeclaration {
   operationId: string;
   summary: string;
   description?: string;
+  /** Path parameters (`:id` in the route's path) and request headers it reads, besides X-Request-Id. */
+  parameters?: readonly ParameterDeclaration[];
   /**
    * The answers the handler gives. Those of authenticating and reading the body (401, 403, 400, 413,
    * 415, and 500 and 503 for an organization's route) are added by the route's kind.
@@ -73,7 +85,22 @@ export interface DocumentedOperation extends OperationDeclaration {
   requestBody?: z.ZodType;
 }
 
-/** A declared route, ready to mount: its handle's result (JSON text as it is) becomes the 200 body. */
+/**
+ * An answer other than a plain 200, or with headers: what a handler returns to choose them. The body is
+ * sent as JSON (JSON text as it is).
+ */
+export class HttpReply {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {}
+}
+
+/**
+ * A declared route, ready to mount: its handle's result (JSON text as it is) becomes the 200 body, or
+ * the HttpReply it returns is sent as it says.
+ */
 export interface Route {
   method: "get" | "post";
   path: string;
@@ -129,6 +156,7 @@ export function organizationRoute(declaration: OrganizationRouteDeclaration<unkn
 }
 
 function reply(res: ServerResponse, result: unknown): void {
-  if (result instanceof JsonText) sendSerializedJson(res, 200, result.text);
-  else sendJson(res, 200, result);
+  const { status, body, headers } = result instanceof HttpReply ? result : { status: 200, body: result, headers: undefined };
+  if (body instanceof JsonText) sendSerializedJson(res, status, body.text, headers);
+  else sendJson(res, status, body, headers);
 }

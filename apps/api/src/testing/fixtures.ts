@@ -4,7 +4,7 @@
  * of the app, not the module under test; the real queue is exercised end to end by test/).
  */
 import { EventEmitter, once } from "node:events";
-import { createHmac, generateKeyPairSync, type JsonWebKey, type KeyObject } from "node:crypto";
+import { createHmac, randomUUID, generateKeyPairSync, type JsonWebKey, type KeyObject } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
@@ -14,10 +14,16 @@ import { sendJson, startTestHttpServer } from "@pes/local-services";
 import { createLogger, type Logger } from "@pes/logger";
 import {
   QueueUnavailableError,
+  type ExecuteOptions,
+  type ExecutionAnswer,
   type ExecutionClient,
   type ExecutionOutcome,
   type ExecutionRequest,
+  type ExecutionView,
+  type IdempotencyKeys,
   type MessageExecutionRequest,
+  type SubmitOptions,
+  type SubmittedExecution,
 } from "@pes/queue";
 import jwt from "jsonwebtoken";
 import { createApp, type AppDeps } from "../app.js";
@@ -152,10 +158,17 @@ export const CANNED_RESULT: PlaybookExecutionResult = {
   actionResults: [{ title: "p99", shortAnswer: "2.3 s", mostImportantLink: "http://prometheus.test/graph" }],
 };
 
-/** Records every request and answers each with `result` (or what `answer` returns), optionally held back. */
+/**
+ * Records every request and answers each with `result` (or what `answer` returns), optionally held back.
+ * No coalescing: every request is an execution of its own (the real client's sharing is tested on Redis).
+ */
 export class FakeExecutionClient extends EventEmitter implements ExecutionClient {
   readonly requests: (ExecutionRequest | MessageExecutionRequest)[] = [];
   readonly timeouts: number[] = [];
+  /** The options of each execute() or submit() call. */
+  readonly options: (ExecuteOptions & SubmitOptions & { executionId?: string })[] = [];
+  /** Every execution it started or answered, by id, for read(). */
+  readonly executions = new Map<string, { orgId: string; createdAt: Date; outcome?: ExecutionOutcome }>();
   ready = true;
   #gate: Promise<void> = Promise.resolve();
   #openGate: () => void = () => {};
@@ -184,11 +197,59 @@ export class FakeExecutionClient extends EventEmitter implements ExecutionClient
 
   async start(): Promise<void> {}
 
-  async execute(request: ExecutionRequest | MessageExecutionRequest, timeoutMs: number): Promise<ExecutionOutcome> {
-    const [result] = await this.executeMany([request], timeoutMs);
-    if (result === undefined) throw new Error("no result");
-    return result;
+  async execute(
+    request: ExecutionRequest | MessageExecutionRequest,
+    timeoutMs: number,
+    options: ExecuteOptions & { executionId?: string } = {},
+  ): Promise<ExecutionAnswer> {
+    this.options.push(options);
+    const executionId = options.executionId ?? randomUUID();
+    const joined = this.executions.has(executionId);
+    this.executions.set(executionId, { orgId: request.orgId, createdAt: new Date() });
+    const [outcome] = await this.executeMany([request], timeoutMs);
+    if (outcome === undefined) throw new Error("no result");
+    this.executions.set(executionId, { orgId: request.orgId, createdAt: new Date(), outcome });
+    return { executionId, joined, outcome };
   }
+
+  /** Records the requests as executions still queued (never answered). */
+  async submit(requests: readonly (ExecutionRequest | MessageExecutionRequest)[], options: SubmitOptions = {}): Promise<SubmittedExecution[]> {
+    if (!this.ready) throw new QueueUnavailableError("Redis is unreachable");
+    this.options.push(options);
+    return requests.map((request, index) => {
+      const executionId = options.executionIds?.[index] ?? randomUUID();
+      const joined = this.executions.has(executionId);
+      if (!joined) this.executions.set(executionId, { orgId: request.orgId, createdAt: new Date() });
+      this.requests.push(request);
+      return { executionId, joined };
+    });
+  }
+
+  async read(executionId: string, orgId: string): Promise<ExecutionView | undefined> {
+    const execution = this.executions.get(executionId);
+    if (execution === undefined || execution.orgId !== orgId) return undefined;
+    const { createdAt, outcome } = execution;
+    return outcome === undefined ? { id: executionId, status: "queued", createdAt } : { id: executionId, status: "completed", createdAt, completedAt: createdAt, outcome };
+  }
+
+  /** In memory, as the real ones are in Redis: key → the request's hash and an id. */
+  readonly idempotencyKeys: IdempotencyKeys = (() => {
+    const keys = new Map<string, { requestHash: string; id: string }>();
+    return {
+      async claim(request, proposedId) {
+        const scoped = `${request.orgId}\n${request.key}`;
+        const found = keys.get(scoped);
+        if (found === undefined) {
+          keys.set(scoped, { requestHash: request.requestHash, id: proposedId });
+          return { id: proposedId, first: true };
+        }
+        return found.requestHash === request.requestHash ? { id: found.id, first: false } : { mismatch: true };
+      },
+      async bind(request, id) {
+        keys.set(`${request.orgId}\n${request.key}`, { requestHash: request.requestHash, id });
+      },
+    };
+  })();
 
   async executeMany(requests: readonly (ExecutionRequest | MessageExecutionRequest)[], timeoutMs: number): Promise<ExecutionOutcome[]> {
     for (const request of requests) {
@@ -215,6 +276,10 @@ export class UnavailableExecutionClient extends FakeExecutionClient {
   override ready = false;
 
   override async executeMany(): Promise<ExecutionOutcome[]> {
+    throw new QueueUnavailableError("Redis is unreachable");
+  }
+
+  override async read(): Promise<ExecutionView | undefined> {
     throw new QueueUnavailableError("Redis is unreachable");
   }
 }
