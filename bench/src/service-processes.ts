@@ -85,6 +85,8 @@ export async function startApi(context: ServiceContext, options: ApiOptions): Pr
       BATCH_MAX_ITEMS: String(options.batchMaxItems),
       // Admission control must not shape the benchmark: it measures the plumbing, not the limiter.
       MAX_IN_FLIGHT: "100000",
+      // Its requests are identical: shared, they would measure one execution and many joins.
+      COALESCE_BUCKET_SECONDS: "0",
     },
     logPath,
   });

@@ -54,12 +54,16 @@ function errorsOf(answers: { status: number; body: unknown }[]): string[] {
 const deadlineMs = "60000";
 const testTimeout = { timeout: 30_000 };
 
+/** Identical requests run as executions of their own (coalescing has tests of its own in coalescing.test.ts). */
+const separate = { COALESCE_BUCKET_SECONDS: "0" };
+
 describe("chaos under load", () => {
   it("a worker SIGKILLed with 40 executions in flight: its jobs run again elsewhere and every caller gets a result", testTimeout, async () => {
     const requests = 40;
     // Each worker takes half of the executions, and runs all of their queries at once.
     const workerEnv = { ...fastStalls, WORKER_CONCURRENCY: String(requests / 2), MAX_CONCURRENT_ACTIONS: String(requests * ACTIONS) };
-    stack = await startStack({ name: "kill-under-load", configDir: config.dir, workers: 2, workerEnv, apiEnv: { EXECUTION_TIMEOUT_MS: deadlineMs } });
+    // Identical requests meant as 40 executions: no coalescing.
+    stack = await startStack({ name: "kill-under-load", configDir: config.dir, workers: 2, workerEnv, apiEnv: { EXECUTION_TIMEOUT_MS: deadlineMs, ...separate } });
     prometheus.hold();
     const target = stack;
     const pending = Array.from({ length: requests }, () => execute(target));
@@ -86,7 +90,7 @@ describe("chaos under load", () => {
       redis,
       workers: 1,
       workerEnv: { WORKER_CONCURRENCY: String(running) },
-      apiEnv: { EXECUTION_TIMEOUT_MS: deadlineMs },
+      apiEnv: { EXECUTION_TIMEOUT_MS: deadlineMs, ...separate },
     });
     prometheus.hold();
     const target = stack;

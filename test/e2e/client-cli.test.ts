@@ -28,7 +28,8 @@ beforeAll(async () => {
   prometheus = await startHoldingPrometheus();
   config = await exampleConfig({ metrics: prometheus.url });
   // A small admission limit, so that a test can fill it and see the client wait out the API's 429.
-  stack = await startStack({ name: "client-cli", configDir: config.dir, apiEnv: { MAX_IN_FLIGHT: "3", BATCH_MAX_ITEMS: "3" } });
+  // Its identical requests are meant as separate executions (three of them fill the admission limit).
+  stack = await startStack({ name: "client-cli", configDir: config.dir, apiEnv: { MAX_IN_FLIGHT: "3", BATCH_MAX_ITEMS: "3", COALESCE_BUCKET_SECONDS: "0" } });
   dir = await mkdtemp(join(tmpdir(), "pes-client-cli-"));
 });
 

@@ -86,7 +86,8 @@ beforeAll(async () => {
     configDir,
     workers: 2,
     // Short, for the caller left waiting with no worker at the end; every scrape reads the queue anew.
-    apiEnv: { EXECUTION_TIMEOUT_MS: "2000", METRICS_QUEUE_CACHE_MS: "0" },
+    // Its three identical requests are three executions: no coalescing.
+    apiEnv: { EXECUTION_TIMEOUT_MS: "2000", METRICS_QUEUE_CACHE_MS: "0", COALESCE_BUCKET_SECONDS: "0" },
     workerEnv: { METRICS_E2E_SECRET: secret },
   });
 });
@@ -140,7 +141,7 @@ describe("metrics of a running service", () => {
     const run = { bookName: "latency", attributes: { service: attributeValue } };
     for (let i = 0; i < 3; i++) expect((await execute(run)).status).toBe(200);
     expect((await execute({ title: "Latency of", time: new Date().toISOString() })).status).toBe(400);
-    expect((await fetch(`${stack.baseUrl}/playbook/execution/${attributeValue}`)).status).toBe(404);
+    expect((await fetch(`${stack.baseUrl}/playbook/executions/${attributeValue}`)).status).toBe(404);
 
     const api = await scrape(stack.baseUrl);
     const workers = await Promise.all(stack.workers.map((worker) => scrape(workerBase(worker))));

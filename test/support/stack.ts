@@ -18,10 +18,15 @@ export async function exampleConfig(dataSourceUrls: Record<string, string>): Pro
 }
 
 export interface Stack {
+  /** The first API's address. */
   baseUrl: string;
+  /** Every API's address, the first one's first. */
+  baseUrls: string[];
   redisUrl: string;
   prefix: string;
+  /** The first API. */
   api: ServiceProcess;
+  apis: ServiceProcess[];
   workers: ServiceProcess[];
   /** Starts one more worker process with the stack's settings (plus `env`). */
   addWorker(env?: Record<string, string>): Promise<ServiceProcess>;
@@ -30,12 +35,14 @@ export interface Stack {
 }
 
 /**
- * Redis (REDIS_URL or a spawned redis-server, with a unique queue prefix), the API with the development
- * issuer, and `workers` worker processes, all real processes over real HTTP and Redis.
+ * Redis (REDIS_URL or a spawned redis-server, with a unique queue prefix), `apis` API processes (one by
+ * default) with the development issuer, and `workers` worker processes, all real processes over real
+ * HTTP and Redis.
  */
 export async function startStack(options: {
   name: string;
   configDir: string;
+  apis?: number;
   workers?: number;
   apiEnv?: Record<string, string>;
   workerEnv?: Record<string, string>;
@@ -46,13 +53,17 @@ export async function startStack(options: {
   const redis = options.redis ?? (await startRedis());
   const prefix = uniquePrefix(options.name);
   const devIssuerDir = await mkdtemp(join(tmpdir(), "pes-e2e-issuer-"));
-  const port = await freePort();
+  const ports: number[] = [];
+  for (let i = 0; i < (options.apis ?? 1); i++) ports.push(await freePort());
   const common = { REDIS_URL: redis.url, QUEUE_PREFIX: prefix, CONFIG_DIR: options.configDir, DEV_ISSUER_DIR: devIssuerDir };
   // Each worker's own HTTP listener (/metrics, /healthz, /readyz) on a free port: several run at once.
   const workerEnv = { ...common, WORKER_HTTP_PORT: "0", WORKER_HTTP_HOST: "127.0.0.1", ...options.workerEnv };
-  // No readiness drain on stop: no load balancer watches these processes.
-  const apiEnv = { ...common, PORT: String(port), HOST: "127.0.0.1", AUTH_DEV_ISSUER: "true", SHUTDOWN_DRAIN_MS: "0" };
-  const api = startService("api", { ...apiEnv, ...options.apiEnv });
+  // No readiness drain on stop: no load balancer watches these processes. The APIs share the development
+  // key (DEV_ISSUER_DIR): a token is good at each.
+  const apiEnv = { ...common, HOST: "127.0.0.1", AUTH_DEV_ISSUER: "true", SHUTDOWN_DRAIN_MS: "0" };
+  const apis = ports.map((port) => startService("api", { ...apiEnv, PORT: String(port), ...options.apiEnv }));
+  const [api] = apis;
+  if (api === undefined) throw new Error("a stack needs an API");
   const workers: ServiceProcess[] = [];
   const addWorker = async (env: Record<string, string> = {}) => {
     const worker = startService("worker", { ...workerEnv, ...env });
@@ -60,26 +71,29 @@ export async function startStack(options: {
     await worker.waitForLine(/worker ready/i);
     return worker;
   };
-  const baseUrl = `http://127.0.0.1:${port}`;
+  const baseUrls = ports.map((port) => `http://127.0.0.1:${port}`);
+  const baseUrl = baseUrls[0] ?? "";
   try {
-    await waitForOk(`${baseUrl}/readyz`);
+    for (const url of baseUrls) await waitForOk(`${url}/readyz`);
     for (let i = 0; i < (options.workers ?? 1); i++) await addWorker();
   } catch (error) {
-    await Promise.all([api, ...workers].map((service) => service.stop("SIGKILL")));
+    await Promise.all([...apis, ...workers].map((service) => service.stop("SIGKILL")));
     if (ownRedis) await redis.stop();
     throw error;
   }
   const key = await loadOrCreateDevKey(devIssuerDir);
   return {
     baseUrl,
+    baseUrls,
     redisUrl: redis.url,
     prefix,
     api,
+    apis,
     workers,
     addWorker,
     token: (claims = {}) => mintDevToken(key, { org: claims.org ?? "acme", clientId: claims.clientId ?? "quickstart-cli" }),
     async stop() {
-      await Promise.all([api, ...workers].map((service) => service.stop()));
+      await Promise.all([...apis, ...workers].map((service) => service.stop()));
       if (ownRedis) await redis.stop();
       await rm(devIssuerDir, { recursive: true, force: true });
     },
