@@ -237,14 +237,15 @@ describe("coalescing", () => {
     const first = await client({ instanceId: "api-1" });
     const second = await client({ instanceId: "api-2" });
 
-    const leader = first.execute(request(), 300);
+    // The leader's deadline leaves the joiner ample time to join on a loaded host (it joins in milliseconds).
+    const leader = first.execute(request(), 1_500);
     // A joiner with a long deadline hears of the withdrawal at once, not at its own deadline.
     const joiner = second.execute(request(), 120_000);
     const [led, joined] = await Promise.all([leader, joiner]);
-    expect(parsed(led.outcome)).toEqual({ error: "Execution timed out after 300 ms (still queued: no worker picked it up)" });
+    expect(parsed(led.outcome)).toEqual({ error: "Execution timed out after 1500 ms (still queued: no worker picked it up)" });
     expect(joined).toEqual({ ...led, joined: true });
     expect(runs).toEqual([]);
-  });
+  }, 20_000);
 });
 
 /** Waits until some execution's record lists `count` waiting instances. */
