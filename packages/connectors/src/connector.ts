@@ -24,6 +24,8 @@ export interface ActionContext {
   window: TimeWindow;
   /** Aborted at the action's deadline. */
   signal: AbortSignal;
+  /** The action's deadline (epoch ms), when known: the HTTP client spends no retry past it. */
+  deadline?: number;
 }
 
 /** What the worker sets up once per data source, at start, and hands to its connector with every action. */

@@ -6,6 +6,16 @@ export interface HttpRequestOptions {
   headers: Record<string, string>;
   body?: string;
   signal: AbortSignal;
+  /**
+   * A POST that only reads (a query API: Prometheus, Elasticsearch `_search`), so sending it twice is
+   * harmless: it is retried like a GET. Any other POST is sent once.
+   */
+  idempotent?: boolean;
+  /**
+   * When `signal` aborts (the action's deadline, epoch ms), if known: a retry whose wait would end past
+   * it is not made, and the answer that prompted it is returned instead. The runner sets it.
+   */
+  deadline?: number;
 }
 
 export interface HttpAnswer {
@@ -26,8 +36,11 @@ export interface HttpAnswer {
  */
 export interface HttpClient {
   /**
-   * Sends one request and reads the whole answer. Rejects with undici's (or the network's) error,
-   * whose `code` names what went wrong, or with the signal's reason once it aborts.
+   * Sends one request and reads the whole answer. An idempotent request (GET, or a POST marked so) is
+   * sent again on 429/502/503/504 or a connection reset, after a backoff or the answer's Retry-After,
+   * while the deadline leaves time (see retry-policy.ts); the last answer is what it gives. Rejects with
+   * undici's (or the network's) error, whose `code` names what went wrong, or with the signal's reason
+   * once it aborts.
    */
   request(url: string, options: HttpRequestOptions): Promise<HttpAnswer>;
   /** Closes its connections; requests after this fail. */

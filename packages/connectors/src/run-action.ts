@@ -2,6 +2,7 @@ import { describeFetchFailure, type Evidence } from "@pes/analysis";
 import { MissingAttributesError } from "@pes/templates";
 import type { ActionContext, ActionRequest, ConnectorRuntime, DataSourceBase, DataSourceConnection, Found } from "./connector.js";
 import type { Connector, ConnectorDefinition } from "./connector-definition.js";
+import type { HttpClient } from "./http-client.js";
 import { fillQuery } from "./query-templates.js";
 import { redactEvidence, redactSecrets } from "./redaction.js";
 
@@ -16,7 +17,8 @@ export async function runConnectorAction<DS extends DataSourceBase, Q, F extends
   runtime: ConnectorRuntime<DS, Q, F>,
   request: ActionRequest<DS, Q>,
 ): Promise<F | Evidence> {
-  const { title, dataSource, spec, attributes, window, signal, secrets, http } = request;
+  const { title, dataSource, spec, attributes, window, signal, deadline, secrets } = request;
+  const http = deadline === undefined ? request.http : withDeadline(request.http, deadline);
   let query: Q;
   let link: string | undefined;
   try {
@@ -52,6 +54,14 @@ export async function runConnectorAction<DS extends DataSourceBase, Q, F extends
 function citedBy<F extends Found>(title: string, found: F): F {
   if (!isEvidenceList(found)) return (found.action === title ? found : { ...found, action: title }) as F;
   return found.map((evidence) => (evidence.action === title ? evidence : { ...evidence, action: title })) as readonly Evidence[] as F;
+}
+
+/**
+ * The client with the action's deadline on every request, so that its retries never outlive the action. A
+ * fetch shared with later actions keeps the deadline of the one that started it, the earliest of theirs.
+ */
+function withDeadline(http: HttpClient, deadline: number): HttpClient {
+  return { request: (url, options) => http.request(url, { deadline, ...options }), close: () => http.close() };
 }
 
 /** What a fetch found as a list (one evidence is a list of one). */

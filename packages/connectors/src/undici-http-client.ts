@@ -1,10 +1,12 @@
 import { STATUS_CODES } from "node:http";
 import { X509Certificate } from "node:crypto";
+import { setTimeout as delay } from "node:timers/promises";
 import { createSecureContext } from "node:tls";
 import { Agent, ProxyAgent, request, type Dispatcher } from "undici";
 import type { DataSourceBase, DataSourceConnection } from "./connector.js";
 import type { DataSourceSecrets } from "./data-source-secrets.js";
-import { MAX_RESPONSE_BYTES, type HttpClient } from "./http-client.js";
+import { MAX_RESPONSE_BYTES, type HttpAnswer, type HttpClient, type HttpRequestOptions } from "./http-client.js";
+import { isIdempotent, isRetryableError, isRetryableStatus, retryDelay } from "./retry-policy.js";
 import { createSharedFetches } from "./shared-fetches.js";
 
 /** TLS settings with their PEM texts read, as undici's connector takes them. */
@@ -20,7 +22,8 @@ export interface ResolvedTls {
  * without fetch's web-stream layer): measured here at about a quarter of fetch's CPU per request, which
  * is most of a worker's own work per action. undici enforces the size cap itself, from Content-Length
  * and while the body streams. With `proxy`, every connection is a CONNECT tunnel through it (TLS, when
- * the data source's URL is https, runs inside the tunnel with `tls`).
+ * the data source's URL is https, runs inside the tunnel with `tls`). Idempotent requests are retried
+ * within their deadline (retry-policy.ts).
  */
 export function createHttpClient(options: { tls?: ResolvedTls; proxy?: string } = {}): HttpClient {
   const settings = {
@@ -36,20 +39,42 @@ export function createHttpClient(options: { tls?: ResolvedTls; proxy?: string } 
     options.proxy === undefined
       ? new Agent({ ...settings, connect: tls })
       : new ProxyAgent({ ...settings, uri: options.proxy, requestTls: tls });
+  const send = async (url: string, { method, headers, body, signal }: HttpRequestOptions): Promise<HttpAnswer & { retryAfter: string | undefined }> => {
+    const response = await request(url, { method, headers, body: body ?? null, signal, dispatcher });
+    const bytes = await response.body.bytes();
+    return {
+      status: response.statusCode,
+      statusText: STATUS_CODES[response.statusCode] ?? "",
+      contentType: firstHeader(response.headers["content-type"]),
+      body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+      retryAfter: firstHeader(response.headers["retry-after"]),
+    };
+  };
   return {
-    async request(url, { method, headers, body, signal }) {
-      const response = await request(url, { method, headers, body: body ?? null, signal, dispatcher });
-      const bytes = await response.body.bytes();
-      const contentType = response.headers["content-type"];
-      return {
-        status: response.statusCode,
-        statusText: STATUS_CODES[response.statusCode] ?? "",
-        contentType: Array.isArray(contentType) ? contentType[0] : contentType,
-        body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
-      };
+    async request(url, options) {
+      const retryable = isIdempotent(options.method, options.idempotent);
+      for (let attempts = 1; ; attempts += 1) {
+        let wait: number | undefined;
+        try {
+          const { retryAfter, ...answer } = await send(url, options);
+          if (!retryable || !isRetryableStatus(answer.status)) return answer;
+          wait = retryDelay({ attempts, retryAfter, now: Date.now(), deadline: options.deadline, random: Math.random() });
+          if (wait === undefined) return answer;
+        } catch (error) {
+          if (!retryable || options.signal.aborted || !isRetryableError(error)) throw error;
+          wait = retryDelay({ attempts, now: Date.now(), deadline: options.deadline, random: Math.random() });
+          if (wait === undefined) throw error;
+        }
+        // Rejects with the signal's reason if the deadline comes first, as a request would.
+        await delay(wait, undefined, { signal: options.signal });
+      }
     },
     close: () => dispatcher.close(),
   };
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 /**

@@ -169,6 +169,8 @@ export function createEngine(deps: EngineDeps): Engine {
       controller.abort(reason);
       grace = setTimeout(giveUp, ABORT_GRACE_MS);
     };
+    // When the timer fires, at the earliest: the HTTP client spends no retry past it.
+    const deadline = Date.now() + actionTimeoutMs;
     const timer = setTimeout(() => {
       timedOut = true;
       stop(new DOMException(`timed out after ${actionTimeoutMs} ms`, "TimeoutError"));
@@ -192,7 +194,7 @@ export function createEngine(deps: EngineDeps): Engine {
         signal,
         onReleaseError: (error: unknown) => logger.warn({ err: error, dataSource: definition.dataSource }, "could not give back a query slot"),
       };
-      const ran = inQuerySlot(querySlots, planned.slots, slotOptions, () => run({ action: prepared, title, attributes, window, signal }));
+      const ran = inQuerySlot(querySlots, planned.slots, slotOptions, () => run({ action: prepared, title, attributes, window, signal, deadline }));
       // Whatever the action does after the race is decided is handled by the race: never unhandled.
       const found = await Promise.race([ran, abandoned]);
       if (found === ABORTED) return [ended()];

@@ -316,6 +316,33 @@ describe("runPrometheusAction on the wire", () => {
     expect(JSON.stringify(outcome)).not.toContain("s3cret-token");
   });
 
+  it("sends its query again while Prometheus answers 503, within the action's deadline", async () => {
+    let answered = 0;
+    server = await startTestHttpServer((_request, response) => {
+      answered += 1;
+      if (answered === 1) {
+        response.writeHead(503, { "content-type": "text/plain" });
+        response.end("Service Unavailable");
+      } else {
+        sendJson(response, 200, emptyMatrix);
+      }
+    });
+    const outcome = await runPrometheusAction(request({ type: "prometheus", url: server.url }, "up", { deadline: Date.now() + 10_000 }));
+    expect(outcome.kind).toBe("no-data");
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[1]?.body).toBe(server.requests[0]?.body);
+  });
+
+  it("does not wait a Retry-After past the action's deadline: the 429 is the answer", async () => {
+    server = await startTestHttpServer((_request, response) => {
+      response.writeHead(429, { "content-type": "text/plain", "retry-after": "120" });
+      response.end("slow down");
+    });
+    const outcome = await runPrometheusAction(request({ type: "prometheus", url: server.url }, "up", { deadline: Date.now() + 10_000 }));
+    expect(rendered(outcome)).toMatchObject({ kind: "failed", shortAnswer: "p99 latency: Prometheus answered HTTP 429 Too Many Requests" });
+    expect(server.requests).toHaveLength(1);
+  });
+
   it("fails with 'timed out' when the deadline passes before Prometheus answers", async () => {
     server = await startTestHttpServer(() => {
       // never answers: the action's deadline must end it

@@ -63,6 +63,8 @@ export const prometheusRuntime: ConnectorRuntime<PrometheusDataSource, Prometheu
           headers: { ...headers, "content-type": "application/x-www-form-urlencoded" },
           body: form,
           signal,
+          // A query only reads: sent again when Prometheus is busy or restarting.
+          idempotent: true,
         });
       } catch (error) {
         return describeFetchFailure(error, signal, TARGET, MAX_RESPONSE_BYTES);
