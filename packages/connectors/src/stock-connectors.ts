@@ -1,3 +1,4 @@
+import { alertmanagerConnector } from "./alertmanager/schema.js";
 import { createConnectorRegistry } from "./connector-registry.js";
 import { datadogConnector } from "./datadog/schema.js";
 import { elasticsearchConnector } from "./elasticsearch/schema.js";
@@ -12,6 +13,7 @@ export const stockConnectors = [
   datadogConnector,
   lokiConnector,
   elasticsearchConnector,
+  alertmanagerConnector,
 ] as const;
 
 /** The registry of the stock connectors: what configuration, playbooks and the engine use by default. */

@@ -1,3 +1,4 @@
+export * from "./alertmanager.js";
 export * from "./demo-incident.js";
 export * from "./fake-elasticsearch.js";
 export * from "./fake-loki.js";

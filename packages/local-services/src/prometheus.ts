@@ -1,8 +1,8 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { access, constants, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
-import { setTimeout as delay } from "node:timers/promises";
+import { join } from "node:path";
+import { collectTail, findBinary, run, terminate, waitUntilReady } from "./child-process.js";
 import { freePort } from "./free-port.js";
 
 export interface LocalPrometheus {
@@ -21,7 +21,6 @@ export interface StartPrometheusOptions {
   readyTimeoutMs?: number;
 }
 
-const NOT_FOUND = "prometheus not found: install Debian's prometheus package (apt-get install prometheus)";
 const PORT_ATTEMPTS = 3;
 
 /**
@@ -34,8 +33,8 @@ const PORT_ATTEMPTS = 3;
  * @throws Error when the binaries are missing, the backfill fails or Prometheus does not become ready.
  */
 export async function startPrometheus(options: StartPrometheusOptions): Promise<LocalPrometheus> {
-  const prometheus = await findBinary("prometheus");
-  const promtool = await findBinary("promtool");
+  const prometheus = await findBinary("prometheus", "prometheus");
+  const promtool = await findBinary("promtool", "prometheus");
   const dir = await mkdtemp(join(tmpdir(), "pes-prometheus-"));
   try {
     const dataDir = join(dir, "data");
@@ -64,7 +63,7 @@ export async function startPrometheus(options: StartPrometheusOptions): Promise<
       const stderr = collectTail(child);
       const url = `http://127.0.0.1:${port}`;
       try {
-        await waitUntilReady(url, child, options.readyTimeoutMs ?? 30_000, stderr);
+        await waitUntilReady("prometheus", url, child, options.readyTimeoutMs ?? 30_000, stderr);
         let stopped: Promise<void> | undefined;
         return {
           url,
@@ -158,76 +157,3 @@ function escapeHelp(help: string): string {
   return help.replace(/\\/g, "\\\\").replace(/\n/g, "\\n");
 }
 
-async function findBinary(name: string): Promise<string> {
-  const candidates = [join("/usr/bin", name), ...(process.env.PATH ?? "").split(delimiter).filter(Boolean).map((dir) => join(dir, name))];
-  for (const candidate of candidates) {
-    try {
-      await access(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // try the next place
-    }
-  }
-  throw new Error(name === "prometheus" ? NOT_FOUND : `${name} not found: install Debian's prometheus package (apt-get install prometheus)`);
-}
-
-function run(command: string, args: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
-    const stderr = collectTail(child);
-    child.once("error", reject);
-    child.once("exit", (code, signal) => {
-      if (code === 0) resolve();
-      else reject(new Error(`${command} ${args.slice(0, 3).join(" ")} failed (${signal ?? `exit ${code}`}): ${stderr()}`));
-    });
-  });
-}
-
-/** Keeps the last few KiB of a child's stderr for error messages. */
-function collectTail(child: ChildProcess): () => string {
-  let tail = "";
-  child.stderr?.setEncoding("utf8");
-  child.stderr?.on("data", (chunk: string) => {
-    tail = (tail + chunk).slice(-4096);
-  });
-  return () => tail.trim();
-}
-
-async function waitUntilReady(url: string, child: ChildProcess, timeoutMs: number, stderr: () => string): Promise<void> {
-  let exited = false;
-  const onExit = () => {
-    exited = true;
-  };
-  child.once("exit", onExit);
-  child.once("error", onExit);
-  const deadline = Date.now() + timeoutMs;
-  try {
-    while (Date.now() < deadline) {
-      if (exited) throw new Error(`prometheus exited before it was ready: ${stderr()}`);
-      try {
-        const response = await fetch(`${url}/-/ready`, { signal: AbortSignal.timeout(1_000) });
-        await response.body?.cancel();
-        if (response.status === 200) return;
-      } catch {
-        // not listening yet
-      }
-      await delay(50);
-    }
-    throw new Error(`prometheus was not ready within ${timeoutMs} ms: ${stderr()}`);
-  } finally {
-    child.off("exit", onExit);
-    child.off("error", onExit);
-  }
-}
-
-async function terminate(child: ChildProcess): Promise<void> {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.kill("SIGTERM");
-  const killTimer = setTimeout(() => child.kill("SIGKILL"), 5_000);
-  try {
-    await exited;
-  } finally {
-    clearTimeout(killTimer);
-  }
-}

@@ -1,9 +1,5 @@
 import type { Encoder } from "@pes/templates";
-
-// In a `u` regex a well-formed surrogate pair is one code point, so only lone halves match.
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
-// RE2's metacharacters, as Go's regexp.QuoteMeta escapes them.
-const REGEX_META = /[\\.+*?()|[\]{}^$]/g;
+import { hasLoneSurrogate, quoteRegexMeta } from "../regex-escape.js";
 
 /**
  * A PromQL string literal holding exactly `value`: JSON's escaping (`\"`, `\\`, `\n`, `\uXXXX`) is a
@@ -11,7 +7,7 @@ const REGEX_META = /[\\.+*?()|[\]{}^$]/g;
  * @throws Error on a lone UTF-16 surrogate, which JSON would write as `\uD800` and PromQL rejects.
  */
 export function promqlString(value: string): string {
-  if (LONE_SURROGATE.test(value)) {
+  if (hasLoneSurrogate(value)) {
     throw new Error("attribute value is not valid Unicode text (it holds a lone surrogate)");
   }
   return JSON.stringify(value);
@@ -22,7 +18,7 @@ export function promqlString(value: string): string {
  * escaped first (RE2 syntax), then the result is written as a string literal.
  */
 export function promqlRegexString(value: string): string {
-  return promqlString(value.replace(REGEX_META, "\\$&"));
+  return promqlString(quoteRegexMeta(value));
 }
 
 /**
