@@ -3,6 +3,7 @@ import { createConnectorRegistry } from "./connector-registry.js";
 import { datadogConnector } from "./datadog/schema.js";
 import { elasticsearchConnector } from "./elasticsearch/schema.js";
 import { httpConnector } from "./http/schema.js";
+import { kubernetesConnector } from "./kubernetes/schema.js";
 import { lokiConnector } from "./loki/schema.js";
 import { prometheusConnector } from "./prometheus/schema.js";
 
@@ -14,6 +15,7 @@ export const stockConnectors = [
   lokiConnector,
   elasticsearchConnector,
   alertmanagerConnector,
+  kubernetesConnector,
 ] as const;
 
 /** The registry of the stock connectors: what configuration, playbooks and the engine use by default. */

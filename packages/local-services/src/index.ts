@@ -1,6 +1,7 @@
 export * from "./alertmanager.js";
 export * from "./demo-incident.js";
 export * from "./fake-elasticsearch.js";
+export * from "./fake-kubernetes.js";
 export * from "./fake-loki.js";
 export * from "./free-port.js";
 export * from "./large-range-answer.js";

@@ -1,4 +1,4 @@
-import { dataSourceBaseUrl } from "../template-encodings.js";
+import { baseUrlOf, withoutCredentials } from "../url-text.js";
 import { matcherText } from "./alertmanager-matchers.js";
 import type { AlertmanagerAction, AlertmanagerDataSource } from "./schema.js";
 
@@ -8,7 +8,7 @@ import type { AlertmanagerAction, AlertmanagerDataSource } from "./schema.js";
  * At `externalUrl` when the data source has one.
  */
 export function alertmanagerLink(dataSource: AlertmanagerDataSource, action: AlertmanagerAction): string {
-  const base = dataSourceBaseUrl({ url: dataSource.externalUrl ?? dataSource.url });
+  const base = dataSource.externalUrl === undefined ? baseUrlOf(dataSource) : withoutCredentials(dataSource.externalUrl);
   const params = [`silenced=${action.includeSilenced}`, `inhibited=${action.includeInhibited}`, "active=true"];
   if (action.matchers.length > 0) params.push(`filter=${encodeURIComponent(`{${action.matchers.map(matcherText).join(", ")}}`)}`);
   return `${base}/#/alerts?${params.join("&")}`;

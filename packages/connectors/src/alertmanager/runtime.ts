@@ -5,7 +5,7 @@ import { answeredError } from "../error-answer.js";
 import { authorizationHeader } from "../http-auth.js";
 import { answerText, MAX_RESPONSE_BYTES } from "../http-client.js";
 import { runConnectorAction } from "../run-action.js";
-import { dataSourceBaseUrl } from "../template-encodings.js";
+import { baseUrlOf } from "../url-text.js";
 import { matcherText } from "./alertmanager-matchers.js";
 import { GettableAlerts, GettableSilences, type GettableAlert, type GettableSilence } from "./alertmanager-response.js";
 import { alertmanagerConnector, type AlertmanagerAction, type AlertmanagerDataSource } from "./schema.js";
@@ -60,7 +60,7 @@ export const alertmanagerRuntime: ConnectorRuntime<AlertmanagerDataSource, Alert
 /** One GET of the API v2; its parsed answer, or why not in plain words. */
 async function get<T>(request: Request, headers: Record<string, string>, resource: string, params: Array<[string, string]>, schema: z.ZodType<T>): Promise<T | string> {
   const { signal, http } = request;
-  const url = `${dataSourceBaseUrl(request.dataSource)}/api/v2/${resource}?${new URLSearchParams(params).toString()}`;
+  const url = `${baseUrlOf(request.dataSource)}/api/v2/${resource}?${new URLSearchParams(params).toString()}`;
   try {
     const answer = await http.request(url, { method: "GET", headers, signal });
     if (answer.status < 200 || answer.status > 299) return answeredError(TARGET, answer);

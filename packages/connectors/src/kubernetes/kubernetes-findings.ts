@@ -1,0 +1,126 @@
+import type { Evidence, TimeWindow } from "@pes/analysis";
+import type { ContainerStatus, Deployment, KubernetesEvent, Pod, ReplicaSet } from "./kubernetes-response.js";
+
+/** At most this many events or pods are reported: the strongest first. */
+const MAX_FINDINGS = 20;
+const REVISION = "deployment.kubernetes.io/revision";
+
+type Cited = { action: string; link?: string };
+
+/** Whether an object is `name` or named after it (`checkout-7d9f…` for `checkout`): what `name` narrows to. */
+function namedAfter(objectName: string | undefined, name: string | undefined): boolean {
+  return name === undefined || objectName === name || (objectName?.startsWith(`${name}-`) ?? false);
+}
+
+function inWindow(at: Date, window: TimeWindow): boolean {
+  return at >= window.start && at <= window.end;
+}
+
+/** When an event last happened: events.k8s.io's series and eventTime, else core's lastTimestamp. */
+function eventTime(event: KubernetesEvent): Date | undefined {
+  const text = event.series?.lastObservedTime ?? event.lastTimestamp ?? event.eventTime ?? event.firstTimestamp ?? event.metadata.creationTimestamp;
+  return text === undefined || text === null ? undefined : new Date(text);
+}
+
+/** Events in the window, warnings first, then the latest first. */
+export function eventFindings(events: readonly KubernetesEvent[], name: string | undefined, window: TimeWindow, cited: Cited): Evidence[] {
+  const found = events.flatMap((event) => {
+    const at = eventTime(event);
+    if (at === undefined || !inWindow(at, window) || !namedAfter(event.involvedObject.name, name)) return [];
+    return [{ event, at, warning: event.type === "Warning" }];
+  });
+  found.sort((a, b) => Number(b.warning) - Number(a.warning) || b.at.getTime() - a.at.getTime());
+  return found.slice(0, MAX_FINDINGS).map(({ event, at, warning }) => {
+    const count = event.series?.count ?? event.count ?? 1;
+    const message = event.message === undefined ? undefined : `${event.message}${count > 1 ? ` (${count} times)` : ""}`;
+    return {
+      kind: "event",
+      ...cited,
+      subject: `${(event.involvedObject.kind ?? "object").toLowerCase()}/${event.involvedObject.name ?? event.metadata.name}`,
+      reason: event.reason ?? "(no reason)",
+      ...(message === undefined ? {} : { message }),
+      warning,
+      onset: at,
+    };
+  });
+}
+
+/**
+ * The rollouts of the Deployments: each ReplicaSet a Deployment owns that was created in the window (a
+ * new revision: a new pod template, e.g. a new image), the latest first.
+ */
+export function rolloutFindings(deployments: readonly Deployment[], replicaSets: readonly ReplicaSet[], window: TimeWindow, cited: Cited): Evidence[] {
+  const found = deployments.flatMap((deployment) =>
+    replicaSets
+      .filter((replicaSet) => replicaSet.metadata.ownerReferences?.some((owner) => owner.kind === "Deployment" && owner.uid === deployment.metadata.uid) ?? false)
+      .flatMap((replicaSet) => {
+        const created = replicaSet.metadata.creationTimestamp;
+        if (created === undefined || !inWindow(new Date(created), window)) return [];
+        return [{ deployment: deployment.metadata.name, replicaSet, at: new Date(created) }];
+      }),
+  );
+  found.sort((a, b) => b.at.getTime() - a.at.getTime() || revisionOf(b.replicaSet) - revisionOf(a.replicaSet));
+  return found.map(({ deployment, replicaSet, at }) => ({
+    kind: "change",
+    ...cited,
+    change: "deploy",
+    subject: deployment,
+    detail: replicaSet.spec.template.spec.containers.map((container) => shortImage(container.image ?? container.name)).join(", "),
+    at,
+  }));
+}
+
+function revisionOf(replicaSet: ReplicaSet): number {
+  return Number(replicaSet.metadata.annotations?.[REVISION] ?? 0);
+}
+
+/** An image without its registry and repository path: `checkout:v1.42` for `registry.example/shop/checkout:v1.42`. */
+function shortImage(image: string): string {
+  const digest = image.indexOf("@");
+  const path = digest === -1 ? image : image.slice(0, digest);
+  const short = path.slice(path.lastIndexOf("/") + 1);
+  return digest === -1 ? short : `${short}${image.slice(digest)}`;
+}
+
+/**
+ * Pods that restarted in the window: for each, its container whose last termination is the latest,
+ * named by why (OOMKilled, CrashLoopBackOff, Error, or how many restarts), the latest first.
+ */
+export function podFindings(pods: readonly Pod[], name: string | undefined, window: TimeWindow, cited: Cited): Evidence[] {
+  const found = pods.flatMap((pod) => {
+    if (!namedAfter(pod.metadata.name, name)) return [];
+    const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
+    const restarted = statuses.flatMap((status) => {
+      const finished = status.lastState?.terminated?.finishedAt;
+      if (status.restartCount === 0 || finished === undefined || finished === null || !inWindow(new Date(finished), window)) return [];
+      return [{ status, at: new Date(finished) }];
+    });
+    const latest = restarted.sort((a, b) => b.at.getTime() - a.at.getTime())[0];
+    return latest === undefined ? [] : [{ pod: pod.metadata.name, ...latest }];
+  });
+  found.sort((a, b) => b.at.getTime() - a.at.getTime());
+  return found.slice(0, MAX_FINDINGS).map(({ pod, status, at }) => ({
+    kind: "event",
+    ...cited,
+    subject: `pod/${pod}`,
+    reason: restartReason(status),
+    message: restartMessage(status),
+    warning: true,
+    onset: at,
+  }));
+}
+
+/** The most telling reason: killed for memory, then crash-looping, then a failing exit, else the count. */
+function restartReason(status: ContainerStatus): string {
+  const terminated = status.lastState?.terminated?.reason;
+  if (terminated === "OOMKilled") return "OOMKilled";
+  if (status.state?.waiting?.reason === "CrashLoopBackOff") return "CrashLoopBackOff";
+  if (terminated === "Error") return "Error";
+  return `restarted ${status.restartCount} ${status.restartCount === 1 ? "time" : "times"}`;
+}
+
+function restartMessage(status: ContainerStatus): string {
+  const exitCode = status.lastState?.terminated?.exitCode;
+  const times = status.restartCount === 1 ? "once" : `${status.restartCount} times`;
+  return `container ${status.name} restarted ${times}${exitCode === undefined ? "" : `, last exit code ${exitCode}`}`;
+}

@@ -1,0 +1,269 @@
+// The kubernetes connector against a local API server speaking the Kubernetes API's JSON (List objects,
+// Status errors, label selectors), with objects in the window, before it, and in another namespace.
+import type { Evidence } from "@pes/analysis";
+import { sendJson, startFakeKubernetes, startTestHttpServer, type KubernetesObject, type TestHttpServer } from "@pes/local-services";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { ActionRequest, Found, TimeWindow } from "../connector.js";
+import { resolveSecrets } from "../data-source-secrets.js";
+import { evidenceList } from "../run-action.js";
+import { createHttpClient } from "../undici-http-client.js";
+import { runKubernetesAction } from "./runtime.js";
+import { KubernetesAction, KubernetesDataSource } from "./schema.js";
+
+const window: TimeWindow = { start: new Date("2026-11-20T13:08:00Z"), time: new Date("2026-11-20T14:08:00Z"), end: new Date("2026-11-20T14:23:00Z") };
+const TOKEN = "k8s-token-0123456789";
+/** Values built to change a path, a selector or a query string. */
+const HOSTILE = ["shop/../kube-system", "..", "shop,app=x", 'a"b', "a\nb", "a b", "*", "{x}", "a|b", "a=b", "a\\b", "-shop"];
+
+const deployment = (namespace: string, name: string, uid: string): KubernetesObject => ({
+  metadata: { name, namespace, uid, labels: { app: name } },
+  spec: { selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name, image: `${name}:old` }] } } },
+});
+const replicaSet = (namespace: string, name: string, owner: string, uid: string, revision: number, created: string, images: string[]): KubernetesObject => ({
+  metadata: {
+    name,
+    namespace,
+    labels: { app: owner, "pod-template-hash": name.split("-").at(-1) ?? "" },
+    annotations: { "deployment.kubernetes.io/revision": String(revision) },
+    ownerReferences: [{ apiVersion: "apps/v1", kind: "Deployment", name: owner, uid, controller: true }],
+    creationTimestamp: created,
+  },
+  spec: { template: { spec: { containers: images.map((image, index) => ({ name: `c${index}`, image })) } } },
+});
+const pod = (name: string, app: string, statuses: unknown[]): KubernetesObject => ({ metadata: { name, namespace: "shop", labels: { app } }, status: { phase: "Running", containerStatuses: statuses } });
+const event = (name: string, kind: string, type: string, reason: string, at: string, message: string, count = 1): KubernetesObject => ({
+  metadata: { name: `${name}.${reason}`, namespace: "shop" },
+  involvedObject: { kind, name, namespace: "shop" },
+  reason,
+  message,
+  type,
+  count,
+  firstTimestamp: at,
+  lastTimestamp: at,
+});
+
+const objects = {
+  deployments: [deployment("shop", "checkout", "uid-checkout"), deployment("shop", "search", "uid-search"), deployment("other", "checkout", "uid-other-checkout")],
+  replicaSets: [
+    replicaSet("shop", "checkout-5d9", "checkout", "uid-checkout", 6, "2026-11-19T10:00:00Z", ["registry.example/shop/checkout:v1.41"]),
+    replicaSet("shop", "checkout-7f8", "checkout", "uid-checkout", 7, "2026-11-20T14:02:00Z", ["registry.example/shop/checkout:v1.42", "envoyproxy/envoy@sha256:abc"]),
+    replicaSet("shop", "search-abc", "search", "uid-search", 3, "2026-11-20T13:30:00Z", ["search:2.0"]),
+    replicaSet("other", "checkout-999", "checkout", "uid-other-checkout", 9, "2026-11-20T14:05:00Z", ["checkout:other"]),
+  ],
+  pods: [
+    pod("checkout-7f8-abc", "checkout", [
+      {
+        name: "app",
+        restartCount: 3,
+        state: { waiting: { reason: "CrashLoopBackOff" } },
+        lastState: { terminated: { reason: "OOMKilled", exitCode: 137, finishedAt: "2026-11-20T14:06:30Z" } },
+      },
+    ]),
+    pod("checkout-7f8-def", "checkout", [{ name: "app", restartCount: 0, state: { running: { startedAt: "2026-11-20T14:02:10Z" } } }]),
+    pod("checkout-5d9-old", "checkout", [{ name: "app", restartCount: 1, lastState: { terminated: { reason: "Error", exitCode: 1, finishedAt: "2026-11-19T10:00:00Z" } } }]),
+    pod("search-xyz", "search", [{ name: "app", restartCount: 1, lastState: { terminated: { reason: "Error", exitCode: 2, finishedAt: "2026-11-20T13:40:00Z" } } }]),
+  ],
+  events: [
+    event("checkout", "Deployment", "Normal", "ScalingReplicaSet", "2026-11-20T14:02:00Z", "Scaled up replica set checkout-7f8 to 1"),
+    event("checkout-7f8-abc", "Pod", "Warning", "BackOff", "2026-11-20T14:07:00Z", "Back-off restarting failed container", 4),
+    event("checkout-7f8-abc", "Pod", "Warning", "Unhealthy", "2026-11-20T14:05:00Z", "Readiness probe failed"),
+    event("checkout-7f8-abc", "Pod", "Warning", "Old", "2026-11-20T10:00:00Z", "before the window"),
+    event("checkoutx", "Pod", "Warning", "NotOurs", "2026-11-20T14:06:00Z", "another app whose name starts alike"),
+    event("search-xyz", "Pod", "Warning", "BackOff", "2026-11-20T13:41:00Z", "Back-off restarting failed container"),
+  ],
+};
+
+const env: Record<string, string> = { PES_TEST_K8S_TOKEN: TOKEN };
+const http = createHttpClient();
+let cluster: TestHttpServer;
+beforeAll(async () => {
+  cluster = await startFakeKubernetes(objects, { token: TOKEN });
+});
+afterAll(async () => {
+  await cluster?.close();
+  await http.close();
+});
+
+function request(action: unknown, attributes: Record<string, string> = {}, overrides: Partial<ActionRequest<KubernetesDataSource, KubernetesAction>> = {}, url = cluster.url) {
+  const dataSource = KubernetesDataSource.parse({ type: "kubernetes", url, auth: { bearerToken: { env: "PES_TEST_K8S_TOKEN" } } });
+  return {
+    title: "Cluster",
+    dataSource,
+    secrets: resolveSecrets(dataSource, { env }).secrets,
+    http,
+    spec: KubernetesAction.parse(action),
+    attributes,
+    window,
+    signal: AbortSignal.timeout(10_000),
+    ...overrides,
+  };
+}
+
+const list = (found: Found): readonly Evidence[] => evidenceList(found);
+const sent = (from: number) => cluster.requests.slice(from).map((seen) => decodeURIComponent(seen.url));
+
+describe("kubernetes rollouts", () => {
+  it("names the Deployment's revision created in the window, with its images, from its own ReplicaSets", async () => {
+    const before = cluster.requests.length;
+    const found = list(await runKubernetesAction(request({ namespace: "{{namespace}}", resource: "rollouts", name: "{{service}}" }, { namespace: "shop", service: "checkout" })));
+    expect(found).toEqual([
+      {
+        kind: "change",
+        action: "Cluster",
+        link: `${cluster.url}/apis/apps/v1/namespaces/shop/deployments/checkout`,
+        change: "deploy",
+        subject: "checkout",
+        detail: "checkout:v1.42, envoy@sha256:abc",
+        at: new Date("2026-11-20T14:02:00Z"),
+      },
+    ]);
+    expect(sent(before)).toEqual(["/apis/apps/v1/namespaces/shop/deployments/checkout", "/apis/apps/v1/namespaces/shop/replicasets?labelSelector=app=checkout"]);
+    expect(cluster.requests.slice(before).every((seen) => seen.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
+  });
+
+  it("finds every Deployment's rollouts in the namespace by label, or all of them, never another namespace's", async () => {
+    const bySelector = list(await runKubernetesAction(request({ namespace: "shop", resource: "rollouts", selector: { app: "{{service}}" } }, { service: "search" })));
+    expect(bySelector.map((evidence) => (evidence.kind === "change" ? `${evidence.subject} ${evidence.detail}` : evidence.kind))).toEqual(["search search:2.0"]);
+    const all = list(await runKubernetesAction(request({ namespace: "shop", resource: "rollouts" })));
+    expect(all.map((evidence) => (evidence.kind === "change" ? `${evidence.subject} ${evidence.detail}` : evidence.kind))).toEqual([
+      "checkout checkout:v1.42, envoy@sha256:abc",
+      "search search:2.0",
+    ]);
+  });
+
+  it("says no rollout when no revision was created in the window", async () => {
+    const earlier = { start: new Date("2026-11-20T11:00:00Z"), time: new Date("2026-11-20T12:00:00Z"), end: new Date("2026-11-20T12:15:00Z") };
+    const found = list(await runKubernetesAction(request({ namespace: "shop", resource: "rollouts", name: "checkout" }, {}, { window: earlier })));
+    expect(found).toMatchObject([{ kind: "none", what: "rollouts" }]);
+  });
+
+  it("fails with the API server's words for a Deployment that does not exist", async () => {
+    const [failed] = list(await runKubernetesAction(request({ namespace: "shop", resource: "rollouts", name: "nope" })));
+    expect(failed).toMatchObject({ kind: "failed", reason: 'Kubernetes answered 404 Not Found: deployments.apps "nope" not found' });
+  });
+});
+
+describe("kubernetes pods", () => {
+  it("reports pods that restarted in the window, OOMKilled before CrashLoopBackOff, dated at the termination", async () => {
+    const found = list(await runKubernetesAction(request({ namespace: "shop", resource: "pods", name: "{{service}}" }, { service: "checkout" })));
+    expect(found).toEqual([
+      {
+        kind: "event",
+        action: "Cluster",
+        link: `${cluster.url}/api/v1/namespaces/shop/pods`,
+        subject: "pod/checkout-7f8-abc",
+        reason: "OOMKilled",
+        message: "container app restarted 3 times, last exit code 137",
+        warning: true,
+        onset: new Date("2026-11-20T14:06:30Z"),
+      },
+    ]);
+  });
+
+  it("selects by label on the server, and names a failing exit as Error", async () => {
+    const before = cluster.requests.length;
+    const found = list(await runKubernetesAction(request({ namespace: "shop", resource: "pods", selector: { app: "search" } })));
+    expect(found).toMatchObject([{ kind: "event", subject: "pod/search-xyz", reason: "Error", onset: new Date("2026-11-20T13:40:00Z") }]);
+    expect(sent(before)).toEqual(["/api/v1/namespaces/shop/pods?labelSelector=app=search"]);
+  });
+
+  it("says no pod restarts when none restarted in the window", async () => {
+    const found = list(await runKubernetesAction(request({ namespace: "other", resource: "pods" })));
+    expect(found).toMatchObject([{ kind: "none", what: "pod restarts" }]);
+  });
+});
+
+describe("kubernetes events", () => {
+  it("lists the window's events of the object and those named after it, warnings first, latest first", async () => {
+    const found = list(await runKubernetesAction(request({ namespace: "shop", resource: "events", name: "checkout" })));
+    expect(found.map((evidence) => (evidence.kind === "event" ? [evidence.subject, evidence.reason, evidence.warning, evidence.message] : evidence.kind))).toEqual([
+      ["pod/checkout-7f8-abc", "BackOff", true, "Back-off restarting failed container (4 times)"],
+      ["pod/checkout-7f8-abc", "Unhealthy", true, "Readiness probe failed"],
+      ["deployment/checkout", "ScalingReplicaSet", false, "Scaled up replica set checkout-7f8 to 1"],
+    ]);
+  });
+
+  it("says no warning events in a namespace where nothing happened", async () => {
+    expect(list(await runKubernetesAction(request({ namespace: "other", resource: "events" })))).toMatchObject([{ kind: "none", what: "warning events" }]);
+  });
+});
+
+describe("kubernetes values that would change the request", () => {
+  it.each(HOSTILE)("refuses %j as a namespace, a name or a label value, sending nothing", async (value) => {
+    const before = cluster.requests.length;
+    const actions = [
+      { namespace: "{{value}}", resource: "pods" },
+      { namespace: "shop", resource: "rollouts", name: "{{value}}" },
+      { namespace: "shop", resource: "pods", selector: { app: "{{value}}" } },
+    ];
+    for (const action of actions) {
+      const [failed] = list(await runKubernetesAction(request(action, { value })));
+      expect(failed).toMatchObject({ kind: "failed", reason: expect.stringMatching(/^could not build the request: .* is not a Kubernetes (namespace|object name|label value) \(/) });
+    }
+    expect(cluster.requests).toHaveLength(before);
+  });
+
+  it("accepts label values that a name could not be, URL-encoded on the wire", async () => {
+    const [refused] = list(await runKubernetesAction(request({ namespace: "{{value}}", resource: "pods" }, { value: "Shop" })));
+    expect(refused).toMatchObject({ kind: "failed" });
+    const before = cluster.requests.length;
+    await runKubernetesAction(request({ namespace: "shop", resource: "pods", selector: { "app.kubernetes.io/name": "Checkout_v1.2" } }));
+    expect(cluster.requests[before]?.url).toBe("/api/v1/namespaces/shop/pods?labelSelector=app.kubernetes.io%2Fname%3DCheckout_v1.2");
+  });
+
+  it("refuses at load a literal that is not a name, a label key that is not one, and a selector for events", () => {
+    const problems = (action: unknown) => KubernetesAction.safeParse(action).error?.issues.map((issue) => issue.path.join(".")) ?? [];
+    expect(problems({ namespace: "Shop", resource: "pods" })).toEqual(["namespace"]);
+    expect(problems({ namespace: "shop", resource: "pods", selector: { "a,b": "x" } })).toEqual(["selector.a,b"]);
+    expect(problems({ namespace: "shop", resource: "events", selector: { app: "x" } })).toEqual(["selector"]);
+    expect(problems({ namespace: "{{namespace}}", resource: "pods", name: "{{service}}", selector: { app: "{{service}}" } })).toEqual([]);
+  });
+});
+
+describe("kubernetes failures", () => {
+  let server: TestHttpServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it("reads the API server's Status, and keeps a token it echoes out", async () => {
+    server = await startTestHttpServer((seen, response) =>
+      sendJson(response, 403, {
+        kind: "Status",
+        apiVersion: "v1",
+        status: "Failure",
+        message: `pods is forbidden: User "system:serviceaccount:pes:reader" cannot list resource "pods" in API group "" in the namespace "shop" (${seen.headers.authorization ?? ""})`,
+        reason: "Forbidden",
+        code: 403,
+      }),
+    );
+    const [failed] = list(await runKubernetesAction(request({ namespace: "shop", resource: "pods" }, {}, {}, server.url)));
+    expect(failed).toMatchObject({ kind: "failed", reason: expect.stringMatching(/^Kubernetes answered 403 Forbidden: pods is forbidden: User "system:serviceaccount:pes:reader" cannot list/) });
+    expect(JSON.stringify(failed)).not.toContain(TOKEN);
+  });
+
+  it("says the token was refused", async () => {
+    const refusing = await startFakeKubernetes(objects, { token: "another-token" });
+    try {
+      const [failed] = list(await runKubernetesAction(request({ namespace: "shop", resource: "events" }, {}, {}, refusing.url)));
+      expect(failed).toMatchObject({ kind: "failed", reason: "Kubernetes answered 401 Unauthorized: Unauthorized" });
+    } finally {
+      await refusing.close();
+    }
+  });
+
+  it("fails with 'timed out' when the deadline passes first", async () => {
+    server = await startTestHttpServer(() => {
+      // never answers
+    });
+    const [failed] = list(await runKubernetesAction(request({ namespace: "shop", resource: "pods" }, {}, { signal: AbortSignal.timeout(100) }, server.url)));
+    expect(failed).toMatchObject({ kind: "failed", reason: "no answer from Kubernetes before the deadline (timed out)" });
+  });
+
+  it("fails on an answer that is not the API's", async () => {
+    server = await startTestHttpServer((_seen, response) => sendJson(response, 200, { items: [{ name: "not an object" }] }));
+    const [failed] = list(await runKubernetesAction(request({ namespace: "shop", resource: "pods" }, {}, {}, server.url)));
+    expect(failed).toMatchObject({ kind: "failed", reason: "Kubernetes answered in a shape this connector does not know" });
+  });
+});

@@ -1,0 +1,104 @@
+import { describeFetchFailure, type Evidence } from "@pes/analysis";
+import type { z } from "zod";
+import type { ActionRequest, ConnectorRuntime, FetchRequest, Found } from "../connector.js";
+import { answeredError } from "../error-answer.js";
+import { answerText, MAX_RESPONSE_BYTES } from "../http-client.js";
+import { runConnectorAction } from "../run-action.js";
+import { eventFindings, podFindings, rolloutFindings } from "./kubernetes-findings.js";
+import { deploymentsUrl, eventsUrl, podsUrl, replicaSetsUrl } from "./kubernetes-requests.js";
+import { Deployment, KubernetesEvent, KubernetesStatus, listOf, Pod, ReplicaSet } from "./kubernetes-response.js";
+import { kubernetesConnector, type KubernetesAction, type KubernetesDataSource } from "./schema.js";
+
+const TARGET = "Kubernetes";
+
+type Request = FetchRequest<KubernetesDataSource, KubernetesAction>;
+type Get = <T>(url: string, schema: z.ZodType<T>) => Promise<T | Failure>;
+
+/** Why a request gave nothing usable, in plain words. */
+class Failure {
+  constructor(readonly reason: string) {}
+}
+
+/**
+ * Reads one namespace's events, Deployments' rollouts or pods' restarts from the API server and
+ * returns what happened in the window (kubernetes-findings.ts); nothing there is a `none` saying what
+ * was looked for, any failure a `failed` with the API server's own message.
+ */
+export const kubernetesRuntime: ConnectorRuntime<KubernetesDataSource, KubernetesAction> = {
+  async fetch(request) {
+    const { title, dataSource, query: action, window, link } = request;
+    const cited = { action: title, ...(link === undefined ? {} : { link }) };
+    const failed = (reason: string): Evidence => ({ kind: "failed", ...cited, reason });
+    let headers: Record<string, string>;
+    try {
+      const auth = dataSource.auth;
+      headers = { accept: "application/json", ...(auth === undefined ? {} : { authorization: `Bearer ${request.secrets.value(auth.bearerToken)}` }) };
+    } catch (error) {
+      return failed(`cannot authenticate to ${TARGET}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const get: Get = (url, schema) => getJson(request, headers, url, schema);
+    const none = (what: string): Evidence => ({ kind: "none", ...cited, what });
+    const { namespace, name, selector } = action;
+
+    switch (action.resource) {
+      case "events": {
+        const list = await get(eventsUrl(dataSource, namespace), listOf(KubernetesEvent));
+        if (list instanceof Failure) return failed(list.reason);
+        const found = eventFindings(list.items, name, window, cited);
+        return found.length > 0 ? found : none("warning events");
+      }
+      case "pods": {
+        const list = await get(podsUrl(dataSource, namespace, selector), listOf(Pod));
+        if (list instanceof Failure) return failed(list.reason);
+        const found = podFindings(list.items, name, window, cited);
+        return found.length > 0 ? found : none("pod restarts");
+      }
+      case "rollouts": {
+        const deployments =
+          name === undefined
+            ? await get(deploymentsUrl(dataSource, namespace, undefined, selector), listOf(Deployment))
+            : await get(deploymentsUrl(dataSource, namespace, name, undefined), Deployment);
+        if (deployments instanceof Failure) return failed(deployments.reason);
+        const items = "items" in deployments ? deployments.items : [deployments];
+        if (items.length === 0) return none("rollouts");
+        // One Deployment: its own ReplicaSets (its selector's labels); several: the namespace's, by owner.
+        const only = items.length === 1 ? items[0]?.spec.selector?.matchLabels : undefined;
+        const replicaSets = await get(replicaSetsUrl(dataSource, namespace, only), listOf(ReplicaSet));
+        if (replicaSets instanceof Failure) return failed(replicaSets.reason);
+        const found = rolloutFindings(items, replicaSets.items, window, cited);
+        return found.length > 0 ? found : none("rollouts");
+      }
+    }
+  },
+};
+
+/** One GET: the parsed answer, or a Failure with the API server's Status message. */
+async function getJson<T>(request: Request, headers: Record<string, string>, url: string, schema: z.ZodType<T>): Promise<T | Failure> {
+  const { http, signal } = request;
+  try {
+    const answer = await http.request(url, { method: "GET", headers, signal });
+    let json: unknown;
+    try {
+      json = JSON.parse(answerText(answer.body));
+    } catch {
+      json = undefined;
+    }
+    if (answer.status < 200 || answer.status > 299) {
+      const status = KubernetesStatus.safeParse(json);
+      return new Failure(answeredError(TARGET, answer, status.success ? status.data.message : undefined));
+    }
+    if (json === undefined) return new Failure(`${TARGET} answered with something that is not JSON`);
+    const parsed = schema.safeParse(json);
+    return parsed.success ? parsed.data : new Failure(`${TARGET} answered in a shape this connector does not know`);
+  } catch (error) {
+    return new Failure(describeFetchFailure(error, signal, TARGET, MAX_RESPONSE_BYTES));
+  }
+}
+
+/**
+ * Runs one Kubernetes action: fills and checks namespace, name and selector, then fetches. The worker
+ * runs actions through the registry; this is the same path, for this connector's own tests.
+ */
+export function runKubernetesAction(request: ActionRequest<KubernetesDataSource, KubernetesAction>): Promise<Found> {
+  return runConnectorAction(kubernetesConnector.definition, kubernetesRuntime, request);
+}

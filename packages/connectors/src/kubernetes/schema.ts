@@ -1,0 +1,76 @@
+import { z } from "zod";
+import { connectionFields } from "../connection-options.js";
+import { defineConnector } from "../connector-definition.js";
+import { SecretRef } from "../secret-ref.js";
+import { kubernetesRequestUrl } from "./kubernetes-requests.js";
+import {
+  isLabelKey,
+  isLabelValue,
+  isNamespaceName,
+  isObjectName,
+  labelValueTemplate,
+  literalIsValid,
+  namespaceTemplate,
+  objectNameTemplate,
+} from "./kubernetes-names.js";
+
+/**
+ * A Kubernetes API server: its URL, its CA in `tls.ca` (a cluster's own CA, not a public one) and a
+ * service account's bearer token. A client certificate, if the cluster wants one, is `tls.cert`/`tls.key`.
+ */
+export const KubernetesDataSource = z.strictObject({
+  type: z.literal("kubernetes"),
+  url: z.url({ protocol: /^https?$/ }),
+  ...connectionFields,
+  auth: z.strictObject({ bearerToken: SecretRef }).optional(),
+});
+export type KubernetesDataSource = z.infer<typeof KubernetesDataSource>;
+
+const KUBERNETES_RESOURCES = ["events", "rollouts", "pods"] as const;
+
+/**
+ * One action on a namespace: its `events`, the `rollouts` of its Deployments (ReplicaSet revisions) or
+ * its `pods`' restarts. `name` narrows to a Deployment (rollouts) or to the objects named after it
+ * (`checkout` and `checkout-…`: its pods, ReplicaSets and their events); `selector` to labels. Each
+ * placeholder's filled text must be a valid name or label value, else the action fails unsent.
+ */
+export const KubernetesAction = z
+  .strictObject({
+    namespace: z.string().refine((text) => literalIsValid(text, isNamespaceName), "must be a namespace name (a DNS-1123 label) or a template"),
+    resource: z.enum(KUBERNETES_RESOURCES),
+    name: z
+      .string()
+      .refine((text) => literalIsValid(text, isObjectName), "must be an object name (a DNS-1123 subdomain) or a template")
+      .optional(),
+    selector: z
+      .record(
+        z.string().refine(isLabelKey, "must be a label key"),
+        z.string().refine((text) => literalIsValid(text, isLabelValue), "must be a label value or a template"),
+      )
+      .optional(),
+  })
+  .refine((action) => action.resource !== "events" || action.selector === undefined, {
+    message: "events have no labels to select: narrow them with name",
+    path: ["selector"],
+  });
+export type KubernetesAction = z.infer<typeof KubernetesAction>;
+
+/**
+ * The kubernetes connector: plain HTTP to the API server through the data source's own client (its CA,
+ * token, proxy, deadline and size cap), for three read-only lists.
+ */
+export const kubernetesConnector = defineConnector({
+  type: "kubernetes",
+  noun: "a Kubernetes data source",
+  builds: "request",
+  dataSource: KubernetesDataSource,
+  query: KubernetesAction,
+  templates: [
+    { path: ["namespace"], encoding: namespaceTemplate },
+    { path: ["name"], encoding: objectNameTemplate },
+    { path: ["selector"], leaves: true, encoding: labelValueTemplate },
+  ],
+  // No UI is common to every cluster: the link is the API's list this action read.
+  link: (dataSource, query) => kubernetesRequestUrl(dataSource, query),
+  runtime: async () => (await import("./runtime.js")).kubernetesRuntime,
+});
