@@ -1,12 +1,16 @@
 // The kubernetes connector against a local API server speaking the Kubernetes API's JSON (List objects,
 // Status errors, label selectors), with objects in the window, before it, and in another namespace.
+import { execFileSync } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Evidence } from "@pes/analysis";
 import { sendJson, startFakeKubernetes, startTestHttpServer, type KubernetesObject, type TestHttpServer } from "@pes/local-services";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ActionRequest, Found, TimeWindow } from "../connector.js";
 import { resolveSecrets } from "../data-source-secrets.js";
 import { evidenceList } from "../run-action.js";
-import { createHttpClient } from "../undici-http-client.js";
+import { connectDataSource, createHttpClient } from "../undici-http-client.js";
 import { runKubernetesAction } from "./runtime.js";
 import { KubernetesAction, KubernetesDataSource } from "./schema.js";
 
@@ -265,5 +269,29 @@ describe("kubernetes failures", () => {
     server = await startTestHttpServer((_seen, response) => sendJson(response, 200, { items: [{ name: "not an object" }] }));
     const [failed] = list(await runKubernetesAction(request({ namespace: "shop", resource: "pods" }, {}, {}, server.url)));
     expect(failed).toMatchObject({ kind: "failed", reason: "Kubernetes answered in a shape this connector does not know" });
+  });
+});
+
+describe("kubernetes over TLS with the cluster's CA", () => {
+  it("reaches an API server whose certificate the data source's CA signed, with the token", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "pes-k8s-ca-"));
+    const openssl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
+    const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+    openssl("req", "-x509", ...ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "1", "-subj", "/CN=kubernetes-ca");
+    openssl("req", ...ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=kube-apiserver");
+    await writeFile(join(dir, "server.ext"), "subjectAltName=IP:127.0.0.1\n");
+    openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.pem", "-days", "1", "-extfile", "server.ext");
+    const apiServer = await startFakeKubernetes(objects, { token: TOKEN, https: { key: await readFile(join(dir, "server.key")), cert: await readFile(join(dir, "server.pem")) } });
+    const dataSource = KubernetesDataSource.parse({ type: "kubernetes", url: apiServer.url, tls: { ca: { file: join(dir, "ca.pem") } }, auth: { bearerToken: { env: "PES_TEST_K8S_TOKEN" } } });
+    const connection = connectDataSource(dataSource, resolveSecrets(dataSource, { env }).secrets);
+    try {
+      const spec = KubernetesAction.parse({ namespace: "shop", resource: "pods", name: "checkout" });
+      const found = list(await runKubernetesAction({ title: "Cluster", dataSource, spec, attributes: {}, window, signal: AbortSignal.timeout(10_000), ...connection }));
+      expect(found).toMatchObject([{ kind: "event", subject: "pod/checkout-7f8-abc", reason: "OOMKilled" }]);
+    } finally {
+      await connection.http.close();
+      await apiServer.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
