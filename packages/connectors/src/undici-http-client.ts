@@ -65,8 +65,12 @@ export function createHttpClient(options: { tls?: ResolvedTls; proxy?: string } 
           wait = retryDelay({ attempts, now: Date.now(), deadline: options.deadline, random: Math.random() });
           if (wait === undefined) throw error;
         }
-        // Rejects with the signal's reason if the deadline comes first, as a request would.
-        await delay(wait, undefined, { signal: options.signal });
+        try {
+          await delay(wait, undefined, { signal: options.signal });
+        } catch (error) {
+          // Rejects with the signal's reason if the deadline comes first, as a request would.
+          throw options.signal.aborted ? options.signal.reason : error;
+        }
       }
     },
     close: () => dispatcher.close(),
