@@ -218,7 +218,7 @@ mitigations:
     });
     expect(error.problems.map((problem) => `${problem.path}: ${problem.message}`)).toEqual([
       "gadgets.0.actions.0.prometheus.query: placeholder {{host|upper}}: unknown filter (known: regex)",
-      "mitigations.0.toolName: placeholder {{host|regex}}: filters apply only in prometheus queries and loki selectors",
+      "mitigations.0.toolName: placeholder {{host|regex}}: filters apply only in prometheus queries and loki selectors and alertmanager regex matchers",
     ]);
   });
 
@@ -321,7 +321,7 @@ gadgets:
     });
     expect(error.problems).toEqual([
       { file: "playbooks/acme/p.yaml", path: "gadgets.0.actions.0.prometheus.query", line: 10, message: "Invalid input: expected string, received number" },
-      { file: "playbooks/acme/p.yaml", path: "gadgets.0.actions.1", line: 11, message: "an action needs exactly one query key: prometheus or http or datadog or loki or elasticsearch" },
+      { file: "playbooks/acme/p.yaml", path: "gadgets.0.actions.1", line: 11, message: "an action needs exactly one query key: prometheus or http or datadog or loki or elasticsearch or alertmanager or kubernetes" },
       { file: "playbooks/acme/p.yaml", path: "windw", line: 3, message: 'unknown field "windw"' },
     ]);
   });

@@ -6,12 +6,12 @@ import { connectorRegistry } from "./stock-connectors.js";
 
 describe("connectorRegistry", () => {
   it("derives the query keys and the connector of an action from the list", () => {
-    expect(connectorRegistry.types).toEqual(["prometheus", "http", "datadog", "loki", "elasticsearch"]);
+    expect(connectorRegistry.types).toEqual(["prometheus", "http", "datadog", "loki", "elasticsearch", "alertmanager", "kubernetes"]);
     expect(connectorRegistry.connectorOf({ title: "t", dataSource: "m", prometheus: { query: "up" } })?.type).toBe("prometheus");
     expect(connectorRegistry.connectorOf({ title: "t", dataSource: "m", http: {} })?.type).toBe("http");
     expect(connectorRegistry.connectorOf({ title: "t", dataSource: "m" })).toBeUndefined();
     expect(connectorRegistry.connectorOf({ prometheus: {}, http: {} })).toBeUndefined();
-    expect(connectorRegistry.filterPlaces).toEqual(["prometheus queries", "loki selectors"]);
+    expect(connectorRegistry.filterPlaces).toEqual(["prometheus queries", "loki selectors", "alertmanager regex matchers"]);
   });
 
   it("parses a data source with its connector's schema, keeping its own fields", () => {

@@ -2,6 +2,7 @@ import { describeFetchFailure, type Evidence } from "@pes/analysis";
 import type { z } from "zod";
 import type { ActionRequest, ConnectorRuntime, FetchRequest, Found } from "../connector.js";
 import { answeredError } from "../error-answer.js";
+import { authorizationHeader } from "../http-auth.js";
 import { answerText, MAX_RESPONSE_BYTES } from "../http-client.js";
 import { runConnectorAction } from "../run-action.js";
 import { eventFindings, podFindings, rolloutFindings } from "./kubernetes-findings.js";
@@ -31,8 +32,7 @@ export const kubernetesRuntime: ConnectorRuntime<KubernetesDataSource, Kubernete
     const failed = (reason: string): Evidence => ({ kind: "failed", ...cited, reason });
     let headers: Record<string, string>;
     try {
-      const auth = dataSource.auth;
-      headers = { accept: "application/json", ...(auth === undefined ? {} : { authorization: `Bearer ${request.secrets.value(auth.bearerToken)}` }) };
+      headers = { accept: "application/json", ...authorizationHeader(dataSource.auth, request.secrets) };
     } catch (error) {
       return failed(`cannot authenticate to ${TARGET}: ${error instanceof Error ? error.message : String(error)}`);
     }

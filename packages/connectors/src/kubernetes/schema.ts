@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { connectionFields } from "../connection-options.js";
 import { defineConnector } from "../connector-definition.js";
-import { SecretRef } from "../secret-ref.js";
+import { BearerAuth } from "../http-auth.js";
 import { kubernetesRequestUrl } from "./kubernetes-requests.js";
 import {
   isLabelKey,
@@ -22,7 +22,7 @@ export const KubernetesDataSource = z.strictObject({
   type: z.literal("kubernetes"),
   url: z.url({ protocol: /^https?$/ }),
   ...connectionFields,
-  auth: z.strictObject({ bearerToken: SecretRef }).optional(),
+  auth: BearerAuth.optional(),
 });
 export type KubernetesDataSource = z.infer<typeof KubernetesDataSource>;
 
