@@ -83,7 +83,8 @@ async function postSearch(http: HttpClient, url: string, headers: Record<string,
   let statusText: string;
   let bytes: Buffer;
   try {
-    ({ status, statusText, body: bytes } = await http.request(url, { method: "POST", headers, body, signal }));
+    // _search only reads: sent again when the cluster is busy (429) or a node restarts (503).
+    ({ status, statusText, body: bytes } = await http.request(url, { method: "POST", headers, body, signal, idempotent: true }));
   } catch (error) {
     return new SearchFailure(describeFetchFailure(error, signal, target, MAX_RESPONSE_BYTES));
   }
