@@ -24,7 +24,9 @@ import {
   readRecordCommand,
   type StoredRecord,
 } from "./execution-records.js";
+import { createBatchStore, defineBatchCommands, type Batches } from "./batch-store.js";
 import { createIdempotencyKeys, type IdempotencyKeys } from "./idempotency-keys.js";
+import { admit, LimitExceededError, unadmit, type Lane, type LaneLimit } from "./org-limits.js";
 import { startEnqueueSpan } from "./job-trace-context.js";
 import { coalesceKey, executionKey, replyChannel, resultKey } from "./queue-names.js";
 import {
@@ -64,12 +66,24 @@ export interface ExecuteOptions {
   coalesce?: boolean;
 }
 
-export interface SubmitOptions extends ExecuteOptions {
+export interface ExecuteManyOptions extends ExecuteOptions {
   /**
    * Ids chosen beforehand, one per request (an Idempotency-Key's): a request whose id names an existing
    * execution of the organization joins it. Undefined (or an undefined entry): a new id.
    */
   executionIds?: readonly (string | undefined)[];
+  /**
+   * The organization's limit on the lane: the executions these requests start (not those they join)
+   * must fit, or the call throws LimitExceededError and starts nothing. None: no limit.
+   */
+  limit?: LaneLimit;
+}
+
+export interface SubmitOptions extends ExecuteManyOptions {
+  /** `batch` for an async batch's items: workers take every `interactive` execution first. Default `interactive`. */
+  lane?: Lane;
+  /** Until when the executions may wait and run, from now. Default `submittedTimeoutMs`. */
+  timeoutMs?: number;
 }
 
 /** An execution as a caller reads it back: `GET /playbook/execution/{id}`. */
@@ -99,28 +113,38 @@ export interface ExecutionClient {
   execute(
     request: ExecutionRequest | MessageExecutionRequest,
     timeoutMs: number,
-    options?: ExecuteOptions & { executionId?: string },
+    options?: ExecuteOptions & { executionId?: string; limit?: LaneLimit },
   ): Promise<ExecutionAnswer>;
   /** Like execute() for many requests, enqueued in one round trip per queue; outcomes in request order. */
   executeMany(
     requests: readonly (ExecutionRequest | MessageExecutionRequest)[],
     timeoutMs: number,
-    options?: ExecuteOptions,
+    options?: ExecuteManyOptions,
   ): Promise<ExecutionOutcome[]>;
   /**
    * Starts (or joins) executions nobody waits for: their results go to their records, for read(). Their
-   * deadline is `submittedTimeoutMs` away. Throws QueueUnavailableError when they cannot be enqueued.
+   * deadline is `options.timeoutMs` (default `submittedTimeoutMs`) away. Throws QueueUnavailableError
+   * when they cannot be enqueued, LimitExceededError when they do not fit the organization's limit.
    */
   submit(requests: readonly (ExecutionRequest | MessageExecutionRequest)[], options?: SubmitOptions): Promise<SubmittedExecution[]>;
   /** An execution of the organization, or undefined when it has none of that id (or it is past its retention). */
   read(executionId: string, orgId: string): Promise<ExecutionView | undefined>;
   /** Idempotency-Keys, scoped per organization, kept as long as executions. */
   readonly idempotencyKeys: IdempotencyKeys;
+  /** Async batches: started in bulk in the batch lane, read back with their progress. */
+  readonly batches: Batches;
   /** True when a job could be enqueued and its reply received right now. */
   isReady(): Promise<boolean>;
   /** Stops waiting (pending callers get `{ error: "Service is shutting down" }`) and closes the connections. */
   close(): Promise<void>;
 }
+
+/**
+ * BullMQ's priority of an async batch's items. Any priority puts a job behind every job without one
+ * (BullMQ's wait list is drained first), so that the `interactive` lane always goes first; within the
+ * batch lane jobs keep their order (BullMQ orders equal priorities first in, first out).
+ */
+const BATCH_LANE_PRIORITY = 1;
 
 /** The queue cannot take a job now (Redis unreachable or the client not started): the API answers 503. */
 export class QueueUnavailableError extends Error {
@@ -151,6 +175,8 @@ export interface ExecutionClientOptions {
   coalescing?: CoalescingSettings;
   /** The deadline of submitted executions, which nobody waits for (EXECUTION_TIMEOUT_MS). Default 2 min. */
   submittedTimeoutMs?: number;
+  /** The deadline of an async batch's items (ASYNC_BATCH_TIMEOUT_SECONDS). Default 1 h. */
+  batchTimeoutMs?: number;
   /**
    * Told each time a caller's deadline comes without a reply, with the state its job was then found in.
    * For metrics: it must be quick and must not throw.
@@ -171,6 +197,7 @@ export type DeadlineJobState = "completed" | "queued" | "active" | "failed" | "u
 const STATE_READ_TIMEOUT_MS = 1_000;
 const DEFAULT_RETENTION_MS = 3_600_000;
 const DEFAULT_SUBMITTED_TIMEOUT_MS = 120_000;
+const DEFAULT_BATCH_TIMEOUT_MS = 3_600_000;
 /** A result key (of a job without a record) outlives its caller's deadline by this much, as the worker's do. */
 const RESULT_KEY_TTL_MS = 60_000;
 /**
@@ -186,6 +213,8 @@ interface Waiter {
   queue: ExecutionQueue;
   /** True for the caller that created the execution: at its deadline it withdraws a job still queued. */
   created: boolean;
+  /** The execution's organization (its limits). */
+  orgId: string;
 }
 
 type ExecutionQueue = Queue<ExecutionJob | MessageExecutionJob, void>;
@@ -228,14 +257,21 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
   let subscriptionEpoch = 0;
   let closed = false;
 
-  const idempotencyKeys = createIdempotencyKeys(
-    () => {
-      if (records === undefined || !connectionsReady()) throw new QueueUnavailableError("Redis is unreachable");
-      return records;
-    },
+  const batchTimeoutMs = options.batchTimeoutMs ?? DEFAULT_BATCH_TIMEOUT_MS;
+  const readyRecords = () => {
+    if (records === undefined || !connectionsReady()) throw new QueueUnavailableError("Redis is unreachable");
+    return records;
+  };
+  // A key outlives what it names: an execution, or a batch (kept for its deadline and the retention after).
+  const idempotencyKeys = createIdempotencyKeys(readyRecords, prefix, retentionMs + Math.max(submittedTimeoutMs, batchTimeoutMs));
+  const batches = createBatchStore({
+    records: readyRecords,
     prefix,
-    retentionMs + submittedTimeoutMs,
-  );
+    submit: (requests, submitOptions) => begin(requests, submitOptions.timeoutMs ?? submittedTimeoutMs, { ...submitOptions, wait: false }).then(({ submitted }) => submitted),
+    jobKey: (queue, jobId) => [queues?.execute, queues?.message].find((candidate) => candidate?.name === queue)?.toKey(jobId),
+    timeoutMs: batchTimeoutMs,
+    retentionMs,
+  });
 
   /** Answers every caller waiting for the execution. */
   function settle(executionId: string, result: ExecutionOutcome): void {
@@ -387,7 +423,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
         if (!waiter.created) return { answer: JsonText.of(stillQueued), jobState: "queued" };
         // Remove it so that it never runs for nobody; 0 means a worker locked it in the meantime.
         if ((await queue.remove(executionId)) !== 1) return { answer: errorResult(`${timedOut} (still running)`), jobState: "active" };
-        await withdrawn(executionId, stillQueued);
+        await withdrawn(executionId, stillQueued, waiter.orgId);
         return { answer: JsonText.of(stillQueued), jobState: "queued" };
       }
       case "active":
@@ -406,13 +442,14 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
   }
 
   /** A job withdrawn at its deadline: its record says why, and its joiners are told now. */
-  async function withdrawn(executionId: string, result: PlaybookExecutionResult): Promise<void> {
+  async function withdrawn(executionId: string, result: PlaybookExecutionResult, orgId: string): Promise<void> {
     if (records === undefined) return;
     await finishExecution(records, prefix, executionId, {
       reply: encodeReply(executionId, result, WIRE_VERSION),
       status: "failed",
       reusable: false,
       legacy: { resultTtlMs: RESULT_KEY_TTL_MS, channel },
+      orgId,
     });
   }
 
@@ -430,7 +467,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
       const timer = setTimeout(() => {
         void outcomeAfterDeadline(entry.id, waiter, timeoutMs).then((outcome) => settleOne(entry.id, waiter, outcome));
       }, timeoutMs);
-      waiter = { resolve, timer, queue, created: false };
+      waiter = { resolve, timer, queue, created: false, orgId: entry.request.orgId };
     });
     const waiting = waiters.get(entry.id) ?? new Set<Waiter>();
     waiting.add(waiter);
@@ -451,8 +488,10 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
    * The job of a request, with the options its declaration states (attempts, retention), its queue, and
    * its producer span (a child of the HTTP request's): the job carries its trace context.
    */
-  function toJob(entry: Entry, deadline: number, target: { execute: ExecutionQueue; message: ExecutionQueue }) {
+  function toJob(entry: Entry, deadline: number, lane: Lane, target: { execute: ExecutionQueue; message: ExecutionQueue }) {
     const { request, id: jobId } = entry;
+    // BullMQ takes jobs without a priority (its wait list) before any prioritized one: the lanes.
+    const priority = lane === "batch" ? { priority: BATCH_LANE_PRIORITY } : {};
     const declaration = "kind" in request ? EXECUTE_MESSAGE_JOB : EXECUTE_JOB;
     const span = startEnqueueSpan(declaration.queue, jobId, request.requestId);
     const caller = {
@@ -463,9 +502,11 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     };
     if ("kind" in request) {
       const { kind: _kind, ...payload } = request;
-      return { queue: target.message, span, job: { ...jobToAdd(EXECUTE_MESSAGE_JOB, { ...caller, ...payload }, jobId), jobId } };
+      const job = jobToAdd(EXECUTE_MESSAGE_JOB, { ...caller, ...payload }, jobId);
+      return { queue: target.message, span, job: { ...job, opts: { ...job.opts, ...priority }, jobId } };
     }
-    return { queue: target.execute, span, job: { ...jobToAdd(EXECUTE_JOB, { ...caller, ...request }, jobId), jobId } };
+    const job = jobToAdd(EXECUTE_JOB, { ...caller, ...request }, jobId);
+    return { queue: target.execute, span, job: { ...job, opts: { ...job.opts, ...priority }, jobId } };
   }
 
   function queueOf(request: ExecutionRequest | MessageExecutionRequest, target: { execute: ExecutionQueue; message: ExecutionQueue }): ExecutionQueue {
@@ -475,8 +516,9 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
   /**
    * Sends requests on their way: each to the execution its coalescing key (or given id) names, else to a
    * new one; creates or joins each execution's record (registering this instance's reply channel when
-   * `wait`), then enqueues the jobs of the executions it created. Resolves once they are enqueued, with
-   * each request's execution and, when `wait`, its outcome to come.
+   * `wait`), then enqueues the jobs of the executions it created. Only the executions it is about to
+   * start are admitted against the organization's limit (a request joining another is no new load).
+   * Resolves once they are enqueued, with each request's execution and, when `wait`, its outcome to come.
    */
   async function begin(
     requests: readonly (ExecutionRequest | MessageExecutionRequest)[],
@@ -488,6 +530,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     if (requests.length === 0) return { submitted: [], results: [] };
     const now = Date.now();
     const deadline = now + Math.ceil(timeoutMs);
+    const lane = settings.lane ?? "interactive";
     const coalesce = settings.coalesce === false ? undefined : coalescing;
     const entries: Entry[] = requests.map((request, index) => ({
       request,
@@ -498,16 +541,34 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     const registered: { id: string; waiter: Waiter }[] = [];
     const results: Promise<ExecutionOutcome>[] = [];
     let jobs: ReturnType<typeof toJob>[] = [];
+    /** The executions admitted against the organization's limit: those this call is about to start. */
+    let admitted: string[] = [];
     try {
       // Identical requests: the first one's id goes under their coalescing key; the others read it.
       const keyed = entries.filter((entry) => entry.coalesceKey !== undefined);
+      const joining = new Set<Entry>();
       if (coalesce !== undefined && keyed.length > 0) {
         const pipeline = target.records.pipeline();
         for (const entry of keyed) pipeline.set(entry.coalesceKey ?? "", entry.id, "PX", Math.ceil(timeoutMs + coalesce.reuseMs), "NX", "GET");
         answersOf(await pipeline.exec()).forEach((existing, index) => {
           const entry = keyed[index];
-          if (entry !== undefined && typeof existing === "string") entry.id = existing;
+          if (entry === undefined || typeof existing !== "string") return;
+          entry.id = existing;
+          joining.add(entry);
         });
+      }
+      if (settings.limit !== undefined) {
+        const fresh = [...new Set(entries.filter((entry) => !joining.has(entry)).map((entry) => entry.id))];
+        try {
+          await admit(target.records, prefix, lane, settings.limit, fresh, deadline);
+        } catch (error) {
+          // Nobody should join executions that will not start: free the coalescing keys this call set.
+          const release = target.records.pipeline();
+          for (const entry of keyed) if (!joining.has(entry)) release.releaseCoalesceKey(entry.coalesceKey ?? "", entry.id, 0);
+          await release.exec().catch(() => undefined);
+          throw error;
+        }
+        admitted = fresh;
       }
       if (settings.wait) {
         for (const entry of entries) {
@@ -524,12 +585,18 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
           queue: queueOf(entry.request, target.queues).name,
           ...(entry.coalesceKey === undefined ? {} : { coalesceKey: entry.coalesceKey }),
           reuseMs: coalesce?.reuseMs ?? 0,
-          retainMs: retentionMs,
+          // A batch item outlives its batch's record (kept for its deadline and the retention after).
+          retainMs: lane === "batch" ? timeoutMs + retentionMs : retentionMs,
           ttlMs: timeoutMs + retentionMs,
         };
         createOrJoin(pipeline, prefix, entry.id, record, settings.wait ? channel : undefined);
       }
       const joins = answersOf(await pipeline.exec()).map((answer, index) => parseJoin(answer, entries[index]?.id ?? ""));
+      // Admitted, but its execution had finished already (an Idempotency-Key's retry): nothing to count.
+      const finished = entries.filter((_entry, index) => joins[index]?.created === false && joins[index]?.status !== "pending");
+      if (settings.limit !== undefined && finished.length > 0) {
+        await unadmit(target.records, prefix, lane, settings.limit.orgId, finished.map((entry) => entry.id));
+      }
       joins.forEach((join, index) => {
         const entry = entries[index];
         if (entry === undefined) return;
@@ -544,7 +611,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
         const reply = join.reply === undefined ? undefined : parseReply(join.reply);
         if (reply !== undefined) settle(entry.id, reply.result);
       });
-      jobs = entries.filter((entry) => entry.created).map((entry) => toJob(entry, deadline, target.queues));
+      jobs = entries.filter((entry) => entry.created).map((entry) => toJob(entry, deadline, lane, target.queues));
       // One job: one script call. Many: addBulk per queue, one MULTI round trip however many jobs (a MULTI
       // on this connection copies every script BullMQ defined on it, which costs more than the job itself).
       await Promise.all(
@@ -561,6 +628,9 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
       // Closed mid-enqueue: the waiters already hold "Service is shutting down".
       if (closed) return { submitted: entries.map(({ id, created }) => ({ executionId: id, joined: !created })), results };
       forget(registered);
+      if (error instanceof LimitExceededError) throw error;
+      // Not started after all (or started, and then its worker settles it): either way no longer counted.
+      if (settings.limit !== undefined) await unadmit(target.records, prefix, lane, settings.limit.orgId, admitted).catch(() => undefined);
       // A record created here stays pending: its joiners learn at their deadline that its job is lost,
       // and a retry with the same Idempotency-Key finds the job if it was enqueued after all.
       throw new QueueUnavailableError(`Could not enqueue: ${errorMessage(error)}`, { cause: error });
@@ -571,7 +641,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
   async function executeMany(
     requests: readonly (ExecutionRequest | MessageExecutionRequest)[],
     timeoutMs: number,
-    executeOptions: ExecuteOptions = {},
+    executeOptions: ExecuteManyOptions = {},
   ): Promise<ExecutionOutcome[]> {
     const { results } = await begin(requests, timeoutMs, { ...executeOptions, wait: true });
     return Promise.all(results);
@@ -624,6 +694,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
       producer = createProducerConnection(redisUrl, logger);
       records = createProducerConnection(redisUrl, logger, "pes:records");
       defineRecordCommands(records);
+      defineBatchCommands(records);
       subscriber = createSubscriberConnection(redisUrl, instanceId, logger);
       records.on("ready", () => {
         notifyReadiness();
@@ -667,7 +738,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     executeMany,
 
     async submit(requests, submitOptions = {}) {
-      return (await begin(requests, submittedTimeoutMs, { ...submitOptions, wait: false })).submitted;
+      return (await begin(requests, submitOptions.timeoutMs ?? submittedTimeoutMs, { ...submitOptions, wait: false })).submitted;
     },
 
     async read(executionId, orgId) {
@@ -676,6 +747,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     },
 
     idempotencyKeys,
+    batches,
 
     async isReady() {
       if (!connectionsReady() || producer === undefined) return false;

@@ -1,4 +1,5 @@
 import type { ChainableCommander, Redis, Result } from "ioredis";
+import { defineLimitCommands, settleNow } from "./org-limits.js";
 import { executionKey, executionWaitersKey, resultKey } from "./queue-names.js";
 
 /**
@@ -57,9 +58,9 @@ return {'created'}`;
  * [4] result key TTL (ms), [5] the job's reply channel, [6] '1' when the result may serve joiners for the
  * reuse window.
  * Returns {receivers} for a job without a record, {-1} when it had replied already, else {receivers,
- * coalescing key or '', how long that key may still be used (ms; 0: not at all)}.
+ * coalescing key or '', how long that key may still be used (ms; 0: not at all), organization}.
  */
-const FINISH = `local record = redis.call('HMGET', KEYS[1], 'status', 'coalesceKey', 'reuseMs', 'retainMs')
+const FINISH = `local record = redis.call('HMGET', KEYS[1], 'status', 'coalesceKey', 'reuseMs', 'retainMs', 'org')
 if not record[1] then
   if not redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[4], 'NX') then return {-1} end
   return {redis.call('PUBLISH', ARGV[5], ARGV[1])}
@@ -73,7 +74,7 @@ local receivers = 0
 for _, channel in ipairs(channels) do receivers = receivers + redis.call('PUBLISH', channel, ARGV[1]) end
 local reuse = 0
 if ARGV[6] == '1' then reuse = tonumber(record[3]) end
-return {receivers, record[2] or '', reuse}`;
+return {receivers, record[2] or '', reuse, record[5] or ''}`;
 
 /**
  * After an execution finished: its coalescing key serves joiners for the reuse window, or goes at once
@@ -121,6 +122,7 @@ declare module "ioredis" {
  * pipeline on a connection copies the scripts defined on it, and BullMQ defines dozens.
  */
 export function defineRecordCommands(redis: Redis): void {
+  defineLimitCommands(redis);
   redis.defineCommand("createOrJoinExecution", { numberOfKeys: 2, lua: CREATE_OR_JOIN });
   redis.defineCommand("finishExecution", { numberOfKeys: 3, lua: FINISH });
   redis.defineCommand("releaseCoalesceKey", { numberOfKeys: 1, lua: RELEASE_COALESCE_KEY });
@@ -184,25 +186,41 @@ export interface Finish {
   reusable: boolean;
   /** For a job without a record: its result key's TTL and its sender's reply channel. */
   legacy: { resultTtlMs: number; channel: string };
+  /**
+   * The execution's organization, when known: it stops counting against its limits before its reply
+   * goes out, so that a caller who sends its next request on the answer finds room for it.
+   */
+  orgId?: string;
 }
 
 /**
- * Stores and publishes an execution's reply (the first one only), then releases its coalescing key.
- * Resolves with the number of instances that received it, or -1 when the execution had replied already.
+ * Stores and publishes an execution's reply (the first one only), then releases its coalescing key and
+ * takes it out of its organization's lanes (org-limits.ts). Resolves with the number of instances that received it, or -1 when the execution had replied already.
  */
 export async function finishExecution(redis: Redis, prefix: string, executionId: string, finish: Finish): Promise<number> {
-  const [receivers, key, reuseMs] = await redis.finishExecution(
-    executionKey(prefix, executionId),
-    executionWaitersKey(prefix, executionId),
-    resultKey(prefix, executionId),
-    finish.reply,
-    finish.status,
-    Date.now(),
-    Math.ceil(finish.legacy.resultTtlMs),
-    finish.legacy.channel,
-    finish.reusable ? "1" : "0",
-  );
-  if (typeof key === "string" && key !== "") await redis.releaseCoalesceKey(key, executionId, Number(reuseMs));
+  // Sent together on one connection, so Redis runs them in this order without a round trip between.
+  const [, answer] = await Promise.all([
+    finish.orgId === undefined ? undefined : settleNow(redis, prefix, finish.orgId, executionId),
+    redis.finishExecution(
+      executionKey(prefix, executionId),
+      executionWaitersKey(prefix, executionId),
+      resultKey(prefix, executionId),
+      finish.reply,
+      finish.status,
+      Date.now(),
+      Math.ceil(finish.legacy.resultTtlMs),
+      finish.legacy.channel,
+      finish.reusable ? "1" : "0",
+    ),
+  ]);
+  const [receivers, key, reuseMs, orgId] = answer;
+  if (receivers === -1) return -1;
+  // Direct commands rather than a pipeline: a pipeline loads a script it has not sent before in a round
+  // trip of its own, and a caller may be sending its next request on the reply already.
+  await Promise.all([
+    typeof key === "string" && key !== "" ? redis.releaseCoalesceKey(key, executionId, Number(reuseMs)) : undefined,
+    finish.orgId === undefined && typeof orgId === "string" && orgId !== "" ? settleNow(redis, prefix, orgId, executionId) : undefined,
+  ]);
   return Number(receivers);
 }
 

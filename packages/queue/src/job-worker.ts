@@ -127,7 +127,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
    * is the handler's value, or `{ error }` when the job gave none (`failed`). Only a complete result
    * serves identical requests for the reuse window: after an error they start afresh.
    */
-  async function reply(jobId: string, caller: WaitingCaller, result: object, status: "completed" | "failed"): Promise<void> {
+  async function reply(jobId: string, caller: WaitingCaller & { orgId?: string }, result: object, status: "completed" | "failed"): Promise<void> {
     if (replies === undefined) throw new Error("worker not started");
     const refused = result instanceof RequestRefusal;
     // Encoded once, in the format the job's sender reads, and stored before it is published so that a
@@ -136,6 +136,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
       reply: encodeReply(jobId, result, caller.v),
       status: refused ? "failed" : status,
       reusable: status === "completed" && !refused && !carriesError(result),
+      ...(caller.orgId === undefined ? {} : { orgId: caller.orgId }),
       legacy: {
         resultTtlMs: Math.max(RESULT_TTL_AFTER_DEADLINE_MS, caller.deadline - Date.now() + RESULT_TTL_AFTER_DEADLINE_MS),
         channel: replyChannel(prefix, caller.replyTo),
@@ -402,16 +403,18 @@ function errorMessage(error: unknown): string {
 }
 
 /**
- * Where and until when a caller waits, read from a payload without its job's schema, so that even a
- * malformed job's caller gets an answer. A deadline that cannot be read counts as now.
+ * Where and until when a caller waits (and for which organization), read from a payload without its
+ * job's schema, so that even a malformed job's caller gets an answer. A deadline that cannot be read counts as now.
  */
-function callerOf(data: unknown): WaitingCaller | undefined {
+function callerOf(data: unknown): (WaitingCaller & { orgId?: string }) | undefined {
   if (typeof data !== "object" || data === null || !("replyTo" in data)) return undefined;
   const { replyTo } = data;
   if (typeof replyTo !== "string" || replyTo === "") return undefined;
   const deadline = "deadline" in data && typeof data.deadline === "number" ? data.deadline : Date.now();
   const v = "v" in data && typeof data.v === "number" ? data.v : undefined;
-  return v === undefined ? { replyTo, deadline } : { v, replyTo, deadline };
+  // Its organization, for its limits (org-limits.ts).
+  const orgId = "orgId" in data && typeof data.orgId === "string" ? data.orgId : undefined;
+  return { replyTo, deadline, ...(v === undefined ? {} : { v }), ...(orgId === undefined ? {} : { orgId }) };
 }
 
 /** A reply that says the job failed: `{ error: "…" }`, as every failure is replied to a waiting caller. */

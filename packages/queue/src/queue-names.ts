@@ -49,3 +49,38 @@ export function coalesceKey(prefix: string, fingerprint: string): string {
 export function idempotencyKey(prefix: string, scopedKeyHash: string): string {
   return `${prefix}:idempotency:${scopedKeyHash}`;
 }
+
+/*
+ * Batches. Both keys of one batch are built from its id alone (one hash tag per batch once Redis Cluster
+ * is supported): the script that stores a batch touches only them. Its items are executions, each with
+ * its own record, read beside it but never in a script with it.
+ */
+
+/** A batch's record: organization, size, creation time, deadline. */
+export function batchKey(prefix: string, batchId: string): string {
+  return `${prefix}:batch:${batchId}`;
+}
+
+/** A batch's items in input order: each its execution's id, or the JSON `{ error }` of an invalid input. */
+export function batchItemsKey(prefix: string, batchId: string): string {
+  return `${prefix}:batch:${batchId}:items`;
+}
+
+/*
+ * Per-organization limits. Every key of one organization is built from its id alone (one hash tag per
+ * organization once Redis Cluster is supported): admitting and settling touch only one organization's.
+ */
+
+/**
+ * An organization's executions in flight in one lane (`interactive`: callers' own executions;
+ * `batch`: async batch items), as a sorted set of execution ids scored by when they stop counting (their
+ * deadline): a member nobody removed (an API or worker that died) expires on its own.
+ */
+export function orgLaneKey(prefix: string, orgId: string, lane: "interactive" | "batch"): string {
+  return `${prefix}:org:${orgId}:${lane}`;
+}
+
+/** An organization's executions that finished in the last minute, scored by when: its recent pace, for Retry-After. */
+export function orgFinishedKey(prefix: string, orgId: string): string {
+  return `${prefix}:org:${orgId}:finished`;
+}
