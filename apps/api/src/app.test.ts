@@ -85,6 +85,7 @@ describe("GET /openapi.json", () => {
       "/playbook",
       "/playbook/execution",
       "/playbook/execution/batch",
+      "/playbook/execution/batch/{id}",
       "/playbook/execution/{id}",
       "/readyz",
     ]);
@@ -112,7 +113,7 @@ describe("GET /openapi.json", () => {
     const document = (await request(testApp({ jwksUrl: jwks.url }).app).get("/openapi.json")).body;
     const statuses = {
       "/playbook/execution": ["200", "202", "400", "401", "403", "413", "415", "422", "429", "500", "503"],
-      "/playbook/execution/batch": ["200", "400", "401", "403", "413", "415", "429", "500", "503"],
+      "/playbook/execution/batch": ["200", "202", "400", "401", "403", "413", "415", "422", "429", "500", "503"],
     };
     for (const [path, expected] of Object.entries(statuses)) {
       const responses = document.paths[path].post.responses;
@@ -142,9 +143,29 @@ describe("GET /openapi.json", () => {
     expect(document.paths["/playbook/execution"].post.requestBody.content["application/json"].schema).toEqual({
       $ref: "#/components/schemas/PlaybookExecutionInput",
     });
+    // Async batches: the same headers, a 202 with Location, the read-back by pages and as an event stream.
+    const batch = document.paths["/playbook/execution/batch"].post;
+    expect(batch.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(["X-Request-Id", "Prefer", "Cache-Control", "Idempotency-Key"]);
+    expect(batch.responses["202"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/BatchStatus" });
+    expect(Object.keys(batch.responses["202"].headers).sort()).toEqual(["Location", "Preference-Applied"]);
+    expect(batch.responses["429"].headers["Retry-After"]).toBeDefined();
+    const readBatch = document.paths["/playbook/execution/batch/{id}"].get;
+    expect(readBatch.operationId).toBe("getBatch");
+    expect(readBatch.parameters.map((parameter: { name: string; in: string }) => `${parameter.in}:${parameter.name}`)).toEqual([
+      "header:X-Request-Id",
+      "path:id",
+      "query:offset",
+      "query:limit",
+      "header:Accept",
+    ]);
+    expect(Object.keys(readBatch.responses).sort()).toEqual(["200", "401", "403", "404", "500", "503"]);
+    expect(readBatch.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/BatchStatus" });
+    expect(readBatch.responses["200"].content["text/event-stream"].schema.type).toBe("string");
+    expect(document.components.schemas.BatchStatus.properties.progress).toEqual({ $ref: "#/components/schemas/BatchProgress" });
+    // The larger of the two limits: 5 synchronous items, 10,000 asynchronous ones by default.
     expect(document.components.schemas.BatchExecutionInput.properties.inputList).toMatchObject({
       items: { $ref: "#/components/schemas/PlaybookExecutionInput" },
-      maxItems: 5,
+      maxItems: 10_000,
     });
     expect(document.components.schemas.PlaybookExecutionInput.additionalProperties).toBe(false);
     expect(Object.keys(document.components.schemas).sort()).toEqual([
@@ -152,6 +173,9 @@ describe("GET /openapi.json", () => {
       "ActionableMitigation",
       "BatchExecutionInput",
       "BatchExecutionResult",
+      "BatchItemStatus",
+      "BatchProgress",
+      "BatchStatus",
       "ErrorResponse",
       "ExecutionStatus",
       "GadgetHighlights",

@@ -1,5 +1,5 @@
 import type { JsonWebKey } from "node:crypto";
-import type { Catalog } from "@pes/config";
+import type { Catalog, OrganizationLimits } from "@pes/config";
 import type { Logger } from "@pes/logger";
 import type { ApiMetrics } from "@pes/metrics";
 import type { ExecutionClient } from "@pes/queue";
@@ -11,6 +11,7 @@ import { errorMiddleware, notFound } from "./errors.js";
 import { httpMetrics, metricsEndpoint } from "./http-metrics.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { documentRoutes } from "./routes/document-routes.js";
+import { batchRoutes } from "./routes/batch-routes.js";
 import { executionRoutes } from "./routes/execution-routes.js";
 import { healthRoutes } from "./routes/health-routes.js";
 import { playbookRoutes } from "./routes/playbook-routes.js";
@@ -25,7 +26,16 @@ export interface AppLimits {
   bodyLimit: string;
   /** Executions this instance lets wait on the queue at once before answering 429 (MAX_IN_FLIGHT). */
   maxInFlight: number;
+  /** Longest accepted `inputList` with `Prefer: respond-async` (ASYNC_BATCH_MAX_ITEMS). Default 10,000. */
+  asyncBatchMaxItems?: number;
+  /** Largest accepted batch body (ASYNC_BATCH_BODY_LIMIT). Default `bodyLimit`. */
+  batchBodyLimit?: string;
+  /** The limits of an organization that sets none of its own (ORG_EXECUTIONS_IN_FLIGHT, ORG_ITEMS_QUEUED). Default 2,000 and 20,000. */
+  organizationLimits?: Required<OrganizationLimits>;
 }
+
+const DEFAULT_ASYNC_BATCH_MAX_ITEMS = 10_000;
+const DEFAULT_ORGANIZATION_LIMITS = { executionsInFlight: 2_000, itemsQueued: 20_000 };
 
 export interface AppDeps {
   catalog: Catalog;
@@ -60,19 +70,35 @@ export function createApp(deps: AppDeps): Express {
   app.use(accessLog(deps.logger));
 
   // Executions first: Express tries routes in order, and they are nearly all of the traffic.
+  // One per process: MAX_IN_FLIGHT guards this process's sockets and memory, whatever the organizations' limits.
+  const admission = new Admission(deps.limits.maxInFlight);
+  const now = deps.now ?? (() => new Date());
+  const organizationLimits = deps.limits.organizationLimits ?? DEFAULT_ORGANIZATION_LIMITS;
+  const asyncBatchMaxItems = deps.limits.asyncBatchMaxItems ?? DEFAULT_ASYNC_BATCH_MAX_ITEMS;
   const apiRoutes: Route[] = [
     ...executionRoutes({
       executionClient: deps.executionClient,
-      admission: new Admission(deps.limits.maxInFlight),
+      admission,
+      executionTimeoutMs: deps.limits.executionTimeoutMs,
+      organizationLimits,
+      allowedChatHosts: deps.allowedChatHosts,
+      now,
+    }),
+    ...batchRoutes({
+      executionClient: deps.executionClient,
+      admission,
       executionTimeoutMs: deps.limits.executionTimeoutMs,
       batchMaxItems: deps.limits.batchMaxItems,
+      asyncBatchMaxItems,
+      bodyLimit: deps.limits.batchBodyLimit ?? deps.limits.bodyLimit,
+      organizationLimits,
       allowedChatHosts: deps.allowedChatHosts,
-      now: deps.now ?? (() => new Date()),
+      now,
     }),
     ...healthRoutes({ executionClient: deps.executionClient, isShuttingDown: deps.isShuttingDown ?? (() => false) }),
     ...playbookRoutes(),
   ];
-  const openApiDocument = buildOpenApiDocument(apiRoutes, { batchMaxItems: deps.limits.batchMaxItems });
+  const openApiDocument = buildOpenApiDocument(apiRoutes, { batchMaxItems: Math.max(deps.limits.batchMaxItems, asyncBatchMaxItems) });
   const routes = [...apiRoutes, ...documentRoutes({ openApiDocument, devJwks: deps.devJwks })];
   const runtime = { catalog: deps.catalog, verifier: deps.tokenVerifier, bodyLimit: deps.limits.bodyLimit };
   for (const route of routes) app[route.method](route.path, route.toHandler(runtime));

@@ -22,6 +22,8 @@ describe("parseEnv", () => {
       executionRetentionMs: 3_600_000,
       coalescing: { bucketMs: 60_000, reuseMs: 10_000 },
       batchMaxItems: 100,
+      asyncBatch: { maxItems: 10_000, timeoutMs: 3_600_000, bodyLimit: "16mb" },
+      organizationLimits: { executionsInFlight: 2_000, itemsQueued: 20_000 },
       bodyLimit: "1mb",
       maxInFlight: 2000,
       http: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 65_000 },

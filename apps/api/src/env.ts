@@ -20,6 +20,14 @@ export const ApiEnvSchema = z
     COALESCE_BUCKET_SECONDS: integer(0, 86_400).default(60),
     COALESCE_REUSE_SECONDS: integer(0, 86_400).default(10),
     BATCH_MAX_ITEMS: integer(1, 10_000).default(DEFAULT_BATCH_MAX_ITEMS),
+    ASYNC_BATCH_MAX_ITEMS: integer(1, 1_000_000).default(10_000),
+    ASYNC_BATCH_TIMEOUT_SECONDS: integer(1, 7 * 86_400).default(3_600),
+    ASYNC_BATCH_BODY_LIMIT: z
+      .string()
+      .regex(/^\d+(\.\d+)?\s*(b|kb|mb)?$/i, 'must be a size such as "16mb", "512kb" or "65536"')
+      .default("16mb"),
+    ORG_EXECUTIONS_IN_FLIGHT: integer(1, 1_000_000).default(2_000),
+    ORG_ITEMS_QUEUED: integer(1, 10_000_000).default(20_000),
     BODY_LIMIT: z
       .string()
       .regex(/^\d+(\.\d+)?\s*(b|kb|mb)?$/i, 'must be a size such as "1mb", "512kb" or "65536"')
@@ -100,6 +108,10 @@ export interface ApiEnv {
   /** Identical requests share one execution; undefined (COALESCE_BUCKET_SECONDS=0): never. */
   coalescing: { bucketMs: number; reuseMs: number } | undefined;
   batchMaxItems: number;
+  /** Async batches (`Prefer: respond-async`): their longest inputList, and how long their items may wait and run. */
+  asyncBatch: { maxItems: number; timeoutMs: number; bodyLimit: string };
+  /** The limits of an organization that sets none of its own (`limits` in its file). */
+  organizationLimits: { executionsInFlight: number; itemsQueued: number };
   bodyLimit: string;
   maxInFlight: number;
   http: HttpTimeouts;
@@ -132,6 +144,8 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     coalescing:
       env.COALESCE_BUCKET_SECONDS === 0 ? undefined : { bucketMs: env.COALESCE_BUCKET_SECONDS * 1_000, reuseMs: env.COALESCE_REUSE_SECONDS * 1_000 },
     batchMaxItems: env.BATCH_MAX_ITEMS,
+    asyncBatch: { maxItems: env.ASYNC_BATCH_MAX_ITEMS, timeoutMs: env.ASYNC_BATCH_TIMEOUT_SECONDS * 1_000, bodyLimit: env.ASYNC_BATCH_BODY_LIMIT },
+    organizationLimits: { executionsInFlight: env.ORG_EXECUTIONS_IN_FLIGHT, itemsQueued: env.ORG_ITEMS_QUEUED },
     bodyLimit: env.BODY_LIMIT,
     maxInFlight: env.MAX_IN_FLIGHT,
     http: {

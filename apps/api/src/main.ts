@@ -69,6 +69,7 @@ async function main(): Promise<void> {
     retentionMs: env.executionRetentionMs,
     ...(env.coalescing === undefined ? {} : { coalescing: env.coalescing }),
     submittedTimeoutMs: env.executionTimeoutMs,
+    batchTimeoutMs: env.asyncBatch.timeoutMs,
     onReplyTimeout: (jobState) => metrics.countReplyTimeout(jobState),
     onJoined: () => metrics.countCoalesced(),
   });
@@ -101,6 +102,9 @@ async function main(): Promise<void> {
       batchMaxItems: env.batchMaxItems,
       bodyLimit: env.bodyLimit,
       maxInFlight: env.maxInFlight,
+      asyncBatchMaxItems: env.asyncBatch.maxItems,
+      batchBodyLimit: env.asyncBatch.bodyLimit,
+      organizationLimits: env.organizationLimits,
     },
     allowedChatHosts: env.allowedChatHosts,
     devJwks: jwks,

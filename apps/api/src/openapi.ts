@@ -30,6 +30,10 @@ function responseObjects(responses: Responses): JsonObject {
   for (const [status, response] of Object.entries(responses)) {
     const object: JsonObject = { description: response.description };
     if (response.body !== undefined) Object.assign(object, jsonContent(response.body));
+    if (response.eventStream !== undefined) {
+      const content = (object.content ?? {}) as JsonObject;
+      object.content = { ...content, "text/event-stream": { schema: { type: "string", description: response.eventStream } } };
+    }
     if (response.headers !== undefined) {
       object.headers = Object.fromEntries(
         Object.entries(response.headers).map(([name, header]) => [name, { schema: schemaObject(header.schema), description: header.description }]),

@@ -2,6 +2,7 @@ import type { DataSource } from "@pes/connectors/schemas";
 import type { Playbook } from "@pes/contracts";
 import type { MonitorNameMatcher, PlaybookDefinition } from "@pes/playbooks";
 import type { IncidentToolSettings, SlackSettings } from "./integration-settings.js";
+import type { OrganizationLimits } from "./organization-file.js";
 
 /** One organization as loaded from CONFIG_DIR: who may call, what it can query, which playbooks it has. */
 export interface OrganizationCatalog {
@@ -17,6 +18,8 @@ export interface OrganizationCatalog {
   slack?: SlackSettings;
   /** Its incident tools, when configured: `liveRun: true` needs one. */
   incidentTools?: IncidentToolSettings;
+  /** Its own limits, where it sets them (the service's defaults otherwise). */
+  limits?: OrganizationLimits;
 }
 
 /** Everything CONFIG_DIR holds, validated; immutable after load. */

@@ -369,6 +369,19 @@ incidentTools:
     expect(catalog.organizations.get("globex")?.incidentTools).toBeUndefined();
   });
 
+  it("loads an organization's limits, and refuses limits that are not positive whole numbers or unknown", async () => {
+    const dir = await configDir({
+      "organizations/acme.yaml": `${acme}limits: { executionsInFlight: 50, itemsQueued: 20000 }\n`,
+      "organizations/globex.yaml": "id: globex\nclientIds: []\nlimits: { itemsQueued: 10 }\n",
+    });
+    const catalog = await loadConfig(dir);
+    expect(catalog.organizations.get("acme")?.limits).toEqual({ executionsInFlight: 50, itemsQueued: 20_000 });
+    expect(catalog.organizations.get("globex")?.limits).toEqual({ itemsQueued: 10 });
+
+    const error = await loadError({ "organizations/acme.yaml": `${acme}limits: { executionsInFlight: 0, itemsQueued: 1.5, queued: 3 }\n` });
+    expect(error.problems.map((problem) => problem.path).sort()).toEqual(["limits.executionsInFlight", "limits.itemsQueued", "limits.queued"]);
+  });
+
   it("refuses a Slack token written in the file, a host with a scheme, a tool without its email, and empty incidentTools", async () => {
     const error = await loadError({
       "organizations/acme.yaml": `${acme}slack:

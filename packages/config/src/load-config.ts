@@ -98,6 +98,7 @@ export async function loadConfig(dir: string, options: { connectors?: ConnectorR
       matcher: createMonitorNameMatcher(definitions),
       ...(value.slack === undefined ? {} : { slack: value.slack }),
       ...(value.incidentTools === undefined ? {} : { incidentTools: value.incidentTools }),
+      ...(value.limits === undefined ? {} : { limits: value.limits }),
     });
   }
   return { organizations: catalog };

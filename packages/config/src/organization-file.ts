@@ -8,6 +8,18 @@ export const ORGANIZATION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 export const DATA_SOURCE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /**
+ * How much of the service one organization may hold at once, counted across every API replica: beyond
+ * either, its requests are answered 429 with a Retry-After.
+ */
+export const OrganizationLimits = z.strictObject({
+  /** Its executions in flight: synchronous and `respond-async` executions, and synchronous batches' items. */
+  executionsInFlight: z.int().min(1).max(1_000_000).optional(),
+  /** Its async batches' items queued or running. */
+  itemsQueued: z.int().min(1).max(10_000_000).optional(),
+});
+export type OrganizationLimits = z.infer<typeof OrganizationLimits>;
+
+/**
  * `organizations/<id>.yaml`: who may call the API for the organization, what its playbooks can query
  * (each data source checked by the schema of its connector in `connectors`), and the chat and incident
  * tools it works with.
@@ -25,6 +37,8 @@ export function organizationFileSchema(connectors: ConnectorRegistry) {
     slack: SlackSettings.optional(),
     /** Where `liveRun: true` adds the result as a note: PagerDuty and/or Opsgenie. */
     incidentTools: IncidentToolSettings.optional(),
+    /** Its own limits; each one unset takes the service's default (ORG_EXECUTIONS_IN_FLIGHT, ORG_ITEMS_QUEUED). */
+    limits: OrganizationLimits.optional(),
   });
 }
 

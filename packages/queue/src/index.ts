@@ -34,5 +34,5 @@ export { createQueueInspector, type QueueDepth, type QueueInspector } from "./qu
 export { createJobProducer, type JobProducer } from "./job-producer.js";
 export { RedisRefusedError } from "./redis-connections.js";
 export { createRedisQuerySlots, type RedisQuerySlotsOptions } from "./query-slots.js";
-export type { BatchItem, BatchItemView, BatchPage, Batches, BatchView, NewBatch } from "./batch-store.js";
+export { batchItemId, type BatchItem, type BatchItemView, type BatchPage, type Batches, type BatchView, type NewBatch } from "./batch-store.js";
 export { LimitExceededError, type Lane, type LaneLimit } from "./org-limits.js";

@@ -1,7 +1,5 @@
 import { randomUUID } from "node:crypto";
 import {
-  BatchExecutionInput,
-  BatchExecutionResult,
   describeIssues,
   ErrorResponse,
   ExecutionStatus,
@@ -12,10 +10,14 @@ import {
   type BatchPosition,
   type ValidationIssue,
 } from "@pes/contracts";
-import { integrationIssues, resolveExecution, type ResolveExecutionResult } from "@pes/playbooks";
+import type { OrganizationLimits } from "@pes/config";
+import { resolveExecution, type ResolveExecutionResult } from "@pes/playbooks";
 import {
+  LimitExceededError,
   QueueUnavailableError,
   type ExecutionClient,
+  type ExecutionOutcome,
+  type IdempotencyKeys,
   type ExecutionRequest,
   type ExecutionView,
   type IdempotentRequest,
@@ -25,34 +27,40 @@ import { z } from "zod";
 import type { Admission } from "../admission.js";
 import type { Caller } from "../auth/authenticate.js";
 import { AppError } from "../errors.js";
-import { prefixIssues, toValidationIssues } from "../validation.js";
+import { prefixIssues } from "../validation.js";
 import { executionIdHeader, executionRequestHeaders, idempotencyKeyOf, mayShare, prefersAsync, requestHash } from "./execution-headers.js";
 import { failures } from "./responses.js";
 import { HttpReply, organizationRoute, type Route } from "./route.js";
 
 export interface ExecutionRouteDeps {
-  executionClient: Pick<ExecutionClient, "execute" | "executeMany" | "submit" | "read" | "idempotencyKeys">;
+  executionClient: Pick<ExecutionClient, "execute" | "executeMany" | "submit" | "read" | "idempotencyKeys" | "batches">;
   admission: Admission;
   executionTimeoutMs: number;
-  batchMaxItems: number;
+  /** The limits of an organization that sets none of its own (ORG_EXECUTIONS_IN_FLIGHT, ORG_ITEMS_QUEUED). */
+  organizationLimits: Required<OrganizationLimits>;
   allowedChatHosts: readonly string[];
   now: () => Date;
 }
 
 /** Where an execution is read back; its id is a UUID (anything else is no execution: 404). */
-const EXECUTION_PATH = "/playbook/execution";
-const EXECUTION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const EXECUTION_PATH = "/playbook/execution";
+export const EXECUTION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** `POST /playbook/execution` (synchronous, or `Prefer: respond-async`), `GET /playbook/execution/{id}` and `POST /playbook/execution/batch`. */
+/** An organization's limits: its own where its file sets them, the service's defaults otherwise. */
+export function limitsOf(caller: Caller, defaults: Required<OrganizationLimits>): Required<OrganizationLimits> {
+  return { ...defaults, ...caller.org.limits };
+}
+
+/** The id an Idempotency-Key stands for: a new one for its first request; 422 for another request. */
+export async function claim(keys: IdempotencyKeys, idempotent: IdempotentRequest): Promise<string> {
+  const claimed = await usingQueue(() => keys.claim(idempotent, randomUUID()));
+  if ("mismatch" in claimed) throw new AppError("unprocessable", "Idempotency-Key was already used with another request");
+  return claimed.id;
+}
+
+/** `POST /playbook/execution` (synchronous, or `Prefer: respond-async`) and `GET /playbook/execution/{id}`. */
 export function executionRoutes(deps: ExecutionRouteDeps): Route[] {
   const resolveOptions = (now: Date) => ({ now, allowedChatHosts: deps.allowedChatHosts });
-
-  /** The execution id an Idempotency-Key stands for: a new one for its first request; 422 for another request. */
-  async function claim(idempotent: IdempotentRequest): Promise<string> {
-    const claimed = await usingQueue(() => deps.executionClient.idempotencyKeys.claim(idempotent, randomUUID()));
-    if ("mismatch" in claimed) throw new AppError("unprocessable", "Idempotency-Key was already used with another request");
-    return claimed.id;
-  }
 
   /** Points the key at the execution its request joined, when that is not the one it claimed. */
   async function bind(idempotent: IdempotentRequest | undefined, claimedId: string | undefined, executionId: string): Promise<void> {
@@ -95,11 +103,12 @@ export function executionRoutes(deps: ExecutionRouteDeps): Route[] {
         const coalesce = mayShare(req.headers);
         const key = idempotencyKeyOf(req.headers);
         const idempotent = key === undefined ? undefined : { orgId: caller.orgId, key, requestHash: requestHash(`POST ${EXECUTION_PATH}`, body) };
-        const claimedId = idempotent === undefined ? undefined : await claim(idempotent);
+        const claimedId = idempotent === undefined ? undefined : await claim(deps.executionClient.idempotencyKeys, idempotent);
+        const limit = { orgId: caller.orgId, max: limitsOf(caller, deps.organizationLimits).executionsInFlight };
 
         if (prefersAsync(req.headers)) {
           const [submitted] = await usingQueue(() =>
-            deps.executionClient.submit([request], { coalesce, executionIds: [claimedId] }),
+            deps.executionClient.submit([request], { coalesce, executionIds: [claimedId], limit }),
           );
           if (submitted === undefined) throw new Error("submit answered no execution for one request");
           await bind(idempotent, claimedId, submitted.executionId);
@@ -114,7 +123,11 @@ export function executionRoutes(deps: ExecutionRouteDeps): Route[] {
 
         const answer = await usingQueue(() =>
           deps.admission.run(1, () =>
-            deps.executionClient.execute(request, deps.executionTimeoutMs, { coalesce, ...(claimedId === undefined ? {} : { executionId: claimedId }) }),
+            deps.executionClient.execute(request, deps.executionTimeoutMs, {
+              coalesce,
+              limit,
+              ...(claimedId === undefined ? {} : { executionId: claimedId }),
+            }),
           ),
         );
         await bind(idempotent, claimedId, answer.executionId);
@@ -148,74 +161,6 @@ export function executionRoutes(deps: ExecutionRouteDeps): Route[] {
         return statusJson(view);
       },
     }),
-    organizationRoute({
-      method: "post",
-      path: "/playbook/execution/batch",
-      auth: "organization",
-      body: BatchExecutionInput,
-      operation: {
-        operationId: "runPlaybookBatch",
-        summary: "Execute playbooks for several issues in one request",
-        description:
-          "One result per input, in order: a PlaybookExecutionResult, or `{ error }` for an input that is invalid. " +
-          `At most ${deps.batchMaxItems} inputs.`,
-        responses: {
-          200: { description: "One result per input, in input order.", body: BatchExecutionResult },
-          ...failures("too_many_requests"),
-        },
-      },
-      handle: async ({ caller, body, requestId }) => {
-        if (body.inputList.length > deps.batchMaxItems) {
-          throw new AppError("validation", [
-            { path: ["body", "inputList"], message: `inputList must hold at most ${deps.batchMaxItems} inputs` },
-          ]);
-        }
-        // Asked of every item that does not set its own: refused once, for the envelope.
-        const envelopeIssues = integrationIssues(body, caller.org);
-        if (envelopeIssues.length > 0) throw new AppError("validation", prefixIssues(envelopeIssues));
-        const now = deps.now();
-        // Items posted to a channel go in one thread per batch and channel, a reply per item.
-        const batchId = randomUUID();
-        const total = body.inputList.length;
-        // A bad item is that item's { error }; the valid ones go to the queue together, in one round trip.
-        const results: JsonText[] = new Array<JsonText>(body.inputList.length);
-        const requests: (ExecutionRequest | MessageExecutionRequest)[] = [];
-        const positions: number[] = [];
-        body.inputList.forEach((item, index) => {
-          const parsed = PlaybookExecutionInput.safeParse(item);
-          if (!parsed.success) {
-            results[index] = itemError(toValidationIssues(parsed.error, []));
-            return;
-          }
-          const input: PlaybookExecutionInput = {
-            ...parsed.data,
-            liveRun: parsed.data.liveRun ?? body.liveRun,
-            channelId: parsed.data.channelId ?? body.channelId,
-          };
-          const resolved = resolveExecution(input, caller.org, resolveOptions(now));
-          if (!resolved.ok) {
-            results[index] = itemError(resolved.issues);
-            return;
-          }
-          const batch = input.channelId === undefined ? undefined : { id: batchId, index, total };
-          requests.push(executionRequest(caller, `${requestId}.${index}`, input, resolved, batch));
-          positions.push(index);
-        });
-        if (requests.length > 0) {
-          const outcomes = await usingQueue(() =>
-            deps.admission.run(requests.length, () => deps.executionClient.executeMany(requests, deps.executionTimeoutMs)),
-          );
-          if (outcomes.length !== requests.length) {
-            throw new Error(`executeMany answered ${outcomes.length} results for ${requests.length} requests`);
-          }
-          outcomes.forEach((outcome, k) => {
-            const position = positions[k];
-            if (position !== undefined) results[position] = outcome instanceof RequestRefusal ? itemError(outcome.issues) : outcome;
-          });
-        }
-        return JsonText.array(results);
-      },
-    }),
   ];
 }
 
@@ -223,7 +168,7 @@ export function executionRoutes(deps: ExecutionRouteDeps): Route[] {
  * The job payload: identity from the token, the issue as resolved (or, for a message link, the link the
  * worker reads), the caller's own text passed through.
  */
-function executionRequest(
+export function executionRequest(
   caller: Caller,
   requestId: string,
   input: PlaybookExecutionInput,
@@ -248,17 +193,23 @@ function executionRequest(
   return request;
 }
 
-function itemError(issues: readonly ValidationIssue[]): JsonText {
+export function itemError(issues: readonly ValidationIssue[]): JsonText {
   return JsonText.of({ error: describeIssues(issues) });
 }
 
-/** Redis being unreachable is the service's state, not the caller's fault: 503, not a 500. */
-async function usingQueue<T>(work: () => Promise<T>): Promise<T> {
+/**
+ * Redis being unreachable is the service's state, not the caller's fault: 503, not a 500. An
+ * organization over its limit: 429 with the Retry-After its backlog gives.
+ */
+export async function usingQueue<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
     if (error instanceof QueueUnavailableError) {
       throw new AppError("service_unavailable", "Service unavailable: the job queue cannot be reached");
+    }
+    if (error instanceof LimitExceededError) {
+      throw new AppError("too_many_requests", error.message, { "Retry-After": String(error.retryAfterSeconds) });
     }
     throw error;
   }
@@ -272,7 +223,14 @@ function statusJson(view: ExecutionView): JsonText {
     createdAt: view.createdAt.toISOString(),
     ...(view.completedAt === undefined ? {} : { completedAt: view.completedAt.toISOString() }),
   } satisfies ExecutionStatus);
-  const { outcome } = view;
+  return withOutcome(head, view.outcome);
+}
+
+/**
+ * A status's JSON object `head` with its outcome appended: `result` (the worker's JSON as it is) and,
+ * for a refused request, the `issues` a synchronous caller gets as a 400.
+ */
+export function withOutcome(head: string, outcome: ExecutionOutcome | undefined): JsonText {
   if (outcome === undefined) return new JsonText(head);
   const tail =
     outcome instanceof RequestRefusal

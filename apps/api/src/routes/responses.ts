@@ -13,6 +13,8 @@ export interface ResponseDeclaration {
   description: string;
   /** A contract schema with `.meta({ id })` is shown as a reference to its component. */
   body?: z.ZodType;
+  /** When the answer may instead be a stream of server-sent events (`Accept: text/event-stream`): what its events are. */
+  eventStream?: string;
   headers?: Readonly<Record<string, HeaderDeclaration>>;
 }
 
@@ -39,7 +41,9 @@ const failureAnswers = {
   unprocessable: { description: "The Idempotency-Key was used with another request (another body or path).", body: ErrorResponse },
   // 429 always says when to come back; 503 does when the identity provider's keys cannot be had.
   too_many_requests: {
-    description: "Too many executions in flight on this instance; retry after the Retry-After seconds.",
+    description:
+      "Too many executions in flight (the organization's, across every API instance, or this instance's), or too many of the " +
+      "organization's batch items queued; retry after the Retry-After seconds, estimated from the organization's backlog and pace.",
     body: ErrorResponse,
     headers: retryAfter,
   },

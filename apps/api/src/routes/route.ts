@@ -22,10 +22,10 @@ export interface OrganizationContext<Body> extends PublicContext {
   body: Body;
 }
 
-/** A request header or path parameter a route reads, as the OpenAPI document shows it. */
+/** A request header, path or query parameter a route reads, as the OpenAPI document shows it. */
 export interface ParameterDeclaration {
   name: string;
-  in: "header" | "path";
+  in: "header" | "path" | "query";
   description: string;
   schema: z.ZodType;
   /** Path parameters always are. */
@@ -66,6 +66,8 @@ export interface PublicRouteDeclaration extends RouteBase {
 export interface OrganizationRouteDeclaration<Body> extends RouteBase {
   auth: "organization";
   body?: z.ZodType<Body>;
+  /** Its largest accepted body, when it takes larger ones than BODY_LIMIT (an async batch's). */
+  bodyLimit?: string;
   handle(context: OrganizationContext<Body>): unknown;
 }
 
@@ -144,7 +146,7 @@ export function organizationRoute(declaration: OrganizationRouteDeclaration<unkn
             },
           },
     toHandler: (runtime) => {
-      const readJson = jsonBodyReader(runtime.bodyLimit);
+      const readJson = jsonBodyReader(declaration.bodyLimit ?? runtime.bodyLimit);
       return async (req, res) => {
         // Authenticate before reading a byte of the body: unauthenticated callers cost no parsing.
         const caller = await authenticate(req.headers.authorization, runtime.verifier, runtime.catalog);
@@ -155,7 +157,11 @@ export function organizationRoute(declaration: OrganizationRouteDeclaration<unkn
   };
 }
 
+/** What a handler returns when it answered on its own (an event stream): nothing is left to send. */
+export const ANSWERED: unique symbol = Symbol("answered");
+
 function reply(res: ServerResponse, result: unknown): void {
+  if (result === ANSWERED) return;
   const { status, body, headers } = result instanceof HttpReply ? result : { status: 200, body: result, headers: undefined };
   if (body instanceof JsonText) sendSerializedJson(res, status, body.text, headers);
   else sendJson(res, status, body, headers);

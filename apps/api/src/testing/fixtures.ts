@@ -14,6 +14,7 @@ import { sendJson, startTestHttpServer } from "@pes/local-services";
 import { createLogger, type Logger } from "@pes/logger";
 import {
   QueueUnavailableError,
+  type Batches,
   type ExecuteOptions,
   type ExecutionAnswer,
   type ExecutionClient,
@@ -22,6 +23,7 @@ import {
   type ExecutionView,
   type IdempotencyKeys,
   type MessageExecutionRequest,
+  type NewBatch,
   type SubmitOptions,
   type SubmittedExecution,
 } from "@pes/queue";
@@ -250,6 +252,17 @@ export class FakeExecutionClient extends EventEmitter implements ExecutionClient
       },
     };
   })();
+
+  /** Records the batches started; reads find none (async batches are tested on the real client, on Redis). */
+  readonly batchesStarted: NewBatch[] = [];
+  readonly batches: Batches = {
+    start: async (batch) => {
+      if (!this.ready) throw new QueueUnavailableError("Redis is unreachable");
+      this.batchesStarted.push(batch);
+      return { created: true };
+    },
+    read: async () => undefined,
+  };
 
   async executeMany(requests: readonly (ExecutionRequest | MessageExecutionRequest)[], timeoutMs: number): Promise<ExecutionOutcome[]> {
     for (const request of requests) {
