@@ -25,3 +25,12 @@ describe("placeholderInLiteralProblem", () => {
     );
   });
 });
+
+describe("placeholderInLiteralProblem with the quotes of a language", () => {
+  it("reads only those quotes as literals (Datadog's search: only \")", () => {
+    expect(placeholderInLiteralProblem("service:{{service}} message:don't @user:{{user}}", '"')).toBeUndefined();
+    expect(placeholderInLiteralProblem('service:{{service}} "id \\" {{id}}"', '"')).toBe(
+      "placeholder {{id}} is inside a string literal: write it without quotes (each value becomes a string literal of its own)",
+    );
+  });
+});

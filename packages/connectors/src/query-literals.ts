@@ -6,14 +6,15 @@ const PLACEHOLDER_AT = /\{\{\s*[A-Za-z_][A-Za-z0-9_.-]*\s*(?:\|\s*[A-Za-z_][A-Za
  * string literal (`"{{service}}"`, `` `{{service}}` ``). Each value is written as a string literal of its
  * own, quotes included; inside the author's quotes it would close theirs, and the value's text would be
  * read as query (`} or vector(1) #` turns the rest into a comment). Both languages take Go's literal
- * syntax: `"…"` and `'…'` with backslash escapes, `` `…` `` raw.
+ * syntax: `"…"` and `'…'` with backslash escapes, `` `…` `` raw. A language with other quotes names
+ * them in `quotes` (Datadog's search: only `"`); a backtick is always raw.
  */
-export function placeholderInLiteralProblem(template: string): string | undefined {
+export function placeholderInLiteralProblem(template: string, quotes = "\"'`"): string | undefined {
   let quote: string | undefined;
   for (let index = 0; index < template.length; index += 1) {
     const char = template[index];
     if (quote === undefined) {
-      if (char === '"' || char === "'" || char === "`") quote = char;
+      if (char !== undefined && quotes.includes(char)) quote = char;
       else if (char === "{") {
         PLACEHOLDER_AT.lastIndex = index;
         const match = PLACEHOLDER_AT.exec(template);

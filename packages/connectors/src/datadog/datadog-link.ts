@@ -36,3 +36,8 @@ export function datadogMetricsLink(dataSource: DatadogDataSource, query: string,
   return `${datadogAppUrl(dataSource)}/metric/explorer?${params.toString()}`;
 }
 
+/** The Log Explorer on the filled search over the window, not live (the window stays the incident's). */
+export function datadogLogsLink(dataSource: DatadogDataSource, query: string, window: TimeWindow): string {
+  const params = new URLSearchParams({ query, from_ts: String(window.start.getTime()), to_ts: String(window.end.getTime()), live: "false" });
+  return `${datadogAppUrl(dataSource)}/logs?${params.toString()}`;
+}

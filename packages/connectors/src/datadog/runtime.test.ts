@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { ActionRequest, TimeWindow } from "../connector.js";
 import { resolveSecrets } from "../data-source-secrets.js";
+import { evidenceList } from "../run-action.js";
 import { rendered as renderedAt } from "../testing/rendered-evidence.js";
 import { createHttpClient } from "../undici-http-client.js";
 import { runDatadogAction } from "./runtime.js";
@@ -56,6 +57,13 @@ function request(dataSource: DatadogDataSource, spec: DatadogAction, overrides: 
   };
 }
 
+/** Runs the action and gives its one evidence (a metric query gives one). */
+async function runOne(request: ActionRequest<DatadogDataSource, DatadogAction>): Promise<Evidence> {
+  const [only, ...more] = evidenceList(await runDatadogAction(request));
+  if (only === undefined || more.length > 0) throw new Error("expected one evidence");
+  return only;
+}
+
 const P99 = { metrics: "avg:trace.http.request.duration.by.service.99p{service:{{service}},env:prod} by {host}", unit: "s" };
 
 describe("runDatadogAction: metrics", () => {
@@ -67,7 +75,7 @@ describe("runDatadogAction: metrics", () => {
 
   it("asks the query API for the window with both keys, finds the jump and links to the explorer", async () => {
     server = await startTestHttpServer((_request, response) => sendJson(response, 200, answer([series(["service:checkout", "env:prod", "host:web-1"], checkout)])));
-    const outcome = await runDatadogAction(request(dataSourceAt(server.url), P99));
+    const outcome = await runOne(request(dataSourceAt(server.url), P99));
     const seen = server.requests[0];
     expect(seen?.method).toBe("GET");
     const url = new URL(seen?.url ?? "", server.url);
@@ -99,33 +107,33 @@ describe("runDatadogAction: metrics", () => {
         series(["service:checkout", "host:web-2"], (ms) => (ms % 60_000 === 0 ? null : checkout(ms))),
       ])),
     );
-    const outcome = await runDatadogAction(request(dataSourceAt(server.url), P99));
+    const outcome = await runOne(request(dataSourceAt(server.url), P99));
     expect(outcome).toMatchObject({ kind: "metric", abnormal: true, labels: { host: "web-2" }, seriesCount: 2 });
     expect(rendered(outcome).shortAnswer).toMatch(/^p99 latency \(host=web-2\) .*; worst of 2 series$/);
   });
 
   it("names a series without tags by its scope", async () => {
     server = await startTestHttpServer((_request, response) => sendJson(response, 200, answer([series([], checkout, "service:checkout,env:prod")])));
-    const outcome = await runDatadogAction(request(dataSourceAt(server.url), P99));
+    const outcome = await runOne(request(dataSourceAt(server.url), P99));
     expect(outcome).toMatchObject({ kind: "metric", labels: { service: "checkout", env: "prod" } });
   });
 
   it("reports a steady series as normal", async () => {
     server = await startTestHttpServer((_request, response) => sendJson(response, 200, answer([series(["service:search"], () => 0.3)])));
-    const outcome = await runDatadogAction(request(dataSourceAt(server.url), P99));
+    const outcome = await runOne(request(dataSourceAt(server.url), P99));
     expect(rendered(outcome)).toMatchObject({ kind: "metric", shortAnswer: "p99 latency (service=search) 300 ms, within its usual range (300 ms over the hour before)" });
   });
 
   it("says 'no data' when Datadog has no series, not 'normal' nor 'failed'", async () => {
     server = await startTestHttpServer((_request, response) => sendJson(response, 200, answer([])));
-    const outcome = await runDatadogAction(request(dataSourceAt(server.url), P99));
+    const outcome = await runOne(request(dataSourceAt(server.url), P99));
     expect(outcome).toMatchObject({ kind: "no-data", reason: "empty" });
     expect(rendered(outcome).shortAnswer).toBe("p99 latency: no data in the window");
   });
 
   it("skips an action whose attributes the issue lacks", async () => {
     server = await startTestHttpServer((_request, response) => sendJson(response, 200, answer([])));
-    const outcome = await runDatadogAction(request(dataSourceAt(server.url), P99, { attributes: {} }));
+    const outcome = await runOne(request(dataSourceAt(server.url), P99, { attributes: {} }));
     expect(outcome).toEqual({ kind: "skipped", action: "p99 latency", missing: ["service"] });
     expect(server.requests).toHaveLength(0);
   });
@@ -142,7 +150,7 @@ describe("runDatadogAction: metrics", () => {
       response.writeHead(status, { "content-type": body.startsWith("<") ? "text/html" : "application/json" });
       response.end(body);
     });
-    const outcome = await runDatadogAction(request(dataSourceAt(server.url), P99));
+    const outcome = await runOne(request(dataSourceAt(server.url), P99));
     expect(rendered(outcome)).toMatchObject({ kind: "failed", shortAnswer: expected });
     expect(outcome.link).toContain("/metric/explorer?");
   });
@@ -151,7 +159,7 @@ describe("runDatadogAction: metrics", () => {
     server = await startTestHttpServer((seen, response) =>
       sendJson(response, 403, { errors: [`key ${String(seen.headers["dd-api-key"])} with ${String(seen.headers["dd-application-key"])} is not valid`] }),
     );
-    const outcome = await runDatadogAction(request(dataSourceAt(server.url), P99));
+    const outcome = await runOne(request(dataSourceAt(server.url), P99));
     expect(rendered(outcome).shortAnswer).toBe("p99 latency: Datadog answered 403: key [redacted] with [redacted] is not valid");
     expect(JSON.stringify(outcome)).not.toMatch(/s3cret/);
   });
@@ -159,7 +167,7 @@ describe("runDatadogAction: metrics", () => {
   it("fails without a request when a key's variable is unset, naming the variable only", async () => {
     server = await startTestHttpServer((_request, response) => sendJson(response, 200, answer([])));
     const dataSource = { ...dataSourceAt(server.url), appKey: { env: "PES_TEST_DD_UNSET" } };
-    const outcome = await runDatadogAction(request(dataSource, P99));
+    const outcome = await runOne(request(dataSource, P99));
     expect(rendered(outcome).shortAnswer).toBe("p99 latency: cannot authenticate to Datadog: environment variable PES_TEST_DD_UNSET is not set");
     expect(server.requests).toHaveLength(0);
   });
@@ -168,14 +176,14 @@ describe("runDatadogAction: metrics", () => {
     server = await startTestHttpServer(() => {
       // never answers: the action's deadline must end it
     });
-    const outcome = await runDatadogAction(request(dataSourceAt(server.url), P99, { signal: AbortSignal.timeout(100) }));
+    const outcome = await runOne(request(dataSourceAt(server.url), P99, { signal: AbortSignal.timeout(100) }));
     expect(rendered(outcome)).toMatchObject({ kind: "failed", shortAnswer: "p99 latency: no answer from Datadog before the deadline (timed out)" });
     expect(outcome.link).toContain("/metric/explorer?");
   });
 
   it("fails with 'connection refused' when nothing listens", async () => {
     const port = await freePort();
-    const outcome = await runDatadogAction(request(dataSourceAt(`http://127.0.0.1:${port}`), P99));
+    const outcome = await runOne(request(dataSourceAt(`http://127.0.0.1:${port}`), P99));
     expect(rendered(outcome).shortAnswer).toBe("p99 latency: could not reach Datadog (connection refused)");
   });
 });
@@ -202,7 +210,7 @@ describe("runDatadogAction: hostile attribute values in a metric query", () => {
   async function sent(value: string): Promise<{ outcome: Evidence; query: string | undefined }> {
     server ??= await startTestHttpServer((_request, response) => sendJson(response, 200, answer([])));
     const before = server.requests.length;
-    const outcome = await runDatadogAction(request(dataSourceAt(server.url), spec, { attributes: { service: value } }));
+    const outcome = await runOne(request(dataSourceAt(server.url), spec, { attributes: { service: value } }));
     const seen = server.requests[before];
     return { outcome, query: seen === undefined ? undefined : (new URL(seen.url, server.url).searchParams.get("query") ?? "") };
   }

@@ -1,24 +1,21 @@
-import { analyzeSeries, describeFetchFailure, type Evidence, type MetricContext, type Series } from "@pes/analysis";
+import { analyzeSeries, type Evidence, type MetricContext, type Series } from "@pes/analysis";
 import type { ActionRequest, ConnectorRuntime, FetchRequest } from "../connector.js";
-import { answerText, MAX_RESPONSE_BYTES, type HttpAnswer } from "../http-client.js";
 import { runConnectorAction } from "../run-action.js";
-import { baseUrlOf } from "../url-text.js";
-import { DatadogErrors, DatadogMetricsAnswer, type DatadogMetricSeries } from "./datadog-response.js";
-import { datadogConnector, type DatadogAction, type DatadogDataSource } from "./schema.js";
-
-const TARGET = "Datadog";
-
-type DatadogRequest = FetchRequest<DatadogDataSource, DatadogAction>;
+import { fetchLogs } from "./datadog-logs.js";
+import { askDatadog, failedWith, TARGET } from "./datadog-request.js";
+import { DatadogMetricsAnswer, type DatadogMetricSeries } from "./datadog-response.js";
+import { datadogConnector, type DatadogAction, type DatadogDataSource, type DatadogMetricsAction } from "./schema.js";
 
 /**
- * Asks Datadog's metrics query API for the window and compares each series with its level before the
- * issue (`analyzeSeries`, as for Prometheus). Any failure is a `failed` evidence in plain words.
+ * A metric query: asks Datadog's metrics query API for the window and compares each series with its level
+ * before the issue (`analyzeSeries`, as for Prometheus). A log search: counts and lines compared pattern by
+ * pattern (`analyzeLogs`, as for Loki). Any failure is a `failed` evidence in plain words.
  */
-export const datadogRuntime: ConnectorRuntime<DatadogDataSource, DatadogAction, Evidence> = {
-  fetch: (request) => fetchMetrics(request),
+export const datadogRuntime: ConnectorRuntime<DatadogDataSource, DatadogAction> = {
+  fetch: ({ query, ...request }) => ("logs" in query ? fetchLogs({ ...request, query }) : fetchMetrics({ ...request, query })),
 };
 
-async function fetchMetrics(request: DatadogRequest): Promise<Evidence> {
+async function fetchMetrics(request: FetchRequest<DatadogDataSource, DatadogMetricsAction>): Promise<Evidence> {
   const { title, query: action, window, link } = request;
   const failed = failedWith(title, link);
   const params = new URLSearchParams({
@@ -26,7 +23,7 @@ async function fetchMetrics(request: DatadogRequest): Promise<Evidence> {
     to: String(Math.ceil(window.end.getTime() / 1000)),
     query: action.metrics,
   });
-  const answer = await ask(request, `/api/v1/query?${params.toString()}`);
+  const answer = await askDatadog(request, `/api/v1/query?${params.toString()}`);
   if ("problem" in answer) return failed(answer.problem);
   const body = DatadogMetricsAnswer.safeParse(answer.body);
   if (!body.success) return failed(`${TARGET} answered in a shape this connector does not know`);
@@ -38,39 +35,6 @@ async function fetchMetrics(request: DatadogRequest): Promise<Evidence> {
     ...(link === undefined ? {} : { link }),
   };
   return analyzeSeries(body.data.series.map(seriesOf), context);
-}
-
-/**
- * Sends one request with the data source's keys and reads its JSON answer, or says why there is none
- * (no answer, an error answer, not JSON). Datadog's error answers are `{"errors": [...]}`.
- */
-async function ask(request: DatadogRequest, path: string): Promise<{ body: unknown } | { problem: string }> {
-  const { dataSource, secrets, signal } = request;
-  let headers: Record<string, string>;
-  try {
-    headers = { accept: "application/json", "dd-api-key": secrets.value(dataSource.apiKey), "dd-application-key": secrets.value(dataSource.appKey) };
-  } catch (error) {
-    return { problem: `cannot authenticate to ${TARGET}: ${error instanceof Error ? error.message : String(error)}` };
-  }
-  let answer: HttpAnswer;
-  try {
-    answer = await request.http.request(`${baseUrlOf(dataSource)}${path}`, { method: "GET", headers, signal });
-  } catch (error) {
-    return { problem: describeFetchFailure(error, signal, TARGET, MAX_RESPONSE_BYTES) };
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(answerText(answer.body));
-  } catch {
-    return { problem: answer.status >= 400 ? `${TARGET} answered ${statusOf(answer)}` : `${TARGET} answered with something that is not JSON` };
-  }
-  if (answer.status < 400) return { body };
-  const errors = DatadogErrors.safeParse(body);
-  return { problem: `${TARGET} answered ${errors.success ? `${answer.status}: ${errors.data.errors.join("; ")}` : statusOf(answer)}` };
-}
-
-function statusOf(answer: HttpAnswer): string {
-  return `${answer.status}${answer.statusText === "" ? "" : ` ${answer.statusText}`}`;
 }
 
 /** A series named by its tags (`service:checkout` → service=checkout); by its scope when it has none. */
@@ -88,14 +52,10 @@ function labelOf(tag: string): [string, string] {
   return colon === -1 ? [tag, ""] : [tag.slice(0, colon), tag.slice(colon + 1)];
 }
 
-function failedWith(action: string, link: string | undefined): (reason: string) => Evidence {
-  return (reason) => ({ kind: "failed", action, reason, ...(link === undefined ? {} : { link }) });
-}
-
 /**
  * Runs one Datadog action: fills the query (values checked for the query language), then fetches.
  * The worker runs actions through the registry; this is the same path, for this connector's own tests.
  */
-export function runDatadogAction(request: ActionRequest<DatadogDataSource, DatadogAction>): Promise<Evidence> {
+export function runDatadogAction(request: ActionRequest<DatadogDataSource, DatadogAction>) {
   return runConnectorAction(datadogConnector.definition, datadogRuntime, request);
 }
