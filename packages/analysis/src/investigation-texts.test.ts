@@ -141,7 +141,7 @@ describe("the engine's texts, from evidence", () => {
       {},
     );
     expect(result.actionResults[0]).toEqual({ title: "Pods of {{pod}}", shortAnswer: "Pods of {{pod}}: not run, the issue has no attribute pod" });
-    expect(result.highlights).toBe("Around 2026-11-20 14:08 UTC: nothing abnormal found. Other findings: fine: yes. Not run: Pods of {{pod}} (the issue has no attribute pod).");
+    expect(result.highlights).toBe("Around 2026-11-20 14:08 UTC: nothing was compared with a baseline, so nothing was judged normal or abnormal. Other findings: fine: yes. Not run: Pods of {{pod}} (the issue has no attribute pod).");
   });
 
   it("says no data for a query an injection attempt turned into one matching nothing", () => {
@@ -163,7 +163,7 @@ describe("a deploy before the demo incident, as a change evidence", () => {
       { service: "checkout" },
     );
     expect(result.highlights).toBe(
-      "Around 2026-11-20 14:08 UTC for service=checkout: likely cause: deploy v1.2.3 of checkout at 14:01 UTC, 4 min before the first symptom (p99 latency rose 3.9× since 14:05 UTC). " +
+      "Around 2026-11-20 14:08 UTC for service=checkout: likely cause: deploy v1.2.3 of checkout at 14:01 UTC (Last deploy of checkout), 4 min before the first symptom (p99 latency rose 3.9× since 14:05 UTC). " +
         "Also abnormal: error ratio 3× its level in the hour before (Errors and traffic), since 14:07 UTC. Within usual range: request rate.",
     );
     expect(result.gadgetsHighlights[2]).toBe("Last deploy of checkout: deploy v1.2.3 of checkout at 14:01 UTC.");

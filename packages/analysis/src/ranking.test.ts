@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ChangeEvidence, Evidence, MetricEvidence } from "./evidence.js";
+import type { ChangeEvidence, EventEvidence, Evidence, MetricEvidence } from "./evidence.js";
 import { rankFindings, roleOf, type Finding } from "./ranking.js";
 
 const time = new Date("2026-11-21T14:08:00Z");
@@ -24,6 +24,10 @@ function metric(action: string, severity: number, onset?: string): Finding<Metri
       ...(onset === undefined ? {} : { onset: at(onset) }),
     },
   };
+}
+
+function event(action: string, reason: string, clock: string): Finding<EventEvidence> {
+  return { gadget: "Pods", evidence: { kind: "event", action, subject: "pod/checkout-1", reason, warning: true, onset: at(clock) } };
 }
 
 function change(action: string, clock: string): Finding<ChangeEvidence> {
@@ -60,22 +64,31 @@ describe("rankFindings", () => {
       [metric("latency", 4, "14:05"), change("old", "13:30"), change("recent", "13:50"), change("closest", "14:01"), change("after", "14:06")],
       { time },
     );
+    expect(ranking.likelyCause?.basis).toBe("change");
     expect(ranking.likelyCause?.finding.evidence.action).toBe("closest");
     expect(ranking.likelyCause?.leadMs).toBe(4 * 60_000);
-    expect(titles(ranking.changes)).toEqual(["old", "recent", "after"]);
+    expect(ranking.changes.map(({ evidence, verdict }) => [evidence.action, verdict])).toEqual([
+      ["old", "long-before"],
+      ["recent", "earlier"],
+      ["after", "after-first-symptom"],
+    ]);
   });
 
   it("leaves a change outside the lookback, or after the first symptom, as a plain change", () => {
     const early = rankFindings([metric("latency", 4, "14:05"), change("early", "13:34")], { time });
     expect(early.likelyCause).toBeUndefined();
-    expect(titles(early.changes)).toEqual(["early"]);
-    expect(rankFindings([metric("latency", 4, "14:05"), change("early", "13:34")], { time, changeLookbackMs: 3_600_000 }).likelyCause?.leadMs).toBe(31 * 60_000);
+    expect(early.changes.map(({ verdict, leadMs }) => [verdict, leadMs])).toEqual([["long-before", 31 * 60_000]]);
+    expect(rankFindings([metric("latency", 4, "14:05"), change("early", "13:34")], { time, lookbackMs: 3_600_000 }).likelyCause?.leadMs).toBe(31 * 60_000);
     expect(rankFindings([metric("latency", 4, "14:05"), change("same minute", "14:05")], { time }).likelyCause?.leadMs).toBe(0);
-    expect(rankFindings([metric("latency", 4, "14:05"), change("after", "14:06")], { time }).likelyCause).toBeUndefined();
+    const after = rankFindings([metric("latency", 4, "14:05"), change("after", "14:06")], { time });
+    expect(after.likelyCause).toBeUndefined();
+    expect(after.changes.map(({ verdict, leadMs }) => [verdict, leadMs])).toEqual([["after-first-symptom", -60_000]]);
   });
 
   it("names no likely cause without a symptom, and compares with the issue time when no symptom is dated", () => {
-    expect(rankFindings([metric("flat", 1), change("deploy", "14:01")], { time }).likelyCause).toBeUndefined();
+    const healthy = rankFindings([metric("flat", 1), change("deploy", "14:01")], { time });
+    expect(healthy.likelyCause).toBeUndefined();
+    expect(healthy.changes.map(({ verdict }) => verdict)).toEqual(["no-symptom"]);
     const undated = rankFindings([metric("latency", 4), change("deploy", "14:01")], { time });
     expect(undated.likelyCause?.leadMs).toBe(7 * 60_000);
   });
@@ -85,7 +98,6 @@ describe("rankFindings", () => {
     expect(ranking.likelyCause?.finding.evidence.action).toBe("first");
     expect(titles(ranking.changes)).toEqual(["second"]);
   });
-
   it("sorts every other finding by its role, in playbook order", () => {
     const findings: Finding[] = (
       [
@@ -108,5 +120,92 @@ describe("rankFindings", () => {
   it("is the same for the same findings", () => {
     const findings = [metric("a", 3, "14:03"), change("deploy", "14:01"), metric("b", 3, "14:03")];
     expect(rankFindings(findings, { time })).toEqual(rankFindings([...findings], { time }));
+  });
+});
+
+/**
+ * The rules of rankFindings, one incident each, from hand-built evidence (the scenarios in test/ run the
+ * same rules on data served by real tools).
+ */
+describe("rankFindings on incidents", () => {
+  const cause = (ranking: ReturnType<typeof rankFindings>) => [ranking.likelyCause?.basis, ranking.likelyCause?.finding.evidence.action];
+  const fallen = (action: string, clock: string): Finding<MetricEvidence> => {
+    const base = metric(action, 2, clock);
+    return { ...base, evidence: { ...base.evidence, value: 0, ratio: 0, severity: Infinity, abnormal: true } };
+  };
+
+  it("a bad deploy followed by an error spike: the deploy", () => {
+    const ranking = rankFindings([metric("error ratio", 7, "14:03"), metric("p99", 3, "14:04"), change("Rollouts", "14:02"), metric("cpu", 1.1)], { time });
+    expect(cause(ranking)).toEqual(["change", "Rollouts"]);
+    expect(ranking.likelyCause?.leadMs).toBe(60_000);
+    expect(titles(ranking.likelyCause?.followers ?? [])).toEqual(["error ratio", "p99"]);
+  });
+
+  it("a database saturating its connections before the errors: the first symptom, named as the place to look", () => {
+    const ranking = rankFindings([metric("error ratio", 7, "14:03"), metric("DB connections", 2.4, "13:50"), metric("latency", 3, "14:04")], { time });
+    expect(ranking.likelyCause).toBeUndefined();
+    expect(titles(ranking.first?.symptoms ?? [])).toEqual(["DB connections"]);
+  });
+
+  it("a first symptom that shows harm rather than causes it is no cause; a metric fallen to zero is", () => {
+    expect(rankFindings([metric("latency", 4, "14:01"), metric("error ratio", 7, "14:03")], { time }).likelyCause).toBeUndefined();
+    const ranking = rankFindings([fallen("db up", "13:50"), metric("error ratio", 7, "14:03"), metric("latency", 3, "14:04")], { time });
+    expect(cause(ranking)).toEqual(["symptom", "db up"]);
+    expect(ranking.likelyCause?.leadMs).toBe(13 * 60_000);
+    expect(titles(ranking.likelyCause?.followers ?? [])).toEqual(["error ratio", "latency"]);
+  });
+
+  it("a node under memory pressure OOM-killing pods: the kills, which began with the errors", () => {
+    const memory = metric("Node memory", 3, "13:52");
+    const oom = event("Pod restarts", "OOMKilled", "14:01");
+    const errors = metric("error ratio", 5, "14:01");
+    const ranking = rankFindings([errors, oom, memory], { time });
+    expect(cause(ranking)).toEqual(["symptom", "Pod restarts"]);
+    expect(ranking.likelyCause?.leadMs).toBe(0);
+    expect(titles(ranking.first?.symptoms ?? [])).toEqual(["Node memory"]);
+    expect(cause(rankFindings([errors, oom], { time }))).toEqual(["symptom", "Pod restarts"]);
+    expect(cause(rankFindings([errors, event("Pod events", "BackOff", "14:01")], { time }))).toEqual([undefined, undefined]);
+  });
+
+  it("an upstream dependency outage: its probe failing as the errors begin", () => {
+    const ranking = rankFindings([metric("error ratio", 9, "14:02"), fallen("payments probe", "14:02"), metric("latency", 3, "14:03")], { time });
+    expect(cause(ranking)).toEqual(["symptom", "payments probe"]);
+    expect(ranking.likelyCause?.leadMs).toBe(0);
+    const alert: Finding = { gadget: "Alerts", evidence: { kind: "alert", action: "Related alerts", name: "PaymentsDown", onset: at("14:00") } };
+    expect(cause(rankFindings([metric("error ratio", 9, "14:02"), alert], { time }))).toEqual(["symptom", "Related alerts"]);
+  });
+
+  it("a deploy that is not the cause: two hours before, or after the first symptom", () => {
+    const longBefore = rankFindings([change("Rollouts", "12:05"), fallen("db up", "13:50"), metric("error ratio", 7, "14:03")], { time });
+    expect(cause(longBefore)).toEqual(["symptom", "db up"]);
+    expect(longBefore.changes.map(({ verdict }) => verdict)).toEqual(["long-before"]);
+    const after = rankFindings([metric("error ratio", 7, "14:00"), change("Rollouts", "14:04"), metric("latency", 3, "14:02")], { time });
+    expect(after.likelyCause).toBeUndefined();
+    expect(titles(after.first?.symptoms ?? [])).toEqual(["error ratio"]);
+    expect(after.changes.map(({ verdict }) => verdict)).toEqual(["after-first-symptom"]);
+  });
+
+  it("a healthy system: no cause, whatever changed", () => {
+    const ranking = rankFindings([metric("error ratio", 1.1), metric("latency", 1.3), change("Rollouts", "14:02")], { time });
+    expect(ranking.symptoms).toEqual([]);
+    expect(ranking.likelyCause).toBeUndefined();
+  });
+
+  it("a symptom that began long before the issue is background, not the first symptom", () => {
+    const ranking = rankFindings([metric("disk", 3, "13:00"), change("Rollouts", "14:01"), metric("error ratio", 7, "14:03")], { time });
+    expect(titles(ranking.background)).toEqual(["disk"]);
+    expect(ranking.first?.at).toEqual(at("14:03"));
+    expect(cause(ranking)).toEqual(["change", "Rollouts"]);
+  });
+
+  it("names no cause for a lone symptom, or for symptoms that began together with none of a cause's kind", () => {
+    expect(rankFindings([metric("error ratio", 7, "14:03")], { time }).likelyCause).toBeUndefined();
+    expect(rankFindings([metric("error ratio", 7, "14:03"), metric("latency", 3, "14:03")], { time }).likelyCause).toBeUndefined();
+    // An undated symptom is taken to begin at the issue time: a dated one before it precedes it.
+    expect(cause(rankFindings([fallen("probe", "14:03"), metric("latency", 3)], { time }))).toEqual(["symptom", "probe"]);
+    expect(rankFindings([fallen("probe", "14:03")], { time }).likelyCause).toBeUndefined();
+    // An alert that began with the errors is more likely about them.
+    const alert: Finding = { gadget: "Alerts", evidence: { kind: "alert", action: "Related alerts", name: "HighErrors", onset: at("14:03") } };
+    expect(rankFindings([metric("error ratio", 7, "14:03"), alert], { time }).likelyCause).toBeUndefined();
   });
 });

@@ -16,37 +16,73 @@ export interface Finding<E extends Evidence = Evidence> {
   evidence: E;
 }
 
-/** A change at most this long before the first symptom is its likely cause (unless told otherwise). */
-export const CHANGE_LOOKBACK_MS = 30 * 60_000;
+/**
+ * How far apart a cause and the first symptom it explains may be (unless told otherwise): a change
+ * followed by nothing abnormal for longer is not a cause, and a symptom that began longer before the
+ * issue time is background, not part of the incident.
+ */
+export const CAUSE_LOOKBACK_MS = 30 * 60_000;
+
+/**
+ * Kubernetes reasons that say a container or pod was taken down by its resources or kept failing:
+ * when one comes first, it is a cause candidate rather than a consequence.
+ */
+const CAUSE_EVENT_REASONS: ReadonlySet<string> = new Set(["OOMKilled", "CrashLoopBackOff", "Evicted", "NodeNotReady", "SystemOOM", "FailedScheduling"]);
 
 /**
  * What a piece of evidence is for the bottom line: a `symptom` (abnormal, firing, a warning), a `change`
  * (a cause candidate), `normal` (compared with its baseline and within it, or looked for and not found:
- * `none`), an `answer` without a baseline,
- * or nothing checked: `no-data`, `failed`, `skipped`.
+ * `none`), an `answer` (context without a judgement: never counted as normal), or nothing checked:
+ * `no-data`, `failed`, `skipped`.
  */
 export type Role = "symptom" | "change" | "normal" | "answer" | "no-data" | "failed" | "skipped";
 
 export interface RankOptions {
-  /** The issue time: the reference for a change when no symptom is dated. */
+  /** The issue time: symptoms without an onset are taken to begin at it. */
   time: Date;
-  /** How long before the first symptom a change counts as its likely cause; default 30 min. */
-  changeLookbackMs?: number;
+  /** See CAUSE_LOOKBACK_MS; default 30 min. */
+  lookbackMs?: number;
+}
+
+/**
+ * The likely cause and why: `change` (a change at most the lookback before the first symptom) or
+ * `first-symptom` (a symptom that began before the others, of a kind that causes rather than follows
+ * when several began together).
+ */
+export type LikelyCause = ({ basis: "change"; finding: Finding<ChangeEvidence> } | { basis: "symptom"; finding: Finding<SymptomEvidence> }) & {
+  /** How long before the first symptom that followed it (or the issue time, if none is dated). */
+  leadMs: number;
+  /** The symptoms of the incident that followed it, strongest first; never empty. */
+  followers: Array<Finding<SymptomEvidence>>;
+};
+
+/**
+ * Why a change is not the likely cause: the cause is a later change still before the first symptom
+ * (`earlier`), it came after the first symptom (`after-first-symptom`), too long before it
+ * (`long-before`), or nothing abnormal was found at all (`no-symptom`).
+ */
+export type ChangeVerdict = "earlier" | "after-first-symptom" | "long-before" | "no-symptom";
+
+export interface RankedChange extends Finding<ChangeEvidence> {
+  verdict: ChangeVerdict;
+  /** From the change to the first symptom (negative: after it); absent without a symptom. */
+  leadMs?: number;
 }
 
 export interface Ranking {
   /** The symptoms, strongest first (measured severity; others after); ties keep playbook order. */
   symptoms: Array<Finding<SymptomEvidence>>;
-  /** When the earliest dated symptoms began, and those symptoms (strongest first); none dated: undefined. */
-  first?: { at: Date; symptoms: Array<Finding<SymptomEvidence>> };
   /**
-   * The change that most likely caused the symptoms: the latest one at most the lookback before the
-   * first symptom (before the issue time when no symptom is dated); ties keep playbook order. Only when
-   * there are symptoms. `leadMs`: how long before the first symptom (or the issue) it happened.
+   * The symptoms that began more than the lookback before the issue time: abnormal, but background to
+   * the incident, never its first symptom (a subset of `symptoms`, same order).
    */
-  likelyCause?: { finding: Finding<ChangeEvidence>; leadMs: number };
-  /** The other changes, earliest first; ties keep playbook order. */
-  changes: Array<Finding<ChangeEvidence>>;
+  background: Array<Finding<SymptomEvidence>>;
+  /** When the earliest dated symptoms of the incident began, and those symptoms (strongest first); none dated: undefined. */
+  first?: { at: Date; symptoms: Array<Finding<SymptomEvidence>> };
+  /** Only when there are symptoms, and one is preceded by a change or precedes the others (see rankFindings). */
+  likelyCause?: LikelyCause;
+  /** The changes that are not the likely cause, earliest first, each with why not; ties keep playbook order. */
+  changes: RankedChange[];
   /** Compared with their baseline and within normal variation, or nothing found, in playbook order. */
   normal: Array<Finding<MetricEvidence | LogPatternEvidence | NoneEvidence>>;
   /** Answers without a baseline (instant values, plain answers, events that are not warnings), in playbook order. */
@@ -81,14 +117,29 @@ export function roleOf(evidence: Evidence): Role {
 }
 
 /**
- * Ranks an execution's findings into likely causes, by evidence, then by time: symptoms strongest first;
- * the symptoms that began first (what starts before the others is the likelier cause of what follows);
- * and a change (deploy, config, restart) shortly before the first symptom as the likely cause, ahead of
- * every symptom. Deterministic: ties keep playbook order (the order of `findings`).
+ * Ranks an execution's findings into a likely cause, by evidence, then by time. The rules (README, "How
+ * the analysis judges"):
+ *
+ * 1. Symptoms are abnormal metrics and log patterns, firing alerts and warning events, strongest first.
+ *    One without an onset is taken to begin at the issue time. One that began more than the lookback
+ *    before the issue time is background: listed, never the incident's first symptom.
+ * 2. No symptom, no cause: changes are listed with `no-symptom`.
+ * 3. A change at most the lookback before the incident's first symptom is the likely cause (the latest
+ *    such change). A change after the first symptom, or longer before it (followed by nothing abnormal
+ *    for that long), is not.
+ * 4. Otherwise the earliest symptom of a cause's kind (isCauseKind: a metric fallen to zero such as a
+ *    failing probe, an OOM kill, a crash loop, an eviction; an alert that fired before anything else) is
+ *    the likely cause, when other symptoms began with it or after it; of several at the same time, the
+ *    strongest. A first symptom of another kind (an error ratio, a latency) is named as the place to
+ *    look, not as the cause.
+ *
+ * Deterministic: ties keep playbook order (the order of `findings`).
  */
 export function rankFindings(findings: readonly Finding[], options: RankOptions): Ranking {
-  const lookback = options.changeLookbackMs ?? CHANGE_LOOKBACK_MS;
-  const ranking: Ranking = { symptoms: [], changes: [], normal: [], answers: [], noData: [], failed: [], skipped: [] };
+  const lookback = options.lookbackMs ?? CAUSE_LOOKBACK_MS;
+  const time = options.time.getTime();
+  const ranking: Ranking = { symptoms: [], background: [], changes: [], normal: [], answers: [], noData: [], failed: [], skipped: [] };
+  const changes: Array<Finding<ChangeEvidence>> = [];
   for (const finding of findings) {
     const { gadget, evidence } = finding;
     switch (evidence.kind) {
@@ -105,7 +156,7 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
         else ranking.answers.push(finding);
         break;
       case "change":
-        ranking.changes.push({ gadget, evidence });
+        changes.push({ gadget, evidence });
         break;
       case "none":
         ranking.normal.push({ gadget, evidence });
@@ -127,28 +178,74 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
   }
   // Array.prototype.sort is stable: equal keys stay in playbook order.
   ranking.symptoms.sort((a, b) => compareNumbers(severityOf(b.evidence), severityOf(a.evidence)));
-  ranking.changes.sort((a, b) => compareNumbers(a.evidence.at.getTime(), b.evidence.at.getTime()));
+  changes.sort((a, b) => compareNumbers(a.evidence.at.getTime(), b.evidence.at.getTime()));
 
-  const dated = ranking.symptoms.filter((symptom) => symptom.evidence.onset !== undefined);
-  const earliest = Math.min(...dated.map((symptom) => symptom.evidence.onset?.getTime() ?? Infinity));
-  if (Number.isFinite(earliest)) {
-    ranking.first = { at: new Date(earliest), symptoms: dated.filter((symptom) => symptom.evidence.onset?.getTime() === earliest) };
-  }
+  const onsetOf = (symptom: Finding<SymptomEvidence>) => symptom.evidence.onset?.getTime() ?? time;
+  ranking.background = ranking.symptoms.filter((symptom) => onsetOf(symptom) < time - lookback);
+  const incident = ranking.symptoms.filter((symptom) => !ranking.background.includes(symptom));
+  const dated = incident.filter((symptom) => symptom.evidence.onset !== undefined);
+  const earliest = Math.min(...dated.map(onsetOf));
+  if (Number.isFinite(earliest)) ranking.first = { at: new Date(earliest), symptoms: dated.filter((symptom) => onsetOf(symptom) === earliest) };
 
-  if (ranking.symptoms.length > 0) {
-    const reference = ranking.first?.at.getTime() ?? options.time.getTime();
-    let cause: Finding<ChangeEvidence> | undefined;
-    for (const change of ranking.changes) {
-      const lead = reference - change.evidence.at.getTime();
-      // Changes are earliest first: a later one in range replaces an earlier one; an equal time does not.
-      if (lead >= 0 && lead <= lookback && (cause === undefined || change.evidence.at.getTime() > cause.evidence.at.getTime())) cause = change;
-    }
-    if (cause !== undefined) {
-      ranking.likelyCause = { finding: cause, leadMs: reference - cause.evidence.at.getTime() };
-      ranking.changes = ranking.changes.filter((change) => change !== cause);
-    }
+  if (incident.length === 0) {
+    ranking.changes = changes.map((change) => ({ ...change, verdict: "no-symptom" }));
+    return ranking;
   }
+  const reference = ranking.first?.at.getTime() ?? time;
+  // The latest change in range; of several at that time, the first in playbook order.
+  const inRange = changes.filter((change) => reference - change.evidence.at.getTime() >= 0 && reference - change.evidence.at.getTime() <= lookback);
+  const latest = Math.max(...inRange.map((change) => change.evidence.at.getTime()));
+  const cause = inRange.find((change) => change.evidence.at.getTime() === latest);
+  if (cause !== undefined) {
+    ranking.likelyCause = { basis: "change", finding: cause, leadMs: reference - cause.evidence.at.getTime(), followers: incident };
+  } else {
+    ranking.likelyCause = symptomCause(incident, onsetOf);
+  }
+  ranking.changes = changes
+    .filter((change) => change !== cause)
+    .map((change) => {
+      const leadMs = reference - change.evidence.at.getTime();
+      const verdict: ChangeVerdict = leadMs < 0 ? "after-first-symptom" : leadMs > lookback ? "long-before" : "earlier";
+      return { ...change, verdict, leadMs };
+    });
   return ranking;
+}
+
+/** Rule 4 of rankFindings: the earliest symptom of a cause's kind, when others began with it or after it. */
+function symptomCause(incident: ReadonlyArray<Finding<SymptomEvidence>>, onsetOf: (symptom: Finding<SymptomEvidence>) => number): LikelyCause | undefined {
+  const first = Math.min(...incident.map(onsetOf));
+  // An alert is a cause only when it fired before everything else: one that began with an error spike is
+  // more likely about it.
+  const candidates = incident.filter(
+    (symptom) => isCauseKind(symptom.evidence) && (symptom.evidence.kind !== "alert" || incident.every((other) => other === symptom || onsetOf(other) > first)),
+  );
+  const earliest = Math.min(...candidates.map(onsetOf));
+  // Symptoms are strongest first: of several at the same time, the strongest.
+  const candidate = candidates.find((symptom) => onsetOf(symptom) === earliest);
+  if (candidate === undefined) return undefined;
+  const followers = incident.filter((symptom) => symptom !== candidate && onsetOf(symptom) >= earliest);
+  const next = Math.min(...followers.map(onsetOf));
+  if (!Number.isFinite(next)) return undefined;
+  return { basis: "symptom", finding: candidate, leadMs: next - earliest, followers };
+}
+
+/**
+ * Whether a symptom is of a kind that takes a service down rather than one that shows it is down: a
+ * metric fallen to zero (a probe failing, a target down), a pod killed or kept from running, an alert
+ * (its condition held before it fired). Error ratios, latencies and log patterns show harm; they do not
+ * say where it came from.
+ */
+export function isCauseKind(evidence: SymptomEvidence): boolean {
+  switch (evidence.kind) {
+    case "metric":
+      return evidence.value === 0 && evidence.baseline > 0;
+    case "event":
+      return CAUSE_EVENT_REASONS.has(evidence.reason);
+    case "alert":
+      return true;
+    case "log-pattern":
+      return false;
+  }
 }
 
 /** How far from normal, for ranking: measured for metrics and log patterns; alerts and events rank after. */

@@ -1,8 +1,8 @@
-import type { FailedEvidence, NoDataEvidence, SkippedEvidence, SymptomEvidence } from "./evidence.js";
+import type { ChangeEvidence, FailedEvidence, NoDataEvidence, SkippedEvidence, SymptomEvidence } from "./evidence.js";
 import { describeChange, missingText, noDataWhen, shortAnswer, symptomLevel, symptomMovement } from "./evidence-text.js";
 import { formatClock, formatDuration } from "./human-format.js";
 import { truncate } from "./outcome-text.js";
-import { rankFindings, roleOf, type Finding, type Ranking } from "./ranking.js";
+import { rankFindings, roleOf, type Finding, type LikelyCause, type RankedChange, type Ranking } from "./ranking.js";
 
 export interface ExecutionSummaryInput {
   /** The issue time. */
@@ -10,8 +10,8 @@ export interface ExecutionSummaryInput {
   attributes: Readonly<Record<string, string>>;
   /** Every action's finding, in playbook order. */
   findings: readonly Finding[];
-  /** How long before the first symptom a change counts as its likely cause; default 30 min. */
-  changeLookbackMs?: number;
+  /** How far apart a cause and the first symptom may be (CAUSE_LOOKBACK_MS, 30 min by default). */
+  lookbackMs?: number;
 }
 
 const MAX_ATTRIBUTES_SHOWN = 5;
@@ -49,43 +49,54 @@ export function summarizeGadget(findings: readonly Finding[], time: Date): strin
 }
 
 /**
- * The bottom line of an execution. It leads with the likely cause when a change (deploy, config, restart)
- * came shortly before the first symptom; else with the strongest symptom, then the others and the one
- * that came first (the likely place to look for the cause). Then other changes, what was normal, other
- * answers, what found no data, what failed and what was not run. When nothing could be checked it says
- * so, and why: no data is not "normal". Pure and deterministic.
+ * The bottom line of an execution: the likely cause with the evidence behind it (rankFindings' rules),
+ * the other symptoms, the changes that are not the cause and why not, what was checked and found normal,
+ * answers (context, never a judgement), what found no data, what failed and what was not run. Every claim
+ * names the action that supports it by its title. With nothing abnormal it says so and names no cause;
+ * when nothing could be checked it says so, and why: no data is not "normal". Pure and deterministic.
  */
 export function summarizeExecution(input: ExecutionSummaryInput): string {
   const { time } = input;
-  const ranking = rankFindings(input.findings, {
-    time,
-    ...(input.changeLookbackMs === undefined ? {} : { changeLookbackMs: input.changeLookbackMs }),
-  });
-  const { symptoms, likelyCause, changes, normal, answers, noData, failed, skipped } = ranking;
+  const ranking = rankFindings(input.findings, { time, ...(input.lookbackMs === undefined ? {} : { lookbackMs: input.lookbackMs }) });
+  const { symptoms, background, likelyCause, changes, normal, answers, noData, failed, skipped } = ranking;
   const scope = attributeText(input.attributes);
   const opening = `Around ${formatClock(time)}${scope === "" ? "" : ` for ${scope}`}`;
   const level = (finding: Finding<SymptomEvidence>) => symptomLevel(finding.evidence, finding.gadget, time);
   const sentences: string[] = [];
+  /** The symptoms already named, so that no list repeats them. */
+  const told = new Set<Finding>();
 
   let noDataTold = false;
-  const [strongest, ...others] = symptoms;
+  const strongest = symptoms.find((finding) => !background.includes(finding)) ?? symptoms[0];
   if (likelyCause !== undefined) {
-    sentences.push(...causeSentences(ranking, likelyCause, opening, time));
+    sentences.push(causeSentence(ranking, likelyCause, opening, time));
+    told.add(likelyCause.finding);
+    if (likelyCause.basis === "change") for (const finding of ranking.first?.symptoms ?? []) told.add(finding);
   } else if (strongest !== undefined) {
     sentences.push(`${opening}: ${level(strongest)}.`);
-    if (others.length > 0) sentences.push(`Also abnormal: ${others.map(level).join("; ")}.`);
-    const first = firstSymptom(ranking, time);
-    if (first !== undefined) sentences.push(first);
-  } else if (normal.length + answers.length + changes.length > 0) {
+    told.add(strongest);
+  } else if (normal.length > 0) {
     sentences.push(`${opening}: nothing abnormal found.`);
+  } else if (answers.length + changes.length > 0) {
+    // Answers and changes are context: without anything compared with a baseline there is no judgement.
+    sentences.push(`${opening}: nothing was compared with a baseline, so nothing was judged normal or abnormal.`);
   } else if (noData.length > 0) {
     noDataTold = true;
     sentences.push(`${opening}: nothing could be checked: ${noDataGroups(noData, time, "found no data ")}.`);
   } else {
     sentences.push(`${opening}: nothing could be checked.`);
   }
+  const others = symptoms.filter((finding) => !told.has(finding) && !background.includes(finding));
+  const symptomTold = [...told].some((finding) => roleOf(finding.evidence) === "symptom");
+  if (others.length > 0) sentences.push(`${symptomTold ? "Also abnormal" : "Abnormal"}: ${others.map(level).join("; ")}.`);
+  if (likelyCause === undefined) {
+    const first = firstSymptom(ranking, time);
+    if (first !== undefined) sentences.push(first);
+  }
+  const earlier = background.filter((finding) => !told.has(finding));
+  if (earlier.length > 0) sentences.push(`Abnormal since before the incident (background, not its first symptom): ${earlier.map(level).join("; ")}.`);
   if (changes.length > 0) {
-    sentences.push(`${likelyCause === undefined ? "Changes" : "Other changes"}: ${changes.map((finding) => describeChange(finding.evidence, time)).join("; ")}.`);
+    sentences.push(`${likelyCause?.basis === "change" ? "Other changes" : "Changes"}: ${changes.map((change) => changeWithVerdict(change, time)).join("; ")}.`);
   }
   const measured = normal.filter((finding) => finding.evidence.kind !== "none");
   const notFound = normal.filter((finding) => finding.evidence.kind === "none");
@@ -99,43 +110,60 @@ export function summarizeExecution(input: ExecutionSummaryInput): string {
 }
 
 /**
- * "…: likely cause: deploy v1.2.3 of checkout at 14:01 UTC, 4 min before the first symptom (p99 latency
- * rose 4.1× since 14:05 UTC). Also abnormal: …": the change, how long before the first symptom, which
- * symptom that was, then the other symptoms strongest first.
+ * "…: likely cause: deploy v1.2.3 of checkout at 14:01 UTC (Last deploy), 4 min before the first symptom
+ * (p99 latency rose 4.1× since 14:05 UTC)." or "…: likely cause: DB connections 3× its level in the hour
+ * before (Database), since 13:50 UTC, 13 min before the other symptoms began."
  */
-function causeSentences(ranking: Ranking, likelyCause: NonNullable<Ranking["likelyCause"]>, opening: string, time: Date): string[] {
-  const { first, symptoms } = ranking;
-  const change = describeChange(likelyCause.finding.evidence, time);
-  const lead = likelyCause.leadMs === 0 ? undefined : formatDuration(likelyCause.leadMs);
-  const level = (finding: Finding<SymptomEvidence>) => symptomLevel(finding.evidence, finding.gadget, time);
+function causeSentence(ranking: Ranking, likelyCause: LikelyCause, opening: string, time: Date): string {
+  const lead = likelyCause.leadMs === 0 ? undefined : leadText(likelyCause.leadMs);
+  if (likelyCause.basis === "symptom") {
+    const { evidence, gadget } = likelyCause.finding;
+    return `${opening}: likely cause: ${symptomLevel(evidence, gadget, time)}, ${lead === undefined ? "as other symptoms began" : `${lead} before the next symptom`}.`;
+  }
+  const change = changeClaim(likelyCause.finding.evidence, time);
+  const { first } = ranking;
   if (first === undefined) {
     // No symptom is dated: the issue time is all there is to compare the change with.
-    const when = lead === undefined ? "at the issue time" : `${lead} before the issue`;
-    return [`${opening}: likely cause: ${change}, ${when}.`, `Abnormal: ${symptoms.map(level).join("; ")}.`];
+    return `${opening}: likely cause: ${change}, ${lead === undefined ? "at the issue time" : `${lead} before the issue`}.`;
   }
   const which = first.symptoms.length === 1 ? "the first symptom" : "the first symptoms";
   const when = lead === undefined ? `as ${which} began` : `${lead} before ${which}`;
-  const firstText = listOf(first.symptoms.map((finding) => symptomMovement(finding.evidence, time)));
-  const sentences = [`${opening}: likely cause: ${change}, ${when} (${firstText}).`];
-  const others = symptoms.filter((finding) => !first.symptoms.includes(finding));
-  if (others.length > 0) sentences.push(`Also abnormal: ${others.map(level).join("; ")}.`);
-  return sentences;
+  return `${opening}: likely cause: ${change}, ${when} (${listOf(first.symptoms.map((finding) => symptomMovement(finding.evidence, time)))}).`;
+}
+
+/** "deploy v1.2.3 of checkout at 14:01 UTC (Last deploy)": a change, citing its action. */
+function changeClaim(change: ChangeEvidence, time: Date): string {
+  return `${describeChange(change, time)} (${change.action})`;
+}
+
+/** A change that is not the likely cause, and why not. */
+function changeWithVerdict(change: RankedChange, time: Date): string {
+  const claim = changeClaim(change.evidence, time);
+  const lead = leadText(Math.abs(change.leadMs ?? 0));
+  switch (change.verdict) {
+    case "no-symptom":
+      return `${claim}, followed by nothing abnormal`;
+    case "earlier":
+      return `${claim}, before the likely cause`;
+    case "after-first-symptom":
+      return `${claim}, ${lead} after the first symptom: not its cause`;
+    case "long-before":
+      return `${claim}, ${lead} before the first symptom, too long before it to be its cause`;
+  }
 }
 
 /**
- * The symptoms that began first, when several are dated and not all began together: a symptom that
- * precedes the others is the likely place to look for the cause.
+ * The symptoms of the incident that began first, when several are dated and not all began together and
+ * no likely cause was named: the likely place to look for the cause.
  */
 function firstSymptom(ranking: Ranking, time: Date): string | undefined {
-  const { first, symptoms } = ranking;
-  const dated = symptoms.filter((finding) => finding.evidence.onset !== undefined);
+  const { first, symptoms, background } = ranking;
+  const dated = symptoms.filter((finding) => finding.evidence.onset !== undefined && !background.includes(finding));
   if (first === undefined || dated.length < 2) return undefined;
   const clock = formatClock(first.at, time);
   if (first.symptoms.length === dated.length) return `All of them started together at ${clock}.`;
   const names = listOf(first.symptoms.map(({ evidence, gadget }) => (gadget === evidence.action ? evidence.action : `${evidence.action} (${gadget})`)));
-  return first.symptoms.length === 1
-    ? `First symptom: ${names} at ${clock}, before the others: the likely place to look for the cause.`
-    : `First symptoms: ${names} at ${clock}, before the others: the likely place to look for the cause.`;
+  return `First symptom${first.symptoms.length === 1 ? "" : "s"}: ${names} at ${clock}, before the others: the likely place to look for the cause.`;
 }
 
 /**
@@ -165,6 +193,13 @@ function attributeText(attributes: Readonly<Record<string, string>>): string {
   });
   const more = names.length > MAX_ATTRIBUTES_SHOWN ? ` and ${names.length - MAX_ATTRIBUTES_SHOWN} more` : "";
   return `${shown.join(", ")}${more}`;
+}
+
+/** "6 min", "1 h 56 min": how long one thing came before another. */
+function leadText(milliseconds: number): string {
+  const minutes = Math.round(milliseconds / 60_000);
+  if (minutes < 60) return formatDuration(milliseconds);
+  return `${Math.floor(minutes / 60)} h${minutes % 60 === 0 ? "" : ` ${minutes % 60} min`}`;
 }
 
 /** "a", "a and b", "a, b and c". */

@@ -198,7 +198,7 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
       { title: "Changes", highlights: "Last deploy of checkout: deploy v1.2.3 of checkout at 14:01 UTC." },
     ]);
     expect(result.highlights).toBe(
-      "Around 2026-11-20 14:08 UTC for service=checkout: likely cause: deploy v1.2.3 of checkout at 14:01 UTC, 4 min before the first symptoms " +
+      "Around 2026-11-20 14:08 UTC for service=checkout: likely cause: deploy v1.2.3 of checkout at 14:01 UTC (Last deploy of checkout), 4 min before the first symptoms " +
         "(p99 latency rose 3.9× since 14:05 UTC and error ratio rose 3× since 14:05 UTC). " +
         "Within usual range: request rate.",
     );
@@ -212,7 +212,7 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
       "Around 2026-11-20 14:08 UTC for service=checkout: p99 latency 3.9× its level in the hour before (Latency of checkout), since 14:05 UTC. " +
         "Also abnormal: error ratio 3× its level in the hour before (Errors and traffic), since 14:05 UTC. " +
         "All of them started together at 14:05 UTC. " +
-        "Changes: deploy v1.2.3 of checkout at 14:30 UTC. Within usual range: request rate.",
+        "Changes: deploy v1.2.3 of checkout at 14:30 UTC (Last deploy of checkout), 25 min after the first symptoms: not its cause. Within usual range: request rate.",
     );
   });
 
@@ -229,7 +229,7 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
     const result = await engineWith(catalog).execute(job("Checkout latency", { service: "search" }));
     expect(result.gadgetsHighlights?.[0]?.highlights).toBe("p99 latency within its usual range.");
     expect(result.highlights).toBe(
-      "Around 2026-11-20 14:08 UTC for service=search: nothing abnormal found. Changes: deploy v9 of search at 14:01 UTC. " +
+      "Around 2026-11-20 14:08 UTC for service=search: nothing abnormal found. Changes: deploy v9 of search at 14:01 UTC (Last deploy of search), followed by nothing abnormal. " +
         "Within usual range: p99 latency, error ratio, request rate.",
     );
   });
@@ -564,6 +564,6 @@ describe("engine with misbehaving actions", () => {
     api.route = (_request, response) => sendJson(response, 200, { answer: "yes" });
     const result = await engineWith(catalog).execute(job("Book", {}));
     expect(result.actionResults?.[0]).toEqual({ title: "Pods of {{pod}}", shortAnswer: "Pods of {{pod}}: not run, the issue has no attribute pod" });
-    expect(result.highlights).toBe("Around 2026-11-20 14:08 UTC: nothing abnormal found. Other findings: fine: yes. Not run: Pods of {{pod}} (the issue has no attribute pod).");
+    expect(result.highlights).toBe("Around 2026-11-20 14:08 UTC: nothing was compared with a baseline, so nothing was judged normal or abnormal. Other findings: fine: yes. Not run: Pods of {{pod}} (the issue has no attribute pod).");
   });
 });
