@@ -121,6 +121,25 @@ describe("runHttpAction", () => {
     expect(rendered(outcome).shortAnswer).toBe("Last deploy: seen [redacted] and k=[redacted]");
   });
 
+  it("reads an empty list or null where the answer should be as no entries, not as a failure", async () => {
+    server = await startTestHttpServer((seen, response) => sendJson(response, 200, seen.url.endsWith("null") ? { items: null } : { items: [], total: 0 }));
+    const url = server.url;
+    const run = (path: string, answerField: string, change?: HttpAction["change"]) =>
+      runHttpAction(request({ type: "http", url }, { path, answerField, ...(change === undefined ? {} : { change }) }));
+    for (const outcome of [
+      await run("/deploys", "items"),
+      await run("/deploys", "items.0.version"),
+      await run("/deploys/null", "items.0.version"),
+      await run("/deploys", "items.0.version", { kind: "deploy", timeField: "items.0.at", subject: "checkout" }),
+    ]) {
+      expect(outcome).toMatchObject({ kind: "none", action: "Last deploy", what: "entries" });
+      expect(rendered(outcome).shortAnswer).toBe("Last deploy: no entries");
+    }
+    // A field that is simply not there is still a broken answer.
+    expect((await run("/deploys", "total.x")).kind).toBe("failed");
+    expect((await run("/deploys", "other")).kind).toBe("failed");
+  });
+
   it("fails when the answer is not JSON, or lacks the field", async () => {
     server = await startTestHttpServer((seen, response) => {
       if (seen.url.startsWith("/deploys/html")) {

@@ -13,7 +13,8 @@ const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|
 
 /**
  * Sends one HTTP action's request and reads the value at `answerField`: an `answer` evidence, or with
- * `change` a `change` evidence at the time its answer gives. HTTP actions have no notion of abnormal.
+ * `change` a `change` evidence at the time its answer gives; an empty list or null on the way is `none`
+ * ("no entries"). HTTP actions have no notion of abnormal: an answer is context, never "normal".
  * Any failure is a `failed` evidence with the reason in plain words (never a header value).
  */
 export const httpRuntime: ConnectorRuntime<HttpDataSource, HttpAction, Evidence> = {
@@ -60,6 +61,9 @@ export const httpRuntime: ConnectorRuntime<HttpDataSource, HttpAction, Evidence>
       return failed(`${TARGET} answered with something that is not JSON (${contentType.split(";")[0] ?? contentType})`);
     }
     const value = valueAt(json, action.answerField);
+    // An empty list (or null) where the answer should be is an answer: the API has no entries. It is not
+    // a broken answer, and "Could not check" would hide what was checked.
+    if (isEmpty(value) || (value === undefined && emptyOnTheWay(json, action.answerField))) return { kind: "none", ...cited, what: "entries" };
     if (value === undefined) return failed(`the answer has no field ${action.answerField}`);
     if (action.change === undefined) return { kind: "answer", ...cited, text: render(value) };
     const at = timeAt(json, action.change);
@@ -108,6 +112,16 @@ export function valueAt(root: unknown, path: string): unknown {
     }
   }
   return current;
+}
+
+/** Whether a step of a dotted path meets an empty list or null before the path ends (`items.0.version` in `{"items":[]}`). */
+function emptyOnTheWay(root: unknown, path: string): boolean {
+  const steps = path.split(".");
+  return steps.some((_, index) => isEmpty(index === 0 ? root : valueAt(root, steps.slice(0, index).join("."))));
+}
+
+function isEmpty(value: unknown): boolean {
+  return value === null || (Array.isArray(value) && value.length === 0);
 }
 
 function render(value: unknown): string {
