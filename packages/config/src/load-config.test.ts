@@ -197,6 +197,50 @@ mitigations:
     ]);
   });
 
+  it("checks conditional mitigations and silences: an action title of the playbook, an Alertmanager, exact matchers for at most 24 h", async () => {
+    const error = await loadError({
+      "organizations/acme.yaml": acme,
+      "playbooks/acme/p.yaml": playbook("p", {
+        extra: `mitigations:
+  - { toolName: a, when: { action: "no such action" } }
+  - { toolName: b, when: { likelyCause: rollout } }
+  - { toolName: c, when: {} }
+  - { toolName: d, silence: { dataSource: prom, matchers: [{ name: host, value: "{{host}}" }], duration: 2h } }
+  - { toolName: e, silence: { matchers: [{ name: host, value: "{{hots}}" }], duration: 25h } }
+  - { toolName: f, silence: { matchers: [], duration: 1h } }
+  - { toolName: g, silence: { matchers: [{ name: "bad-name", value: x }], duration: 1h }, action: { x: 1 } }
+  - { toolName: ok, when: { action: up, abnormal: true, change: deploy }, silence: { matchers: [{ name: host, value: "{{host}}" }], duration: 24h, comment: "{{host}}" } }`,
+      }),
+    });
+    expect(error.problems.map((problem) => `${problem.path}: ${problem.message}`)).toEqual([
+      'mitigations.1.when.likelyCause: Invalid option: expected one of "deploy"|"config"|"restart"',
+      "mitigations.2.when: give at least one of abnormal, change, likelyCause, action",
+      "mitigations.4.silence.duration: must be more than 0 and at most 24h",
+      "mitigations.5.silence.matchers: a silence needs at least one matcher: without one it would silence everything",
+      "mitigations.6.silence.matchers.0.name: must be a label name (letters, digits and _, not starting with a digit)",
+      "mitigations.6.silence: a silence is the mitigation's action: give silence or action, not both",
+    ]);
+  });
+
+  it("checks what needs the whole organization: a when.action among the playbook's titles, a silence's Alertmanager", async () => {
+    const error = await loadError({
+      "organizations/acme.yaml": acme,
+      "playbooks/acme/p.yaml": playbook("p", {
+        extra: `mitigations:
+  - { toolName: a, when: { action: "no such action" } }
+  - { toolName: d, silence: { dataSource: prom, matchers: [{ name: host, value: "{{host}}" }], duration: 2h } }
+  - { toolName: e, silence: { dataSource: nowhere, matchers: [{ name: host, value: "{{hots}}" }], duration: 2h } }
+  - { toolName: ok, when: { action: up }, silence: { matchers: [{ name: host, value: "{{host}}" }], duration: 24h } }`,
+      }),
+    });
+    expect(error.problems.map((problem) => `${problem.path}: ${problem.message}`)).toEqual([
+      expect.stringMatching(/^mitigations\.2\.silence\.matchers\.0\.value: placeholder \{\{hots\}\} is not an attribute/),
+      'mitigations.0.when.action: "no such action" is not the title of an action of this playbook (write it as the action\'s title is written)',
+      'mitigations.1.silence.dataSource: data source "prom" is of type prometheus, not alertmanager',
+      'mitigations.2.silence.dataSource: data source "nowhere" is not defined in organizations/acme.yaml',
+    ]);
+  });
+
   it("refuses an attribute that is both required and optional", async () => {
     const error = await loadError({
       "organizations/acme.yaml": acme,

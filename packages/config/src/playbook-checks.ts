@@ -114,6 +114,24 @@ export function checkPlaybooks(
       }
     }
 
+    const titles = new Set(definition.gadgets.flatMap((gadget) => gadget.actions.map((action) => action.title)));
+    definition.mitigations.forEach((mitigation, m) => {
+      const title = mitigation.when?.action;
+      if (title !== undefined && !titles.has(title)) {
+        report(["mitigations", m, "when", "action"], `"${title}" is not the title of an action of this playbook (write it as the action's title is written)`);
+      }
+      const name = mitigation.silence?.dataSource;
+      if (name === undefined) return;
+      // Widened: the check holds whichever connectors this build has.
+      const type: string | undefined = dataSources.get(name)?.type;
+      if (type !== "alertmanager") {
+        report(
+          ["mitigations", m, "silence", "dataSource"],
+          type === undefined ? `data source "${name}" is not defined in ${organizationFile}` : `data source "${name}" is of type ${type}, not alertmanager`,
+        );
+      }
+    });
+
     definition.gadgets.forEach((gadget, g) => {
       gadget.actions.forEach((action, a) => {
         const path = ["gadgets", g, "actions", a, "dataSource"];

@@ -157,7 +157,11 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
               ],
             },
           ],
-          mitigations: [{ toolName: "rollback", url: "https://deploy.example.com/rollback/{{service}}" }],
+          mitigations: [
+            { toolName: "rollback", url: "https://deploy.example.com/rollback/{{service}}", when: { likelyCause: "deploy" } },
+            { toolName: "pager", customName: "Page the owners of {{service}}", when: { abnormal: true } },
+            { toolName: "grafana", url: "https://grafana.example/d/x?var-service={{service}}" },
+          ],
         },
       ],
     );
@@ -202,7 +206,11 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
         "(p99 latency rose 3.9× since 14:05 UTC and error ratio rose 3× since 14:05 UTC). " +
         "Within usual range: request rate.",
     );
-    expect(result.actionableMitigations).toEqual([{ toolName: "rollback", url: "https://deploy.example.com/rollback/checkout" }]);
+    expect(result.actionableMitigations).toEqual([
+      { toolName: "rollback", url: "https://deploy.example.com/rollback/checkout" },
+      { toolName: "pager", customName: "Page the owners of checkout" },
+      { toolName: "grafana", url: "https://grafana.example/d/x?var-service=checkout" },
+    ]);
   });
 
   it("names what was abnormal first, and when it began, when no change preceded it", async () => {
@@ -214,6 +222,8 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
         "All of them started together at 14:05 UTC. " +
         "Changes: deploy v1.2.3 of checkout at 14:30 UTC (Last deploy of checkout), 25 min after the first symptoms: not its cause. Within usual range: request rate.",
     );
+    // The deploy is not the cause: no roll back.
+    expect(result.actionableMitigations?.map((mitigation) => mitigation.toolName)).toEqual(["pager", "grafana"]);
   });
 
   it("gives the identical result for the same data", async () => {
@@ -232,6 +242,8 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
       "Around 2026-11-20 14:08 UTC for service=search: nothing abnormal found. Changes: deploy v9 of search at 14:01 UTC (Last deploy of search), followed by nothing abnormal. " +
         "Within usual range: p99 latency, error ratio, request rate.",
     );
+    // Healthy, though a deploy came before: nothing to roll back, nobody to page.
+    expect(result.actionableMitigations).toEqual([{ toolName: "grafana", url: "https://grafana.example/d/x?var-service=search" }]);
   });
 
   it("turns a slow action into a timed-out finding while the others complete", async () => {

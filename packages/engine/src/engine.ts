@@ -2,6 +2,7 @@ import { context } from "@opentelemetry/api";
 import {
   actionResultOf,
   formatDuration,
+  rankFindings,
   roleOf,
   shortAnswer,
   summarizeExecution,
@@ -298,12 +299,13 @@ export function createEngine(deps: EngineDeps): Engine {
         },
         "execution finished",
       );
-      return {
-        highlights,
-        gadgetsHighlights,
-        actionableMitigations: renderMitigations(playbook.mitigations, attributes),
-        actionResults,
-      };
+      const actionableMitigations = renderMitigations(playbook.mitigations, attributes, {
+        ranking: rankFindings(findings, { time }),
+        time,
+        now: now(),
+        alertmanagerUrl: (name) => alertmanagerUiUrl(org.dataSources, name),
+      });
+      return { highlights, gadgetsHighlights, actionableMitigations, actionResults };
     },
   };
 }
@@ -404,6 +406,16 @@ function prepareStep(
     logger.error({ err: error, dataSource: definition.dataSource }, "action does not fit its connector");
     return "does not fit its connector (details in the worker log)";
   }
+}
+
+/** Where people open an Alertmanager data source's UI: its `externalUrl` when it has one, else its `url`. */
+function alertmanagerUiUrl(dataSources: ReadonlyMap<string, DataSource>, name: string): string | undefined {
+  const dataSource = dataSources.get(name);
+  // Widened: configuration loading checked the type; this holds whichever connectors this build has.
+  const type: string | undefined = dataSource?.type;
+  if (dataSource === undefined || type !== "alertmanager") return undefined;
+  const external = "externalUrl" in dataSource ? dataSource.externalUrl : undefined;
+  return typeof external === "string" ? external : dataSource.url;
 }
 
 /** Titles are prose: a placeholder the issue cannot fill stays visible rather than failing the run. */

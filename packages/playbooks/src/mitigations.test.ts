@@ -1,5 +1,29 @@
+import { rankFindings, type Finding } from "@pes/analysis";
 import { describe, expect, it } from "vitest";
-import { renderMitigations } from "./mitigations.js";
+import { renderMitigations, type MitigationContext } from "./mitigations.js";
+import type { MitigationTemplate } from "./playbook-definition.js";
+
+const time = new Date("2026-11-20T14:08:00Z");
+const now = new Date("2026-11-20T14:10:00Z");
+const at = (clock: string) => new Date(`2026-11-20T${clock}:00Z`);
+const ALERTMANAGER = "http://alertmanager.example:9093/am/";
+
+/** The context of an execution whose analysis found `findings`. */
+function contextOf(findings: readonly Finding[]): MitigationContext {
+  return { ranking: rankFindings(findings, { time }), time, now, alertmanagerUrl: (name) => (name === "alerts" ? ALERTMANAGER : undefined) };
+}
+
+const errors: Finding = {
+  gadget: "Checkout",
+  evidence: { kind: "metric", action: "Errors of checkout", labels: {}, seriesCount: 1, value: 7, baseline: 1, low: 1, high: 1, ratio: 7, severity: 7, abnormal: true, onset: at("14:03"), baselineMs: 3_600_000 },
+};
+const calm: Finding = {
+  gadget: "Checkout",
+  evidence: { kind: "metric", action: "Errors of checkout", labels: {}, seriesCount: 1, value: 1, baseline: 1, low: 1, high: 1, ratio: 1, severity: 1, abnormal: false, baselineMs: 3_600_000 },
+};
+const rollout = (clock: string): Finding => ({ gadget: "Changes", evidence: { kind: "change", action: "Rollouts", change: "deploy", subject: "checkout", at: at(clock) } });
+/** Nothing found, nothing changed. */
+const quiet = contextOf([]);
 import { createMonitorNameMatcher } from "./monitor-name-matcher.js";
 
 describe("renderMitigations", () => {
@@ -13,6 +37,7 @@ describe("renderMitigations", () => {
         },
       ],
       { service: "check out&x=1", env: "prod/eu" },
+      quiet,
     );
     expect(mitigations).toEqual([
       {
@@ -28,9 +53,7 @@ describe("renderMitigations", () => {
   });
 
   it("keeps a shell-looking value as data inside one JSON string", () => {
-    const [mitigation] = renderMitigations([{ toolName: "kubectl", action: { deployment: "{{service}}" } }], {
-      service: 'x"; rm -rf / #',
-    });
+    const [mitigation] = renderMitigations([{ toolName: "kubectl", action: { deployment: "{{service}}" } }], { service: 'x"; rm -rf / #' }, quiet);
     expect(mitigation?.action).toEqual({ deployment: 'x"; rm -rf / #' });
   });
 
@@ -43,6 +66,7 @@ describe("renderMitigations", () => {
         { toolName: "Alertmanager", url: "https://am.example/#/silences/new" },
       ],
       { service: "checkout" },
+      quiet,
     );
     expect(mitigations).toEqual([
       { toolName: "Grafana", url: "https://grafana.example/d/abc?var-service=checkout" },
@@ -51,8 +75,8 @@ describe("renderMitigations", () => {
   });
 
   it("does not add absent optional fields", () => {
-    expect(renderMitigations([{ toolName: "Pager" }], {})).toEqual([{ toolName: "Pager" }]);
-    expect(Object.keys(renderMitigations([{ toolName: "Pager" }], {})[0] ?? {})).toEqual(["toolName"]);
+    expect(renderMitigations([{ toolName: "Pager" }], {}, quiet)).toEqual([{ toolName: "Pager" }]);
+    expect(Object.keys(renderMitigations([{ toolName: "Pager" }], {}, quiet)[0] ?? {})).toEqual(["toolName"]);
   });
 });
 
@@ -73,7 +97,7 @@ describe("renderMitigations with hostile attribute values", () => {
   ];
 
   it.each(HOSTILE_VALUES)("%j: one URL component, origin and path as the playbook wrote them", (value) => {
-    const [runbook, grafana, silence] = renderMitigations(templates, { service: value }).map(({ url }) => new URL(url ?? ""));
+    const [runbook, grafana, silence] = renderMitigations(templates, { service: value }, quiet).map(({ url }) => new URL(url ?? ""));
     expect(runbook?.origin).toBe("https://runbooks.example");
     expect(runbook?.pathname.split("/").map(decodeURIComponent)).toEqual(["", "services", value, "restart"]);
     expect(runbook?.search).toBe("");
@@ -91,17 +115,98 @@ describe("renderMitigations with hostile attribute values", () => {
   });
 
   it.each(DOT_SEGMENTS)("%j: the mitigations whose URL takes it are left out, the others kept", (value) => {
-    expect(renderMitigations([...templates, { toolName: "Pager {{service}}" }], { service: value })).toEqual([{ toolName: `Pager ${value}` }]);
+    expect(renderMitigations([...templates, { toolName: "Pager {{service}}" }], { service: value }, quiet)).toEqual([{ toolName: `Pager ${value}` }]);
   });
 
   it("leaves out a mitigation whose URL value is not valid Unicode, instead of failing the execution", () => {
-    expect(renderMitigations([runbook, { toolName: "Pager" }], { service: "a\uD800" })).toEqual([{ toolName: "Pager" }]);
+    expect(renderMitigations([runbook, { toolName: "Pager" }], { service: "a\uD800" }, quiet)).toEqual([{ toolName: "Pager" }]);
   });
 
   it("refuses a dot segment captured from the title by a monitor name", () => {
     const matcher = createMonitorNameMatcher([{ name: "restart", monitorNames: ["Service {{service}} is down"] }]);
     const attributes = matcher.match("Service .. is down")?.attributes ?? {};
     expect(attributes).toEqual({ service: ".." });
-    expect(renderMitigations(templates, attributes)).toEqual([]);
+    expect(renderMitigations(templates, attributes, quiet)).toEqual([]);
   });
 });
+
+describe("renderMitigations when the findings fit", () => {
+  const templates: MitigationTemplate[] = [
+    { toolName: "Argo CD", customName: "Roll back {{service}}", when: { likelyCause: "deploy" } },
+    { toolName: "Deploys", customName: "Deploy history", when: { change: "deploy" } },
+    { toolName: "Pager", customName: "Page the team", when: { abnormal: true } },
+    { toolName: "Blog", customName: "All clear", when: { abnormal: false } },
+    { toolName: "Runbook", customName: "Error runbook", when: { action: "Errors of {{service}}" } },
+    { toolName: "Grafana", customName: "Dashboard" },
+  ];
+  const names = (context: MitigationContext) => renderMitigations(templates, { service: "checkout" }, context).map((mitigation) => mitigation.customName);
+
+  it("offers a roll back only when a deploy before the first symptom is the likely cause", () => {
+    expect(names(contextOf([errors, rollout("14:01")]))).toEqual(["Roll back checkout", "Deploy history", "Page the team", "Error runbook", "Dashboard"]);
+    // Two hours before the errors, or after they began: a deploy happened, it is not the cause.
+    expect(names(contextOf([errors, rollout("12:01")]))).toEqual(["Deploy history", "Page the team", "Error runbook", "Dashboard"]);
+    expect(names(contextOf([errors, rollout("14:05")]))).toEqual(["Deploy history", "Page the team", "Error runbook", "Dashboard"]);
+    // After the issue time, not even a deploy before it.
+    expect(names(contextOf([errors, rollout("14:09")]))).toEqual(["Page the team", "Error runbook", "Dashboard"]);
+  });
+
+  it("offers nothing conditional on trouble when nothing abnormal was found, even after a rollout", () => {
+    expect(names(contextOf([calm, rollout("14:01")]))).toEqual(["Deploy history", "All clear", "Dashboard"]);
+    expect(names(quiet)).toEqual(["All clear", "Dashboard"]);
+  });
+
+  it("offers a mitigation tied to an action only when that action found something abnormal", () => {
+    expect(names(contextOf([{ ...errors, evidence: { ...errors.evidence, action: "Errors of payments" } }]))).toEqual(["Page the team", "Dashboard"]);
+  });
+});
+
+describe("an Alertmanager silence mitigation", () => {
+  const silence: MitigationTemplate = {
+    toolName: "Alertmanager",
+    customName: "Silence {{service}} for 2 h",
+    when: { abnormal: true },
+    silence: { dataSource: "alerts", matchers: [{ name: "service", value: "{{service}}" }, { name: "severity", value: "page" }], duration: "2h" },
+  };
+
+  it("is an API v2 silence with exact matchers, from now for its duration, and a link to the filled-in silence form", () => {
+    const [mitigation] = renderMitigations([silence], { service: "checkout" }, contextOf([errors]));
+    expect(mitigation).toEqual({
+      toolName: "Alertmanager",
+      customName: "Silence checkout for 2 h",
+      url: `http://alertmanager.example:9093/am/#/silences/new?filter=${encodeURIComponent('{service="checkout", severity="page"}')}`,
+      action: {
+        matchers: [
+          { name: "service", value: "checkout", isRegex: false, isEqual: true },
+          { name: "severity", value: "page", isRegex: false, isEqual: true },
+        ],
+        startsAt: "2026-11-20T14:10:00.000Z",
+        endsAt: "2026-11-20T16:10:00.000Z",
+        createdBy: "playbook-execution-service",
+        comment: "Silence checkout for 2 h",
+      },
+    });
+    expect(renderMitigations([silence], { service: "checkout" }, quiet)).toEqual([]);
+    const own = renderMitigations([{ ...silence, silence: { matchers: [{ name: "service", value: "{{service}}" }], duration: "30m", comment: "Deploy of {{service}}", createdBy: "sre" } }], { service: "x" }, contextOf([errors]));
+    expect(own[0]?.url).toBeUndefined();
+    expect(own[0]?.action).toMatchObject({ comment: "Deploy of x", createdBy: "sre", endsAt: "2026-11-20T14:40:00.000Z" });
+  });
+
+  it.each(HOSTILE_VALUES)("%j: one exact matcher value, and one matcher in the form's filter", (value) => {
+    const [mitigation] = renderMitigations([silence], { service: value }, contextOf([errors]));
+    expect(mitigation?.action?.matchers).toEqual([
+      { name: "service", value, isRegex: false, isEqual: true },
+      { name: "severity", value: "page", isRegex: false, isEqual: true },
+    ]);
+    const url = new URL(mitigation?.url ?? "");
+    expect(url.origin + url.pathname).toBe("http://alertmanager.example:9093/am/");
+    const filter = decodeURIComponent(url.hash.slice("#/silences/new?filter=".length));
+    // The filter's grammar: name="quoted value" pairs; the value comes back whole from its quotes.
+    const match = /^\{service="((?:[^"\\]|\\.)*)", severity="page"\}$/s.exec(filter);
+    expect(match?.[1]?.replace(/\\n/g, "\n").replace(/\\(.)/g, "$1")).toBe(value);
+  });
+
+  it("is left out when a value is not valid Unicode text", () => {
+    expect(renderMitigations([silence, { toolName: "Pager" }], { service: "a\uD800" }, contextOf([errors]))).toEqual([{ toolName: "Pager" }]);
+  });
+});
+

@@ -1,14 +1,31 @@
+import type { Ranking } from "@pes/analysis";
 import type { ActionableMitigation } from "@pes/contracts";
 import { asText, fillTemplate, fillTemplates, fillUrlTemplate, MissingAttributesError, UnsafeValueError } from "@pes/templates";
-import type { MitigationTemplate } from "./playbook-definition.js";
+import { silenceAction, silenceFormUrl } from "./alertmanager-silence.js";
+import type { MitigationTemplate, MitigationWhen } from "./playbook-definition.js";
+
+/** What the mitigations of one execution are rendered against. */
+export interface MitigationContext {
+  /** What the analysis made of the findings: each template's `when` is checked against it. */
+  ranking: Ranking;
+  /** The issue time: `when.change` counts the changes before it. */
+  time: Date;
+  /** When the result is made: a silence starts then. */
+  now: Date;
+  /** The UI address of the organization's Alertmanager data source of this name, if it has one. */
+  alertmanagerUrl(dataSource: string): string | undefined;
+}
 
 /**
- * Fills a playbook's mitigation templates with the issue's attributes.
+ * Renders a playbook's mitigation templates for one execution: those whose `when` the findings meet,
+ * filled with the issue's attributes.
  *
  * - `toolName` and `customName` are text; `url` is the playbook's own URL with each value URL-encoded as
  *   one component (fillUrlTemplate), so a value cannot change the scheme, host or path structure; `action`
  *   is JSON whose string leaves are filled as text. An action is data for whoever runs it: a value lands
  *   inside one JSON string, never spliced into a shell command line.
+ * - `silence` becomes the action: an Alertmanager API v2 silence with exact matchers, from `now` for its
+ *   duration; with a data source, `url` is that Alertmanager's silence form with the same matchers.
  * - A mitigation that needs an attribute the issue does not have, or whose URL would take a value it
  *   refuses (a dot segment such as `..`, which would point the URL at another path), is left out: it
  *   cannot be carried out as written, and the other mitigations still are.
@@ -16,18 +33,41 @@ import type { MitigationTemplate } from "./playbook-definition.js";
 export function renderMitigations(
   templates: readonly MitigationTemplate[],
   attributes: Readonly<Record<string, string>>,
+  context: MitigationContext,
 ): ActionableMitigation[] {
   const mitigations: ActionableMitigation[] = [];
   for (const template of templates) {
-    const mitigation = renderMitigation(template, attributes);
+    if (template.when !== undefined && !meets(template.when, attributes, context)) continue;
+    const mitigation = renderMitigation(template, attributes, context);
     if (mitigation !== undefined) mitigations.push(mitigation);
   }
   return mitigations;
 }
 
+/** Whether the findings meet every condition of `when` (see MitigationWhen). */
+function meets(when: MitigationWhen, attributes: Readonly<Record<string, string>>, context: MitigationContext): boolean {
+  const { ranking, time } = context;
+  const cause = ranking.likelyCause;
+  const causeChange = cause?.basis === "change" ? cause.finding.evidence.change : undefined;
+  if (when.abnormal !== undefined && when.abnormal !== ranking.symptoms.length > 0) return false;
+  if (when.likelyCause !== undefined && when.likelyCause !== causeChange) return false;
+  if (when.change !== undefined) {
+    const before = ranking.changes.some(({ evidence }) => evidence.change === when.change && evidence.at.getTime() <= time.getTime());
+    if (!before && causeChange !== when.change) return false;
+  }
+  if (when.action !== undefined) {
+    // Titles are prose: filled as the engine fills them, a missing attribute kept as written.
+    const title = fillOrKeep(when.action, attributes);
+    const found = cause?.finding.evidence.action === title || ranking.symptoms.some(({ evidence }) => evidence.action === title);
+    if (!found) return false;
+  }
+  return true;
+}
+
 function renderMitigation(
   template: MitigationTemplate,
   attributes: Readonly<Record<string, string>>,
+  context: MitigationContext,
 ): ActionableMitigation | undefined {
   try {
     const mitigation: ActionableMitigation = { toolName: fillTemplate(template.toolName, attributes, asText) };
@@ -38,9 +78,25 @@ function renderMitigation(
         Object.entries(template.action).map(([key, value]) => [key, fillTemplates(value, attributes, asText)]),
       );
     }
+    if (template.silence !== undefined) {
+      const silence = silenceAction(template.silence, attributes, context.now, mitigation.customName ?? mitigation.toolName);
+      if (silence === undefined) return undefined;
+      mitigation.action = silence;
+      const base = template.silence.dataSource === undefined ? undefined : context.alertmanagerUrl(template.silence.dataSource);
+      if (base !== undefined) mitigation.url = silenceFormUrl(base, silence.matchers);
+    }
     return mitigation;
   } catch (error) {
     if (error instanceof MissingAttributesError || error instanceof UnsafeValueError) return undefined;
+    throw error;
+  }
+}
+
+function fillOrKeep(template: string, attributes: Readonly<Record<string, string>>): string {
+  try {
+    return fillTemplate(template, attributes, asText);
+  } catch (error) {
+    if (error instanceof MissingAttributesError) return template;
     throw error;
   }
 }

@@ -1,9 +1,7 @@
 import { z } from "zod";
 import { connectorRegistry, type ConnectorRegistry } from "@pes/connectors/schemas";
+import { parseDuration, PlaybookDuration } from "./playbook-duration.js";
 
-const duration = z
-  .string()
-  .regex(/^\d+(ms|s|m|h|d)$/, 'a duration such as "90s", "15m", "1h" or "2d"');
 
 const ActionBase = {
   title: z.string().min(1),
@@ -31,13 +29,70 @@ function gadgetDefinitionSchema(connectors: ConnectorRegistry) {
   });
 }
 
-/** A template of an actionable mitigation; string leaves are filled with the issue's attributes. */
-export const MitigationTemplate = z.strictObject({
-  toolName: z.string().min(1),
-  customName: z.string().optional(),
-  url: z.string().optional(),
-  action: z.record(z.string(), z.unknown()).optional(),
+const CHANGE_KINDS = ["deploy", "config", "restart"] as const;
+/** The longest silence a mitigation offers: one that outlives the incident hides the next one. */
+export const MAX_SILENCE_MS = 24 * 3_600_000;
+
+/**
+ * When a mitigation fits the findings; every condition given must hold, and a template without `when`
+ * is always offered. `abnormal`: something abnormal was found (false: nothing was); `change`: a change
+ * of this kind came before the issue time, whatever the analysis made of it; `likelyCause`: the likely
+ * cause is a change of this kind; `action`: the action with this title (as the playbook writes it) found
+ * something abnormal or is the likely cause.
+ */
+export const MitigationWhen = z
+  .strictObject({
+    abnormal: z.boolean().optional(),
+    change: z.enum(CHANGE_KINDS).optional(),
+    likelyCause: z.enum(CHANGE_KINDS).optional(),
+    action: z.string().min(1).optional(),
+  })
+  .refine((when) => Object.keys(when).length > 0, "give at least one of abnormal, change, likelyCause, action");
+export type MitigationWhen = z.infer<typeof MitigationWhen>;
+
+/** A label name, as Alertmanager's matchers take it. */
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
+/**
+ * An Alertmanager silence, rendered as the mitigation's `action` in Alertmanager's API v2 form (ready to
+ * POST to `/api/v2/silences`): exact matchers only (a value is matched as it is, never as a regex),
+ * from the moment the result is made for `duration` (at most 24 h). With `dataSource` (an Alertmanager
+ * data source) the mitigation's `url` is that Alertmanager's silence form, filled in.
+ */
+export const MitigationSilence = z.strictObject({
+  dataSource: z.string().min(1).optional(),
+  matchers: z
+    .array(
+      z.strictObject({
+        name: z.string().regex(LABEL_NAME, "must be a label name (letters, digits and _, not starting with a digit)"),
+        value: z.string(),
+      }),
+    )
+    .min(1, "a silence needs at least one matcher: without one it would silence everything"),
+  duration: PlaybookDuration.refine((text) => parseDuration(text) > 0 && parseDuration(text) <= MAX_SILENCE_MS, "must be more than 0 and at most 24h"),
+  comment: z.string().min(1).optional(),
+  createdBy: z.string().min(1).optional(),
 });
+export type MitigationSilence = z.infer<typeof MitigationSilence>;
+
+/** A template of an actionable mitigation; string leaves are filled with the issue's attributes. */
+export const MitigationTemplate = z
+  .strictObject({
+    toolName: z.string().min(1),
+    customName: z.string().optional(),
+    url: z.string().optional(),
+    action: z.record(z.string(), z.unknown()).optional(),
+    when: MitigationWhen.optional(),
+    silence: MitigationSilence.optional(),
+  })
+  .refine((template) => template.silence === undefined || template.action === undefined, {
+    message: "a silence is the mitigation's action: give silence or action, not both",
+    path: ["silence"],
+  })
+  .refine((template) => template.silence?.dataSource === undefined || template.url === undefined, {
+    message: "with silence.dataSource the url is that Alertmanager's silence form: leave url out",
+    path: ["url"],
+  });
 export type MitigationTemplate = z.infer<typeof MitigationTemplate>;
 
 /** The schema of a playbook file whose actions use the connectors of `connectors`. */
@@ -53,7 +108,7 @@ export function playbookDefinitionSchema(connectors: ConnectorRegistry) {
      */
     optionalAttributes: z.array(z.string().min(1)).optional(),
     /** How far around the issue time the actions look: `before` is also the baseline for "normal". */
-    window: z.strictObject({ before: duration.default("1h"), after: duration.default("15m") }).default({ before: "1h", after: "15m" }),
+    window: z.strictObject({ before: PlaybookDuration.default("1h"), after: PlaybookDuration.default("15m") }).default({ before: "1h", after: "15m" }),
     gadgets: z.array(gadgetDefinitionSchema(connectors)).min(1),
     mitigations: z.array(MitigationTemplate).default([]),
   });

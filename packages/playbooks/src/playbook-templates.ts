@@ -56,6 +56,15 @@ export function templatesOf(playbook: PlaybookDefinition, connectors: ConnectorR
     }
     if (mitigation.url !== undefined) templates.push({ path: [...at, "url"], template: mitigation.url, encoding: absoluteUrlTemplate });
     if (mitigation.action !== undefined) collectLeaves(mitigation.action, [...at, "action"], textTemplate, templates);
+    if (mitigation.when?.action !== undefined) templates.push({ path: [...at, "when", "action"], template: mitigation.when.action, encoding: textTemplate });
+    const { silence } = mitigation;
+    if (silence !== undefined) {
+      silence.matchers.forEach((matcher, index) => {
+        templates.push({ path: [...at, "silence", "matchers", index, "value"], template: matcher.value, encoding: textTemplate });
+      });
+      if (silence.comment !== undefined) templates.push({ path: [...at, "silence", "comment"], template: silence.comment, encoding: textTemplate });
+      if (silence.createdBy !== undefined) templates.push({ path: [...at, "silence", "createdBy"], template: silence.createdBy, encoding: textTemplate });
+    }
   });
   return templates.map((template) => ({ ...template, target: template.encoding.target, placeholders: placeholdersIn(template.template) }));
 }

@@ -1,0 +1,60 @@
+import { asText, fillTemplate } from "@pes/templates";
+import type { MitigationSilence } from "./playbook-definition.js";
+import { parseDuration } from "./playbook-duration.js";
+
+/** One matcher of a silence as Alertmanager's API v2 takes it: exact, always. */
+export interface SilenceMatcher {
+  name: string;
+  value: string;
+  isRegex: false;
+  isEqual: true;
+}
+
+/** A silence in Alertmanager's API v2 form: the body of `POST /api/v2/silences`, as it is. */
+export interface SilenceBody {
+  [key: string]: unknown;
+  matchers: SilenceMatcher[];
+  startsAt: string;
+  endsAt: string;
+  createdBy: string;
+  comment: string;
+}
+
+const CREATED_BY = "playbook-execution-service";
+/** A lone UTF-16 surrogate: UTF-8 cannot hold it, so Alertmanager could not match it. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * The silence a mitigation offers, from `now` for its duration, its matcher values filled with the
+ * issue's attributes as they are (exact matchers: a value such as `.*` silences only itself). Undefined
+ * when a value is not valid Unicode text.
+ * @throws MissingAttributesError when a template names an attribute the issue lacks.
+ */
+export function silenceAction(silence: MitigationSilence, attributes: Readonly<Record<string, string>>, now: Date, name: string): SilenceBody | undefined {
+  const matchers = silence.matchers.map(
+    (matcher): SilenceMatcher => ({ name: matcher.name, value: fillTemplate(matcher.value, attributes, asText), isRegex: false, isEqual: true }),
+  );
+  if (matchers.some((matcher) => LONE_SURROGATE.test(matcher.value))) return undefined;
+  return {
+    matchers,
+    startsAt: now.toISOString(),
+    endsAt: new Date(now.getTime() + parseDuration(silence.duration)).toISOString(),
+    createdBy: silence.createdBy === undefined ? CREATED_BY : fillTemplate(silence.createdBy, attributes, asText),
+    comment: silence.comment === undefined ? name : fillTemplate(silence.comment, attributes, asText),
+  };
+}
+
+/**
+ * Alertmanager's "new silence" form with the matchers filled in (`#/silences/new?filter={…}`, as its UI
+ * links to it), each value quoted with `\\`, `\"` and `\n` escaped: the escapes both of Alertmanager's
+ * matcher parsers read the same way, so a value can neither end its string nor add a matcher.
+ * `base` is the Alertmanager's UI address; user:password in it are dropped.
+ */
+export function silenceFormUrl(base: string, matchers: readonly SilenceMatcher[]): string {
+  const filter = `{${matchers.map(({ name, value }) => `${name}="${value.replace(/[\\"]/g, "\\$&").replace(/\n/g, "\\n")}"`).join(", ")}}`;
+  // A configured URL may carry user:password: a link must not.
+  const url = new URL(base);
+  url.username = "";
+  url.password = "";
+  return `${url.toString().replace(/\/+$/, "")}/#/silences/new?filter=${encodeURIComponent(filter)}`;
+}
