@@ -52,4 +52,19 @@ describe("parseWorkerEnv", () => {
   it("requires CONFIG_DIR: a worker never runs the shipped example by accident", () => {
     expect(() => parseWorkerEnv({})).toThrow(/CONFIG_DIR: is required/);
   });
+
+  it("reads the language model's settings, both or none of its base URL and model, without echoing the key", () => {
+    expect(parseWorkerEnv({ CONFIG_DIR: "/config" }).languageModel).toBeUndefined();
+    expect(parseWorkerEnv({ CONFIG_DIR: "/config", LLM_BASE_URL: "http://127.0.0.1:8000/v1", LLM_MODEL: "small", LLM_API_KEY: "sk-secret" }).languageModel).toEqual({
+      baseUrl: "http://127.0.0.1:8000/v1",
+      model: "small",
+      apiKey: "sk-secret",
+      timeoutMs: 10_000,
+    });
+    const parse = (env: Record<string, string>) => () => parseWorkerEnv({ CONFIG_DIR: "/config", LLM_API_KEY: "sk-secret", ...env });
+    expect(parse({ LLM_BASE_URL: "http://127.0.0.1:8000/v1" })).toThrow(/LLM_MODEL: LLM_BASE_URL and LLM_MODEL go together/);
+    expect(parse({ LLM_BASE_URL: "ftp://x", LLM_MODEL: "m" })).toThrow(/LLM_BASE_URL: must be an http\(s\) URL/);
+    expect(parse({ LLM_BASE_URL: "ftp://x", LLM_MODEL: "m", LLM_TIMEOUT_MS: "0" })).toThrow(/LLM_TIMEOUT_MS/);
+    expect(parse({ LLM_MODEL: "m" })).not.toThrow(/sk-secret/);
+  });
 });

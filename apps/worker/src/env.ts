@@ -1,4 +1,5 @@
 import { envInteger as integer, parseEnvironment, sharedEnvFields } from "@pes/config";
+import type { LanguageModelOptions } from "@pes/engine";
 import { z } from "zod";
 
 export { EnvError } from "@pes/config";
@@ -16,6 +17,16 @@ export const WorkerEnvSchema = z.object({
   WORKER_HTTP_HOST: z.string().min(1).default("0.0.0.0"),
   /** Spacing of the posts to one Slack channel, across all workers: Slack allows about one per second. */
   SLACK_POST_INTERVAL_MS: integer(0, 60_000).default(1_000),
+  /** An OpenAI-compatible chat-completions API for one optional pass over the findings; unset: none. */
+  LLM_BASE_URL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://api.openai.com/v1" }).optional(),
+  LLM_MODEL: z.string().min(1).optional(),
+  /** A secret: sent to LLM_BASE_URL only, never logged. */
+  LLM_API_KEY: z.string().optional(),
+  /** How long the pass may take before the deterministic text is used. */
+  LLM_TIMEOUT_MS: integer(100, 600_000).default(10_000),
+}).refine((env) => (env.LLM_BASE_URL === undefined) === (env.LLM_MODEL === undefined), {
+  message: "LLM_BASE_URL and LLM_MODEL go together: set both to use a language model, or neither",
+  path: ["LLM_MODEL"],
 });
 
 export interface WorkerEnv {
@@ -42,6 +53,8 @@ export interface WorkerEnv {
   slackPostIntervalMs: number;
   /** Chat hosts accepted in message links besides `*.slack.com` and each organization's own. */
   allowedChatHosts: readonly string[];
+  /** The language model of the optional summary pass (LLM_*); undefined: deterministic text only. */
+  languageModel: LanguageModelOptions | undefined;
 }
 
 /** Parses the environment once; throws EnvError naming each bad variable. */
@@ -62,5 +75,14 @@ export function parseWorkerEnv(source: NodeJS.ProcessEnv = process.env): WorkerE
     metricsToken: env.METRICS_TOKEN,
     slackPostIntervalMs: env.SLACK_POST_INTERVAL_MS,
     allowedChatHosts: env.CHAT_ALLOWED_HOSTS,
+    languageModel:
+      env.LLM_BASE_URL === undefined || env.LLM_MODEL === undefined
+        ? undefined
+        : {
+            baseUrl: env.LLM_BASE_URL,
+            model: env.LLM_MODEL,
+            timeoutMs: env.LLM_TIMEOUT_MS,
+            ...(env.LLM_API_KEY === undefined ? {} : { apiKey: env.LLM_API_KEY }),
+          },
   };
 }

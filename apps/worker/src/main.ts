@@ -63,6 +63,7 @@ async function main(): Promise<void> {
     actionTimeoutMs: env.actionTimeoutMs,
     maxConcurrentActions: env.maxConcurrentActions,
     querySlots: createRedisQuerySlots({ redis: producer.connection, keyPrefix }),
+    ...(env.languageModel === undefined ? {} : { languageModel: env.languageModel }),
     onActionFinished: (report) => metrics.actionFinished(report),
   });
   const integrations = buildIntegrations(catalog, integrationSecrets, env.allowedChatHosts);

@@ -28,6 +28,23 @@ export const ActionResult = z
   .meta({ id: "ActionResult" });
 export type ActionResult = z.infer<typeof ActionResult>;
 
+/**
+ * How the bottom line was written (an extension of the spec's result, whose fields are all optional):
+ * present when a language model is configured for the worker. `by` says whose text `highlights` is; the
+ * model's token counts and the pass's latency when it was asked; `fallback` why its text was not used.
+ */
+export const ExecutionAnalysis = z
+  .object({
+    by: z.enum(["deterministic", "language-model"]),
+    model: z.string().optional(),
+    promptTokens: z.number().int().nonnegative().optional(),
+    completionTokens: z.number().int().nonnegative().optional(),
+    latencyMs: z.number().nonnegative().optional(),
+    fallback: z.string().optional(),
+  })
+  .meta({ id: "ExecutionAnalysis" });
+export type ExecutionAnalysis = z.infer<typeof ExecutionAnalysis>;
+
 /** The 200 body of an execution. A failed execution is `{ error }` (still a 200, as the spec allows). */
 export const PlaybookExecutionResult = z
   .object({
@@ -37,6 +54,7 @@ export const PlaybookExecutionResult = z
     enrichmentLink: z.string().optional(),
     actionableMitigations: z.array(ActionableMitigation).optional(),
     actionResults: z.array(ActionResult).optional(),
+    analysis: ExecutionAnalysis.optional(),
   })
   .meta({ id: "PlaybookExecutionResult" });
 export type PlaybookExecutionResult = z.infer<typeof PlaybookExecutionResult>;

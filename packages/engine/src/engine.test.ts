@@ -246,6 +246,29 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
     expect(result.actionableMitigations).toEqual([{ toolName: "grafana", url: "https://grafana.example/d/x?var-service=search" }]);
   });
 
+  it("lets a configured language model rewrite the bottom line, with its usage in the result, and keeps the rest as it was", async () => {
+    api.route = (_request, response) => sendJson(response, 200, { version: "v1.2.3", deployedAt: "2026-11-20T14:01:00Z" });
+    const summary = "Deploy v1.2.3 [Last deploy of checkout] preceded the p99 rise [p99 latency].";
+    const model = await startTestHttpServer((_request, response) =>
+      sendJson(response, 200, {
+        choices: [{ message: { role: "assistant", content: JSON.stringify({ summary, citations: ["Last deploy of checkout", "p99 latency"] }) } }],
+        usage: { prompt_tokens: 900, completion_tokens: 40 },
+      }),
+    );
+    try {
+      const plain = await engineWith(catalog).execute(job("Checkout latency"));
+      const result = await engineWith(catalog, { languageModel: { baseUrl: model.url, model: "small", timeoutMs: 5_000 } }).execute(job("Checkout latency"));
+      expect(result.highlights).toBe(summary);
+      expect(result.analysis).toMatchObject({ by: "language-model", model: "small", promptTokens: 900, completionTokens: 40 });
+      const { highlights: _model, analysis: _analysis, ...rest } = result;
+      const { highlights: _deterministic, ...plainRest } = plain;
+      expect(rest).toEqual(plainRest);
+      expect(plain.analysis).toBeUndefined();
+    } finally {
+      await model.close();
+    }
+  });
+
   it("turns a slow action into a timed-out finding while the others complete", async () => {
     api.route = () => {
       // held: the action's deadline must end it

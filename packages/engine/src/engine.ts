@@ -35,6 +35,7 @@ import { inActionSpan } from "./action-span.js";
 import { createConcurrencyLimit } from "./concurrency-limit.js";
 import { createLocalQuerySlots, inQuerySlot, NoQuerySlotError, type QuerySlotLimit, type QuerySlots } from "./query-slots.js";
 import { createOncePerQuery, sameQueryKey } from "./same-query.js";
+import { summarizeWithLanguageModel, type LanguageModelOptions } from "./language-model-summary.js";
 import { issueWindow } from "./time-window.js";
 
 export interface EngineDeps {
@@ -58,6 +59,11 @@ export interface EngineDeps {
   querySlots?: QuerySlots;
   /** Runs one prepared action; replaced in tests that need an action to misbehave. */
   runAction?: (request: AnyActionRequest) => Promise<Found>;
+  /**
+   * An OpenAI-compatible model for one optional pass over the findings (language-model-summary.ts); none:
+   * the deterministic text only, and no `analysis` in the result.
+   */
+  languageModel?: LanguageModelOptions;
   /** Told of every action as it ends, for metrics: it must be quick and must not throw. */
   onActionFinished?: (report: ActionReport) => void;
   now?: () => Date;
@@ -276,7 +282,13 @@ export function createEngine(deps: EngineDeps): Engine {
           time,
         ),
       }));
-      const highlights = summarizeExecution({ time, attributes, findings });
+      const ranking = rankFindings(findings, { time });
+      const deterministic = summarizeExecution({ time, attributes, findings });
+      const summary =
+        deps.languageModel === undefined
+          ? undefined
+          : await summarizeWithLanguageModel(deps.languageModel, { time, attributes, findings, ranking, deterministic }, logger.child({ requestId: job.requestId }), signal);
+      const highlights = summary?.highlights ?? deterministic;
 
       // What each action answered, for an operator tracing one execution (LOG_LEVEL=debug). The answers
       // come from data sources: the runner redacts the data source's secrets before they get here.
@@ -300,12 +312,12 @@ export function createEngine(deps: EngineDeps): Engine {
         "execution finished",
       );
       const actionableMitigations = renderMitigations(playbook.mitigations, attributes, {
-        ranking: rankFindings(findings, { time }),
+        ranking,
         time,
         now: now(),
         alertmanagerUrl: (name) => alertmanagerUiUrl(org.dataSources, name),
       });
-      return { highlights, gadgetsHighlights, actionableMitigations, actionResults };
+      return { highlights, gadgetsHighlights, actionableMitigations, actionResults, ...(summary === undefined ? {} : { analysis: summary.analysis }) };
     },
   };
 }

@@ -1,0 +1,198 @@
+import { shortAnswer, type Evidence, type Finding, type Ranking } from "@pes/analysis";
+import type { ExecutionAnalysis } from "@pes/contracts";
+import type { Logger } from "@pes/logger";
+
+/** An OpenAI-compatible chat-completions endpoint (LLM_BASE_URL, LLM_MODEL, LLM_API_KEY, LLM_TIMEOUT_MS). */
+export interface LanguageModelOptions {
+  /** The API's base, e.g. `https://api.openai.com/v1`: requests go to `<baseUrl>/chat/completions`. */
+  baseUrl: string;
+  model: string;
+  /** Sent as `Authorization: Bearer …`; never logged, never in a result. */
+  apiKey?: string;
+  /** How long the one pass may take; past it the deterministic text is used. */
+  timeoutMs: number;
+}
+
+export interface LanguageModelInput {
+  time: Date;
+  attributes: Readonly<Record<string, string>>;
+  findings: readonly Finding[];
+  ranking: Ranking;
+  /** The deterministic bottom line: the model rewrites it, and it stands whenever the model's does not. */
+  deterministic: string;
+}
+
+export interface LanguageModelSummary {
+  highlights: string;
+  analysis: ExecutionAnalysis;
+}
+
+/** Findings put in the prompt at most (symptoms and the likely cause first), and characters in all. */
+const MAX_PROMPT_FINDINGS = 60;
+const MAX_PROMPT_CHARS = 24_000;
+/** The longest summary taken from the model: the deterministic one is rarely longer. */
+const MAX_SUMMARY_CHARS = 3_000;
+/** The model's answer is read up to this size; a longer one is not a summary. */
+const MAX_ANSWER_BYTES = 256 * 1024;
+/** A citation as the summary writes it: the action's title in square brackets. */
+const CITATION = /\[([^\][]+)\]/g;
+
+const SYSTEM_PROMPT = `You write the bottom line of an incident investigation for an on-call engineer.
+You get the findings of the investigation's actions (each with its action title) and a draft bottom line made
+by rules. Rewrite the draft as a short, plain summary (at most 6 sentences): the likely cause if the draft
+names one, the symptoms, what was checked and found normal. Do not name a cause the findings do not support,
+and never a cause when the draft names none. Every claim must cite the action it comes from by its exact
+title in square brackets, e.g. "Errors rose 7x after the deploy [Rollouts of checkout]". Use only titles
+from the findings. Answer with one JSON object and nothing else: {"summary": "...", "citations": ["<title>", ...]}.`;
+
+/**
+ * One optional pass of a language model over an execution's findings: it rewrites the deterministic
+ * bottom line, and its text is used only when it checks out: JSON with a summary that cites, in square
+ * brackets, only titles of actions that ran, and lists them as its citations. A model that is slow,
+ * fails, answers anything else or cites an unknown action leaves the deterministic text in place. With
+ * nothing abnormal found, the model is not asked: the deterministic text is complete, and a model could
+ * only add a cause that is not there. Token counts and latency are logged and returned (`analysis`).
+ */
+export async function summarizeWithLanguageModel(
+  options: LanguageModelOptions,
+  input: LanguageModelInput,
+  logger: Logger,
+  signal?: AbortSignal,
+): Promise<LanguageModelSummary> {
+  const { model } = options;
+  if (input.ranking.symptoms.length === 0) return { highlights: input.deterministic, analysis: { by: "deterministic", model, fallback: "nothing abnormal found: the model was not asked" } };
+  const titles = new Set(input.findings.map(({ evidence }) => evidence.action));
+  const startedAt = performance.now();
+  const outcome = await askModel(options, promptOf(input), signal);
+  const latencyMs = Math.round(performance.now() - startedAt);
+  const usage = outcome.kind === "answer" ? outcome.usage : {};
+  const checked = outcome.kind === "answer" ? checkSummary(outcome.content, titles) : outcome;
+  const analysis: ExecutionAnalysis =
+    checked.kind === "summary"
+      ? { by: "language-model", model, latencyMs, ...usage }
+      : { by: "deterministic", model, latencyMs, ...usage, fallback: checked.reason };
+  logger.info({ model, latencyMs, ...usage, by: analysis.by, ...(analysis.fallback === undefined ? {} : { fallback: analysis.fallback }) }, "language-model pass");
+  return { highlights: checked.kind === "summary" ? checked.summary : input.deterministic, analysis };
+}
+
+type Outcome = { kind: "answer"; content: string; usage: { promptTokens?: number; completionTokens?: number } } | { kind: "failed"; reason: string };
+
+/** One chat-completions request within the deadline; never throws, never quotes the answer's body on an error. */
+async function askModel(options: LanguageModelOptions, prompt: string, outer: AbortSignal | undefined): Promise<Outcome> {
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const signal = outer === undefined ? timeout : AbortSignal.any([timeout, outer]);
+  try {
+    const response = await fetch(`${options.baseUrl.replace(/\/+$/, "")}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(options.apiKey === undefined ? {} : { authorization: `Bearer ${options.apiKey}` }) },
+      body: JSON.stringify({
+        model: options.model,
+        temperature: 0,
+        messages: [
+          { role: "system", content: SYSTEM_PROMPT },
+          { role: "user", content: prompt },
+        ],
+      }),
+      signal,
+    });
+    // An error body may echo the request, the key included: only the status is kept.
+    if (!response.ok) return { kind: "failed", reason: `the model answered HTTP ${response.status}` };
+    const text = await response.text();
+    if (text.length > MAX_ANSWER_BYTES) return { kind: "failed", reason: "the model's answer is too large" };
+    return readCompletion(text);
+  } catch {
+    if (timeout.aborted) return { kind: "failed", reason: `no answer within ${options.timeoutMs} ms` };
+    if (outer?.aborted) return { kind: "failed", reason: "cancelled" };
+    return { kind: "failed", reason: "could not reach the model" };
+  }
+}
+
+/** `choices[0].message.content` and `usage` of a chat-completions answer. */
+function readCompletion(text: string): Outcome {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return { kind: "failed", reason: "the model's answer is not JSON" };
+  }
+  const content = field(body, "choices", 0, "message", "content");
+  if (typeof content !== "string") return { kind: "failed", reason: "the model's answer has no choices[0].message.content" };
+  const promptTokens = field(body, "usage", "prompt_tokens");
+  const completionTokens = field(body, "usage", "completion_tokens");
+  return {
+    kind: "answer",
+    content,
+    usage: {
+      ...(isCount(promptTokens) ? { promptTokens } : {}),
+      ...(isCount(completionTokens) ? { completionTokens } : {}),
+    },
+  };
+}
+
+/**
+ * The model's summary, if it checks out: a JSON object (a ```json fence allowed) with a non-empty
+ * `summary` of at most MAX_SUMMARY_CHARS and `citations`; every title the summary cites in square
+ * brackets and every listed citation is a title of an action that ran; it cites at least one, and lists
+ * what it cites.
+ */
+export function checkSummary(content: string, titles: ReadonlySet<string>): { kind: "summary"; summary: string } | { kind: "failed"; reason: string } {
+  const failed = (reason: string) => ({ kind: "failed" as const, reason });
+  let answer: unknown;
+  try {
+    answer = JSON.parse(content.trim().replace(/^```(?:json)?\s*|\s*```$/g, ""));
+  } catch {
+    return failed("the model's summary is not the JSON asked for");
+  }
+  const summary = field(answer, "summary");
+  const citations = field(answer, "citations");
+  if (typeof summary !== "string" || summary.trim() === "") return failed("the model's answer has no summary");
+  if (summary.length > MAX_SUMMARY_CHARS) return failed("the model's summary is too long");
+  if (!Array.isArray(citations) || !citations.every((citation) => typeof citation === "string")) return failed("the model's answer has no list of citations");
+  const cited = [...summary.matchAll(CITATION)].map((match) => match[1] ?? "");
+  const unknown = [...cited, ...citations].find((title) => !titles.has(title));
+  if (unknown !== undefined) return failed(`the model cited an action that did not run: "${unknown.slice(0, 80)}"`);
+  if (cited.length === 0) return failed("the model's summary cites no action");
+  if (cited.some((title) => !citations.includes(title))) return failed("the model's citations do not list what its summary cites");
+  return { kind: "summary", summary: summary.trim() };
+}
+
+/**
+ * The prompt: the issue, the draft, and the findings as lines `[title] (gadget) role: short answer`, the
+ * likely cause and the symptoms first, cut to MAX_PROMPT_FINDINGS and MAX_PROMPT_CHARS.
+ */
+function promptOf(input: LanguageModelInput): string {
+  const { ranking, time } = input;
+  // Rankings copy findings into new objects; the evidence is the same object.
+  const first = new Set<Evidence>([...(ranking.likelyCause === undefined ? [] : [ranking.likelyCause.finding]), ...ranking.symptoms].map(({ evidence }) => evidence));
+  const ordered = [...input.findings.filter(({ evidence }) => first.has(evidence)), ...input.findings.filter(({ evidence }) => !first.has(evidence))];
+  const lines: string[] = [];
+  let chars = 0;
+  for (const finding of ordered.slice(0, MAX_PROMPT_FINDINGS)) {
+    const line = `- [${finding.evidence.action}] (${finding.gadget}) ${finding.evidence.kind}: ${shortAnswer(finding.evidence, time)}`;
+    if (chars + line.length > MAX_PROMPT_CHARS) break;
+    lines.push(line);
+    chars += line.length;
+  }
+  const attributes = Object.entries(input.attributes)
+    .map(([name, value]) => `${name}=${value.slice(0, 100)}`)
+    .join(", ");
+  return [
+    `Issue time: ${time.toISOString()}${attributes === "" ? "" : `; attributes: ${attributes.slice(0, 500)}`}`,
+    `Draft bottom line: ${input.deterministic.slice(0, 4_000)}`,
+    `Findings (${lines.length} of ${input.findings.length}):`,
+    ...lines,
+  ].join("\n");
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+}
+
+function field(value: unknown, ...path: (string | number)[]): unknown {
+  let current = value;
+  for (const step of path) {
+    if (current === null || typeof current !== "object") return undefined;
+    current = (current as Record<string | number, unknown>)[step];
+  }
+  return current;
+}
