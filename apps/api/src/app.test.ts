@@ -177,6 +177,7 @@ describe("GET /openapi.json", () => {
       "BatchProgress",
       "BatchStatus",
       "ErrorResponse",
+      "ExecutionAnalysis",
       "ExecutionStatus",
       "GadgetHighlights",
       "Playbook",
