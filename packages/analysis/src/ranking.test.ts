@@ -194,6 +194,7 @@ describe("rankFindings on incidents", () => {
   it("a symptom that began long before the issue is background, not the first symptom", () => {
     const ranking = rankFindings([metric("disk", 3, "13:00"), change("Rollouts", "14:01"), metric("error ratio", 7, "14:03")], { time });
     expect(titles(ranking.background)).toEqual(["disk"]);
+    expect(titles(ranking.symptoms)).toEqual(["error ratio"]);
     expect(ranking.first?.at).toEqual(at("14:03"));
     expect(cause(ranking)).toEqual(["change", "Rollouts"]);
   });
@@ -207,5 +208,12 @@ describe("rankFindings on incidents", () => {
     // An alert that began with the errors is more likely about them.
     const alert: Finding = { gadget: "Alerts", evidence: { kind: "alert", action: "Related alerts", name: "HighErrors", onset: at("14:03") } };
     expect(rankFindings([metric("error ratio", 7, "14:03"), alert], { time }).likelyCause).toBeUndefined();
+  });
+
+  it("a warning that recurs from before the incident is background, as is one from long before", () => {
+    const ranking = rankFindings([event("Events", "Unhealthy", "13:20"), event("Events", "Unhealthy", "14:02"), event("Events", "OOMKilled", "14:03")], { time });
+    expect(ranking.background.map(({ evidence }) => evidence.onset)).toEqual([at("13:20"), at("14:02")]);
+    expect(ranking.symptoms.map(({ evidence }) => evidence.kind === "event" && evidence.reason)).toEqual(["OOMKilled"]);
+    expect(rankFindings([event("Events", "Unhealthy", "13:20"), metric("flat", 1.1)], { time }).symptoms).toEqual([]);
   });
 });

@@ -70,11 +70,12 @@ export interface RankedChange extends Finding<ChangeEvidence> {
 }
 
 export interface Ranking {
-  /** The symptoms, strongest first (measured severity; others after); ties keep playbook order. */
+  /** The symptoms of the incident, strongest first (measured severity; others after); ties keep playbook order. */
   symptoms: Array<Finding<SymptomEvidence>>;
   /**
-   * The symptoms that began more than the lookback before the issue time: abnormal, but background to
-   * the incident, never its first symptom (a subset of `symptoms`, same order).
+   * What was abnormal, firing or a warning already more than the lookback before the issue time, and
+   * warning events of a reason seen then too (recurring): reported, but background to the incident, never
+   * its symptoms (same order as `symptoms`).
    */
   background: Array<Finding<SymptomEvidence>>;
   /** When the earliest dated symptoms of the incident began, and those symptoms (strongest first); none dated: undefined. */
@@ -122,7 +123,8 @@ export function roleOf(evidence: Evidence): Role {
  *
  * 1. Symptoms are abnormal metrics and log patterns, firing alerts and warning events, strongest first.
  *    One without an onset is taken to begin at the issue time. One that began more than the lookback
- *    before the issue time is background: listed, never the incident's first symptom.
+ *    before the issue time is background, as is a warning event whose reason was seen then too
+ *    (recurring): listed apart, never a symptom of the incident.
  * 2. No symptom, no cause: changes are listed with `no-symptom`.
  * 3. A change at most the lookback before the incident's first symptom is the likely cause (the latest
  *    such change). A change after the first symptom, or longer before it (followed by nothing abnormal
@@ -181,8 +183,13 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
   changes.sort((a, b) => compareNumbers(a.evidence.at.getTime(), b.evidence.at.getTime()));
 
   const onsetOf = (symptom: Finding<SymptomEvidence>) => symptom.evidence.onset?.getTime() ?? time;
-  ranking.background = ranking.symptoms.filter((symptom) => onsetOf(symptom) < time - lookback);
-  const incident = ranking.symptoms.filter((symptom) => !ranking.background.includes(symptom));
+  const early = ranking.symptoms.filter((symptom) => onsetOf(symptom) < time - lookback);
+  const recurring = new Set(early.flatMap(({ evidence }) => (evidence.kind === "event" ? [evidence.reason] : [])));
+  ranking.background = ranking.symptoms.filter(
+    (symptom) => early.includes(symptom) || (symptom.evidence.kind === "event" && recurring.has(symptom.evidence.reason)),
+  );
+  ranking.symptoms = ranking.symptoms.filter((symptom) => !ranking.background.includes(symptom));
+  const incident = ranking.symptoms;
   const dated = incident.filter((symptom) => symptom.evidence.onset !== undefined);
   const earliest = Math.min(...dated.map(onsetOf));
   if (Number.isFinite(earliest)) ranking.first = { at: new Date(earliest), symptoms: dated.filter((symptom) => onsetOf(symptom) === earliest) };

@@ -164,8 +164,19 @@ describe("summarizeExecution", () => {
     const disk = finding(metric("disk used", { value: 3, baseline: 1, onset: at("13:10") }), "Nodes");
     expect(summarizeExecution({ ...base, attributes: {}, findings: [disk, errors, deployed] })).toBe(
       "Around 2026-11-21 14:05 UTC: likely cause: deploy v1.2.3 of checkout at 14:01 UTC (Last deploy), 2 min before the first symptom (error rate rose 3× since 14:03 UTC). " +
-        "Abnormal since before the incident (background, not its first symptom): disk used 3× its level in the hour before (Nodes), since 13:10 UTC.",
+        "Abnormal since before the incident (background, not counted as its symptoms): disk used 3× its level in the hour before (Nodes), since 13:10 UTC.",
     );
+  });
+
+  it("says nothing abnormal began near the issue when all it found was so before, recurring warnings included", () => {
+    const warning = (clock: string) => finding({ kind: "event", action: "Warning events", subject: "pod/checkout-1", reason: "Unhealthy", warning: true, onset: at(clock) }, "Pods");
+    expect(summarizeExecution({ ...base, attributes: {}, findings: [traffic, warning("13:20"), warning("14:02")] })).toBe(
+      "Around 2026-11-21 14:05 UTC: nothing abnormal began near the issue time. " +
+        "Abnormal since before the incident (background, not counted as its symptoms): Warning events: Unhealthy on pod/checkout-1 (Pods), at 13:20 UTC; " +
+        "Warning events: Unhealthy on pod/checkout-1 (Pods), at 14:02 UTC. Within usual range: request rate.",
+    );
+    const oom = finding({ kind: "event", action: "Pod restarts", subject: "pod/checkout-1", reason: "OOMKilled", warning: true, onset: at("14:02") }, "Pods");
+    expect(summarizeExecution({ ...base, attributes: {}, findings: [warning("13:20"), oom, errors] })).toMatch(/^Around 2026-11-21 14:05 UTC: likely cause: Pod restarts: OOMKilled/);
   });
 
   it("judges nothing from answers alone: they are context, not normal", () => {

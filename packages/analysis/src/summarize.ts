@@ -24,7 +24,9 @@ const MAX_ATTRIBUTE_CHARS = 64;
  */
 export function summarizeGadget(findings: readonly Finding[], time: Date): string {
   const ranking = rankFindings(findings, { time });
-  const { symptoms, noData, skipped, failed } = ranking;
+  const { noData, skipped, failed } = ranking;
+  // A gadget tells what each action saw: what was so before the incident too, after the incident's symptoms.
+  const symptoms = [...ranking.symptoms, ...ranking.background];
   const normal = ranking.normal.filter((finding) => finding.evidence.kind !== "none");
   // Answers, changes and what was looked for and not found read in playbook order, as the gadget lists them.
   const context = findings.filter((finding) => {
@@ -67,7 +69,7 @@ export function summarizeExecution(input: ExecutionSummaryInput): string {
   const told = new Set<Finding>();
 
   let noDataTold = false;
-  const strongest = symptoms.find((finding) => !background.includes(finding)) ?? symptoms[0];
+  const [strongest] = symptoms;
   if (likelyCause !== undefined) {
     sentences.push(causeSentence(ranking, likelyCause, opening, time));
     told.add(likelyCause.finding);
@@ -75,6 +77,8 @@ export function summarizeExecution(input: ExecutionSummaryInput): string {
   } else if (strongest !== undefined) {
     sentences.push(`${opening}: ${level(strongest)}.`);
     told.add(strongest);
+  } else if (background.length > 0) {
+    sentences.push(`${opening}: nothing abnormal began near the issue time.`);
   } else if (normal.length > 0) {
     sentences.push(`${opening}: nothing abnormal found.`);
   } else if (answers.length + changes.length > 0) {
@@ -86,15 +90,14 @@ export function summarizeExecution(input: ExecutionSummaryInput): string {
   } else {
     sentences.push(`${opening}: nothing could be checked.`);
   }
-  const others = symptoms.filter((finding) => !told.has(finding) && !background.includes(finding));
+  const others = symptoms.filter((finding) => !told.has(finding));
   const symptomTold = [...told].some((finding) => roleOf(finding.evidence) === "symptom");
   if (others.length > 0) sentences.push(`${symptomTold ? "Also abnormal" : "Abnormal"}: ${others.map(level).join("; ")}.`);
   if (likelyCause === undefined) {
     const first = firstSymptom(ranking, time);
     if (first !== undefined) sentences.push(first);
   }
-  const earlier = background.filter((finding) => !told.has(finding));
-  if (earlier.length > 0) sentences.push(`Abnormal since before the incident (background, not its first symptom): ${earlier.map(level).join("; ")}.`);
+  if (background.length > 0) sentences.push(`Abnormal since before the incident (background, not counted as its symptoms): ${background.map(level).join("; ")}.`);
   if (changes.length > 0) {
     sentences.push(`${likelyCause?.basis === "change" ? "Other changes" : "Changes"}: ${changes.map((change) => changeWithVerdict(change, time)).join("; ")}.`);
   }
@@ -157,8 +160,8 @@ function changeWithVerdict(change: RankedChange, time: Date): string {
  * no likely cause was named: the likely place to look for the cause.
  */
 function firstSymptom(ranking: Ranking, time: Date): string | undefined {
-  const { first, symptoms, background } = ranking;
-  const dated = symptoms.filter((finding) => finding.evidence.onset !== undefined && !background.includes(finding));
+  const { first, symptoms } = ranking;
+  const dated = symptoms.filter((finding) => finding.evidence.onset !== undefined);
   if (first === undefined || dated.length < 2) return undefined;
   const clock = formatClock(first.at, time);
   if (first.symptoms.length === dated.length) return `All of them started together at ${clock}.`;
