@@ -314,7 +314,6 @@ export function createEngine(deps: EngineDeps): Engine {
       const actionableMitigations = renderMitigations(playbook.mitigations, attributes, {
         ranking,
         time,
-        now: now(),
         alertmanagerUrl: (name) => alertmanagerUiUrl(org.dataSources, name),
       });
       return { highlights, gadgetsHighlights, actionableMitigations, actionResults, ...(summary === undefined ? {} : { analysis: summary.analysis }) };

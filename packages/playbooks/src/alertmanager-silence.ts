@@ -25,20 +25,20 @@ const CREATED_BY = "playbook-execution-service";
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
- * The silence a mitigation offers, from `now` for its duration, its matcher values filled with the
+ * The silence a mitigation offers, from `from` (the issue time) for its duration, its matcher values filled with the
  * issue's attributes as they are (exact matchers: a value such as `.*` silences only itself). Undefined
  * when a value is not valid Unicode text.
  * @throws MissingAttributesError when a template names an attribute the issue lacks.
  */
-export function silenceAction(silence: MitigationSilence, attributes: Readonly<Record<string, string>>, now: Date, name: string): SilenceBody | undefined {
+export function silenceAction(silence: MitigationSilence, attributes: Readonly<Record<string, string>>, from: Date, name: string): SilenceBody | undefined {
   const matchers = silence.matchers.map(
     (matcher): SilenceMatcher => ({ name: matcher.name, value: fillTemplate(matcher.value, attributes, asText), isRegex: false, isEqual: true }),
   );
   if (matchers.some((matcher) => LONE_SURROGATE.test(matcher.value))) return undefined;
   return {
     matchers,
-    startsAt: now.toISOString(),
-    endsAt: new Date(now.getTime() + parseDuration(silence.duration)).toISOString(),
+    startsAt: from.toISOString(),
+    endsAt: new Date(from.getTime() + parseDuration(silence.duration)).toISOString(),
     createdBy: silence.createdBy === undefined ? CREATED_BY : fillTemplate(silence.createdBy, attributes, asText),
     comment: silence.comment === undefined ? name : fillTemplate(silence.comment, attributes, asText),
   };

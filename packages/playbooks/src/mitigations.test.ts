@@ -4,13 +4,12 @@ import { renderMitigations, type MitigationContext } from "./mitigations.js";
 import type { MitigationTemplate } from "./playbook-definition.js";
 
 const time = new Date("2026-11-20T14:08:00Z");
-const now = new Date("2026-11-20T14:10:00Z");
 const at = (clock: string) => new Date(`2026-11-20T${clock}:00Z`);
 const ALERTMANAGER = "http://alertmanager.example:9093/am/";
 
 /** The context of an execution whose analysis found `findings`. */
 function contextOf(findings: readonly Finding[]): MitigationContext {
-  return { ranking: rankFindings(findings, { time }), time, now, alertmanagerUrl: (name) => (name === "alerts" ? ALERTMANAGER : undefined) };
+  return { ranking: rankFindings(findings, { time }), time, alertmanagerUrl: (name) => (name === "alerts" ? ALERTMANAGER : undefined) };
 }
 
 const errors: Finding = {
@@ -168,7 +167,7 @@ describe("an Alertmanager silence mitigation", () => {
     silence: { dataSource: "alerts", matchers: [{ name: "service", value: "{{service}}" }, { name: "severity", value: "page" }], duration: "2h" },
   };
 
-  it("is an API v2 silence with exact matchers, from now for its duration, and a link to the filled-in silence form", () => {
+  it("is an API v2 silence with exact matchers, from the issue time for its duration, and a link to the filled-in silence form", () => {
     const [mitigation] = renderMitigations([silence], { service: "checkout" }, contextOf([errors]));
     expect(mitigation).toEqual({
       toolName: "Alertmanager",
@@ -179,8 +178,8 @@ describe("an Alertmanager silence mitigation", () => {
           { name: "service", value: "checkout", isRegex: false, isEqual: true },
           { name: "severity", value: "page", isRegex: false, isEqual: true },
         ],
-        startsAt: "2026-11-20T14:10:00.000Z",
-        endsAt: "2026-11-20T16:10:00.000Z",
+        startsAt: "2026-11-20T14:08:00.000Z",
+        endsAt: "2026-11-20T16:08:00.000Z",
         createdBy: "playbook-execution-service",
         comment: "Silence checkout for 2 h",
       },
@@ -188,7 +187,7 @@ describe("an Alertmanager silence mitigation", () => {
     expect(renderMitigations([silence], { service: "checkout" }, quiet)).toEqual([]);
     const own = renderMitigations([{ ...silence, silence: { matchers: [{ name: "service", value: "{{service}}" }], duration: "30m", comment: "Deploy of {{service}}", createdBy: "sre" } }], { service: "x" }, contextOf([errors]));
     expect(own[0]?.url).toBeUndefined();
-    expect(own[0]?.action).toMatchObject({ comment: "Deploy of x", createdBy: "sre", endsAt: "2026-11-20T14:40:00.000Z" });
+    expect(own[0]?.action).toMatchObject({ comment: "Deploy of x", createdBy: "sre", endsAt: "2026-11-20T14:38:00.000Z" });
   });
 
   it.each(HOSTILE_VALUES)("%j: one exact matcher value, and one matcher in the form's filter", (value) => {

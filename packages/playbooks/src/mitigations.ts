@@ -8,10 +8,8 @@ import type { MitigationTemplate, MitigationWhen } from "./playbook-definition.j
 export interface MitigationContext {
   /** What the analysis made of the findings: each template's `when` is checked against it. */
   ranking: Ranking;
-  /** The issue time: `when.change` counts the changes before it. */
+  /** The issue time: `when.change` counts the changes before it, and a silence starts then. */
   time: Date;
-  /** When the result is made: a silence starts then. */
-  now: Date;
   /** The UI address of the organization's Alertmanager data source of this name, if it has one. */
   alertmanagerUrl(dataSource: string): string | undefined;
 }
@@ -24,8 +22,9 @@ export interface MitigationContext {
  *   one component (fillUrlTemplate), so a value cannot change the scheme, host or path structure; `action`
  *   is JSON whose string leaves are filled as text. An action is data for whoever runs it: a value lands
  *   inside one JSON string, never spliced into a shell command line.
- * - `silence` becomes the action: an Alertmanager API v2 silence with exact matchers, from `now` for its
- *   duration; with a data source, `url` is that Alertmanager's silence form with the same matchers.
+ * - `silence` becomes the action: an Alertmanager API v2 silence with exact matchers, from the issue time
+ *   for its duration (the same findings give the same result); with a data source, `url` is that
+ *   Alertmanager's silence form with the same matchers.
  * - A mitigation that needs an attribute the issue does not have, or whose URL would take a value it
  *   refuses (a dot segment such as `..`, which would point the URL at another path), is left out: it
  *   cannot be carried out as written, and the other mitigations still are.
@@ -79,7 +78,7 @@ function renderMitigation(
       );
     }
     if (template.silence !== undefined) {
-      const silence = silenceAction(template.silence, attributes, context.now, mitigation.customName ?? mitigation.toolName);
+      const silence = silenceAction(template.silence, attributes, context.time, mitigation.customName ?? mitigation.toolName);
       if (silence === undefined) return undefined;
       mitigation.action = silence;
       const base = template.silence.dataSource === undefined ? undefined : context.alertmanagerUrl(template.silence.dataSource);

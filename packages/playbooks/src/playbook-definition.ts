@@ -56,7 +56,7 @@ const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 /**
  * An Alertmanager silence, rendered as the mitigation's `action` in Alertmanager's API v2 form (ready to
  * POST to `/api/v2/silences`): exact matchers only (a value is matched as it is, never as a regex),
- * from the moment the result is made for `duration` (at most 24 h). With `dataSource` (an Alertmanager
+ * from the issue time for `duration` (at most 24 h). With `dataSource` (an Alertmanager
  * data source) the mitigation's `url` is that Alertmanager's silence form, filled in.
  */
 export const MitigationSilence = z.strictObject({
