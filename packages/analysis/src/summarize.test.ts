@@ -160,6 +160,16 @@ describe("summarizeExecution", () => {
     );
   });
 
+  it("says when the likely cause began after another symptom", () => {
+    const memory = finding(metric("Node memory", { value: 0.9, baseline: 0.4, onset: at("13:52") }), "Nodes");
+    const oom = finding({ kind: "event", action: "Pod restarts", subject: "pod/checkout-1", reason: "OOMKilled", warning: true, onset: at("14:01") }, "Pods");
+    expect(summarizeExecution({ ...base, attributes: {}, findings: [memory, oom, errors] })).toBe(
+      "Around 2026-11-21 14:05 UTC: likely cause: Pod restarts: OOMKilled on pod/checkout-1 (Pods), at 14:01 UTC, 2 min before the next symptom. " +
+        "It began after the first symptom: Node memory (Nodes) at 13:52 UTC. " +
+        "Also abnormal: error rate 3× its level in the hour before (Errors), since 14:03 UTC; Node memory 2.3× its level in the hour before (Nodes), since 13:52 UTC.",
+    );
+  });
+
   it("keeps a symptom that began long before the issue apart, as background", () => {
     const disk = finding(metric("disk used", { value: 3, baseline: 1, onset: at("13:10") }), "Nodes");
     expect(summarizeExecution({ ...base, attributes: {}, findings: [disk, errors, deployed] })).toBe(

@@ -72,6 +72,8 @@ export function summarizeExecution(input: ExecutionSummaryInput): string {
   const [strongest] = symptoms;
   if (likelyCause !== undefined) {
     sentences.push(causeSentence(ranking, likelyCause, opening, time));
+    const earlier = firstBeforeCause(ranking, likelyCause, time);
+    if (earlier !== undefined) sentences.push(earlier);
     told.add(likelyCause.finding);
     if (likelyCause.basis === "change") for (const finding of ranking.first?.symptoms ?? []) told.add(finding);
   } else if (strongest !== undefined) {
@@ -132,6 +134,18 @@ function causeSentence(ranking: Ranking, likelyCause: LikelyCause, opening: stri
   const which = first.symptoms.length === 1 ? "the first symptom" : "the first symptoms";
   const when = lead === undefined ? `as ${which} began` : `${lead} before ${which}`;
   return `${opening}: likely cause: ${change}, ${when} (${listOf(first.symptoms.map((finding) => symptomMovement(finding.evidence, time)))}).`;
+}
+
+/**
+ * When the likely cause is a symptom and another began before it, says so: the cause's kind made it the
+ * likelier cause, but what came first is still worth a look.
+ */
+function firstBeforeCause(ranking: Ranking, likelyCause: LikelyCause, time: Date): string | undefined {
+  const { first } = ranking;
+  const at = likelyCause.basis === "symptom" ? likelyCause.finding.evidence.onset : undefined;
+  if (first === undefined || at === undefined || first.at.getTime() >= at.getTime()) return undefined;
+  const names = listOf(first.symptoms.map(({ evidence, gadget }) => (gadget === evidence.action ? evidence.action : `${evidence.action} (${gadget})`)));
+  return `It began after the first symptom${first.symptoms.length === 1 ? "" : "s"}: ${names} at ${formatClock(first.at, time)}.`;
 }
 
 /** "deploy v1.2.3 of checkout at 14:01 UTC (Last deploy)": a change, citing its action. */
