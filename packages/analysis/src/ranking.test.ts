@@ -141,10 +141,17 @@ describe("rankFindings on incidents", () => {
     expect(titles(ranking.likelyCause?.followers ?? [])).toEqual(["error ratio", "p99"]);
   });
 
-  it("a database saturating its connections before the errors: the first symptom, named as the place to look", () => {
-    const ranking = rankFindings([metric("error ratio", 7, "14:03"), metric("DB connections", 2.4, "13:50"), metric("latency", 3, "14:04")], { time });
-    expect(ranking.likelyCause).toBeUndefined();
-    expect(titles(ranking.first?.symptoms ?? [])).toEqual(["DB connections"]);
+  it("a database saturating its connections before the errors: the saturation, though its ratio is the smallest", () => {
+    const saturated = metric("DB connections", 2.4, "13:50");
+    const connections = { ...saturated, evidence: { ...saturated.evidence, saturation: { limit: 100, of: "max_connections", direction: "up" as const } } };
+    const ranking = rankFindings([metric("error ratio", 7, "14:03"), connections, metric("latency", 3, "14:04")], { time });
+    expect(cause(ranking)).toEqual(["symptom", "DB connections"]);
+    expect(ranking.likelyCause?.leadMs).toBe(13 * 60_000);
+    expect(titles(ranking.likelyCause?.followers ?? [])).toEqual(["error ratio", "latency"]);
+    // The same rise without a limit reached is the first symptom, named as the place to look.
+    const unsaturated = rankFindings([metric("error ratio", 7, "14:03"), saturated, metric("latency", 3, "14:04")], { time });
+    expect(unsaturated.likelyCause).toBeUndefined();
+    expect(titles(unsaturated.first?.symptoms ?? [])).toEqual(["DB connections"]);
   });
 
   it("a first symptom that shows harm rather than causes it is no cause; a metric fallen to zero is", () => {
@@ -155,10 +162,14 @@ describe("rankFindings on incidents", () => {
     expect(titles(ranking.likelyCause?.followers ?? [])).toEqual(["error ratio", "latency"]);
   });
 
-  it("a node under memory pressure OOM-killing pods: the kills, which began with the errors", () => {
+  it("a node under memory pressure OOM-killing pods: the memory at its threshold, else the kills", () => {
     const memory = metric("Node memory", 3, "13:52");
     const oom = event("Pod restarts", "OOMKilled", "14:01");
     const errors = metric("error ratio", 5, "14:01");
+    // Memory at its threshold since 13:52: the cause, before the kills it led to.
+    const full = { ...memory, evidence: { ...memory.evidence, saturation: { limit: 0.95, direction: "up" as const } } };
+    expect(cause(rankFindings([errors, oom, full], { time }))).toEqual(["symptom", "Node memory"]);
+    // Rising but not at its threshold: the kills, which began with the errors.
     const ranking = rankFindings([errors, oom, memory], { time });
     expect(cause(ranking)).toEqual(["symptom", "Pod restarts"]);
     expect(ranking.likelyCause?.leadMs).toBe(0);

@@ -129,8 +129,9 @@ export function roleOf(evidence: Evidence): Role {
  * 3. A change at most the lookback before the incident's first symptom is the likely cause (the latest
  *    such change). A change after the first symptom, or longer before it (followed by nothing abnormal
  *    for that long), is not.
- * 4. Otherwise the earliest symptom of a cause's kind (isCauseKind: a metric fallen to zero such as a
- *    failing probe, an OOM kill, a crash loop, an eviction; an alert that fired before anything else) is
+ * 4. Otherwise the earliest symptom of a cause's kind (isCauseKind: a saturated metric, a metric fallen
+ *    to zero such as a failing probe, an OOM kill, a crash loop, an eviction; an alert that fired before
+ *    anything else) is
  *    the likely cause, when other symptoms began with it or after it; of several at the same time, the
  *    strongest. A first symptom of another kind (an error ratio, a latency) is named as the place to
  *    look, not as the cause.
@@ -238,14 +239,15 @@ function symptomCause(incident: ReadonlyArray<Finding<SymptomEvidence>>, onsetOf
 
 /**
  * Whether a symptom is of a kind that takes a service down rather than one that shows it is down: a
- * metric fallen to zero (a probe failing, a target down), a pod killed or kept from running, an alert
+ * resource at its limit (saturation: connections at max_connections, a disk free of nothing), a metric
+ * fallen to zero (a probe failing, a target down), a pod killed or kept from running, an alert
  * (its condition held before it fired). Error ratios, latencies and log patterns show harm; they do not
  * say where it came from.
  */
 export function isCauseKind(evidence: SymptomEvidence): boolean {
   switch (evidence.kind) {
     case "metric":
-      return evidence.value === 0 && evidence.baseline > 0;
+      return evidence.saturation !== undefined || (evidence.value === 0 && evidence.baseline > 0);
     case "event":
       return CAUSE_EVENT_REASONS.has(evidence.reason);
     case "alert":

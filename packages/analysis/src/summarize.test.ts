@@ -100,12 +100,12 @@ describe("summarizeExecution", () => {
       "Around 2026-11-21 14:05 UTC: p99 latency 4.1× its level in the hour before (Checkout), since 14:05 UTC. " +
         "Also abnormal: error rate 3× its level in the hour before (Errors), since 14:03 UTC. " +
         "First symptom: error rate (Errors) at 14:03 UTC, before the others: the likely place to look for the cause. " +
-        "Changes: deploy v1.2.3 of checkout at 13:00 UTC (Last deploy), 1 h 3 min before the first symptom, too long before it to be its cause.",
+        "Changes: deploy v1.2.3 of checkout at 13:00 UTC (Last deploy), 1 h 3 min before the first symptom, too long before to be the cause.",
     );
     const restart = finding({ kind: "change", action: "Restarts", change: "restart", subject: "pod/checkout-1", at: at("14:04") }, "Pods");
     expect(summarizeExecution({ ...base, attributes: {}, findings: [errors, deployed, restart] })).toBe(
       "Around 2026-11-21 14:05 UTC: likely cause: deploy v1.2.3 of checkout at 14:01 UTC (Last deploy), 2 min before the first symptom (error rate rose 3× since 14:03 UTC). " +
-        "Other changes: restart of pod/checkout-1 at 14:04 UTC (Restarts), 1 min after the first symptom: not its cause.",
+        "Other changes: restart of pod/checkout-1 at 14:04 UTC (Restarts), 1 min after the first symptom: not the cause.",
     );
     expect(summarizeExecution({ ...base, attributes: {}, findings: [traffic, deployed] })).toBe(
       "Around 2026-11-21 14:05 UTC: nothing abnormal found. Changes: deploy v1.2.3 of checkout at 14:01 UTC (Last deploy), followed by nothing abnormal. Within usual range: request rate.",
@@ -156,7 +156,7 @@ describe("summarizeExecution", () => {
     expect(summarizeExecution({ ...base, attributes: {}, findings: [errors, probe, hotfix] })).toBe(
       "Around 2026-11-21 14:05 UTC: likely cause: payments probe down to zero from its level in the hour before (Payments), since 14:01 UTC, 2 min before the next symptom. " +
         "Also abnormal: error rate 3× its level in the hour before (Errors), since 14:03 UTC. " +
-        "Changes: deploy v1.2.3 of checkout at 14:04 UTC (Last deploy), 3 min after the first symptom: not its cause.",
+        "Changes: deploy v1.2.3 of checkout at 14:04 UTC (Last deploy), 3 min after the first symptom: not the cause.",
     );
   });
 

@@ -101,7 +101,7 @@ export function summarizeExecution(input: ExecutionSummaryInput): string {
   }
   if (background.length > 0) sentences.push(`Abnormal since before the incident (background, not counted as its symptoms): ${background.map(level).join("; ")}.`);
   if (changes.length > 0) {
-    sentences.push(`${likelyCause?.basis === "change" ? "Other changes" : "Changes"}: ${changes.map((change) => changeWithVerdict(change, time)).join("; ")}.`);
+    sentences.push(`${likelyCause?.basis === "change" ? "Other changes" : "Changes"}: ${changes.map((change) => changeWithVerdict(change, ranking, time)).join("; ")}.`);
   }
   const measured = normal.filter((finding) => finding.evidence.kind !== "none");
   const notFound = normal.filter((finding) => finding.evidence.kind === "none");
@@ -154,18 +154,19 @@ function changeClaim(change: ChangeEvidence, time: Date): string {
 }
 
 /** A change that is not the likely cause, and why not. */
-function changeWithVerdict(change: RankedChange, time: Date): string {
+function changeWithVerdict(change: RankedChange, ranking: Ranking, time: Date): string {
   const claim = changeClaim(change.evidence, time);
   const lead = leadText(Math.abs(change.leadMs ?? 0));
+  const first = (ranking.first?.symptoms.length ?? 1) > 1 ? "the first symptoms" : "the first symptom";
   switch (change.verdict) {
     case "no-symptom":
       return `${claim}, followed by nothing abnormal`;
     case "earlier":
       return `${claim}, before the likely cause`;
     case "after-first-symptom":
-      return `${claim}, ${lead} after the first symptom: not its cause`;
+      return `${claim}, ${lead} after ${first}: not the cause`;
     case "long-before":
-      return `${claim}, ${lead} before the first symptom, too long before it to be its cause`;
+      return `${claim}, ${lead} before ${first}, too long before to be the cause`;
   }
 }
 

@@ -220,7 +220,7 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
       "Around 2026-11-20 14:08 UTC for service=checkout: p99 latency 3.9× its level in the hour before (Latency of checkout), since 14:05 UTC. " +
         "Also abnormal: error ratio 3× its level in the hour before (Errors and traffic), since 14:05 UTC. " +
         "All of them started together at 14:05 UTC. " +
-        "Changes: deploy v1.2.3 of checkout at 14:30 UTC (Last deploy of checkout), 25 min after the first symptoms: not its cause. Within usual range: request rate.",
+        "Changes: deploy v1.2.3 of checkout at 14:30 UTC (Last deploy of checkout), 25 min after the first symptoms: not the cause. Within usual range: request rate.",
     );
     // The deploy is not the cause: no roll back.
     expect(result.actionableMitigations?.map((mitigation) => mitigation.toolName)).toEqual(["pager", "grafana"]);
