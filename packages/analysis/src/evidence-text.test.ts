@@ -216,7 +216,7 @@ describe("short answers of instant values", () => {
 
 describe("short answers of the other kinds", () => {
   const cases: Array<[Evidence, string]> = [
-    [{ kind: "change", action: "Last deploy", change: "deploy", subject: "checkout", detail: "v1.2.3", at: new Date("2026-11-21T14:01:00Z") }, "Last deploy: deploy v1.2.3 of checkout at 14:01 UTC"],
+    [{ kind: "change", action: "Last deploy", change: "deploy", subject: "checkout", detail: "v1.2.3", at: new Date("2026-11-21T14:01:00Z") }, "Last deploy: deploy of checkout to v1.2.3 at 14:01 UTC"],
     [{ kind: "change", action: "Changes", change: "config", subject: "checkout", at: new Date("2026-11-20T23:50:00Z") }, "Changes: config change of checkout at 2026-11-20 23:50 UTC"],
     [{ kind: "change", action: "Restarts", change: "restart", subject: "pod/checkout-1", at: new Date("2026-11-21T14:06:00Z") }, "Restarts: restart of pod/checkout-1 at 14:06 UTC"],
     [

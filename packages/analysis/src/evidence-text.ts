@@ -206,10 +206,10 @@ function linesText(count: number): string {
   return `${formatValue(count)} line${count === 1 ? "" : "s"}`;
 }
 
-/** "deploy v1.2.3 of checkout at 14:01 UTC". */
+/** "deploy of checkout to v1.2.3 at 14:01 UTC", "restart of pod/checkout-1 at 14:04 UTC". */
 export function describeChange(change: ChangeEvidence, time: Date): string {
-  const detail = change.detail === undefined ? "" : ` ${change.detail}`;
-  return `${CHANGE_WORDS[change.change]}${detail} of ${change.subject} at ${formatClock(change.at, time)}`;
+  const detail = change.detail === undefined ? "" : ` to ${change.detail}`;
+  return `${CHANGE_WORDS[change.change]} of ${change.subject}${detail} at ${formatClock(change.at, time)}`;
 }
 
 /** "OOMKilled on pod/checkout-7d9f at 14:04 UTC". */

@@ -163,13 +163,13 @@ describe("a deploy before the demo incident, as a change evidence", () => {
       { service: "checkout" },
     );
     expect(result.highlights).toBe(
-      "Around 2026-11-20 14:08 UTC for service=checkout: likely cause: deploy v1.2.3 of checkout at 14:01 UTC (Last deploy of checkout), 4 min before the first symptom (p99 latency rose 3.9× since 14:05 UTC). " +
+      "Around 2026-11-20 14:08 UTC for service=checkout: likely cause: deploy of checkout to v1.2.3 at 14:01 UTC (Last deploy of checkout), 4 min before the first symptom (p99 latency rose 3.9× since 14:05 UTC). " +
         "Also abnormal: error ratio 3× its level in the hour before (Errors and traffic), since 14:07 UTC. Within usual range: request rate.",
     );
-    expect(result.gadgetsHighlights[2]).toBe("Last deploy of checkout: deploy v1.2.3 of checkout at 14:01 UTC.");
+    expect(result.gadgetsHighlights[2]).toBe("Last deploy of checkout: deploy of checkout to v1.2.3 at 14:01 UTC.");
     expect(result.actionResults[3]).toEqual({
       title: "Last deploy of checkout",
-      shortAnswer: "Last deploy of checkout: deploy v1.2.3 of checkout at 14:01 UTC",
+      shortAnswer: "Last deploy of checkout: deploy of checkout to v1.2.3 at 14:01 UTC",
       mostImportantLink: DEPLOYS,
     });
   });

@@ -74,7 +74,7 @@ describe("summarizeExecution", () => {
 
   it("leads with a deploy shortly before the first symptom as the likely cause", () => {
     expect(summarizeExecution({ ...base, findings: [traffic, errors, latency, deployed, slow, skipped] })).toBe(
-      "Around 2026-11-21 14:05 UTC for env=prod, service=checkout: likely cause: deploy v1.2.3 of checkout at 14:01 UTC (Last deploy), 2 min before the first symptom (error rate rose 3× since 14:03 UTC). " +
+      "Around 2026-11-21 14:05 UTC for env=prod, service=checkout: likely cause: deploy of checkout to v1.2.3 at 14:01 UTC (Last deploy), 2 min before the first symptom (error rate rose 3× since 14:03 UTC). " +
         "Also abnormal: p99 latency 4.1× its level in the hour before (Checkout), since 14:05 UTC. " +
         "Within usual range: request rate. " +
         "Could not check: Deploy status (timed out after 15 s). " +
@@ -100,15 +100,15 @@ describe("summarizeExecution", () => {
       "Around 2026-11-21 14:05 UTC: p99 latency 4.1× its level in the hour before (Checkout), since 14:05 UTC. " +
         "Also abnormal: error rate 3× its level in the hour before (Errors), since 14:03 UTC. " +
         "First symptom: error rate (Errors) at 14:03 UTC, before the others: the likely place to look for the cause. " +
-        "Changes: deploy v1.2.3 of checkout at 13:00 UTC (Last deploy), 1 h 3 min before the first symptom, too long before to be the cause.",
+        "Changes: deploy of checkout to v1.2.3 at 13:00 UTC (Last deploy), 1 h 3 min before the first symptom, too long before to be the cause.",
     );
     const restart = finding({ kind: "change", action: "Restarts", change: "restart", subject: "pod/checkout-1", at: at("14:04") }, "Pods");
     expect(summarizeExecution({ ...base, attributes: {}, findings: [errors, deployed, restart] })).toBe(
-      "Around 2026-11-21 14:05 UTC: likely cause: deploy v1.2.3 of checkout at 14:01 UTC (Last deploy), 2 min before the first symptom (error rate rose 3× since 14:03 UTC). " +
+      "Around 2026-11-21 14:05 UTC: likely cause: deploy of checkout to v1.2.3 at 14:01 UTC (Last deploy), 2 min before the first symptom (error rate rose 3× since 14:03 UTC). " +
         "Other changes: restart of pod/checkout-1 at 14:04 UTC (Restarts), 1 min after the first symptom: not the cause.",
     );
     expect(summarizeExecution({ ...base, attributes: {}, findings: [traffic, deployed] })).toBe(
-      "Around 2026-11-21 14:05 UTC: nothing abnormal found. Changes: deploy v1.2.3 of checkout at 14:01 UTC (Last deploy), followed by nothing abnormal. Within usual range: request rate.",
+      "Around 2026-11-21 14:05 UTC: nothing abnormal found. Changes: deploy of checkout to v1.2.3 at 14:01 UTC (Last deploy), followed by nothing abnormal. Within usual range: request rate.",
     );
   });
 
@@ -116,11 +116,11 @@ describe("summarizeExecution", () => {
     const together = finding({ ...errorRate, onset: at("14:05") }, "Errors");
     const atOnset = finding({ ...deployChange, at: at("14:05") }, "Changes");
     expect(summarizeExecution({ ...base, attributes: {}, findings: [latency, together, atOnset] })).toBe(
-      "Around 2026-11-21 14:05 UTC: likely cause: deploy v1.2.3 of checkout at 14:05 UTC (Last deploy), as the first symptoms began (p99 latency rose 4.1× since 14:05 UTC and error rate rose 3× since 14:05 UTC).",
+      "Around 2026-11-21 14:05 UTC: likely cause: deploy of checkout to v1.2.3 at 14:05 UTC (Last deploy), as the first symptoms began (p99 latency rose 4.1× since 14:05 UTC and error rate rose 3× since 14:05 UTC).",
     );
     const alert = finding({ kind: "alert", action: "Alerts", name: "HighLatency" }, "Alerts");
     expect(summarizeExecution({ ...base, attributes: {}, findings: [alert, deployed] })).toBe(
-      "Around 2026-11-21 14:05 UTC: likely cause: deploy v1.2.3 of checkout at 14:01 UTC (Last deploy), 4 min before the issue. Abnormal: Alerts: HighLatency firing.",
+      "Around 2026-11-21 14:05 UTC: likely cause: deploy of checkout to v1.2.3 at 14:01 UTC (Last deploy), 4 min before the issue. Abnormal: Alerts: HighLatency firing.",
     );
   });
 
@@ -156,7 +156,7 @@ describe("summarizeExecution", () => {
     expect(summarizeExecution({ ...base, attributes: {}, findings: [errors, probe, hotfix] })).toBe(
       "Around 2026-11-21 14:05 UTC: likely cause: payments probe down to zero from its level in the hour before (Payments), since 14:01 UTC, 2 min before the next symptom. " +
         "Also abnormal: error rate 3× its level in the hour before (Errors), since 14:03 UTC. " +
-        "Changes: deploy v1.2.3 of checkout at 14:04 UTC (Last deploy), 3 min after the first symptom: not the cause.",
+        "Changes: deploy of checkout to v1.2.3 at 14:04 UTC (Last deploy), 3 min after the first symptom: not the cause.",
     );
   });
 
@@ -173,7 +173,7 @@ describe("summarizeExecution", () => {
   it("keeps a symptom that began long before the issue apart, as background", () => {
     const disk = finding(metric("disk used", { value: 3, baseline: 1, onset: at("13:10") }), "Nodes");
     expect(summarizeExecution({ ...base, attributes: {}, findings: [disk, errors, deployed] })).toBe(
-      "Around 2026-11-21 14:05 UTC: likely cause: deploy v1.2.3 of checkout at 14:01 UTC (Last deploy), 2 min before the first symptom (error rate rose 3× since 14:03 UTC). " +
+      "Around 2026-11-21 14:05 UTC: likely cause: deploy of checkout to v1.2.3 at 14:01 UTC (Last deploy), 2 min before the first symptom (error rate rose 3× since 14:03 UTC). " +
         "Abnormal since before the incident (background, not counted as its symptoms): disk used 3× its level in the hour before (Nodes), since 13:10 UTC.",
     );
   });

@@ -115,7 +115,7 @@ export function summarizeExecution(input: ExecutionSummaryInput): string {
 }
 
 /**
- * "…: likely cause: deploy v1.2.3 of checkout at 14:01 UTC (Last deploy), 4 min before the first symptom
+ * "…: likely cause: deploy of checkout to v1.2.3 at 14:01 UTC (Last deploy), 4 min before the first symptom
  * (p99 latency rose 4.1× since 14:05 UTC)." or "…: likely cause: DB connections 3× its level in the hour
  * before (Database), since 13:50 UTC, 13 min before the other symptoms began."
  */
@@ -148,7 +148,7 @@ function firstBeforeCause(ranking: Ranking, likelyCause: LikelyCause, time: Date
   return `It began after the first symptom${first.symptoms.length === 1 ? "" : "s"}: ${names} at ${formatClock(first.at, time)}.`;
 }
 
-/** "deploy v1.2.3 of checkout at 14:01 UTC (Last deploy)": a change, citing its action. */
+/** "deploy of checkout to v1.2.3 at 14:01 UTC (Last deploy)": a change, citing its action. */
 function changeClaim(change: ChangeEvidence, time: Date): string {
   return `${describeChange(change, time)} (${change.action})`;
 }

@@ -70,7 +70,7 @@ describe("redactEvidence", () => {
       "Check: the API said [redacted] is wrong",
       "Check: [redacted]",
       "Check 1",
-      "Check: deploy v1 [redacted] of [redacted] at 14:08 UTC",
+      "Check: deploy of [redacted] to v1 [redacted] at 14:08 UTC",
       "Check: not run, the issue has no attribute service",
     ]);
     expect(redacted[0]?.link).toBe("http://link");

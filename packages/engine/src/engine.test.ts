@@ -185,7 +185,7 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
     expect(traffic?.shortAnswer).toBe("request rate 50 req/s, within its usual range (50 req/s over the hour before)");
     expect(deploy).toEqual({
       title: "Last deploy of checkout",
-      shortAnswer: "Last deploy of checkout: deploy v1.2.3 of checkout at 14:01 UTC",
+      shortAnswer: "Last deploy of checkout: deploy of checkout to v1.2.3 at 14:01 UTC",
       mostImportantLink: `${api.url}/deploys/checkout`,
     });
     const link = new URL(latency?.mostImportantLink ?? "");
@@ -199,10 +199,10 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
         highlights: "p99 latency rose 3.9× since 14:05 UTC.",
       },
       { title: "Errors and traffic", highlights: "error ratio rose 3× since 14:05 UTC; request rate within its usual range." },
-      { title: "Changes", highlights: "Last deploy of checkout: deploy v1.2.3 of checkout at 14:01 UTC." },
+      { title: "Changes", highlights: "Last deploy of checkout: deploy of checkout to v1.2.3 at 14:01 UTC." },
     ]);
     expect(result.highlights).toBe(
-      "Around 2026-11-20 14:08 UTC for service=checkout: likely cause: deploy v1.2.3 of checkout at 14:01 UTC (Last deploy of checkout), 4 min before the first symptoms " +
+      "Around 2026-11-20 14:08 UTC for service=checkout: likely cause: deploy of checkout to v1.2.3 at 14:01 UTC (Last deploy of checkout), 4 min before the first symptoms " +
         "(p99 latency rose 3.9× since 14:05 UTC and error ratio rose 3× since 14:05 UTC). " +
         "Within usual range: request rate.",
     );
@@ -220,7 +220,7 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
       "Around 2026-11-20 14:08 UTC for service=checkout: p99 latency 3.9× its level in the hour before (Latency of checkout), since 14:05 UTC. " +
         "Also abnormal: error ratio 3× its level in the hour before (Errors and traffic), since 14:05 UTC. " +
         "All of them started together at 14:05 UTC. " +
-        "Changes: deploy v1.2.3 of checkout at 14:30 UTC (Last deploy of checkout), 25 min after the first symptoms: not the cause. Within usual range: request rate.",
+        "Changes: deploy of checkout to v1.2.3 at 14:30 UTC (Last deploy of checkout), 25 min after the first symptoms: not the cause. Within usual range: request rate.",
     );
     // The deploy is not the cause: no roll back.
     expect(result.actionableMitigations?.map((mitigation) => mitigation.toolName)).toEqual(["pager", "grafana"]);
@@ -239,7 +239,7 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
     const result = await engineWith(catalog).execute(job("Checkout latency", { service: "search" }));
     expect(result.gadgetsHighlights?.[0]?.highlights).toBe("p99 latency within its usual range.");
     expect(result.highlights).toBe(
-      "Around 2026-11-20 14:08 UTC for service=search: nothing abnormal found. Changes: deploy v9 of search at 14:01 UTC (Last deploy of search), followed by nothing abnormal. " +
+      "Around 2026-11-20 14:08 UTC for service=search: nothing abnormal found. Changes: deploy of search to v9 at 14:01 UTC (Last deploy of search), followed by nothing abnormal. " +
         "Within usual range: p99 latency, error ratio, request rate.",
     );
     // Healthy, though a deploy came before: nothing to roll back, nobody to page.

@@ -90,7 +90,7 @@ describe("summarizeWithLanguageModel against a local chat-completions server", (
     expect(body.model).toBe("small");
     const prompt: string = body.messages[1].content;
     expect(prompt).toContain("[Rollouts of checkout]");
-    expect(prompt).toContain("Draft bottom line: Around 2026-11-20 14:08 UTC for service=checkout: likely cause: deploy checkout:v1.42");
+    expect(prompt).toContain("Draft bottom line: Around 2026-11-20 14:08 UTC for service=checkout: likely cause: deploy of checkout to checkout:v1.42");
 
     const line = JSON.parse(logs.trim().split("\n").at(-1) ?? "{}");
     expect(line).toMatchObject({ msg: "language-model pass", model: "small", by: "language-model", promptTokens: 812, completionTokens: 64 });

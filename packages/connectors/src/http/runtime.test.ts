@@ -231,7 +231,7 @@ describe("runHttpAction with change", () => {
       at: new Date("2026-11-20T14:01:00Z"),
       link: `${server?.url}/deploys/checkout`,
     });
-    expect(rendered(outcome).shortAnswer).toBe("Last deploy: deploy v1.2.3 of checkout at 14:01 UTC");
+    expect(rendered(outcome).shortAnswer).toBe("Last deploy: deploy of checkout to v1.2.3 at 14:01 UTC");
   });
 
   it.each([
