@@ -46,8 +46,7 @@ export interface RankOptions {
 
 /**
  * The likely cause and why: `change` (a change at most the lookback before the first symptom) or
- * `first-symptom` (a symptom that began before the others, of a kind that causes rather than follows
- * when several began together).
+ * `symptom` (the earliest symptom of a cause's kind, with others at or after it): rankFindings' rules.
  */
 export type LikelyCause = ({ basis: "change"; finding: Finding<ChangeEvidence> } | { basis: "symptom"; finding: Finding<SymptomEvidence> }) & {
   /** How long before the first symptom that followed it (or the issue time, if none is dated). */
@@ -80,7 +79,7 @@ export interface Ranking {
   background: Array<Finding<SymptomEvidence>>;
   /** When the earliest dated symptoms of the incident began, and those symptoms (strongest first); none dated: undefined. */
   first?: { at: Date; symptoms: Array<Finding<SymptomEvidence>> };
-  /** Only when there are symptoms, and one is preceded by a change or precedes the others (see rankFindings). */
+  /** Only when there are symptoms, and rule 3 or 4 of rankFindings names one. */
   likelyCause?: LikelyCause;
   /** The changes that are not the likely cause, earliest first, each with why not; ties keep playbook order. */
   changes: RankedChange[];
@@ -131,10 +130,9 @@ export function roleOf(evidence: Evidence): Role {
  *    for that long), is not.
  * 4. Otherwise the earliest symptom of a cause's kind (isCauseKind: a saturated metric, a metric fallen
  *    to zero such as a failing probe, an OOM kill, a crash loop, an eviction; an alert that fired before
- *    anything else) is
- *    the likely cause, when other symptoms began with it or after it; of several at the same time, the
- *    strongest. A first symptom of another kind (an error ratio, a latency) is named as the place to
- *    look, not as the cause.
+ *    anything else) is the likely cause, when other symptoms began with it or after it; of several at the
+ *    same time, the strongest. A first symptom of another kind (an error ratio, a latency) is named as
+ *    the place to look, not as the cause.
  *
  * Deterministic: ties keep playbook order (the order of `findings`).
  */

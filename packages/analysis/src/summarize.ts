@@ -117,7 +117,7 @@ export function summarizeExecution(input: ExecutionSummaryInput): string {
 /**
  * "…: likely cause: deploy of checkout to v1.2.3 at 14:01 UTC (Last deploy), 4 min before the first symptom
  * (p99 latency rose 4.1× since 14:05 UTC)." or "…: likely cause: DB connections 3× its level in the hour
- * before (Database), since 13:50 UTC, 13 min before the other symptoms began."
+ * before (Database), since 13:50 UTC, 13 min before the next symptom."
  */
 function causeSentence(ranking: Ranking, likelyCause: LikelyCause, opening: string, time: Date): string {
   const lead = likelyCause.leadMs === 0 ? undefined : leadText(likelyCause.leadMs);
