@@ -122,8 +122,7 @@ export function checkPlaybooks(
       }
       const name = mitigation.silence?.dataSource;
       if (name === undefined) return;
-      // Widened: the check holds whichever connectors this build has.
-      const type: string | undefined = dataSources.get(name)?.type;
+      const type = dataSources.get(name)?.type;
       if (type !== "alertmanager") {
         report(
           ["mitigations", m, "silence", "dataSource"],

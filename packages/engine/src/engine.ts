@@ -422,11 +422,10 @@ function prepareStep(
 /** Where people open an Alertmanager data source's UI: its `externalUrl` when it has one, else its `url`. */
 function alertmanagerUiUrl(dataSources: ReadonlyMap<string, DataSource>, name: string): string | undefined {
   const dataSource = dataSources.get(name);
-  // Widened: configuration loading checked the type; this holds whichever connectors this build has.
-  const type: string | undefined = dataSource?.type;
-  if (dataSource === undefined || type !== "alertmanager") return undefined;
-  const external = "externalUrl" in dataSource ? dataSource.externalUrl : undefined;
-  return typeof external === "string" ? external : dataSource.url;
+  if (dataSource?.type !== "alertmanager") return undefined;
+  // Data sources read as what every one has; the alertmanager schema checked `externalUrl` is a URL.
+  const { externalUrl } = dataSource;
+  return typeof externalUrl === "string" ? externalUrl : dataSource.url;
 }
 
 /** Titles are prose: a placeholder the issue cannot fill stays visible rather than failing the run. */
