@@ -32,6 +32,12 @@ export const SlackSettings = z.strictObject({
         .pipe(z.string().regex(HOST_NAME, "a host is a DNS name such as acme.enterprise.slack.com (no scheme, port or path)")),
     )
     .default([]),
+  /**
+   * Where investigations started by alert webhooks (`POST /webhooks/alertmanager`) post their results
+   * when the webhook's URL names no `channelId`. Absent: such investigations post nowhere (read them back
+   * with `GET /playbook/execution/{id}`). Executions called directly never default to it.
+   */
+  alertChannelId: z.string().trim().min(1).max(256).optional(),
 });
 export type SlackSettings = z.infer<typeof SlackSettings>;
 

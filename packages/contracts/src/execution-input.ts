@@ -74,52 +74,60 @@ const fields = {
     .meta({ description: "Chat channel where the results are posted; enrichmentLink then links to the thread." }),
 };
 
+/** The fields of an execution body, for the bodies built on it (`POST /playbook/match`'s). */
+export const executionInputShape = {
+  bookName: fields.bookName.optional(),
+  messageLink: fields.messageLink.optional(),
+  title: fields.title.optional(),
+  time: fields.time.optional(),
+  attributes: fields.attributes,
+  details: fields.details.optional(),
+  liveRun: fields.liveRun.optional(),
+  channelId: fields.channelId.optional(),
+};
+
+type ExecutionInputFields = z.output<z.ZodObject<typeof executionInputShape>>;
+
+/** The rules across fields of an execution body: what identifies the playbook, what the time is. */
+export function checkExecutionRules(input: ExecutionInputFields, ctx: z.RefinementCtx): void {
+  if (input.bookName === undefined && input.messageLink === undefined && input.title === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["bookName"],
+      message: "One of bookName, messageLink or title is required to identify the playbook",
+    });
+    return;
+  }
+  if (input.messageLink !== undefined) {
+    // MessageLinkInput carries only the link (and optionally bookName): the message supplies the rest.
+    for (const key of ["title", "time", "attributes", "details"] as const) {
+      if (input[key] !== undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: [key],
+          message: `${key} cannot be combined with messageLink: the message supplies the issue details and time`,
+        });
+      }
+    }
+    return;
+  }
+  if (input.bookName === undefined && input.time === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["time"],
+      message: "time is required when neither bookName nor messageLink is given",
+    });
+  }
+}
+
 /**
  * The body of `POST /playbook/execution`: the spec's three variants (BookNameInput, MessageLinkInput,
  * AlertDetailsInput) plus the common fields, as one strict object so that each broken rule gets its own
  * issue with a precise path instead of an opaque "no variant matched".
  */
 export const PlaybookExecutionInput = z
-  .strictObject({
-    bookName: fields.bookName.optional(),
-    messageLink: fields.messageLink.optional(),
-    title: fields.title.optional(),
-    time: fields.time.optional(),
-    attributes: fields.attributes,
-    details: fields.details.optional(),
-    liveRun: fields.liveRun.optional(),
-    channelId: fields.channelId.optional(),
-  })
-  .superRefine((input, ctx) => {
-    if (input.bookName === undefined && input.messageLink === undefined && input.title === undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["bookName"],
-        message: "One of bookName, messageLink or title is required to identify the playbook",
-      });
-      return;
-    }
-    if (input.messageLink !== undefined) {
-      // MessageLinkInput carries only the link (and optionally bookName): the message supplies the rest.
-      for (const key of ["title", "time", "attributes", "details"] as const) {
-        if (input[key] !== undefined) {
-          ctx.addIssue({
-            code: "custom",
-            path: [key],
-            message: `${key} cannot be combined with messageLink: the message supplies the issue details and time`,
-          });
-        }
-      }
-      return;
-    }
-    if (input.bookName === undefined && input.time === undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["time"],
-        message: "time is required when neither bookName nor messageLink is given",
-      });
-    }
-  })
+  .strictObject(executionInputShape)
+  .superRefine(checkExecutionRules)
   .meta({
     id: "PlaybookExecutionInput",
     description:

@@ -1,3 +1,4 @@
+export * from "./alert-webhook.js";
 export * from "./errors.js";
 export * from "./execution-input.js";
 export * from "./execution-job.js";
@@ -7,3 +8,4 @@ export * from "./batch-status.js";
 export * from "./job-reply.js";
 export * from "./json-text.js";
 export * from "./playbook.js";
+export * from "./playbook-match.js";

@@ -1,4 +1,6 @@
+export * from "./alert-execution.js";
 export * from "./gadget-args.js";
+export * from "./match-explanation.js";
 export * from "./message-link.js";
 export * from "./mitigations.js";
 export * from "./monitor-name-matcher.js";

@@ -117,6 +117,79 @@ describe("createMonitorNameMatcher", () => {
     expect(matcher.match(" ")).toBeUndefined();
   });
 
+  it("explains every monitor name's verdict, with the same answer as match()", () => {
+    const matcher = createMonitorNameMatcher([
+      { name: "generic", monitorNames: ["{{alert}}", "High CPU on {{host}}"] },
+      { name: "database", monitorNames: ["High CPU on db-{{n}}", "Disk full on {{host}}"] },
+      { name: "twin", monitorNames: ["High CPU on db-{{m}}"] },
+    ]);
+    const title = "High  CPU on db-2";
+    const verdicts = matcher.explain(title);
+    expect(verdicts).toEqual([
+      {
+        bookName: "generic",
+        monitorName: "{{alert}}",
+        verdict: "outranked",
+        reason: 'matches too, but "High CPU on db-{{n}}" is more specific (15 literal characters against 0)',
+        captured: { alert: "High CPU on db-2" },
+      },
+      {
+        bookName: "generic",
+        monitorName: "High CPU on {{host}}",
+        verdict: "outranked",
+        reason: 'matches too, but "High CPU on db-{{n}}" is more specific (15 literal characters against 12)',
+        captured: { host: "db-2" },
+      },
+      {
+        bookName: "database",
+        monitorName: "High CPU on db-{{n}}",
+        verdict: "chosen",
+        reason: "matches, and no other matching name is more specific",
+        captured: { n: "2" },
+      },
+      { bookName: "database", monitorName: "Disk full on {{host}}", verdict: "no_match", reason: 'the text does not begin with "Disk full on"' },
+      {
+        bookName: "twin",
+        monitorName: "High CPU on db-{{m}}",
+        verdict: "outranked",
+        reason: 'matches too, but "High CPU on db-{{n}}" has as many literal characters and comes first in configuration order',
+        captured: { m: "2" },
+      },
+    ]);
+    const chosen = verdicts.find((verdict) => verdict.verdict === "chosen");
+    expect(matcher.match(title)).toEqual({ bookName: chosen?.bookName, monitorName: chosen?.monitorName, attributes: chosen?.captured });
+  });
+
+  it("says where a title stops matching a monitor name", () => {
+    const reasons = (monitorName: string, title: string) =>
+      createMonitorNameMatcher([{ name: "book", monitorNames: [monitorName] }]).explain(title).map((verdict) => verdict.reason);
+    expect(reasons("High latency on {{service}} in {{env}}", "High latency on checkout")).toEqual(['no "in" after {{service}}']);
+    expect(reasons("High latency on {{service}} in {{env}}", "High latency on checkout in ")).toEqual(["nothing left for {{env}} to capture"]);
+    expect(reasons("{{service}} {{env}}", "checkout")).toEqual(["nothing left for {{env}} to capture"]);
+    expect(reasons("Disk full on {{host}}", "Disk full on")).toEqual(["nothing left for {{host}} to capture"]);
+    expect(reasons("{{service}} is down", "checkout is down again")).toEqual(['the text goes on after "is down"']);
+    expect(reasons("Disk full", "Disk full on db-1")).toEqual(['the text goes on after "Disk full"']);
+    expect(reasons("{{host}} and {{host}} down", "a and b down")).toEqual(["{{host}} does not repeat the value it captured before"]);
+    // Literal text is compared as match() compares it: case-insensitively, whitespace normalised.
+    expect(reasons("Disk FULL on {{host}}", "disk full  on db-1")).toEqual(["matches, and no other matching name is more specific"]);
+  });
+
+  it("explains only the named playbook's monitor names when asked", () => {
+    const matcher = createMonitorNameMatcher([
+      { name: "specific", monitorNames: ["High latency on {{service}} in {{env}}"] },
+      { name: "broad", monitorNames: ["High latency on {{service}}"] },
+    ]);
+    expect(matcher.explain("High latency on checkout in prod", { bookName: "broad" })).toEqual([
+      {
+        bookName: "broad",
+        monitorName: "High latency on {{service}}",
+        verdict: "chosen",
+        reason: "matches, and no other matching name is more specific",
+        captured: { service: "checkout in prod" },
+      },
+    ]);
+  });
+
   it("rejects a monitor name with a NUL character", () => {
     expect(() => createMonitorNameMatcher([{ name: "x", monitorNames: ["a\u0000b"] }])).toThrow(/NUL/);
   });

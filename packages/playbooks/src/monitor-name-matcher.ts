@@ -12,9 +12,26 @@ export interface MonitorNameMatchOptions {
   bookName?: string;
 }
 
+/** What one monitor name made of a title (MonitorNameMatcher.explain). */
+export interface MonitorNameExplanation {
+  bookName: string;
+  monitorName: string;
+  /** `chosen`: match() answers it; `outranked`: it matches too, but loses to the chosen one. */
+  verdict: "chosen" | "outranked" | "no_match";
+  /** Why, in words: the first part of the name the title does not match, or what outranked it. */
+  reason: string;
+  /** What its placeholders captured, when it matches. */
+  captured?: Record<string, string>;
+}
+
 export interface MonitorNameMatcher {
   /** The most specific playbook whose monitor name matches the title, or undefined. */
   match(title: string, options?: MonitorNameMatchOptions): MonitorNameMatch | undefined;
+  /**
+   * Every monitor name's verdict on the title, in configuration order, with the same answer as match()
+   * (the one `chosen`). For a dry-run: it tries every name and, for each that fails, parts of it.
+   */
+  explain(title: string, options?: MonitorNameMatchOptions): MonitorNameExplanation[];
 }
 
 /** A playbook as the matcher sees it: its name and its monitor names, in configuration order. */
@@ -26,7 +43,15 @@ export interface MonitorNamesOfPlaybook {
 interface CompiledMonitorName {
   bookName: string;
   monitorName: string;
+  /** Position in configuration order (playbooks, then their monitor names). */
+  order: number;
   pattern: RegExp;
+  /**
+   * The pattern's parts: the first literal, then one per placeholder (its value and the literal after it).
+   * `^` and a prefix of them is the pattern of the name's beginning, which explain() uses to say where
+   * a title stops matching.
+   */
+  steps: readonly ExplainStep[];
   /** Named capture group → attribute name, for each placeholder's first occurrence. */
   groups: ReadonlyMap<string, string>;
   /** How specific the name is: literal characters (code points, after whitespace normalisation). */
@@ -54,29 +79,89 @@ export function createMonitorNameMatcher(playbooks: readonly MonitorNamesOfPlayb
   const compiled: CompiledMonitorName[] = [];
   for (const playbook of playbooks) {
     for (const monitorName of playbook.monitorNames) {
-      const entry = compileMonitorName(playbook.name, monitorName);
+      const entry = compileMonitorName(playbook.name, monitorName, compiled.length);
       if (entry !== undefined) compiled.push(entry);
     }
   }
   // Most specific first; the sort is stable, so ties keep playbook order, then monitor-name order, and the
   // first name that matches is the answer.
   compiled.sort((a, b) => b.literalLength - a.literalLength);
+  const inConfigurationOrder = [...compiled].sort((a, b) => a.order - b.order);
+  const considered = (entry: CompiledMonitorName, options: MonitorNameMatchOptions) =>
+    options.bookName === undefined || entry.bookName === options.bookName;
 
   return {
     match(title, options = {}) {
       const text = normalizeText(title);
       for (const entry of compiled) {
-        if (options.bookName !== undefined && entry.bookName !== options.bookName) continue;
-        const result = entry.pattern.exec(text);
-        if (result === null) continue;
-        const attributes = Object.fromEntries(
-          Array.from(entry.groups, ([group, name]) => [name, result.groups?.[group] ?? ""]),
-        );
-        return { bookName: entry.bookName, monitorName: entry.monitorName, attributes };
+        if (!considered(entry, options)) continue;
+        const attributes = capture(entry, text);
+        if (attributes !== undefined) return { bookName: entry.bookName, monitorName: entry.monitorName, attributes };
       }
       return undefined;
     },
+    explain(title, options = {}) {
+      const text = normalizeText(title);
+      let chosen: CompiledMonitorName | undefined;
+      const captures = new Map<CompiledMonitorName, Record<string, string>>();
+      for (const entry of compiled) {
+        if (!considered(entry, options)) continue;
+        const attributes = capture(entry, text);
+        if (attributes === undefined) continue;
+        captures.set(entry, attributes);
+        chosen ??= entry;
+      }
+      return inConfigurationOrder
+        .filter((entry) => considered(entry, options))
+        .map((entry): MonitorNameExplanation => {
+          const { bookName, monitorName } = entry;
+          const captured = captures.get(entry);
+          if (captured === undefined) return { bookName, monitorName, verdict: "no_match", reason: mismatchReason(entry, text) };
+          if (entry === chosen) return { bookName, monitorName, verdict: "chosen", reason: "matches, and no other matching name is more specific", captured };
+          return { bookName, monitorName, verdict: "outranked", reason: outrankedReason(entry, chosen), captured };
+        });
+    },
   };
+}
+
+function capture(entry: CompiledMonitorName, text: string): Record<string, string> | undefined {
+  const result = entry.pattern.exec(text);
+  if (result === null) return undefined;
+  return Object.fromEntries(Array.from(entry.groups, ([group, name]) => [name, result.groups?.[group] ?? ""]));
+}
+
+function outrankedReason(entry: CompiledMonitorName, chosen: CompiledMonitorName | undefined): string {
+  if (chosen === undefined) return "matches";
+  const winner = JSON.stringify(chosen.monitorName);
+  if (chosen.literalLength > entry.literalLength) {
+    return `matches too, but ${winner} is more specific (${chosen.literalLength} literal characters against ${entry.literalLength})`;
+  }
+  return `matches too, but ${winner} has as many literal characters and comes first in configuration order`;
+}
+
+/**
+ * Where the title stops matching the monitor name: the first part (`^` and a prefix of its steps) that
+ * fails says which literal text is not where the name wants it.
+ */
+function mismatchReason(entry: CompiledMonitorName, text: string): string {
+  let source = "^";
+  for (const [index, step] of entry.steps.entries()) {
+    const before = source;
+    source += step.source;
+    if (new RegExp(source, "isu").test(text)) continue;
+    const literal = JSON.stringify(step.literal.trim());
+    const next = entry.steps[index + 1]?.placeholder;
+    // The literal is there, but the text ends with it: the next placeholder has nothing to capture.
+    const endsHere = step.literal.trim() !== "" && new RegExp(`${before}${step.withLiteral(step.literal.trimEnd())}$`, "isu").test(text);
+    if (next !== undefined && endsHere) return `nothing left for {{${next}}} to capture`;
+    if (step.placeholder === undefined) return `the text does not begin with ${literal}`;
+    const placeholder = `{{${step.placeholder}}}`;
+    if (step.repeats === true) return `${placeholder} does not repeat the value it captured before`;
+    if (step.literal.trim() === "") return `nothing left for {{${next ?? step.placeholder}}} to capture`;
+    return `no ${literal} after ${placeholder}`;
+  }
+  const last = entry.steps.at(-1);
+  return last === undefined || last.literal.trim() === "" ? "does not match" : `the text goes on after ${JSON.stringify(last.literal.trim())}`;
 }
 
 /**
@@ -131,21 +216,34 @@ function splitMonitorName(monitorName: string): { literals: string[]; placeholde
   return { literals, placeholders };
 }
 
-function compileMonitorName(bookName: string, monitorName: string): CompiledMonitorName | undefined {
+/** One part of a compiled monitor name: a placeholder (but for the first) and the literal text after it. */
+interface ExplainStep {
+  source: string;
+  /** The step's source with another literal text after the placeholder. */
+  withLiteral(literal: string): string;
+  placeholder?: string;
+  /** The placeholder was used before in the name: it must capture the same text again. */
+  repeats?: boolean;
+  literal: string;
+}
+
+function compileMonitorName(bookName: string, monitorName: string, order: number): CompiledMonitorName | undefined {
   const { literals, placeholders } = splitMonitorName(monitorName);
   if (placeholders.length === 0 && literals.join("") === "") return undefined;
 
   const groups = new Map<string, string>();
   const groupOf = new Map<string, string>();
   let counter = 0;
-  let source = `^${escapeRegExp(literals[0] ?? "")}`;
+  const first = literals[0] ?? "";
+  const steps: ExplainStep[] = [{ source: escapeRegExp(first), withLiteral: escapeRegExp, literal: first }];
   placeholders.forEach((name, index) => {
-    const literal = escapeRegExp(literals[index + 1] ?? "");
+    const text = literals[index + 1] ?? "";
     const isLast = index === placeholders.length - 1;
     const previous = groupOf.get(name);
     if (previous !== undefined) {
       // Same text again, at a fixed position: a backreference does not search.
-      source += ` ?\\k<${previous}> ?${literal}`;
+      const withLiteral = (literal: string) => ` ?\\k<${previous}> ?${escapeRegExp(literal)}`;
+      steps.push({ source: withLiteral(text), withLiteral, placeholder: name, repeats: true, literal: text });
       return;
     }
     const value = `v${counter++}`;
@@ -155,21 +253,24 @@ function compileMonitorName(bookName: string, monitorName: string): CompiledMoni
     // on either side belongs to neither the value nor the literal). `??` makes the value as short as possible.
     const capture = ` ?(?<${value}>\\S(?:.*?\\S)??) ?`;
     if (isLast) {
-      source += `${capture}${literal}`;
+      const withLiteral = (literal: string) => `${capture}${escapeRegExp(literal)}`;
+      steps.push({ source: withLiteral(text), withLiteral, placeholder: name, literal: text });
     } else {
       // (?=(…))\k<…> is an atomic group: once the shortest value followed by the next literal is found,
       // no later failure retries other splits. That keeps matching about linear, and loses no match (except
       // with a repeated placeholder): the next placeholder can always absorb text a longer value would take.
       const whole = `w${counter++}`;
-      source += `(?=(?<${whole}>${capture}${literal}))\\k<${whole}>`;
+      const withLiteral = (literal: string) => `(?=(?<${whole}>${capture}${escapeRegExp(literal)}))\\k<${whole}>`;
+      steps.push({ source: withLiteral(text), withLiteral, placeholder: name, literal: text });
     }
   });
-  source += "$";
 
   return {
     bookName,
     monitorName,
-    pattern: new RegExp(source, "isu"),
+    order,
+    pattern: new RegExp(`^${steps.map((step) => step.source).join("")}$`, "isu"),
+    steps,
     groups,
     literalLength: literals.reduce((sum, literal) => sum + [...literal].length, 0),
   };

@@ -209,7 +209,7 @@ export function resolveMessageExecution(
 }
 
 /** The playbook's required attributes without a non-blank value (a blank value scopes nothing). */
-function missingAttributes(playbook: PlaybookDefinition | undefined, attributes: Readonly<Record<string, string>>): string[] {
+export function missingAttributes(playbook: PlaybookDefinition | undefined, attributes: Readonly<Record<string, string>>): string[] {
   return (playbook?.requiredAttributes ?? []).filter((name) => !(Object.hasOwn(attributes, name) && attributes[name]?.trim() !== ""));
 }
 
