@@ -70,6 +70,7 @@ describe("GET /playbook", () => {
     expect(response.body).toEqual([
       { name: "checkout-latency", monitorNames: ["High latency on {{service}} in {{env}}"], requiredAttributes: ["service"] },
       { name: "disk-full", monitorNames: ["Disk full on {{host}}"] },
+      { name: "node-cpu", monitorNames: ["NodeHighCPU", "High {{metric}} on {{instance}}"], requiredAttributes: ["instance"] },
     ]);
   });
 });
@@ -87,7 +88,9 @@ describe("GET /openapi.json", () => {
       "/playbook/execution/batch",
       "/playbook/execution/batch/{id}",
       "/playbook/execution/{id}",
+      "/playbook/match",
       "/readyz",
+      "/webhooks/alertmanager",
     ]);
     expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
 
@@ -171,6 +174,9 @@ describe("GET /openapi.json", () => {
     expect(Object.keys(document.components.schemas).sort()).toEqual([
       "ActionResult",
       "ActionableMitigation",
+      "AlertWebhookAccepted",
+      "AlertWebhookPayload",
+      "AlertmanagerAlert",
       "BatchExecutionInput",
       "BatchExecutionResult",
       "BatchItemStatus",
@@ -180,13 +186,38 @@ describe("GET /openapi.json", () => {
       "ExecutionAnalysis",
       "ExecutionStatus",
       "GadgetHighlights",
+      "MonitorNameVerdict",
       "Playbook",
       "PlaybookExecutionInput",
       "PlaybookExecutionResult",
       "PlaybookList",
+      "PlaybookMatchInput",
+      "PlaybookMatchResult",
+      "StartedAlertExecution",
+      "TriedTitle",
+      "UnmatchedAlert",
       "ValidationError",
       "ValidationIssue",
     ]);
+  });
+
+  it("documents the alert webhook (202, its query parameter) and the dry-run", async () => {
+    const document = (await request(testApp({ jwksUrl: jwks.url }).app).get("/openapi.json")).body;
+    const webhook = document.paths["/webhooks/alertmanager"].post;
+    expect(Object.keys(webhook.responses).sort()).toEqual(["202", "400", "401", "403", "413", "415", "500", "503"]);
+    expect(webhook.responses["202"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/AlertWebhookAccepted" });
+    expect(webhook.requestBody.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/AlertWebhookPayload" });
+    expect(webhook.parameters).toContainEqual({
+      name: "channelId",
+      in: "query",
+      required: false,
+      description: expect.stringContaining("slack.alertChannelId"),
+      schema: expect.objectContaining({ type: "string", maxLength: 256 }),
+    });
+    const match = document.paths["/playbook/match"].post;
+    expect(match.requestBody.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/PlaybookMatchInput" });
+    expect(match.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/PlaybookMatchResult" });
+    expect(document.components.schemas.PlaybookMatchInput.properties.alert).toMatchObject({ $ref: "#/components/schemas/AlertmanagerAlert" });
   });
 });
 

@@ -14,8 +14,10 @@ import { documentRoutes } from "./routes/document-routes.js";
 import { batchRoutes } from "./routes/batch-routes.js";
 import { executionRoutes } from "./routes/execution-routes.js";
 import { healthRoutes } from "./routes/health-routes.js";
+import { matchRoutes } from "./routes/match-routes.js";
 import { playbookRoutes } from "./routes/playbook-routes.js";
 import type { Route } from "./routes/route.js";
+import { webhookRoutes } from "./routes/webhook-routes.js";
 
 export interface AppLimits {
   /** How long an execution may take before the caller gets `200 { error }` (EXECUTION_TIMEOUT_MS). */
@@ -95,6 +97,8 @@ export function createApp(deps: AppDeps): Express {
       allowedChatHosts: deps.allowedChatHosts,
       now,
     }),
+    ...webhookRoutes({ executionClient: deps.executionClient, maxAlerts: deps.limits.batchMaxItems, logger: deps.logger, now }),
+    ...matchRoutes({ allowedChatHosts: deps.allowedChatHosts, now }),
     ...healthRoutes({ executionClient: deps.executionClient, isShuttingDown: deps.isShuttingDown ?? (() => false) }),
     ...playbookRoutes(),
   ];

@@ -52,14 +52,32 @@ const requestIdParameter = {
   schema: schemaObject(RequestIdHeader),
 };
 
+/** One query parameter per property of the route's query schema, described by its `.meta`. */
+function queryParameters(query: z.ZodObject | undefined): JsonObject[] {
+  if (query === undefined) return [];
+  return Object.entries(query.shape).map(([name, schema]) => {
+    const { description, ...rest } = schemaObject(schema);
+    return {
+      name,
+      in: "query",
+      required: !schema.safeParse(undefined).success,
+      ...(typeof description === "string" ? { description } : {}),
+      schema: rest,
+    };
+  });
+}
+
 function operationObject(operation: DocumentedOperation): JsonObject {
-  const declared = (operation.parameters ?? []).map(({ name, in: where, description, schema, required }) => ({
-    name,
-    in: where,
-    required: where === "path" || required === true,
-    description,
-    schema: schemaObject(schema),
-  }));
+  const declared = [
+    ...(operation.parameters ?? []).map(({ name, in: where, description, schema, required }) => ({
+      name,
+      in: where,
+      required: where === "path" || required === true,
+      description,
+      schema: schemaObject(schema),
+    })),
+    ...queryParameters(operation.query),
+  ];
   return {
     operationId: operation.operationId,
     summary: operation.summary,

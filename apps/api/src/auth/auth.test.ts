@@ -46,7 +46,7 @@ describe("401 for a missing or invalid token", () => {
   it("accepts a valid RS256 token", async () => {
     const response = await listWith(bearer(signToken({ key })));
     expect(response.status).toBe(200);
-    expect(response.body.map((playbook: { name: string }) => playbook.name)).toEqual(["checkout-latency", "disk-full"]);
+    expect(response.body.map((playbook: { name: string }) => playbook.name)).toEqual(["checkout-latency", "disk-full", "node-cpu"]);
   });
 
   it("accepts a valid ES256 token", async () => {

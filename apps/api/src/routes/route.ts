@@ -17,9 +17,10 @@ export interface PublicContext {
   requestId: string;
 }
 
-export interface OrganizationContext<Body> extends PublicContext {
+export interface OrganizationContext<Body, Query = undefined> extends PublicContext {
   caller: Caller;
   body: Body;
+  query: Query;
 }
 
 /** A request header, path or query parameter a route reads, as the OpenAPI document shows it. */
@@ -61,14 +62,16 @@ export interface PublicRouteDeclaration extends RouteBase {
 
 /**
  * A route for an authenticated caller of a configured organization. With `body`, the request must be
- * JSON and is parsed with that schema before `handle` runs; either failure is answered here, once.
+ * JSON and is parsed with that schema before `handle` runs; with `query`, the query parameters are
+ * parsed with that one (issues under `query`); each failure is answered here, once.
  */
-export interface OrganizationRouteDeclaration<Body> extends RouteBase {
+export interface OrganizationRouteDeclaration<Body, Query = undefined> extends RouteBase {
   auth: "organization";
   body?: z.ZodType<Body>;
   /** Its largest accepted body, when it takes larger ones than BODY_LIMIT (an async batch's). */
   bodyLimit?: string;
-  handle(context: OrganizationContext<Body>): unknown;
+  query?: z.ZodObject & z.ZodType<Query>;
+  handle(context: OrganizationContext<Body, Query>): unknown;
 }
 
 /** What routes need from the app to authenticate and read bodies. */
@@ -85,6 +88,8 @@ export interface DocumentedOperation extends OperationDeclaration {
   auth: "none" | "organization";
   /** The schema the JSON body is parsed with. */
   requestBody?: z.ZodType;
+  /** The schema the query parameters are parsed with: one parameter per property. */
+  query?: z.ZodObject;
 }
 
 /**
@@ -125,10 +130,12 @@ export function publicRoute(declaration: PublicRouteDeclaration): Route {
 }
 
 /** Declares a route for an organization's caller: authenticate, then read and validate the body, then handle. */
-export function organizationRoute(declaration: OrganizationRouteDeclaration<undefined> & { body?: undefined }): Route;
-export function organizationRoute<Body>(declaration: OrganizationRouteDeclaration<Body> & { body: z.ZodType<Body> }): Route;
-export function organizationRoute(declaration: OrganizationRouteDeclaration<unknown>): Route {
-  const { operation, body: bodySchema } = declaration;
+export function organizationRoute<Query = undefined>(declaration: OrganizationRouteDeclaration<undefined, Query> & { body?: undefined }): Route;
+export function organizationRoute<Body, Query = undefined>(
+  declaration: OrganizationRouteDeclaration<Body, Query> & { body: z.ZodType<Body> },
+): Route;
+export function organizationRoute(declaration: OrganizationRouteDeclaration<unknown, unknown>): Route {
+  const { operation, body: bodySchema, query: querySchema } = declaration;
   return {
     method: declaration.method,
     path: declaration.path,
@@ -139,8 +146,10 @@ export function organizationRoute(declaration: OrganizationRouteDeclaration<unkn
             ...operation,
             auth: "organization",
             ...(bodySchema === undefined ? {} : { requestBody: bodySchema }),
+            ...(querySchema === undefined ? {} : { query: querySchema }),
             responses: {
               ...failures("unauthenticated", "forbidden", "internal", "service_unavailable"),
+              ...(querySchema === undefined ? {} : failures("validation")),
               ...(bodySchema === undefined ? {} : failures("validation", "payload_too_large", "unsupported_media_type")),
               ...operation.responses,
             },
@@ -150,8 +159,9 @@ export function organizationRoute(declaration: OrganizationRouteDeclaration<unkn
       return async (req, res) => {
         // Authenticate before reading a byte of the body: unauthenticated callers cost no parsing.
         const caller = await authenticate(req.headers.authorization, runtime.verifier, runtime.catalog);
+        const query = querySchema === undefined ? undefined : parseOrThrow(querySchema, req.query, ["query"]);
         const body = bodySchema === undefined ? undefined : parseOrThrow(bodySchema, await readJson(req, res));
-        reply(res, await declaration.handle({ req, res, requestId: requestIdOf(req), caller, body }));
+        reply(res, await declaration.handle({ req, res, requestId: requestIdOf(req), caller, body, query }));
       };
     },
   };

@@ -144,8 +144,8 @@ export function hmac(secret: string | Buffer, input: string): string {
 export const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /**
- * testing/config, loaded as production loads CONFIG_DIR: acme (clients acme-ci, acme-bot; two
- * playbooks; Slack, also on chat.acme.example, and PagerDuty), globex (globex-ci; no Slack, no incident
+ * testing/config, loaded as production loads CONFIG_DIR: acme (clients acme-ci, acme-bot; three
+ * playbooks; Slack, also on chat.acme.example, alerts to C-ALERTS; PagerDuty), globex (globex-ci; no Slack, no incident
  * tool), initech (API not enabled).
  */
 const catalog = await loadConfig(fileURLToPath(new URL("./config", import.meta.url)));

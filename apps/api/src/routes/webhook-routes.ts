@@ -1,0 +1,120 @@
+import { AlertWebhookAccepted, AlertWebhookPayload, AlertWebhookQuery, type StartedAlertExecution } from "@pes/contracts";
+import type { Logger } from "@pes/logger";
+import { integrationIssues, resolveAlert } from "@pes/playbooks";
+import type { ExecutionClient, ExecutionRequest } from "@pes/queue";
+import { AppError } from "../errors.js";
+import { prefixIssues } from "../validation.js";
+import { HttpReply, organizationRoute, type Route } from "./route.js";
+import { usingQueue } from "./execution-routes.js";
+
+export interface WebhookRouteDeps {
+  executionClient: Pick<ExecutionClient, "submit">;
+  /** Most firing alerts of one notification that start investigations (BATCH_MAX_ITEMS). */
+  maxAlerts: number;
+  logger: Logger;
+  now: () => Date;
+}
+
+/**
+ * `POST /webhooks/alertmanager`: Alertmanager's and Grafana Alerting's webhook. Each firing alert is
+ * resolved like an execution (resolveAlert: playbook from its alertname or summary, attributes from its
+ * labels, time from `startsAt`) and submitted without waiting, so the answer comes at once: senders give
+ * a webhook a few seconds. Resolved alerts start nothing; alerts that match no playbook, or lack a
+ * required attribute, are listed in the answer rather than refused, since a sender cannot act on a 400.
+ */
+export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
+  const logger = deps.logger.child({ component: "alert-webhook" });
+  return [
+    organizationRoute({
+      method: "post",
+      path: "/webhooks/alertmanager",
+      auth: "organization",
+      body: AlertWebhookPayload,
+      query: AlertWebhookQuery,
+      operation: {
+        operationId: "receiveAlertWebhook",
+        summary: "Start investigations for the firing alerts of an Alertmanager or Grafana Alerting notification",
+        description:
+          "Alertmanager's webhook payload (version 4) or Grafana Alerting's webhook contact point payload. Each firing alert " +
+          "starts an investigation (or joins an identical one under way); the answer comes before they run. Results go to " +
+          "`channelId`, else the organization's `slack.alertChannelId`, and are read with `GET /playbook/execution/{id}`. " +
+          `At most ${deps.maxAlerts} firing alerts of one notification start investigations; the others are counted in \`skipped\`.`,
+        responses: {
+          202: { description: "What became of each alert: investigations started or joined, alerts that matched nothing.", body: AlertWebhookAccepted },
+        },
+      },
+      handle: async ({ caller, body, query, requestId }) => {
+        const channelIssues = integrationIssues({ channelId: query.channelId }, caller.org);
+        if (channelIssues.length > 0) throw new AppError("validation", prefixIssues(channelIssues, ["query"]));
+        const channelId = query.channelId ?? caller.org.slack?.alertChannelId;
+        const now = deps.now();
+
+        const accepted: AlertWebhookAccepted = {
+          executions: [],
+          unmatched: [],
+          resolved: 0,
+          skipped: 0,
+          truncatedAlerts: body.truncatedAlerts ?? 0,
+        };
+        const requests: ExecutionRequest[] = [];
+        const started: Omit<StartedAlertExecution, "executionId" | "joined">[] = [];
+        let firing = 0;
+        body.alerts.forEach((alert, index) => {
+          const reference = { alert: index, ...(alert.fingerprint === undefined ? {} : { fingerprint: alert.fingerprint }) };
+          if (alert.status === "resolved") {
+            accepted.resolved += 1;
+            return;
+          }
+          firing += 1;
+          if (firing > deps.maxAlerts) {
+            accepted.skipped += 1;
+            return;
+          }
+          const resolved = resolveAlert(alert, caller.org, now);
+          if (!resolved.ok) {
+            const { reason, message } = resolved;
+            accepted.unmatched.push(
+              resolved.reason === "missing_attributes"
+                ? { ...reference, reason, message, bookName: resolved.bookName, missingAttributes: resolved.missing }
+                : { ...reference, reason, message },
+            );
+            return;
+          }
+          const { bookName, attributes, time, title, details } = resolved.value;
+          requests.push({
+            orgId: caller.orgId,
+            requestId: `${requestId}.${index}`,
+            bookName,
+            time,
+            attributes,
+            title,
+            ...(details === undefined ? {} : { details }),
+            liveRun: false,
+            ...(channelId === undefined ? {} : { channelId }),
+          });
+          started.push({ ...reference, bookName, title });
+        });
+
+        if (requests.length > 0) {
+          // Alertmanager sends a group's firing alerts again on every group_interval and repeat_interval:
+          // coalescing makes a re-sent alert join its investigation instead of starting another.
+          const submitted = await usingQueue(() => deps.executionClient.submit(requests, { coalesce: true }));
+          if (submitted.length !== requests.length) {
+            throw new Error(`submit answered ${submitted.length} executions for ${requests.length} requests`);
+          }
+          accepted.executions = submitted.flatMap(({ executionId, joined }, k) => {
+            const alert = started[k];
+            return alert === undefined ? [] : [{ ...alert, executionId, joined }];
+          });
+        }
+        if (accepted.skipped > 0 || accepted.truncatedAlerts > 0) {
+          logger.warn(
+            { requestId, orgId: caller.orgId, receiver: body.receiver, skipped: accepted.skipped, truncatedAlerts: accepted.truncatedAlerts },
+            "alert notification had more alerts than were investigated",
+          );
+        }
+        return new HttpReply(202, accepted);
+      },
+    }),
+  ];
+}
