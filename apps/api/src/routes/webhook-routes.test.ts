@@ -1,3 +1,8 @@
+import { once } from "node:events";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setTimeout as delay } from "node:timers/promises";
+import { startAlertmanager } from "@pes/local-services";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeExecutionClient, rsaKey, signToken, startJwksServer, testApp, UnavailableExecutionClient, type JwksServer } from "../testing/fixtures.js";
@@ -246,5 +251,38 @@ describe("POST /webhooks/alertmanager", () => {
     const { webhook } = setup(new UnavailableExecutionClient());
     const response = await webhook().send(alertmanagerPayload([alert("firing", { alertname: "NodeHighCPU", instance: "n1" })]));
     expect(response.status).toBe(503);
+  });
+});
+
+describe("a real Alertmanager's webhook receiver", () => {
+  it("delivers its notification with the configured token, and the alerts are submitted", { timeout: 30_000 }, async () => {
+    const client = new FakeExecutionClient();
+    const { app } = testApp({ jwksUrl: jwks.url, executionClient: client });
+    const server = createServer(app).listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const { port } = server.address() as AddressInfo;
+    const alertmanager = await startAlertmanager({
+      config: [
+        "route: { receiver: playbooks, group_wait: 0s }",
+        "receivers:",
+        "  - name: playbooks",
+        "    webhook_configs:",
+        `      - url: http://127.0.0.1:${port}/webhooks/alertmanager?channelId=C-AM`,
+        `        http_config: { authorization: { credentials: ${signToken({ key, expiresIn: 600 })} } }`,
+        "",
+      ].join("\n"),
+    });
+    try {
+      const startsAt = "2024-05-01T11:58:00.123Z";
+      await alertmanager.postAlerts([{ labels: { alertname: "NodeHighCPU", instance: "node-1:9100", job: "node" }, startsAt: new Date(startsAt) }]);
+      // Bounded by the test's timeout: Alertmanager notifies at once (group_wait 0s).
+      while (client.requests.length === 0) await delay(20);
+      expect(client.requests).toEqual([
+        expect.objectContaining({ bookName: "node-cpu", attributes: { instance: "node-1:9100", job: "node" }, time: startsAt, channelId: "C-AM" }),
+      ]);
+    } finally {
+      await alertmanager.stop();
+      server.close();
+    }
   });
 });
