@@ -31,7 +31,8 @@ const deliveries: Delivery[] = [];
 beforeAll(async () => {
   prometheus = await startPrometheus({ openMetrics: demoIncidentOpenMetrics({ incidentAt }) });
   config = await exampleConfig({ metrics: prometheus.url });
-  stack = await startStack({ name: "alert-webhook", configDir: config.dir });
+  // No reuse of finished results by coalescing: a re-sent alert joins its investigation by its id alone.
+  stack = await startStack({ name: "alert-webhook", configDir: config.dir, apiEnv: { COALESCE_REUSE_SECONDS: "0" } });
   // Between Alertmanager and the API, a relay that passes each notification on as it is and keeps the
   // API's answer, which Alertmanager does not show: the executions started are read back with their ids.
   relay = await startTestHttpServer(async (request, response) => {
@@ -52,7 +53,8 @@ beforeAll(async () => {
       "  group_by: ['...']",
       "  group_wait: 0s",
       "  group_interval: 1s",
-      "  repeat_interval: 1h",
+      // Alertmanager re-sends a firing alert every repeat_interval: here soon, to see it join.
+      "  repeat_interval: 2s",
       "receivers:",
       "  - name: playbooks",
       "    webhook_configs:",
@@ -98,7 +100,7 @@ async function finished(executionId: string): Promise<ExecutionStatus> {
 }
 
 describe("alerts from a real Alertmanager start investigations through its webhook receiver", () => {
-  it("investigates a firing alert with the playbook its summary matches, lists the unmatched one, and starts nothing on resolution", async () => {
+  it("investigates a firing alert with the playbook its summary matches, lists the unmatched one, joins a re-sent alert to its investigation, and starts nothing on resolution", async () => {
     const latency = {
       labels: { alertname: "CheckoutLatencyHigh", service: "checkout", env: "production", severity: "page" },
       annotations: { summary: "High latency on checkout in production", description: "p99 above 1 s" },
@@ -128,6 +130,11 @@ describe("alerts from a real Alertmanager start investigations through its webho
     expect(execution.result?.error).toBeUndefined();
     expect(execution.result?.highlights).toMatch(/p99 latency/i);
     expect(execution.result?.highlights).toMatch(/14:0[56]/);
+
+    // Re-sent after it finished, the alert joins the same investigation instead of running it again.
+    const resent = await delivery((item) => item !== started && item.body.executions?.[0]?.title === "High latency on checkout in production");
+    expect(resent.status).toBe(202);
+    expect(resent.body.executions).toEqual([expect.objectContaining({ executionId, joined: true })]);
 
     // Resolving the alert sends a resolved notification, which starts nothing.
     await alertmanager.postAlerts([{ ...latency, endsAt: new Date(Date.now() - 1_000) }]);

@@ -95,7 +95,7 @@ describe("POST /webhooks/alertmanager", () => {
     const ids = response.body.executions.map((execution: { executionId: string }) => execution.executionId);
     expect(new Set(ids).size).toBe(2);
     expect(ids.every((id: string) => client.executions.get(id)?.orgId === "acme")).toBe(true);
-    expect(client.options).toEqual([{ coalesce: true }]);
+    expect(client.options).toEqual([{ coalesce: true, executionIds: ids }]);
     expect(client.requests).toEqual([
           {
             orgId: "acme",
@@ -188,6 +188,30 @@ describe("POST /webhooks/alertmanager", () => {
     ]);
     expect(response.body.executions).toEqual([]);
     expect(client.requests).toEqual([]);
+  });
+
+  it("joins a re-sent alert to its investigation by the id of its occurrence, and tells other occurrences apart", async () => {
+    const { webhook } = setup();
+    const node1 = alert("firing", { alertname: "NodeHighCPU", instance: "node-1:9100" });
+    const first = await webhook().send(alertmanagerPayload([node1]));
+    const [started] = first.body.executions;
+    expect(started).toMatchObject({ joined: false, executionId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/) });
+
+    // Alertmanager's next group_interval: the same alert, with another alert of its group and its annotations re-templated.
+    const node2 = alert("firing", { alertname: "NodeHighCPU", instance: "node-2:9100" });
+    const again = await webhook().send(alertmanagerPayload([{ ...node1, annotations: { description: "CPU at 97 %" } }, node2]));
+    expect(again.body.executions).toEqual([
+      expect.objectContaining({ alert: 0, executionId: started.executionId, joined: true }),
+      expect.objectContaining({ alert: 1, joined: false }),
+    ]);
+    expect(again.body.executions[1].executionId).not.toBe(started.executionId);
+
+    // Another occurrence (a later startsAt) or another channel is another investigation.
+    const later = await webhook().send(alertmanagerPayload([alert("firing", node1.labels, {}, "2024-05-01T12:30:00Z")]));
+    const elsewhere = await webhook("?channelId=C-OTHER").send(alertmanagerPayload([node1]));
+    expect(later.body.executions[0]).toMatchObject({ joined: false });
+    expect(elsewhere.body.executions[0]).toMatchObject({ joined: false });
+    expect(new Set([started.executionId, later.body.executions[0].executionId, elsewhere.body.executions[0].executionId]).size).toBe(3);
   });
 
   it("investigates at most BATCH_MAX_ITEMS firing alerts of a notification and counts the others, with the sender's truncation", async () => {

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { AlertWebhookAccepted, AlertWebhookPayload, AlertWebhookQuery, type StartedAlertExecution } from "@pes/contracts";
 import type { Logger } from "@pes/logger";
 import { integrationIssues, resolveAlert } from "@pes/playbooks";
@@ -97,8 +98,10 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
 
         if (requests.length > 0) {
           // Alertmanager sends a group's firing alerts again on every group_interval and repeat_interval:
-          // coalescing makes a re-sent alert join its investigation instead of starting another.
-          const submitted = await usingQueue(() => deps.executionClient.submit(requests, { coalesce: true }));
+          // each alert's execution id is its occurrence's, so a re-sent alert joins its investigation, also
+          // one that finished (for the retention time), instead of running it and posting it again.
+          const executionIds = requests.map(alertExecutionId);
+          const submitted = await usingQueue(() => deps.executionClient.submit(requests, { coalesce: true, executionIds }));
           if (submitted.length !== requests.length) {
             throw new Error(`submit answered ${submitted.length} executions for ${requests.length} requests`);
           }
@@ -117,4 +120,18 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
       },
     }),
   ];
+}
+
+/**
+ * The execution id of one alert occurrence, the same in every notification that carries it: a hash of
+ * what the investigation is (organization, playbook, attributes, the alert's `startsAt`, the channel
+ * posted to), laid out as a UUID (version 8, RFC 9562's for hashes of one's own) so it reads back like
+ * any other execution. Only the organization's own alerts can produce it.
+ */
+function alertExecutionId(request: ExecutionRequest): string {
+  const attributes = Object.entries(request.attributes).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const identity = ["alert", request.orgId, request.bookName, attributes, request.time, request.channelId ?? null];
+  const hex = createHash("sha256").update(JSON.stringify(identity)).digest("hex");
+  const variant = ((Number.parseInt(hex.charAt(16), 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
