@@ -1,9 +1,10 @@
 // Chat and incident tools, black-box: the API and worker processes with fakes on 127.0.0.1 speaking
 // Slack's Web API (reading linked messages, posting results), PagerDuty's REST API and Opsgenie's Alert
-// API (notes). Message links in, enrichment threads and incident notes out.
+// API (notes). Message links and alert notifications in, enrichment threads and incident notes out.
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import type { TestHttpServer } from "@pes/local-services";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeOpsgenie, startFakePagerDuty, type FakeIncidentTool } from "../support/fake-incident-tools.js";
@@ -80,7 +81,7 @@ gadgets:
 
 async function writeConfig(urls: { prometheus: string; slack: string; pagerduty: string; opsgenie: string }): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "pes-chat-config-"));
-  const slack = `slack:\n  botToken: { env: E2E_SLACK_TOKEN }\n  apiUrl: ${urls.slack}\n`;
+  const slack = `slack:\n  botToken: { env: E2E_SLACK_TOKEN }\n  apiUrl: ${urls.slack}\n  alertChannelId: C0PAGES\n`;
   const metrics = `dataSources:\n  metrics: { type: prometheus, url: "${urls.prometheus}" }\n`;
   await mkdir(join(dir, "organizations"));
   await writeFile(
@@ -122,6 +123,7 @@ beforeAll(async () => {
       C0GLOBEX: { messages: [GLOBEX_ALERT] },
       C0OPS: {},
       C0BATCH: {},
+      C0PAGES: {},
     },
   });
   pagerduty = await startFakePagerDuty({ token: PAGERDUTY_TOKEN, incidents: ["PINC001", "PINC002"] });
@@ -281,6 +283,37 @@ describe("channelId", () => {
     const replies = slack.posts.filter((post) => post.channel === "C0BATCH" && post.threadTs === root?.ts);
     const headings = replies.map((reply) => /Issue (\d+) of 100/.exec(reply.blocksJson)?.[1]).sort((a, b) => Number(a) - Number(b));
     expect(headings).toEqual(Array.from({ length: 100 }, (_, index) => String(index + 1)));
+  });
+});
+
+describe("alert webhook", () => {
+  it("posts the investigation of a firing alert to the organization's alert channel, and its result links the post", async () => {
+    const firing = {
+      status: "firing",
+      labels: { alertname: "HighLatency", service: "checkout", severity: "page" },
+      annotations: { summary: "High latency on checkout" },
+      startsAt: "2024-05-02T12:00:00Z",
+      endsAt: "0001-01-01T00:00:00Z",
+      generatorURL: "http://prometheus.example:9090/graph",
+      fingerprint: "1f2e3d4c5b6a7988",
+    };
+    const notification = { version: "4", status: "firing", receiver: "playbooks", groupKey: "{}:{}", alerts: [firing] };
+    const accepted = await postJson(`${stack.baseUrl}/webhooks/alertmanager`, stack.token(), notification);
+    expect(accepted.status).toBe(202);
+    const [started] = (accepted.body as { executions: { executionId: string }[] }).executions;
+    const executionId = started?.executionId ?? "";
+
+    let execution: { status: string; result?: Result } = { status: "queued" };
+    while (execution.status === "queued" || execution.status === "running") {
+      await delay(50);
+      const response = await fetch(`${stack.baseUrl}/playbook/execution/${executionId}`, { headers: { authorization: `Bearer ${stack.token()}` } });
+      expect(response.status).toBe(200);
+      execution = (await response.json()) as typeof execution;
+    }
+    expect(execution.status).toBe("completed");
+    const post = slack.posts.find((candidate) => candidate.channel === "C0PAGES");
+    expect(post?.blocksJson).toContain("High latency on checkout");
+    expect(execution.result?.enrichmentLink).toBe(slack.permalinkOf("C0PAGES", post?.ts ?? ""));
   });
 });
 
