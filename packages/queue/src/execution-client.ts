@@ -284,13 +284,12 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     }
   }
 
-  /** Answers one caller (at its own deadline); the others of its execution wait on. */
-  function settleOne(executionId: string, waiter: Waiter, result: ExecutionOutcome): void {
+  /** Takes one caller off its execution's waiters; false when it was answered already. */
+  function stopWaiting(executionId: string, waiter: Waiter): boolean {
     const waiting = waiters.get(executionId);
-    if (waiting === undefined || !waiting.delete(waiter)) return;
+    if (waiting === undefined || !waiting.delete(waiter)) return false;
     if (waiting.size === 0) waiters.delete(executionId);
-    clearTimeout(waiter.timer);
-    waiter.resolve(result);
+    return true;
   }
 
   /**
@@ -465,7 +464,10 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     let waiter!: Waiter;
     const result = new Promise<ExecutionOutcome>((resolve) => {
       const timer = setTimeout(() => {
-        void outcomeAfterDeadline(entry.id, waiter, timeoutMs).then((outcome) => settleOne(entry.id, waiter, outcome));
+        // From its deadline on, the look-up answers this caller: a reply it publishes itself (withdrawing a
+        // job still queued tells the joiners) must not answer it first, before the look-up has reported.
+        if (!stopWaiting(entry.id, waiter)) return;
+        void outcomeAfterDeadline(entry.id, waiter, timeoutMs).then(resolve);
       }, timeoutMs);
       waiter = { resolve, timer, queue, created: false, orgId: entry.request.orgId };
     });
