@@ -1,0 +1,17 @@
+import { badDeploy } from "./bad-deploy.js";
+import { dbConnections } from "./db-connections.js";
+import { deployNotCause } from "./deploy-not-cause.js";
+import { healthy } from "./healthy.js";
+import { nodeOom } from "./node-oom.js";
+import type { Scenario } from "./scenario.js";
+import { upstreamOutage } from "./upstream-outage.js";
+
+/** Every scenario, by name, with the function that builds its data for an issue time. */
+export const SCENARIOS: ReadonlyArray<{ name: string; build: (issueAt: Date) => Scenario }> = [
+  { name: "bad-deploy", build: badDeploy },
+  { name: "db-connections", build: dbConnections },
+  { name: "node-oom", build: nodeOom },
+  { name: "upstream-outage", build: upstreamOutage },
+  { name: "deploy-not-cause", build: deployNotCause },
+  { name: "healthy", build: healthy },
+];
