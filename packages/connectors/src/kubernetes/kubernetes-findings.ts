@@ -82,9 +82,25 @@ function shortImage(image: string): string {
   return digest === -1 ? short : `${short}${image.slice(digest)}`;
 }
 
+/** The kubelet's restart back-off: 10 s, doubling after each restart, at most 5 min (its defaults). */
+const BACK_OFF_FIRST_MS = 10_000;
+const BACK_OFF_MAX_MS = 300_000;
+
+/**
+ * The least time `restarts` restarts of a container take under the kubelet's back-off: how long before
+ * its last termination it must already have been failing (71 restarts: at least 5 h 30 min).
+ */
+export function leastRestartSpanMs(restarts: number): number {
+  let span = 0;
+  for (let restart = 1; restart < restarts; restart++) span += Math.min(BACK_OFF_FIRST_MS * 2 ** (restart - 1), BACK_OFF_MAX_MS);
+  return span;
+}
+
 /**
  * Pods that restarted in the window: for each, its container whose last termination is the latest,
- * named by why (OOMKilled, CrashLoopBackOff, Error, or how many restarts), the latest first.
+ * named by why (OOMKilled, CrashLoopBackOff, Error, or how many restarts), the latest first. Dated at that
+ * termination, unless its restarts are too many to fit in the window: then at the earliest they can have
+ * begun, so that a pod crash-looping for hours reads as what it is, older than the incident.
  */
 export function podFindings(pods: readonly Pod[], name: string | undefined, window: TimeWindow, cited: Cited): Evidence[] {
   const found = pods.flatMap((pod) => {
@@ -99,15 +115,18 @@ export function podFindings(pods: readonly Pod[], name: string | undefined, wind
     return latest === undefined ? [] : [{ pod: pod.metadata.name, ...latest }];
   });
   found.sort((a, b) => b.at.getTime() - a.at.getTime());
-  return found.slice(0, MAX_FINDINGS).map(({ pod, status, at }) => ({
-    kind: "event",
-    ...cited,
-    subject: `pod/${pod}`,
-    reason: restartReason(status),
-    message: restartMessage(status),
-    warning: true,
-    onset: at,
-  }));
+  return found.slice(0, MAX_FINDINGS).map(({ pod, status, at }) => {
+    const began = new Date(at.getTime() - leastRestartSpanMs(status.restartCount));
+    return {
+      kind: "event",
+      ...cited,
+      subject: `pod/${pod}`,
+      reason: restartReason(status),
+      message: restartMessage(status),
+      warning: true,
+      onset: began < window.start ? began : at,
+    };
+  });
 }
 
 /** The most telling reason: killed for memory, then crash-looping, then a failing exit, else the count. */
