@@ -59,9 +59,9 @@ describe("rankFindings", () => {
     expect(rankFindings([metric("undated", 4)], { time }).first).toBeUndefined();
   });
 
-  it("takes the latest change within 30 min before the first symptom as the likely cause", () => {
+  it("takes the latest change within 10 min before the first symptom as the likely cause", () => {
     const ranking = rankFindings(
-      [metric("latency", 4, "14:05"), change("old", "13:30"), change("recent", "13:50"), change("closest", "14:01"), change("after", "14:06")],
+      [metric("latency", 4, "14:05"), change("old", "13:30"), change("recent", "13:57"), change("closest", "14:01"), change("after", "14:06")],
       { time },
     );
     expect(ranking.likelyCause?.basis).toBe("change");
@@ -74,11 +74,12 @@ describe("rankFindings", () => {
     ]);
   });
 
-  it("leaves a change outside the lookback, or after the first symptom, as a plain change", () => {
-    const early = rankFindings([metric("latency", 4, "14:05"), change("early", "13:34")], { time });
+  it("leaves a change followed by nothing abnormal for over 10 min, or after the first symptom, as a plain change", () => {
+    const early = rankFindings([metric("latency", 4, "14:05"), change("early", "13:54")], { time });
     expect(early.likelyCause).toBeUndefined();
-    expect(early.changes.map(({ verdict, leadMs }) => [verdict, leadMs])).toEqual([["long-before", 31 * 60_000]]);
-    expect(rankFindings([metric("latency", 4, "14:05"), change("early", "13:34")], { time, lookbackMs: 3_600_000 }).likelyCause?.leadMs).toBe(31 * 60_000);
+    expect(early.changes.map(({ verdict, leadMs }) => [verdict, leadMs])).toEqual([["long-before", 11 * 60_000]]);
+    expect(rankFindings([metric("latency", 4, "14:05"), change("early", "13:54")], { time, changeEffectMs: 3_600_000 }).likelyCause?.leadMs).toBe(11 * 60_000);
+    expect(rankFindings([metric("latency", 4, "14:05"), change("within", "13:55")], { time }).likelyCause?.leadMs).toBe(10 * 60_000);
     expect(rankFindings([metric("latency", 4, "14:05"), change("same minute", "14:05")], { time }).likelyCause?.leadMs).toBe(0);
     const after = rankFindings([metric("latency", 4, "14:05"), change("after", "14:06")], { time });
     expect(after.likelyCause).toBeUndefined();
@@ -194,6 +195,26 @@ describe("rankFindings on incidents", () => {
     expect(after.likelyCause).toBeUndefined();
     expect(titles(after.first?.symptoms ?? [])).toEqual(["error ratio"]);
     expect(after.changes.map(({ verdict }) => verdict)).toEqual(["after-first-symptom"]);
+  });
+
+  // test/scenarios: deploy-not-cause and db-connections, where a change 16–19 min before the first
+  // symptom was named as its cause.
+  it("a deploy followed by 19 quiet minutes, then a traffic surge: the deploy is not the cause", () => {
+    const ranking = rankFindings(
+      [change("Rollouts of catalog", "13:36"), metric("Request rate of catalog", 3.3, "13:55"), metric("p99 latency of catalog", 4, "13:56"), metric("Error ratio of catalog", 8.6, "13:57")],
+      { time },
+    );
+    expect(ranking.likelyCause).toBeUndefined();
+    expect(titles(ranking.first?.symptoms ?? [])).toEqual(["Request rate of catalog"]);
+    expect(ranking.changes.map(({ verdict, leadMs }) => [verdict, leadMs])).toEqual([["long-before", 19 * 60_000]]);
+  });
+
+  it("another service's rollout 16 min before connections begin to climb to their limit: the saturation is the cause", () => {
+    const climbing = metric("Connections in use", 2.6, "13:46");
+    const connections = { ...climbing, evidence: { ...climbing.evidence, saturation: { limit: 100, of: "max_connections", direction: "up" as const } } };
+    const ranking = rankFindings([change("Rollouts in shop", "13:30"), connections, metric("Error ratio by service", 76, "13:59"), change("Rollouts in shop", "13:51")], { time });
+    expect(cause(ranking)).toEqual(["symptom", "Connections in use"]);
+    expect(ranking.changes.map(({ verdict }) => verdict)).toEqual(["long-before", "after-first-symptom"]);
   });
 
   it("a healthy system: no cause, whatever changed", () => {

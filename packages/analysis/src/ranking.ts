@@ -17,11 +17,19 @@ export interface Finding<E extends Evidence = Evidence> {
 }
 
 /**
- * How far apart a cause and the first symptom it explains may be (unless told otherwise): a change
- * followed by nothing abnormal for longer is not a cause, and a symptom that began longer before the
- * issue time is background, not part of the incident.
+ * How long before the issue time a symptom may have begun and still be part of the incident (unless told
+ * otherwise): one that began longer before it is background.
  */
 export const CAUSE_LOOKBACK_MS = 30 * 60_000;
+
+/**
+ * How long a change may be followed by nothing abnormal and still be the likely cause of what came next.
+ * Symptoms are dated when they began (a metric's change point), and a deploy's or a config change's
+ * effect begins as its pods take traffic, within minutes: a change quiet for longer than this is not
+ * the cause of what follows (a crawler's surge 19 minutes after a harmless deploy, a database filling
+ * up 16 minutes after another service's rollout).
+ */
+export const CHANGE_EFFECT_MS = 10 * 60_000;
 
 /**
  * Kubernetes reasons that say a container or pod was taken down by its resources or kept failing:
@@ -42,10 +50,12 @@ export interface RankOptions {
   time: Date;
   /** See CAUSE_LOOKBACK_MS; default 30 min. */
   lookbackMs?: number;
+  /** See CHANGE_EFFECT_MS; default 10 min. */
+  changeEffectMs?: number;
 }
 
 /**
- * The likely cause and why: `change` (a change at most the lookback before the first symptom) or
+ * The likely cause and why: `change` (a change at most CHANGE_EFFECT_MS before the first symptom) or
  * `symptom` (the earliest symptom of a cause's kind, with others at or after it): rankFindings' rules.
  */
 export type LikelyCause = ({ basis: "change"; finding: Finding<ChangeEvidence> } | { basis: "symptom"; finding: Finding<SymptomEvidence> }) & {
@@ -125,9 +135,9 @@ export function roleOf(evidence: Evidence): Role {
  *    before the issue time is background, as is a warning event whose reason was seen then too
  *    (recurring): listed apart, never a symptom of the incident.
  * 2. No symptom, no cause: changes are listed with `no-symptom`.
- * 3. A change at most the lookback before the incident's first symptom is the likely cause (the latest
- *    such change). A change after the first symptom, or longer before it (followed by nothing abnormal
- *    for that long), is not.
+ * 3. A change at most CHANGE_EFFECT_MS before the incident's first symptom is the likely cause (the
+ *    latest such change). A change after the first symptom, or longer before it (followed by nothing
+ *    abnormal for that long), is not.
  * 4. Otherwise the earliest symptom of a cause's kind (isCauseKind: a saturated metric, a metric fallen
  *    to zero such as a failing probe, an OOM kill, a crash loop, an eviction; an alert that fired before
  *    anything else) is the likely cause, when other symptoms began with it or after it; of several at the
@@ -138,6 +148,7 @@ export function roleOf(evidence: Evidence): Role {
  */
 export function rankFindings(findings: readonly Finding[], options: RankOptions): Ranking {
   const lookback = options.lookbackMs ?? CAUSE_LOOKBACK_MS;
+  const changeEffect = options.changeEffectMs ?? CHANGE_EFFECT_MS;
   const time = options.time.getTime();
   const ranking: Ranking = { symptoms: [], background: [], changes: [], normal: [], answers: [], noData: [], failed: [], skipped: [] };
   const changes: Array<Finding<ChangeEvidence>> = [];
@@ -199,7 +210,7 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
   }
   const reference = ranking.first?.at.getTime() ?? time;
   // The latest change in range; of several at that time, the first in playbook order.
-  const inRange = changes.filter((change) => reference - change.evidence.at.getTime() >= 0 && reference - change.evidence.at.getTime() <= lookback);
+  const inRange = changes.filter((change) => reference - change.evidence.at.getTime() >= 0 && reference - change.evidence.at.getTime() <= changeEffect);
   const latest = Math.max(...inRange.map((change) => change.evidence.at.getTime()));
   const cause = inRange.find((change) => change.evidence.at.getTime() === latest);
   if (cause !== undefined) {
@@ -211,7 +222,7 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
     .filter((change) => change !== cause)
     .map((change) => {
       const leadMs = reference - change.evidence.at.getTime();
-      const verdict: ChangeVerdict = leadMs < 0 ? "after-first-symptom" : leadMs > lookback ? "long-before" : "earlier";
+      const verdict: ChangeVerdict = leadMs < 0 ? "after-first-symptom" : leadMs > changeEffect ? "long-before" : "earlier";
       return { ...change, verdict, leadMs };
     });
   return ranking;
