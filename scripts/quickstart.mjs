@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The README's first command: starts Redis (REDIS_URL, else a local redis-server), a demo Prometheus
-// holding a synthetic incident, the API with the development issuer, and WORKERS worker processes;
-// then prints a token and curl commands that investigate the incident. Ctrl-C stops everything.
+// holding a synthetic incident, a small Loki-speaking server with the incident's logs and a deploy API
+// with the deploy before it, the API with the development issuer, and WORKERS worker processes; then
+// prints a token and curl commands that investigate the incident. Ctrl-C stops everything.
 import { spawn } from "node:child_process";
 import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -9,7 +10,15 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseDocument } from "yaml";
 import { loadOrCreateDevKey, mintDevToken } from "@pes/dev-issuer";
-import { demoIncidentOpenMetrics, startPrometheus, startRedis } from "@pes/local-services";
+import {
+  demoDeploy,
+  demoIncidentLogs,
+  demoIncidentOpenMetrics,
+  startDemoDeploys,
+  startFakeLoki,
+  startPrometheus,
+  startRedis,
+} from "@pes/local-services";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
 const port = Number(process.env.PORT ?? 8080);
@@ -72,23 +81,32 @@ try {
   cleanups.push(() => redis.stop());
   say(`Redis:      ${redis.url.replace(/\/\/[^@]*@/, "//***@")}`);
 
-  // A copy of the example configuration whose metrics data source points at the demo Prometheus.
+  // A copy of the example configuration whose data sources point at the demo's servers.
   const configDir = await mkdtemp(join(tmpdir(), "pes-quickstart-"));
   cleanups.push(() => rm(configDir, { recursive: true, force: true }));
   await cp(join(root, "config/example"), configDir, { recursive: true });
+  const orgFile = join(configDir, "organizations/acme.yaml");
+  const doc = parseDocument(await readFile(orgFile, "utf8"));
 
   const incidentAt = new Date(Math.floor((Date.now() - 20 * 60_000) / 60_000) * 60_000);
+  const deploy = demoDeploy(incidentAt);
   try {
     const prometheus = await startPrometheus({ openMetrics: demoIncidentOpenMetrics({ incidentAt, end: new Date() }) });
     cleanups.push(() => prometheus.stop());
-    const orgFile = join(configDir, "organizations/acme.yaml");
-    const doc = parseDocument(await readFile(orgFile, "utf8"));
     doc.setIn(["dataSources", "metrics", "url"], prometheus.url);
-    await writeFile(orgFile, doc.toString());
-    say(`Prometheus: ${prometheus.url} (demo data: checkout latency jumps 4x at ${incidentAt.toISOString()})`);
+    say(`Prometheus: ${prometheus.url} (demo data: checkout latency jumps 4x and errors 3x at ${incidentAt.toISOString()})`);
   } catch (error) {
     say(`Prometheus: not started (${error.message}); investigations will report the data source as unreachable.`);
   }
+  const loki = await startFakeLoki({ streams: demoIncidentLogs({ incidentAt, end: new Date() }) });
+  cleanups.push(() => loki.close());
+  doc.setIn(["dataSources", "logs", "url"], loki.url);
+  say(`Loki:       ${loki.url} (demo logs: checkout logs a new error from ${incidentAt.toISOString()})`);
+  const deploys = await startDemoDeploys({ checkout: deploy });
+  cleanups.push(() => deploys.close());
+  doc.setIn(["dataSources", "deploys", "url"], deploys.url);
+  say(`Deploys:    ${deploys.url} (demo deploy: checkout ${deploy.version} at ${deploy.deployedAt.toISOString()})`);
+  await writeFile(orgFile, doc.toString());
 
   const devIssuerDir = process.env.DEV_ISSUER_DIR ?? join(root, ".dev-issuer");
   const common = { REDIS_URL: redis.url, CONFIG_DIR: configDir, QUEUE_PREFIX: process.env.QUEUE_PREFIX ?? "pes", DEV_ISSUER_DIR: devIssuerDir };
@@ -101,7 +119,7 @@ try {
 
   const token = mintDevToken(await loadOrCreateDevKey(devIssuerDir), { org: "acme" });
   const base = `http://127.0.0.1:${port}`;
-  const body = JSON.stringify({ title: "High latency on checkout in production", time: incidentAt.toISOString() });
+  const body = JSON.stringify({ title: "High error rate on checkout in production", time: incidentAt.toISOString() });
   say(`
 The service is up: API on ${base}, ${workers} worker process${workers === 1 ? "" : "es"}. Ctrl-C stops everything.
 

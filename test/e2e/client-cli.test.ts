@@ -65,7 +65,7 @@ describe("the typed client against a running API", () => {
 
   it("lists the organization's playbooks", async () => {
     const playbooks = await client().listPlaybooks();
-    expect(playbooks.map((playbook) => playbook.name).sort()).toEqual(["checkout-latency", "node-cpu"]);
+    expect(playbooks.map((playbook) => playbook.name).sort()).toEqual(["checkout-errors", "checkout-latency", "node-cpu"]);
   });
 
   it("runs an investigation identified by its title", async () => {

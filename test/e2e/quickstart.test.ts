@@ -8,7 +8,7 @@ import { repoRoot } from "../support/processes.js";
 // The README's first command, as a newcomer runs it: it must print a token and a curl that returns a
 // meaningful investigation (the demo incident), and Ctrl-C must stop everything it started.
 describe("the quickstart", () => {
-  it("prints a token and a curl whose investigation names the demo incident", async () => {
+  it("prints a token and a curl whose investigation names the demo incident's cause, with metrics, logs and a change", async () => {
     const port = await freePort();
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), QUEUE_PREFIX: `quickstart-${port}` };
     delete env.REDIS_URL;
@@ -37,8 +37,15 @@ describe("the quickstart", () => {
       expect(response.status).toBe(200);
       const result = (await response.json()) as PlaybookExecutionResult;
       expect(result.error).toBeUndefined();
-      expect(result.highlights).toMatch(/p99 latency/i);
-      expect(result.actionResults?.some((action) => /×/.test(action.shortAnswer ?? ""))).toBe(true);
+      // Metrics, logs and a change side by side: the deploy 4 minutes before the errors is the likely
+      // cause, the error ratio and the new log line follow it, each claim citing its action.
+      expect(result.highlights).toMatch(/likely cause: deploy of checkout to v1\.42 at \d\d:\d\d UTC \(Last deploy of checkout\), 4 min before/);
+      expect(result.highlights).toMatch(/error ratio/);
+      expect(result.highlights).toMatch(/Error logs of checkout[^.]*price lookup failed/);
+      const logs = result.actionResults?.find((action) => action.title === "Error logs of checkout");
+      expect(logs?.shortAnswer).toMatch(/price lookup failed[^—]*not seen in the hour before/);
+      expect(logs?.shortAnswer).not.toMatch(/cache miss storm/);
+      expect(result.actionResults?.find((action) => action.title === "Last deploy of checkout")?.shortAnswer).toMatch(/v1\.42/);
     } finally {
       const exited = child.exitCode === null ? once(child, "exit") : Promise.resolve([child.exitCode]);
       child.kill("SIGINT");

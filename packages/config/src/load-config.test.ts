@@ -69,6 +69,7 @@ describe("loadConfig on config/example", () => {
     expect(acmeCatalog?.dataSources.get("metrics")).toEqual({ type: "prometheus", url: "http://127.0.0.1:9090" });
     expect(acmeCatalog?.dataSources.get("deploys")?.type).toBe("http");
     expect(acmeCatalog?.playbookList).toEqual([
+      { name: "checkout-errors", monitorNames: ["High error rate on {{service}} in {{env}}"], requiredAttributes: ["service"] },
       {
         name: "checkout-latency",
         monitorNames: ["High latency on {{service}} in {{env}}", "Checkout p99 latency above SLO"],
