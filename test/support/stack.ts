@@ -6,13 +6,23 @@ import { loadOrCreateDevKey, mintDevToken } from "@pes/dev-issuer";
 import { freePort, startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { repoRoot, startService, waitForOk, type ServiceProcess } from "./processes.js";
 
-/** The example configuration copied to a temp dir, with data-source URLs rewritten for the test. */
-export async function exampleConfig(dataSourceUrls: Record<string, string>): Promise<{ dir: string; remove(): Promise<void> }> {
+/**
+ * The example configuration copied to a temp dir, with data-source URLs rewritten for the test (in
+ * acme's file unless `organization` says which), and any other data-source fields set (`fields`: a TLS
+ * CA, an auth reference).
+ */
+export async function exampleConfig(
+  dataSourceUrls: Record<string, string>,
+  options: { organization?: string; fields?: Record<string, Record<string, unknown>> } = {},
+): Promise<{ dir: string; remove(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), "pes-e2e-config-"));
   await cp(join(repoRoot, "config/example"), dir, { recursive: true });
-  const orgFile = join(dir, "organizations/acme.yaml");
+  const orgFile = join(dir, `organizations/${options.organization ?? "acme"}.yaml`);
   const doc = parseDocument(await readFile(orgFile, "utf8"));
   for (const [name, url] of Object.entries(dataSourceUrls)) doc.setIn(["dataSources", name, "url"], url);
+  for (const [name, fields] of Object.entries(options.fields ?? {})) {
+    for (const [field, value] of Object.entries(fields)) doc.setIn(["dataSources", name, field], doc.createNode(value));
+  }
   await writeFile(orgFile, doc.toString());
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }

@@ -60,9 +60,9 @@ ${options.extra ?? ""}`;
 }
 
 describe("loadConfig on config/example", () => {
-  it("loads both organizations with their playbooks", async () => {
+  it("loads every organization with its playbooks", async () => {
     const catalog = await loadConfig(exampleDir);
-    expect([...catalog.organizations.keys()]).toEqual(["acme", "globex"]);
+    expect([...catalog.organizations.keys()]).toEqual(["acme", "globex", "shop"]);
 
     const acmeCatalog = catalog.organizations.get("acme");
     expect([...(acmeCatalog?.clientIds ?? [])]).toEqual(["quickstart-cli"]);
@@ -89,6 +89,18 @@ describe("loadConfig on config/example", () => {
     const globex = catalog.organizations.get("globex");
     expect(globex?.clientIds.size).toBe(0);
     expect(globex?.playbookList.map((item) => item.name)).toEqual(["disk-full"]);
+
+    // The scenario suite's shop: a data source of every kind but datadog (whose keys the example cannot hold).
+    const shop = catalog.organizations.get("shop");
+    expect([...(shop?.dataSources.values() ?? [])].map((dataSource) => dataSource.type).sort()).toEqual([
+      "alertmanager",
+      "elasticsearch",
+      "kubernetes",
+      "loki",
+      "prometheus",
+    ]);
+    expect(shop?.playbookList.map((item) => item.name)).toEqual(["database-connections", "node-memory", "service-health"]);
+    expect(shop?.matcher.match("Too many connections on orders-db")?.attributes).toEqual({ database: "orders-db" });
   });
 
   it("keeps the example queries on the metric names the end-to-end data generates", async () => {

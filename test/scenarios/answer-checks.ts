@@ -1,0 +1,45 @@
+import type { ActionResult, PlaybookExecutionResult } from "@pes/contracts";
+
+/**
+ * Reading an investigation's answer the way a person does: the bottom line's sentences, the action a
+ * claim cites, the link behind it.
+ */
+
+/** The action result with exactly this title; throws listing the titles there are. */
+export function actionResult(result: PlaybookExecutionResult, title: string): ActionResult {
+  const found = result.actionResults?.find((action) => action.title === title);
+  if (found === undefined) {
+    throw new Error(`no action result titled ${JSON.stringify(title)}; there are: ${JSON.stringify(result.actionResults?.map((action) => action.title))}`);
+  }
+  return found;
+}
+
+/** The highlights' sentences (split after a period, a question or exclamation mark followed by a space). */
+export function sentences(text: string | undefined): string[] {
+  return (text ?? "").split(/(?<=[.!?])\s+(?=[A-Z])/).filter((sentence) => sentence.trim() !== "");
+}
+
+/** The sentence of the highlights that states the likely cause; undefined when none does. */
+export function causeSentence(result: PlaybookExecutionResult): string | undefined {
+  return sentences(result.highlights).find((sentence) => /likely cause/i.test(sentence));
+}
+
+/** The names of the mitigations offered (customName, else toolName). */
+export function mitigationNames(result: PlaybookExecutionResult): string[] {
+  return (result.actionableMitigations ?? []).map((mitigation) => mitigation.customName ?? mitigation.toolName);
+}
+
+/**
+ * The instant a claim's "since HH:MM UTC" names, on the day of `near` (the issue time); the claims are
+ * about the hour around it.
+ */
+export function sinceClock(claim: string, near: Date): Date {
+  const match = /since (\d{2}):(\d{2}) UTC/.exec(claim);
+  if (match === null) throw new Error(`no "since HH:MM UTC" in ${JSON.stringify(claim)}`);
+  const at = new Date(near);
+  at.setUTCHours(Number(match[1]), Number(match[2]), 0, 0);
+  // A claim near midnight may name the previous or the next day.
+  if (at.getTime() - near.getTime() > 12 * 3_600_000) at.setUTCDate(at.getUTCDate() - 1);
+  if (near.getTime() - at.getTime() > 12 * 3_600_000) at.setUTCDate(at.getUTCDate() + 1);
+  return at;
+}
