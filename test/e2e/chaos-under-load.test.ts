@@ -10,7 +10,6 @@ import { exampleConfig, postJson, startStack, type Stack } from "../support/stac
 
 // checkout-latency has three Prometheus actions: one execution = three queries.
 const ACTIONS = 3;
-const input = { bookName: "checkout-latency", attributes: { service: "checkout", env: "production" } };
 
 let prometheus: TestHttpServer;
 let config: Awaited<ReturnType<typeof exampleConfig>>;
@@ -34,7 +33,12 @@ afterEach(async () => {
 // Short locks so that a killed worker's jobs are detected as stalled within seconds, not the default 30 s.
 const fastStalls = { WORKER_LOCK_DURATION_MS: "1500", WORKER_STALLED_INTERVAL_MS: "1000" };
 
-function execute(target: Stack): Promise<{ status: number; body: unknown }> {
+/**
+ * One execution; the `n`th asks about its own service, so that no two share a query (a worker fetches an
+ * identical query of concurrent executions once, which would hide the dead worker's re-runs from the count).
+ */
+function execute(target: Stack, n = 0): Promise<{ status: number; body: unknown }> {
+  const input = { bookName: "checkout-latency", attributes: { service: `checkout-${n}`, env: "production" } };
   return postJson(`${target.baseUrl}/playbook/execution`, target.token(), input);
 }
 
@@ -62,11 +66,11 @@ describe("chaos under load", () => {
     const requests = 40;
     // Each worker takes half of the executions, and runs all of their queries at once.
     const workerEnv = { ...fastStalls, WORKER_CONCURRENCY: String(requests / 2), MAX_CONCURRENT_ACTIONS: String(requests * ACTIONS) };
-    // Identical requests meant as 40 executions: no coalescing.
+    // 40 executions of their own: no coalescing (the services differ too).
     stack = await startStack({ name: "kill-under-load", configDir: config.dir, workers: 2, workerEnv, apiEnv: { EXECUTION_TIMEOUT_MS: deadlineMs, ...separate } });
     prometheus.hold();
     const target = stack;
-    const pending = Array.from({ length: requests }, () => execute(target));
+    const pending = Array.from({ length: requests }, (_, n) => execute(target, n));
     await prometheus.waitForRequests(requests * ACTIONS);
 
     const [doomed] = stack.workers;
