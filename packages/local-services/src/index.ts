@@ -9,4 +9,5 @@ export * from "./free-port.js";
 export * from "./large-range-answer.js";
 export * from "./prometheus.js";
 export * from "./redis.js";
+export * from "./redis-cluster.js";
 export * from "./test-http-server.js";

@@ -1,10 +1,11 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import { freePort } from "./free-port.js";
+import { findOnPath, kill, READY_LINE, spawnUntilReady } from "./redis-process.js";
 
 export interface StartRedisOptions {
   /**
@@ -43,9 +44,6 @@ export interface RedisHandle {
   }): Promise<void>;
 }
 
-const READY_LINE = "Ready to accept connections";
-const READY_TIMEOUT_MS = 10_000;
-const STOP_TIMEOUT_MS = 5_000;
 const REDIS_IMAGE = "redis:7-alpine";
 
 /**
@@ -82,15 +80,6 @@ export function uniquePrefix(name: string): string {
 function dockerEngineReachable(): boolean {
   const host = process.env.DOCKER_HOST;
   return (host !== undefined && host !== "") || existsSync("/var/run/docker.sock");
-}
-
-function findOnPath(command: string): string | undefined {
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-    if (dir === "") continue;
-    const candidate = join(dir, command);
-    if (existsSync(candidate)) return candidate;
-  }
-  return undefined;
 }
 
 async function startRedisContainer(options: StartRedisOptions): Promise<RedisHandle> {
@@ -153,53 +142,4 @@ async function startRedisProcess(binary: string, options: StartRedisOptions): Pr
       }
     },
   };
-}
-
-/** Spawns redis-server and resolves once it logs that it accepts connections (bounded). */
-function spawnUntilReady(binary: string, args: string[]): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(binary, args, { stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    let settled = false;
-    const fail = (message: string) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      child.kill("SIGKILL");
-      reject(new Error(`${message}; redis-server said:\n${output.slice(-2000)}`));
-    };
-    const timer = setTimeout(() => fail(`redis-server was not ready within ${READY_TIMEOUT_MS} ms`), READY_TIMEOUT_MS);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString("utf8");
-      if (!settled && output.includes(READY_LINE)) {
-        settled = true;
-        clearTimeout(timer);
-        child.stdout?.off("data", onData);
-        child.stderr?.off("data", onData);
-        // Keep draining the pipes so that a chatty server never blocks on a full buffer.
-        child.stdout?.resume();
-        child.stderr?.resume();
-        child.off("exit", onExit);
-        resolve(child);
-      }
-    };
-    const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
-      fail(`redis-server exited before it was ready (code ${code}, signal ${signal})`);
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    child.once("exit", onExit);
-    child.once("error", (error) => fail(`could not start redis-server: ${error.message}`));
-  });
-}
-
-function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS);
-    child.once("exit", () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill(signal);
-  });
 }
