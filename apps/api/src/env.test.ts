@@ -114,6 +114,11 @@ describe("parseEnv", () => {
     });
   });
 
+  it("takes a Redis Cluster's nodes as REDIS_URL", () => {
+    const url = "rediss+cluster://pes:s3cret@10.0.0.1:6379,[::1]:7000,redis-2.internal:6379/";
+    expect(parseEnv({ ...idp, REDIS_URL: url }).redisUrl).toBe(url);
+  });
+
   it("is off unless explicitly switched on", () => {
     expect(parseEnv(idp).auth.devIssuer).toBe(false);
     expect(parseEnv({ ...idp, AUTH_DEV_ISSUER: "false" }).auth.devIssuer).toBe(false);
@@ -122,6 +127,8 @@ describe("parseEnv", () => {
   it.each([
     ["PORT", "http"],
     ["REDIS_URL", "http://127.0.0.1:6379"],
+    ["REDIS_URL", "redis+cluster://10.0.0.1:6379,10.0.0.2/"],
+    ["REDIS_URL", "redis+cluster://10.0.0.1:6379/0"],
     ["EXECUTION_TIMEOUT_MS", "-1"],
     ["EXECUTION_RETENTION_SECONDS", "0"],
     ["COALESCE_BUCKET_SECONDS", "-1"],

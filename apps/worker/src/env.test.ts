@@ -38,7 +38,7 @@ describe("parseWorkerEnv", () => {
       parseWorkerEnv({ WORKER_CONCURRENCY: "0", REDIS_URL: "http://localhost:6379", SHUTDOWN_TIMEOUT_MS: "soon" });
     expect(parse).toThrow(EnvError);
     expect(parse).toThrow(/WORKER_CONCURRENCY/);
-    expect(parse).toThrow(/REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL/);
+    expect(parse).toThrow(/REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL, or redis\+cluster:/);
     expect(parse).toThrow(/SHUTDOWN_TIMEOUT_MS/);
   });
 

@@ -14,14 +14,15 @@ import {
   type SlackPostOutcome,
 } from "@pes/integrations";
 import type { Logger } from "@pes/logger";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import type { OrganizationIntegrations } from "./organization-integrations.js";
 
 /** What delivering a result needs: each organization's integrations and where side effects are recorded. */
 export interface DeliveryDeps {
   integrations: ReadonlyMap<string, OrganizationIntegrations>;
   /** Holds the records that make each post and note happen once, and the channels' pacing. */
-  redis: Redis;
+  /** One Redis or a Redis Cluster: single-key commands and scripts only. */
+  redis: Redis | Cluster;
   /** Prefix of those records' keys (`<QUEUE_PREFIX>:`). */
   keyPrefix: string;
   pacer: ChannelPacer;

@@ -3,9 +3,24 @@ import { z } from "zod";
 /** A whole number from an environment string, within bounds. */
 export const envInteger = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
+/** A cluster's seed nodes: `host:port` (an IPv6 host in brackets), comma-separated. */
+const CLUSTER_URL = /^rediss?\+cluster:\/\/(?:[^@/]*@)?(?:(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5})(?:,(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5})*\/?$/;
+
+function isRedisUrl(value: string): boolean {
+  if (CLUSTER_URL.test(value)) return true;
+  return URL.canParse(value) && /^rediss?:$/.test(new URL(value).protocol);
+}
+
 /** The variables every process of the service reads, with the same meaning and defaults everywhere. */
 export const sharedEnvFields = {
-  REDIS_URL: z.url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" }).default("redis://127.0.0.1:6379"),
+  /**
+   * One Redis (`redis://`, `rediss://` with TLS), or a Redis Cluster: `redis+cluster://[user:password@]host:port,host:port/`
+   * (`rediss+cluster://` with TLS), any of its nodes as seeds.
+   */
+  REDIS_URL: z
+    .string()
+    .refine(isRedisUrl, "must be a redis:// or rediss:// URL, or redis+cluster://host:port,host:port/ for a Redis Cluster")
+    .default("redis://127.0.0.1:6379"),
   /** API and workers must agree on it: it prefixes the queue, the reply channels and the result keys. */
   QUEUE_PREFIX: z
     .string()

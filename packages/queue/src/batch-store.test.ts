@@ -21,7 +21,7 @@ import {
   type ExecutionOutcome,
   type ExecutionRequest,
 } from "./index.js";
-import { executionKey } from "./queue-names.js";
+import { executionKey, keySpace } from "./queue-names.js";
 
 let redis: RedisHandle;
 let prefix: string;
@@ -184,7 +184,7 @@ describe("async batches", () => {
     const direct = new Redis(redis.url);
     try {
       await queue.remove(lostId);
-      await direct.hset(executionKey(prefix, lostId), "createdAt", Date.now() - 60_000);
+      await direct.hset(executionKey(keySpace(prefix, redis.url), lostId), "createdAt", Date.now() - 60_000);
     } finally {
       await queue.close();
       await direct.quit();

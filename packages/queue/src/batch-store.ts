@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
 import { decodeReply, encodeReply, JsonText, WIRE_VERSION } from "@pes/contracts";
-import type { Redis, Result } from "ioredis";
+import type { ChainableCommander, Result } from "ioredis";
 import type { ExecutionOutcome, ExecutionRequest, MessageExecutionRequest, SubmitOptions, SubmittedExecution } from "./execution-client.js";
 import { finishExecution } from "./execution-records.js";
 import type { LaneLimit } from "./org-limits.js";
-import { batchItemsKey, batchKey, executionKey } from "./queue-names.js";
+import { batchItemsKey, batchKey, executionKey, type KeySpace } from "./queue-names.js";
+import { execTogether, type RedisConnection } from "./redis-connections.js";
 
 /** One input of a batch: a request to execute, or the `{ error }` it gets at once (an invalid input). */
 export type BatchItem = { request: ExecutionRequest | MessageExecutionRequest } | { invalid: JsonText };
@@ -65,8 +66,8 @@ export interface Batches {
 /** What a batch store needs of the execution client. */
 export interface BatchStoreDeps {
   /** The records' connection (with the record commands defined); throws QueueUnavailableError when Redis is unreachable. */
-  records(): Redis;
-  prefix: string;
+  records(): RedisConnection;
+  keys: KeySpace;
   submit(requests: readonly (ExecutionRequest | MessageExecutionRequest)[], options: SubmitOptions): Promise<SubmittedExecution[]>;
   /** The key of a job's hash in BullMQ's layout, for a queue of the client's. */
   jobKey(queue: string, jobId: string): string | undefined;
@@ -106,7 +107,7 @@ declare module "ioredis" {
 }
 
 /** Defines the batch script on the records' connection. */
-export function defineBatchCommands(redis: Redis): void {
+export function defineBatchCommands(redis: RedisConnection): void {
   redis.defineCommand("createBatch", { numberOfKeys: 2, lua: CREATE_BATCH });
 }
 
@@ -129,11 +130,11 @@ export function batchItemId(batchId: string, index: number): string {
  * restart that lost it) is failed on read, so that every item ends in a result or an explicit error.
  */
 export function createBatchStore(deps: BatchStoreDeps): Batches {
-  const { prefix } = deps;
+  const { keys } = deps;
 
   async function start(batch: NewBatch): Promise<{ created: boolean }> {
     const redis = deps.records();
-    const existing = await redis.hget(batchKey(prefix, batch.batchId), "org");
+    const existing = await redis.hget(batchKey(keys, batch.batchId), "org");
     if (existing !== null) return { created: owned(existing, batch) };
     const now = Date.now();
     const positions: number[] = [];
@@ -157,8 +158,8 @@ export function createBatchStore(deps: BatchStoreDeps): Batches {
       if (index !== undefined) entries[index] = execution.executionId;
     });
     const [stored, owner] = await redis.createBatch(
-      batchKey(prefix, batch.batchId),
-      batchItemsKey(prefix, batch.batchId),
+      batchKey(keys, batch.batchId),
+      batchItemsKey(keys, batch.batchId),
       batch.orgId,
       now,
       now + deps.timeoutMs,
@@ -171,21 +172,21 @@ export function createBatchStore(deps: BatchStoreDeps): Batches {
   async function read(batchId: string, orgId: string, page: BatchPage): Promise<BatchView | undefined> {
     const redis = deps.records();
     const [head, list] = answersOf(
-      await redis.pipeline().hmget(batchKey(prefix, batchId), "org", "createdAt", "total").lrange(batchItemsKey(prefix, batchId), 0, -1).exec(),
+      await redis.pipeline().hmget(batchKey(keys, batchId), "org", "createdAt", "total").lrange(batchItemsKey(keys, batchId), 0, -1).exec(),
     );
     const [org, createdAt] = (head ?? []) as (string | null)[];
     if (org !== orgId || createdAt == null || !Array.isArray(list)) return undefined;
     const entries = list as string[];
     const inPage = (index: number) => index >= page.offset && index < page.offset + page.limit;
 
-    // Every item's status (its record's); the page's results with them.
-    const reads = redis.pipeline();
-    entries.forEach((entry, index) => {
-      if (isInvalid(entry)) return;
+    // Every item's status (its record's); the page's results with them. Records of many executions: one
+    // pipeline on one Redis, one per record on a cluster (execTogether).
+    const reads = entries.flatMap((entry, index) => {
+      if (isInvalid(entry)) return [];
       const fields = ["status", "queue", "createdAt", ...(inPage(index) ? ["result"] : [])];
-      reads.hmget(executionKey(prefix, entry), ...fields);
+      return [(pipeline: ChainableCommander) => pipeline.hmget(executionKey(keys, entry), ...fields)];
     });
-    const records = answersOf(await reads.exec()) as (string | null)[][];
+    const records = answersOf(await execTogether(redis, reads)) as (string | null)[][];
     let cursor = 0;
     const items: { entry: string; record?: (string | null)[] }[] = entries.map((entry) => {
       if (isInvalid(entry)) return { entry };
@@ -203,6 +204,7 @@ export function createBatchStore(deps: BatchStoreDeps): Batches {
     });
     const jobs = new Map<number, "queued" | "running" | "gone">();
     if (pending.length > 0) {
+      // Jobs' hashes are BullMQ's, under its prefix: in one slot on a cluster too (keySpace).
       const lookups = redis.pipeline();
       for (const { key } of pending) lookups.hmget(key, "timestamp", "processedOn");
       (answersOf(await lookups.exec()) as (string | null)[][]).forEach(([timestamp, processedOn], k) => {
@@ -239,8 +241,8 @@ export function createBatchStore(deps: BatchStoreDeps): Batches {
     };
   }
 
-  async function markLost(redis: Redis, executionId: string, orgId: string): Promise<void> {
-    await finishExecution(redis, prefix, executionId, {
+  async function markLost(redis: RedisConnection, executionId: string, orgId: string): Promise<void> {
+    await finishExecution(redis, keys, executionId, {
       orgId,
       reply: LOST_REPLY(executionId),
       status: "failed",

@@ -1,6 +1,7 @@
 import { Queue } from "bullmq";
 import type { Logger } from "pino";
 import { JOB_DECLARATIONS } from "./job-declarations.js";
+import { keySpace } from "./queue-names.js";
 import { closeConnection, createProducerConnection, withTimeout } from "./redis-connections.js";
 
 /** BullMQ queues to look into (and act on, unless read-only) from an operator's dashboard. */
@@ -20,7 +21,7 @@ export function openDashboardQueues(options: { redisUrl: string; prefix: string;
   const connection = createProducerConnection(options.redisUrl, logger);
   const names = [...new Set(JOB_DECLARATIONS.map((declaration) => declaration.queue))];
   const queues = names.map((name) => {
-    const queue = new Queue(name, { connection, prefix: options.prefix });
+    const queue = new Queue(name, { connection, prefix: keySpace(options.prefix, options.redisUrl).bullPrefix });
     queue.on("error", (error) => logger.warn({ queue: name, err: error.message }, "queue error"));
     return queue;
   });

@@ -11,7 +11,7 @@ import {
   type RequestRefusal,
 } from "@pes/contracts";
 import { Queue } from "bullmq";
-import type { ChainableCommander, Redis } from "ioredis";
+import { Cluster, type ChainableCommander } from "ioredis";
 import type { Logger } from "pino";
 import { EXECUTE_JOB, EXECUTE_MESSAGE_JOB, jobToAdd } from "./job-declarations.js";
 import { executionFingerprint } from "./execution-fingerprint.js";
@@ -28,14 +28,16 @@ import { createBatchStore, defineBatchCommands, type Batches } from "./batch-sto
 import { createIdempotencyKeys, type IdempotencyKeys } from "./idempotency-keys.js";
 import { admit, LimitExceededError, unadmit, type Lane, type LaneLimit } from "./org-limits.js";
 import { startEnqueueSpan } from "./job-trace-context.js";
-import { coalesceKey, executionKey, replyChannel, resultKey } from "./queue-names.js";
+import { coalesceKey, executionKey, keySpace, replyChannel, resultKey } from "./queue-names.js";
 import {
   CONNECT_TIMEOUT_MS,
   closeConnection,
   createProducerConnection,
   createSubscriberConnection,
   describeRedisUrl,
+  execTogether,
   withTimeout,
+  type RedisConnection,
 } from "./redis-connections.js";
 
 /** What the API enqueues; the client adds the wire version, where to reply and until when anybody waits. */
@@ -164,7 +166,7 @@ export interface CoalescingSettings {
 
 export interface ExecutionClientOptions {
   redisUrl: string;
-  /** BullMQ's key prefix, also used for the records, result keys and reply channels. */
+  /** QUEUE_PREFIX: of the queues, records, result keys and reply channels (see keySpace). */
   prefix: string;
   logger: Logger;
   /** Identifies this API instance's reply channel; a fresh UUID by default. */
@@ -236,9 +238,10 @@ interface Entry {
  * deadline). Nothing connects before start().
  */
 export function createExecutionClient(options: ExecutionClientOptions): ExecutionClient {
-  const { redisUrl, prefix } = options;
+  const { redisUrl } = options;
+  const keys = keySpace(options.prefix, redisUrl);
   const instanceId = options.instanceId ?? randomUUID();
-  const channel = replyChannel(prefix, instanceId);
+  const channel = replyChannel(keys, instanceId);
   const logger = options.logger.child({ component: "execution-client", instanceId });
   const retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
   const submittedTimeoutMs = options.submittedTimeoutMs ?? DEFAULT_SUBMITTED_TIMEOUT_MS;
@@ -247,10 +250,10 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
   /** The callers waiting on this instance, by execution: several when they joined one execution. */
   const waiters = new Map<string, Set<Waiter>>();
 
-  let producer: Redis | undefined;
+  let producer: RedisConnection | undefined;
   /** Records, coalescing and idempotency keys: a connection without BullMQ's scripts (see defineRecordCommands). */
-  let records: Redis | undefined;
-  let subscriber: Redis | undefined;
+  let records: RedisConnection | undefined;
+  let subscriber: RedisConnection | undefined;
   /** One per job type's queue: `execute` and `execute-message`. */
   let queues: { execute: ExecutionQueue; message: ExecutionQueue } | undefined;
   let subscribed = false;
@@ -263,10 +266,10 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     return records;
   };
   // A key outlives what it names: an execution, or a batch (kept for its deadline and the retention after).
-  const idempotencyKeys = createIdempotencyKeys(readyRecords, prefix, retentionMs + Math.max(submittedTimeoutMs, batchTimeoutMs));
+  const idempotencyKeys = createIdempotencyKeys(readyRecords, keys, retentionMs + Math.max(submittedTimeoutMs, batchTimeoutMs));
   const batches = createBatchStore({
     records: readyRecords,
-    prefix,
+    keys,
     submit: (requests, submitOptions) => begin(requests, submitOptions.timeoutMs ?? submittedTimeoutMs, { ...submitOptions, wait: false }).then(({ submitted }) => submitted),
     jobKey: (queue, jobId) => [queues?.execute, queues?.message].find((candidate) => candidate?.name === queue)?.toKey(jobId),
     timeoutMs: batchTimeoutMs,
@@ -325,8 +328,8 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
 
   /** Queues the reads of an execution's stored reply: its record's, and the result key of a job without one. */
   function readStoredReply(pipeline: ChainableCommander, executionId: string): void {
-    pipeline.hget(executionKey(prefix, executionId), "result");
-    pipeline.get(resultKey(prefix, executionId));
+    pipeline.hget(executionKey(keys, executionId), "result");
+    pipeline.get(resultKey(keys, executionId));
   }
 
   /** The reply read by readStoredReply, at `index` (its first answer) of a pipeline's answers. */
@@ -341,22 +344,29 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
   async function sweepStoredReplies(): Promise<void> {
     const executionIds = [...waiters.keys()];
     if (executionIds.length === 0 || records === undefined) return;
+    let answers: [Error | null, unknown][];
     try {
-      const pipeline = records.pipeline();
-      for (const executionId of executionIds) readStoredReply(pipeline, executionId);
-      const answers = (await pipeline.exec()) ?? [];
-      let found = 0;
-      executionIds.forEach((executionId, index) => {
+      answers = await execTogether(records, executionIds.map((executionId) => (pipeline: ChainableCommander) => readStoredReply(pipeline, executionId)));
+    } catch (error) {
+      // The deadline check reads the record again: nothing is lost, only later.
+      logger.warn({ err: errorMessage(error) }, "could not sweep stored replies after resubscribing");
+      return;
+    }
+    let found = 0;
+    let unreadable: unknown;
+    executionIds.forEach((executionId, index) => {
+      // Each on its own: on a cluster, the records on a node being replaced cannot be read yet, the others can.
+      try {
         const reply = storedReplyAt(answers, 2 * index);
         if (reply === undefined) return;
         found += 1;
         settle(executionId, reply.result);
-      });
-      if (found > 0) logger.info({ found, pending: executionIds.length }, "collected replies published while the reply channel was down");
-    } catch (error) {
-      // The deadline check reads the record again: nothing is lost, only later.
-      logger.warn({ err: errorMessage(error) }, "could not sweep stored replies after resubscribing");
-    }
+      } catch (error) {
+        unreadable ??= error;
+      }
+    });
+    if (found > 0) logger.info({ found, pending: executionIds.length }, "collected replies published while the reply channel was down");
+    if (unreadable !== undefined) logger.warn({ err: errorMessage(unreadable) }, "could not sweep every stored reply after resubscribing");
   }
 
   function connectionsReady(): boolean {
@@ -401,9 +411,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
 
   async function storedReply(executionId: string): Promise<ExecutionOutcome | undefined> {
     if (records === undefined) throw new Error("client not started");
-    const pipeline = records.pipeline();
-    readStoredReply(pipeline, executionId);
-    return storedReplyAt((await pipeline.exec()) ?? [], 0)?.result;
+    return storedReplyAt(await execTogether(records, [(pipeline) => readStoredReply(pipeline, executionId)]), 0)?.result;
   }
 
   /** The stored result, or the error that says what became of the job; and the state it was found in. */
@@ -443,7 +451,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
   /** A job withdrawn at its deadline: its record says why, and its joiners are told now. */
   async function withdrawn(executionId: string, result: PlaybookExecutionResult, orgId: string): Promise<void> {
     if (records === undefined) return;
-    await finishExecution(records, prefix, executionId, {
+    await finishExecution(records, keys, executionId, {
       reply: encodeReply(executionId, result, WIRE_VERSION),
       status: "failed",
       reusable: false,
@@ -452,7 +460,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     });
   }
 
-  function assertCanEnqueue(): { queues: { execute: ExecutionQueue; message: ExecutionQueue }; records: Redis } {
+  function assertCanEnqueue(): { queues: { execute: ExecutionQueue; message: ExecutionQueue }; records: RedisConnection } {
     if (closed) throw new QueueUnavailableError("Service is shutting down");
     if (producer === undefined || records === undefined || queues === undefined) throw new QueueUnavailableError("Execution client not started");
     if (!connectionsReady()) throw new QueueUnavailableError("Redis is unreachable");
@@ -538,7 +546,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
       request,
       id: settings.executionIds?.[index] ?? randomUUID(),
       created: false,
-      ...(coalesce === undefined ? {} : { coalesceKey: coalesceKey(prefix, executionFingerprint(request, coalesce.bucketMs, now)) }),
+      ...(coalesce === undefined ? {} : { coalesceKey: coalesceKey(keys, executionFingerprint(request, coalesce.bucketMs, now)) }),
     }));
     const registered: { id: string; waiter: Waiter }[] = [];
     const results: Promise<ExecutionOutcome>[] = [];
@@ -550,9 +558,9 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
       const keyed = entries.filter((entry) => entry.coalesceKey !== undefined);
       const joining = new Set<Entry>();
       if (coalesce !== undefined && keyed.length > 0) {
-        const pipeline = target.records.pipeline();
-        for (const entry of keyed) pipeline.set(entry.coalesceKey ?? "", entry.id, "PX", Math.ceil(timeoutMs + coalesce.reuseMs), "NX", "GET");
-        answersOf(await pipeline.exec()).forEach((existing, index) => {
+        const ttlMs = Math.ceil(timeoutMs + coalesce.reuseMs);
+        const claims = keyed.map((entry) => (pipeline: ChainableCommander) => pipeline.set(entry.coalesceKey ?? "", entry.id, "PX", ttlMs, "NX", "GET"));
+        answersOf(await execTogether(target.records, claims)).forEach((existing, index) => {
           const entry = keyed[index];
           if (entry === undefined || typeof existing !== "string") return;
           entry.id = existing;
@@ -562,12 +570,13 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
       if (settings.limit !== undefined) {
         const fresh = [...new Set(entries.filter((entry) => !joining.has(entry)).map((entry) => entry.id))];
         try {
-          await admit(target.records, prefix, lane, settings.limit, fresh, deadline);
+          await admit(target.records, keys, lane, settings.limit, fresh, deadline);
         } catch (error) {
           // Nobody should join executions that will not start: free the coalescing keys this call set.
-          const release = target.records.pipeline();
-          for (const entry of keyed) if (!joining.has(entry)) release.releaseCoalesceKey(entry.coalesceKey ?? "", entry.id, 0);
-          await release.exec().catch(() => undefined);
+          const releases = keyed
+            .filter((entry) => !joining.has(entry))
+            .map((entry) => (pipeline: ChainableCommander) => pipeline.releaseCoalesceKey(entry.coalesceKey ?? "", entry.id, 0));
+          await execTogether(target.records, releases).catch(() => undefined);
           throw error;
         }
         admitted = fresh;
@@ -579,8 +588,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
           results.push(result);
         }
       }
-      const pipeline = target.records.pipeline();
-      for (const entry of entries) {
+      const createOrJoins = entries.map((entry) => (pipeline: ChainableCommander) => {
         const record = {
           orgId: entry.request.orgId,
           createdAt: now,
@@ -591,13 +599,13 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
           retainMs: lane === "batch" ? timeoutMs + retentionMs : retentionMs,
           ttlMs: timeoutMs + retentionMs,
         };
-        createOrJoin(pipeline, prefix, entry.id, record, settings.wait ? channel : undefined);
-      }
-      const joins = answersOf(await pipeline.exec()).map((answer, index) => parseJoin(answer, entries[index]?.id ?? ""));
+        createOrJoin(pipeline, keys, entry.id, record, settings.wait ? channel : undefined);
+      });
+      const joins = answersOf(await execTogether(target.records, createOrJoins)).map((answer, index) => parseJoin(answer, entries[index]?.id ?? ""));
       // Admitted, but its execution had finished already (an Idempotency-Key's retry): nothing to count.
       const finished = entries.filter((_entry, index) => joins[index]?.created === false && joins[index]?.status !== "pending");
       if (settings.limit !== undefined && finished.length > 0) {
-        await unadmit(target.records, prefix, lane, settings.limit.orgId, finished.map((entry) => entry.id));
+        await unadmit(target.records, keys, lane, settings.limit.orgId, finished.map((entry) => entry.id));
       }
       joins.forEach((join, index) => {
         const entry = entries[index];
@@ -632,7 +640,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
       forget(registered);
       if (error instanceof LimitExceededError) throw error;
       // Not started after all (or started, and then its worker settles it): either way no longer counted.
-      if (settings.limit !== undefined) await unadmit(target.records, prefix, lane, settings.limit.orgId, admitted).catch(() => undefined);
+      if (settings.limit !== undefined) await unadmit(target.records, keys, lane, settings.limit.orgId, admitted).catch(() => undefined);
       // A record created here stays pending: its joiners learn at their deadline that its job is lost,
       // and a retry with the same Idempotency-Key finds the job if it was enqueued after all.
       throw new QueueUnavailableError(`Could not enqueue: ${errorMessage(error)}`, { cause: error });
@@ -685,9 +693,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
 
   async function readRecord(executionId: string): Promise<StoredRecord | undefined> {
     if (records === undefined || !connectionsReady()) throw new QueueUnavailableError("Redis is unreachable");
-    const pipeline = records.pipeline();
-    readRecordCommand(pipeline, prefix, executionId);
-    return parseRecord(answersOf(await pipeline.exec())[0]);
+    return parseRecord(answersOf(await execTogether(records, [(pipeline) => readRecordCommand(pipeline, keys, executionId)]))[0]);
   }
 
   return {
@@ -709,11 +715,14 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
       subscriber.on("close", () => {
         subscribed = false;
       });
+      // On a cluster, ioredis moves the subscription to another node by itself when its node goes, and
+      // says nothing: the replies published in between are swept once the client sees a node gone.
+      if (subscriber instanceof Cluster) subscriber.on("-node", () => void sweepStoredReplies());
       // Failed first attempts are retried by ioredis; readiness is awaited below, bounded.
       for (const connection of [producer, records, subscriber]) connection.connect().catch(() => {});
       const connection = producer;
       const queueNamed = (name: string): ExecutionQueue => {
-        const queue: ExecutionQueue = new Queue(name, { connection, prefix });
+        const queue: ExecutionQueue = new Queue(name, { connection, prefix: keys.bullPrefix });
         queue.on("error", (error) => logger.warn({ queue: name, err: error.message }, "queue error"));
         return queue;
       };
@@ -777,8 +786,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
 }
 
 /** A pipeline's answers, throwing the first error (the whole step then fails, as one command would). */
-function answersOf(answers: [Error | null, unknown][] | null): unknown[] {
-  if (answers === null) throw new Error("pipeline aborted");
+function answersOf(answers: [Error | null, unknown][]): unknown[] {
   return answers.map(([error, value]) => {
     if (error !== null) throw error;
     return value;

@@ -1,6 +1,7 @@
-import type { ChainableCommander, Redis, Result } from "ioredis";
+import type { ChainableCommander, Result } from "ioredis";
 import { defineLimitCommands, settleNow } from "./org-limits.js";
-import { executionKey, executionWaitersKey, resultKey } from "./queue-names.js";
+import { executionKey, executionWaitersKey, resultKey, type KeySpace } from "./queue-names.js";
+import type { RedisConnection } from "./redis-connections.js";
 
 /**
  * Where an execution stands in its record: `pending` until a reply is stored (queued or running: BullMQ
@@ -121,7 +122,7 @@ declare module "ioredis" {
  * Defines the record scripts on a connection. Give it a connection of its own, not BullMQ's: every
  * pipeline on a connection copies the scripts defined on it, and BullMQ defines dozens.
  */
-export function defineRecordCommands(redis: Redis): void {
+export function defineRecordCommands(redis: RedisConnection): void {
   defineLimitCommands(redis);
   redis.defineCommand("createOrJoinExecution", { numberOfKeys: 2, lua: CREATE_OR_JOIN });
   redis.defineCommand("finishExecution", { numberOfKeys: 3, lua: FINISH });
@@ -149,14 +150,14 @@ export type JoinOutcome = { created: true } | { created: false; status: RecordSt
 /** Queues CREATE_OR_JOIN on a pipeline; parseJoin reads its answer. */
 export function createOrJoin(
   pipeline: ChainableCommander,
-  prefix: string,
+  keys: KeySpace,
   executionId: string,
   record: NewRecord,
   waiterChannel: string | undefined,
 ): void {
   pipeline.createOrJoinExecution(
-    executionKey(prefix, executionId),
-    executionWaitersKey(prefix, executionId),
+    executionKey(keys, executionId),
+    executionWaitersKey(keys, executionId),
     record.orgId,
     record.createdAt,
     record.queue,
@@ -197,14 +198,15 @@ export interface Finish {
  * Stores and publishes an execution's reply (the first one only), then releases its coalescing key and
  * takes it out of its organization's lanes (org-limits.ts). Resolves with the number of instances that received it, or -1 when the execution had replied already.
  */
-export async function finishExecution(redis: Redis, prefix: string, executionId: string, finish: Finish): Promise<number> {
-  // Sent together on one connection, so Redis runs them in this order without a round trip between.
+export async function finishExecution(redis: RedisConnection, keys: KeySpace, executionId: string, finish: Finish): Promise<number> {
+  // Sent together on one connection, so Redis runs them in this order without a round trip between (on a
+  // cluster each goes to its own slot's node, and the organization's lanes may be settled a moment later).
   const [, answer] = await Promise.all([
-    finish.orgId === undefined ? undefined : settleNow(redis, prefix, finish.orgId, executionId),
+    finish.orgId === undefined ? undefined : settleNow(redis, keys, finish.orgId, executionId),
     redis.finishExecution(
-      executionKey(prefix, executionId),
-      executionWaitersKey(prefix, executionId),
-      resultKey(prefix, executionId),
+      executionKey(keys, executionId),
+      executionWaitersKey(keys, executionId),
+      resultKey(keys, executionId),
       finish.reply,
       finish.status,
       Date.now(),
@@ -219,7 +221,7 @@ export async function finishExecution(redis: Redis, prefix: string, executionId:
   // trip of its own, and a caller may be sending its next request on the reply already.
   await Promise.all([
     typeof key === "string" && key !== "" ? redis.releaseCoalesceKey(key, executionId, Number(reuseMs)) : undefined,
-    finish.orgId === undefined && typeof orgId === "string" && orgId !== "" ? settleNow(redis, prefix, orgId, executionId) : undefined,
+    finish.orgId === undefined && typeof orgId === "string" && orgId !== "" ? settleNow(redis, keys, orgId, executionId) : undefined,
   ]);
   return Number(receivers);
 }
@@ -228,8 +230,8 @@ export async function finishExecution(redis: Redis, prefix: string, executionId:
 const READ_FIELDS = ["org", "status", "createdAt", "completedAt", "result", "queue"] as const;
 
 /** Queues a read of a record on a pipeline; parseRecord reads its answer. */
-export function readRecordCommand(pipeline: ChainableCommander, prefix: string, executionId: string): void {
-  pipeline.hmget(executionKey(prefix, executionId), ...READ_FIELDS);
+export function readRecordCommand(pipeline: ChainableCommander, keys: KeySpace, executionId: string): void {
+  pipeline.hmget(executionKey(keys, executionId), ...READ_FIELDS);
 }
 
 export function parseRecord(answer: unknown): StoredRecord | undefined {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import type { Redis } from "ioredis";
-import { idempotencyKey } from "./queue-names.js";
+import { idempotencyKey, type KeySpace } from "./queue-names.js";
+import type { RedisConnection } from "./redis-connections.js";
 
 /**
  * A caller's Idempotency-Key for one request: the organization it is scoped to, the key as sent, and a
@@ -31,9 +31,9 @@ export interface IdempotencyKeys {
   bind(request: IdempotentRequest, id: string): Promise<void>;
 }
 
-export function createIdempotencyKeys(connection: () => Redis, prefix: string, ttlMs: number): IdempotencyKeys {
+export function createIdempotencyKeys(connection: () => RedisConnection, keys: KeySpace, ttlMs: number): IdempotencyKeys {
   const keyOf = (request: IdempotentRequest) =>
-    idempotencyKey(prefix, createHash("sha256").update(`${request.orgId}\n${request.key}`).digest("hex"));
+    idempotencyKey(keys, createHash("sha256").update(`${request.orgId}\n${request.key}`).digest("hex"));
   return {
     async claim(request, proposedId) {
       // Redis 7's SET … NX GET: the value before, and ours set only when there was none.

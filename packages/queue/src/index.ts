@@ -1,4 +1,4 @@
-export { CHAT_POST_QUEUE, EXECUTION_QUEUE, MESSAGE_EXECUTION_QUEUE, executionKey, executionWaitersKey } from "./queue-names.js";
+export { CHAT_POST_QUEUE, EXECUTION_QUEUE, MESSAGE_EXECUTION_QUEUE, executionKey, executionWaitersKey, keySpace, type KeySpace } from "./queue-names.js";
 export { openDashboardQueues, type DashboardQueues } from "./dashboard-queues.js";
 export {
   BATCH_ITEM_POST_WINDOW_MS,
@@ -32,7 +32,7 @@ export {
 export type { IdempotencyClaim, IdempotencyKeys, IdempotentRequest } from "./idempotency-keys.js";
 export { createQueueInspector, type QueueDepth, type QueueInspector } from "./queue-inspector.js";
 export { createJobProducer, type JobProducer } from "./job-producer.js";
-export { RedisRefusedError } from "./redis-connections.js";
+export { RedisRefusedError, type RedisConnection } from "./redis-connections.js";
 export { createRedisQuerySlots, type RedisQuerySlotsOptions } from "./query-slots.js";
 export { batchItemId, type BatchItem, type BatchItemView, type BatchPage, type Batches, type BatchView, type NewBatch } from "./batch-store.js";
 export { LimitExceededError, type Lane, type LaneLimit } from "./org-limits.js";

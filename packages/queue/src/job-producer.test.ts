@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createJobProducer } from "./job-producer.js";
 import type { JobDeclaration } from "./job-declarations.js";
+import type { RedisConnection } from "./redis-connections.js";
 
 const Post = z.object({ text: z.string() });
 const POST_JOB = {
@@ -59,7 +60,7 @@ describe("createJobProducer", () => {
   });
 });
 
-function waitUntilReady(connection: Redis): Promise<void> {
+function waitUntilReady(connection: RedisConnection): Promise<void> {
   if (connection.status === "ready") return Promise.resolve();
   return new Promise((resolve) => connection.once("ready", () => resolve()));
 }

@@ -1,8 +1,8 @@
 import { Queue } from "bullmq";
-import type { Redis } from "ioredis";
 import type { Logger } from "pino";
+import { keySpace } from "./queue-names.js";
 import { jobToAdd, type JobDeclaration } from "./job-declarations.js";
-import { closeConnection, createProducerConnection, PRODUCER_COMMAND_TIMEOUT_MS, withTimeout } from "./redis-connections.js";
+import { closeConnection, createProducerConnection, PRODUCER_COMMAND_TIMEOUT_MS, withTimeout, type RedisConnection } from "./redis-connections.js";
 
 /**
  * A worker's own commands to Redis, outside BullMQ's worker: jobs it adds for later (a batch item's
@@ -11,7 +11,7 @@ import { closeConnection, createProducerConnection, PRODUCER_COMMAND_TIMEOUT_MS,
  */
 export interface JobProducer {
   /** The command connection, for side-effect records (`@pes/integrations`' once-per-key records, pacing). */
-  readonly connection: Redis;
+  readonly connection: RedisConnection;
   /** Starts connecting; commands fail until Redis answers, then the connection retries by itself. */
   start(): void;
   /**
@@ -32,7 +32,7 @@ export function createJobProducer(options: { redisUrl: string; prefix: string; l
   function queueOf(name: string): Queue {
     let queue = queues.get(name);
     if (queue === undefined) {
-      queue = new Queue(name, { connection, prefix: options.prefix });
+      queue = new Queue(name, { connection, prefix: keySpace(options.prefix, options.redisUrl).bullPrefix });
       queue.on("error", (error) => logger.warn({ queue: name, err: error.message }, "queue error"));
       queues.set(name, queue);
     }

@@ -1,18 +1,18 @@
 import { setMaxListeners } from "node:events";
 import { encodeReply, RequestRefusal, type WaitingCaller } from "@pes/contracts";
 import { UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
-import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { CatalogEntry, JobCatalog } from "./job-catalog.js";
 import { defineRecordCommands, finishExecution } from "./execution-records.js";
 import { inJobSpan } from "./job-trace-context.js";
-import { replyChannel } from "./queue-names.js";
+import { keySpace, replyChannel } from "./queue-names.js";
 import {
   closeConnection,
   createWorkerConnection,
   describeRedisUrl,
   isRefusal,
   RedisRefusedError,
+  type RedisConnection,
 } from "./redis-connections.js";
 
 /** The worker side of the queues: runs the jobs of a catalog and replies to the callers that wait. */
@@ -40,7 +40,7 @@ export type JobOutcome = "result" | "error" | "timeout" | "interrupted";
 
 export interface JobWorkerOptions {
   redisUrl: string;
-  /** BullMQ's key prefix, also used for the result keys and reply channels. */
+  /** QUEUE_PREFIX: of the queues, records, result keys and reply channels (see keySpace). */
   prefix: string;
   logger: Logger;
   /** The jobs this worker runs, each with its handler (handleJob): one BullMQ worker per queue they name. */
@@ -97,7 +97,7 @@ interface RunningJob {
  * deadline. Nothing connects before start().
  */
 export function createJobWorker(options: JobWorkerOptions): JobWorker {
-  const { prefix } = options;
+  const keys = keySpace(options.prefix, options.redisUrl);
   const logger = options.logger.child({ component: "job-worker" });
   /** Catalog entries by queue, then by job name. */
   const queues = new Map<string, Map<string, CatalogEntry>>();
@@ -109,13 +109,13 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
   }
   /** The jobs running now, so that close() can interrupt them: a signal per job rather than one for all. */
   const running = new Set<RunningJob>();
-  let connection: Redis | undefined;
+  let connection: RedisConnection | undefined;
   /**
    * Replies go over a connection of their own: BullMQ defines its scripts on the connection it is given,
    * and every pipeline or command object on that connection carries them along (the benchmark profile
    * showed that copying as a tenth of the worker's CPU).
    */
-  let replies: Redis | undefined;
+  let replies: RedisConnection | undefined;
   let workers: Worker<unknown, void>[] = [];
   /** Failure notices under way, so that close() lets them go out before it closes the connection. */
   const failureNotices = new Set<Promise<void>>();
@@ -132,14 +132,14 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
     const refused = result instanceof RequestRefusal;
     // Encoded once, in the format the job's sender reads, and stored before it is published so that a
     // caller who misses the message finds it in the record.
-    await finishExecution(replies, prefix, jobId, {
+    await finishExecution(replies, keys, jobId, {
       reply: encodeReply(jobId, result, caller.v),
       status: refused ? "failed" : status,
       reusable: status === "completed" && !refused && !carriesError(result),
       ...(caller.orgId === undefined ? {} : { orgId: caller.orgId }),
       legacy: {
         resultTtlMs: Math.max(RESULT_TTL_AFTER_DEADLINE_MS, caller.deadline - Date.now() + RESULT_TTL_AFTER_DEADLINE_MS),
-        channel: replyChannel(prefix, caller.replyTo),
+        channel: replyChannel(keys, caller.replyTo),
       },
     });
   }
@@ -251,7 +251,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
     }
   }
 
-  function startQueue(queue: string, entries: ReadonlyMap<string, CatalogEntry>, connection: Redis): Worker<unknown, void> {
+  function startQueue(queue: string, entries: ReadonlyMap<string, CatalogEntry>, connection: RedisConnection): Worker<unknown, void> {
     const worker = new Worker<unknown, void>(
       queue,
       // Two parameters: BullMQ creates no AbortController of its own (runJob makes one per job).
@@ -259,7 +259,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
       (job, token) => inJobSpan(queue, job, () => runAndReport(entries.get(job.name), job, token)),
       {
         connection,
-        prefix,
+        prefix: keys.bullPrefix,
         concurrency: options.concurrency,
         lockDuration: options.lockDurationMs ?? DEFAULT_LOCK_DURATION_MS,
         stalledInterval: options.stalledIntervalMs ?? DEFAULT_STALLED_INTERVAL_MS,
@@ -356,7 +356,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
  * Resolves once the connection is ready (it retries meanwhile); rejects if it is closed first, or with
  * RedisRefusedError when Redis refuses it for good.
  */
-function untilReady(connection: Redis, url: string): Promise<void> {
+function untilReady(connection: RedisConnection, url: string): Promise<void> {
   if (connection.status === "ready") return Promise.resolve();
   return new Promise((resolve, reject) => {
     const settle = (outcome: () => void) => {

@@ -1,5 +1,6 @@
-import type { Redis, Result } from "ioredis";
-import { orgFinishedKey, orgLaneKey } from "./queue-names.js";
+import type { Result } from "ioredis";
+import { orgFinishedKey, orgLaneKey, type KeySpace } from "./queue-names.js";
+import type { RedisConnection } from "./redis-connections.js";
 
 /**
  * Which line an execution waits in. Workers take `interactive` executions (a caller's own, synchronous or
@@ -73,7 +74,7 @@ declare module "ioredis" {
 }
 
 /** Defines the limit scripts on a connection (the records' connection: see defineRecordCommands). */
-export function defineLimitCommands(redis: Redis): void {
+export function defineLimitCommands(redis: RedisConnection): void {
   redis.defineCommand("admitExecutions", { numberOfKeys: 2, lua: ADMIT });
   redis.defineCommand("settleExecution", { numberOfKeys: 3, lua: SETTLE });
 }
@@ -97,12 +98,12 @@ export class LimitExceededError extends Error {
  * organization's pace (its executions finished in the last minute); with none finished, the time until
  * its earliest execution in flight stops counting, at most a minute.
  */
-export async function admit(redis: Redis, prefix: string, lane: Lane, limit: LaneLimit, executionIds: readonly string[], expiresAt: number): Promise<void> {
+export async function admit(redis: RedisConnection, keys: KeySpace, lane: Lane, limit: LaneLimit, executionIds: readonly string[], expiresAt: number): Promise<void> {
   if (executionIds.length === 0) return;
   const now = Date.now();
   const answer = await redis.admitExecutions(
-    orgLaneKey(prefix, limit.orgId, lane),
-    orgFinishedKey(prefix, limit.orgId),
+    orgLaneKey(keys, limit.orgId, lane),
+    orgFinishedKey(keys, limit.orgId),
     now,
     limit.max,
     Math.ceil(expiresAt),
@@ -119,16 +120,16 @@ export async function admit(redis: Redis, prefix: string, lane: Lane, limit: Lan
 }
 
 /** Takes executions back out of a lane: they were admitted, then joined another or never enqueued. */
-export async function unadmit(redis: Redis, prefix: string, lane: Lane, orgId: string, executionIds: readonly string[]): Promise<void> {
-  if (executionIds.length > 0) await redis.zrem(orgLaneKey(prefix, orgId, lane), ...executionIds);
+export async function unadmit(redis: RedisConnection, keys: KeySpace, lane: Lane, orgId: string, executionIds: readonly string[]): Promise<void> {
+  if (executionIds.length > 0) await redis.zrem(orgLaneKey(keys, orgId, lane), ...executionIds);
 }
 
 /** Settles a finished execution of `orgId` at once. */
-export async function settleNow(redis: Redis, prefix: string, orgId: string, executionId: string): Promise<void> {
+export async function settleNow(redis: RedisConnection, keys: KeySpace, orgId: string, executionId: string): Promise<void> {
   await redis.settleExecution(
-    orgLaneKey(prefix, orgId, "interactive"),
-    orgLaneKey(prefix, orgId, "batch"),
-    orgFinishedKey(prefix, orgId),
+    orgLaneKey(keys, orgId, "interactive"),
+    orgLaneKey(keys, orgId, "batch"),
+    orgFinishedKey(keys, orgId),
     Date.now(),
     executionId,
   );

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter, once } from "node:events";
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "./redis-connections.js";
 
 /**
  * KEYS[1] the data source's holders: a sorted set of holder ids scored by the end of their lease (ms,
@@ -21,7 +21,7 @@ const POLL_MS = 100;
 
 export interface RedisQuerySlotsOptions {
   /** A command connection (the worker's producer connection): a script and a ZREM per query. */
-  redis: Redis;
+  redis: RedisConnection;
   /** Prefix of the slot keys (`<prefix>query-slots:<org>/<data source>`). */
   keyPrefix: string;
 }

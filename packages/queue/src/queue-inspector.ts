@@ -1,9 +1,8 @@
 import { once } from "node:events";
 import { Queue } from "bullmq";
-import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { EXECUTION_QUEUE } from "./queue-names.js";
-import { closeConnection, createProducerConnection, withTimeout } from "./redis-connections.js";
+import { EXECUTION_QUEUE, keySpace } from "./queue-names.js";
+import { closeConnection, createProducerConnection, withTimeout, type RedisConnection } from "./redis-connections.js";
 
 /** The job states a queue's depth is reported in. */
 const COUNTED_STATES = ["waiting", "prioritized", "active", "delayed", "failed"] as const;
@@ -42,14 +41,14 @@ export function createQueueInspector(options: {
 }): QueueInspector {
   const names = options.queues ?? [EXECUTION_QUEUE];
   const logger = options.logger.child({ component: "queue-inspector" });
-  let opened: { connection: Redis; queues: Queue[] } | undefined;
+  let opened: { connection: RedisConnection; queues: Queue[] } | undefined;
 
-  function open(): { connection: Redis; queues: Queue[] } {
+  function open(): { connection: RedisConnection; queues: Queue[] } {
     if (opened !== undefined) return opened;
     const connection = createProducerConnection(options.redisUrl, logger, "pes:inspector");
     connection.connect().catch(() => {});
     const queues = names.map((name) => {
-      const queue = new Queue(name, { connection, prefix: options.prefix });
+      const queue = new Queue(name, { connection, prefix: keySpace(options.prefix, options.redisUrl).bullPrefix });
       queue.on("error", (error) => logger.debug({ queue: name, err: error.message }, "queue error"));
       return queue;
     });

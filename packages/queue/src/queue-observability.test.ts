@@ -15,6 +15,7 @@ import {
   EXECUTION_QUEUE,
   executionWaitersKey,
   handleJob,
+  keySpace,
   jobToAdd,
   type DeadlineJobState,
   type ExecutionRequest,
@@ -247,7 +248,7 @@ describe("onReplyTimeout", () => {
     let [job] = await queue.getWaiting();
     while (job === undefined) [job] = await queue.getWaiting();
     const direct = new Redis(redis.url);
-    await direct.del(executionWaitersKey(prefix, job.id ?? ""));
+    await direct.del(executionWaitersKey(keySpace(prefix, redis.url), job.id ?? ""));
     await direct.quit();
     await executionWorker(async () => ({ highlights: "from the record" })).start();
 

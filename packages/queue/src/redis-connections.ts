@@ -1,53 +1,86 @@
-import { Redis, type RedisOptions } from "ioredis";
+import { Cluster, Redis, type ChainableCommander, type ClusterOptions, type RedisOptions } from "ioredis";
 import type { Logger } from "pino";
+import { parseRedisClusterUrl } from "./redis-url.js";
+
+export { describeRedisUrl } from "./redis-url.js";
+
+/** A connection to one Redis or to a Redis Cluster, as REDIS_URL names it; BullMQ takes either. */
+export type RedisConnection = Redis | Cluster;
 
 /** How long a connection attempt may take before it counts as failed (ioredis' default is 10 s). */
 export const CONNECT_TIMEOUT_MS = 2_000;
 /** Upper bound for one producer command, so that a Redis that accepts TCP but never answers cannot hang a request. */
 export const PRODUCER_COMMAND_TIMEOUT_MS = 5_000;
+/**
+ * On a cluster, how often the client reads the slot map again, so that it learns of a failover (and a
+ * node gone) even on a connection that sent nothing to the failed node.
+ */
+const CLUSTER_SLOTS_REFRESH_MS = 5_000;
+/**
+ * On a cluster, a connection that waits out an outage (`maxRetriesPerRequest: null`) also waits out a
+ * failover: a command for a lost master's slots is retried every 300 ms for about 30 s (ioredis' default
+ * gives up after 16 tries, 100 ms apart), enough for a replica to take over at the default
+ * `cluster-node-timeout` of 15 s. Producers keep the default and fail fast (the API answers 503).
+ */
+const PATIENT_CLUSTER_RETRIES = { maxRedirections: 100, retryDelayOnFailover: 300, retryDelayOnClusterDown: 300, retryDelayOnTryAgain: 300 };
 
 /** Reconnect quickly (50 ms doubling, capped at 1 s): a restarted Redis should be back in use within a second. */
 function retryStrategy(times: number): number {
   return Math.min(50 * 2 ** Math.min(times, 10), 1_000);
 }
 
-const common = {
-  lazyConnect: true,
-  connectTimeout: CONNECT_TIMEOUT_MS,
-  retryStrategy,
-} satisfies RedisOptions;
+/** What a connection is for: the options that differ between producers, subscribers and workers. */
+type Role = Pick<RedisOptions, "connectionName" | "enableOfflineQueue" | "maxRetriesPerRequest" | "commandTimeout" | "autoResubscribe">;
+
+/**
+ * A connection for `url`: one Redis (`redis://`, `rediss://`), or a Redis Cluster
+ * (`redis+cluster://host:port,host:port/`), whose node connections take the role's options. Nothing
+ * connects before connect() (lazyConnect).
+ */
+function connectionTo(url: string, role: Role): RedisConnection {
+  const cluster = parseRedisClusterUrl(url);
+  if (cluster === undefined) return new Redis(url, { lazyConnect: true, connectTimeout: CONNECT_TIMEOUT_MS, retryStrategy, ...role });
+  const { enableOfflineQueue, ...perNode } = role;
+  const options: ClusterOptions = {
+    lazyConnect: true,
+    enableReadyCheck: true,
+    clusterRetryStrategy: retryStrategy,
+    slotsRefreshInterval: CLUSTER_SLOTS_REFRESH_MS,
+    ...(enableOfflineQueue === undefined ? {} : { enableOfflineQueue }),
+    ...(role.maxRetriesPerRequest === null ? PATIENT_CLUSTER_RETRIES : {}),
+    redisOptions: {
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      ...perNode,
+      ...(cluster.username === undefined ? {} : { username: cluster.username }),
+      ...(cluster.password === undefined ? {} : { password: cluster.password }),
+      ...(cluster.tls ? { tls: {} } : {}),
+    },
+  };
+  return new Cluster(cluster.nodes, options);
+}
 
 /**
  * The API side's command connection (BullMQ Queue, result reads). It fails fast instead of queueing
  * commands while Redis is away, so that the API can answer 503 rather than hang. `connectionName`
  * tells an operator's CLIENT LIST what it is for.
  */
-export function createProducerConnection(url: string, logger: Logger, connectionName = "pes:producer"): Redis {
+export function createProducerConnection(url: string, logger: Logger, connectionName = "pes:producer"): RedisConnection {
   return withLogging(
-    new Redis(url, {
-      ...common,
-      connectionName,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-      commandTimeout: PRODUCER_COMMAND_TIMEOUT_MS,
-    }),
+    connectionTo(url, { connectionName, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: PRODUCER_COMMAND_TIMEOUT_MS }),
     logger.child({ connection: "producer" }),
   );
 }
 
 /**
  * The API side's Pub/Sub connection. Subscription is managed by the caller on every `ready` (not by
- * ioredis' autoResubscribe) so that the caller knows when the channel is live again after a drop.
+ * ioredis' autoResubscribe) so that the caller knows when the channel is live again after a drop. On a
+ * cluster, ioredis subscribes through one node (a message published on any node reaches every node)
+ * and moves the subscription to another node by itself when that one goes.
  */
-export function createSubscriberConnection(url: string, instanceId: string, logger: Logger): Redis {
+export function createSubscriberConnection(url: string, instanceId: string, logger: Logger): RedisConnection {
   return withLogging(
-    new Redis(url, {
-      ...common,
-      // Named after the instance so that an operator (or a test) can find this instance's subscriber.
-      connectionName: `pes:subscriber:${instanceId}`,
-      autoResubscribe: false,
-      maxRetriesPerRequest: null,
-    }),
+    // Named after the instance so that an operator (or a test) can find this instance's subscriber.
+    connectionTo(url, { connectionName: `pes:subscriber:${instanceId}`, autoResubscribe: false, maxRetriesPerRequest: null }),
     logger.child({ connection: "subscriber" }),
   );
 }
@@ -56,22 +89,51 @@ export function createSubscriberConnection(url: string, instanceId: string, logg
  * The worker side's connection, shared with BullMQ's Worker (which duplicates it for its blocking
  * fetch). `maxRetriesPerRequest: null` as BullMQ requires: a worker waits out a Redis outage.
  */
-export function createWorkerConnection(url: string, logger: Logger): Redis {
-  return withLogging(
-    new Redis(url, {
-      ...common,
-      connectionName: "pes:worker",
-      maxRetriesPerRequest: null,
+export function createWorkerConnection(url: string, logger: Logger): RedisConnection {
+  return withLogging(connectionTo(url, { connectionName: "pes:worker", maxRetriesPerRequest: null }), logger.child({ connection: "worker" }));
+}
+
+/**
+ * Sends commands together, each group of `groups` queued by its function, and answers as one pipeline's
+ * exec() would: one `[error, answer]` per command, in order. On one Redis they are one pipeline (one
+ * write, one round trip). On a cluster a pipeline must stay on one node, and groups are in different
+ * slots (a group being one execution's keys, under its hash tag): one pipeline per group, which ioredis
+ * sends to its slot's node; a group that fails as a whole (its node being replaced) answers its error
+ * for each of its commands.
+ */
+export async function execTogether(
+  connection: RedisConnection,
+  groups: readonly ((pipeline: ChainableCommander) => unknown)[],
+): Promise<[Error | null, unknown][]> {
+  if (!(connection instanceof Cluster)) {
+    const pipeline = connection.pipeline();
+    for (const queue of groups) queue(pipeline);
+    return execOrThrow(pipeline);
+  }
+  const answers = await Promise.all(
+    groups.map(async (queue) => {
+      const pipeline = connection.pipeline();
+      queue(pipeline);
+      return execOrThrow(pipeline).catch((error: unknown) => {
+        const failure = error instanceof Error ? error : new Error(String(error));
+        return Array.from({ length: pipeline.length }, (): [Error | null, unknown] => [failure, null]);
+      });
     }),
-    logger.child({ connection: "worker" }),
   );
+  return answers.flat();
+}
+
+async function execOrThrow(pipeline: ChainableCommander): Promise<[Error | null, unknown][]> {
+  const answers = await pipeline.exec();
+  if (answers === null) throw new Error("pipeline aborted");
+  return answers;
 }
 
 /**
  * Every connection has an `error` listener (an unhandled one would crash the process) and reports
  * when it loses and regains Redis, once per transition rather than once per retry.
  */
-function withLogging(connection: Redis, logger: Logger): Redis {
+function withLogging(connection: RedisConnection, logger: Logger): RedisConnection {
   let lost = false;
   connection.on("error", (error: Error) => {
     if (!lost) logger.warn({ err: error.message }, "redis connection error");
@@ -106,7 +168,7 @@ export function isRefusal(error: Error): boolean {
 }
 
 /** Closes a connection without ever waiting on a Redis that is gone. */
-export async function closeConnection(connection: Redis): Promise<void> {
+export async function closeConnection(connection: RedisConnection): Promise<void> {
   if (connection.status === "end") return;
   if (connection.status !== "ready") {
     connection.disconnect();
@@ -134,16 +196,4 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
       },
     );
   });
-}
-
-/** The URL without credentials, fit for a log line. */
-export function describeRedisUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    parsed.username = "";
-    parsed.password = "";
-    return parsed.toString();
-  } catch {
-    return "(unparsable REDIS_URL)";
-  }
 }

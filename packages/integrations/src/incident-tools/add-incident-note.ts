@@ -1,5 +1,5 @@
 import type { PlaybookExecutionResult } from "@pes/contracts";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { runOncePerKey } from "../slack-post/once-per-key.js";
 import type { IncidentCallBounds } from "./incident-http.js";
 import { executionMark, renderIncidentNote } from "./incident-note-text.js";
@@ -9,7 +9,8 @@ import { describeReference, findIncidentReference, INCIDENT_ATTRIBUTES } from ".
 /** What adding a note needs besides the note: the record store and the time left. */
 export interface IncidentNoteContext extends IncidentCallBounds {
   /** Where each execution's note is recorded, so that a retried job never adds a second one. */
-  redis: Redis;
+  /** One Redis or a Redis Cluster: single-key commands and scripts only. */
+  redis: Redis | Cluster;
   /** Prefix of the record keys (`<prefix>incident-note:<executionId>`). */
   keyPrefix: string;
   /** How long a record is kept: longer than a job can still be retried. Default 7 days. */

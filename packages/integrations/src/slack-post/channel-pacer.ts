@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 
 /**
  * Spaces the messages posted to one Slack channel, across every worker sharing the Redis: Slack allows
@@ -19,7 +19,8 @@ export interface ChannelPacer {
 }
 
 export interface ChannelPacerOptions {
-  redis: Redis;
+  /** One Redis or a Redis Cluster: single-key commands and scripts only. */
+  redis: Redis | Cluster;
   /** Prefix of the pacing keys (`<prefix>slack-pace:<channel>`). */
   keyPrefix: string;
   /** Time between two posts to one channel. Default 1000 ms, Slack's documented rate. */

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 
 /**
  * What one try of a side effect (a Slack post, an incident note) did. `notDone`: certainly nothing
@@ -12,7 +12,8 @@ export type AttemptResult<T> = { done: T } | { notDone: string } | { unsure: str
 export type OnceOutcome<T> = { status: "done"; value: T; byThisCall: boolean } | { status: "failed"; reason: string };
 
 export interface OncePerKeyOptions<T> {
-  redis: Redis;
+  /** One Redis or a Redis Cluster: single-key commands and scripts only. */
+  redis: Redis | Cluster;
   /** The Redis key recording this side effect (one per execution and target, with the caller's prefix). */
   key: string;
   /**
@@ -122,7 +123,7 @@ async function attempt<T>(options: OncePerKeyOptions<T>, claimText: string): Pro
   return { status: "failed", reason: result.unsure };
 }
 
-async function compareAndSet(redis: Redis, key: string, expected: string, next: string, ttlMs: number): Promise<boolean> {
+async function compareAndSet(redis: Redis | Cluster, key: string, expected: string, next: string, ttlMs: number): Promise<boolean> {
   return (await redis.eval(COMPARE_AND_SET, 1, key, expected, next, ttlMs)) === 1;
 }
 

@@ -1,5 +1,5 @@
 import type { WebClient } from "@slack/web-api";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import type { ChannelPacer } from "./channel-pacer.js";
 import { renderBatchRoot, renderEnrichment, type EnrichmentView, type SlackPostMessage } from "./enrichment-blocks.js";
 import { runOncePerKey, type AttemptResult } from "./once-per-key.js";
@@ -10,7 +10,8 @@ export interface SlackPostContext extends CallBounds {
   /** A client from `createSlackPostClient` (no retries of its own; rate-limited calls rejected). */
   client: WebClient;
   /** Where each post's record lives, so that a retried job never posts it again. */
-  redis: Redis;
+  /** One Redis or a Redis Cluster: single-key commands and scripts only. */
+  redis: Redis | Cluster;
   /** Prefix of the record keys (`<prefix>slack-post:<key>:<channel>:<part>`). */
   keyPrefix: string;
   /** Spaces the posts to a channel (one per process or shared; state is in Redis). Recommended always. */
