@@ -56,11 +56,15 @@ export async function startStack(options: {
   workers?: number;
   apiEnv?: Record<string, string>;
   workerEnv?: Record<string, string>;
-  /** A Redis of the caller's (e.g. one it will crash and restart); it stays up after stop(). */
-  redis?: RedisHandle;
+  /**
+   * A Redis of the caller's (e.g. one it will crash and restart, or a Redis Cluster's `redis+cluster://`
+   * URL); it stays up after stop().
+   */
+  redis?: Pick<RedisHandle, "url">;
 }): Promise<Stack> {
-  const ownRedis = options.redis === undefined;
-  const redis = options.redis ?? (await startRedis());
+  const own = options.redis === undefined ? await startRedis() : undefined;
+  const redis = options.redis ?? own;
+  if (redis === undefined) throw new Error("no Redis");
   const prefix = uniquePrefix(options.name);
   const devIssuerDir = await mkdtemp(join(tmpdir(), "pes-e2e-issuer-"));
   const ports: number[] = [];
@@ -88,7 +92,7 @@ export async function startStack(options: {
     for (let i = 0; i < (options.workers ?? 1); i++) await addWorker();
   } catch (error) {
     await Promise.all([...apis, ...workers].map((service) => service.stop("SIGKILL")));
-    if (ownRedis) await redis.stop();
+    await own?.stop();
     throw error;
   }
   const key = await loadOrCreateDevKey(devIssuerDir);
@@ -104,7 +108,7 @@ export async function startStack(options: {
     token: (claims = {}) => mintDevToken(key, { org: claims.org ?? "acme", clientId: claims.clientId ?? "quickstart-cli" }),
     async stop() {
       await Promise.all([...apis, ...workers].map((service) => service.stop()));
-      if (ownRedis) await redis.stop();
+      await own?.stop();
       await rm(devIssuerDir, { recursive: true, force: true });
     },
   };
