@@ -1,5 +1,6 @@
 // The service on a Redis Cluster, black-box: API and worker processes given a redis+cluster:// URL of a
-// local cluster (three masters, one replica each), and a master killed under executions in flight.
+// local cluster (three masters, one replica each): executions, coalescing, an async batch and an
+// organization's limit, and a master killed under executions in flight.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +12,9 @@ const run = promisify(execFile);
 
 // checkout-latency has three Prometheus actions: one execution = three queries at the data source.
 const ACTIONS = 3;
+/** The organization's limit on batch items queued, and a batch that fits it. */
+const ITEMS_QUEUED = 60;
+const BATCH_ITEMS = 50;
 const input = { bookName: "checkout-latency", attributes: { service: "checkout", env: "production" }, time: "2026-11-21T13:43:00Z" };
 
 let cluster: RedisClusterHandle;
@@ -29,7 +33,8 @@ beforeAll(async () => {
     workers: 2,
     redis: cluster,
     // A caller's deadline well past a failover (node timeout 2 s, then the election), and short of the test's timeout.
-    apiEnv: { EXECUTION_TIMEOUT_MS: "40000" },
+    // Room for one batch of BATCH_ITEMS queued, not for a second one beside it.
+    apiEnv: { EXECUTION_TIMEOUT_MS: "40000", ORG_ITEMS_QUEUED: String(ITEMS_QUEUED) },
   });
 }, 120_000);
 
@@ -137,6 +142,45 @@ describe("the service on a Redis Cluster", () => {
     expect(new Set(all.map((answer) => answer.executionId)).size).toBe(1);
     expect(new Set(all.map((answer) => answer.body)).size).toBe(1);
     expect(prometheus.requests.length - before).toBe(ACTIONS);
+  });
+
+  it("runs an async batch to completion and answers 429 at the organization's limit, counted across both APIs", { timeout: 120_000 }, async () => {
+    const [first, second] = stack.baseUrls;
+    const startBatch = (baseUrl: string, count: number, name: string) =>
+      fetch(`${baseUrl}/playbook/execution/batch`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${stack.token()}`, "content-type": "application/json", prefer: "respond-async" },
+        body: JSON.stringify({
+          inputList: Array.from({ length: count }, (_, i) => ({ ...input, attributes: { ...input.attributes, service: `${name}-${i}` } })),
+        }),
+      });
+    // Held at the data source, so that the batch's items stay queued or running while the second one comes.
+    prometheus.hold();
+    const accepted = await startBatch(first ?? "", BATCH_ITEMS, "batch");
+    expect(accepted.status).toBe(202);
+    const location = accepted.headers.get("location") ?? "";
+    const batchId = location.split("/").pop() ?? "";
+    // The batch's record and item list under its own hash tag; the organization's lanes under its id's.
+    const batchKeys = await keysOnMasters(`${stack.prefix}:batch:*`);
+    expect(batchKeys).toEqual(expect.arrayContaining([`${stack.prefix}:batch:{${batchId}}`, `${stack.prefix}:batch:{${batchId}}:items`]));
+    expect(await keysOnMasters(`${stack.prefix}:org:*:batch`)).toEqual([`${stack.prefix}:org:{acme}:batch`]);
+
+    // Through the other API: 50 queued + 20 more is past the organization's 60.
+    const refused = await startBatch(second ?? "", 20, "refused");
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    prometheus.release();
+
+    let batch: { status?: string; progress?: { total: number; done: number; failed: number }; items?: { index: number; status: string; result?: { highlights?: string } }[] } = {};
+    while (batch.status !== "completed") {
+      const response = await fetch(`${second}${location}?limit=1000`, { headers: { authorization: `Bearer ${stack.token()}` } });
+      expect(response.status).toBe(200);
+      batch = (await response.json()) as typeof batch;
+      if (batch.status !== "completed") await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(batch.progress).toEqual({ total: BATCH_ITEMS, done: BATCH_ITEMS, failed: 0 });
+    expect(batch.items?.map((item) => item.index)).toEqual(Array.from({ length: BATCH_ITEMS }, (_, i) => i));
+    for (const item of batch.items ?? []) expect(item.result?.highlights).toEqual(expect.any(String));
   });
 
   it("a master failing over under executions in flight loses none: every caller gets its result or an explicit error", { timeout: 120_000 }, async () => {
