@@ -26,6 +26,8 @@ const CHANGE_WORDS: Readonly<Record<ChangeEvidence["change"], string>> = {
   restart: "restart",
 };
 const LOG_RATE_UNIT = "lines/min";
+/** A summary of an action's events that are not warnings names at most this many of their reasons. */
+const MAX_EVENT_REASONS = 3;
 /** Label text longer than this is cut: a short answer has 300 characters for everything. */
 const MAX_LABEL_CHARS = 120;
 /** A log pattern is cut to this many characters in a sentence, so that its numbers always show. */
@@ -210,6 +212,21 @@ function linesText(count: number): string {
 export function describeChange(change: ChangeEvidence, time: Date): string {
   const detail = change.detail === undefined ? "" : ` to ${change.detail}`;
   return `${CHANGE_WORDS[change.change]} of ${change.subject}${detail} at ${formatClock(change.at, time)}`;
+}
+
+/**
+ * "Events in shop: 14 normal events (Scheduled, Pulling, Started…)": one action's events that are not
+ * warnings, counted, with their reasons most frequent first (ties in the order listed). A rollout alone
+ * brings a dozen (a pod scheduled, its image pulled, its container started): context, never a claim, so
+ * the bottom line counts them rather than listing each one.
+ */
+export function normalEventsSummary(events: readonly EventEvidence[]): string {
+  const counts = new Map<string, number>();
+  for (const event of events) counts.set(event.reason, (counts.get(event.reason) ?? 0) + 1);
+  const reasons = [...counts].sort((a, b) => b[1] - a[1]).map(([reason]) => reason);
+  const shown = reasons.slice(0, MAX_EVENT_REASONS).join(", ");
+  const action = events[0]?.action ?? "";
+  return `${action}: ${events.length} normal event${events.length === 1 ? "" : "s"} (${shown}${reasons.length > MAX_EVENT_REASONS ? "…" : ""})`;
 }
 
 /** "OOMKilled on pod/checkout-7d9f at 14:04 UTC". */

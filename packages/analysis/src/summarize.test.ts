@@ -199,6 +199,19 @@ describe("summarizeExecution", () => {
     );
   });
 
+  it("counts an action's events that are not warnings, with their reasons, instead of listing each; warnings stay listed", () => {
+    const event = (reason: string, pod: string, warning = false) =>
+      finding({ kind: "event", action: "Events in shop", subject: `pod/${pod}`, reason, warning, onset: at("14:01") }, "Kubernetes");
+    const rollout = ["a", "b", "c"].flatMap((pod) => [event("Started", pod), event("Pulling", pod), event("Scheduled", pod)]);
+    const rescale = finding({ kind: "event", action: "Autoscaler", subject: "hpa/checkout", reason: "SuccessfulRescale", warning: false, onset: at("14:02") }, "Kubernetes");
+    const findings = [traffic, deploy, ...rollout, event("ScalingReplicaSet", "checkout"), rescale, event("BackOff", "a", true)];
+    expect(summarizeExecution({ ...base, attributes: {}, findings })).toBe(
+      "Around 2026-11-21 14:05 UTC: Events in shop: BackOff on pod/a (Kubernetes), at 14:01 UTC. Within usual range: request rate. " +
+        "Other findings: Last deploy: v1.2.3 at 14:01; Events in shop: 10 normal events (Started, Pulling, Scheduled…); Autoscaler: SuccessfulRescale on hpa/checkout at 14:02 UTC.",
+    );
+    expect(summarizeGadget([...rollout.slice(0, 2), traffic], time)).toBe("request rate within its usual range; Events in shop: 2 normal events (Started, Pulling).");
+  });
+
   it("says nothing abnormal was found, with the baseline period each comparison used", () => {
     expect(summarizeExecution({ ...base, attributes: {}, findings: [traffic, saturation] })).toBe(
       "Around 2026-11-21 14:05 UTC: nothing abnormal found. Within usual range: request rate, CPU.",

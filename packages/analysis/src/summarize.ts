@@ -1,5 +1,5 @@
-import type { ChangeEvidence, FailedEvidence, NoDataEvidence, SkippedEvidence, SymptomEvidence } from "./evidence.js";
-import { describeChange, missingText, noDataWhen, shortAnswer, symptomLevel, symptomMovement } from "./evidence-text.js";
+import type { ChangeEvidence, EventEvidence, FailedEvidence, NoDataEvidence, SkippedEvidence, SymptomEvidence } from "./evidence.js";
+import { describeChange, missingText, noDataWhen, normalEventsSummary, shortAnswer, symptomLevel, symptomMovement } from "./evidence-text.js";
 import { formatClock, formatDuration } from "./human-format.js";
 import { truncate } from "./outcome-text.js";
 import { rankFindings, roleOf, type Finding, type LikelyCause, type RankedChange, type Ranking } from "./ranking.js";
@@ -40,7 +40,7 @@ export function summarizeGadget(findings: readonly Finding[], time: Date): strin
   if (normal.length > 0) {
     parts.push(`${listOf(normal.map((finding) => finding.evidence.action))} within ${normal.length === 1 ? "its" : "their"} usual range`);
   }
-  parts.push(...[...context, ...noData, ...skipped].map((finding) => clause(shortAnswer(finding.evidence, time))));
+  parts.push(...contextClauses([...context, ...noData, ...skipped], time));
   if (failed.length > 0) {
     const total = findings.length;
     parts.push(
@@ -107,7 +107,7 @@ export function summarizeExecution(input: ExecutionSummaryInput): string {
   const notFound = normal.filter((finding) => finding.evidence.kind === "none");
   if (measured.length > 0) sentences.push(`Within usual range: ${measured.map((finding) => finding.evidence.action).join(", ")}.`);
   if (notFound.length > 0) sentences.push(`Found none: ${notFound.map((finding) => clause(shortAnswer(finding.evidence, time))).join("; ")}.`);
-  if (answers.length > 0) sentences.push(`Other findings: ${answers.map((finding) => clause(shortAnswer(finding.evidence, time))).join("; ")}.`);
+  if (answers.length > 0) sentences.push(`Other findings: ${contextClauses(answers, time).join("; ")}.`);
   if (noData.length > 0 && !noDataTold) sentences.push(`No data: ${noDataGroups(noData, time, "")}.`);
   if (failed.length > 0) sentences.push(`Could not check: ${failed.map((finding) => withReason(finding.evidence)).join("; ")}.`);
   if (skipped.length > 0) sentences.push(`Not run: ${skipped.map((finding) => withReason(finding.evidence)).join("; ")}.`);
@@ -182,6 +182,22 @@ function firstSymptom(ranking: Ranking, time: Date): string | undefined {
   if (first.symptoms.length === dated.length) return `All of them started together at ${clock}.`;
   const names = listOf(first.symptoms.map(({ evidence, gadget }) => (gadget === evidence.action ? evidence.action : `${evidence.action} (${gadget})`)));
   return `First symptom${first.symptoms.length === 1 ? "" : "s"}: ${names} at ${clock}, before the others: the likely place to look for the cause.`;
+}
+
+/**
+ * Each finding's short answer as a clause, in order, but an action's several events that are not warnings
+ * as one clause in the place of its first: their count and reasons (normalEventsSummary).
+ */
+function contextClauses(findings: readonly Finding[], time: Date): string[] {
+  const normalEvents = new Map<string, EventEvidence[]>();
+  for (const { evidence } of findings) {
+    if (evidence.kind === "event" && !evidence.warning) normalEvents.set(evidence.action, [...(normalEvents.get(evidence.action) ?? []), evidence]);
+  }
+  return findings.flatMap(({ evidence }) => {
+    const events = evidence.kind === "event" && !evidence.warning ? (normalEvents.get(evidence.action) ?? []) : [];
+    if (events.length < 2) return [clause(shortAnswer(evidence, time))];
+    return events[0] === evidence ? [normalEventsSummary(events)] : [];
+  });
 }
 
 /**
