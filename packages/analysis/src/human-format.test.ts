@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatClock, formatDuration, formatPeriodBefore, formatRange, formatRatio, formatValue } from "./human-format.js";
+import { formatClock, formatDuration, formatElapsed, formatPeriodBefore, formatRange, formatRatio, formatValue } from "./human-format.js";
 
 describe("formatValue", () => {
   it.each([
@@ -56,6 +56,27 @@ describe("formatPeriodBefore", () => {
     expect(formatPeriodBefore(2 * 86_400_000)).toBe("the 2 days before");
     expect(formatPeriodBefore(90_000)).toBe("the 90 seconds before");
     expect(formatPeriodBefore(60_000)).toBe("the minute before");
+  });
+
+  it("rounds a period of 10 minutes or more to whole minutes", () => {
+    expect(formatPeriodBefore(3_601_234)).toBe("the hour before");
+    expect(formatPeriodBefore(65 * 60_000 + 20_000)).toBe("the 65 minutes before");
+    expect(formatPeriodBefore(9 * 60_000 + 20_000)).toBe("the 560 seconds before");
+  });
+});
+
+describe("formatElapsed", () => {
+  it("says how long one thing came before another as a person reads it, without odd precision", () => {
+    expect(formatElapsed(1_170)).toBe("1 s");
+    expect(formatElapsed(1_750)).toBe("2 s");
+    expect(formatElapsed(400)).toBe("less than a second");
+    expect(formatElapsed(61_200)).toBe("1 min");
+    expect(formatElapsed(19.3 * 60_000)).toBe("19 min");
+    expect(formatElapsed(6 * 60_000)).toBe("6 min");
+    expect(formatElapsed(59 * 60_000 + 45_000)).toBe("1 h");
+    expect(formatElapsed(65 * 60_000 + 10_000)).toBe("1 h 5 min");
+    expect(formatElapsed(26 * 3_600_000 + 20 * 60_000)).toBe("1 d 2 h");
+    expect(formatElapsed(-6 * 60_000)).toBe("6 min");
   });
 });
 

@@ -20,6 +20,8 @@ const DURATION_SCALES: ReadonlyArray<readonly [number, string]> = [
   [1e-6, "µs"],
   [1e-9, "ns"],
 ];
+/** From this many seconds on, a baseline period is named in whole minutes. */
+const PERIOD_IN_MINUTES_FROM_S = 10 * 60;
 const BYTE_SCALES = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"] as const;
 const DECIMAL_SCALES: ReadonlyArray<readonly [number, string]> = [
   [1e12, "T"],
@@ -53,7 +55,9 @@ export function formatRatio(ratio: number): string {
 
 /** "the hour before", "the 30 minutes before", "the 2 days before": the baseline period in words. */
 export function formatPeriodBefore(milliseconds: number): string {
-  const seconds = Math.max(1, Math.round(milliseconds / 1000));
+  const exact = Math.max(1, Math.round(milliseconds / 1000));
+  // A period of 10 minutes or more reads in whole minutes: "the 3601 seconds before" is the hour before.
+  const seconds = exact >= PERIOD_IN_MINUTES_FROM_S ? Math.round(exact / 60) * 60 : exact;
   const units: ReadonlyArray<readonly [number, string]> = [
     [86_400, "day"],
     [3_600, "hour"],
@@ -69,7 +73,28 @@ export function formatPeriodBefore(milliseconds: number): string {
   return `the ${seconds} seconds before`;
 }
 
-/** A duration for messages: "15 s", "500 ms", "2 min". */
+/**
+ * How long one thing came before another, as a person reads it: whole seconds under a minute, whole
+ * minutes under an hour, then hours and minutes, days and hours ("2 s", "6 min", "1 h 5 min", "2 d 3 h").
+ * Onsets are dated to a sample or a log line, so "1.17 s" or "1.02 min" would be precision they lack.
+ */
+export function formatElapsed(milliseconds: number): string {
+  const seconds = Math.round(Math.abs(milliseconds) / 1000);
+  if (seconds === 0) return "less than a second";
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  if (minutes < 24 * 60) return withRest(Math.floor(minutes / 60), "h", minutes % 60, "min");
+  const hours = Math.round(minutes / 60);
+  return withRest(Math.floor(hours / 24), "d", hours % 24, "h");
+}
+
+/** "1 h 5 min", "2 h": a count of one unit and what is left of the next. */
+function withRest(count: number, unit: string, rest: number, restUnit: string): string {
+  return rest === 0 ? `${count} ${unit}` : `${count} ${unit} ${rest} ${restUnit}`;
+}
+
+/** A duration for messages, as exact as it was set: "15 s", "500 ms", "2 min". */
 export function formatDuration(milliseconds: number): string {
   return formatValue(milliseconds / 1000, "s");
 }

@@ -160,6 +160,17 @@ describe("summarizeExecution", () => {
     );
   });
 
+  it("rounds leads to what a person reads: whole seconds, whole minutes", () => {
+    const seconds = (clock: string, offset: number) => new Date(at(clock).getTime() + offset);
+    const probe = finding(metric("payments probe", { value: 0, baseline: 1, onset: at("14:01") }), "Payments");
+    const followed = finding({ ...errorRate, onset: seconds("14:01", 1_750) }, "Errors");
+    expect(summarizeExecution({ ...base, attributes: {}, findings: [followed, probe] })).toMatch(/since 14:01 UTC, 2 s before the next symptom\./);
+    const late = finding({ ...errorRate, onset: seconds("14:02", 1_200) }, "Errors");
+    expect(summarizeExecution({ ...base, attributes: {}, findings: [late, deployed] })).toMatch(/\(Last deploy\), 1 min before the first symptom/);
+    const old = finding({ ...deployChange, at: seconds("13:44", -18_000) }, "Changes");
+    expect(summarizeExecution({ ...base, attributes: {}, findings: [errors, old] })).toMatch(/\(Last deploy\), 19 min before the first symptom, too long before/);
+  });
+
   it("says when the likely cause began after another symptom", () => {
     const memory = finding(metric("Node memory", { value: 0.9, baseline: 0.4, onset: at("13:52") }), "Nodes");
     const oom = finding({ kind: "event", action: "Pod restarts", subject: "pod/checkout-1", reason: "OOMKilled", warning: true, onset: at("14:01") }, "Pods");

@@ -1,6 +1,6 @@
 import type { ChangeEvidence, EventEvidence, FailedEvidence, NoDataEvidence, SkippedEvidence, SymptomEvidence } from "./evidence.js";
 import { describeChange, missingText, noDataWhen, normalEventsSummary, shortAnswer, symptomLevel, symptomMovement } from "./evidence-text.js";
-import { formatClock, formatDuration } from "./human-format.js";
+import { formatClock, formatElapsed } from "./human-format.js";
 import { truncate } from "./outcome-text.js";
 import { rankFindings, roleOf, type Finding, type LikelyCause, type RankedChange, type Ranking } from "./ranking.js";
 
@@ -120,7 +120,7 @@ export function summarizeExecution(input: ExecutionSummaryInput): string {
  * before (Database), since 13:50 UTC, 13 min before the next symptom."
  */
 function causeSentence(ranking: Ranking, likelyCause: LikelyCause, opening: string, time: Date): string {
-  const lead = likelyCause.leadMs === 0 ? undefined : leadText(likelyCause.leadMs);
+  const lead = likelyCause.leadMs === 0 ? undefined : formatElapsed(likelyCause.leadMs);
   if (likelyCause.basis === "symptom") {
     const { evidence, gadget } = likelyCause.finding;
     return `${opening}: likely cause: ${symptomLevel(evidence, gadget, time)}, ${lead === undefined ? "as other symptoms began" : `${lead} before the next symptom`}.`;
@@ -156,7 +156,7 @@ function changeClaim(change: ChangeEvidence, time: Date): string {
 /** A change that is not the likely cause, and why not. */
 function changeWithVerdict(change: RankedChange, ranking: Ranking, time: Date): string {
   const claim = changeClaim(change.evidence, time);
-  const lead = leadText(Math.abs(change.leadMs ?? 0));
+  const lead = formatElapsed(Math.abs(change.leadMs ?? 0));
   const first = (ranking.first?.symptoms.length ?? 1) > 1 ? "the first symptoms" : "the first symptom";
   switch (change.verdict) {
     case "no-symptom":
@@ -227,13 +227,6 @@ function attributeText(attributes: Readonly<Record<string, string>>): string {
   });
   const more = names.length > MAX_ATTRIBUTES_SHOWN ? ` and ${names.length - MAX_ATTRIBUTES_SHOWN} more` : "";
   return `${shown.join(", ")}${more}`;
-}
-
-/** "6 min", "1 h 56 min": how long one thing came before another. */
-function leadText(milliseconds: number): string {
-  const minutes = Math.round(milliseconds / 60_000);
-  if (minutes < 60) return formatDuration(milliseconds);
-  return `${Math.floor(minutes / 60)} h${minutes % 60 === 0 ? "" : ` ${minutes % 60} min`}`;
 }
 
 /** "a", "a and b", "a, b and c". */
