@@ -104,6 +104,28 @@ describe("analyzeLogs", () => {
     );
   });
 
+  it("reads a pattern that began a couple of minutes before the incident phase as new, its baseline measured before it began", () => {
+    // The incident phase starts at 14:03; a deploy's new error begins at 14:01, so its first lines fall before it.
+    const early = Date.parse("2026-11-20T14:01:00Z");
+    const lines = serviceLog(9, (at, next) => (at >= early && next() < 20 / 60 ? `ERROR NullPointerException in PaymentCapture.amount (order ${Math.floor(next() * 1e6)})` : undefined));
+    const [first, ...rest] = analyzeLogs({ lines, totals: perMinute(lines) }, context) as LogPatternEvidence[];
+    expect(rest).toEqual([]);
+    expect(first).toMatchObject({ pattern: "ERROR NullPointerException in PaymentCapture.amount (order <num>)", abnormal: true, baselinePerMinute: 0, ratio: Infinity });
+    expect(Math.abs((first?.onset?.getTime() ?? 0) - early)).toBeLessThan(20_000);
+    expect(shortAnswer(first as LogPatternEvidence, time)).toMatch(/^Error logs: "ERROR NullPointerException[^"]*" \d+ lines, not seen in the hour before, since 14:01 UTC/);
+
+    // A pattern that was there all along and grew from 14:01 is compared with its rate before it grew.
+    const grown = serviceLog(10, (at, next) => (at >= early && next() < 10 / 60 ? `WARN retrying call to inventory (attempt 2) after ${Math.round(next() * 900)}ms` : undefined));
+    const [retries] = analyzeLogs({ lines: grown, totals: perMinute(grown) }, context) as LogPatternEvidence[];
+    const before = grown.filter((item) => item.line.startsWith("WARN retrying") && item.at.getTime() < (retries?.onset?.getTime() ?? 0)).length;
+    expect(retries?.baselinePerMinute).toBeCloseTo(before / (((retries?.onset?.getTime() ?? 0) - window.start.getTime()) / 60_000), 6);
+
+    // One that began long before the incident phase keeps its whole baseline: it is no news at the issue time.
+    const old = Date.parse("2026-11-20T13:40:00Z");
+    const steady = serviceLog(11, (at, next) => (at >= old && next() < 20 / 60 ? `ERROR NullPointerException in PaymentCapture.amount (order ${Math.floor(next() * 1e6)})` : undefined));
+    expect(analyzeLogs({ lines: steady, totals: perMinute(steady) }, context)).toMatchObject([{ total: true, abnormal: false }]);
+  });
+
   it("reports a healthy noisy log as one normal total, naming its most common pattern", () => {
     const lines = serviceLog(3);
     const found = analyzeLogs({ lines, totals: perMinute(lines) }, context);

@@ -8,6 +8,12 @@ export const MIN_ABNORMAL_LINES = 10;
 export const MIN_ABNORMAL_SHARE = 0.005;
 /** …and at least this many times the lines its baseline rate (plus one line) would give the incident phase. */
 export const ABNORMAL_LOG_GROWTH = 3;
+/**
+ * A pattern whose rise began at most this long before the incident phase (a deploy's first failing
+ * requests, minutes before the alert) has its baseline measured before that rise, as a metric's usual
+ * level is measured before its change began: its first lines are the incident's, not its past.
+ */
+export const EARLY_RISE_MS = INCIDENT_LEAD_MS;
 /** Patterns reported at most, strongest first. */
 export const MAX_LOG_PATTERNS = 5;
 /** An example line is cut to this many characters. */
@@ -90,10 +96,15 @@ interface Judged {
   /** Estimated lines in each phase. */
   baseline: number;
   incident: number;
-  lines: readonly LogCount[];
+  /** How long its baseline lasted: the baseline phase, or up to a rise that began shortly before the incident phase. */
+  baselineMinutes: number;
+  /** When its rise began, when it is abnormal and the data dates it. */
+  onset?: Date;
   example?: LogLine;
   abnormal: boolean;
   severity: number;
+  /** Every matching line together, not one pattern. */
+  total?: boolean;
 }
 
 /**
@@ -109,7 +120,9 @@ interface Judged {
  *   plus one line would give (one line added: a pattern not seen before is not one that could not occur;
  *   this also makes a new pattern with few lines against a long baseline need more than a short one). Its
  *   severity is that multiple; its onset the start of its largest rise (a CUSUM change point over buckets
- *   of a minute or more), dated to its first line from then on;
+ *   of a minute or more), dated to its first line from then on; when that rise began in the baseline at
+ *   most EARLY_RISE_MS before the incident phase, its baseline ends where the rise began (a new error's
+ *   first lines, logged a couple of minutes before the incident phase, do not make it "28× its rate");
  * - the same rule, on every line, judges the total.
  *
  * Returns the abnormal patterns, strongest first (at most MAX_LOG_PATTERNS), each with an example line
@@ -153,34 +166,42 @@ export function analyzeLogs(input: LogInput, context: LogContext): Evidence[] {
     }
   }
 
-  const judge = (baselineLines: number, incidentLines: number) => {
-    const expected = ((baselineLines + 1) * minutes(incident)) / Math.max(minutes(baseline), 1 / 60);
-    const severity = incidentLines / expected;
-    const abnormal = incidentLines >= MIN_ABNORMAL_LINES && incidentLines >= MIN_ABNORMAL_SHARE * incident.total && severity >= ABNORMAL_LOG_GROWTH;
-    return { severity, abnormal };
-  };
-  const judged: Judged[] = [...patterns.values()].map((pattern) => {
-    const baselineLines = scaled(pattern.baseline, baseline);
-    const incidentLines = scaled(pattern.incident, incident);
-    return {
-      pattern: miner.template(pattern.id),
-      baseline: baselineLines,
-      incident: incidentLines,
-      lines: pattern.lines,
-      ...(pattern.example === undefined ? {} : { example: pattern.example }),
-      ...judge(baselineLines, incidentLines),
-    };
-  });
-  judged.sort((a, b) => b.severity - a.severity || b.incident - a.incident || compareText(a.pattern, b.pattern));
-
   const buckets = bucketing(window, baseline, incident);
   const totalPoints = totals === undefined ? lines.map((item) => ({ at: item.at, count: 1 })) : [...totals].sort((a, b) => a.at.getTime() - b.at.getTime());
   // Every line's rise, from the counts (never a sample): dates a pattern's rise that began where its lines were not read.
   const totalOnset = onsetOf(totalPoints, { ...buckets, covered: buckets.covered.map(() => true) })?.at;
-  const evidenceOf = (item: Judged, points: readonly LogCount[], total: boolean): LogPatternEvidence => {
+
+  const judge = (baselineLines: number, incidentLines: number, baselineMinutes: number) => {
+    const expected = ((baselineLines + 1) * minutes(incident)) / Math.max(baselineMinutes, 1 / 60);
+    const severity = incidentLines / expected;
+    const abnormal = incidentLines >= MIN_ABNORMAL_LINES && incidentLines >= MIN_ABNORMAL_SHARE * incident.total && severity >= ABNORMAL_LOG_GROWTH;
+    return { severity, abnormal };
+  };
+  const earliestEarlyRise = Math.max(start, incidentFrom - EARLY_RISE_MS);
+  const judged: Judged[] = [...patterns.values()].map((pattern) => {
+    const onset = datedOnset(onsetOf(pattern.lines, buckets), totalOnset);
+    const early = onset !== undefined && onset.getTime() > earliestEarlyRise && onset.getTime() < incidentFrom ? onset.getTime() : undefined;
+    const baselineRead = early === undefined ? pattern.baseline : pattern.lines.filter((item) => item.at.getTime() < early).length;
+    const baselineMinutes = early === undefined ? minutes(baseline) : (early - start) / MINUTE;
+    const baselineLines = scaled(baselineRead, baseline);
+    const incidentLines = scaled(pattern.incident, incident);
+    const verdict = judge(baselineLines, incidentLines, baselineMinutes);
+    return {
+      pattern: miner.template(pattern.id),
+      baseline: baselineLines,
+      incident: incidentLines,
+      baselineMinutes,
+      ...(pattern.example === undefined ? {} : { example: pattern.example }),
+      ...verdict,
+      ...(verdict.abnormal && onset !== undefined ? { onset } : {}),
+    };
+  });
+  judged.sort((a, b) => b.severity - a.severity || b.incident - a.incident || compareText(a.pattern, b.pattern));
+
+  const evidenceOf = (item: Judged): LogPatternEvidence => {
     const perMinute = item.incident / minutes(incident);
-    const baselinePerMinute = item.baseline / Math.max(minutes(baseline), 1 / 60);
-    const onset = item.abnormal ? datedOnset(onsetOf(points, buckets), totalOnset) : undefined;
+    const baselinePerMinute = item.baseline / Math.max(item.baselineMinutes, 1 / 60);
+    const { onset } = item;
     return {
       kind: "log-pattern",
       ...cited,
@@ -194,24 +215,28 @@ export function analyzeLogs(input: LogInput, context: LogContext): Evidence[] {
       baselineMs: window.time.getTime() - start,
       ...(item.example === undefined ? {} : { example: cut(item.example.line) }),
       count: Math.round(item.incident),
-      ...(total ? { total } : {}),
+      ...(item.total === true ? { total: true } : {}),
     };
   };
 
   const abnormal = judged.filter((item) => item.abnormal).slice(0, MAX_LOG_PATTERNS);
-  if (abnormal.length > 0) return abnormal.map((item) => evidenceOf(item, item.lines, false));
+  if (abnormal.length > 0) return abnormal.map(evidenceOf);
 
   // Nothing grew on its own: every line, named by the pattern most common in the incident phase.
   const common = [...judged].sort((a, b) => b.incident - a.incident || b.baseline - a.baseline || compareText(a.pattern, b.pattern))[0];
+  const verdict = judge(baseline.total, incident.total, minutes(baseline));
+  const onset = verdict.abnormal ? datedOnset(onsetOf(totalPoints, buckets), totalOnset) : undefined;
   const all: Judged = {
     pattern: common?.pattern ?? "",
     baseline: baseline.total,
     incident: incident.total,
-    lines: [],
+    baselineMinutes: minutes(baseline),
     ...(common?.example === undefined ? {} : { example: common.example }),
-    ...judge(baseline.total, incident.total),
+    ...verdict,
+    ...(onset === undefined ? {} : { onset }),
+    total: true,
   };
-  return [evidenceOf(all, totalPoints, true)];
+  return [evidenceOf(all)];
 }
 
 /** A phase [from, to) (or [from, to] when `closed`: the window's end is in it) and what was read of it. */
