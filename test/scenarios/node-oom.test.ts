@@ -22,7 +22,7 @@ afterAll(async () => {
 describe("scenario: a node under memory pressure OOM-killing pods", () => {
   it("names node-2's memory as the likely cause, by its node label, citing the action", () => {
     const cause = causeSentence(result) ?? "";
-    expect(cause).toMatch(/likely cause: Memory used per node \(node=node-2\) at 9\d(\.\d)?%, at or above its threshold \(90%\)/);
+    expect(cause).toMatch(/likely cause: Memory used per node \(node=node-2\) at 9\d(\.\d)?%, at or above its threshold of 90% \(Memory of the nodes\)/);
     expect(cause).not.toMatch(/node-1|node-3/);
   });
 

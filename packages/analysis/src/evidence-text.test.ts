@@ -166,9 +166,21 @@ describe("texts of a metric name its series", () => {
       onset: new Date("2026-11-21T14:00:00Z"),
       saturation: { limit: 0, direction: "down" },
     });
-    expect(shortAnswer(free, time)).toBe("free space (mountpoint=/data) 0 B, at or below its threshold (0 B), down from 50 GiB in the hour before, since 14:00 UTC");
-    expect(symptomMovement(free, time)).toBe("free space (mountpoint=/data) fell to its threshold (0 B) since 14:00 UTC");
-    expect(symptomLevel(free, "Disk", time)).toBe("free space (mountpoint=/data) at 0 B, at or below its threshold (0 B) (Disk), since 14:00 UTC");
+    expect(shortAnswer(free, time)).toBe("free space (mountpoint=/data) 0 B, at or below its threshold of 0 B, down from 50 GiB in the hour before, since 14:00 UTC");
+    expect(symptomMovement(free, time)).toBe("free space (mountpoint=/data) fell to its threshold of 0 B since 14:00 UTC");
+    // The threshold is not in parentheses: the action is cited in them next.
+    expect(symptomLevel(free, "Disk", time)).toBe("free space (mountpoint=/data) at 0 B, at or below its threshold of 0 B (Disk), since 14:00 UTC");
+
+    // A value and its limit in the same unit name it once.
+    const pool = { ...connections, unit: "conns", value: 100, saturation: { limit: 100, of: "max_connections", direction: "up" as const } };
+    expect(shortAnswer(pool, time)).toBe("connections (instance=db-1:9187) 100 of 100 conns (100% of max_connections), up from 40 conns in the hour before, since 14:02 UTC");
+    expect(symptomLevel(pool, "Database", time)).toBe("connections (instance=db-1:9187) at 100 of 100 conns, 100% of max_connections (Database), since 14:02 UTC");
+  });
+
+  it("a new log pattern appeared at a time, a grown one rose since it", () => {
+    const pattern = { kind: "log-pattern", action: "Log errors", pattern: "panic", perMinute: 3, baselinePerMinute: 0, ratio: Infinity, severity: 90, abnormal: true, onset: new Date(JUMP), baselineMs: 3_600_000 } as const;
+    expect(symptomMovement(pattern, time)).toBe('Log errors: "panic" appeared at 14:05 UTC');
+    expect(symptomMovement({ ...pattern, baselinePerMinute: 0.5, ratio: 6, severity: 6 }, time)).toBe('Log errors: "panic" rose 6× since 14:05 UTC');
   });
 
   it("a flat line", () => {

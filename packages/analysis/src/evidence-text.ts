@@ -10,7 +10,7 @@ import type {
   SymptomEvidence,
   ValuesEvidence,
 } from "./evidence.js";
-import { formatClock, formatPeriodBefore, formatRange, formatRatio, formatValue } from "./human-format.js";
+import { formatClock, formatPeriodBefore, formatRange, formatRatio, formatValue, formatValueOf } from "./human-format.js";
 import { truncate } from "./outcome-text.js";
 
 /** One action's entry in an execution result (the contract's ActionResult). */
@@ -150,14 +150,17 @@ function seriesNote(evidence: MetricEvidence): string {
 }
 
 /**
- * "98 of 100 (98% of max_connections)", "1.2 GiB of 60 GiB (2% of node_filesystem_size_bytes)",
- * "95%, at or above its threshold (90%)": a saturated value against what it reached.
+ * "98 of 100 (98% of max_connections)", "1.2 of 60 GiB (2% of node_filesystem_size_bytes)",
+ * "95%, at or above its threshold of 90%": a saturated value against what it reached.
  */
 function saturationText(evidence: MetricEvidence, saturation: MetricSaturation): string {
-  const value = formatValue(evidence.value, evidence.unit);
-  const limit = formatValue(saturation.limit, evidence.unit);
-  if (saturation.of === undefined) return `${value}, at or ${saturation.direction === "up" ? "above" : "below"} its threshold (${limit})`;
-  return `${value} of ${limit} (${shareOf(evidence.value, saturation.limit)} of ${saturation.of})`;
+  if (saturation.of === undefined) return `${formatValue(evidence.value, evidence.unit)}, ${thresholdText(evidence, saturation)}`;
+  return `${formatValueOf(evidence.value, saturation.limit, evidence.unit)} (${shareOf(evidence.value, saturation.limit)} of ${saturation.of})`;
+}
+
+/** "at or above its threshold of 90%": in a sentence that may cite its action in parentheses next. */
+function thresholdText(evidence: MetricEvidence, saturation: MetricSaturation): string {
+  return `at or ${saturation.direction === "up" ? "above" : "below"} its threshold of ${formatValue(saturation.limit, evidence.unit)}`;
 }
 
 /** "98%": a value as a share of its limit. */
@@ -269,7 +272,7 @@ export function symptomMovement(symptom: SymptomEvidence, time: Date): string {
     case "metric":
       return `${metricSubject(symptom)} ${metricMovement(symptom, time)}`;
     case "log-pattern":
-      return `${patternSubject(symptom)} ${symptom.ratio === Infinity ? `appeared${since(symptom.onset, time)}` : movement(symptom.ratio, symptom.onset, time)}`;
+      return `${patternSubject(symptom)} ${symptom.ratio === Infinity ? `appeared${at(symptom.onset, time)}` : movement(symptom.ratio, symptom.onset, time)}`;
     case "alert":
       return `${action}: ${symptom.name} firing${since(symptom.onset, time)}`;
     case "event":
@@ -317,17 +320,15 @@ function metricMovement(symptom: MetricEvidence, time: Date): string {
     return symptom.flat === true ? `flat at ${formatValue(symptom.value, symptom.unit)}${from}` : movement(symptom.ratio, symptom.onset, time);
   }
   if (saturation.of === undefined) {
-    return `${saturation.direction === "up" ? "reached" : "fell to"} its threshold (${formatValue(saturation.limit, symptom.unit)})${from}`;
+    return `${saturation.direction === "up" ? "reached" : "fell to"} its threshold of ${formatValue(saturation.limit, symptom.unit)}${from}`;
   }
   return `${saturation.direction === "up" ? "at" : "down to"} ${shareOf(symptom.value, saturation.limit)} of ${saturation.of}${from}`;
 }
 
-/** "at 98 of 100, 98% of max_connections", "at 95%, at or above its threshold (90%)": saturation for the bottom line. */
+/** "at 98 of 100, 98% of max_connections", "at 95%, at or above its threshold of 90%": saturation for the bottom line. */
 function saturationLevel(symptom: MetricEvidence, saturation: MetricSaturation): string {
-  const value = formatValue(symptom.value, symptom.unit);
-  const limit = formatValue(saturation.limit, symptom.unit);
-  if (saturation.of === undefined) return `at ${value}, at or ${saturation.direction === "up" ? "above" : "below"} its threshold (${limit})`;
-  return `at ${value} of ${limit}, ${shareOf(symptom.value, saturation.limit)} of ${saturation.of}`;
+  if (saturation.of === undefined) return `at ${formatValue(symptom.value, symptom.unit)}, ${thresholdText(symptom, saturation)}`;
+  return `at ${formatValueOf(symptom.value, saturation.limit, symptom.unit)}, ${shareOf(symptom.value, saturation.limit)} of ${saturation.of}`;
 }
 
 /** "rose 4.1× since 14:05 UTC", "fell to 0.25×", "rose from zero": which way a ratio moved. */
@@ -348,6 +349,11 @@ function patternSubject(evidence: LogPatternEvidence): string {
 
 function since(onset: Date | undefined, time: Date): string {
   return onset === undefined ? "" : ` since ${formatClock(onset, time)}`;
+}
+
+/** " at 14:05 UTC": when something began that was not there before (a new log pattern appeared). */
+function at(onset: Date | undefined, time: Date): string {
+  return onset === undefined ? "" : ` at ${formatClock(onset, time)}`;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatClock, formatDuration, formatElapsed, formatPeriodBefore, formatRange, formatRatio, formatValue } from "./human-format.js";
+import { formatClock, formatDuration, formatElapsed, formatPeriodBefore, formatRange, formatRatio, formatValue, formatValueOf } from "./human-format.js";
 
 describe("formatValue", () => {
   it.each([
@@ -62,6 +62,15 @@ describe("formatPeriodBefore", () => {
     expect(formatPeriodBefore(3_601_234)).toBe("the hour before");
     expect(formatPeriodBefore(65 * 60_000 + 20_000)).toBe("the 65 minutes before");
     expect(formatPeriodBefore(9 * 60_000 + 20_000)).toBe("the 560 seconds before");
+  });
+});
+
+describe("formatValueOf", () => {
+  it("writes a value out of its limit, the unit once when both share it", () => {
+    expect(formatValueOf(98, 100)).toBe("98 of 100");
+    expect(formatValueOf(100, 100, "conns")).toBe("100 of 100 conns");
+    expect(formatValueOf(1.2 * 2 ** 30, 60 * 2 ** 30, "bytes")).toBe("1.2 of 60 GiB");
+    expect(formatValueOf(900 * 2 ** 20, 60 * 2 ** 30, "bytes")).toBe("900 MiB of 60 GiB");
   });
 });
 

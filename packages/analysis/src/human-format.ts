@@ -48,6 +48,14 @@ export function formatRange(low: number, high: number, unit?: string): string {
   return `${joinParts(a)}–${joinParts(b)}`;
 }
 
+/** "98 of 100 conns", "900 MiB of 60 GiB": a value out of a limit, the unit written once when both share it. */
+export function formatValueOf(value: number, limit: number, unit?: string): string {
+  const a = valueParts(value, unit);
+  const b = valueParts(limit, unit);
+  if (a.suffix === b.suffix) return joinParts({ ...b, number: `${a.number} of ${b.number}` });
+  return `${joinParts(a)} of ${joinParts(b)}`;
+}
+
 /** A ratio to two significant digits, without the "×": 4.1, 12, 0.25. */
 export function formatRatio(ratio: number): string {
   return significant(ratio, 2);

@@ -203,7 +203,7 @@ describe("runPrometheusAction against a real Prometheus", () => {
       });
       expect(outcome).toMatchObject({ kind: "metric", value: 0, saturation: { limit: 0, direction: "down" } });
       expect(rendered(outcome).shortAnswer).toBe(
-        "free space (mountpoint=/data) 0 B, at or below its threshold (0 B), down from 50 GiB in the hour before, since 14:00 UTC",
+        "free space (mountpoint=/data) 0 B, at or below its threshold of 0 B, down from 50 GiB in the hour before, since 14:00 UTC",
       );
     });
   });
