@@ -23,13 +23,16 @@ describe("scenario: a bad deploy followed by an error spike", () => {
   it("names checkout's rollout to v1.42 as the likely cause, citing the action that found it", () => {
     const cause = causeSentence(result);
     expect(cause).toMatch(/likely cause: deploy of checkout to checkout:v1\.42 at \d\d:\d\d UTC \(Rollouts of checkout\)/);
-    expect(cause).toMatch(/before the first symptom/);
+    expect(cause).toMatch(/, \d+ min before the first symptom/);
   });
 
   it("states what followed, each claim citing its action: the error spike, the new exception, the alert", () => {
     expect(actionResult(result, "Error ratio of checkout").shortAnswer).toMatch(/×/);
     const logs = actionResult(result, "Error logs of checkout").shortAnswer ?? "";
     expect(logs).toMatch(/NullPointerException/);
+    // New with the deploy, though its first lines came before the incident phase: not a multiple of a rate.
+    expect(logs).toMatch(/ \d+ lines, not seen in the hour before, since \d\d:\d\d UTC/);
+    expect(result.highlights).not.toMatch(/NullPointerException[^;]*× its rate/);
     // The usual error, logged at its usual rate all along, is not what grew.
     expect(logs).not.toMatch(/inventory reservation/);
     const highlights = result.highlights ?? "";
