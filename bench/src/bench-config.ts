@@ -9,10 +9,17 @@ export const ONE_ACTION_PLAYBOOK = "one-action";
 export const PARALLEL_PLAYBOOK = "ten-by-three";
 export const PARALLEL_GADGETS = 10;
 export const PARALLEL_ACTIONS_PER_GADGET = 3;
+/**
+ * The storm and the webhook intake: one range query of the instant stub, like scenario 1's, for one
+ * `service`, taken from the alert's label (or the request's attributes). Distinct services are distinct
+ * issues; the same service at the same time is the same issue.
+ */
+export const ALERT_PLAYBOOK = "alerted";
+export const ALERT_NAME = "BenchAlert";
 
 /**
  * Writes the CONFIG_DIR the API and workers load: one organization with two Prometheus data sources
- * (the instant stub and the slow one) and the two benchmark playbooks. The files are JSON, which is
+ * (the instant stub and the slow one) and the benchmark playbooks. The files are JSON, which is
  * valid YAML, so the harness needs no YAML writer.
  */
 export function writeBenchConfig(configDir: string, stubs: { instantUrl: string; slowUrl: string }): void {
@@ -32,6 +39,15 @@ export function writeBenchConfig(configDir: string, stubs: { instantUrl: string;
     name: ONE_ACTION_PLAYBOOK,
     monitorNames: ["Bench one action"],
     gadgets: [{ title: "Up", actions: [{ title: "up", dataSource: "stub", prometheus: { query: "up", range: true } }] }],
+    mitigations: [],
+  });
+  writeJsonYaml(join(playbookDir, `${ALERT_PLAYBOOK}.yaml`), {
+    name: ALERT_PLAYBOOK,
+    monitorNames: [ALERT_NAME],
+    requiredAttributes: ["service"],
+    gadgets: [
+      { title: "Up", actions: [{ title: "up", dataSource: "stub", prometheus: { query: "up{service={{service}}}", range: true } }] },
+    ],
     mitigations: [],
   });
   writeJsonYaml(join(playbookDir, `${PARALLEL_PLAYBOOK}.yaml`), {

@@ -4,8 +4,11 @@ import { join } from "node:path";
 import { loadOrCreateDevKey, mintDevToken } from "@pes/dev-issuer";
 import { freePort } from "@pes/local-services";
 import { Redis } from "ioredis";
+import { asyncBatch } from "./async-batch.js";
 import { BENCH_CLIENT_ID, BENCH_ORG, ONE_ACTION_PLAYBOOK, PARALLEL_PLAYBOOK, writeBenchConfig } from "./bench-config.js";
 import { stopAll, type ChildHandle } from "./child-processes.js";
+import { createHttpCaller } from "./http-calls.js";
+import { runHttpLoad } from "./http-load.js";
 import { describeMachine, currentCommit } from "./machine.js";
 import { startRawFloor, type RawFloor } from "./raw-floor.js";
 import { medianItem } from "./stats.js";
@@ -13,6 +16,7 @@ import { startBenchRedis } from "./redis-server.js";
 import type { BenchResults } from "./results.js";
 import {
   batch,
+  executionLoad,
   parallelism,
   plumbingOverhead,
   smokeTest,
@@ -22,11 +26,13 @@ import {
   type ServiceTarget,
 } from "./scenarios.js";
 import { startApi, startWorker, type ServiceContext } from "./service-processes.js";
+import { storm } from "./storm.js";
 import { startStubProcess } from "./stub-process.js";
 import { evaluateTargets } from "./target-evaluation.js";
 import { measureThroughput } from "./throughput-run.js";
+import { webhookIntake } from "./webhook-intake.js";
 
-export const SCENARIOS = ["plumbing", "throughput", "parallelism", "batch"] as const;
+export const SCENARIOS = ["plumbing", "throughput", "parallelism", "batch", "storm", "webhook", "async-batch"] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export interface BenchOptions {
@@ -172,7 +178,8 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
         results.batch.push({ workerProcesses: workers.length, result: await batch(target, ONE_ACTION_PLAYBOOK, durations) });
       });
     }
-    if (options.scenarios.has("throughput") || options.scenarios.has("batch")) {
+    const twoWorkerScenarios: readonly ScenarioName[] = ["throughput", "batch", "storm", "webhook", "async-batch"];
+    if (twoWorkerScenarios.some((name) => options.scenarios.has(name))) {
       options.log("starting a second worker process (service and raw floor) …");
       const second = await startWorker(context, { index: 2, ...workerOptions });
       workers.push(second);
@@ -185,6 +192,56 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
     if (options.scenarios.has("batch")) {
       await run("4 batch of 100 (2 worker processes)", async () => {
         results.batch.push({ workerProcesses: workers.length, result: await batch(target, ONE_ACTION_PLAYBOOK, durations) });
+      });
+    }
+    const throughputOfTwo = () => results.throughput.find((run) => run.workerProcesses === workers.length)?.service.throughput ?? Number.NaN;
+    const runId = queuePrefix;
+    const workerMetricsUrls = workers.map((worker) => worker.metricsUrl);
+    if (options.scenarios.has("storm") || options.scenarios.has("webhook")) {
+      // Storms and re-notifications are about sharing: an API of their own with coalescing on (default bucket).
+      const sharingPort = await freePort();
+      options.log("starting an API with coalescing on …");
+      const sharingApi = await startApi(context, { port: sharingPort, executionTimeoutMs: 30_000, batchMaxItems: 100, coalesceBucketSeconds: 60, name: "api-coalescing" });
+      children.push(sharingApi);
+      const sharingUrl = `http://127.0.0.1:${sharingPort}`;
+      // A new process: warmed as scenario 1's paths are (its identical requests mostly join, which is its storm path).
+      await runHttpLoad({ ...executionLoad({ baseUrl: sharingUrl, token }, ONE_ACTION_PLAYBOOK), connections: THROUGHPUT_IN_FLIGHT, durationSeconds: durations.warmupSeconds });
+      const caller = createHttpCaller(sharingUrl, token);
+      try {
+        if (options.scenarios.has("storm")) {
+          await run(`6 storm of ${durations.stormRequests} identical requests within ${durations.stormSpreadMs} ms (2 worker processes)`, async () => {
+            const counting = { workerMetricsUrls, apiMetricsUrl: `${sharingUrl}/metrics`, stubStatsUrl: `http://127.0.0.1:${instantPort}/stats` };
+            results.storm = await storm(
+              caller,
+              counting,
+              { requests: durations.stormRequests, spreadMs: durations.stormSpreadMs, loneRequests: durations.stormLoneRequests },
+              runId,
+            );
+          });
+        }
+        if (options.scenarios.has("webhook")) {
+          await run(`7 webhook intake, ${durations.webhookNotifications} notifications of 10 alerts (2 worker processes)`, async () => {
+            const intake = await webhookIntake(caller, workerMetricsUrls, { notifications: durations.webhookNotifications, alertsPerNotification: 10, connections: 16 }, runId);
+            results.webhookIntake = { ...intake, workerProcesses: workers.length, ratioToThroughput: intake.fresh.alertsPerSecond / throughputOfTwo() };
+          });
+        }
+      } finally {
+        caller.close();
+      }
+    }
+    if (options.scenarios.has("async-batch")) {
+      await run(`8 async batch of ${durations.asyncBatchItems} items beside a synchronous caller (2 worker processes)`, async () => {
+        const caller = createHttpCaller(target.baseUrl, token);
+        try {
+          const measured = await asyncBatch(caller, ONE_ACTION_PLAYBOOK, {
+            items: durations.asyncBatchItems,
+            idleSeconds: durations.asyncBatchIdleSeconds,
+            pollIntervalMs: 500,
+          });
+          results.asyncBatch = { ...measured, workerProcesses: workers.length, ratioToThroughput: measured.itemsPerSecond / throughputOfTwo() };
+        } finally {
+          caller.close();
+        }
       });
     }
   } finally {

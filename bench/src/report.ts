@@ -18,6 +18,10 @@ function errors(load: HttpLoadResult): string {
   return `**${total}**: ${parts.join("; ")}`;
 }
 
+function failureText(count: number, first: string | undefined): string {
+  return count === 0 ? "0" : `**${count}**: ${first ?? ""}`;
+}
+
 function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
   return [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...rows.map((row) => `| ${row.join(" | ")} |`)].join("\n");
 }
@@ -146,6 +150,110 @@ export function renderMarkdown(results: BenchResults): string {
         ]),
       ),
     );
+    lines.push("");
+  }
+
+  if (results.storm !== undefined) {
+    const storm = results.storm;
+    lines.push(
+      `### 6. Storm: ${storm.requests} identical requests started within ${fmt(storm.sendWindowMs, 0)} ms, coalescing on (the default one-minute bucket), 2 worker processes`,
+    );
+    lines.push("");
+    lines.push(
+      table(
+        ["Answered", "Executions run (workers)", "Distinct X-Execution-Id", "Joins (API)", "Stub queries", "Executions / request", "p50 ms", "p99 ms", "Lone caller p50 ms", "p50 / lone p50", "p99 / lone p50", "Failures"],
+        [
+          [
+            String(storm.answered),
+            String(storm.executionsRun),
+            String(storm.distinctExecutionIds),
+            String(storm.joins),
+            String(storm.stubQueries),
+            fmt(storm.executionsPerRequest, 4),
+            fmt(storm.latency.p50),
+            fmt(storm.latency.p99),
+            fmt(storm.lone.p50, 2),
+            `${fmt(storm.p50ToLone, 2)}×`,
+            `${fmt(storm.p99ToLone, 2)}×`,
+            failureText(storm.failures, storm.firstFailure),
+          ],
+        ],
+      ),
+    );
+    lines.push("");
+  }
+
+  if (results.webhookIntake !== undefined) {
+    const intake = results.webhookIntake;
+    lines.push(
+      `### 7. Webhook intake: Alertmanager v4 notifications of ${intake.alertsPerNotification} firing alerts, ${intake.connections} at a time, ${intake.workerProcesses} worker processes`,
+    );
+    lines.push("");
+    lines.push(
+      table(
+        ["Pass", "Alerts", "Started", "Joined", "Unmatched", "Alerts accepted/s", "Notification p50 / p99 ms", "Failures"],
+        (
+          [
+            ["distinct alerts", intake.fresh],
+            ["the same again (re-notification)", intake.renotified],
+          ] as const
+        ).map(([label, pass]) => [
+          label,
+          String(pass.alerts),
+          String(pass.started),
+          String(pass.joined),
+          String(pass.unmatched),
+          fmt(pass.alertsPerSecond, 0),
+          `${fmt(pass.latency.p50)} / ${fmt(pass.latency.p99)}`,
+          failureText(pass.failures, pass.firstFailure),
+        ]),
+      ),
+    );
+    lines.push("");
+    lines.push(
+      `Distinct alerts accepted/s / the throughput scenario's executions/s with ${intake.workerProcesses} workers = **${fmt(intake.ratioToThroughput, 2)}×** ` +
+        `(the 202 comes before anything runs). The workers ran ${intake.executionsRun} executions for both passes; the last finished ` +
+        `${fmt(intake.drainMs / 1000)} s after the first notification.`,
+    );
+    lines.push("");
+  }
+
+  if (results.asyncBatch !== undefined) {
+    const batchRun = results.asyncBatch;
+    lines.push(
+      `### 8. Async batch: ${batchRun.items} items of the one-action playbook with \`Prefer: respond-async\`, ${batchRun.workerProcesses} worker processes, beside one synchronous caller`,
+    );
+    lines.push("");
+    lines.push(
+      table(
+        ["Items", "202 after ms", "Last item done after s", "Items/s", "Items/s / throughput exec/s", "Failed items", "Progress reads"],
+        [
+          [
+            String(batchRun.items),
+            fmt(batchRun.acceptMs, 0),
+            fmt(batchRun.wallMs / 1000, 2),
+            fmt(batchRun.itemsPerSecond, 0),
+            `${fmt(batchRun.ratioToThroughput, 2)}×`,
+            String(batchRun.failedItems),
+            String(batchRun.polls),
+          ],
+        ],
+      ),
+    );
+    lines.push("");
+    lines.push(
+      table(
+        ["Synchronous caller (1 in flight)", "Requests", "p50 ms", "p99 ms", "Failures"],
+        (
+          [
+            ["idle (before and after the batch)", batchRun.idle],
+            ["while the batch runs", batchRun.busy],
+          ] as const
+        ).map(([label, sync]) => [label, String(sync.latency.count), fmt(sync.latency.p50, 2), fmt(sync.latency.p99, 2), failureText(sync.failures, sync.firstFailure)]),
+      ),
+    );
+    lines.push("");
+    lines.push(`During / idle: p50 **${fmt(batchRun.p50Ratio, 2)}×**, p99 **${fmt(batchRun.p99Ratio, 2)}×**.`);
     lines.push("");
   }
 

@@ -4,6 +4,9 @@ import type { RawFloorResult } from "./raw-floor.js";
 import type { BatchResult, Durations, ParallelismResult } from "./scenarios.js";
 import type { TargetCheck } from "./targets.js";
 import type { ThroughputRun } from "./throughput-run.js";
+import type { AsyncBatchResult } from "./async-batch.js";
+import type { StormResult } from "./storm.js";
+import type { WebhookIntakeResult } from "./webhook-intake.js";
 
 /** Everything one run measured; written as bench/results/latest.json. */
 export interface BenchResults {
@@ -30,6 +33,18 @@ export interface BenchResults {
   throughput: ThroughputRun[];
   parallelism?: ParallelismResult;
   batch: { workerProcesses: number; result: BatchResult }[];
+  /** Scenarios 6-8 run with 2 worker processes; each ratio is to a figure of the same run. */
+  storm?: StormResult;
+  webhookIntake?: WebhookIntakeResult & {
+    workerProcesses: number;
+    /** Fresh alerts accepted per second / the throughput scenario's executions/s with as many workers. */
+    ratioToThroughput: number;
+  };
+  asyncBatch?: AsyncBatchResult & {
+    workerProcesses: number;
+    /** Items/s / the throughput scenario's executions/s with as many workers. */
+    ratioToThroughput: number;
+  };
   targets: TargetCheck[];
   /** Scenarios that could not run, with the reason. */
   failures: string[];

@@ -19,6 +19,16 @@ export interface Durations {
   throughputSeconds: number;
   parallelismRequests: number;
   batchRequests: number;
+  /** The storm: this many identical requests, started evenly within `stormSpreadMs`, … */
+  stormRequests: number;
+  stormSpreadMs: number;
+  /** … after this many lone requests (the reference for its callers' latency). */
+  stormLoneRequests: number;
+  /** Webhook intake: notifications of 10 alerts each, sent once and again. */
+  webhookNotifications: number;
+  asyncBatchItems: number;
+  /** The synchronous caller alone, half before the async batch and half after. */
+  asyncBatchIdleSeconds: number;
 }
 
 export const FULL_DURATIONS: Durations = {
@@ -29,6 +39,12 @@ export const FULL_DURATIONS: Durations = {
   throughputSeconds: 10,
   parallelismRequests: 15,
   batchRequests: 10,
+  stormRequests: 1_000,
+  stormSpreadMs: 1_000,
+  stormLoneRequests: 30,
+  webhookNotifications: 500,
+  asyncBatchItems: 10_000,
+  asyncBatchIdleSeconds: 10,
 };
 
 export const QUICK_DURATIONS: Durations = {
@@ -39,6 +55,12 @@ export const QUICK_DURATIONS: Durations = {
   throughputSeconds: 2,
   parallelismRequests: 5,
   batchRequests: 4,
+  stormRequests: 100,
+  stormSpreadMs: 1_000,
+  stormLoneRequests: 10,
+  webhookNotifications: 10,
+  asyncBatchItems: 200,
+  asyncBatchIdleSeconds: 2,
 };
 
 export const THROUGHPUT_IN_FLIGHT = 64;
@@ -60,7 +82,8 @@ export function isBatchSuccess(size: number): (body: unknown) => boolean {
   return (body) => Array.isArray(body) && body.length === size && body.every(isExecutionSuccess);
 }
 
-function executionLoad(target: ServiceTarget, bookName: string) {
+/** POST /playbook/execution of `bookName`, as autocannon's load. */
+export function executionLoad(target: ServiceTarget, bookName: string) {
   return {
     url: `${target.baseUrl}/playbook/execution`,
     token: target.token,

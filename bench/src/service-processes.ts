@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { freePort } from "@pes/local-services";
 import { EXECUTION_QUEUE } from "@pes/queue";
 import { Queue } from "bullmq";
 import { spawnChild, type ChildHandle } from "./child-processes.js";
@@ -63,13 +64,22 @@ export interface ApiOptions {
   port: number;
   executionTimeoutMs: number;
   batchMaxItems: number;
+  /**
+   * COALESCE_BUCKET_SECONDS; 0 unless stated. Scenarios 1-4 and the async batch send identical
+   * requests: shared, they would measure one execution and many joins. The storm and the webhook
+   * intake measure the sharing, on an API of their own with it on.
+   */
+  coalesceBucketSeconds?: number;
+  /** Names its log, when several run. */
+  name?: string;
 }
 
 /** Starts `node apps/api/dist/main.js` and resolves once `GET /readyz` answers 200. */
 export async function startApi(context: ServiceContext, options: ApiOptions): Promise<ChildHandle> {
-  const logPath = join(context.logDir, "api.log");
+  const name = options.name ?? "api";
+  const logPath = join(context.logDir, `${name}.log`);
   const child = spawnChild({
-    name: "api",
+    name,
     command: process.execPath,
     args: [...nodeArgs(context), join(context.repoRoot, API_ENTRY)],
     cwd: context.repoRoot,
@@ -83,10 +93,11 @@ export async function startApi(context: ServiceContext, options: ApiOptions): Pr
       SHUTDOWN_DRAIN_MS: "0",
       EXECUTION_TIMEOUT_MS: String(options.executionTimeoutMs),
       BATCH_MAX_ITEMS: String(options.batchMaxItems),
-      // Admission control must not shape the benchmark: it measures the plumbing, not the limiter.
+      // Admission control must not shape the benchmark: it measures the plumbing, not the limiters.
       MAX_IN_FLIGHT: "100000",
-      // Its requests are identical: shared, they would measure one execution and many joins.
-      COALESCE_BUCKET_SECONDS: "0",
+      ORG_EXECUTIONS_IN_FLIGHT: "1000000",
+      ORG_ITEMS_QUEUED: "1000000",
+      COALESCE_BUCKET_SECONDS: String(options.coalesceBucketSeconds ?? 0),
     },
     logPath,
   });
@@ -104,12 +115,18 @@ export interface WorkerOptions {
   maxConcurrentActions: number;
 }
 
+/** A worker process, and where its `/metrics` (which counts the executions it ran) is served. */
+export interface WorkerHandle extends ChildHandle {
+  metricsUrl: string;
+}
+
 /**
  * Starts `node apps/worker/dist/main.js` and resolves once it has taken its place on the execution
  * queue: BullMQ names each worker's blocking connection, so Redis's client list shows `index` workers.
  * (Its "worker ready" log line is info level, which the benchmark's LOG_LEVEL=warn hides.)
  */
-export async function startWorker(context: ServiceContext, options: WorkerOptions): Promise<ChildHandle> {
+export async function startWorker(context: ServiceContext, options: WorkerOptions): Promise<WorkerHandle> {
+  const httpPort = await freePort();
   const logPath = join(context.logDir, `worker-${options.index}.log`);
   const child = spawnChild({
     name: `worker-${options.index}`,
@@ -120,8 +137,8 @@ export async function startWorker(context: ServiceContext, options: WorkerOption
       ...commonEnv(context),
       WORKER_CONCURRENCY: String(options.concurrency),
       MAX_CONCURRENT_ACTIONS: String(options.maxConcurrentActions),
-      // Each worker's own HTTP listener (/metrics, /healthz, /readyz) on a free port: several run at once.
-      WORKER_HTTP_PORT: "0",
+      // Each worker's own HTTP listener (/metrics, /healthz, /readyz) on a port of its own: several run at once.
+      WORKER_HTTP_PORT: String(httpPort),
       WORKER_HTTP_HOST: "127.0.0.1",
     },
     logPath,
@@ -141,5 +158,5 @@ export async function startWorker(context: ServiceContext, options: WorkerOption
   } finally {
     await queue.close();
   }
-  return child;
+  return { ...child, metricsUrl: `http://127.0.0.1:${httpPort}/metrics` };
 }

@@ -1,7 +1,7 @@
 import type { BenchResults } from "./results.js";
 import { checkTarget, type TargetCheck } from "./targets.js";
 
-/** The targets of issue 3, each checked against what this run measured (missing scenarios are skipped). */
+/** The targets of issues 3 and 15, each checked against what this run measured (missing scenarios are skipped). */
 export function evaluateTargets(results: BenchResults): TargetCheck[] {
   const checks: TargetCheck[] = [];
   const { plumbing, parallelism } = results;
@@ -27,6 +27,15 @@ export function evaluateTargets(results: BenchResults): TargetCheck[] {
     const workerPeak = Math.max(...results.throughput.map((run) => run.peakRssMB.worker));
     checks.push(checkTarget("5 memory", "API peak RSS (VmHWM) after scenario 2", apiPeak, "MB", "at most", 150));
     checks.push(checkTarget("5 memory", "worker peak RSS (VmHWM) after scenario 2", workerPeak, "MB", "at most", 150));
+  }
+  const { storm, asyncBatch } = results;
+  if (storm !== undefined) {
+    checks.push(checkTarget("6 storm", `executions run for ${storm.requests} identical requests`, storm.executionsRun, "exec", "at most", 1));
+  }
+  if (asyncBatch !== undefined) {
+    const scenario = `8 async batch of ${asyncBatch.items}, ${asyncBatch.workerProcesses} workers`;
+    checks.push(checkTarget(scenario, "items/s / throughput executions/s (same workers)", asyncBatch.ratioToThroughput, "×", "at least", 0.8));
+    checks.push(checkTarget(scenario, "sync p99 during the batch / idle", asyncBatch.p99Ratio, "×", "at most", 2));
   }
   return checks;
 }

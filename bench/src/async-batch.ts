@@ -1,0 +1,136 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { closedLoops, type HttpCaller } from "./http-calls.js";
+import { isExecutionSuccess } from "./scenarios.js";
+import { summarizeLatencies, type LatencySummary } from "./stats.js";
+import { parseOrUndefined } from "./storm.js";
+
+export interface AsyncBatchOptions {
+  items: number;
+  /** The synchronous caller's time alone, before the batch and again after it (pooled). */
+  idleSeconds: number;
+  pollIntervalMs: number;
+}
+
+export interface SyncLatency {
+  latency: LatencySummary;
+  failures: number;
+  firstFailure: string | undefined;
+}
+
+export interface AsyncBatchResult {
+  items: number;
+  /** POST sent → 202 (the API validating and enqueueing every item). */
+  acceptMs: number;
+  /** POST sent → the last item done (see `finishedAt`). */
+  wallMs: number;
+  itemsPerSecond: number;
+  /** Items that ended in an error (the progress's `failed`). */
+  failedItems: number;
+  polls: number;
+  /** One synchronous caller, one request at a time, alone … */
+  idle: SyncLatency;
+  /** … and while the batch runs. */
+  busy: SyncLatency;
+  p50Ratio: number;
+  p99Ratio: number;
+}
+
+/** One read of the batch's progress, `at` ms after the POST. */
+export interface ProgressRead {
+  at: number;
+  done: number;
+  total: number;
+  failed: number;
+  completed: boolean;
+}
+
+/**
+ * The async batch: `items` items of the one-action playbook posted with `Prefer: respond-async`, read
+ * back (`?limit=0`: progress only) every `pollIntervalMs` until `completed`, while one synchronous
+ * caller sends the same playbook one request at a time; the same caller alone before and after gives
+ * the idle latencies. Items/s is over the time from the POST to the last item done.
+ */
+export async function asyncBatch(caller: HttpCaller, bookName: string, options: AsyncBatchOptions): Promise<AsyncBatchResult> {
+  const syncBody = JSON.stringify({ bookName });
+  const syncCall = () => caller.post("/playbook/execution", syncBody);
+  const syncFor = (seconds: number) => {
+    const until = performance.now() + seconds * 1000;
+    return closedLoops(1, syncCall, () => performance.now() >= until);
+  };
+  const idleBefore = await syncFor(options.idleSeconds / 2);
+
+  let batchDone = false;
+  const busyReplies = closedLoops(1, syncCall, () => batchDone);
+  const postedAt = performance.now();
+  const accepted = await caller.post(
+    "/playbook/execution/batch",
+    JSON.stringify({ inputList: Array.from({ length: options.items }, () => ({ bookName })) }),
+    { prefer: "respond-async" },
+  );
+  const acceptMs = performance.now() - postedAt;
+  const location = accepted.headers.location;
+  if (accepted.status !== 202 || typeof location !== "string") {
+    batchDone = true;
+    await busyReplies;
+    throw new Error(`async batch: ${accepted.status} ${accepted.body.slice(0, 500)}`);
+  }
+  const progress: ProgressRead[] = [];
+  try {
+    const deadline = Date.now() + 600_000;
+    for (;;) {
+      const reply = await caller.get(`${location}?limit=0`);
+      const view = parseOrUndefined(reply.body) as { status?: string; progress?: { total: number; done: number; failed: number } } | undefined;
+      if (reply.status !== 200 || view?.progress === undefined) throw new Error(`async batch read: ${reply.status} ${reply.body.slice(0, 500)}`);
+      progress.push({ at: performance.now() - postedAt, ...view.progress, completed: view.status === "completed" });
+      if (view.status === "completed") break;
+      if (Date.now() > deadline) throw new Error(`async batch: ${view.progress.done} of ${view.progress.total} done after 600 s`);
+      await sleep(options.pollIntervalMs);
+    }
+  } finally {
+    batchDone = true;
+  }
+  const busy = await busyReplies;
+  const idleAfter = await syncFor(options.idleSeconds / 2);
+  const last = progress[progress.length - 1];
+  if (last === undefined || last.total !== options.items) throw new Error(`async batch: read back ${last?.total} items, not ${options.items}`);
+  const wallMs = finishedAt(progress);
+  const idle = syncLatency([...idleBefore, ...idleAfter]);
+  const busyLatency = syncLatency(busy);
+  return {
+    items: options.items,
+    acceptMs,
+    wallMs,
+    itemsPerSecond: options.items / (wallMs / 1000),
+    failedItems: last.failed,
+    polls: progress.length,
+    idle,
+    busy: busyLatency,
+    p50Ratio: busyLatency.latency.p50 / idle.latency.p50,
+    p99Ratio: busyLatency.latency.p99 / idle.latency.p99,
+  };
+}
+
+/**
+ * When the last item was done, from the reads: between the last read that still had items to go and
+ * the first that had none, at the pace of the interval before (linear), never after the read that saw
+ * it done. Without it, items/s would carry up to a whole poll interval of error.
+ */
+export function finishedAt(reads: readonly ProgressRead[]): number {
+  const end = reads[reads.length - 1];
+  const before = reads[reads.length - 2];
+  const earlier = reads[reads.length - 3];
+  if (end === undefined) return Number.NaN;
+  if (before === undefined || earlier === undefined || before.done <= earlier.done) return end.at;
+  const pace = (before.done - earlier.done) / (before.at - earlier.at);
+  return Math.min(end.at, before.at + (end.total - before.done) / pace);
+}
+
+function syncLatency(replies: readonly { status: number; body: string; latencyMs: number }[]): SyncLatency {
+  const latencies: number[] = [];
+  let firstFailure: string | undefined;
+  for (const reply of replies) {
+    if (reply.status === 200 && isExecutionSuccess(parseOrUndefined(reply.body))) latencies.push(reply.latencyMs);
+    else firstFailure ??= `${reply.status} ${reply.body.slice(0, 500)}`;
+  }
+  return { latency: summarizeLatencies(latencies), failures: replies.length - latencies.length, firstFailure };
+}
