@@ -58,6 +58,7 @@ export async function webhookIntake(caller: HttpCaller, workerMetricsUrls: reado
   const bodies = Array.from({ length: options.notifications }, (_, index) => notification(runId, index, options.alertsPerNotification, startsAt));
   const started = performance.now();
   const fresh = await pass(caller, bodies, options);
+  if (fresh.accepted === 0) throw new Error(`webhook intake: no alert accepted: ${fresh.firstFailure}`);
   const renotified = await pass(caller, bodies, options);
   const expected = fresh.started + renotified.started;
   let ran = (await executions()) - before;
