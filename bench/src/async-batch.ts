@@ -29,8 +29,13 @@ export interface AsyncBatchResult {
   polls: number;
   /** One synchronous caller, one request at a time, alone … */
   idle: SyncLatency;
-  /** … and while the batch runs. */
+  /** … and while the batch runs (the target's figure), … */
   busy: SyncLatency;
+  /** … split: requests started before the 202 (the API taking the batch in), and after it (its items running). */
+  busyIntake: SyncLatency;
+  busyItems: SyncLatency;
+  /** Each progress read's answer time (`?limit=0`): a read looks at every item's record. */
+  progressReadLatency: LatencySummary;
   p50Ratio: number;
   p99Ratio: number;
 }
@@ -62,6 +67,7 @@ export async function asyncBatch(caller: HttpCaller, bookName: string, options: 
   let batchDone = false;
   const busyReplies = closedLoops(1, syncCall, () => batchDone);
   const postedAt = performance.now();
+  const readLatencies: number[] = [];
   const accepted = await caller.post(
     "/playbook/execution/batch",
     JSON.stringify({ inputList: Array.from({ length: options.items }, () => ({ bookName })) }),
@@ -79,6 +85,7 @@ export async function asyncBatch(caller: HttpCaller, bookName: string, options: 
     const deadline = Date.now() + 600_000;
     for (;;) {
       const reply = await caller.get(`${location}?limit=0`);
+      readLatencies.push(reply.latencyMs);
       const view = parseOrUndefined(reply.body) as { status?: string; progress?: { total: number; done: number; failed: number } } | undefined;
       if (reply.status !== 200 || view?.progress === undefined) throw new Error(`async batch read: ${reply.status} ${reply.body.slice(0, 500)}`);
       progress.push({ at: performance.now() - postedAt, ...view.progress, completed: view.status === "completed" });
@@ -96,6 +103,7 @@ export async function asyncBatch(caller: HttpCaller, bookName: string, options: 
   const wallMs = finishedAt(progress);
   const idle = syncLatency([...idleBefore, ...idleAfter]);
   const busyLatency = syncLatency(busy);
+  const acceptedAt = postedAt + acceptMs;
   return {
     items: options.items,
     acceptMs,
@@ -105,6 +113,9 @@ export async function asyncBatch(caller: HttpCaller, bookName: string, options: 
     polls: progress.length,
     idle,
     busy: busyLatency,
+    busyIntake: syncLatency(busy.filter((reply) => reply.startedAt < acceptedAt)),
+    busyItems: syncLatency(busy.filter((reply) => reply.startedAt >= acceptedAt)),
+    progressReadLatency: summarizeLatencies(readLatencies),
     p50Ratio: busyLatency.latency.p50 / idle.latency.p50,
     p99Ratio: busyLatency.latency.p99 / idle.latency.p99,
   };

@@ -1,11 +1,12 @@
 import { Agent, request, type IncomingHttpHeaders } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 
-/** One answer, timed from the request's start to its body's last byte. */
+/** One answer, timed from the request's start (`startedAt`, performance.now()) to its body's last byte. */
 export interface TimedReply {
   status: number;
   headers: IncomingHttpHeaders;
   body: string;
+  startedAt: number;
   latencyMs: number;
 }
 
@@ -41,7 +42,7 @@ export function createHttpCaller(baseUrl: string, token: string) {
           res.on("data", (chunk: string) => {
             body += chunk;
           });
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body, latencyMs: performance.now() - started }));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body, startedAt: started, latencyMs: performance.now() - started }));
           res.on("error", reject);
         },
       );

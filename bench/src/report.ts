@@ -226,7 +226,7 @@ export function renderMarkdown(results: BenchResults): string {
     lines.push("");
     lines.push(
       table(
-        ["Items", "202 after ms", "Last item done after s", "Items/s", "Items/s / throughput exec/s", "Failed items", "Progress reads"],
+        ["Items", "202 after ms", "Last item done after s", "Items/s", "Items/s / throughput exec/s", "Failed items", "Progress reads", "Read p50 / max ms"],
         [
           [
             String(batchRun.items),
@@ -236,6 +236,7 @@ export function renderMarkdown(results: BenchResults): string {
             `${fmt(batchRun.ratioToThroughput, 2)}×`,
             String(batchRun.failedItems),
             String(batchRun.polls),
+            `${fmt(batchRun.progressReadLatency.p50, 0)} / ${fmt(batchRun.progressReadLatency.max, 0)}`,
           ],
         ],
       ),
@@ -248,6 +249,8 @@ export function renderMarkdown(results: BenchResults): string {
           [
             ["idle (before and after the batch)", batchRun.idle],
             ["while the batch runs", batchRun.busy],
+            ["… of which before its 202 (the API taking it in)", batchRun.busyIntake],
+            ["… of which after its 202 (its items running)", batchRun.busyItems],
           ] as const
         ).map(([label, sync]) => [label, String(sync.latency.count), fmt(sync.latency.p50, 2), fmt(sync.latency.p99, 2), failureText(sync.failures, sync.firstFailure)]),
       ),
