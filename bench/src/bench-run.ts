@@ -34,8 +34,6 @@ import { webhookIntake } from "./webhook-intake.js";
 
 export const SCENARIOS = ["plumbing", "throughput", "parallelism", "batch", "storm", "webhook", "async-batch"] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
-/** What runs without `--only`: the webhook intake waits for `POST /webhooks/alertmanager` to be served. */
-export const DEFAULT_SCENARIOS: readonly ScenarioName[] = SCENARIOS.filter((name) => name !== "webhook");
 
 export interface BenchOptions {
   repoRoot: string;

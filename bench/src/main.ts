@@ -7,14 +7,14 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { DEFAULT_SCENARIOS, runBench, SCENARIOS, type ScenarioName } from "./bench-run.js";
+import { runBench, SCENARIOS, type ScenarioName } from "./bench-run.js";
 import { renderMarkdown } from "./report.js";
 import { FULL_DURATIONS, QUICK_DURATIONS } from "./scenarios.js";
 import { serviceIsBuilt } from "./service-processes.js";
 
 const usage = `Usage: npm run bench -- [--quick] [--only=${SCENARIOS.join(",")}]
   --quick  short durations (under a minute), for local checks and CI
-  --only   run only these scenarios (memory is measured with throughput); default: ${DEFAULT_SCENARIOS.join(",")}
+  --only   run only these scenarios (memory is measured with throughput)
 Environment: REDIS_URL (use this Redis instead of spawning one).`;
 
 function isScenario(name: string): name is ScenarioName {
@@ -34,7 +34,7 @@ async function main(): Promise<number> {
     process.stdout.write(`${usage}\n`);
     return 0;
   }
-  const requested = values.only === undefined ? [...DEFAULT_SCENARIOS] : values.only.split(",").map((name) => name.trim());
+  const requested = values.only === undefined ? [...SCENARIOS] : values.only.split(",").map((name) => name.trim());
   const unknown = requested.filter((name) => !isScenario(name));
   if (unknown.length > 0) {
     process.stderr.write(`unknown scenario(s): ${unknown.join(", ")}\n${usage}\n`);
