@@ -45,7 +45,7 @@ export function renderMarkdown(results: BenchResults): string {
   );
   lines.push("");
   lines.push(
-    `Setup: 1 API process, 1 then 2 worker processes (WORKER_CONCURRENCY=${settings.workerConcurrency}, ` +
+    `Setup: 1 API process (and a second with coalescing on for scenarios 6 and 7), 1 then 2 worker processes (WORKER_CONCURRENCY=${settings.workerConcurrency}, ` +
       `MAX_CONCURRENT_ACTIONS=${settings.maxConcurrentActions}), ${settings.redis}, a stub Prometheus in its own process ` +
       `(instant and ${settings.stubDelaysMs.slow} ms), autocannon in the harness process. Raw floor: Queue.add of a no-op job → ` +
       `BullMQ Worker in a separate process → QueueEvents + job.waitUntilFinished in the producer. ` +
