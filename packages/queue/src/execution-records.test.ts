@@ -239,6 +239,9 @@ describe("coalescing", () => {
 
     // The leader's deadline leaves the joiner ample time to join on a loaded host (it joins in milliseconds).
     const leader = first.execute(request(), 1_500);
+    // The leader must have created the execution first: started together, either call may get there first,
+    // and a joiner that created it would wait for its own deadline (the leader, joined, withdraws nothing).
+    await untilJoined(1);
     // A joiner with a long deadline hears of the withdrawal at once, not at its own deadline.
     const joiner = second.execute(request(), 120_000);
     const [led, joined] = await Promise.all([leader, joiner]);
