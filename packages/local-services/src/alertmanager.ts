@@ -1,9 +1,7 @@
-import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { collectTail, findBinary, terminate, waitUntilReady } from "./child-process.js";
-import { freePort } from "./free-port.js";
+import { findBinary, serveOnFreePort } from "./child-process.js";
 
 /** An alert as Alertmanager's API v2 takes it (`POST /api/v2/alerts`). */
 export interface PostableAlert {
@@ -55,7 +53,6 @@ route:
 receivers:
   - name: "null"
 `;
-const PORT_ATTEMPTS = 3;
 
 /**
  * Starts a real Alertmanager (Debian's `prometheus-alertmanager`) on a free loopback port, alone: its
@@ -68,48 +65,24 @@ export async function startAlertmanager(options: StartAlertmanagerOptions = {}):
   try {
     const configFile = join(dir, "alertmanager.yml");
     await writeFile(configFile, options.config ?? DEFAULT_CONFIG);
-    let lastError: unknown;
-    for (let attempt = 0; attempt < PORT_ATTEMPTS; attempt += 1) {
-      // freePort can lose a race with another process; a bind failure ends the child early, so retry.
-      const port = await freePort();
-      const child = spawn(
-        binary,
-        [
-          `--config.file=${configFile}`,
-          `--storage.path=${join(dir, "data")}`,
-          `--web.listen-address=127.0.0.1:${port}`,
-          "--cluster.listen-address=",
-        ],
-        { stdio: ["ignore", "ignore", "pipe"] },
-      );
-      const stderr = collectTail(child);
-      const url = `http://127.0.0.1:${port}`;
-      try {
-        await waitUntilReady("alertmanager", url, child, options.readyTimeoutMs ?? 30_000, stderr);
-        let stopped: Promise<void> | undefined;
-        return {
-          url,
-          directory: dir,
-          postAlerts: (alerts) => postJson(`${url}/api/v2/alerts`, alerts.map(postableAlert)).then(() => undefined),
-          postSilence: async (silence) => {
-            const body = { ...silence, startsAt: silence.startsAt.toISOString(), endsAt: silence.endsAt.toISOString(), matchers: silence.matchers.map(withDefaults) };
-            const answer = (await postJson(`${url}/api/v2/silences`, body)) as { silenceID: string };
-            return answer.silenceID;
-          },
-          stop: () => {
-            stopped ??= (async () => {
-              await terminate(child);
-              await rm(dir, { recursive: true, force: true });
-            })();
-            return stopped;
-          },
-        };
-      } catch (error) {
-        lastError = error;
-        await terminate(child);
-      }
-    }
-    throw lastError instanceof Error ? lastError : new Error("alertmanager did not start");
+    const { url, stop } = await serveOnFreePort(
+      "alertmanager",
+      binary,
+      (port) => [`--config.file=${configFile}`, `--storage.path=${join(dir, "data")}`, `--web.listen-address=127.0.0.1:${port}`, "--cluster.listen-address="],
+      dir,
+      options.readyTimeoutMs ?? 30_000,
+    );
+    return {
+      url,
+      directory: dir,
+      postAlerts: (alerts) => postJson(`${url}/api/v2/alerts`, alerts.map(postableAlert)).then(() => undefined),
+      postSilence: async (silence) => {
+        const body = { ...silence, startsAt: silence.startsAt.toISOString(), endsAt: silence.endsAt.toISOString(), matchers: silence.matchers.map(withDefaults) };
+        const answer = (await postJson(`${url}/api/v2/silences`, body)) as { silenceID: string };
+        return answer.silenceID;
+      },
+      stop,
+    };
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
     throw error;

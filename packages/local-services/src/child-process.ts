@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { access, constants } from "node:fs/promises";
+import { access, constants, rm } from "node:fs/promises";
 import { delimiter, join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
+import { freePort } from "./free-port.js";
 
 /**
  * A binary's path: /usr/bin first (where Debian's packages put them), then the PATH.
@@ -85,4 +86,51 @@ export async function terminate(child: ChildProcess): Promise<void> {
   } finally {
     clearTimeout(killTimer);
   }
+}
+
+/** A server process of ours on a loopback port, and how to stop it (its directory goes with it). */
+export interface ServedProcess {
+  url: string;
+  stop(): Promise<void>;
+}
+
+const PORT_ATTEMPTS = 3;
+
+/**
+ * Starts `binary` with the arguments `argsFor(port)` gives for a free loopback port, and waits until its
+ * `/-/ready` answers. freePort can lose a race with another process, and a bind failure ends the child
+ * early, so a failed start is retried on another port. `stop()` terminates it and removes `dir`; when it
+ * never starts, `dir` is left to the caller.
+ * @throws the last start's error when no attempt became ready.
+ */
+export async function serveOnFreePort(
+  name: string,
+  binary: string,
+  argsFor: (port: number) => string[],
+  dir: string,
+  readyTimeoutMs: number,
+): Promise<ServedProcess> {
+  let lastError: unknown;
+  for (let attempt = 0; attempt < PORT_ATTEMPTS; attempt += 1) {
+    const port = await freePort();
+    const child = spawn(binary, argsFor(port), { stdio: ["ignore", "ignore", "pipe"] });
+    const stderr = collectTail(child);
+    const url = `http://127.0.0.1:${port}`;
+    try {
+      await waitUntilReady(name, url, child, readyTimeoutMs, stderr);
+      let stopped: Promise<void> | undefined;
+      const stop = () => {
+        stopped ??= (async () => {
+          await terminate(child);
+          await rm(dir, { recursive: true, force: true });
+        })();
+        return stopped;
+      };
+      return { url, stop };
+    } catch (error) {
+      lastError = error;
+      await terminate(child);
+    }
+  }
+  throw lastError instanceof Error ? lastError : new Error(`${name} did not start`);
 }

@@ -1,9 +1,7 @@
-import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { collectTail, findBinary, run, terminate, waitUntilReady } from "./child-process.js";
-import { freePort } from "./free-port.js";
+import { findBinary, run, serveOnFreePort } from "./child-process.js";
 
 export interface LocalPrometheus {
   /** Base URL of the HTTP API and UI, e.g. `http://127.0.0.1:41234` (no trailing slash). */
@@ -21,7 +19,6 @@ export interface StartPrometheusOptions {
   readyTimeoutMs?: number;
 }
 
-const PORT_ATTEMPTS = 3;
 
 /**
  * Starts a real Prometheus over a synthetic history: the OpenMetrics text is backfilled into a fresh
@@ -45,43 +42,20 @@ export async function startPrometheus(options: StartPrometheusOptions): Promise<
     await writeFile(configFile, "global:\n  evaluation_interval: 1m\n");
     await run(promtool, ["tsdb", "create-blocks-from", "openmetrics", metricsFile, dataDir]);
 
-    let lastError: unknown;
-    for (let attempt = 0; attempt < PORT_ATTEMPTS; attempt += 1) {
-      // freePort can lose a race with another process; a bind failure ends the child early, so retry.
-      const port = await freePort();
-      const child = spawn(
-        prometheus,
-        [
-          `--storage.tsdb.path=${dataDir}`,
-          `--web.listen-address=127.0.0.1:${port}`,
-          `--config.file=${configFile}`,
-          // Retention is measured from the newest block, but a long one makes old histories safe too.
-          "--storage.tsdb.retention.time=100y",
-        ],
-        { stdio: ["ignore", "ignore", "pipe"] },
-      );
-      const stderr = collectTail(child);
-      const url = `http://127.0.0.1:${port}`;
-      try {
-        await waitUntilReady("prometheus", url, child, options.readyTimeoutMs ?? 30_000, stderr);
-        let stopped: Promise<void> | undefined;
-        return {
-          url,
-          directory: dir,
-          stop: () => {
-            stopped ??= (async () => {
-              await terminate(child);
-              await rm(dir, { recursive: true, force: true });
-            })();
-            return stopped;
-          },
-        };
-      } catch (error) {
-        lastError = error;
-        await terminate(child);
-      }
-    }
-    throw lastError instanceof Error ? lastError : new Error("prometheus did not start");
+    const served = await serveOnFreePort(
+      "prometheus",
+      prometheus,
+      (port) => [
+        `--storage.tsdb.path=${dataDir}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+        `--config.file=${configFile}`,
+        // Retention is measured from the newest block, but a long one makes old histories safe too.
+        "--storage.tsdb.retention.time=100y",
+      ],
+      dir,
+      options.readyTimeoutMs ?? 30_000,
+    );
+    return { ...served, directory: dir };
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
     throw error;
