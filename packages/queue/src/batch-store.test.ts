@@ -203,8 +203,13 @@ describe("lanes", () => {
     const api = await client();
     await api.batches.start({ batchId: "b-6", orgId: "acme", items: Array.from({ length: 200 }, (_, index) => ({ request: request(index) })) });
     const own = api.execute(request(1_000), 30_000);
-    // Let the interactive job reach the queue before the one worker starts.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The interactive job reaches the queue (its wait list: batch items are prioritized) before the one worker starts.
+    const queue = new Queue(EXECUTION_QUEUE, { connection: { url: redis.url }, prefix });
+    try {
+      while ((await queue.getWaitingCount()) < 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    } finally {
+      await queue.close();
+    }
     await worker(async () => ({ highlights: "ran" }), 1);
     const { executionId } = await own;
     await readUntil(api, "b-6", (batch) => batch.status === "completed");
