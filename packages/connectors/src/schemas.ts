@@ -20,3 +20,5 @@ export * from "./datadog/schema.js";
 export * from "./datadog/datadog-link.js";
 export * from "./loki/schema.js";
 export * from "./elasticsearch/schema.js";
+export * from "./alertmanager/alertmanager-matchers.js";
+export { hasLoneSurrogate } from "./regex-escape.js";

@@ -1,3 +1,4 @@
+import { hasLoneSurrogate, matcherText } from "@pes/connectors/schemas";
 import { asText, fillTemplate } from "@pes/templates";
 import type { MitigationSilence } from "./playbook-definition.js";
 import { parseDuration } from "./playbook-duration.js";
@@ -21,8 +22,6 @@ export interface SilenceBody {
 }
 
 const CREATED_BY = "playbook-execution-service";
-/** A lone UTF-16 surrogate: UTF-8 cannot hold it, so Alertmanager could not match it. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * The silence a mitigation offers, from `from` (the issue time) for its duration, its matcher values filled with the
@@ -34,7 +33,8 @@ export function silenceAction(silence: MitigationSilence, attributes: Readonly<R
   const matchers = silence.matchers.map(
     (matcher): SilenceMatcher => ({ name: matcher.name, value: fillTemplate(matcher.value, attributes, asText), isRegex: false, isEqual: true }),
   );
-  if (matchers.some((matcher) => LONE_SURROGATE.test(matcher.value))) return undefined;
+  // UTF-8 cannot hold a lone surrogate, so Alertmanager could not match it.
+  if (matchers.some((matcher) => hasLoneSurrogate(matcher.value))) return undefined;
   return {
     matchers,
     startsAt: from.toISOString(),
@@ -46,12 +46,12 @@ export function silenceAction(silence: MitigationSilence, attributes: Readonly<R
 
 /**
  * Alertmanager's "new silence" form with the matchers filled in (`#/silences/new?filter={…}`, as its UI
- * links to it), each value quoted with `\\`, `\"` and `\n` escaped: the escapes both of Alertmanager's
- * matcher parsers read the same way, so a value can neither end its string nor add a matcher.
+ * links to it), each written as the alertmanager connector writes its filters (`matcherText`), so a
+ * value can neither end its string nor add a matcher.
  * `base` is the Alertmanager's UI address; user:password in it are dropped.
  */
 export function silenceFormUrl(base: string, matchers: readonly SilenceMatcher[]): string {
-  const filter = `{${matchers.map(({ name, value }) => `${name}="${value.replace(/[\\"]/g, "\\$&").replace(/\n/g, "\\n")}"`).join(", ")}}`;
+  const filter = `{${matchers.map(matcherText).join(", ")}}`;
   // A configured URL may carry user:password: a link must not.
   const url = new URL(base);
   url.username = "";
