@@ -12,10 +12,9 @@ import {
 } from "@pes/analysis";
 import type { z } from "zod";
 import type { ActionRequest, ConnectorRuntime, TimeWindow } from "../connector.js";
-import type { DataSourceSecrets } from "../data-source-secrets.js";
 import { answerText, MAX_RESPONSE_BYTES, type HttpAnswer } from "../http-client.js";
+import { authorizationHeader } from "../http-auth.js";
 import { runConnectorAction } from "../run-action.js";
-import { basicCredential } from "../secret-ref.js";
 import { baseUrlOf } from "../url-text.js";
 import { splitAnswer, type SplitAnswer } from "./prometheus-answer.js";
 import {
@@ -49,7 +48,7 @@ export const prometheusRuntime: ConnectorRuntime<PrometheusDataSource, Prometheu
 
     let headers: Record<string, string>;
     try {
-      headers = { accept: "application/json", ...authorization(dataSource, secrets) };
+      headers = { accept: "application/json", ...authorizationHeader(dataSource.auth, secrets) };
     } catch (error) {
       return failed(`cannot authenticate to ${TARGET}: ${messageOf(error)}`);
     }
@@ -256,12 +255,6 @@ function rangeParameters(window: TimeWindow): Record<string, string> {
   return { start: String(start), end: unixSeconds(window.end), step: String(step) };
 }
 
-function authorization(dataSource: PrometheusDataSource, secrets: DataSourceSecrets): Record<string, string> {
-  const auth = dataSource.auth;
-  if (auth === undefined) return {};
-  if ("bearerToken" in auth) return { authorization: `Bearer ${secrets.value(auth.bearerToken)}` };
-  return { authorization: `Basic ${basicCredential(auth.basic.username, secrets.value(auth.basic.password))}` };
-}
 
 function isErrorStatus(body: unknown): boolean {
   return typeof body === "object" && body !== null && "status" in body && body.status === "error";

@@ -2,8 +2,8 @@ import { fillTemplate } from "@pes/templates";
 import { z } from "zod";
 import { connectionFields } from "../connection-options.js";
 import { defineConnector, type TemplateEncoding } from "../connector-definition.js";
+import { BasicAuth, BearerAuth } from "../http-auth.js";
 import { placeholderInLiteralProblem } from "../query-literals.js";
-import { SecretRef } from "../secret-ref.js";
 import { prometheusLink } from "./prometheus-link.js";
 import { promqlEncoder } from "./promql-escape.js";
 
@@ -20,12 +20,7 @@ export const PrometheusDataSource = z.strictObject({
       orgId: z.number().int().positive().default(1),
     })
     .optional(),
-  auth: z
-    .union([
-      z.strictObject({ bearerToken: SecretRef }),
-      z.strictObject({ basic: z.strictObject({ username: z.string(), password: SecretRef }) }),
-    ])
-    .optional(),
+  auth: z.union([BearerAuth, BasicAuth]).optional(),
 });
 export type PrometheusDataSource = z.infer<typeof PrometheusDataSource>;
 
