@@ -36,6 +36,12 @@ export interface AppLimits {
   organizationLimits?: Required<OrganizationLimits>;
 }
 
+/** How often a batch's event streams learn its progress, and how long one stays quiet before a keep-alive comment. */
+export interface BatchStreamTiming {
+  intervalMs?: number;
+  keepAliveMs?: number;
+}
+
 const DEFAULT_ASYNC_BATCH_MAX_ITEMS = 10_000;
 const DEFAULT_ORGANIZATION_LIMITS = { executionsInFlight: 2_000, itemsQueued: 20_000 };
 
@@ -59,6 +65,8 @@ export interface AppDeps {
   metrics?: ApiMetrics;
   /** The bearer token `GET /metrics` wants (METRICS_TOKEN); none: anyone who reaches it may scrape. */
   metricsToken?: string;
+  /** Event streams of batches: their defaults (1 s, 15 s) unless given. */
+  batchStream?: BatchStreamTiming;
 }
 
 /** Builds the Express app (no listen): request ids and access logs, the declared routes, 404, errors. */
@@ -96,6 +104,8 @@ export function createApp(deps: AppDeps): Express {
       organizationLimits,
       allowedChatHosts: deps.allowedChatHosts,
       now,
+      streamIntervalMs: deps.batchStream?.intervalMs,
+      streamKeepAliveMs: deps.batchStream?.keepAliveMs,
     }),
     ...webhookRoutes({ executionClient: deps.executionClient, maxAlerts: deps.limits.batchMaxItems, logger: deps.logger, now }),
     ...matchRoutes({ allowedChatHosts: deps.allowedChatHosts, now }),

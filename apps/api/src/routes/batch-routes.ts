@@ -4,26 +4,25 @@ import {
   BatchExecutionInput,
   BatchExecutionResult,
   BatchStatus,
-  ErrorResponse,
   JsonText,
   PlaybookExecutionInput,
   RequestRefusal,
-  type BatchItemStatus,
 } from "@pes/contracts";
 import { integrationIssues, resolveExecution } from "@pes/playbooks";
-import { batchItemId, type BatchItem, type BatchView, type ExecutionClient } from "@pes/queue";
-import type { Response } from "express";
+import { batchItemId, type BatchItem, type ExecutionClient } from "@pes/queue";
 import { z } from "zod";
 import type { Admission } from "../admission.js";
 import type { Caller } from "../auth/authenticate.js";
 import { AppError } from "../errors.js";
 import { prefixIssues, toValidationIssues } from "../validation.js";
+import { batchJson } from "./batch-json.js";
+import { batchReadRoute, type BatchReadRouteDeps } from "./batch-read-route.js";
 import { executionRequestHeaders, idempotencyKeyOf, mayShare, prefersAsync, requestHash } from "./execution-headers.js";
-import { claim, EXECUTION_ID, executionRequest, itemError, limitsOf, usingQueue, withOutcome } from "./execution-routes.js";
+import { claim, executionRequest, itemError, limitsOf, usingQueue } from "./execution-routes.js";
 import { failures } from "./responses.js";
-import { ANSWERED, HttpReply, organizationRoute, type Route } from "./route.js";
+import { HttpReply, organizationRoute, type Route } from "./route.js";
 
-export interface BatchRouteDeps {
+export interface BatchRouteDeps extends BatchReadRouteDeps {
   executionClient: Pick<ExecutionClient, "executeMany" | "idempotencyKeys" | "batches">;
   admission: Admission;
   executionTimeoutMs: number;
@@ -36,22 +35,9 @@ export interface BatchRouteDeps {
   organizationLimits: Required<OrganizationLimits>;
   allowedChatHosts: readonly string[];
   now: () => Date;
-  /** How often an event stream looks at its batch's progress. */
-  streamIntervalMs?: number;
 }
 
 const BATCH_PATH = "/playbook/execution/batch";
-/** A page of a batch's items: at most this many per read (results may be large), this many when unsaid. */
-const MAX_PAGE = 1_000;
-const DEFAULT_PAGE = 100;
-const STREAM_INTERVAL_MS = 1_000;
-/** A comment line this often keeps proxies from closing a quiet stream. */
-const KEEP_ALIVE_MS = 15_000;
-
-const PageQuery = z.object({
-  offset: z.coerce.number().int().min(0).default(0),
-  limit: z.coerce.number().int().min(0).max(MAX_PAGE).default(DEFAULT_PAGE),
-});
 
 /** `POST /playbook/execution/batch` (synchronous, or `Prefer: respond-async`) and `GET /playbook/execution/batch/{id}`. */
 export function batchRoutes(deps: BatchRouteDeps): Route[] {
@@ -161,116 +147,6 @@ export function batchRoutes(deps: BatchRouteDeps): Route[] {
         return JsonText.array(results);
       },
     }),
-    organizationRoute({
-      method: "get",
-      path: `${BATCH_PATH}/:id`,
-      auth: "organization",
-      operation: {
-        operationId: "getBatch",
-        summary: "Read an async batch back: its progress, and its items' results so far, a page at a time",
-        description:
-          "`done` counts the items finished (with a result or an error), `failed` those that ended in an error. Items come in input " +
-          `order from \`offset\`, at most \`limit\` (default ${DEFAULT_PAGE}, at most ${MAX_PAGE}) of them. With ` +
-          "`Accept: text/event-stream`, a stream of server-sent events instead: `progress` (BatchStatus without items) each time it " +
-          "changes, and `completed` once every item finished, which ends the stream. Kept for the batch's deadline and the retention time after.",
-        parameters: [
-          { name: "id", in: "path", description: "The batch id (the end of Location).", schema: z.string() },
-          { name: "offset", in: "query", description: "The index of the first item to return. Default 0.", schema: z.int().min(0) },
-          { name: "limit", in: "query", description: `How many items to return: 0 to ${MAX_PAGE}. Default ${DEFAULT_PAGE}.`, schema: z.int().min(0).max(MAX_PAGE) },
-          { name: "Accept", in: "header", description: "`text/event-stream` for the stream of progress events.", schema: z.string() },
-        ],
-        responses: {
-          200: {
-            description: "The batch as it stands, with one page of its items.",
-            body: BatchStatus,
-            eventStream: "`event: progress` and, last, `event: completed`, each with a BatchStatus (without items) as `data`.",
-          },
-          404: {
-            description: "No batch of that id for the caller's organization: none, another organization's, or past its retention.",
-            body: ErrorResponse,
-          },
-        },
-      },
-      handle: async ({ req, res, caller }) => {
-        const { id } = req.params;
-        const batchId = typeof id === "string" && EXECUTION_ID.test(id) ? id : undefined;
-        const page = PageQuery.safeParse(req.query);
-        if (!page.success) throw new AppError("validation", toValidationIssues(page.error, ["query"]));
-        const read = (offset: number, limit: number) =>
-          batchId === undefined ? Promise.resolve(undefined) : usingQueue(() => deps.executionClient.batches.read(batchId, caller.orgId, { offset, limit }));
-        const view = await read(page.data.offset, page.data.limit);
-        if (view === undefined) throw new AppError("not_found", "No such batch");
-        if (!acceptsEventStream(req.headers.accept)) return batchJson(view, page.data.offset);
-        await streamProgress(res, view, () => read(0, 0), deps.streamIntervalMs ?? STREAM_INTERVAL_MS);
-        return ANSWERED;
-      },
-    }),
+    batchReadRoute(BATCH_PATH, deps),
   ];
-}
-
-/** A batch as `GET /playbook/execution/batch/{id}` shows it (BatchStatus); the items' results go in as they are. */
-function batchJson(view: BatchView, offset: number): JsonText {
-  const head = JSON.stringify({
-    id: view.id,
-    status: view.status,
-    createdAt: view.createdAt.toISOString(),
-    progress: view.progress,
-    offset,
-    items: [],
-  } satisfies BatchStatus);
-  const items = view.items.map((item) => {
-    const status = JSON.stringify({
-      index: item.index,
-      ...(item.executionId === undefined ? {} : { executionId: item.executionId }),
-      status: item.status,
-    } satisfies BatchItemStatus);
-    return withOutcome(status, item.outcome).text;
-  });
-  return new JsonText(`${head.slice(0, -3)}[${items.join(",")}]}`);
-}
-
-function acceptsEventStream(accept: string | undefined): boolean {
-  return (accept ?? "").split(",").some((type) => type.split(";", 1)[0]?.trim().toLowerCase() === "text/event-stream");
-}
-
-/**
- * Answers with server-sent events: `progress` whenever the batch's progress changed since the last one
- * (the first at once), `completed` when every item finished, then the end. Polls the batch's records
- * (see Batches.read) every `intervalMs` while the client listens; stops when it goes away.
- */
-async function streamProgress(res: Response, first: BatchView, read: () => Promise<BatchView | undefined>, intervalMs: number): Promise<void> {
-  res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-store", "X-Accel-Buffering": "no" });
-  let closed = false;
-  res.on("close", () => {
-    closed = true;
-  });
-  const send = (event: string, view: BatchView) => res.write(`event: ${event}\ndata: ${batchJson({ ...view, items: [] }, 0).text}\n\n`);
-  let view: BatchView | undefined = first;
-  let last = "";
-  let quietSince = Date.now();
-  try {
-    while (!closed && view !== undefined) {
-      if (view.status === "completed") {
-        send("completed", view);
-        break;
-      }
-      const progress = JSON.stringify(view.progress);
-      if (progress !== last) {
-        send("progress", view);
-        last = progress;
-        quietSince = Date.now();
-      } else if (Date.now() - quietSince >= KEEP_ALIVE_MS) {
-        res.write(": keep-alive\n\n");
-        quietSince = Date.now();
-      }
-      await new Promise((resolve) => setTimeout(resolve, intervalMs));
-      if (!closed) view = await read();
-    }
-  } catch (error) {
-    // Anything but Redis going away is a bug: the error middleware logs it and drops the connection.
-    if (!(error instanceof AppError)) throw error;
-    // The stream is open: the client learns of it from an event, not a status.
-    if (!closed) res.write(`event: error\ndata: ${JSON.stringify({ error: error.message })}\n\n`);
-  }
-  res.end();
 }

@@ -354,6 +354,7 @@ export function testApp(options: TestAppOptions): { app: ReturnType<typeof creat
     isShuttingDown: options.isShuttingDown,
     now: options.now ?? (() => new Date("2024-05-01T12:00:00Z")),
     queueDashboard: options.queueDashboard,
+    batchStream: options.batchStream,
   });
   return { app, client };
 }

@@ -1,0 +1,84 @@
+import { BatchStatus, ErrorResponse } from "@pes/contracts";
+import type { ExecutionClient } from "@pes/queue";
+import { z } from "zod";
+import { AppError } from "../errors.js";
+import { toValidationIssues } from "../validation.js";
+import { acceptsEventStream, streamProgress } from "./batch-event-stream.js";
+import { batchJson } from "./batch-json.js";
+import { createBatchProgressHub } from "./batch-progress-hub.js";
+import { EXECUTION_ID, usingQueue } from "./execution-routes.js";
+import { ANSWERED, organizationRoute, type Route } from "./route.js";
+
+export interface BatchReadRouteDeps {
+  executionClient: Pick<ExecutionClient, "batches">;
+  /** How often an event stream's batch is read for its progress (once for every stream of that batch). */
+  streamIntervalMs?: number;
+  /** How long an event stream stays quiet before a comment line keeps proxies from closing it. */
+  streamKeepAliveMs?: number;
+}
+
+/** A page of a batch's items: at most this many per read (results may be large), this many when unsaid. */
+const MAX_PAGE = 1_000;
+const DEFAULT_PAGE = 100;
+const STREAM_INTERVAL_MS = 1_000;
+const KEEP_ALIVE_MS = 15_000;
+
+const PageQuery = z.object({
+  offset: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(0).max(MAX_PAGE).default(DEFAULT_PAGE),
+});
+
+/** `GET {path}/{id}`: an async batch's progress and a page of its items, or a stream of its progress. */
+export function batchReadRoute(path: string, deps: BatchReadRouteDeps): Route {
+  const { batches } = deps.executionClient;
+  const progress = createBatchProgressHub({
+    read: (batchId, orgId) => usingQueue(() => batches.read(batchId, orgId, { offset: 0, limit: 0 })),
+    intervalMs: deps.streamIntervalMs ?? STREAM_INTERVAL_MS,
+  });
+  return organizationRoute({
+    method: "get",
+    path: `${path}/:id`,
+    auth: "organization",
+    operation: {
+      operationId: "getBatch",
+      summary: "Read an async batch back: its progress, and its items' results so far, a page at a time",
+      description:
+        "`done` counts the items finished (with a result or an error), `failed` those that ended in an error. Items come in input " +
+        `order from \`offset\`, at most \`limit\` (default ${DEFAULT_PAGE}, at most ${MAX_PAGE}) of them. With ` +
+        "`Accept: text/event-stream`, a stream of server-sent events instead: `progress` (BatchStatus without items) each time it " +
+        "changes, and `completed` once every item finished, which ends the stream. Kept for the batch's deadline and the retention time after. " +
+        "Pages are read a few at a time per API instance: beyond those and a short wait, 429 with Retry-After.",
+      parameters: [
+        { name: "id", in: "path", description: "The batch id (the end of Location).", schema: z.string() },
+        { name: "offset", in: "query", description: "The index of the first item to return. Default 0.", schema: z.int().min(0) },
+        { name: "limit", in: "query", description: `How many items to return: 0 to ${MAX_PAGE}. Default ${DEFAULT_PAGE}.`, schema: z.int().min(0).max(MAX_PAGE) },
+        { name: "Accept", in: "header", description: "`text/event-stream` for the stream of progress events.", schema: z.string() },
+      ],
+      responses: {
+        200: {
+          description: "The batch as it stands, with one page of its items.",
+          body: BatchStatus,
+          eventStream: "`event: progress` and, last, `event: completed`, each with a BatchStatus (without items) as `data`.",
+        },
+        404: {
+          description: "No batch of that id for the caller's organization: none, another organization's, or past its retention.",
+          body: ErrorResponse,
+        },
+      },
+    },
+    handle: async ({ req, res, caller }) => {
+      const { id } = req.params;
+      const batchId = typeof id === "string" && EXECUTION_ID.test(id) ? id : undefined;
+      const page = PageQuery.safeParse(req.query);
+      if (!page.success) throw new AppError("validation", toValidationIssues(page.error, ["query"]));
+      if (batchId === undefined) throw new AppError("not_found", "No such batch");
+      if (acceptsEventStream(req.headers.accept)) {
+        await streamProgress(res, (listener) => progress.watch(batchId, caller.orgId, listener), deps.streamKeepAliveMs ?? KEEP_ALIVE_MS);
+        return ANSWERED;
+      }
+      const view = await usingQueue(() => batches.read(batchId, caller.orgId, page.data));
+      if (view === undefined) throw new AppError("not_found", "No such batch");
+      return batchJson(view, page.data.offset);
+    },
+  });
+}
