@@ -161,7 +161,7 @@ describe("GET /openapi.json", () => {
       "query:limit",
       "header:Accept",
     ]);
-    expect(Object.keys(readBatch.responses).sort()).toEqual(["200", "401", "403", "404", "500", "503"]);
+    expect(Object.keys(readBatch.responses).sort()).toEqual(["200", "401", "403", "404", "429", "500", "503"]);
     expect(readBatch.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/BatchStatus" });
     expect(readBatch.responses["200"].content["text/event-stream"].schema.type).toBe("string");
     expect(document.components.schemas.BatchStatus.properties.progress).toEqual({ $ref: "#/components/schemas/BatchProgress" });

@@ -34,6 +34,10 @@ export interface AppLimits {
   batchBodyLimit?: string;
   /** The limits of an organization that sets none of its own (ORG_EXECUTIONS_IN_FLIGHT, ORG_ITEMS_QUEUED). Default 2,000 and 20,000. */
   organizationLimits?: Required<OrganizationLimits>;
+  /** Batch pages this instance reads and sends at once, and how many more may wait their turn. Default 8 and 32. */
+  batchPageReads?: { inFlight: number; waiting: number };
+  /** How long a client may take no bytes of a batch page before it is disconnected. Default 30 s. */
+  batchPageStallTimeoutMs?: number;
 }
 
 /** How often a batch's event streams learn its progress, and how long one stays quiet before a keep-alive comment. */
@@ -44,6 +48,7 @@ export interface BatchStreamTiming {
 
 const DEFAULT_ASYNC_BATCH_MAX_ITEMS = 10_000;
 const DEFAULT_ORGANIZATION_LIMITS = { executionsInFlight: 2_000, itemsQueued: 20_000 };
+const DEFAULT_BATCH_PAGE_READS = { inFlight: 8, waiting: 32 };
 
 export interface AppDeps {
   catalog: Catalog;
@@ -82,6 +87,14 @@ export function createApp(deps: AppDeps): Express {
   // Executions first: Express tries routes in order, and they are nearly all of the traffic.
   // One per process: MAX_IN_FLIGHT guards this process's sockets and memory, whatever the organizations' limits.
   const admission = new Admission(deps.limits.maxInFlight);
+  // A page holds up to 1,000 results in memory until its client took them: a few at a time, the rest
+  // wait briefly, then 429 like executions beyond MAX_IN_FLIGHT (one answer to retry for every overload
+  // of this instance; docs/decisions.md).
+  const pageReadLimits = deps.limits.batchPageReads ?? DEFAULT_BATCH_PAGE_READS;
+  const pageReads = new Admission(pageReadLimits.inFlight, {
+    maxWaiting: pageReadLimits.waiting,
+    refusal: "Too many batch pages being read; retry shortly",
+  });
   const now = deps.now ?? (() => new Date());
   const organizationLimits = deps.limits.organizationLimits ?? DEFAULT_ORGANIZATION_LIMITS;
   const asyncBatchMaxItems = deps.limits.asyncBatchMaxItems ?? DEFAULT_ASYNC_BATCH_MAX_ITEMS;
@@ -104,6 +117,8 @@ export function createApp(deps: AppDeps): Express {
       organizationLimits,
       allowedChatHosts: deps.allowedChatHosts,
       now,
+      pageReads,
+      pageStallTimeoutMs: deps.limits.batchPageStallTimeoutMs,
       streamIntervalMs: deps.batchStream?.intervalMs,
       streamKeepAliveMs: deps.batchStream?.keepAliveMs,
     }),

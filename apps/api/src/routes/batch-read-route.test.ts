@@ -1,5 +1,5 @@
 // Reading async batches back under load: event streams share one reader per batch and stop reading when
-// their clients leave. A real
+// their clients leave; pages are read a few at a time and sent at the pace their clients read them. A real
 // Redis, the real execution client (its batch reads counted) and a job worker in this process; clients
 // over real HTTP.
 import { EventEmitter, once } from "node:events";
@@ -9,7 +9,7 @@ import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services"
 import { createLogger } from "@pes/logger";
 import { createExecutionClient, createJobWorker, EXECUTE_JOB, handleJob, type ExecutionClient, type JobWorker } from "@pes/queue";
 import request from "supertest";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { rsaKey, signToken, startJwksServer, testApp, type JwksServer, type TestAppOptions } from "../testing/fixtures.js";
 
 const key = rsaKey("key-1");
@@ -270,5 +270,111 @@ describe("event streams", () => {
     const missing = await get("/playbook/execution/batch/00000000-0000-4000-8000-000000000000").set("Accept", "text/event-stream");
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ error: "No such batch" });
+  });
+});
+
+describe("pages", () => {
+  /** Large results: a page of 1,000 is far more than the socket buffers between a server and a client that does not read. */
+  const RESULT_CHARS = 16_000;
+  const result = (host: string) => `${host} ${"x".repeat(RESULT_CHARS)}`;
+  const PAGE_CHARS = 1_000 * RESULT_CHARS;
+  let q: ReturnType<typeof queue>;
+  let location: string;
+
+  beforeAll(async () => {
+    q = queue(result);
+    await q.client.start();
+    const { async, get } = api(q.client);
+    location = (await async().send({ inputList: Array.from({ length: 1_000 }, (_, index) => item(`db-${index}`)) })).headers.location ?? "";
+    await q.startWorker();
+    while ((await get(`${location}?limit=0`)).body.status !== "completed") await new Promise((resolve) => setTimeout(resolve, 50));
+  }, 60_000);
+  afterAll(() => q.close());
+
+  /** A GET of the whole page whose response is not read until `read()` is called. */
+  function unread(served: Awaited<ReturnType<typeof serve>>) {
+    const requested = served.get(`${location}?limit=1000`);
+    const response = new Promise<IncomingMessage>((resolve, reject) => requested.on("response", resolve).on("error", reject));
+    return {
+      requested,
+      async read(): Promise<{ status: number; body: string }> {
+        const answer = await response;
+        answer.setEncoding("utf8");
+        let body = "";
+        for await (const chunk of answer) body += chunk;
+        return { status: answer.statusCode ?? 0, body };
+      },
+    };
+  }
+
+  /** The server's side of the first request, once it waits for its client to take what it wrote. */
+  async function waitingForDrain(served: Awaited<ReturnType<typeof serve>>): Promise<ServerResponse> {
+    await vi.waitFor(() => expect(served.responses[0]?.writableNeedDrain).toBe(true), { timeout: 4_000, interval: 10 });
+    const [response] = served.responses;
+    if (response === undefined) throw new Error("the server saw no request");
+    return response;
+  }
+
+  it("send a page of 1,000 items as the JSON of every item in order, to a client that reads late", async () => {
+    const served = await serve(api(q.client).app);
+    try {
+      const page = unread(served);
+      const response = await waitingForDrain(served);
+      // The server waits for the client rather than holding the rest of the page: about a slice waits in
+      // it, and what it handed the socket is what the socket buffers took.
+      expect(response.socket?.writableLength).toBeLessThan(256 * 1024);
+      expect(response.socket?.bytesWritten).toBeLessThan(PAGE_CHARS / 2);
+
+      const { status, body } = await page.read();
+      expect(status).toBe(200);
+      const parsed = JSON.parse(body);
+      expect(parsed).toMatchObject({ id: idOf(location), status: "completed", offset: 0, progress: { total: 1_000, done: 1_000, failed: 0 } });
+      expect(parsed.items).toEqual(
+        Array.from({ length: 1_000 }, (_, index) => ({
+          index,
+          executionId: expect.any(String),
+          status: "completed",
+          result: { highlights: result(`db-${index}`) },
+        })),
+      );
+    } finally {
+      await served.close();
+    }
+  });
+
+  it("read one page at a time with the bound at 1: another read meanwhile gets 429 with Retry-After, and the next after the client left gets its page", async () => {
+    const { app, get } = api(q.client, { limits: { batchPageReads: { inFlight: 1, waiting: 0 } } });
+    const served = await serve(app);
+    try {
+      const page = unread(served);
+      const response = await waitingForDrain(served);
+      const refused = await get(`${location}?limit=1`);
+      expect(refused.status).toBe(429);
+      expect(refused.headers["retry-after"]).toBe("1");
+      expect(refused.body).toEqual({ error: "Too many batch pages being read; retry shortly" });
+
+      page.requested.destroy();
+      if (!response.destroyed) await once(response, "close");
+      const next = await get(`${location}?limit=1`);
+      expect(next.status).toBe(200);
+      expect(next.body.items).toEqual([{ index: 0, executionId: expect.any(String), status: "completed", result: { highlights: result("db-0") } }]);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it("disconnect a client that takes nothing for the stall timeout, which frees its place", async () => {
+    const { app, get } = api(q.client, { limits: { batchPageReads: { inFlight: 1, waiting: 0 }, batchPageStallTimeoutMs: 200 } });
+    const served = await serve(app);
+    try {
+      const page = unread(served);
+      const response = await waitingForDrain(served);
+      if (!response.destroyed) await once(response, "close");
+      // What reached the client before it was cut off is not the whole page.
+      expect(await page.read().then(({ body }) => `complete: ${body.length} characters`, (error: Error) => error.message)).toBe("aborted");
+      expect((await get(`${location}?limit=1`)).status).toBe(200);
+    } finally {
+      await served.close();
+    }
   });
 });

@@ -1,16 +1,23 @@
 import { BatchStatus, ErrorResponse } from "@pes/contracts";
 import type { ExecutionClient } from "@pes/queue";
 import { z } from "zod";
+import type { Admission } from "../admission.js";
 import { AppError } from "../errors.js";
+import { clientGone } from "../slow-client.js";
 import { toValidationIssues } from "../validation.js";
 import { acceptsEventStream, streamProgress } from "./batch-event-stream.js";
-import { batchJson } from "./batch-json.js";
+import { sendBatchPage } from "./batch-page.js";
 import { createBatchProgressHub } from "./batch-progress-hub.js";
 import { EXECUTION_ID, usingQueue } from "./execution-routes.js";
+import { failures } from "./responses.js";
 import { ANSWERED, organizationRoute, type Route } from "./route.js";
 
 export interface BatchReadRouteDeps {
   executionClient: Pick<ExecutionClient, "batches">;
+  /** Pages being read and sent at once by this process; the rest wait or get 429 (see app.ts). */
+  pageReads: Admission;
+  /** How long a client may take no bytes of a page before it is disconnected (it holds one of pageReads). */
+  pageStallTimeoutMs?: number;
   /** How often an event stream's batch is read for its progress (once for every stream of that batch). */
   streamIntervalMs?: number;
   /** How long an event stream stays quiet before a comment line keeps proxies from closing it. */
@@ -22,6 +29,7 @@ const MAX_PAGE = 1_000;
 const DEFAULT_PAGE = 100;
 const STREAM_INTERVAL_MS = 1_000;
 const KEEP_ALIVE_MS = 15_000;
+const PAGE_STALL_TIMEOUT_MS = 30_000;
 
 const PageQuery = z.object({
   offset: z.coerce.number().int().min(0).default(0),
@@ -64,6 +72,7 @@ export function batchReadRoute(path: string, deps: BatchReadRouteDeps): Route {
           description: "No batch of that id for the caller's organization: none, another organization's, or past its retention.",
           body: ErrorResponse,
         },
+        ...failures("too_many_requests"),
       },
     },
     handle: async ({ req, res, caller }) => {
@@ -76,9 +85,16 @@ export function batchReadRoute(path: string, deps: BatchReadRouteDeps): Route {
         await streamProgress(res, (listener) => progress.watch(batchId, caller.orgId, listener), deps.streamKeepAliveMs ?? KEEP_ALIVE_MS);
         return ANSWERED;
       }
-      const view = await usingQueue(() => batches.read(batchId, caller.orgId, page.data));
-      if (view === undefined) throw new AppError("not_found", "No such batch");
-      return batchJson(view, page.data.offset);
+      const { offset, limit } = page.data;
+      return deps.pageReads.run(1, async () => {
+        // It may have left while it waited its turn.
+        if (clientGone(res)) return ANSWERED;
+        const view = await usingQueue(() => batches.read(batchId, caller.orgId, { offset, limit }));
+        if (view === undefined) throw new AppError("not_found", "No such batch");
+        // The permit is held until the page is sent: the page's results are in memory until then.
+        await sendBatchPage(res, view, offset, deps.pageStallTimeoutMs ?? PAGE_STALL_TIMEOUT_MS);
+        return ANSWERED;
+      });
     },
   });
 }
