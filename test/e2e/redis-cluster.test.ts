@@ -95,7 +95,7 @@ async function keysOnMasters(pattern: string): Promise<string[]> {
 }
 
 describe("the service on a Redis Cluster", () => {
-  it("runs an execution: its record under its own hash tag, the queues under the prefix's", { timeout: 60_000 }, async () => {
+  it("runs an execution: its record under its organization's hash tag, the queues under the prefix's", { timeout: 60_000 }, async () => {
     const answer = await execute(stack.baseUrl, { "cache-control": "no-cache" });
 
     expect(answer.status).toBe(200);
@@ -103,11 +103,11 @@ describe("the service on a Redis Cluster", () => {
     expect(result.error).toBeUndefined();
     expect(result.highlights).toEqual(expect.any(String));
     const id = answer.executionId ?? "";
-    expect(await keysOnMasters(`${stack.prefix}:execution:*`)).toContain(`${stack.prefix}:execution:{${id}}`);
+    expect(await keysOnMasters(`${stack.prefix}:org:*:execution:*`)).toContain(`${stack.prefix}:org:{acme}:execution:${id}`);
     expect(await keysOnMasters(`{${stack.prefix}}:playbook-executions:*`)).toContain(`{${stack.prefix}}:playbook-executions:id`);
-    // The record's slot is its id's (its hash tag), not the prefix's: executions spread over the masters.
+    // The record's slot is its organization's (its hash tag), not the prefix's: organizations spread over the masters.
     const slotOf = async (key: string) => (await run("redis-cli", ["-p", String(cluster.nodes[0]?.port), "CLUSTER", "KEYSLOT", key])).stdout.trim();
-    expect(await slotOf(`${stack.prefix}:execution:{${id}}`)).toBe(await slotOf(id));
+    expect(await slotOf(`${stack.prefix}:org:{acme}:execution:${id}`)).toBe(await slotOf("acme"));
   });
 
   it("answers an asynchronous execution at once and gives its result back through the other API", { timeout: 60_000 }, async () => {
@@ -160,10 +160,12 @@ describe("the service on a Redis Cluster", () => {
     expect(accepted.status).toBe(202);
     const location = accepted.headers.get("location") ?? "";
     const batchId = location.split("/").pop() ?? "";
-    // The batch's record and item list under its own hash tag; the organization's lanes under its id's.
-    const batchKeys = await keysOnMasters(`${stack.prefix}:batch:*`);
-    expect(batchKeys).toEqual(expect.arrayContaining([`${stack.prefix}:batch:{${batchId}}`, `${stack.prefix}:batch:{${batchId}}:items`]));
-    expect(await keysOnMasters(`${stack.prefix}:org:*:batch`)).toEqual([`${stack.prefix}:org:{acme}:batch`]);
+    // The batch's record and item list, and the organization's lanes, under the organization's hash tag.
+    const batchKeys = await keysOnMasters(`${stack.prefix}:org:*:batch:*`);
+    expect(batchKeys).toEqual(
+      expect.arrayContaining([`${stack.prefix}:org:{acme}:batch:${batchId}`, `${stack.prefix}:org:{acme}:batch:${batchId}:items`]),
+    );
+    expect(await keysOnMasters(`${stack.prefix}:org:*:lane:batch`)).toEqual([`${stack.prefix}:org:{acme}:lane:batch`]);
 
     // Through the other API: 50 queued + 20 more is past the organization's 60.
     const refused = await startBatch(second ?? "", 20, "refused");

@@ -8,6 +8,7 @@ import { accessLog } from "./access-log.js";
 import { Admission } from "./admission.js";
 import type { TokenVerifier } from "./auth/token-verifier.js";
 import { errorMiddleware, notFound } from "./errors.js";
+import { createExecutions } from "./executions.js";
 import { httpMetrics, metricsEndpoint } from "./http-metrics.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { documentRoutes } from "./routes/document-routes.js";
@@ -96,25 +97,21 @@ export function createApp(deps: AppDeps): Express {
     refusal: "Too many batch pages being read; retry shortly",
   });
   const now = deps.now ?? (() => new Date());
-  const organizationLimits = deps.limits.organizationLimits ?? DEFAULT_ORGANIZATION_LIMITS;
   const asyncBatchMaxItems = deps.limits.asyncBatchMaxItems ?? DEFAULT_ASYNC_BATCH_MAX_ITEMS;
+  // One way to executions for every route that starts or reads them.
+  const executions = createExecutions({
+    client: deps.executionClient,
+    admission,
+    executionTimeoutMs: deps.limits.executionTimeoutMs,
+    organizationLimits: deps.limits.organizationLimits ?? DEFAULT_ORGANIZATION_LIMITS,
+  });
   const apiRoutes: Route[] = [
-    ...executionRoutes({
-      executionClient: deps.executionClient,
-      admission,
-      executionTimeoutMs: deps.limits.executionTimeoutMs,
-      organizationLimits,
-      allowedChatHosts: deps.allowedChatHosts,
-      now,
-    }),
+    ...executionRoutes({ executions, allowedChatHosts: deps.allowedChatHosts, now }),
     ...batchRoutes({
-      executionClient: deps.executionClient,
-      admission,
-      executionTimeoutMs: deps.limits.executionTimeoutMs,
+      executions,
       batchMaxItems: deps.limits.batchMaxItems,
       asyncBatchMaxItems,
       bodyLimit: deps.limits.batchBodyLimit ?? deps.limits.bodyLimit,
-      organizationLimits,
       allowedChatHosts: deps.allowedChatHosts,
       now,
       pageReads,
@@ -122,7 +119,7 @@ export function createApp(deps: AppDeps): Express {
       streamIntervalMs: deps.batchStream?.intervalMs,
       streamKeepAliveMs: deps.batchStream?.keepAliveMs,
     }),
-    ...webhookRoutes({ executionClient: deps.executionClient, maxAlerts: deps.limits.batchMaxItems, logger: deps.logger, now }),
+    ...webhookRoutes({ executions, maxAlerts: deps.limits.batchMaxItems, logger: deps.logger, now }),
     ...matchRoutes({ allowedChatHosts: deps.allowedChatHosts, now }),
     ...healthRoutes({ executionClient: deps.executionClient, isShuttingDown: deps.isShuttingDown ?? (() => false) }),
     ...playbookRoutes(),

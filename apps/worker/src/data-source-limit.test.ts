@@ -32,7 +32,7 @@ async function catalogAt(url: string): Promise<Catalog> {
 }
 
 function job(service: string): ExecutionJob {
-  return { orgId: "acme", requestId: `req-${service}`, replyTo: "api-1", deadline: Date.now() + 60_000, bookName: "Book", time: "2026-11-20T14:08:00Z", attributes: { service }, liveRun: false };
+  return { orgId: "acme", requestId: `req-${service}`, v: 1, replyTo: "api-1", deadline: Date.now() + 60_000, bookName: "Book", time: "2026-11-20T14:08:00Z", attributes: { service }, liveRun: false };
 }
 
 describe("a data source's maxConcurrentQueries across workers sharing a Redis", () => {

@@ -60,7 +60,7 @@ export async function executeMessageJob(
   if (!resolved.ok) return new RequestRefusal(resolved.issues);
   const { bookName, attributes, time } = resolved.value;
   const execution: ExecutionJob = {
-    ...(job.v === undefined ? {} : { v: job.v }),
+    v: job.v,
     replyTo: job.replyTo,
     deadline: job.deadline,
     orgId: job.orgId,

@@ -20,12 +20,7 @@ describe("ExecutionJob", () => {
     expect(parsed.data).toEqual({ ...job, v: WIRE_VERSION + 1 });
   });
 
-  it("reads a job from an API of before versioning (no v)", () => {
-    const { v: _v, ...unversioned } = job;
-    expect(ExecutionJob.safeParse(unversioned).data).toEqual(unversioned);
-  });
-
-  it.each(["replyTo", "deadline", "orgId", "bookName", "time", "attributes", "liveRun"] as const)(
+  it.each(["v", "replyTo", "deadline", "orgId", "bookName", "time", "attributes", "liveRun"] as const)(
     "still requires %s",
     (field) => {
       const { [field]: _dropped, ...rest } = job;

@@ -4,23 +4,18 @@ import { PlaybookExecutionResult } from "./execution-result.js";
 
 /**
  * The version of the job and reply formats this build writes (`v` in both). An API and workers one
- * version apart run together during a rolling deploy: a job's next version only adds fields (which a
- * worker of the version before drops), a worker answers each job in the reply format of the job's
- * version (see encodeReply, which must keep writing the previous version's format), and an API reads its
- * own reply format and the previous one (decodeReply).
- *
- * Version 2: a reply may refuse the request (a header `status: 400`, the issues as its body), for what
- * only a worker can check (the message a link points at); jobs may carry `batch`.
+ * version apart run together during a rolling deploy: a format's next version only adds fields, which a
+ * reader of the version before ignores (job schemas are not strict; reply headers are read tolerantly).
  */
-export const WIRE_VERSION = 2;
+export const WIRE_VERSION = 1;
 
 /**
  * The fields of every job a caller waits for: where to reply, until when, and which reply format the
  * caller reads. Unknown fields (a newer API's) are dropped, not refused.
  */
 export const WaitingCaller = z.object({
-  /** The wire version of the API that sent the job; absent in jobs sent before formats were versioned. */
-  v: z.number().int().positive().optional(),
+  /** The wire version of the API that sent the job. */
+  v: z.number().int().positive(),
   /** The API instance waiting for the reply: the worker publishes on that instance's reply channel. */
   replyTo: z.string().min(1),
   /** Epoch ms after which nobody waits for the result: the job is not started later, and stops then. */

@@ -4,16 +4,13 @@ import { WIRE_VERSION } from "./execution-job.js";
 import { JsonText } from "./json-text.js";
 
 /**
- * The first line of a versioned reply. `status` (version 2) is 400 when the worker refused the request;
- * absent, the body is the result. Fields a newer worker adds are ignored.
+ * The first line of a reply. `status` is 400 when the worker refused the request; absent, the body is
+ * the result. Fields a newer worker adds are ignored.
  */
 const ReplyHeader = z.object({ v: z.number().int().positive(), jobId: z.string().min(1), status: z.literal(400).optional() });
 
 /** The body of a refusal: the issues, their paths relative to the request body (`["messageLink"]`). */
 const RefusalBody = z.object({ error: z.array(ValidationIssue).min(1) });
-
-/** The first reply version that can carry a refusal. */
-const REFUSAL_VERSION = 2;
 
 /**
  * A request a worker refuses, for what only it can check (the message a link points at): the API answers
@@ -35,7 +32,7 @@ export function describeIssues(issues: readonly ValidationIssue[]): string {
   return issues.map((issue) => (issue.path.length === 0 ? issue.message : `${issue.path.join(".")}: ${issue.message}`)).join("; ");
 }
 
-/** A reply as the API reads it: `version` 0 is the unversioned format of before. */
+/** A reply as the API reads it. */
 export interface DecodedReply {
   jobId: string;
   version: number;
@@ -44,41 +41,27 @@ export interface DecodedReply {
 }
 
 /**
- * What a worker publishes on the reply channel, and stores under the result key, for one job, in the
- * newest format the job's sender reads: `{"v":2,"jobId":"…"}`, a newline, the result as JSON (a refusal:
- * `"status":400` in the header and `{"error":[issues]}`); for a sender of version 1, the same without a
- * refusal, which it reads as a result `{"error":"messageLink: …"}`; for a job from before formats were
- * versioned (no `v`), that format: the job id, a newline, the result. The API passes a result's JSON on to
- * the caller without parsing it: a result is encoded once, by the worker.
+ * What a worker publishes on the reply channel, and stores in the execution's record, for one job:
+ * `{"v":1,"jobId":"…"}`, a newline, the result as JSON (a refusal: `"status":400` in the header and
+ * `{"error":[issues]}`). The API passes a result's JSON on to the caller without parsing it: a result is
+ * encoded once, by the worker.
  */
-export function encodeReply(jobId: string, result: object, senderVersion: number | undefined): string {
-  const version = senderVersion === undefined ? undefined : Math.min(senderVersion, WIRE_VERSION);
-  let body: object = result;
-  if (result instanceof RequestRefusal) {
-    if (version !== undefined && version >= REFUSAL_VERSION) {
-      return `${JSON.stringify({ v: version, jobId, status: 400 })}\n${JSON.stringify({ error: result.issues })}`;
-    }
-    body = { error: result.describe() };
-  }
-  const json = JSON.stringify(body);
-  if (version === undefined) return `${jobId}\n${json}`;
-  return `${JSON.stringify({ v: version, jobId })}\n${json}`;
+export function encodeReply(jobId: string, result: object): string {
+  if (result instanceof RequestRefusal) return `${JSON.stringify({ v: WIRE_VERSION, jobId, status: 400 })}\n${JSON.stringify({ error: result.issues })}`;
+  return `${JSON.stringify({ v: WIRE_VERSION, jobId })}\n${JSON.stringify(result)}`;
 }
 
 /**
- * The job id, version and result of a reply in any format this version reads, or undefined when `text`
- * is not one (no id, no JSON object, a refusal without issues). Only the framing of a result is checked:
- * it goes to the caller as it is; a refusal's issues are parsed.
+ * The job id, version and result of a reply, or undefined when `text` is not one (no header, no JSON
+ * object, a refusal without issues). Read tolerantly: a newer version's header fields are ignored. Only
+ * the framing of a result is checked: it goes to the caller as it is; a refusal's issues are parsed.
  */
 export function decodeReply(text: string): DecodedReply | undefined {
   const newline = text.indexOf("\n");
-  if (newline <= 0 || text.charAt(newline + 1) !== "{" || text.charAt(text.length - 1) !== "}") return undefined;
-  const head = text.slice(0, newline);
-  const body = text.slice(newline + 1);
-  // A job id (a UUID the API chose) never starts with "{": this is the unversioned format.
-  if (head.charAt(0) !== "{") return { jobId: head, version: 0, result: new JsonText(body) };
-  const header = ReplyHeader.safeParse(parseJson(head));
+  if (newline <= 0 || text.charAt(0) !== "{" || text.charAt(newline + 1) !== "{" || text.charAt(text.length - 1) !== "}") return undefined;
+  const header = ReplyHeader.safeParse(parseJson(text.slice(0, newline)));
   if (!header.success) return undefined;
+  const body = text.slice(newline + 1);
   const { jobId, v: version, status } = header.data;
   if (status === undefined) return { jobId, version, result: new JsonText(body) };
   const refusal = RefusalBody.safeParse(parseJson(body));

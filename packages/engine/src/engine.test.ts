@@ -94,6 +94,7 @@ function job(bookName: string, attributes: Record<string, string> = { service: "
   return {
     orgId: "acme",
     requestId: "req-1",
+    v: 1,
     replyTo: "api-1",
     deadline: Date.now() + 60_000,
     bookName,

@@ -57,6 +57,7 @@ describe("an Alertmanager silence mitigation, against a real Alertmanager", () =
       const job: ExecutionJob = {
         orgId: "acme",
         requestId: "req-1",
+        v: 1,
         replyTo: "api-1",
         deadline: Date.now() + 60_000,
         bookName: "Alerts",

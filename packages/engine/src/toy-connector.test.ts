@@ -57,6 +57,7 @@ async function problems(dir: string, options: Parameters<typeof loadConfig>[1]):
 const job: ExecutionJob = {
   orgId: "acme",
   requestId: "req-toy",
+  v: 1,
   replyTo: "api-1",
   deadline: Date.now() + 60_000,
   bookName: "shout",

@@ -1,6 +1,6 @@
 // Async batches (bulk-enqueued items under a batch record), the batch lane behind interactive executions,
 // and per-organization limits counted in Redis. Real Redis, real BullMQ workers.
-import { JsonText, type ExecutionJob, type PlaybookExecutionResult } from "@pes/contracts";
+import { encodeReply, JsonText, type ExecutionJob, type PlaybookExecutionResult } from "@pes/contracts";
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
@@ -21,7 +21,9 @@ import {
   type ExecutionOutcome,
   type ExecutionRequest,
 } from "./index.js";
-import { executionKey, keySpace } from "./queue-names.js";
+import { batchKey, executionKey } from "./execution-keys.js";
+import { defineLifecycleCommands, finishExecution } from "./execution-lifecycle.js";
+import { keySpace } from "./queue-names.js";
 
 let redis: RedisHandle;
 let prefix: string;
@@ -184,17 +186,32 @@ describe("async batches", () => {
     const direct = new Redis(redis.url);
     try {
       await queue.remove(lostId);
-      await direct.hset(executionKey(keySpace(prefix, redis.url), lostId), "createdAt", Date.now() - 60_000);
+      await direct.hset(executionKey(keySpace(prefix, redis.url), "acme", lostId), "createdAt", Date.now() - 60_000);
     } finally {
       await queue.close();
       await direct.quit();
     }
     await worker(async () => ({ highlights: "ran" }));
+    await readUntil(api, "b-5", (batch) => batch.progress.done === 1);
+    // Started, and no item finished, a while ago: the next read looks for lost items.
+    const admin = new Redis(redis.url);
+    await admin.hset(batchKey(keySpace(prefix, redis.url), "acme", "b-5"), "createdAt", Date.now() - 60_000, "lastDoneAt", Date.now() - 60_000);
+    await admin.quit();
     const view = await readUntil(api, "b-5", (batch) => batch.status === "completed");
     expect(view.progress).toEqual({ total: 2, done: 2, failed: 1 });
     expect(view.items[1]).toMatchObject({ status: "failed" });
     expect(parsed(view.items[1]?.outcome)).toEqual({ error: "Execution result was lost" });
     expect(await api.read(lostId, "acme")).toMatchObject({ status: "failed" });
+    // A reply that comes after all loses to the failure, and the progress does not go back.
+    const late = new Redis(redis.url);
+    defineLifecycleCommands(late);
+    try {
+      const reply = encodeReply(lostId, { highlights: "late" });
+      expect(await finishExecution(late, keySpace(prefix, redis.url), "acme", lostId, { reply, status: "completed", reusable: true })).toBe(-1);
+    } finally {
+      await late.quit();
+    }
+    expect((await api.batches.read("b-5", "acme", { offset: 0, limit: 0 }))?.progress).toEqual({ total: 2, done: 2, failed: 1 });
   });
 });
 
@@ -232,7 +249,7 @@ describe("per-organization limits", () => {
       return { highlights: "ran" };
     });
     const [first, second] = [await client({ instanceId: "api-1" }), await client({ instanceId: "api-2" })];
-    const limit = { orgId: "acme", max: 2 };
+    const limit = { max: 2 };
     const running = [first.execute(request(0), 10_000, { limit }), second.execute(request(1), 10_000, { limit })];
     await bothRunning.promise;
     // Identical to one in flight: joins it, within the limit.
@@ -241,23 +258,41 @@ describe("per-organization limits", () => {
       (error) => error instanceof LimitExceededError && error.lane === "interactive" && error.retryAfterSeconds >= 1,
     );
     // Another organization has its own count.
-    const other = first.execute(request(2, { orgId: "globex" }), 10_000, { limit: { orgId: "globex", max: 2 } });
+    const other = first.execute(request(2, { orgId: "globex" }), 10_000, { limit: { max: 2 } });
     release.resolve();
     await Promise.all([...running, joiner, other]);
     expect(runs).toHaveLength(3);
     await expect(first.execute(request(3), 10_000, { limit })).resolves.toMatchObject({ joined: false });
   });
 
+  it("admits executions over the limit behind every other caller's work when asked to, never refusing them", async () => {
+    const api = await client();
+    const limit = { max: 1 };
+    await api.submit([request(0)], { limit });
+    await expect(api.submit([request(1)], { limit })).rejects.toThrow(LimitExceededError);
+    // An alert webhook's: accepted, counted, and queued behind (a priority: BullMQ takes jobs without one first).
+    const behind = await api.submit([request(2), request(3)], { limit: { ...limit, over: "behind" } });
+    expect(behind.map((execution) => execution.joined)).toEqual([false, false]);
+    const queue = new Queue(EXECUTION_QUEUE, { connection: { url: redis.url }, prefix });
+    try {
+      const jobs = await Promise.all(behind.map((execution) => queue.getJob(execution.executionId)));
+      expect(jobs.map((job) => job?.opts.priority)).toEqual([1, 1]);
+      expect(await queue.getWaitingCount()).toBe(1);
+    } finally {
+      await queue.close();
+    }
+  });
+
   it("counts a batch's items against the queued-items limit, all or nothing", async () => {
     const api = await client();
-    const limit = { orgId: "acme", max: 10 };
+    const limit = { max: 10 };
     const items = (from: number, count: number) => Array.from({ length: count }, (_, index) => ({ request: request(from + index) }));
     await api.batches.start({ batchId: "b-7", orgId: "acme", items: items(0, 8), limit });
     await expect(api.batches.start({ batchId: "b-8", orgId: "acme", items: items(100, 3), limit })).rejects.toThrow(LimitExceededError);
     expect(await api.batches.read("b-8", "acme", { offset: 0, limit: 1 })).toBeUndefined();
     // Interactive executions are counted apart.
     await worker(async () => ({ highlights: "ran" }));
-    await api.execute(request(200), 10_000, { limit: { orgId: "acme", max: 1 } });
+    await api.execute(request(200), 10_000, { limit: { max: 1 } });
     await readUntil(api, "b-7", (batch) => batch.status === "completed");
     await expect(api.batches.start({ batchId: "b-8", orgId: "acme", items: items(100, 3), limit })).resolves.toEqual({ created: true });
   });

@@ -1,11 +1,19 @@
 import { createHash } from "node:crypto";
-import { decodeReply, encodeReply, JsonText, WIRE_VERSION } from "@pes/contracts";
-import type { ChainableCommander, Result } from "ioredis";
+import { decodeReply, encodeReply, JsonText } from "@pes/contracts";
 import type { ExecutionOutcome, ExecutionRequest, MessageExecutionRequest, SubmitOptions, SubmittedExecution } from "./execution-client.js";
-import { finishExecution } from "./execution-records.js";
-import type { LaneLimit } from "./org-limits.js";
-import { batchItemsKey, batchKey, executionKey, type KeySpace } from "./queue-names.js";
-import { execTogether, type RedisConnection } from "./redis-connections.js";
+import {
+  claimLostCheck,
+  createBatch,
+  finishExecution,
+  readBatch,
+  readBatchItems,
+  readRecords,
+  type LaneLimit,
+  type StoredBatch,
+  type StoredRecord,
+} from "./execution-lifecycle.js";
+import type { KeySpace } from "./queue-names.js";
+import type { RedisConnection } from "./redis-connections.js";
 
 /** One input of a batch: a request to execute, or the `{ error }` it gets at once (an invalid input). */
 export type BatchItem = { request: ExecutionRequest | MessageExecutionRequest } | { invalid: JsonText };
@@ -37,7 +45,10 @@ export interface BatchView {
   /** `completed` once every item finished (with a result or an error). */
   status: "running" | "completed";
   createdAt: Date;
-  /** `done`: items finished, with a result or an error; `failed`: those of them that ended in an error. */
+  /**
+   * `done`: items finished, with a result or an error; `failed`: those of them that ended in an error.
+   * Counted as items finish (O(1) to read), each item once: they never go backwards.
+   */
   progress: { total: number; done: number; failed: number };
   /** The items of the page asked for, in input order. */
   items: BatchItemView[];
@@ -55,17 +66,19 @@ export interface Batches {
    * Enqueues the batch's valid items in bulk, in the batch lane, then stores the batch. Idempotent per
    * batch id: a batch that exists is left as it is (`created: false`), and a retry of a start that failed
    * midway joins the executions the first attempt enqueued (item ids derive from the batch id).
-   * Throws QueueUnavailableError or LimitExceededError as submit() does, and RangeError when the id is
-   * another organization's.
+   * Throws QueueUnavailableError or LimitExceededError as submit() does. Batch ids are per organization.
    */
   start(batch: NewBatch): Promise<{ created: boolean }>;
-  /** A batch of the organization with the items of `page`, or undefined when it has none of that id (or it expired). */
+  /**
+   * A batch of the organization with the items of `page`, or undefined when it has none of that id (or it
+   * expired). Its progress costs one read whatever its size; the page, a read per item in it.
+   */
   read(batchId: string, orgId: string, page: BatchPage): Promise<BatchView | undefined>;
 }
 
 /** What a batch store needs of the execution client. */
 export interface BatchStoreDeps {
-  /** The records' connection (with the record commands defined); throws QueueUnavailableError when Redis is unreachable. */
+  /** The records' connection (with the lifecycle's commands defined); throws QueueUnavailableError when Redis is unreachable. */
   records(): RedisConnection;
   keys: KeySpace;
   submit(requests: readonly (ExecutionRequest | MessageExecutionRequest)[], options: SubmitOptions): Promise<SubmittedExecution[]>;
@@ -77,39 +90,15 @@ export interface BatchStoreDeps {
   retentionMs: number;
 }
 
-const LOST_REPLY = (executionId: string) => encodeReply(executionId, { error: "Execution result was lost" }, WIRE_VERSION);
-
-/** A pending item whose job has been gone this long was lost (a Redis restart, an enqueue that failed). */
-const LOST_AFTER_MS = 10_000;
-
 /**
- * Stores a batch and its items' execution ids, unless it exists. One script on the batch's own keys.
- * KEYS[1] batch, KEYS[2] items. ARGV[1] organization, [2] createdAt, [3] deadline, [4] TTL (ms), [5…]
- * the items (an execution id, or an invalid input's `{ error }` JSON).
- * Returns {1} when stored, {0, organization} when it existed.
+ * A pending item whose job has been gone this long was lost (a Redis restart, an enqueue that failed);
+ * a batch none of whose items finished for this long is looked through for such items, by one reader.
  */
-const CREATE_BATCH = `local org = redis.call('HGET', KEYS[1], 'org')
-if org then return {0, org} end
-redis.call('DEL', KEYS[2])
-for i = 5, #ARGV, 1000 do
-  redis.call('RPUSH', KEYS[2], unpack(ARGV, i, math.min(i + 999, #ARGV)))
-end
-redis.call('HSET', KEYS[1], 'org', ARGV[1], 'createdAt', ARGV[2], 'deadline', ARGV[3], 'total', #ARGV - 4)
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-redis.call('PEXPIRE', KEYS[2], ARGV[4])
-return {1}`;
+const LOST_AFTER_MS = 10_000;
+/** Items whose records are read in one round trip when a quiet batch is looked through. */
+const LOST_CHECK_CHUNK = 1_000;
 
-declare module "ioredis" {
-  interface RedisCommander<Context> {
-    /** CREATE_BATCH, defined by defineBatchCommands. */
-    createBatch(batch: string, itemList: string, orgId: string, createdAt: number, deadline: number, ttlMs: number, ...items: string[]): Result<(number | string)[], Context>;
-  }
-}
-
-/** Defines the batch script on the records' connection. */
-export function defineBatchCommands(redis: RedisConnection): void {
-  redis.defineCommand("createBatch", { numberOfKeys: 2, lua: CREATE_BATCH });
-}
+const lostReply = (executionId: string) => encodeReply(executionId, { error: "Execution result was lost" });
 
 /**
  * The execution id of a batch's item: derived from the batch id and the item's place, so that a retry of
@@ -122,20 +111,20 @@ export function batchItemId(batchId: string, index: number): string {
 }
 
 /**
- * Batches over the execution records: a batch is a record (organization, creation, deadline, size) and
- * the list of its items' execution ids; its items are ordinary executions, enqueued in bulk (BullMQ's
- * addBulk, in the batch lane) and coalesced like any other. Progress is read from the items' records,
- * which workers write: nothing to keep in step, and a worker that dies mid-item leaves that item to
+ * Batches over the execution records: a batch is a record (size, creation, deadline, progress counters)
+ * and the list of its items' execution ids; its items are ordinary executions, begun in chunks in the
+ * batch lane and coalesced like any other, each counted in the batch's progress once, when it finishes
+ * (finish-execution.lua) or when it joins one that had. A worker that dies mid-item leaves that item to
  * BullMQ's stalled checker (re-run, then failed with a reply). A pending item whose job is gone (a Redis
- * restart that lost it) is failed on read, so that every item ends in a result or an explicit error.
+ * restart that lost it) is failed when a reader finds its batch quiet, so that every item ends in a
+ * result or an explicit error.
  */
 export function createBatchStore(deps: BatchStoreDeps): Batches {
   const { keys } = deps;
 
   async function start(batch: NewBatch): Promise<{ created: boolean }> {
     const redis = deps.records();
-    const existing = await redis.hget(batchKey(keys, batch.batchId), "org");
-    if (existing !== null) return { created: owned(existing, batch) };
+    if ((await readBatch(redis, keys, batch.orgId, batch.batchId)) !== undefined) return { created: false };
     const now = Date.now();
     const positions: number[] = [];
     const requests: (ExecutionRequest | MessageExecutionRequest)[] = [];
@@ -145,10 +134,12 @@ export function createBatchStore(deps: BatchStoreDeps): Batches {
         requests.push(item.request);
       }
     });
+    if (requests.some((request) => request.orgId !== batch.orgId)) throw new RangeError("a batch's items must be of its organization");
     const submitted = await deps.submit(requests, {
       lane: "batch",
       timeoutMs: deps.timeoutMs,
       executionIds: positions.map((index) => batchItemId(batch.batchId, index)),
+      batch: { id: batch.batchId, indexes: positions },
       ...(batch.coalesce === undefined ? {} : { coalesce: batch.coalesce }),
       ...(batch.limit === undefined ? {} : { limit: batch.limit }),
     });
@@ -157,129 +148,106 @@ export function createBatchStore(deps: BatchStoreDeps): Batches {
       const index = positions[k];
       if (index !== undefined) entries[index] = execution.executionId;
     });
-    const [stored, owner] = await redis.createBatch(
-      batchKey(keys, batch.batchId),
-      batchItemsKey(keys, batch.batchId),
-      batch.orgId,
-      now,
-      now + deps.timeoutMs,
-      deps.timeoutMs + deps.retentionMs,
-      ...entries,
-    );
-    return { created: Number(stored) === 1 || owned(String(owner), batch) };
+    const created = await createBatch(redis, keys, batch.orgId, {
+      batchId: batch.batchId,
+      createdAt: now,
+      deadline: now + deps.timeoutMs,
+      ttlMs: deps.timeoutMs + deps.retentionMs,
+      entries,
+    });
+    return { created };
   }
 
   async function read(batchId: string, orgId: string, page: BatchPage): Promise<BatchView | undefined> {
     const redis = deps.records();
-    const [head, list] = answersOf(
-      await redis.pipeline().hmget(batchKey(keys, batchId), "org", "createdAt", "total").lrange(batchItemsKey(keys, batchId), 0, -1).exec(),
-    );
-    const [org, createdAt] = (head ?? []) as (string | null)[];
-    if (org !== orgId || createdAt == null || !Array.isArray(list)) return undefined;
-    const entries = list as string[];
-    const inPage = (index: number) => index >= page.offset && index < page.offset + page.limit;
-
-    // Every item's status (its record's); the page's results with them. Records of many executions: one
-    // pipeline on one Redis, one per record on a cluster (execTogether).
-    const reads = entries.flatMap((entry, index) => {
-      if (isInvalid(entry)) return [];
-      const fields = ["status", "queue", "createdAt", ...(inPage(index) ? ["result"] : [])];
-      return [(pipeline: ChainableCommander) => pipeline.hmget(executionKey(keys, entry), ...fields)];
-    });
-    const records = answersOf(await execTogether(redis, reads)) as (string | null)[][];
-    let cursor = 0;
-    const items: { entry: string; record?: (string | null)[] }[] = entries.map((entry) => {
-      if (isInvalid(entry)) return { entry };
-      const record = records[cursor];
-      cursor += 1;
-      return { entry, ...(record === undefined ? {} : { record }) };
-    });
-
-    // A pending item: queued or running as its job's hash says, or lost when its job is gone.
-    const pending = items.flatMap((item, index) => {
-      const [status, queue, created] = item.record ?? [];
-      if (status !== "pending" || queue == null) return [];
-      const key = deps.jobKey(queue, item.entry);
-      return key === undefined ? [] : [{ index, key, createdAt: Number(created) }];
-    });
-    const jobs = new Map<number, "queued" | "running" | "gone">();
-    if (pending.length > 0) {
-      // Jobs' hashes are BullMQ's, under its prefix: in one slot on a cluster too (keySpace).
-      const lookups = redis.pipeline();
-      for (const { key } of pending) lookups.hmget(key, "timestamp", "processedOn");
-      (answersOf(await lookups.exec()) as (string | null)[][]).forEach(([timestamp, processedOn], k) => {
-        const item = pending[k];
-        if (item === undefined) return;
-        jobs.set(item.index, timestamp == null ? "gone" : processedOn == null ? "queued" : "running");
-      });
-      const lost = pending.filter(({ index, createdAt: created }) => jobs.get(index) === "gone" && Date.now() - created > LOST_AFTER_MS);
-      // Its record may have been finished since it was read (and its job removed): the first reply wins,
-      // and the next read shows it.
-      for (const { index } of lost) {
-        const item = items[index];
-        if (item === undefined) continue;
-        await markLost(redis, item.entry, orgId);
-        item.record = ["failed", null, null, LOST_REPLY(item.entry)];
-      }
+    let stored = await readBatch(redis, keys, orgId, batchId);
+    if (stored === undefined) return undefined;
+    if (quiet(stored) && (await claimLostCheck(redis, keys, orgId, batchId, LOST_AFTER_MS))) {
+      await failLostItems(redis, orgId, batchId, stored.total);
+      stored = (await readBatch(redis, keys, orgId, batchId)) ?? stored;
     }
-
-    let done = 0;
-    let failed = 0;
-    const views: BatchItemView[] = [];
-    items.forEach((item, index) => {
-      const view = itemView(item, index, jobs.get(index));
-      if (view.status === "completed" || view.status === "failed") done += 1;
-      if (view.status === "failed") failed += 1;
-      if (inPage(index)) views.push(view);
-    });
+    const items = page.limit === 0 || page.offset >= stored.total ? [] : await pageItems(redis, orgId, batchId, page);
     return {
       id: batchId,
-      status: done === entries.length ? "completed" : "running",
-      createdAt: new Date(Number(createdAt)),
-      progress: { total: entries.length, done, failed },
-      items: views,
+      status: stored.done >= stored.total ? "completed" : "running",
+      createdAt: new Date(stored.createdAt),
+      progress: { total: stored.total, done: Math.min(stored.done, stored.total), failed: Math.min(stored.failed, stored.total) },
+      items,
     };
   }
 
-  async function markLost(redis: RedisConnection, executionId: string, orgId: string): Promise<void> {
-    await finishExecution(redis, keys, executionId, {
-      orgId,
-      reply: LOST_REPLY(executionId),
-      status: "failed",
-      reusable: false,
-      legacy: { resultTtlMs: 1, channel: "" },
+  /** The items of a page, each as its record and (while pending) its job say. */
+  async function pageItems(redis: RedisConnection, orgId: string, batchId: string, page: BatchPage): Promise<BatchItemView[]> {
+    const entries = await readBatchItems(redis, keys, orgId, batchId, page.offset, page.offset + page.limit - 1);
+    const executionIds = entries.filter((entry) => !isInvalid(entry));
+    const stored = await readRecords(redis, keys, orgId, executionIds);
+    const records = new Map(executionIds.map((id, k) => [id, stored[k]]));
+    const jobs = await jobStates(redis, executionIds.flatMap((id) => {
+      const record = records.get(id);
+      return record?.status === "pending" ? [{ id, queue: record.queue }] : [];
+    }));
+    return entries.map((entry, k) => itemView(entry, page.offset + k, records.get(entry), jobs.get(entry)));
+  }
+
+  /** Whether pending jobs are still in the queue (`queued`), taken by a worker (`running`), or `gone`. */
+  async function jobStates(redis: RedisConnection, pending: readonly { id: string; queue: string }[]): Promise<Map<string, "queued" | "running" | "gone">> {
+    const states = new Map<string, "queued" | "running" | "gone">();
+    const lookups = pending.flatMap(({ id, queue }) => {
+      const key = deps.jobKey(queue, id);
+      return key === undefined ? [] : [{ id, key }];
     });
+    if (lookups.length === 0) return states;
+    // Jobs' hashes are BullMQ's, under its prefix: in one slot on a cluster too (keySpace).
+    const pipeline = redis.pipeline();
+    for (const { key } of lookups) pipeline.hmget(key, "timestamp", "processedOn");
+    const answers = (await pipeline.exec()) ?? [];
+    lookups.forEach(({ id }, k) => {
+      const [error, value] = answers[k] ?? [new Error("no answer"), null];
+      if (error !== null) throw error;
+      const [timestamp, processedOn] = value as (string | null)[];
+      states.set(id, timestamp == null ? "gone" : processedOn == null ? "queued" : "running");
+    });
+    return states;
+  }
+
+  /**
+   * Fails the pending items of a quiet batch whose jobs are gone and can no longer reply: their job left
+   * the queue without a reply in their record, long enough ago. A reply that comes after all loses to the
+   * failure (the first reply wins), so the batch's progress never goes back.
+   */
+  async function failLostItems(redis: RedisConnection, orgId: string, batchId: string, total: number): Promise<void> {
+    for (let from = 0; from < total; from += LOST_CHECK_CHUNK) {
+      const entries = (await readBatchItems(redis, keys, orgId, batchId, from, from + LOST_CHECK_CHUNK - 1)).filter((entry) => !isInvalid(entry));
+      const records = await readRecords(redis, keys, orgId, entries);
+      const pending = entries.flatMap((id, k) => {
+        const record = records[k];
+        return record?.status === "pending" && Date.now() - record.createdAt > LOST_AFTER_MS ? [{ id, queue: record.queue }] : [];
+      });
+      const jobs = await jobStates(redis, pending);
+      const lost = pending.filter(({ id }) => jobs.get(id) === "gone");
+      if (lost.length === 0) continue;
+      // Its record is read again by the finish: a reply stored since wins, and nothing is counted twice.
+      await Promise.all(lost.map(({ id }) => finishExecution(redis, keys, orgId, id, { reply: lostReply(id), status: "failed", reusable: false })));
+    }
   }
 
   return { start, read };
 }
 
-/** True when the batch exists for the organization; throws when another organization's id was reused. */
-function owned(owner: string, batch: NewBatch): boolean {
-  if (owner !== batch.orgId) throw new RangeError(`batch id ${batch.batchId} belongs to another organization`);
-  return false;
+/** No item of the batch finished for a while, though some are still to: some may be lost. */
+function quiet(batch: StoredBatch): boolean {
+  return batch.done < batch.total && Date.now() - batch.lastDoneAt > LOST_AFTER_MS;
 }
 
 function isInvalid(entry: string): boolean {
   return entry.startsWith("{");
 }
 
-function itemView(item: { entry: string; record?: (string | null)[] }, index: number, job: "queued" | "running" | "gone" | undefined): BatchItemView {
-  if (isInvalid(item.entry)) return { index, status: "failed", outcome: new JsonText(item.entry) };
-  const executionId = item.entry;
-  const [status, , , reply] = item.record ?? [];
-  if (status == null) return { index, executionId, status: "failed", outcome: JsonText.of({ error: "Execution record expired or was lost" }) };
-  if (status === "pending") return { index, executionId, status: job === "running" ? "running" : "queued" };
-  const finished = status === "completed" ? "completed" : "failed";
-  if (reply === undefined) return { index, executionId, status: finished };
-  const decoded = reply === null ? undefined : decodeReply(reply);
-  return { index, executionId, status: finished, outcome: decoded?.result ?? JsonText.of({ error: "Execution result was unreadable" }) };
-}
-
-function answersOf(answers: [Error | null, unknown][] | null): unknown[] {
-  if (answers === null) throw new Error("pipeline aborted");
-  return answers.map(([error, value]) => {
-    if (error !== null) throw error;
-    return value;
-  });
+function itemView(entry: string, index: number, record: StoredRecord | undefined, job: "queued" | "running" | "gone" | undefined): BatchItemView {
+  if (isInvalid(entry)) return { index, status: "failed", outcome: new JsonText(entry) };
+  const executionId = entry;
+  if (record === undefined) return { index, executionId, status: "failed", outcome: JsonText.of({ error: "Execution record expired or was lost" }) };
+  if (record.status === "pending") return { index, executionId, status: job === "running" ? "running" : "queued" };
+  const decoded = record.reply === undefined ? undefined : decodeReply(record.reply);
+  return { index, executionId, status: record.status, outcome: decoded?.result ?? JsonText.of({ error: "Execution result was unreadable" }) };
 }

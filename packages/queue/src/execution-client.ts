@@ -11,31 +11,31 @@ import {
   type RequestRefusal,
 } from "@pes/contracts";
 import { Queue } from "bullmq";
-import { Cluster, type ChainableCommander } from "ioredis";
+import { Cluster } from "ioredis";
 import type { Logger } from "pino";
 import { EXECUTE_JOB, EXECUTE_MESSAGE_JOB, jobToAdd } from "./job-declarations.js";
 import { executionFingerprint } from "./execution-fingerprint.js";
 import {
-  createOrJoin,
-  defineRecordCommands,
+  beginExecutions,
+  defineLifecycleCommands,
   finishExecution,
-  parseJoin,
-  parseRecord,
-  readRecordCommand,
+  readRecords,
+  LimitExceededError,
+  type Begun,
+  type Lane,
+  type LaneLimit,
   type StoredRecord,
-} from "./execution-records.js";
-import { createBatchStore, defineBatchCommands, type Batches } from "./batch-store.js";
+} from "./execution-lifecycle.js";
+import { createBatchStore, type Batches } from "./batch-store.js";
 import { createIdempotencyKeys, type IdempotencyKeys } from "./idempotency-keys.js";
-import { admit, LimitExceededError, unadmit, type Lane, type LaneLimit } from "./org-limits.js";
 import { startEnqueueSpan } from "./job-trace-context.js";
-import { coalesceKey, executionKey, keySpace, replyChannel, resultKey } from "./queue-names.js";
+import { keySpace, replyChannel } from "./queue-names.js";
 import {
   CONNECT_TIMEOUT_MS,
   closeConnection,
   createProducerConnection,
   createSubscriberConnection,
   describeRedisUrl,
-  execTogether,
   withTimeout,
   type RedisConnection,
 } from "./redis-connections.js";
@@ -86,6 +86,8 @@ export interface SubmitOptions extends ExecuteManyOptions {
   lane?: Lane;
   /** Until when the executions may wait and run, from now. Default `submittedTimeoutMs`. */
   timeoutMs?: number;
+  /** The async batch the requests are items of, and each request's place in it: its progress counts them. */
+  batch?: { id: string; indexes: readonly number[] };
 }
 
 /** An execution as a caller reads it back: `GET /playbook/execution/{id}`. */
@@ -200,8 +202,10 @@ const STATE_READ_TIMEOUT_MS = 1_000;
 const DEFAULT_RETENTION_MS = 3_600_000;
 const DEFAULT_SUBMITTED_TIMEOUT_MS = 120_000;
 const DEFAULT_BATCH_TIMEOUT_MS = 3_600_000;
-/** A result key (of a job without a record) outlives its caller's deadline by this much, as the worker's do. */
-const RESULT_KEY_TTL_MS = 60_000;
+/** An async batch is begun this many items at a time: no script holds Redis, nor any step the event loop, for long. */
+const BEGIN_CHUNK = 500;
+/** How long a reply that came before its waiter was registered is kept for it. */
+const EARLY_REPLY_MS = 10_000;
 /**
  * A pending execution without a job for this long was never enqueued (its enqueue failed after its
  * record was created) or its job is gone: read() reports it lost rather than queued forever.
@@ -215,25 +219,19 @@ interface Waiter {
   queue: ExecutionQueue;
   /** True for the caller that created the execution: at its deadline it withdraws a job still queued. */
   created: boolean;
-  /** The execution's organization (its limits). */
+  /** The execution's organization: its records are below the organization's keys. */
   orgId: string;
 }
 
 type ExecutionQueue = Queue<ExecutionJob | MessageExecutionJob, void>;
-
-/** One request on its way: the execution it goes to, and whether this call created it. */
-interface Entry {
-  request: ExecutionRequest | MessageExecutionRequest;
-  id: string;
-  coalesceKey?: string;
-  created: boolean;
-}
+type Request = ExecutionRequest | MessageExecutionRequest;
 
 /**
  * Builds the API side of the execution queue. Every execution has a record in Redis (status, result,
- * the reply channels of the instances waiting for it), created or joined in one script; identical
- * requests find the execution to join under a coalescing key. Each instance listens on its own reply
- * channel; workers store each reply in the execution's record and publish it to every waiting
+ * the reply channels of the instances waiting for it, the batches counting on it), begun and finished
+ * each in one script (execution-lifecycle.ts): identical requests join one execution, the organization's
+ * limit admits the new ones, and a finished error is never joined. Each instance listens on its own
+ * reply channel; workers store each reply in the execution's record and publish it to every waiting
  * instance, and the client reads the record when a reply may have been missed (subscriber reconnect,
  * deadline). Nothing connects before start().
  */
@@ -249,9 +247,14 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
   if (coalescing !== undefined && coalescing.reuseMs > retentionMs) throw new RangeError("coalescing.reuseMs must not exceed retentionMs");
   /** The callers waiting on this instance, by execution: several when they joined one execution. */
   const waiters = new Map<string, Set<Waiter>>();
+  /**
+   * Replies that arrived before their waiter was registered: the reply channel is registered in the
+   * same script that begins the execution, and its reply may beat the script's answer here.
+   */
+  const early = new Map<string, { outcome: ExecutionOutcome; at: number }>();
 
   let producer: RedisConnection | undefined;
-  /** Records, coalescing and idempotency keys: a connection without BullMQ's scripts (see defineRecordCommands). */
+  /** Records, coalescing and idempotency keys: a connection without BullMQ's scripts (see defineLifecycleCommands). */
   let records: RedisConnection | undefined;
   let subscriber: RedisConnection | undefined;
   /** One per job type's queue: `execute` and `execute-message`. */
@@ -276,15 +279,28 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     retentionMs,
   });
 
-  /** Answers every caller waiting for the execution. */
+  /** Answers every caller waiting for the execution; a reply nobody waits for yet is kept a while for them. */
   function settle(executionId: string, result: ExecutionOutcome): void {
     const waiting = waiters.get(executionId);
-    if (waiting === undefined) return;
+    if (waiting === undefined) {
+      keepEarly(executionId, result);
+      return;
+    }
     waiters.delete(executionId);
     for (const waiter of waiting) {
       clearTimeout(waiter.timer);
       waiter.resolve(result);
     }
+  }
+
+  function keepEarly(executionId: string, outcome: ExecutionOutcome): void {
+    const now = Date.now();
+    // Oldest first (a Map keeps insertion order): drop those nobody came for.
+    for (const [id, reply] of early) {
+      if (now - reply.at < EARLY_REPLY_MS) break;
+      early.delete(id);
+    }
+    early.set(executionId, { outcome, at: now });
   }
 
   /** Takes one caller off its execution's waiters; false when it was answered already. */
@@ -326,46 +342,42 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     await sweepStoredReplies();
   }
 
-  /** Queues the reads of an execution's stored reply: its record's, and the result key of a job without one. */
-  function readStoredReply(pipeline: ChainableCommander, executionId: string): void {
-    pipeline.hget(executionKey(keys, executionId), "result");
-    pipeline.get(resultKey(keys, executionId));
-  }
-
-  /** The reply read by readStoredReply, at `index` (its first answer) of a pipeline's answers. */
-  function storedReplyAt(answers: [Error | null, unknown][], index: number): DecodedReply | undefined {
-    for (const [error, text] of answers.slice(index, index + 2)) {
-      if (error !== null) throw error;
-      if (typeof text === "string") return parseReply(text);
+  /** The executions waited for here, by organization (whose keys share a slot: one read each). */
+  function waitedByOrganization(): Map<string, string[]> {
+    const byOrg = new Map<string, string[]>();
+    for (const [executionId, waiting] of waiters) {
+      const [first] = waiting;
+      if (first === undefined) continue;
+      const ids = byOrg.get(first.orgId) ?? [];
+      ids.push(executionId);
+      byOrg.set(first.orgId, ids);
     }
-    return undefined;
+    return byOrg;
   }
 
   async function sweepStoredReplies(): Promise<void> {
-    const executionIds = [...waiters.keys()];
-    if (executionIds.length === 0 || records === undefined) return;
-    let answers: [Error | null, unknown][];
-    try {
-      answers = await execTogether(records, executionIds.map((executionId) => (pipeline: ChainableCommander) => readStoredReply(pipeline, executionId)));
-    } catch (error) {
-      // The deadline check reads the record again: nothing is lost, only later.
-      logger.warn({ err: errorMessage(error) }, "could not sweep stored replies after resubscribing");
-      return;
-    }
+    if (waiters.size === 0 || records === undefined) return;
+    const connection = records;
     let found = 0;
     let unreadable: unknown;
-    executionIds.forEach((executionId, index) => {
-      // Each on its own: on a cluster, the records on a node being replaced cannot be read yet, the others can.
-      try {
-        const reply = storedReplyAt(answers, 2 * index);
-        if (reply === undefined) return;
-        found += 1;
-        settle(executionId, reply.result);
-      } catch (error) {
-        unreadable ??= error;
-      }
-    });
-    if (found > 0) logger.info({ found, pending: executionIds.length }, "collected replies published while the reply channel was down");
+    // Each organization on its own: on a cluster, the records on a node being replaced cannot be read yet, the others can.
+    await Promise.all(
+      [...waitedByOrganization()].map(async ([orgId, executionIds]) => {
+        try {
+          const stored = await readRecords(connection, keys, orgId, executionIds);
+          stored.forEach((record, index) => {
+            const reply = record?.reply === undefined ? undefined : parseReply(record.reply);
+            const executionId = executionIds[index];
+            if (reply === undefined || executionId === undefined) return;
+            found += 1;
+            settle(executionId, reply.result);
+          });
+        } catch (error) {
+          unreadable ??= error;
+        }
+      }),
+    );
+    if (found > 0) logger.info({ found }, "collected replies published while the reply channel was down");
     if (unreadable !== undefined) logger.warn({ err: errorMessage(unreadable) }, "could not sweep every stored reply after resubscribing");
   }
 
@@ -409,14 +421,15 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     }
   }
 
-  async function storedReply(executionId: string): Promise<ExecutionOutcome | undefined> {
+  async function storedReply(orgId: string, executionId: string): Promise<ExecutionOutcome | undefined> {
     if (records === undefined) throw new Error("client not started");
-    return storedReplyAt(await execTogether(records, [(pipeline) => readStoredReply(pipeline, executionId)]), 0)?.result;
+    const [record] = await readRecords(records, keys, orgId, [executionId]);
+    return record?.reply === undefined ? undefined : parseReply(record.reply)?.result;
   }
 
   /** The stored result, or the error that says what became of the job; and the state it was found in. */
   async function readOutcome(executionId: string, waiter: Waiter, timedOut: string): Promise<{ answer: ExecutionOutcome; jobState: DeadlineJobState }> {
-    const stored = await storedReply(executionId);
+    const stored = await storedReply(waiter.orgId, executionId);
     if (stored !== undefined) return { answer: stored, jobState: "completed" };
     const { queue } = waiter;
     const state = await queue.getJobState(executionId);
@@ -430,7 +443,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
         if (!waiter.created) return { answer: JsonText.of(stillQueued), jobState: "queued" };
         // Remove it so that it never runs for nobody; 0 means a worker locked it in the meantime.
         if ((await queue.remove(executionId)) !== 1) return { answer: errorResult(`${timedOut} (still running)`), jobState: "active" };
-        await withdrawn(executionId, stillQueued, waiter.orgId);
+        await finish(waiter.orgId, executionId, stillQueued);
         return { answer: JsonText.of(stillQueued), jobState: "queued" };
       }
       case "active":
@@ -442,22 +455,16 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
       case "completed":
       case "unknown": {
         // It may have completed (and its job hash been removed) between the two reads above.
-        const late = await storedReply(executionId);
+        const late = await storedReply(waiter.orgId, executionId);
         return late === undefined ? { answer: errorResult("Execution result was lost"), jobState: "unknown" } : { answer: late, jobState: "completed" };
       }
     }
   }
 
-  /** A job withdrawn at its deadline: its record says why, and its joiners are told now. */
-  async function withdrawn(executionId: string, result: PlaybookExecutionResult, orgId: string): Promise<void> {
+  /** An execution that will not run (withdrawn at its deadline, or never enqueued): its record says why, and its joiners are told now. */
+  async function finish(orgId: string, executionId: string, result: PlaybookExecutionResult): Promise<void> {
     if (records === undefined) return;
-    await finishExecution(records, keys, executionId, {
-      reply: encodeReply(executionId, result, WIRE_VERSION),
-      status: "failed",
-      reusable: false,
-      legacy: { resultTtlMs: RESULT_KEY_TTL_MS, channel },
-      orgId,
-    });
+    await finishExecution(records, keys, orgId, executionId, { reply: encodeReply(executionId, result), status: "failed", reusable: false });
   }
 
   function assertCanEnqueue(): { queues: { execute: ExecutionQueue; message: ExecutionQueue }; records: RedisConnection } {
@@ -467,41 +474,43 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     return { queues, records };
   }
 
-  /** Registers a waiter before its execution's record is joined, so that even an instant reply finds it. */
-  function waitFor(entry: Entry, queue: ExecutionQueue, timeoutMs: number): { waiter: Waiter; result: Promise<ExecutionOutcome> } {
-    let waiter!: Waiter;
-    const result = new Promise<ExecutionOutcome>((resolve) => {
-      const timer = setTimeout(() => {
-        // From its deadline on, the look-up answers this caller: a reply it publishes itself (withdrawing a
-        // job still queued tells the joiners) must not answer it first, before the look-up has reported.
-        if (!stopWaiting(entry.id, waiter)) return;
-        void outcomeAfterDeadline(entry.id, waiter, timeoutMs).then(resolve);
-      }, timeoutMs);
-      waiter = { resolve, timer, queue, created: false, orgId: entry.request.orgId };
+  /** Waits for an execution's reply (or takes the one that came first), until `timeoutMs`. */
+  function waitFor(executionId: string, orgId: string, queue: ExecutionQueue, created: boolean, timeoutMs: number): Promise<ExecutionOutcome> {
+    const first = early.get(executionId);
+    if (first !== undefined) {
+      early.delete(executionId);
+      return Promise.resolve(first.outcome);
+    }
+    return new Promise<ExecutionOutcome>((resolve) => {
+      const waiter: Waiter = {
+        resolve,
+        queue,
+        created,
+        orgId,
+        timer: setTimeout(() => {
+          // From its deadline on, the look-up answers this caller: a reply it publishes itself (withdrawing a
+          // job still queued tells the joiners) must not answer it first, before the look-up has reported.
+          if (!stopWaiting(executionId, waiter)) return;
+          void outcomeAfterDeadline(executionId, waiter, timeoutMs).then(resolve);
+        }, timeoutMs),
+      };
+      const waiting = waiters.get(executionId) ?? new Set<Waiter>();
+      waiting.add(waiter);
+      waiters.set(executionId, waiting);
     });
-    const waiting = waiters.get(entry.id) ?? new Set<Waiter>();
-    waiting.add(waiter);
-    waiters.set(entry.id, waiting);
-    return { waiter, result };
   }
 
-  function forget(registered: readonly { id: string; waiter: Waiter }[]): void {
-    for (const { id, waiter } of registered) {
-      clearTimeout(waiter.timer);
-      const waiting = waiters.get(id);
-      waiting?.delete(waiter);
-      if (waiting?.size === 0) waiters.delete(id);
-    }
+  function queueOf(request: Request, target: { execute: ExecutionQueue; message: ExecutionQueue }): ExecutionQueue {
+    return "kind" in request ? target.message : target.execute;
   }
 
   /**
-   * The job of a request, with the options its declaration states (attempts, retention), its queue, and
-   * its producer span (a child of the HTTP request's): the job carries its trace context.
+   * The job of a request, with the options its declaration states (attempts, retention), and its producer
+   * span (a child of the HTTP request's): the job carries its trace context. Jobs `behind` (an async
+   * batch's items, or executions admitted over their organization's limit) carry a priority: BullMQ
+   * takes jobs without one (its wait list) before any prioritized one.
    */
-  function toJob(entry: Entry, deadline: number, lane: Lane, target: { execute: ExecutionQueue; message: ExecutionQueue }) {
-    const { request, id: jobId } = entry;
-    // BullMQ takes jobs without a priority (its wait list) before any prioritized one: the lanes.
-    const priority = lane === "batch" ? { priority: BATCH_LANE_PRIORITY } : {};
+  function toJob(request: Request, jobId: string, deadline: number, behind: boolean) {
     const declaration = "kind" in request ? EXECUTE_MESSAGE_JOB : EXECUTE_JOB;
     const span = startEnqueueSpan(declaration.queue, jobId, request.requestId);
     const caller = {
@@ -510,120 +519,110 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
       deadline,
       ...(span.traceparent === undefined ? {} : { traceparent: span.traceparent }),
     };
+    const priority = behind ? { priority: BATCH_LANE_PRIORITY } : {};
     if ("kind" in request) {
       const { kind: _kind, ...payload } = request;
       const job = jobToAdd(EXECUTE_MESSAGE_JOB, { ...caller, ...payload }, jobId);
-      return { queue: target.message, span, job: { ...job, opts: { ...job.opts, ...priority }, jobId } };
+      return { span, job: { ...job, opts: { ...job.opts, ...priority } } };
     }
     const job = jobToAdd(EXECUTE_JOB, { ...caller, ...request }, jobId);
-    return { queue: target.execute, span, job: { ...job, opts: { ...job.opts, ...priority }, jobId } };
-  }
-
-  function queueOf(request: ExecutionRequest | MessageExecutionRequest, target: { execute: ExecutionQueue; message: ExecutionQueue }): ExecutionQueue {
-    return "kind" in request ? target.message : target.execute;
+    return { span, job: { ...job, opts: { ...job.opts, ...priority } } };
   }
 
   /**
-   * Sends requests on their way: each to the execution its coalescing key (or given id) names, else to a
-   * new one; creates or joins each execution's record (registering this instance's reply channel when
-   * `wait`), then enqueues the jobs of the executions it created. Only the executions it is about to
-   * start are admitted against the organization's limit (a request joining another is no new load).
-   * Resolves once they are enqueued, with each request's execution and, when `wait`, its outcome to come.
+   * Sends requests of one organization on their way: begins their executions (begin-executions.lua:
+   * join or create, admit against the limit, register this instance's reply channel when `wait`), then
+   * enqueues the jobs of the executions it created. An async batch's items go a chunk at a time. Resolves
+   * once they are enqueued, with each request's execution and, when `wait`, its outcome to come.
    */
   async function begin(
-    requests: readonly (ExecutionRequest | MessageExecutionRequest)[],
+    requests: readonly Request[],
     timeoutMs: number,
     settings: SubmitOptions & { wait: boolean },
   ): Promise<{ submitted: SubmittedExecution[]; results: Promise<ExecutionOutcome>[] }> {
     if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new RangeError(`timeoutMs must be a positive number, got ${timeoutMs}`);
     const target = assertCanEnqueue();
-    if (requests.length === 0) return { submitted: [], results: [] };
+    const [first] = requests;
+    if (first === undefined) return { submitted: [], results: [] };
+    const { orgId } = first;
+    if (requests.some((request) => request.orgId !== orgId)) throw new RangeError("requests of one call must be of one organization");
     const now = Date.now();
     const deadline = now + Math.ceil(timeoutMs);
     const lane = settings.lane ?? "interactive";
     const coalesce = settings.coalesce === false ? undefined : coalescing;
-    const entries: Entry[] = requests.map((request, index) => ({
-      request,
-      id: settings.executionIds?.[index] ?? randomUUID(),
-      created: false,
-      ...(coalesce === undefined ? {} : { coalesceKey: coalesceKey(keys, executionFingerprint(request, coalesce.bucketMs, now)) }),
-    }));
-    const registered: { id: string; waiter: Waiter }[] = [];
+    const submitted: SubmittedExecution[] = [];
     const results: Promise<ExecutionOutcome>[] = [];
-    let jobs: ReturnType<typeof toJob>[] = [];
-    /** The executions admitted against the organization's limit: those this call is about to start. */
-    let admitted: string[] = [];
-    try {
-      // Identical requests: the first one's id goes under their coalescing key; the others read it.
-      const keyed = entries.filter((entry) => entry.coalesceKey !== undefined);
-      const joining = new Set<Entry>();
-      if (coalesce !== undefined && keyed.length > 0) {
-        const ttlMs = Math.ceil(timeoutMs + coalesce.reuseMs);
-        const claims = keyed.map((entry) => (pipeline: ChainableCommander) => pipeline.set(entry.coalesceKey ?? "", entry.id, "PX", ttlMs, "NX", "GET"));
-        answersOf(await execTogether(target.records, claims)).forEach((existing, index) => {
-          const entry = keyed[index];
-          if (entry === undefined || typeof existing !== "string") return;
-          entry.id = existing;
-          joining.add(entry);
-        });
-      }
-      if (settings.limit !== undefined) {
-        const fresh = [...new Set(entries.filter((entry) => !joining.has(entry)).map((entry) => entry.id))];
-        try {
-          await admit(target.records, keys, lane, settings.limit, fresh, deadline);
-        } catch (error) {
-          // Nobody should join executions that will not start: free the coalescing keys this call set.
-          const releases = keyed
-            .filter((entry) => !joining.has(entry))
-            .map((entry) => (pipeline: ChainableCommander) => pipeline.releaseCoalesceKey(entry.coalesceKey ?? "", entry.id, 0));
-          await execTogether(target.records, releases).catch(() => undefined);
-          throw error;
-        }
-        admitted = fresh;
-      }
-      if (settings.wait) {
-        for (const entry of entries) {
-          const { waiter, result } = waitFor(entry, queueOf(entry.request, target.queues), timeoutMs);
-          registered.push({ id: entry.id, waiter });
-          results.push(result);
-        }
-      }
-      const createOrJoins = entries.map((entry) => (pipeline: ChainableCommander) => {
-        const record = {
-          orgId: entry.request.orgId,
-          createdAt: now,
-          queue: queueOf(entry.request, target.queues).name,
-          ...(entry.coalesceKey === undefined ? {} : { coalesceKey: entry.coalesceKey }),
-          reuseMs: coalesce?.reuseMs ?? 0,
+    const chunk = lane === "batch" ? BEGIN_CHUNK : requests.length;
+    for (let from = 0; from < requests.length; from += chunk) {
+      const part = requests.slice(from, from + chunk);
+      // All or none against the limit: the first chunk admits the whole batch, the others add to it.
+      const limit: LaneLimit | undefined =
+        settings.limit === undefined ? undefined : { ...settings.limit, ...(chunk < requests.length ? { admit: from === 0 ? requests.length : 0 } : {}) };
+      const answer = await beginExecutions(
+        target.records,
+        keys,
+        {
+          orgId,
+          lane,
+          deadline,
+          ttlMs: timeoutMs + retentionMs,
           // A batch item outlives its batch's record (kept for its deadline and the retention after).
           retainMs: lane === "batch" ? timeoutMs + retentionMs : retentionMs,
-          ttlMs: timeoutMs + retentionMs,
-        };
-        createOrJoin(pipeline, keys, entry.id, record, settings.wait ? channel : undefined);
+          reuseMs: coalesce?.reuseMs ?? 0,
+          ...(limit === undefined ? {} : { limit }),
+          ...(settings.wait ? { waiterChannel: channel } : {}),
+          ...(settings.batch === undefined ? {} : { batchId: settings.batch.id }),
+        },
+        part.map((request, k) => ({
+          candidateId: settings.executionIds?.[from + k] ?? randomUUID(),
+          queue: queueOf(request, target.queues).name,
+          ...(coalesce === undefined ? {} : { fingerprint: executionFingerprint(request, coalesce.bucketMs, now) }),
+          ...(settings.batch === undefined ? {} : { batchIndex: settings.batch.indexes[from + k] ?? from + k }),
+        })),
+      ).catch((error: unknown) => {
+        throw error instanceof LimitExceededError ? error : unavailable(error);
       });
-      const joins = answersOf(await execTogether(target.records, createOrJoins)).map((answer, index) => parseJoin(answer, entries[index]?.id ?? ""));
-      // Admitted, but its execution had finished already (an Idempotency-Key's retry): nothing to count.
-      const finished = entries.filter((_entry, index) => joins[index]?.created === false && joins[index]?.status !== "pending");
-      if (settings.limit !== undefined && finished.length > 0) {
-        await unadmit(target.records, keys, lane, settings.limit.orgId, finished.map((entry) => entry.id));
-      }
-      joins.forEach((join, index) => {
-        const entry = entries[index];
-        if (entry === undefined) return;
-        if (join.created) {
-          entry.created = true;
-          const own = registered[index];
-          if (own !== undefined) own.waiter.created = true;
-          return;
-        }
-        options.onJoined?.();
-        // Joined one that finished (within its reuse window, or an Idempotency-Key's): its reply is here.
-        const reply = join.reply === undefined ? undefined : parseReply(join.reply);
-        if (reply !== undefined) settle(entry.id, reply.result);
+      await enqueue(part, answer.executions, deadline, lane === "batch" || answer.behind, orgId, target);
+      answer.executions.forEach((begun, k) => {
+        const request = part[k];
+        if (request === undefined) return;
+        const created = begun.state === "created";
+        if (!created) options.onJoined?.();
+        submitted.push({ executionId: begun.executionId, joined: !created });
+        if (!settings.wait) return;
+        results.push(outcomeOf(begun, orgId, queueOf(request, target.queues), timeoutMs));
       });
-      jobs = entries.filter((entry) => entry.created).map((entry) => toJob(entry, deadline, lane, target.queues));
-      // One job: one script call. Many: addBulk per queue, one MULTI round trip however many jobs (a MULTI
-      // on this connection copies every script BullMQ defined on it, which costs more than the job itself).
+    }
+    return { submitted, results };
+  }
+
+  /** The outcome a waiting caller gets: the stored reply of one that had finished, else the one to come. */
+  function outcomeOf(begun: Begun, orgId: string, queue: ExecutionQueue, timeoutMs: number): Promise<ExecutionOutcome> {
+    if (begun.state === "completed" || begun.state === "failed") {
+      return Promise.resolve(parseReply(begun.reply)?.result ?? errorResult("Execution result was unreadable"));
+    }
+    return waitFor(begun.executionId, orgId, queue, begun.state === "created", timeoutMs);
+  }
+
+  /**
+   * Enqueues the jobs of the executions a call created: one script call for one job, addBulk per queue
+   * for many (one MULTI round trip however many jobs). When that fails, the executions are finished with
+   * the error, so that their joiners are told and an identical request starts afresh.
+   */
+  async function enqueue(
+    part: readonly Request[],
+    begun: readonly Begun[],
+    deadline: number,
+    behind: boolean,
+    orgId: string,
+    target: { queues: { execute: ExecutionQueue; message: ExecutionQueue } },
+  ): Promise<void> {
+    const jobs = begun.flatMap((execution, k) => {
+      const request = part[k];
+      if (execution.state !== "created" || request === undefined) return [];
+      return [{ queue: queueOf(request, target.queues), executionId: execution.executionId, ...toJob(request, execution.executionId, deadline, behind) }];
+    });
+    try {
       await Promise.all(
         [target.queues.execute, target.queues.message].map(async (queue) => {
           const own = jobs.filter((entry) => entry.queue === queue).map((entry) => entry.job);
@@ -635,30 +634,23 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
       for (const { span } of jobs) span.end();
     } catch (error) {
       for (const { span } of jobs) span.end(error);
-      // Closed mid-enqueue: the waiters already hold "Service is shutting down".
-      if (closed) return { submitted: entries.map(({ id, created }) => ({ executionId: id, joined: !created })), results };
-      forget(registered);
-      if (error instanceof LimitExceededError) throw error;
-      // Not started after all (or started, and then its worker settles it): either way no longer counted.
-      if (settings.limit !== undefined) await unadmit(target.records, keys, lane, settings.limit.orgId, admitted).catch(() => undefined);
-      // A record created here stays pending: its joiners learn at their deadline that its job is lost,
-      // and a retry with the same Idempotency-Key finds the job if it was enqueued after all.
-      throw new QueueUnavailableError(`Could not enqueue: ${errorMessage(error)}`, { cause: error });
+      const notEnqueued = { error: `Execution could not be enqueued: ${errorMessage(error)}` };
+      await Promise.all(jobs.map(({ executionId }) => finish(orgId, executionId, notEnqueued))).catch(() => undefined);
+      throw unavailable(error);
     }
-    return { submitted: entries.map(({ id, created }) => ({ executionId: id, joined: !created })), results };
   }
 
-  async function executeMany(
-    requests: readonly (ExecutionRequest | MessageExecutionRequest)[],
-    timeoutMs: number,
-    executeOptions: ExecuteManyOptions = {},
-  ): Promise<ExecutionOutcome[]> {
+  function unavailable(error: unknown): QueueUnavailableError {
+    return new QueueUnavailableError(closed ? "Service is shutting down" : `Could not enqueue: ${errorMessage(error)}`, { cause: error });
+  }
+
+  async function executeMany(requests: readonly Request[], timeoutMs: number, executeOptions: ExecuteManyOptions = {}): Promise<ExecutionOutcome[]> {
     const { results } = await begin(requests, timeoutMs, { ...executeOptions, wait: true });
     return Promise.all(results);
   }
 
   /** A record as a caller reads it: `pending` is `queued` or `running` as BullMQ knows it. */
-  async function view(executionId: string, record: StoredRecord): Promise<ExecutionView> {
+  async function view(orgId: string, executionId: string, record: StoredRecord): Promise<ExecutionView> {
     const base = { id: executionId, createdAt: new Date(record.createdAt) };
     if (record.status !== "pending") {
       const outcome = record.reply === undefined ? undefined : parseReply(record.reply)?.result;
@@ -681,8 +673,8 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
       case "completed":
       case "unknown": {
         // Its reply may have been stored (and its job removed) since the record was read.
-        const again = await readRecord(executionId);
-        if (again !== undefined && again.status !== "pending") return view(executionId, again);
+        const [again] = await readRecords(readyRecords(), keys, orgId, [executionId]);
+        if (again !== undefined && again.status !== "pending") return view(orgId, executionId, again);
         if (Date.now() - record.createdAt < LOST_AFTER_MS) return { ...base, status: "queued" };
         return { ...base, status: "failed", outcome: errorResult("Execution result was lost") };
       }
@@ -691,18 +683,12 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     }
   }
 
-  async function readRecord(executionId: string): Promise<StoredRecord | undefined> {
-    if (records === undefined || !connectionsReady()) throw new QueueUnavailableError("Redis is unreachable");
-    return parseRecord(answersOf(await execTogether(records, [(pipeline) => readRecordCommand(pipeline, keys, executionId)]))[0]);
-  }
-
   return {
     async start() {
       if (producer !== undefined) throw new Error("execution client already started");
       producer = createProducerConnection(redisUrl, logger);
       records = createProducerConnection(redisUrl, logger, "pes:records");
-      defineRecordCommands(records);
-      defineBatchCommands(records);
+      defineLifecycleCommands(records);
       subscriber = createSubscriberConnection(redisUrl, instanceId, logger);
       records.on("ready", () => {
         notifyReadiness();
@@ -753,8 +739,8 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     },
 
     async read(executionId, orgId) {
-      const record = await readRecord(executionId);
-      return record === undefined || record.orgId !== orgId ? undefined : view(executionId, record);
+      const [record] = await readRecords(readyRecords(), keys, orgId, [executionId]);
+      return record === undefined ? undefined : view(orgId, executionId, record);
     },
 
     idempotencyKeys,
@@ -775,6 +761,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
       closed = true;
       const shuttingDown = errorResult("Service is shutting down");
       for (const executionId of [...waiters.keys()]) settle(executionId, shuttingDown);
+      early.clear();
       try {
         if (queues !== undefined) await withTimeout(Promise.all([queues.execute.close(), queues.message.close()]), 2_000, "closing the queues");
       } catch (error) {
@@ -783,14 +770,6 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
       await Promise.all([producer, records, subscriber].map((connection) => connection && closeConnection(connection)));
     },
   };
-}
-
-/** A pipeline's answers, throwing the first error (the whole step then fails, as one command would). */
-function answersOf(answers: [Error | null, unknown][]): unknown[] {
-  return answers.map(([error, value]) => {
-    if (error !== null) throw error;
-    return value;
-  });
 }
 
 /** A result that is only `{ error }`, as the caller receives it. */

@@ -8,7 +8,7 @@ import {
   type PlaybookExecutionResult,
 } from "@pes/contracts";
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
-import { Queue, Worker } from "bullmq";
+import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { pino, type Logger } from "pino";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -27,6 +27,9 @@ import {
   type MessageExecutionRequest,
   type JobWorkerOptions,
 } from "./index.js";
+import { executionKey, executionWaitersKey } from "./execution-keys.js";
+import { beginExecutions, defineLifecycleCommands, finishExecution } from "./execution-lifecycle.js";
+import { keySpace } from "./queue-names.js";
 
 let redis: RedisHandle;
 let prefix: string;
@@ -310,12 +313,13 @@ describe("execution queue", () => {
 
   it("does not run a job that reaches a worker after its deadline", async () => {
     // As a job re-queued after its caller gave up would: its deadline is already behind it.
-    const stale: ExecutionJob = { ...request(), replyTo: "api-gone", deadline: Date.now() - 1_000 };
+    const stale: ExecutionJob = { ...request(), v: WIRE_VERSION, replyTo: "api-gone", deadline: Date.now() - 1_000 };
     const listener = new Redis(redis.url);
     closers.push(async () => void (await listener.quit()));
     const replied = deferred<string>();
     listener.on("message", (_channel: string, message: string) => replied.resolve(message));
     await listener.subscribe(`${prefix}:reply:api-gone`);
+    await beginRecord(stale, "stale-1");
     await inspectQueue().add("execute", stale, { jobId: "stale-1", removeOnComplete: true });
     let calls = 0;
     await startWorker(async () => {
@@ -332,11 +336,13 @@ describe("execution queue", () => {
   });
 
   it("keeps the first reply of a job that runs again (its worker died after replying)", async () => {
-    const first = encodeReply("rerun-1", { highlights: "first run" }, WIRE_VERSION);
+    const first = encodeReply("rerun-1", { highlights: "first run" });
+    const job: ExecutionJob = { ...request(), v: WIRE_VERSION, replyTo: "api-gone", deadline: Date.now() + 60_000 };
+    await beginRecord(job, "rerun-1");
     const admin = new Redis(redis.url);
     closers.push(async () => void (await admin.quit()));
-    await admin.set(`${prefix}:result:rerun-1`, first, "PX", 60_000);
-    const job: ExecutionJob = { ...request(), replyTo: "api-gone", deadline: Date.now() + 60_000 };
+    defineLifecycleCommands(admin);
+    await finishExecution(admin, keySpace(prefix, redis.url), job.orgId, "rerun-1", { reply: first, status: "completed", reusable: true });
     const queue = inspectQueue();
     await queue.add("execute", job, { jobId: "rerun-1" });
     const ran = deferred();
@@ -347,7 +353,7 @@ describe("execution queue", () => {
 
     await ran.promise;
     await eventually(() => queue.getJobState("rerun-1"), (state) => state === "completed");
-    expect(await admin.get(`${prefix}:result:rerun-1`)).toBe(first);
+    expect(await admin.hget(executionKey(keySpace(prefix, redis.url), job.orgId, "rerun-1"), "result")).toBe(first);
   });
 
   it("still delivers a reply published while the client's subscriber was disconnected", async () => {
@@ -377,17 +383,19 @@ describe("execution queue", () => {
     expect(logLines.some((entry) => entry.msg === "collected replies published while the reply channel was down")).toBe(true);
   });
 
-  it("reads the result key at the deadline when the reply never arrived", async () => {
+  it("reads the record at the deadline when the reply never arrived", async () => {
     const client = await startClient({ instanceId: "api-listening" });
     const queue = inspectQueue();
+    const admin = new Redis(redis.url);
+    closers.push(async () => void (await admin.quit()));
 
     const pending = client.execute(request(), 1_500);
-    // Point the queued job's reply at a channel nobody listens on: only the result key will hold it.
+    // Forget who waits for the queued job: its reply is stored in its record and published to nobody.
     const [job] = await waitForJobs(queue);
-    await job?.updateData({ ...(job.data as ExecutionJob), replyTo: "api-elsewhere" });
-    await startWorker(async () => ({ highlights: "from the result key" }));
+    await admin.del(executionWaitersKey(keySpace(prefix, redis.url), "acme", job?.id ?? ""));
+    await startWorker(async () => ({ highlights: "from the record" }));
 
-    expect(await pending).toEqual({ highlights: "from the result key" });
+    expect(await pending).toEqual({ highlights: "from the record" });
   });
 
   it("closes a worker only after its active job finished", async () => {
@@ -611,31 +619,6 @@ describe("rolling deploy: an API and workers one version apart", () => {
     };
   }
 
-  it("an API of this version reads the replies of a worker of the previous version (unversioned format)", async () => {
-    // That worker's reply path, as it was: the job id, a newline, the result JSON, stored then published.
-    const seen: unknown[] = [];
-    const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
-    const previousWorker = new Worker(
-      EXECUTION_QUEUE,
-      async (job) => {
-        seen.push(job.data);
-        const data = job.data as ExecutionJob;
-        const reply = `${job.id}\n${JSON.stringify({ highlights: `old worker ran ${data.bookName}` })}`;
-        await connection.set(`${prefix}:result:${job.id}`, reply, "PX", 60_000);
-        await connection.publish(`${prefix}:reply:${data.replyTo}`, reply);
-      },
-      { connection, prefix },
-    );
-    closers.push(async () => {
-      await previousWorker.close();
-      await connection.quit();
-    });
-    const client = await startClient();
-
-    expect(await client.execute(request(), 10_000)).toEqual({ highlights: "old worker ran latency" });
-    expect(seen[0]).toMatchObject({ v: WIRE_VERSION });
-  });
-
   it("a worker runs a job from an API of the next version (an unknown field) and answers in a format it reads", async () => {
     const seen: ExecutionJob[] = [];
     await startWorker(async (job) => {
@@ -644,6 +627,7 @@ describe("rolling deploy: an API and workers one version apart", () => {
     });
     const replies = await listen("api-next");
     const job = { ...request(), v: WIRE_VERSION + 1, replyTo: "api-next", deadline: Date.now() + 60_000 };
+    await beginRecord(job, "next-1");
     await inspectQueue().add("execute", { ...job, lane: "interactive", coalesceKey: "k-1" }, { jobId: "next-1" });
 
     const reply = decodeReply(await replies.next());
@@ -652,17 +636,26 @@ describe("rolling deploy: an API and workers one version apart", () => {
     // The unknown fields were dropped, the known ones kept.
     expect(seen).toEqual([job]);
   });
-
-  it("a worker answers a job from an API of before versioning (no v) in that API's format", async () => {
-    await startWorker(async () => ({ highlights: "ran" }));
-    const replies = await listen("api-previous");
-    const job: ExecutionJob = { ...request(), replyTo: "api-previous", deadline: Date.now() + 60_000 };
-    await inspectQueue().add("execute", job, { jobId: "previous-1" });
-
-    // Exactly what that API's decoder accepts: `<jobId>\n<result JSON>`.
-    expect(await replies.next()).toBe('previous-1\n{"highlights":"ran"}');
-  });
 });
+
+/**
+ * Begins an execution's record as an API instance `job.replyTo` would, so that a job added by hand is
+ * answered on that instance's reply channel.
+ */
+async function beginRecord(job: ExecutionJob, jobId: string): Promise<void> {
+  const connection = new Redis(redis.url);
+  defineLifecycleCommands(connection);
+  try {
+    await beginExecutions(
+      connection,
+      keySpace(prefix, redis.url),
+      { orgId: job.orgId, lane: "interactive", deadline: job.deadline, ttlMs: 60_000, retainMs: 60_000, reuseMs: 0, waiterChannel: `${prefix}:reply:${job.replyTo}` },
+      [{ candidateId: jobId, queue: EXECUTION_QUEUE }],
+    );
+  } finally {
+    await connection.quit();
+  }
+}
 
 /** Polls `read` (bounded) until `done` accepts its value; for state that settles just after an event we saw. */
 async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {

@@ -139,7 +139,7 @@ describe("coalescing", () => {
     const reused = await api.execute(request({ requestId: "req-2" }), 10_000);
     expect(reused).toEqual({ ...first, joined: true });
 
-    await untilGone(`${prefix}:coalesce:*`);
+    await untilGone(`${prefix}:org:acme:coalesce:*`);
     const fresh = await api.execute(request({ requestId: "req-3" }), 10_000);
     expect(fresh.executionId).not.toBe(first.executionId);
     expect(parsed(fresh.outcome)).toEqual({ highlights: "run 2" });
@@ -185,10 +185,10 @@ describe("coalescing", () => {
     await worker(async () => ({ highlights: "ran" }));
     const api = await client();
 
+    await api.execute(request({ orgId: "globex" }), 10_000);
     await api.executeMany(
       [
         request(),
-        request({ orgId: "globex" }),
         request({ bookName: "errors" }),
         request({ attributes: { service: "search", env: "production" } }),
         request({ liveRun: true }),
@@ -209,6 +209,20 @@ describe("coalescing", () => {
     const retried = await api.execute(request(), 10_000);
     expect(retried.joined).toBe(false);
     expect(parsed(retried.outcome)).toEqual({ highlights: "ran" });
+  });
+
+  it("never lets a caller who retries the moment an error arrives join the failed execution", async () => {
+    // The error's reply and the release of its coalescing key are one step: no window between them,
+    // however fast the retry. Each round fails once, and its retry must run afresh.
+    await worker(async () => (runs.length % 2 === 1 ? { error: "Prometheus unreachable" } : { highlights: "ran" }));
+    const api = await client();
+    for (let round = 0; round < 40; round += 1) {
+      const time = new Date(Date.UTC(2026, 0, 1, 10, round)).toISOString();
+      expect(parsed((await api.execute(request({ time }), 10_000)).outcome)).toEqual({ error: "Prometheus unreachable" });
+      const retried = await api.execute(request({ time }), 10_000);
+      expect(retried.joined).toBe(false);
+      expect(parsed(retried.outcome)).toEqual({ highlights: "ran" });
+    }
   });
 
   it("tells every joined caller at once when the shared job fails for good", async () => {
@@ -256,7 +270,7 @@ async function untilJoined(count: number): Promise<void> {
   const direct = new Redis(redis.url);
   try {
     for (;;) {
-      const keys = await direct.keys(`${prefix}:execution:*:waiters`);
+      const keys = await direct.keys(`${prefix}:org:*:execution:*:waiters`);
       const sizes = await Promise.all(keys.map((key) => direct.scard(key)));
       if (sizes.some((size) => size >= count)) return;
       await new Promise((resolve) => setTimeout(resolve, 10));

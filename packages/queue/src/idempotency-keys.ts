@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { idempotencyKey, type KeySpace } from "./queue-names.js";
+import { idempotencyKey } from "./execution-keys.js";
+import type { KeySpace } from "./queue-names.js";
 import type { RedisConnection } from "./redis-connections.js";
 
 /**
@@ -32,8 +33,7 @@ export interface IdempotencyKeys {
 }
 
 export function createIdempotencyKeys(connection: () => RedisConnection, keys: KeySpace, ttlMs: number): IdempotencyKeys {
-  const keyOf = (request: IdempotentRequest) =>
-    idempotencyKey(keys, createHash("sha256").update(`${request.orgId}\n${request.key}`).digest("hex"));
+  const keyOf = (request: IdempotentRequest) => idempotencyKey(keys, request.orgId, createHash("sha256").update(request.key).digest("hex"));
   return {
     async claim(request, proposedId) {
       // Redis 7's SET … NX GET: the value before, and ours set only when there was none.

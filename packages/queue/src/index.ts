@@ -1,4 +1,4 @@
-export { CHAT_POST_QUEUE, EXECUTION_QUEUE, MESSAGE_EXECUTION_QUEUE, executionKey, executionWaitersKey, keySpace, type KeySpace } from "./queue-names.js";
+export { CHAT_POST_QUEUE, EXECUTION_QUEUE, MESSAGE_EXECUTION_QUEUE, keySpace, type KeySpace } from "./queue-names.js";
 export { openDashboardQueues, type DashboardQueues } from "./dashboard-queues.js";
 export {
   BATCH_ITEM_POST_WINDOW_MS,
@@ -35,4 +35,4 @@ export { createJobProducer, type JobProducer } from "./job-producer.js";
 export { RedisRefusedError, type RedisConnection } from "./redis-connections.js";
 export { createRedisQuerySlots, type RedisQuerySlotsOptions } from "./query-slots.js";
 export { batchItemId, type BatchItem, type BatchItemView, type BatchPage, type Batches, type BatchView, type NewBatch } from "./batch-store.js";
-export { LimitExceededError, type Lane, type LaneLimit } from "./org-limits.js";
+export { LimitExceededError, type Lane, type LaneLimit } from "./execution-lifecycle.js";

@@ -1,11 +1,11 @@
 import { setMaxListeners } from "node:events";
-import { encodeReply, RequestRefusal, type WaitingCaller } from "@pes/contracts";
+import { encodeReply, RequestRefusal } from "@pes/contracts";
 import { UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
 import type { Logger } from "pino";
 import type { CatalogEntry, JobCatalog } from "./job-catalog.js";
-import { defineRecordCommands, finishExecution } from "./execution-records.js";
+import { defineLifecycleCommands, finishExecution } from "./execution-lifecycle.js";
 import { inJobSpan } from "./job-trace-context.js";
-import { keySpace, replyChannel } from "./queue-names.js";
+import { keySpace } from "./queue-names.js";
 import {
   closeConnection,
   createWorkerConnection,
@@ -66,8 +66,6 @@ const DEFAULT_STALLED_INTERVAL_MS = 30_000;
  * kills its worker cannot take the whole pool down one worker at a time.
  */
 const MAX_STALLED_COUNT = 1;
-/** The result key outlives the caller's deadline by this much, for a late look-up. */
-const RESULT_TTL_AFTER_DEADLINE_MS = 60_000;
 /** Share of close()'s budget kept for interrupted jobs to hand themselves back. */
 const MAX_INTERRUPT_GRACE_MS = 3_000;
 /** setTimeout's longest delay; a longer one fires at once. */
@@ -127,20 +125,14 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
    * is the handler's value, or `{ error }` when the job gave none (`failed`). Only a complete result
    * serves identical requests for the reuse window: after an error they start afresh.
    */
-  async function reply(jobId: string, caller: WaitingCaller & { orgId?: string }, result: object, status: "completed" | "failed"): Promise<void> {
+  async function reply(jobId: string, caller: { orgId: string }, result: object, status: "completed" | "failed"): Promise<void> {
     if (replies === undefined) throw new Error("worker not started");
     const refused = result instanceof RequestRefusal;
-    // Encoded once, in the format the job's sender reads, and stored before it is published so that a
-    // caller who misses the message finds it in the record.
-    await finishExecution(replies, keys, jobId, {
-      reply: encodeReply(jobId, result, caller.v),
+    // Encoded once, and stored before it is published so that a caller who misses the message finds it in the record.
+    await finishExecution(replies, keys, caller.orgId, jobId, {
+      reply: encodeReply(jobId, result),
       status: refused ? "failed" : status,
       reusable: status === "completed" && !refused && !carriesError(result),
-      ...(caller.orgId === undefined ? {} : { orgId: caller.orgId }),
-      legacy: {
-        resultTtlMs: Math.max(RESULT_TTL_AFTER_DEADLINE_MS, caller.deadline - Date.now() + RESULT_TTL_AFTER_DEADLINE_MS),
-        channel: replyChannel(keys, caller.replyTo),
-      },
     });
   }
 
@@ -295,7 +287,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
       if (connection !== undefined) throw new Error("job worker already started");
       connection = createWorkerConnection(options.redisUrl, logger);
       replies = createWorkerConnection(options.redisUrl, logger);
-      defineRecordCommands(replies);
+      defineLifecycleCommands(replies);
       // Wait out a Redis that is not up yet (BullMQ itself gives up after one failed connect).
       try {
         await Promise.all([untilReady(connection, options.redisUrl), untilReady(replies, options.redisUrl)]);
@@ -406,15 +398,14 @@ function errorMessage(error: unknown): string {
  * Where and until when a caller waits (and for which organization), read from a payload without its
  * job's schema, so that even a malformed job's caller gets an answer. A deadline that cannot be read counts as now.
  */
-function callerOf(data: unknown): (WaitingCaller & { orgId?: string }) | undefined {
+function callerOf(data: unknown): { deadline: number; orgId: string } | undefined {
   if (typeof data !== "object" || data === null || !("replyTo" in data)) return undefined;
   const { replyTo } = data;
   if (typeof replyTo !== "string" || replyTo === "") return undefined;
   const deadline = "deadline" in data && typeof data.deadline === "number" ? data.deadline : Date.now();
-  const v = "v" in data && typeof data.v === "number" ? data.v : undefined;
-  // Its organization, for its limits (org-limits.ts).
+  // Its organization: its execution's record is below the organization's keys.
   const orgId = "orgId" in data && typeof data.orgId === "string" ? data.orgId : undefined;
-  return { replyTo, deadline, ...(v === undefined ? {} : { v }), ...(orgId === undefined ? {} : { orgId }) };
+  return orgId === undefined ? undefined : { deadline, orgId };
 }
 
 /** A reply that says the job failed: `{ error: "…" }`, as every failure is replied to a waiting caller. */

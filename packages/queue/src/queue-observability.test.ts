@@ -1,6 +1,6 @@
 // What the queue tells an operator: how each job run ended, which callers were answered at their
 // deadline and where their job was, whether a worker takes jobs, and how deep the queue is.
-import { JsonText, type ExecutionJob, type PlaybookExecutionResult } from "@pes/contracts";
+import { JsonText, WIRE_VERSION, type ExecutionJob, type PlaybookExecutionResult } from "@pes/contracts";
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
@@ -13,7 +13,6 @@ import {
   createQueueInspector,
   EXECUTE_JOB,
   EXECUTION_QUEUE,
-  executionWaitersKey,
   handleJob,
   keySpace,
   jobToAdd,
@@ -23,6 +22,7 @@ import {
   type JobOutcome,
   type JobWorker,
 } from "./index.js";
+import { executionWaitersKey } from "./execution-keys.js";
 
 let redis: RedisHandle;
 let prefix: string;
@@ -248,7 +248,7 @@ describe("onReplyTimeout", () => {
     let [job] = await queue.getWaiting();
     while (job === undefined) [job] = await queue.getWaiting();
     const direct = new Redis(redis.url);
-    await direct.del(executionWaitersKey(keySpace(prefix, redis.url), job.id ?? ""));
+    await direct.del(executionWaitersKey(keySpace(prefix, redis.url), "acme", job.id ?? ""));
     await direct.quit();
     await executionWorker(async () => ({ highlights: "from the record" })).start();
 
@@ -300,7 +300,7 @@ describe("JobWorker.isReady", () => {
 describe("createQueueInspector", () => {
   it("counts the jobs by state and ages the oldest waiting one", async () => {
     const queue = producerQueue();
-    const { name, data, opts } = jobToAdd(EXECUTE_JOB, { ...request, replyTo: "nobody", deadline: Date.now() + 60_000 });
+    const { name, data, opts } = jobToAdd(EXECUTE_JOB, { ...request, v: WIRE_VERSION, replyTo: "nobody", deadline: Date.now() + 60_000 });
     // Added a minute ago (BullMQ takes the creation time as an option), then one added now: the age is
     // the older one's.
     await queue.add(name, data, { ...opts, timestamp: Date.now() - 60_000 });

@@ -1,4 +1,4 @@
-import { Cluster, Redis, type ChainableCommander, type ClusterOptions, type RedisOptions } from "ioredis";
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from "ioredis";
 import type { Logger } from "pino";
 import { parseRedisClusterUrl } from "./redis-url.js";
 
@@ -91,42 +91,6 @@ export function createSubscriberConnection(url: string, instanceId: string, logg
  */
 export function createWorkerConnection(url: string, logger: Logger): RedisConnection {
   return withLogging(connectionTo(url, { connectionName: "pes:worker", maxRetriesPerRequest: null }), logger.child({ connection: "worker" }));
-}
-
-/**
- * Sends commands together, each group of `groups` queued by its function, and answers as one pipeline's
- * exec() would: one `[error, answer]` per command, in order. On one Redis they are one pipeline (one
- * write, one round trip). On a cluster a pipeline must stay on one node, and groups are in different
- * slots (a group being one execution's keys, under its hash tag): one pipeline per group, which ioredis
- * sends to its slot's node; a group that fails as a whole (its node being replaced) answers its error
- * for each of its commands.
- */
-export async function execTogether(
-  connection: RedisConnection,
-  groups: readonly ((pipeline: ChainableCommander) => unknown)[],
-): Promise<[Error | null, unknown][]> {
-  if (!(connection instanceof Cluster)) {
-    const pipeline = connection.pipeline();
-    for (const queue of groups) queue(pipeline);
-    return execOrThrow(pipeline);
-  }
-  const answers = await Promise.all(
-    groups.map(async (queue) => {
-      const pipeline = connection.pipeline();
-      queue(pipeline);
-      return execOrThrow(pipeline).catch((error: unknown) => {
-        const failure = error instanceof Error ? error : new Error(String(error));
-        return Array.from({ length: pipeline.length }, (): [Error | null, unknown] => [failure, null]);
-      });
-    }),
-  );
-  return answers.flat();
-}
-
-async function execOrThrow(pipeline: ChainableCommander): Promise<[Error | null, unknown][]> {
-  const answers = await pipeline.exec();
-  if (answers === null) throw new Error("pipeline aborted");
-  return answers;
 }
 
 /**

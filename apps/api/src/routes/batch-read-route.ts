@@ -1,5 +1,4 @@
 import { BatchStatus, ErrorResponse } from "@pes/contracts";
-import type { ExecutionClient } from "@pes/queue";
 import { z } from "zod";
 import type { Admission } from "../admission.js";
 import { AppError } from "../errors.js";
@@ -8,12 +7,13 @@ import { toValidationIssues } from "../validation.js";
 import { acceptsEventStream, streamProgress } from "./batch-event-stream.js";
 import { sendBatchPage } from "./batch-page.js";
 import { createBatchProgressHub } from "./batch-progress-hub.js";
-import { EXECUTION_ID, usingQueue } from "./execution-routes.js";
+import type { Executions } from "../executions.js";
+import { EXECUTION_ID } from "./execution-routes.js";
 import { failures } from "./responses.js";
 import { ANSWERED, organizationRoute, type Route } from "./route.js";
 
 export interface BatchReadRouteDeps {
-  executionClient: Pick<ExecutionClient, "batches">;
+  executions: Pick<Executions, "readBatch">;
   /** Pages being read and sent at once by this process; the rest wait or get 429 (see app.ts). */
   pageReads: Admission;
   /** How long a client may take no bytes of a page before it is disconnected (it holds one of pageReads). */
@@ -38,9 +38,9 @@ const PageQuery = z.object({
 
 /** `GET {path}/{id}`: an async batch's progress and a page of its items, or a stream of its progress. */
 export function batchReadRoute(path: string, deps: BatchReadRouteDeps): Route {
-  const { batches } = deps.executionClient;
+  const { executions } = deps;
   const progress = createBatchProgressHub({
-    read: (batchId, orgId) => usingQueue(() => batches.read(batchId, orgId, { offset: 0, limit: 0 })),
+    read: (batchId, orgId) => executions.readBatch(orgId, batchId, { offset: 0, limit: 0 }),
     intervalMs: deps.streamIntervalMs ?? STREAM_INTERVAL_MS,
   });
   return organizationRoute({
@@ -89,7 +89,7 @@ export function batchReadRoute(path: string, deps: BatchReadRouteDeps): Route {
       return deps.pageReads.run(1, async () => {
         // It may have left while it waited its turn.
         if (clientGone(res)) return ANSWERED;
-        const view = await usingQueue(() => batches.read(batchId, caller.orgId, { offset, limit }));
+        const view = await executions.readBatch(caller.orgId, batchId, { offset, limit });
         if (view === undefined) throw new AppError("not_found", "No such batch");
         // The permit is held until the page is sent: the page's results are in memory until then.
         await sendBatchPage(res, view, offset, deps.pageStallTimeoutMs ?? PAGE_STALL_TIMEOUT_MS);

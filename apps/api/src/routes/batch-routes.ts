@@ -1,5 +1,4 @@
-import { randomUUID } from "node:crypto";
-import type { OrganizationLimits } from "@pes/config";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import {
   BatchExecutionInput,
   BatchExecutionResult,
@@ -9,47 +8,47 @@ import {
   RequestRefusal,
 } from "@pes/contracts";
 import { integrationIssues, resolveExecution } from "@pes/playbooks";
-import { batchItemId, type BatchItem, type ExecutionClient } from "@pes/queue";
+import type { BatchItem } from "@pes/queue";
 import { z } from "zod";
-import type { Admission } from "../admission.js";
 import type { Caller } from "../auth/authenticate.js";
 import { AppError } from "../errors.js";
+import type { Executions } from "../executions.js";
 import { prefixIssues, toValidationIssues } from "../validation.js";
 import { batchJson } from "./batch-json.js";
 import { batchReadRoute, type BatchReadRouteDeps } from "./batch-read-route.js";
 import { executionRequestHeaders, idempotencyKeyOf, mayShare, prefersAsync, requestHash } from "./execution-headers.js";
-import { claim, executionRequest, itemError, limitsOf, usingQueue } from "./execution-routes.js";
+import { executionRequest, itemError } from "./execution-routes.js";
 import { failures } from "./responses.js";
 import { HttpReply, organizationRoute, type Route } from "./route.js";
 
 export interface BatchRouteDeps extends BatchReadRouteDeps {
-  executionClient: Pick<ExecutionClient, "executeMany" | "idempotencyKeys" | "batches">;
-  admission: Admission;
-  executionTimeoutMs: number;
+  executions: Executions;
   /** The longest inputList of a synchronous batch (BATCH_MAX_ITEMS). */
   batchMaxItems: number;
   /** The longest inputList of an async batch (ASYNC_BATCH_MAX_ITEMS). */
   asyncBatchMaxItems: number;
   /** The largest body of a batch request: a 10,000-item inputList outgrows BODY_LIMIT (ASYNC_BATCH_BODY_LIMIT). */
   bodyLimit: string;
-  organizationLimits: Required<OrganizationLimits>;
   allowedChatHosts: readonly string[];
   now: () => Date;
 }
 
 const BATCH_PATH = "/playbook/execution/batch";
+/** Inputs validated in one turn of the event loop: a 10,000-item batch is taken in without holding it. */
+const ITEMS_PER_TURN = 250;
 
 /** `POST /playbook/execution/batch` (synchronous, or `Prefer: respond-async`) and `GET /playbook/execution/batch/{id}`. */
 export function batchRoutes(deps: BatchRouteDeps): Route[] {
   /**
    * Validates every item on its own: a bad item becomes that item's `{ error }`, the valid ones requests.
-   * Items posted to a channel go in one thread per batch and channel, a reply per item.
+   * Items posted to a channel go in one thread per batch and channel, a reply per item. A turn of the
+   * event loop at a time, so that other callers are answered while a large batch is taken in.
    */
-  function batchItems(caller: Caller, requestId: string, body: BatchExecutionInput, batchId: string): BatchItem[] {
+  async function batchItems(caller: Caller, requestId: string, body: BatchExecutionInput, batchId: string): Promise<BatchItem[]> {
     const now = deps.now();
     const total = body.inputList.length;
-    return body.inputList.map((item, index): BatchItem => {
-      const parsed = PlaybookExecutionInput.safeParse(item);
+    const item = (index: number): BatchItem => {
+      const parsed = PlaybookExecutionInput.safeParse(body.inputList[index]);
       if (!parsed.success) return { invalid: itemError(toValidationIssues(parsed.error, [])) };
       const input: PlaybookExecutionInput = {
         ...parsed.data,
@@ -60,7 +59,13 @@ export function batchRoutes(deps: BatchRouteDeps): Route[] {
       if (!resolved.ok) return { invalid: itemError(resolved.issues) };
       const batch = input.channelId === undefined ? undefined : { id: batchId, index, total };
       return { request: executionRequest(caller, `${requestId}.${index}`, input, resolved, batch) };
-    });
+    };
+    const items: BatchItem[] = [];
+    for (let index = 0; index < total; index += 1) {
+      if (index > 0 && index % ITEMS_PER_TURN === 0) await nextTurn();
+      items.push(item(index));
+    }
+    return items;
   }
 
   function tooLong(max: number, what: string): AppError {
@@ -103,48 +108,19 @@ export function batchRoutes(deps: BatchRouteDeps): Route[] {
         // Asked of every item that does not set its own: refused once, for the envelope.
         const envelopeIssues = integrationIssues(body, caller.org);
         if (envelopeIssues.length > 0) throw new AppError("validation", prefixIssues(envelopeIssues));
-        const limits = limitsOf(caller, deps.organizationLimits);
         const key = idempotencyKeyOf(req.headers);
-        const idempotent = key === undefined ? undefined : { orgId: caller.orgId, key, requestHash: requestHash(`POST ${BATCH_PATH}`, body) };
-        // Item execution ids derive from it: a retry under the same key names the same executions.
-        const batchId = idempotent === undefined ? randomUUID() : await claim(deps.executionClient.idempotencyKeys, idempotent);
-        const items = batchItems(caller, requestId, body, batchId);
-        const coalesce = mayShare(req.headers);
-        // A batch larger than the organization may ever hold would be refused forever: not a 429.
-        const ceiling = async ? limits.itemsQueued : limits.executionsInFlight;
-        if (items.length > ceiling) throw tooLong(ceiling, " (the organization's limit)");
+        const options = {
+          coalesce: mayShare(req.headers),
+          ...(key === undefined ? {} : { idempotent: { orgId: caller.orgId, key, requestHash: requestHash(`POST ${BATCH_PATH}`, body) } }),
+        };
+        const items = (batchId: string) => batchItems(caller, requestId, body, batchId);
 
         if (async) {
-          await usingQueue(() =>
-            deps.executionClient.batches.start({ batchId, orgId: caller.orgId, items, coalesce, limit: { orgId: caller.orgId, max: limits.itemsQueued } }),
-          );
-          const view = await usingQueue(() => deps.executionClient.batches.read(batchId, caller.orgId, { offset: 0, limit: 0 }));
-          if (view === undefined) throw new Error(`batch ${batchId} was started but cannot be read`);
-          return new HttpReply(202, batchJson(view, 0), { Location: `${BATCH_PATH}/${batchId}`, "Preference-Applied": "respond-async" });
+          const view = await deps.executions.startBatch(caller, options, items);
+          return new HttpReply(202, batchJson(view, 0), { Location: `${BATCH_PATH}/${view.id}`, "Preference-Applied": "respond-async" });
         }
-
-        const results: JsonText[] = items.map((item) => ("invalid" in item ? item.invalid : JsonText.of({})));
-        const positions = items.flatMap((item, index) => ("request" in item ? [index] : []));
-        const requests = items.flatMap((item) => ("request" in item ? [item.request] : []));
-        if (requests.length > 0) {
-          const outcomes = await usingQueue(() =>
-            deps.admission.run(requests.length, () =>
-              deps.executionClient.executeMany(requests, deps.executionTimeoutMs, {
-                coalesce,
-                executionIds: positions.map((index) => batchItemId(batchId, index)),
-                limit: { orgId: caller.orgId, max: limits.executionsInFlight },
-              }),
-            ),
-          );
-          if (outcomes.length !== requests.length) {
-            throw new Error(`executeMany answered ${outcomes.length} results for ${requests.length} requests`);
-          }
-          outcomes.forEach((outcome, k) => {
-            const position = positions[k];
-            if (position !== undefined) results[position] = outcome instanceof RequestRefusal ? itemError(outcome.issues) : outcome;
-          });
-        }
-        return JsonText.array(results);
+        const outcomes = await deps.executions.runBatch(caller, options, items);
+        return JsonText.array(outcomes.map((outcome) => (outcome instanceof RequestRefusal ? itemError(outcome.issues) : outcome)));
       },
     }),
     batchReadRoute(BATCH_PATH, deps),

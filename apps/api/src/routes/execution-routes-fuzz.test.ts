@@ -37,7 +37,7 @@ class SwitchableExecutionClient extends FakeExecutionClient {
   override async executeMany(requests: readonly (ExecutionRequest | MessageExecutionRequest)[], _timeoutMs: number): Promise<JsonText[]> {
     if (this.down) throw new QueueUnavailableError("Redis is unreachable");
     for (const request of requests) {
-      const caller = { replyTo: "api-fuzz", deadline: Date.now() + 60_000 };
+      const caller = { v: 1, replyTo: "api-fuzz", deadline: Date.now() + 60_000 };
       const job = "kind" in request ? MessageExecutionJob.safeParse({ ...request, ...caller }) : ExecutionJob.safeParse({ ...request, ...caller });
       if (!job.success) this.malformed.push(`${JSON.stringify(request)}: ${job.error.message}`);
     }

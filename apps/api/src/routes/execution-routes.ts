@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import {
   describeIssues,
   ErrorResponse,
@@ -10,34 +9,19 @@ import {
   type BatchPosition,
   type ValidationIssue,
 } from "@pes/contracts";
-import type { OrganizationLimits } from "@pes/config";
 import { resolveExecution, type ResolveExecutionResult } from "@pes/playbooks";
-import {
-  LimitExceededError,
-  QueueUnavailableError,
-  type ExecutionClient,
-  type ExecutionOutcome,
-  type IdempotencyKeys,
-  type ExecutionRequest,
-  type ExecutionView,
-  type IdempotentRequest,
-  type MessageExecutionRequest,
-} from "@pes/queue";
+import type { ExecutionOutcome, ExecutionRequest, ExecutionView, MessageExecutionRequest } from "@pes/queue";
 import { z } from "zod";
-import type { Admission } from "../admission.js";
 import type { Caller } from "../auth/authenticate.js";
 import { AppError } from "../errors.js";
+import type { Executions } from "../executions.js";
 import { prefixIssues } from "../validation.js";
 import { executionIdHeader, executionRequestHeaders, idempotencyKeyOf, mayShare, prefersAsync, requestHash } from "./execution-headers.js";
 import { failures } from "./responses.js";
 import { HttpReply, organizationRoute, type Route } from "./route.js";
 
 export interface ExecutionRouteDeps {
-  executionClient: Pick<ExecutionClient, "execute" | "executeMany" | "submit" | "read" | "idempotencyKeys" | "batches">;
-  admission: Admission;
-  executionTimeoutMs: number;
-  /** The limits of an organization that sets none of its own (ORG_EXECUTIONS_IN_FLIGHT, ORG_ITEMS_QUEUED). */
-  organizationLimits: Required<OrganizationLimits>;
+  executions: Executions;
   allowedChatHosts: readonly string[];
   now: () => Date;
 }
@@ -46,27 +30,9 @@ export interface ExecutionRouteDeps {
 export const EXECUTION_PATH = "/playbook/execution";
 export const EXECUTION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** An organization's limits: its own where its file sets them, the service's defaults otherwise. */
-export function limitsOf(caller: Caller, defaults: Required<OrganizationLimits>): Required<OrganizationLimits> {
-  return { ...defaults, ...caller.org.limits };
-}
-
-/** The id an Idempotency-Key stands for: a new one for its first request; 422 for another request. */
-export async function claim(keys: IdempotencyKeys, idempotent: IdempotentRequest): Promise<string> {
-  const claimed = await usingQueue(() => keys.claim(idempotent, randomUUID()));
-  if ("mismatch" in claimed) throw new AppError("unprocessable", "Idempotency-Key was already used with another request");
-  return claimed.id;
-}
-
 /** `POST /playbook/execution` (synchronous, or `Prefer: respond-async`) and `GET /playbook/execution/{id}`. */
 export function executionRoutes(deps: ExecutionRouteDeps): Route[] {
   const resolveOptions = (now: Date) => ({ now, allowedChatHosts: deps.allowedChatHosts });
-
-  /** Points the key at the execution its request joined, when that is not the one it claimed. */
-  async function bind(idempotent: IdempotentRequest | undefined, claimedId: string | undefined, executionId: string): Promise<void> {
-    if (idempotent === undefined || claimedId === executionId) return;
-    await usingQueue(() => deps.executionClient.idempotencyKeys.bind(idempotent, executionId));
-  }
 
   return [
     organizationRoute({
@@ -100,37 +66,22 @@ export function executionRoutes(deps: ExecutionRouteDeps): Route[] {
         const resolved = resolveExecution(body, caller.org, resolveOptions(deps.now()));
         if (!resolved.ok) throw new AppError("validation", prefixIssues(resolved.issues));
         const request = executionRequest(caller, requestId, body, resolved);
-        const coalesce = mayShare(req.headers);
         const key = idempotencyKeyOf(req.headers);
-        const idempotent = key === undefined ? undefined : { orgId: caller.orgId, key, requestHash: requestHash(`POST ${EXECUTION_PATH}`, body) };
-        const claimedId = idempotent === undefined ? undefined : await claim(deps.executionClient.idempotencyKeys, idempotent);
-        const limit = { orgId: caller.orgId, max: limitsOf(caller, deps.organizationLimits).executionsInFlight };
+        const options = {
+          coalesce: mayShare(req.headers),
+          ...(key === undefined ? {} : { idempotent: { orgId: caller.orgId, key, requestHash: requestHash(`POST ${EXECUTION_PATH}`, body) } }),
+        };
 
         if (prefersAsync(req.headers)) {
-          const [submitted] = await usingQueue(() =>
-            deps.executionClient.submit([request], { coalesce, executionIds: [claimedId], limit }),
-          );
-          if (submitted === undefined) throw new Error("submit answered no execution for one request");
-          await bind(idempotent, claimedId, submitted.executionId);
-          const { executionId } = submitted;
-          const view = await usingQueue(() => deps.executionClient.read(executionId, caller.orgId));
-          return new HttpReply(202, view === undefined ? queuedStatus(executionId) : statusJson(view), {
-            "X-Execution-Id": executionId,
-            Location: `${EXECUTION_PATH}/${executionId}`,
+          const view = await deps.executions.accept(caller, request, options);
+          return new HttpReply(202, statusJson(view), {
+            "X-Execution-Id": view.id,
+            Location: `${EXECUTION_PATH}/${view.id}`,
             "Preference-Applied": "respond-async",
           });
         }
 
-        const answer = await usingQueue(() =>
-          deps.admission.run(1, () =>
-            deps.executionClient.execute(request, deps.executionTimeoutMs, {
-              coalesce,
-              limit,
-              ...(claimedId === undefined ? {} : { executionId: claimedId }),
-            }),
-          ),
-        );
-        await bind(idempotent, claimedId, answer.executionId);
+        const answer = await deps.executions.run(caller, request, options);
         const headers = { "X-Execution-Id": answer.executionId };
         // What only the worker could check (the linked message) is still the caller's request: a 400.
         if (answer.outcome instanceof RequestRefusal) throw new AppError("validation", prefixIssues(answer.outcome.issues), headers);
@@ -156,7 +107,7 @@ export function executionRoutes(deps: ExecutionRouteDeps): Route[] {
       },
       handle: async ({ req, caller }) => {
         const { id } = req.params;
-        const view = typeof id === "string" && EXECUTION_ID.test(id) ? await usingQueue(() => deps.executionClient.read(id, caller.orgId)) : undefined;
+        const view = typeof id === "string" && EXECUTION_ID.test(id) ? await deps.executions.read(caller.orgId, id) : undefined;
         if (view === undefined) throw new AppError("not_found", "No such execution");
         return statusJson(view);
       },
@@ -197,24 +148,6 @@ export function itemError(issues: readonly ValidationIssue[]): JsonText {
   return JsonText.of({ error: describeIssues(issues) });
 }
 
-/**
- * Redis being unreachable is the service's state, not the caller's fault: 503, not a 500. An
- * organization over its limit: 429 with the Retry-After its backlog gives.
- */
-export async function usingQueue<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof QueueUnavailableError) {
-      throw new AppError("service_unavailable", "Service unavailable: the job queue cannot be reached");
-    }
-    if (error instanceof LimitExceededError) {
-      throw new AppError("too_many_requests", error.message, { "Retry-After": String(error.retryAfterSeconds) });
-    }
-    throw error;
-  }
-}
-
 /** An execution as `GET /playbook/execution/{id}` shows it (ExecutionStatus); the result's JSON goes in as it is. */
 function statusJson(view: ExecutionView): JsonText {
   const head = JSON.stringify({
@@ -237,9 +170,4 @@ export function withOutcome(head: string, outcome: ExecutionOutcome | undefined)
       ? `"result":${JSON.stringify({ error: describeIssues(prefixIssues(outcome.issues)) })},"issues":${JSON.stringify(prefixIssues(outcome.issues))}`
       : `"result":${outcome.text}`;
   return new JsonText(`${head.slice(0, -1)},${tail}}`);
-}
-
-/** A submitted execution that could not be read back at once (Redis answered the enqueue, then not). */
-function queuedStatus(executionId: string): ExecutionStatus {
-  return { id: executionId, status: "queued", createdAt: new Date().toISOString() };
 }

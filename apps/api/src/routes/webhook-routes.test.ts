@@ -95,7 +95,8 @@ describe("POST /webhooks/alertmanager", () => {
     const ids = response.body.executions.map((execution: { executionId: string }) => execution.executionId);
     expect(new Set(ids).size).toBe(2);
     expect(ids.every((id: string) => client.executions.get(id)?.orgId === "acme")).toBe(true);
-    expect(client.options).toEqual([{ coalesce: true, executionIds: ids }]);
+    // Over the organization's limit, alerts are queued behind rather than refused (Alertmanager drops a refused group).
+    expect(client.options).toEqual([{ coalesce: true, executionIds: ids, limit: { max: 2_000, over: "behind" } }]);
     expect(client.requests).toEqual([
           {
             orgId: "acme",

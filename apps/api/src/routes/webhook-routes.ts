@@ -2,14 +2,14 @@ import { createHash } from "node:crypto";
 import { AlertWebhookAccepted, AlertWebhookPayload, AlertWebhookQuery, type StartedAlertExecution } from "@pes/contracts";
 import type { Logger } from "@pes/logger";
 import { integrationIssues, resolveAlert } from "@pes/playbooks";
-import type { ExecutionClient, ExecutionRequest } from "@pes/queue";
+import type { ExecutionRequest } from "@pes/queue";
 import { AppError } from "../errors.js";
+import type { Executions } from "../executions.js";
 import { prefixIssues } from "../validation.js";
 import { HttpReply, organizationRoute, type Route } from "./route.js";
-import { usingQueue } from "./execution-routes.js";
 
 export interface WebhookRouteDeps {
-  executionClient: Pick<ExecutionClient, "submit">;
+  executions: Pick<Executions, "acceptAlerts">;
   /** Most firing alerts of one notification that start investigations (BATCH_MAX_ITEMS). */
   maxAlerts: number;
   logger: Logger;
@@ -22,6 +22,8 @@ export interface WebhookRouteDeps {
  * labels, time from `startsAt`) and submitted without waiting, so the answer comes at once: senders give
  * a webhook a few seconds. Resolved alerts start nothing; alerts that match no playbook, or lack a
  * required attribute, are listed in the answer rather than refused, since a sender cannot act on a 400.
+ * For the same reason an organization over its limit of executions in flight is not answered 429: its
+ * alerts are accepted and queued behind every other caller's work (Executions.acceptAlerts).
  */
 export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
   const logger = deps.logger.child({ component: "alert-webhook" });
@@ -101,7 +103,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
           // each alert's execution id is its occurrence's, so a re-sent alert joins its investigation, also
           // one that finished (for the retention time), instead of running it and posting it again.
           const executionIds = requests.map(alertExecutionId);
-          const submitted = await usingQueue(() => deps.executionClient.submit(requests, { coalesce: true, executionIds }));
+          const submitted = await deps.executions.acceptAlerts(caller, requests, executionIds);
           if (submitted.length !== requests.length) {
             throw new Error(`submit answered ${submitted.length} executions for ${requests.length} requests`);
           }
