@@ -263,6 +263,30 @@ describe("errors", () => {
     const line = await logs.waitFor((entry) => entry.msg === "unhandled error");
     expect(line).toMatchObject({ requestId: "boom-1", err: { message: "database password is hunter2" } });
   });
+
+  it("answers a path that is not valid percent-encoding with a 400, whatever the method, token or none", async () => {
+    const logs = new LogCapture();
+    const { app } = testApp({ jwksUrl: jwks.url, logger: logs.logger });
+    const token = signToken({ key });
+    const paths = ["/playbook/execution/%", "/playbook/execution/batch/%zz", "/playbook/execution/%ED%A0%80", "/playbook/execution/%FF"];
+    const cases = paths.flatMap((path) =>
+      (["get", "post", "delete"] as const).flatMap((method) => [true, false].map((withToken) => ({ method, path, withToken }))),
+    );
+    const answers = [];
+    for (const [index, { method, path, withToken }] of cases.entries()) {
+      const sent = request(app)[method](path).set("X-Request-Id", `malformed-${index}`);
+      const response = await (withToken ? sent.set("Authorization", `Bearer ${token}`) : sent);
+      answers.push({ method, path, withToken, status: response.status, body: response.body });
+    }
+    expect(answers).toEqual(cases.map((sent) => ({ ...sent, status: 400, body: { error: "Malformed URL: the path is not valid percent-encoding" } })));
+    // A caller's mistake, not a bug: the access log has its 400s and nothing else is logged.
+    await logs.waitFor((entry) => entry.requestId === `malformed-${cases.length - 1}`);
+    const lines = logs.all
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.map(({ msg, status }) => ({ msg, status }))).toEqual(cases.map(() => ({ msg: "request completed", status: 400 })));
+  });
 });
 
 describe("logging", () => {

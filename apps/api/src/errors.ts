@@ -1,3 +1,4 @@
+import { STATUS_CODES } from "node:http";
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import type { ValidationIssue } from "@pes/contracts";
 import type { Logger } from "@pes/logger";
@@ -19,6 +20,8 @@ const statusByCode = {
 } as const;
 
 export type AppErrorCode = keyof typeof statusByCode;
+
+const codeByStatus = new Map<number, AppErrorCode>(Object.entries(statusByCode).map(([code, status]) => [status, code as AppErrorCode]));
 
 /** The HTTP status of an error code. */
 export function statusOf(code: AppErrorCode): number {
@@ -47,8 +50,25 @@ export const notFound: RequestHandler = (req) => {
 };
 
 /**
- * The single error middleware. AppErrors become their status and detail; anything else is a bug: logged
- * with the request id, answered with a generic 500 that leaks nothing.
+ * The AppError a library's client error stands for, or undefined when `error` is not one. Express's
+ * router and body-parser mark the caller's mistakes with a 4xx `status` (http-errors' convention): the
+ * router a path parameter that is not valid percent-encoding (a URIError), body-parser what it refuses.
+ * Their messages echo the caller's bytes and name the library's internals, so only the status is kept,
+ * as the code of the table with that status (400 for a 4xx the table does not have).
+ */
+function clientErrorOf(error: unknown): AppError | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const status: unknown = Reflect.get(error, "status") ?? Reflect.get(error, "statusCode");
+  if (typeof status !== "number" || status < 400 || status > 499) return undefined;
+  if (error instanceof URIError) return new AppError("validation", "Malformed URL: the path is not valid percent-encoding");
+  const code = codeByStatus.get(status) ?? "validation";
+  return new AppError(code, STATUS_CODES[statusOf(code)] ?? "Bad Request");
+}
+
+/**
+ * The single error middleware. AppErrors become their status and detail, and so do the client errors
+ * libraries mark with a 4xx status; anything else is a bug: logged with the request id, answered with a
+ * generic 500 that leaks nothing.
  */
 export function errorMiddleware(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
@@ -59,10 +79,11 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       res.destroy();
       return;
     }
-    if (error instanceof AppError) {
+    const known = error instanceof AppError ? error : clientErrorOf(error);
+    if (known !== undefined) {
       // RFC 6750: a 401 names the scheme the caller should use.
-      const headers = error.code === "unauthenticated" ? { "WWW-Authenticate": "Bearer", ...error.headers } : error.headers;
-      sendJson(res, statusOf(error.code), { error: error.detail }, headers);
+      const headers = known.code === "unauthenticated" ? { "WWW-Authenticate": "Bearer", ...known.headers } : known.headers;
+      sendJson(res, statusOf(known.code), { error: known.detail }, headers);
       return;
     }
     logger.error({ err: error, requestId }, "unhandled error");

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { executionInputShape } from "./execution-input.js";
+import { issueTime } from "./issue-time.js";
 
 const stringMap = z.record(z.string(), z.string());
 const alertStatus = z.enum(["firing", "resolved"]);
@@ -15,8 +16,7 @@ export const AlertmanagerAlert = z
     status: alertStatus.optional().meta({ description: "`firing` or `resolved`; absent: firing." }),
     labels: stringMap.meta({ description: "The alert's labels: `alertname` and those the playbook's attributes are taken from." }),
     annotations: stringMap.optional().meta({ description: "`summary` is matched against the monitor names after `alertname`." }),
-    startsAt: z.iso
-      .datetime({ offset: true, error: "startsAt must be an RFC 3339 date-time" })
+    startsAt: issueTime("startsAt")
       .optional()
       .meta({ description: "When the alert started firing: the issue time. Absent: the time of the request." }),
     endsAt: z.string().optional(),

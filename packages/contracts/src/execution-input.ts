@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { issueTime } from "./issue-time.js";
 
 /** Attribute values are strings: they scope the issue and fill playbook templates. */
 const attributeRecord = z.record(z.string().min(1).max(128), z.string().max(1024));
@@ -60,9 +61,7 @@ const fields = {
     .min(1, "title must not be empty")
     .max(1024)
     .meta({ description: "Title of the alert or issue; identifies the playbook by its monitor names when bookName is absent." }),
-  time: z
-    .iso.datetime({ offset: true, error: "time must be an ISO 8601 date-time with a Z or an offset" })
-    .meta({ description: "When the issue occurred; defaults to now when bookName is given." }),
+  time: issueTime("time").meta({ description: "When the issue occurred; defaults to now when bookName is given." }),
   attributes: Attributes.optional(),
   details: z.string().max(16_384).meta({ description: "Additional details about the issue." }),
   liveRun: z.boolean().meta({ description: "When true, results are also sent to the incident management tool." }),

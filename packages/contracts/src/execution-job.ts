@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ResolvedAttributes } from "./execution-input.js";
 import { PlaybookExecutionResult } from "./execution-result.js";
+import { issueTime } from "./issue-time.js";
 
 /**
  * The version of the job and reply formats this build writes (`v` in both). An API and workers one
@@ -44,8 +45,8 @@ export const ExecutionJob = WaitingCaller.extend({
   orgId: z.string().min(1),
   requestId: z.string().min(1),
   bookName: z.string().min(1),
-  /** The issue time, resolved (explicit, from the message link, or the time of the request). */
-  time: z.iso.datetime({ offset: true }),
+  /** The issue time, resolved (explicit, from the message link, or the time of the request), in UTC. */
+  time: issueTime("time"),
   attributes: ResolvedAttributes,
   title: z.string().optional(),
   details: z.string().optional(),

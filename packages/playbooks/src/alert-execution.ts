@@ -1,4 +1,4 @@
-import type { AlertmanagerAlert, TitleSource } from "@pes/contracts";
+import { utcIssueTime, type AlertmanagerAlert, type TitleSource } from "@pes/contracts";
 import { monitorNamePlaceholders, normalizeText, type MonitorNameMatch } from "./monitor-name-matcher.js";
 import type { PlaybookDefinition } from "./playbook-definition.js";
 import { missingAttributes, type ResolveExecutionOrganization, type ResolvedExecution } from "./resolve-execution.js";
@@ -144,7 +144,7 @@ export function resolveAlert(
 
 /** The issue time of an alert: its `startsAt` in UTC, or `now` when it has none (a dry-run's alert). */
 export function alertTime(alert: Pick<AlertmanagerAlert, "startsAt">, now: Date): string {
-  return alert.startsAt === undefined ? now.toISOString() : new Date(alert.startsAt).toISOString();
+  return alert.startsAt === undefined ? now.toISOString() : utcIssueTime(alert.startsAt);
 }
 
 /** At most `max` UTF-16 units, never splitting a surrogate pair; a cut text ends with an ellipsis. */

@@ -1,4 +1,12 @@
-import type { AlertmanagerAlert, AttributeSource, PlaybookExecutionInput, PlaybookMatchResult, TriedTitle, ValidationIssue } from "@pes/contracts";
+import {
+  utcIssueTime,
+  type AlertmanagerAlert,
+  type AttributeSource,
+  type PlaybookExecutionInput,
+  type PlaybookMatchResult,
+  type TriedTitle,
+  type ValidationIssue,
+} from "@pes/contracts";
 import { alertTime, alertTitles, labelAttributes, resolveAlert } from "./alert-execution.js";
 import type { MonitorNameExplanation } from "./monitor-name-matcher.js";
 import {
@@ -39,7 +47,6 @@ export function explainExecution(
     addAttributes(attributes, chosen?.captured ?? {}, "title");
     addAttributes(attributes, input.attributes ?? {}, "explicit");
   }
-  const explicitTime = input.time !== undefined;
   return {
     wouldRun: issues.length === 0,
     issues,
@@ -47,8 +54,8 @@ export function explainExecution(
     titles,
     attributes,
     ...attributeVerdict(org, bookName, attributes),
-    time: (explicitTime ? new Date(input.time ?? "") : options.now).toISOString(),
-    timeSource: explicitTime ? "explicit" : "now",
+    time: input.time === undefined ? options.now.toISOString() : utcIssueTime(input.time),
+    timeSource: input.time === undefined ? "now" : "explicit",
   };
 }
 

@@ -242,6 +242,16 @@ describe("resolveMessageExecution", () => {
     });
   });
 
+  it("refuses a message whose time is not one a job can carry, on messageLink", () => {
+    // The second is what toISOString writes for a time in the year 10000.
+    for (const time of ["yesterday", "+010000-01-01T00:00:00.000Z"]) {
+      expect(resolveMessageExecution({ ...message, time }, undefined, org)).toEqual({
+        ok: false,
+        issues: [{ path: ["messageLink"], message: "the linked message has no usable time" }],
+      });
+    }
+  });
+
   it("refuses a bookName the organization no longer has", () => {
     expect(resolveMessageExecution(message, "gone", org)).toEqual({
       ok: false,

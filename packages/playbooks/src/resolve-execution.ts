@@ -1,4 +1,4 @@
-import type { PlaybookExecutionInput, ValidationIssue } from "@pes/contracts";
+import { issueTime, utcIssueTime, type PlaybookExecutionInput, type ValidationIssue } from "@pes/contracts";
 import { MessageLinkError, parseMessageLink, type MessageLink } from "./message-link.js";
 import type { MonitorNameMatcher } from "./monitor-name-matcher.js";
 import type { PlaybookDefinition } from "./playbook-definition.js";
@@ -42,6 +42,9 @@ export type ResolveExecutionResult =
   | { ok: true; value: ResolvedExecution }
   | { ok: true; linked: LinkedExecution }
   | { ok: false; issues: ValidationIssue[] };
+
+/** A message's time becomes the job's: held to the rule the worker reads a job's time with. */
+const MessageTime = issueTime("time");
 
 const SLACK_MISSING = "the organization has no Slack app configured (slack.botToken in its organization file)";
 const INCIDENT_TOOL_MISSING =
@@ -109,8 +112,7 @@ export function resolveExecution(
     return { ok: true, linked: { messageLink: input.messageLink, link, ...(bookName === undefined ? {} : { bookName }) } };
   }
 
-  const time = resolveTime(input.time, options.now);
-  if (time === undefined) issues.push({ path: ["time"], message: "time is not a valid date-time" });
+  const time = input.time === undefined ? options.now.toISOString() : utcIssueTime(input.time);
 
   const attributes = { ...captured, ...input.attributes };
   const playbook = bookName === undefined ? undefined : org.playbooks.get(bookName);
@@ -118,7 +120,7 @@ export function resolveExecution(
     issues.push({ path: ["attributes", name], message: `Required attribute ${JSON.stringify(name)} is missing: pass it in attributes` });
   }
 
-  if (issues.length > 0 || bookName === undefined || time === undefined) {
+  if (issues.length > 0 || bookName === undefined) {
     return { ok: false, issues };
   }
   return { ok: true, value: { bookName, attributes, time } };
@@ -189,8 +191,9 @@ export function resolveMessageExecution(
     captured = match.attributes;
   }
 
-  const time = new Date(message.time);
-  if (Number.isNaN(time.getTime())) return { ok: false, issues: [{ path: ["messageLink"], message: "the linked message has no usable time" }] };
+  if (!MessageTime.safeParse(message.time).success) {
+    return { ok: false, issues: [{ path: ["messageLink"], message: "the linked message has no usable time" }] };
+  }
   const attributes = { ...captured, ...message.attributes };
   const missing = missingAttributes(org.playbooks.get(chosen), attributes);
   if (missing.length > 0) {
@@ -205,7 +208,7 @@ export function resolveMessageExecution(
       ],
     };
   }
-  return { ok: true, value: { bookName: chosen, attributes, time: time.toISOString() } };
+  return { ok: true, value: { bookName: chosen, attributes, time: utcIssueTime(message.time) } };
 }
 
 /** The playbook's required attributes without a non-blank value (a blank value scopes nothing). */
@@ -224,9 +227,4 @@ function firstMatch<T>(titles: readonly string[], match: (title: string) => T | 
 /** A title as quoted in a message: at most 200 characters. */
 function clip(title: string): string {
   return title.length <= 200 ? title : `${title.slice(0, 199)}…`;
-}
-
-function resolveTime(explicit: string | undefined, now: Date): string | undefined {
-  const date = explicit !== undefined ? new Date(explicit) : now;
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }

@@ -208,6 +208,8 @@ function nest(value: Json, depth: number, inObjects: boolean): Json {
 const replacement: fc.Arbitrary<(old: Json) => Json | undefined> = fc.oneof(
   fc.jsonValue({ maxDepth: 3 }).map((value) => () => value as Json),
   fc.constantFrom<Json>(null, true, false, 0, -1, 1e308, -0.5, "", "   ", [], {}, "2024-13-45T99:99:99Z", "x".repeat(257)).map((value) => () => value),
+  // Valid date-times an offset carries outside the years a job's UTC time can be written in.
+  fc.constantFrom<Json>("0000-01-01T00:00:00+23:59", "9999-12-31T23:59:59-23:59").map((value) => () => value),
   fc.constantFrom(...hostileLinks).map((value) => () => value),
   fc.integer({ min: 1_000, max: 20_000 }).map((length) => () => "é".repeat(length)),
   fc.string({ unit: "binary", maxLength: 300 }).map((text) => () => text),

@@ -1,4 +1,4 @@
-import { RequestRefusal } from "@pes/contracts";
+import { ExecutionJob, RequestRefusal } from "@pes/contracts";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -165,6 +165,29 @@ describe("POST /playbook/execution", () => {
     const response = await execute().send({ title: "High latency on checkout in prod" });
     expect(response.status).toBe(400);
     expect(response.body.error).toEqual([{ path: ["body", "time"], message: expect.stringContaining("time is required") }]);
+  });
+
+  it("answers 400 at body.time for a time an offset carries outside the years 0000–9999 in UTC, and runs the extremes", async () => {
+    const { client, execute } = setup();
+    for (const time of ["0000-01-01T00:00:00+23:59", "9999-12-31T23:59:59-23:59"]) {
+      const response = await execute().send({ bookName: "disk-full", time });
+      expect({ time, status: response.status, body: response.body }).toEqual({
+        time,
+        status: 400,
+        body: { error: [{ path: ["body", "time"], message: expect.any(String) }] },
+      });
+    }
+    expect(client.requests).toEqual([]);
+
+    for (const time of ["0000-01-01T23:59:00+23:59", "9999-12-31T00:00:59.999-23:59"]) {
+      expect((await execute().send({ bookName: "disk-full", time })).status).toBe(200);
+    }
+    // In UTC, as the job carries them, and as the worker reads a job back.
+    const times = client.requests.map((enqueued) => ("time" in enqueued ? enqueued.time : undefined));
+    expect(times).toEqual(["0000-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z"]);
+    for (const enqueued of client.requests) {
+      expect(ExecutionJob.safeParse({ ...enqueued, replyTo: "api-1", deadline: Date.now() + 60_000 }).error).toBeUndefined();
+    }
   });
 
   it("answers 400 for an unknown playbook of the organization", async () => {

@@ -180,6 +180,21 @@ describe("POST /playbook/match", () => {
     expect(typo.body.error).toContainEqual({ path: ["body", "titel"], message: 'Unknown field "titel"' });
   });
 
+  it("answers 400 for a time or startsAt an offset carries outside the years 0000–9999 in UTC, as the execution and the webhook do", async () => {
+    const { match } = setup();
+    const answers = [];
+    for (const time of ["0000-01-01T00:00:00+23:59", "9999-12-31T23:59:59-23:59"]) {
+      const execution = await match().send({ bookName: "disk-full", time });
+      const alert = await match().send({ alert: { labels: { alertname: "NodeHighCPU", instance: "n1" }, startsAt: time } });
+      answers.push({ status: execution.status, body: execution.body }, { status: alert.status, body: alert.body });
+    }
+    const refusals = [
+      { status: 400, body: { error: [{ path: ["body", "time"], message: expect.any(String) }] } },
+      { status: 400, body: { error: [{ path: ["body", "alert", "startsAt"], message: expect.any(String) }] } },
+    ];
+    expect(answers).toEqual([...refusals, ...refusals]);
+  });
+
   it("needs a token", async () => {
     const { app } = setup();
     const response = await request(app).post("/playbook/match").send({ bookName: "disk-full" });

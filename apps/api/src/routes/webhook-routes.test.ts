@@ -258,7 +258,7 @@ describe("POST /webhooks/alertmanager", () => {
     expect(badAlert.body.error).toEqual(
       expect.arrayContaining([
         { path: ["body", "alerts", "1", "labels", "a"], message: expect.any(String) },
-        { path: ["body", "alerts", "1", "startsAt"], message: "startsAt must be an RFC 3339 date-time" },
+        { path: ["body", "alerts", "1", "startsAt"], message: "startsAt must be an ISO 8601 date-time with a Z or an offset" },
       ]),
     );
 
@@ -269,6 +269,20 @@ describe("POST /webhooks/alertmanager", () => {
     const unknownQuery = await webhook("?channel=C1").send(alertmanagerPayload([]));
     expect(unknownQuery.status).toBe(400);
     expect(unknownQuery.body.error).toEqual([{ path: ["query", "channel"], message: 'Unknown field "channel"' }]);
+    expect(client.requests).toEqual([]);
+  });
+
+  it("answers 400 for a startsAt an offset carries outside the years 0000–9999 in UTC, as for any malformed startsAt, and starts nothing", async () => {
+    const { client, webhook } = setup();
+    const firing = (startsAt: string) => alert("firing", { alertname: "NodeHighCPU", instance: "n1" }, {}, startsAt);
+    const response = await webhook().send(
+      alertmanagerPayload([firing("2024-05-01T11:58:00Z"), firing("0000-01-01T00:00:00+23:59"), firing("9999-12-31T23:59:59-23:59")]),
+    );
+    expect(response.status).toBe(400);
+    expect(response.body.error).toEqual([
+      { path: ["body", "alerts", "1", "startsAt"], message: expect.any(String) },
+      { path: ["body", "alerts", "2", "startsAt"], message: expect.any(String) },
+    ]);
     expect(client.requests).toEqual([]);
   });
 
