@@ -132,6 +132,7 @@ export interface EventEvidence extends Cited {
   message?: string;
   /** A warning is a symptom; any other event is context. */
   warning: boolean;
+  /** When it began: a recurring event's first occurrence, not its last. */
   onset?: Date;
 }
 
