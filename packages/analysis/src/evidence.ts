@@ -78,7 +78,10 @@ export interface MetricEvidence extends Cited {
 export interface MetricSaturation {
   /** The limit at the instant of `value` (the limit series' value), or the threshold. */
   limit: number;
-  /** The limit series' metric name or query, e.g. `max_connections`; absent for a threshold. */
+  /**
+   * The limit's metric name: its series' `__name__`, else the metric its query reads (e.g.
+   * `pg_settings_max_connections`), else the query; absent for a threshold. Words are made from it last.
+   */
   of?: string;
   /**
    * `up`: at ≥ 95 % of the limit, or at or above the threshold; `down`: at ≤ 5 % of the limit, or at or
