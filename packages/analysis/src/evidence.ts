@@ -120,7 +120,8 @@ export interface LogPatternEvidence extends Cited {
   count?: number;
   /**
    * When true the rates and count are of every matching line, not of one pattern (nothing grew on its
-   * own, or the lines moved together); `pattern` is then the most common one, for context.
+   * own, or the lines moved together); `pattern` is then the most common one of the incident phase, for
+   * context, or "" when no line of it was read.
    */
   total?: boolean;
 }
