@@ -152,9 +152,9 @@ describe("texts of a metric name its series", () => {
       onset: new Date("2026-11-21T14:02:00Z"),
       saturation: { limit: 100, of: "max_connections", direction: "up" },
     });
-    expect(shortAnswer(connections, time)).toBe("connections (instance=db-1:9187) 98 of 100 (98% of max_connections), up from 40 in the hour before, since 14:02 UTC");
-    expect(symptomMovement(connections, time)).toBe("connections (instance=db-1:9187) at 98% of max_connections since 14:02 UTC");
-    expect(symptomLevel(connections, "Database", time)).toBe("connections (instance=db-1:9187) at 98 of 100, 98% of max_connections (Database), since 14:02 UTC");
+    expect(shortAnswer(connections, time)).toBe("connections (instance=db-1:9187) 98 of 100 (98% of its max connections), up from 40 in the hour before, since 14:02 UTC");
+    expect(symptomMovement(connections, time)).toBe("connections (instance=db-1:9187) at 98% of its max connections, 100, since 14:02 UTC");
+    expect(symptomLevel(connections, "Database", time)).toBe("connections (instance=db-1:9187) at 98 of 100, 98% of its max connections (Database), since 14:02 UTC");
 
     const free = metric({
       action: "free space",
@@ -173,8 +173,34 @@ describe("texts of a metric name its series", () => {
 
     // A value and its limit in the same unit name it once.
     const pool = { ...connections, unit: "conns", value: 100, saturation: { limit: 100, of: "max_connections", direction: "up" as const } };
-    expect(shortAnswer(pool, time)).toBe("connections (instance=db-1:9187) 100 of 100 conns (100% of max_connections), up from 40 conns in the hour before, since 14:02 UTC");
-    expect(symptomLevel(pool, "Database", time)).toBe("connections (instance=db-1:9187) at 100 of 100 conns, 100% of max_connections (Database), since 14:02 UTC");
+    expect(shortAnswer(pool, time)).toBe("connections (instance=db-1:9187) 100 of 100 conns (100% of its max connections), up from 40 conns in the hour before, since 14:02 UTC");
+    expect(symptomLevel(pool, "Database", time)).toBe("connections (instance=db-1:9187) at 100 of 100 conns, 100% of its max connections (Database), since 14:02 UTC");
+  });
+
+  it("names a limit by what it is, with its value in the series' unit, never by its query", () => {
+    const memory = metric({
+      action: "Memory of checkout",
+      unit: "bytes",
+      labels: { pod: "checkout-1" },
+      seriesCount: 1,
+      value: 511 * 2 ** 20,
+      baseline: 300 * 2 ** 20,
+      ratio: 1.7,
+      severity: 10_001.7,
+      onset: new Date("2026-11-21T14:02:00Z"),
+      saturation: { limit: 512 * 2 ** 20, of: "container_spec_memory_limit_bytes", direction: "up" },
+    });
+    expect(shortAnswer(memory, time)).toBe("Memory of checkout (pod=checkout-1) 511 of 512 MiB (100% of its memory limit), up from 300 MiB in the hour before, since 14:02 UTC");
+    expect(symptomMovement(memory, time)).toBe("Memory of checkout (pod=checkout-1) at 100% of its memory limit, 512 MiB, since 14:02 UTC");
+    expect(symptomLevel(memory, "Pods", time)).toBe("Memory of checkout (pod=checkout-1) at 511 of 512 MiB, 100% of its memory limit (Pods), since 14:02 UTC");
+    const named = (of: string) => symptomMovement({ ...memory, saturation: { limit: 512 * 2 ** 20, of, direction: "up" } }, time);
+    expect(named("node_filesystem_size_bytes")).toBe("Memory of checkout (pod=checkout-1) at 100% of its filesystem size, 512 MiB, since 14:02 UTC");
+    // No word of the name says limit: the name as it is.
+    expect(named("machine_memory_bytes")).toBe("Memory of checkout (pod=checkout-1) at 100% of machine_memory_bytes, 512 MiB, since 14:02 UTC");
+    // A limit query that reads no metric: named by its value alone.
+    expect(named("vector(536870912)")).toBe("Memory of checkout (pod=checkout-1) at 100% of its limit, 512 MiB, since 14:02 UTC");
+    const { onset: _onset, ...undated } = memory;
+    expect(symptomMovement(undated, time)).toBe("Memory of checkout (pod=checkout-1) at 100% of its memory limit, 512 MiB");
   });
 
   it("a new log pattern appeared at a time, a grown one rose since it", () => {

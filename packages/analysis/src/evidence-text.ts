@@ -11,6 +11,7 @@ import type {
   ValuesEvidence,
 } from "./evidence.js";
 import { formatClock, formatPeriodBefore, formatRange, formatRatio, formatValue, formatValueOf } from "./human-format.js";
+import { limitName } from "./limit-name.js";
 import { truncate } from "./outcome-text.js";
 
 /** One action's entry in an execution result (the contract's ActionResult). */
@@ -150,12 +151,12 @@ function seriesNote(evidence: MetricEvidence): string {
 }
 
 /**
- * "98 of 100 (98% of max_connections)", "1.2 of 60 GiB (2% of node_filesystem_size_bytes)",
- * "95%, at or above its threshold of 90%": a saturated value against what it reached.
+ * "98 of 100 (98% of its max connections)", "1.2 of 60 GiB (2% of its filesystem size)", "95%, at or
+ * above its threshold of 90%": a saturated value against what it reached, the limit named by what it is.
  */
 function saturationText(evidence: MetricEvidence, saturation: MetricSaturation): string {
   if (saturation.of === undefined) return `${formatValue(evidence.value, evidence.unit)}, ${thresholdText(evidence, saturation)}`;
-  return `${formatValueOf(evidence.value, saturation.limit, evidence.unit)} (${shareOf(evidence.value, saturation.limit)} of ${saturation.of})`;
+  return `${formatValueOf(evidence.value, saturation.limit, evidence.unit)} (${shareOf(evidence.value, saturation.limit)} of ${limitName(saturation.of)})`;
 }
 
 /** "at or above its threshold of 90%": in a sentence that may cite its action in parentheses next. */
@@ -263,8 +264,8 @@ export function missingText(missing: readonly string[]): string {
 
 /**
  * A symptom in a few words, for a gadget's highlights and as the first symptom in the bottom line:
- * "p99 latency (service=checkout) rose 4.1× since 14:05 UTC", "connections (instance=db-1) at 98% of
- * max_connections since 14:02 UTC", "Alerts: HighLatency firing since 14:06 UTC". A metric names its series.
+ * "p99 latency (service=checkout) rose 4.1× since 14:05 UTC", "connections (instance=db-1) at 98% of its
+ * max connections, 100, since 14:02 UTC", "Alerts: HighLatency firing since 14:06 UTC". A metric names its series.
  */
 export function symptomMovement(symptom: SymptomEvidence, time: Date): string {
   const { action } = symptom;
@@ -312,7 +313,10 @@ export function symptomLevel(symptom: SymptomEvidence, gadget: string, time: Dat
   }
 }
 
-/** "rose 4.1× since 14:05 UTC", "at 98% of max_connections since 14:02 UTC", "flat at 42 since 14:03 UTC". */
+/**
+ * "rose 4.1× since 14:05 UTC", "at 100% of its memory limit, 512 MiB, since 14:02 UTC", "flat at 42 since
+ * 14:03 UTC": a limit is named with its value, which nothing else in the clause gives.
+ */
 function metricMovement(symptom: MetricEvidence, time: Date): string {
   const { saturation } = symptom;
   const from = since(symptom.onset, time);
@@ -322,13 +326,14 @@ function metricMovement(symptom: MetricEvidence, time: Date): string {
   if (saturation.of === undefined) {
     return `${saturation.direction === "up" ? "reached" : "fell to"} its threshold of ${formatValue(saturation.limit, symptom.unit)}${from}`;
   }
-  return `${saturation.direction === "up" ? "at" : "down to"} ${shareOf(symptom.value, saturation.limit)} of ${saturation.of}${from}`;
+  const limit = `${limitName(saturation.of)}, ${formatValue(saturation.limit, symptom.unit)}`;
+  return `${saturation.direction === "up" ? "at" : "down to"} ${shareOf(symptom.value, saturation.limit)} of ${limit}${from === "" ? "" : `,${from}`}`;
 }
 
-/** "at 98 of 100, 98% of max_connections", "at 95%, at or above its threshold of 90%": saturation for the bottom line. */
+/** "at 98 of 100, 98% of its max connections", "at 95%, at or above its threshold of 90%": saturation for the bottom line. */
 function saturationLevel(symptom: MetricEvidence, saturation: MetricSaturation): string {
   if (saturation.of === undefined) return `at ${formatValue(symptom.value, symptom.unit)}, ${thresholdText(symptom, saturation)}`;
-  return `at ${formatValueOf(symptom.value, saturation.limit, symptom.unit)}, ${shareOf(symptom.value, saturation.limit)} of ${saturation.of}`;
+  return `at ${formatValueOf(symptom.value, saturation.limit, symptom.unit)}, ${shareOf(symptom.value, saturation.limit)} of ${limitName(saturation.of)}`;
 }
 
 /** "rose 4.1× since 14:05 UTC", "fell to 0.25×", "rose from zero": which way a ratio moved. */

@@ -78,7 +78,10 @@ export interface MetricEvidence extends Cited {
 export interface MetricSaturation {
   /** The limit at the instant of `value` (the limit series' value), or the threshold. */
   limit: number;
-  /** The limit series' metric name or query, e.g. `max_connections`; absent for a threshold. */
+  /**
+   * The limit's metric name: its series' `__name__`, else the metric its query reads (e.g.
+   * `pg_settings_max_connections`), else the query; absent for a threshold. Words are made from it last.
+   */
   of?: string;
   /**
    * `up`: at ≥ 95 % of the limit, or at or above the threshold; `down`: at ≤ 5 % of the limit, or at or
@@ -117,7 +120,8 @@ export interface LogPatternEvidence extends Cited {
   count?: number;
   /**
    * When true the rates and count are of every matching line, not of one pattern (nothing grew on its
-   * own, or the lines moved together); `pattern` is then the most common one, for context.
+   * own, or the lines moved together); `pattern` is then the most common one of the incident phase, for
+   * context, or "" when no line of it was read.
    */
   total?: boolean;
 }
@@ -132,6 +136,7 @@ export interface EventEvidence extends Cited {
   message?: string;
   /** A warning is a symptom; any other event is context. */
   warning: boolean;
+  /** When it began: a recurring event's first occurrence, not its last. */
   onset?: Date;
 }
 

@@ -137,6 +137,15 @@ describe("analyzeLogs", () => {
     );
   });
 
+  it("names no most common pattern when the incident phase has no line: the baseline's says nothing of it", () => {
+    const lines = serviceLog(12).filter((item) => item.at < incidentPhaseStart(window));
+    const [all, ...rest] = analyzeLogs({ lines, totals: perMinute(lines) }, context) as LogPatternEvidence[];
+    expect(rest).toEqual([]);
+    expect(all).toMatchObject({ kind: "log-pattern", total: true, pattern: "", count: 0, perMinute: 0 });
+    expect(all).not.toHaveProperty("example");
+    expect(shortAnswer(all as LogPatternEvidence, time)).toMatch(/^Error logs: 0 lines \(0 lines\/min\), [^;"]*$/);
+  });
+
   it("does not take a handful of new lines in a noisy log for a cause", () => {
     // Six lines of a new warning, one every two minutes from the onset: new, but chance.
     const lines = serviceLog(4, (at) => (at >= ONSET && (at - ONSET) % 120_000 === 0 && at < ONSET + 720_000 ? "WARN slow query on replica-2 took 1200ms" : undefined));

@@ -222,8 +222,11 @@ export function analyzeLogs(input: LogInput, context: LogContext): Evidence[] {
   const abnormal = judged.filter((item) => item.abnormal).slice(0, MAX_LOG_PATTERNS);
   if (abnormal.length > 0) return abnormal.map(evidenceOf);
 
-  // Nothing grew on its own: every line, named by the pattern most common in the incident phase.
-  const common = [...judged].sort((a, b) => b.incident - a.incident || b.baseline - a.baseline || compareText(a.pattern, b.pattern))[0];
+  // Nothing grew on its own: every line, named by the pattern most common in the incident phase; with no
+  // line read there, by none (the baseline's most common says nothing of the incident).
+  const common = judged
+    .filter((item) => item.incident > 0)
+    .sort((a, b) => b.incident - a.incident || b.baseline - a.baseline || compareText(a.pattern, b.pattern))[0];
   const verdict = judge(baseline.total, incident.total, minutes(baseline));
   const onset = verdict.abnormal ? datedOnset(onsetOf(totalPoints, buckets), totalOnset) : undefined;
   const all: Judged = {

@@ -179,6 +179,36 @@ describe("rankFindings on incidents", () => {
     expect(cause(rankFindings([errors, event("Pod events", "BackOff", "14:01")], { time }))).toEqual([undefined, undefined]);
   });
 
+  it("a crash loop is the kubelet's BackOff restarting a failed container, not its BackOff pulling an image", () => {
+    const backOff = (action: string, clock: string, message: string): Finding<EventEvidence> => {
+      const base = event(action, "BackOff", clock);
+      return { ...base, evidence: { ...base.evidence, message } };
+    };
+    const crashLoop = backOff("Events of checkout", "14:02", "Back-off restarting failed container app in pod checkout-1_shop(0c1f…) (7 times)");
+    const ranking = rankFindings([metric("error ratio", 5, "14:04"), crashLoop], { time });
+    expect(cause(ranking)).toEqual(["symptom", "Events of checkout"]);
+    expect(ranking.likelyCause?.leadMs).toBe(2 * 60_000);
+    const imagePull = backOff("Events of checkout", "14:02", 'Back-off pulling image "registry.example/checkout:v1.43"');
+    expect(rankFindings([metric("error ratio", 5, "14:04"), imagePull], { time }).likelyCause).toBeUndefined();
+  });
+
+  it("an OOM kill, then a crash loop: the OOM kill first and the likely cause, the crash loop after it", () => {
+    // Dated as the kubernetes connector dates them: the kill at the termination of a pod restarted once,
+    // the crash loop (a recurring event, last seen at 14:07) when it began. Dated by its last occurrence,
+    // the crash loop would read as the last symptom instead.
+    const base = event("Restarted pods in shop", "OOMKilled", "14:01");
+    const oom = { ...base, evidence: { ...base.evidence, subject: "pod/cart-redis-0", message: "container redis restarted once, last exit code 137" } };
+    const backOff = event("Events in shop", "BackOff", "14:02");
+    const crashLoop = { ...backOff, evidence: { ...backOff.evidence, message: "Back-off restarting failed container cart in pod cart-5d9-x2k (6 times)" } };
+    const ranking = rankFindings([metric("error ratio", 5, "14:03"), crashLoop, oom], { time });
+    expect(cause(ranking)).toEqual(["symptom", "Restarted pods in shop"]);
+    expect(ranking.likelyCause?.leadMs).toBe(60_000);
+    expect(titles(ranking.likelyCause?.followers ?? [])).toEqual(["error ratio", "Events in shop"]);
+    expect(titles(ranking.first?.symptoms ?? [])).toEqual(["Restarted pods in shop"]);
+    // Without the OOM kill, the crash loop comes first: it is the likely cause of the errors after it.
+    expect(cause(rankFindings([metric("error ratio", 5, "14:03"), crashLoop], { time }))).toEqual(["symptom", "Events in shop"]);
+  });
+
   it("an upstream dependency outage: its probe failing as the errors begin", () => {
     const ranking = rankFindings([metric("error ratio", 9, "14:02"), fallen("payments probe", "14:02"), metric("latency", 3, "14:03")], { time });
     expect(cause(ranking)).toEqual(["symptom", "payments probe"]);

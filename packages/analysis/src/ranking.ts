@@ -9,6 +9,7 @@ import type {
   SkippedEvidence,
   SymptomEvidence,
 } from "./evidence.js";
+import { isCrashLoopEvent } from "./kubernetes-events.js";
 
 /** One action's evidence, with the (templated) title of the gadget it belongs to. */
 export interface Finding<E extends Evidence = Evidence> {
@@ -258,7 +259,7 @@ export function isCauseKind(evidence: SymptomEvidence): boolean {
     case "metric":
       return evidence.saturation !== undefined || (evidence.value === 0 && evidence.baseline > 0);
     case "event":
-      return CAUSE_EVENT_REASONS.has(evidence.reason);
+      return CAUSE_EVENT_REASONS.has(evidence.reason) || isCrashLoopEvent(evidence);
     case "alert":
       return true;
     case "log-pattern":

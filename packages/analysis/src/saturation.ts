@@ -29,14 +29,17 @@ export type SaturationRule =
   | {
       direction: SaturationDirection;
       limits: readonly LimitSeries[];
-      /** How the limit reads when its series has no metric name, e.g. the limit query. */
+      /**
+       * The limit's name when its series have no `__name__` (an aggregation drops it): the metric the
+       * limit query reads, else the query.
+       */
       name: string;
     };
 
 /** The saturation check of one series: the limit at an instant and whether a value reaches it. */
 export interface SaturationCheck {
   direction: SaturationDirection;
-  /** The limit series' name (e.g. `max_connections`); undefined for a threshold. */
+  /** The limit's metric name (e.g. `max_connections`); undefined for a threshold. */
   of?: string;
   /** The limit at `at` (the last value at or before it, else the first); undefined where there is none. */
   limitAt(at: number): number | undefined;

@@ -16,21 +16,35 @@ function inWindow(at: Date, window: TimeWindow): boolean {
   return at >= window.start && at <= window.end;
 }
 
-/** When an event last happened: events.k8s.io's series and eventTime, else core's lastTimestamp. */
-function eventTime(event: KubernetesEvent): Date | undefined {
-  const text = event.series?.lastObservedTime ?? event.lastTimestamp ?? event.eventTime ?? event.firstTimestamp ?? event.metadata.creationTimestamp;
+function dateOf(text: string | null | undefined): Date | undefined {
   return text === undefined || text === null ? undefined : new Date(text);
 }
 
-/** Events in the window, warnings first, then the latest first. */
+/**
+ * When an event began and when it last happened. A recurring event is one object whose count grows: core
+ * events keep their first occurrence in firstTimestamp, events.k8s.io ones in eventTime (their series
+ * holds the last); an event without either is known by its last occurrence alone.
+ */
+function eventSpan(event: KubernetesEvent): { began: Date; last: Date } | undefined {
+  const last = dateOf(event.series?.lastObservedTime ?? event.lastTimestamp ?? event.eventTime ?? event.firstTimestamp ?? event.metadata.creationTimestamp);
+  if (last === undefined) return undefined;
+  const began = dateOf(event.firstTimestamp ?? event.eventTime) ?? last;
+  return began > last ? { began: last, last } : { began, last };
+}
+
+/**
+ * Events that happened in the window (a recurring one that began before it counts), warnings first, then
+ * the latest first. Each is dated when it began, so that what came first reads first: a crash loop that
+ * recurs until the issue time still began after the OOM kill that set it off.
+ */
 export function eventFindings(events: readonly KubernetesEvent[], name: string | undefined, window: TimeWindow, cited: Cited): Evidence[] {
   const found = events.flatMap((event) => {
-    const at = eventTime(event);
-    if (at === undefined || !inWindow(at, window) || !namedAfter(event.involvedObject.name, name)) return [];
-    return [{ event, at, warning: event.type === "Warning" }];
+    const span = eventSpan(event);
+    if (span === undefined || span.last < window.start || span.began > window.end || !namedAfter(event.involvedObject.name, name)) return [];
+    return [{ event, ...span, warning: event.type === "Warning" }];
   });
-  found.sort((a, b) => Number(b.warning) - Number(a.warning) || b.at.getTime() - a.at.getTime());
-  return found.slice(0, MAX_FINDINGS).map(({ event, at, warning }) => {
+  found.sort((a, b) => Number(b.warning) - Number(a.warning) || b.last.getTime() - a.last.getTime());
+  return found.slice(0, MAX_FINDINGS).map(({ event, began, warning }) => {
     const count = event.series?.count ?? event.count ?? 1;
     const message = event.message === undefined ? undefined : `${event.message}${count > 1 ? ` (${count} times)` : ""}`;
     return {
@@ -40,7 +54,7 @@ export function eventFindings(events: readonly KubernetesEvent[], name: string |
       reason: event.reason ?? "(no reason)",
       ...(message === undefined ? {} : { message }),
       warning,
-      onset: at,
+      onset: began,
     };
   });
 }

@@ -37,15 +37,28 @@ const replicaSet = (namespace: string, name: string, owner: string, uid: string,
   spec: { template: { spec: { containers: images.map((image, index) => ({ name: `c${index}`, image })) } } },
 });
 const pod = (name: string, app: string, statuses: unknown[]): KubernetesObject => ({ metadata: { name, namespace: "shop", labels: { app } }, status: { phase: "Running", containerStatuses: statuses } });
-const event = (name: string, kind: string, type: string, reason: string, at: string, message: string, count = 1): KubernetesObject => ({
+/** A core/v1 event, last seen `at`; a recurring one (`count` > 1) began at `first`. */
+const event = (name: string, kind: string, type: string, reason: string, at: string, message: string, count = 1, first = at): KubernetesObject => ({
   metadata: { name: `${name}.${reason}`, namespace: "shop" },
   involvedObject: { kind, name, namespace: "shop" },
   reason,
   message,
   type,
   count,
-  firstTimestamp: at,
+  firstTimestamp: first,
   lastTimestamp: at,
+});
+/** An events.k8s.io event as core/v1 shows it: first observed at `eventTime`, its series holds the last. */
+const seriesEvent = (name: string, reason: string, eventTime: string, last: string, message: string, count: number): KubernetesObject => ({
+  metadata: { name: `${name}.${reason}`, namespace: "shop" },
+  involvedObject: { kind: "Pod", name, namespace: "shop" },
+  reason,
+  message,
+  type: "Warning",
+  eventTime,
+  firstTimestamp: null,
+  lastTimestamp: null,
+  series: { count, lastObservedTime: last },
 });
 
 const objects = {
@@ -71,11 +84,15 @@ const objects = {
   ],
   events: [
     event("checkout", "Deployment", "Normal", "ScalingReplicaSet", "2026-11-20T14:02:00Z", "Scaled up replica set checkout-7f8 to 1"),
-    event("checkout-7f8-abc", "Pod", "Warning", "BackOff", "2026-11-20T14:07:00Z", "Back-off restarting failed container", 4),
+    event("checkout-7f8-abc", "Pod", "Warning", "BackOff", "2026-11-20T14:07:00Z", "Back-off restarting failed container", 4, "2026-11-20T14:03:00Z"),
     event("checkout-7f8-abc", "Pod", "Warning", "Unhealthy", "2026-11-20T14:05:00Z", "Readiness probe failed"),
     event("checkout-7f8-abc", "Pod", "Warning", "Old", "2026-11-20T10:00:00Z", "before the window"),
     event("checkoutx", "Pod", "Warning", "NotOurs", "2026-11-20T14:06:00Z", "another app whose name starts alike"),
     event("search-xyz", "Pod", "Warning", "BackOff", "2026-11-20T13:41:00Z", "Back-off restarting failed container"),
+    // Recurring from before the window into it; and one that began in it, last seen after it.
+    event("search-xyz", "Pod", "Warning", "Unhealthy", "2026-11-20T14:01:00Z", "Readiness probe failed", 60, "2026-11-20T11:00:00Z"),
+    event("search-xyz", "Pod", "Warning", "FailedMount", "2026-11-20T15:00:00Z", "MountVolume.SetUp failed", 9, "2026-11-20T14:20:00Z"),
+    seriesEvent("search-xyz", "FailedScheduling", "2026-11-20T13:50:00.123456Z", "2026-11-20T14:06:00.000000Z", "0/3 nodes are available", 5),
   ],
 };
 
@@ -212,6 +229,19 @@ describe("kubernetes events", () => {
       ["pod/checkout-7f8-abc", "BackOff", true, "Back-off restarting failed container (4 times)"],
       ["pod/checkout-7f8-abc", "Unhealthy", true, "Readiness probe failed"],
       ["deployment/checkout", "ScalingReplicaSet", false, "Scaled up replica set checkout-7f8 to 1"],
+    ]);
+  });
+
+  it("dates a recurring event when it began (firstTimestamp, else eventTime), counted, and keeps every event that happened in the window", async () => {
+    const onsets = (found: readonly Evidence[]) => found.map((evidence) => (evidence.kind === "event" ? [evidence.reason, evidence.onset, evidence.message] : [evidence.kind]));
+    const checkout = list(await runKubernetesAction(request({ namespace: "shop", resource: "events", name: "checkout-7f8-abc" })));
+    expect(onsets(checkout)[0]).toEqual(["BackOff", new Date("2026-11-20T14:03:00Z"), "Back-off restarting failed container (4 times)"]);
+    // Latest first by last occurrence: FailedMount (15:00), FailedScheduling (14:06), Unhealthy (14:01), BackOff (13:41).
+    expect(onsets(list(await runKubernetesAction(request({ namespace: "shop", resource: "events", name: "search-xyz" }))))).toEqual([
+      ["FailedMount", new Date("2026-11-20T14:20:00Z"), "MountVolume.SetUp failed (9 times)"],
+      ["FailedScheduling", new Date("2026-11-20T13:50:00.123Z"), "0/3 nodes are available (5 times)"],
+      ["Unhealthy", new Date("2026-11-20T11:00:00Z"), "Readiness probe failed (60 times)"],
+      ["BackOff", new Date("2026-11-20T13:41:00Z"), "Back-off restarting failed container"],
     ]);
   });
 

@@ -171,10 +171,15 @@ describe("runPrometheusAction against a real Prometheus", () => {
       });
       expect(outcome.kind === "metric" && outcome.severity).toBeGreaterThan(SATURATION_SEVERITY);
       expect(rendered(outcome).shortAnswer).toBe(
-        "connections (instance=db-1:9187) 98 of 100 (98% of demo_max_connections), up from 40 in the hour before, since 14:02 UTC; worst of 2 series",
+        "connections (instance=db-1:9187) 98 of 100 (98% of its max connections), up from 40 in the hour before, since 14:02 UTC; worst of 2 series",
       );
       const link = new URL(outcome.link ?? "");
       expect([link.searchParams.get("g0.expr"), link.searchParams.get("g1.expr")]).toEqual(["demo_db_connections", "demo_max_connections"]);
+    });
+
+    it("names a limit whose query aggregates its series away from their name by the metric the query reads", async () => {
+      const outcome = await connections("max by (instance) (demo_max_connections)");
+      expect(outcome).toMatchObject({ kind: "metric", labels: { instance: "db-1:9187" }, saturation: { limit: 100, of: "demo_max_connections", direction: "up" } });
     });
 
     it("fills the limit query's placeholders as PromQL string literals, which a hostile value cannot leave", async () => {

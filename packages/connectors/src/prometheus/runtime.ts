@@ -17,6 +17,7 @@ import { authorizationHeader } from "../http-auth.js";
 import { runConnectorAction } from "../run-action.js";
 import { baseUrlOf } from "../url-text.js";
 import { splitAnswer, type SplitAnswer } from "./prometheus-answer.js";
+import { promqlMetricName } from "./promql-metric-name.js";
 import {
   PrometheusFailure,
   PrometheusMatrixSeries,
@@ -77,7 +78,7 @@ export const prometheusRuntime: ConnectorRuntime<PrometheusDataSource, Prometheu
     if (action.limit !== undefined && limitAnswer !== undefined) {
       const limits = typeof limitAnswer === "string" ? limitAnswer : readLimits(limitAnswer);
       if (typeof limits === "string") return failed(`limit query: ${limits}`);
-      saturation = { direction, limits, name: action.limit };
+      saturation = { direction, limits, name: promqlMetricName(action.limit) ?? action.limit };
     }
     const context: MetricContext = {
       action: title,
