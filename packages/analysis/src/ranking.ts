@@ -167,6 +167,8 @@ export function roleOf(evidence: Evidence): Role {
  *    anything else) is the likely cause, when other symptoms began with it or after it; of several at the
  *    same time, the strongest. A first symptom of another kind (an error ratio, a latency) is named as
  *    the place to look, not as the cause.
+ * 5. Another candidate within RIVAL_MS of the likely cause (a change of another subject by rule 3, a
+ *    symptom of a cause's kind found by another action by rule 4) is its rival: both are as likely.
  *
  * Deterministic: ties keep playbook order (the order of `findings`).
  */
