@@ -28,18 +28,3 @@ export function causeSentence(result: PlaybookExecutionResult): string | undefin
 export function mitigationNames(result: PlaybookExecutionResult): string[] {
   return (result.actionableMitigations ?? []).map((mitigation) => mitigation.customName ?? mitigation.toolName);
 }
-
-/**
- * The instant a claim's "since HH:MM UTC" names, on the day of `near` (the issue time); the claims are
- * about the hour around it.
- */
-export function sinceClock(claim: string, near: Date): Date {
-  const match = /since (\d{2}):(\d{2}) UTC/.exec(claim);
-  if (match === null) throw new Error(`no "since HH:MM UTC" in ${JSON.stringify(claim)}`);
-  const at = new Date(near);
-  at.setUTCHours(Number(match[1]), Number(match[2]), 0, 0);
-  // A claim near midnight may name the previous or the next day.
-  if (at.getTime() - near.getTime() > 12 * 3_600_000) at.setUTCDate(at.getUTCDate() - 1);
-  if (near.getTime() - at.getTime() > 12 * 3_600_000) at.setUTCDate(at.getUTCDate() + 1);
-  return at;
-}

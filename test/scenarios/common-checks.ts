@@ -2,7 +2,6 @@ import { get as httpGet } from "node:http";
 import { get as httpsGet } from "node:https";
 import { expect } from "vitest";
 import type { PlaybookExecutionResult } from "@pes/contracts";
-import { sentences } from "./answer-checks.js";
 import type { RunningScenario } from "./run-scenario.js";
 
 const REDIRECTS = 3;
@@ -17,8 +16,8 @@ const REDIRECTS = 3;
  */
 export async function expectEveryActionRanAndLinks(run: RunningScenario, result: PlaybookExecutionResult, scope: string): Promise<void> {
   expect(result.error).toBeUndefined();
-  // A failed or skipped action would mean the scenario tested less than it claims.
-  expect(sentences(result.highlights).filter((sentence) => /^(Could not check|Not run):/.test(sentence))).toEqual([]);
+  // A failed or skipped action would mean the scenario tested less than it claims (no data can be the incident's truth).
+  expect(result.verdict?.unchecked.filter(({ reason }) => reason !== "no-data")).toEqual([]);
   const actions = result.actionResults ?? [];
   expect(actions.length).toBeGreaterThan(0);
   const origins = new Map(Object.entries(run.urls).map(([name, url]) => [new URL(url).origin, name]));

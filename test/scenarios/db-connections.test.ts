@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PlaybookExecutionResult } from "@pes/contracts";
-import { actionResult, causeSentence, mitigationNames, sentences, sinceClock } from "./answer-checks.js";
+import { actionResult, causeSentence, mitigationNames, sentences } from "./answer-checks.js";
 import { expectEveryActionRanAndLinks } from "./common-checks.js";
 import { dbConnections } from "./data/db-connections.js";
 import { startScenario, type RunningScenario } from "./run-scenario.js";
@@ -21,18 +21,21 @@ afterAll(async () => {
 
 describe("scenario: a database saturating its connections", () => {
   it("names orders-db's connections at their limit as the likely cause, dated when they began to climb", () => {
-    const cause = causeSentence(result) ?? "";
+    const cause = result.verdict?.cause;
+    expect(result.verdict?.conclusion).toBe("cause");
+    expect(cause).toMatchObject({ kind: "saturation", subject: "db=orders-db", action: "Connections in use on orders-db" });
     // The limit named by what it is, not by its query.
-    expect(cause).toMatch(/likely cause: Connections in use on orders-db \(db=orders-db\) at 100 of 100 conns, 100% of its max connections \(Connections of orders-db\)/);
+    expect(causeSentence(result)).toMatch(/likely cause: Connections in use on orders-db \(db=orders-db\) at 100 of 100 conns, 100% of its max connections \(Connections of orders-db\)/);
     // The climb began 22 minutes before the issue; it crossed twice its usual level 12 minutes before.
     // Dated by its change point, it began before the search rollout (14 minutes before).
-    const since = sinceClock(cause, run.scenario.issueAt);
-    const minutesBefore = (run.scenario.issueAt.getTime() - since.getTime()) / 60_000;
+    const minutesBefore = (run.scenario.issueAt.getTime() - Date.parse(cause?.onset ?? "")) / 60_000;
     expect(minutesBefore).toBeGreaterThan(14);
     expect(minutesBefore).toBeLessThanOrEqual(23);
   });
 
   it("does not blame the search rollout, which came after the climb began", () => {
+    const search = result.verdict?.ruledOut.find(({ detail }) => detail?.includes("search:v3.1"));
+    expect(search).toMatchObject({ kind: "deploy", action: "Rollouts in shop", why: "after-first-symptom" });
     expect(causeSentence(result) ?? "").not.toMatch(/search|cart|deploy/);
     const changes = sentences(result.highlights).find((sentence) => /search:v3\.1/.test(sentence)) ?? "";
     expect(changes).toContain("(Rollouts in shop)");
@@ -40,6 +43,9 @@ describe("scenario: a database saturating its connections", () => {
   });
 
   it("states the consequences, each citing its action: orders failing (by its service label), Postgres refusing clients", () => {
+    const symptoms = result.verdict?.symptoms ?? [];
+    expect(symptoms.find(({ action }) => action === "Error ratio by service")?.subject).toContain("service=orders");
+    expect(symptoms.find(({ action }) => action === "Postgres errors of orders-db")).toMatchObject({ kind: "log-pattern", detail: expect.stringMatching(/too many clients/) });
     expect(actionResult(result, "Error ratio by service").shortAnswer).toContain("orders");
     expect(actionResult(result, "Postgres errors of orders-db").shortAnswer).toMatch(/too many clients/);
     expect(result.highlights).toMatch(/service=orders|orders\b[^.]*Error ratio by service|Error ratio by service[^.]*orders/);

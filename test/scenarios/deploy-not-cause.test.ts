@@ -21,13 +21,27 @@ afterAll(async () => {
 
 describe("scenario: a deploy that happened but is not the cause", () => {
   it("does not name the rollout as the cause, and says why: nothing abnormal followed it for a long time", () => {
-    expect(causeSentence(result) ?? "").not.toMatch(/likely cause: deploy/);
+    expect(result.verdict?.conclusion).toBe("no-cause");
+    expect(result.verdict?.cause).toBeUndefined();
+    const [rollout, ...others] = result.verdict?.ruledOut ?? [];
+    expect(others).toEqual([]);
+    expect(rollout).toMatchObject({ kind: "deploy", subject: "catalog", detail: "catalog:v2.8", action: "Rollouts of catalog", why: "long-before" });
+    // Quiet for 19 minutes before the surge began.
+    expect((rollout?.leadMs ?? 0) / 60_000).toBeGreaterThan(10);
+    expect(causeSentence(result)).toBeUndefined();
     const changes = sentences(result.highlights).find((sentence) => /catalog:v2\.8/.test(sentence)) ?? "";
     expect(changes).toContain("(Rollouts of catalog)");
     expect(changes).toMatch(/not its cause|too long before|followed by nothing abnormal/);
   });
 
   it("names the traffic surge as the first symptom, the place to look, then the latency and errors it brought", () => {
+    const symptoms = result.verdict?.symptoms ?? [];
+    const earliest = Math.min(...symptoms.map(({ onset }) => Date.parse(onset ?? "")));
+    // The pods' CPU rose with the traffic: the surge is among the first, the latency and errors it brought are not.
+    const firsts = symptoms.filter(({ onset }) => Date.parse(onset ?? "") === earliest);
+    expect(firsts).toContainEqual(expect.objectContaining({ kind: "rise", action: "Request rate of catalog" }));
+    expect(firsts.map(({ action }) => action).join("\n")).not.toMatch(/latency|Error/);
+    expect(symptoms.map(({ action }) => action)).toContain("p99 latency of catalog");
     const first = sentences(result.highlights).find((sentence) => sentence.startsWith("First symptom")) ?? "";
     expect(first).toContain("Request rate of catalog");
     expect(first).not.toMatch(/latency|Error/);

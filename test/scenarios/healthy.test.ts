@@ -21,12 +21,18 @@ afterAll(async () => {
 
 describe("scenario: a healthy service", () => {
   it("says nothing abnormal was found and names no cause", () => {
+    expect(result.verdict).toMatchObject({ conclusion: "no-cause", symptoms: [], background: [] });
+    expect(result.verdict?.cause).toBeUndefined();
+    expect(result.verdict?.normal.length).toBeGreaterThan(0);
     expect(sentences(result.highlights)[0]).toMatch(/nothing abnormal found/);
     expect(causeSentence(result)).toBeUndefined();
     expect(result.highlights).not.toMatch(/Abnormal|rose|fell|×/);
   });
 
   it("lists the rollout as a change followed by nothing abnormal, citing its action", () => {
+    expect(result.verdict?.ruledOut).toEqual([
+      expect.objectContaining({ kind: "deploy", subject: "checkout", detail: "checkout:v1.42", action: "Rollouts of checkout", why: "no-symptom" }),
+    ]);
     const change = sentences(result.highlights).find((sentence) => /checkout:v1\.42/.test(sentence)) ?? "";
     expect(change).toContain("(Rollouts of checkout)");
     expect(change).toMatch(/followed by nothing abnormal/);

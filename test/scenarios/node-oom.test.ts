@@ -21,12 +21,20 @@ afterAll(async () => {
 
 describe("scenario: a node under memory pressure OOM-killing pods", () => {
   it("names node-2's memory as the likely cause, by its node label, citing the action", () => {
+    expect(result.verdict?.conclusion).toBe("cause");
+    expect(result.verdict?.cause).toMatchObject({ kind: "saturation", subject: "node=node-2", action: "Memory used per node" });
     const cause = causeSentence(result) ?? "";
     expect(cause).toMatch(/likely cause: Memory used per node \(node=node-2\) at 9\d(\.\d)?%, at or above its threshold of 90% \(Memory of the nodes\)/);
     expect(cause).not.toMatch(/node-1|node-3/);
   });
 
   it("cites the OOM kills and the kernel's events as what followed, each with its action", () => {
+    const ooms = (result.verdict?.symptoms ?? []).filter(({ kind }) => kind === "oom").map(({ subject, action }) => ({ subject, action }));
+    expect(ooms.filter(({ action }) => action === "Restarted pods in shop").map(({ subject }) => subject)).toEqual([
+      expect.stringMatching(/^pod\/recommendations-/),
+      expect.stringMatching(/^pod\/recommendations-/),
+    ]);
+    expect(ooms).toContainEqual({ subject: "node/node-2", action: "Events of node-2" });
     const highlights = result.highlights ?? "";
     // Both recommendations pods, each named, each citing the action that found it.
     expect(highlights.match(/Restarted pods in shop: OOMKilled on pod\/recommendations-/g)).toHaveLength(2);
@@ -35,8 +43,10 @@ describe("scenario: a node under memory pressure OOM-killing pods", () => {
   });
 
   it("does not blame the crash-looping report generator or another node's events", () => {
-    expect(causeSentence(result) ?? "").not.toMatch(/report-generator|ImageGCFailed/);
+    const verdict = result.verdict;
+    expect(JSON.stringify([verdict?.cause, verdict?.symptoms])).not.toMatch(/report-generator|ImageGCFailed|node-1|node-3/);
     // It has crash-looped for hours: background, not a symptom of this incident.
+    expect(verdict?.background.some(({ subject }) => subject?.includes("report-generator"))).toBe(true);
     const also = sentences(result.highlights).find((sentence) => sentence.startsWith("Also abnormal")) ?? "";
     expect(also).not.toMatch(/report-generator/);
     expect(sentences(result.highlights).find((sentence) => /report-generator/.test(sentence))).toMatch(/^Abnormal since before the incident/);

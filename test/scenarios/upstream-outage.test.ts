@@ -21,6 +21,8 @@ afterAll(async () => {
 
 describe("scenario: an upstream dependency outage", () => {
   it("names the payments provider as the likely cause, by its dependency label, citing the probe", () => {
+    expect(result.verdict?.conclusion).toBe("cause");
+    expect(result.verdict?.cause).toMatchObject({ kind: "outage", subject: "dependency=payments-provider", action: "Probes of checkout's dependencies" });
     const cause = causeSentence(result) ?? "";
     expect(cause).toMatch(/likely cause: Probes of checkout's dependencies \(dependency=payments-provider\) down to zero/);
     expect(cause).not.toContain("fraud-check");
@@ -30,13 +32,15 @@ describe("scenario: an upstream dependency outage", () => {
     expect(actionResult(result, "Failed calls from checkout to its dependencies").shortAnswer).toContain("payments-provider");
     expect(actionResult(result, "Upstream connection failures of checkout").shortAnswer).toMatch(/upstream connect error/);
     expect(actionResult(result, "Error logs of checkout").shortAnswer).toMatch(/payment authorization failed[^—]*not seen in the hour before/);
+    const symptoms = (result.verdict?.symptoms ?? []).map(({ action }) => action);
     for (const title of ["Error ratio of checkout", "Upstream connection failures of checkout", "Error logs of checkout"]) {
-      expect(result.highlights).toContain(title);
+      expect(symptoms).toContain(title);
     }
   });
 
   it("blames no deploy: checkout's last rollout was three days ago", () => {
-    expect(result.highlights).not.toMatch(/likely cause: [^.]*deploy/i);
+    expect(result.verdict?.ruledOut).toEqual([]);
+    expect(result.verdict?.normal).toContainEqual({ action: "Rollouts of checkout", found: "none" });
     expect(actionResult(result, "Rollouts of checkout").shortAnswer).toMatch(/no rollouts/i);
   });
 

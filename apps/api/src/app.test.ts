@@ -187,17 +187,23 @@ describe("GET /openapi.json", () => {
       "ExecutionStatus",
       "GadgetHighlights",
       "MonitorNameVerdict",
+      "NormalAction",
       "Playbook",
       "PlaybookExecutionInput",
       "PlaybookExecutionResult",
       "PlaybookList",
       "PlaybookMatchInput",
       "PlaybookMatchResult",
+      "RuledOutChange",
       "StartedAlertExecution",
       "TriedTitle",
+      "UncheckedAction",
       "UnmatchedAlert",
       "ValidationError",
       "ValidationIssue",
+      "Verdict",
+      "VerdictCause",
+      "VerdictFinding",
     ]);
   });
 

@@ -13,6 +13,7 @@ import type {
 import { formatClock, formatPeriodBefore, formatRange, formatRatio, formatValue, formatValueOf } from "./human-format.js";
 import { limitName } from "./limit-name.js";
 import { truncate } from "./outcome-text.js";
+import { seriesName } from "./verdict.js";
 
 /** One action's entry in an execution result (the contract's ActionResult). */
 export interface ActionResultText {
@@ -366,10 +367,7 @@ function at(onset: Date | undefined, time: Date): string {
  * MAX_LABEL_CHARS, so that the value still fits in a short answer after a long label set.
  */
 function labelText(labels: Labels): string {
-  const text = Object.keys(labels)
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-    .map((name) => `${name}=${labels[name] ?? ""}`)
-    .join(", ");
+  const text = seriesName(labels);
   if (text === "") return "{}";
   return text.length > MAX_LABEL_CHARS ? `${text.slice(0, MAX_LABEL_CHARS - 1)}…` : text;
 }

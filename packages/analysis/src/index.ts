@@ -6,3 +6,4 @@ export { actionResultOf, shortAnswer, type ActionResultText } from "./evidence-t
 export * from "./ranking.js";
 export * from "./summarize.js";
 export * from "./log-analysis.js";
+export { judgeExecution, type Judgement } from "./verdict.js";

@@ -69,7 +69,7 @@ describe("rankFindings", () => {
     expect(ranking.likelyCause?.leadMs).toBe(4 * 60_000);
     expect(ranking.changes.map(({ evidence, verdict }) => [evidence.action, verdict])).toEqual([
       ["old", "long-before"],
-      ["recent", "earlier"],
+      ["recent", "before-likely-cause"],
       ["after", "after-first-symptom"],
     ]);
   });
@@ -97,7 +97,17 @@ describe("rankFindings", () => {
   it("keeps playbook order between changes at the same time", () => {
     const ranking = rankFindings([metric("latency", 4, "14:05"), change("first", "14:01"), change("second", "14:01")], { time });
     expect(ranking.likelyCause?.finding.evidence.action).toBe("first");
+    expect(ranking.likelyCause?.rival).toBeUndefined();
     expect(titles(ranking.changes)).toEqual(["second"]);
+  });
+
+  it("names a rival: a change of another subject within 2 min of the likely cause, not one further before", () => {
+    const cart: Finding<ChangeEvidence> = { gadget: "Changes", evidence: { ...change("cart", "14:00").evidence, subject: "cart" } };
+    const ranking = rankFindings([metric("latency", 4, "14:05"), cart, change("checkout", "14:01")], { time });
+    expect(ranking.likelyCause?.finding.evidence.action).toBe("checkout");
+    expect(ranking.likelyCause?.rival?.evidence.action).toBe("cart");
+    const further = { ...cart, evidence: { ...cart.evidence, at: at("13:58") } };
+    expect(rankFindings([metric("latency", 4, "14:05"), further, change("checkout", "14:01")], { time }).likelyCause?.rival).toBeUndefined();
   });
   it("sorts every other finding by its role, in playbook order", () => {
     const findings: Finding[] = (
@@ -207,6 +217,17 @@ describe("rankFindings on incidents", () => {
     expect(titles(ranking.first?.symptoms ?? [])).toEqual(["Restarted pods in shop"]);
     // Without the OOM kill, the crash loop comes first: it is the likely cause of the errors after it.
     expect(cause(rankFindings([metric("error ratio", 5, "14:03"), crashLoop], { time }))).toEqual(["symptom", "Events in shop"]);
+  });
+
+  it("two symptoms of a cause's kind from different actions within 2 min: the strongest, and the other as its rival", () => {
+    const probe = fallen("payments probe", "14:01");
+    const oom = event("Pod restarts", "OOMKilled", "14:02");
+    const ranking = rankFindings([metric("error ratio", 9, "14:03"), oom, probe], { time });
+    expect(cause(ranking)).toEqual(["symptom", "payments probe"]);
+    expect(ranking.likelyCause?.rival?.evidence.action).toBe("Pod restarts");
+    // The same action's second finding is one story, not a rival.
+    const again = event("Pod restarts", "OOMKilled", "14:01");
+    expect(rankFindings([metric("error ratio", 9, "14:03"), again, oom], { time }).likelyCause?.rival).toBeUndefined();
   });
 
   it("an upstream dependency outage: its probe failing as the errors begin", () => {

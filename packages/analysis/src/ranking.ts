@@ -1,3 +1,4 @@
+import type { RuledOutChange } from "@pes/contracts";
 import type {
   ChangeEvidence,
   Evidence,
@@ -33,10 +34,24 @@ export const CAUSE_LOOKBACK_MS = 30 * 60_000;
 export const CHANGE_EFFECT_MS = 10 * 60_000;
 
 /**
- * Kubernetes reasons that say a container or pod was taken down by its resources or kept failing:
- * when one comes first, it is a cause candidate rather than a consequence.
+ * How close two cause candidates may be (changes by when they happened, symptoms by when they began) and
+ * still not be told apart: within it, which came first says little (rollouts take minutes, metrics are
+ * dated to their scrape step), so both are named and neither is the cause alone.
  */
-const CAUSE_EVENT_REASONS: ReadonlySet<string> = new Set(["OOMKilled", "CrashLoopBackOff", "Evicted", "NodeNotReady", "SystemOOM", "FailedScheduling"]);
+export const RIVAL_MS = 2 * 60_000;
+
+/**
+ * Kubernetes reasons that say a container or pod was taken down by its resources or kept failing, with
+ * the kind of cause each is: when one comes first, it is a cause candidate rather than a consequence.
+ */
+const CAUSE_EVENT_KINDS: ReadonlyMap<string, "oom" | "crash-loop" | "eviction" | "node-not-ready" | "unschedulable"> = new Map([
+  ["OOMKilled", "oom"],
+  ["SystemOOM", "oom"],
+  ["CrashLoopBackOff", "crash-loop"],
+  ["Evicted", "eviction"],
+  ["NodeNotReady", "node-not-ready"],
+  ["FailedScheduling", "unschedulable"],
+] as const);
 
 /**
  * What a piece of evidence is for the bottom line: a `symptom` (abnormal, firing, a warning), a `change`
@@ -64,14 +79,19 @@ export type LikelyCause = ({ basis: "change"; finding: Finding<ChangeEvidence> }
   leadMs: number;
   /** The symptoms of the incident that followed it, strongest first; never empty. */
   followers: Array<Finding<SymptomEvidence>>;
+  /**
+   * Another candidate as likely by the same rule, within RIVAL_MS of it: a change of another subject, or
+   * a symptom of a cause's kind found by another action. Absent when the rule names one alone.
+   */
+  rival?: Finding<ChangeEvidence> | Finding<SymptomEvidence>;
 };
 
 /**
  * Why a change is not the likely cause: the cause is a later change still before the first symptom
- * (`earlier`), it came after the first symptom (`after-first-symptom`), too long before it
- * (`long-before`), or nothing abnormal was found at all (`no-symptom`).
+ * (`before-likely-cause`), it came after the first symptom (`after-first-symptom`), too long before it
+ * (`long-before`), or nothing abnormal was found at all (`no-symptom`). The verdict's words for it.
  */
-export type ChangeVerdict = "earlier" | "after-first-symptom" | "long-before" | "no-symptom";
+export type ChangeVerdict = RuledOutChange["why"];
 
 export interface RankedChange extends Finding<ChangeEvidence> {
   verdict: ChangeVerdict;
@@ -92,7 +112,11 @@ export interface Ranking {
   first?: { at: Date; symptoms: Array<Finding<SymptomEvidence>> };
   /** Only when there are symptoms, and rule 3 or 4 of rankFindings names one. */
   likelyCause?: LikelyCause;
-  /** The changes that are not the likely cause, earliest first, each with why not; ties keep playbook order. */
+  /**
+   * The changes that are not the likely cause, earliest first, each with why not; ties keep playbook
+   * order. A change that is the likely cause's rival is here too (`before-likely-cause`), though not
+   * ruled out (ruledOutChanges).
+   */
   changes: RankedChange[];
   /** Compared with their baseline and within normal variation, or nothing found, in playbook order. */
   normal: Array<Finding<MetricEvidence | LogPatternEvidence | NoneEvidence>>;
@@ -144,6 +168,8 @@ export function roleOf(evidence: Evidence): Role {
  *    anything else) is the likely cause, when other symptoms began with it or after it; of several at the
  *    same time, the strongest. A first symptom of another kind (an error ratio, a latency) is named as
  *    the place to look, not as the cause.
+ * 5. Another candidate within RIVAL_MS of the likely cause (a change of another subject by rule 3, a
+ *    symptom of a cause's kind found by another action by rule 4) is its rival: both are as likely.
  *
  * Deterministic: ties keep playbook order (the order of `findings`).
  */
@@ -215,7 +241,17 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
   const latest = Math.max(...inRange.map((change) => change.evidence.at.getTime()));
   const cause = inRange.find((change) => change.evidence.at.getTime() === latest);
   if (cause !== undefined) {
-    ranking.likelyCause = { basis: "change", finding: cause, leadMs: reference - cause.evidence.at.getTime(), followers: incident };
+    // A change of another subject close to it is as likely: the rule cannot prefer the later one.
+    const rival = inRange.find(
+      (change) => change !== cause && latest - change.evidence.at.getTime() <= RIVAL_MS && change.evidence.subject !== cause.evidence.subject,
+    );
+    ranking.likelyCause = {
+      basis: "change",
+      finding: cause,
+      leadMs: reference - cause.evidence.at.getTime(),
+      followers: incident,
+      ...(rival === undefined ? {} : { rival }),
+    };
   } else {
     ranking.likelyCause = symptomCause(incident, onsetOf);
   }
@@ -223,7 +259,7 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
     .filter((change) => change !== cause)
     .map((change) => {
       const leadMs = reference - change.evidence.at.getTime();
-      const verdict: ChangeVerdict = leadMs < 0 ? "after-first-symptom" : leadMs > changeEffect ? "long-before" : "earlier";
+      const verdict: ChangeVerdict = leadMs < 0 ? "after-first-symptom" : leadMs > changeEffect ? "long-before" : "before-likely-cause";
       return { ...change, verdict, leadMs };
     });
   return ranking;
@@ -244,7 +280,11 @@ function symptomCause(incident: ReadonlyArray<Finding<SymptomEvidence>>, onsetOf
   const followers = incident.filter((symptom) => symptom !== candidate && onsetOf(symptom) >= earliest);
   const next = Math.min(...followers.map(onsetOf));
   if (!Number.isFinite(next)) return undefined;
-  return { basis: "symptom", finding: candidate, leadMs: next - earliest, followers };
+  // Another action's candidate that began close to it is as likely: what came first by a scrape step says little.
+  const rival = candidates.find(
+    (symptom) => symptom.evidence.action !== candidate.evidence.action && onsetOf(symptom) - earliest <= RIVAL_MS,
+  );
+  return { basis: "symptom", finding: candidate, leadMs: next - earliest, followers, ...(rival === undefined ? {} : { rival }) };
 }
 
 /**
@@ -255,15 +295,21 @@ function symptomCause(incident: ReadonlyArray<Finding<SymptomEvidence>>, onsetOf
  * say where it came from.
  */
 export function isCauseKind(evidence: SymptomEvidence): boolean {
+  return causeKindOf(evidence) !== undefined;
+}
+
+/** The kind of cause a symptom is (see isCauseKind), in the verdict's words; undefined for one of no cause's kind. */
+export function causeKindOf(evidence: SymptomEvidence): "saturation" | "outage" | "oom" | "crash-loop" | "eviction" | "node-not-ready" | "unschedulable" | "alert" | undefined {
   switch (evidence.kind) {
     case "metric":
-      return evidence.saturation !== undefined || (evidence.value === 0 && evidence.baseline > 0);
+      if (evidence.saturation !== undefined) return "saturation";
+      return evidence.value === 0 && evidence.baseline > 0 ? "outage" : undefined;
     case "event":
-      return CAUSE_EVENT_REASONS.has(evidence.reason) || isCrashLoopEvent(evidence);
+      return CAUSE_EVENT_KINDS.get(evidence.reason) ?? (isCrashLoopEvent(evidence) ? "crash-loop" : undefined);
     case "alert":
-      return true;
+      return "alert";
     case "log-pattern":
-      return false;
+      return undefined;
   }
 }
 

@@ -160,6 +160,19 @@ describe("summarizeExecution", () => {
     );
   });
 
+  it("names both candidates when two are too close to tell apart, and lists neither under Changes", () => {
+    const cart = finding({ ...deployChange, subject: "cart", detail: "v9", at: at("14:00") }, "Changes");
+    expect(summarizeExecution({ ...base, attributes: {}, findings: [errors, cart, deployed] })).toBe(
+      "Around 2026-11-21 14:05 UTC: two likely causes, too close to tell apart: deploy of checkout to v1.2.3 at 14:01 UTC (Last deploy) and deploy of cart to v9 at 14:00 UTC (Last deploy), 2 min before the first symptom (error rate rose 3× since 14:03 UTC).",
+    );
+    const probe = finding(metric("payments probe", { value: 0, baseline: 1, onset: at("14:01") }), "Payments");
+    const oom = finding({ kind: "event", action: "Pod events", subject: "pod/checkout-1", reason: "OOMKilled", warning: true, onset: at("14:02") }, "Pods");
+    expect(summarizeExecution({ ...base, attributes: {}, findings: [errors, oom, probe] })).toBe(
+      "Around 2026-11-21 14:05 UTC: two likely causes, too close to tell apart: payments probe down to zero from its level in the hour before (Payments), since 14:01 UTC and Pod events: OOMKilled on pod/checkout-1 (Pods), at 14:02 UTC. " +
+        "Also abnormal: error rate 3× its level in the hour before (Errors), since 14:03 UTC.",
+    );
+  });
+
   it("rounds leads to what a person reads: whole seconds, whole minutes", () => {
     const seconds = (clock: string, offset: number) => new Date(at(clock).getTime() + offset);
     const probe = finding(metric("payments probe", { value: 0, baseline: 1, onset: at("14:01") }), "Payments");

@@ -1,8 +1,9 @@
-import type { ChangeEvidence, EventEvidence, FailedEvidence, NoDataEvidence, SkippedEvidence, SymptomEvidence } from "./evidence.js";
+import type { ChangeEvidence, EventEvidence, Evidence, FailedEvidence, NoDataEvidence, SkippedEvidence, SymptomEvidence } from "./evidence.js";
 import { describeChange, missingText, noDataWhen, normalEventsSummary, shortAnswer, symptomLevel, symptomMovement } from "./evidence-text.js";
 import { formatClock, formatElapsed } from "./human-format.js";
 import { truncate } from "./outcome-text.js";
 import { rankFindings, roleOf, type Finding, type LikelyCause, type RankedChange, type Ranking } from "./ranking.js";
+import { judgeExecution, ruledOutChanges, type Judgement } from "./verdict.js";
 
 export interface ExecutionSummaryInput {
   /** The issue time. */
@@ -51,34 +52,47 @@ export function summarizeGadget(findings: readonly Finding[], time: Date): strin
 }
 
 /**
- * The bottom line of an execution: the likely cause with the evidence behind it (rankFindings' rules),
- * the other symptoms, the changes that are not the cause and why not, what was checked and found normal,
- * answers (context, never a judgement), what found no data, what failed and what was not run. Every claim
- * names the action that supports it by its title. With nothing abnormal it says so and names no cause;
- * when nothing could be checked it says so, and why: no data is not "normal". Pure and deterministic.
+ * The bottom line of an execution's findings: judgeExecution, rendered by bottomLineOf. Pure and
+ * deterministic.
  */
 export function summarizeExecution(input: ExecutionSummaryInput): string {
-  const { time } = input;
-  const ranking = rankFindings(input.findings, { time, ...(input.lookbackMs === undefined ? {} : { lookbackMs: input.lookbackMs }) });
-  const { symptoms, background, likelyCause, changes, normal, answers, noData, failed, skipped } = ranking;
-  const scope = attributeText(input.attributes);
+  const judgement = judgeExecution(input.findings, { time: input.time, ...(input.lookbackMs === undefined ? {} : { lookbackMs: input.lookbackMs }) });
+  return bottomLineOf(judgement, input.attributes);
+}
+
+/**
+ * The bottom line of a judgement, in words: the likely cause with the evidence behind it (or the two
+ * its verdict cannot tell apart), the other symptoms, the changes ruled out and why, what was checked and
+ * found normal, answers (context, never a judgement), what found no data, what failed and what was not
+ * run. Every claim names the action that supports it by its title. With nothing abnormal it says so and
+ * names no cause; when nothing could be checked it says so, and why: no data is not "normal". What it
+ * concludes is the verdict's; the ranking gives the words for it.
+ */
+export function bottomLineOf(judgement: Judgement, attributes: Readonly<Record<string, string>>): string {
+  const { time, verdict, ranking } = judgement;
+  const { symptoms, background, changes, normal, answers, noData, failed, skipped } = ranking;
+  const likelyCause = verdict.conclusion === "no-cause" ? undefined : ranking.likelyCause;
+  const rival = verdict.conclusion === "ambiguous" ? likelyCause?.rival : undefined;
+  const ruledOut = ruledOutChanges(ranking);
+  const scope = attributeText(attributes);
   const opening = `Around ${formatClock(time)}${scope === "" ? "" : ` for ${scope}`}`;
   const level = (finding: Finding<SymptomEvidence>) => symptomLevel(finding.evidence, finding.gadget, time);
   const sentences: string[] = [];
   /** The symptoms already named, so that no list repeats them. */
-  const told = new Set<Finding>();
+  const told = new Set<Evidence>();
 
   let noDataTold = false;
   const [strongest] = symptoms;
   if (likelyCause !== undefined) {
-    sentences.push(causeSentence(ranking, likelyCause, opening, time));
+    sentences.push(causeSentence(ranking, likelyCause, rival, opening, time));
     const earlier = firstBeforeCause(ranking, likelyCause, time);
     if (earlier !== undefined) sentences.push(earlier);
-    told.add(likelyCause.finding);
-    if (likelyCause.basis === "change") for (const finding of ranking.first?.symptoms ?? []) told.add(finding);
+    told.add(likelyCause.finding.evidence);
+    if (rival !== undefined) told.add(rival.evidence);
+    if (likelyCause.basis === "change") for (const finding of ranking.first?.symptoms ?? []) told.add(finding.evidence);
   } else if (strongest !== undefined) {
     sentences.push(`${opening}: ${level(strongest)}.`);
-    told.add(strongest);
+    told.add(strongest.evidence);
   } else if (background.length > 0) {
     sentences.push(`${opening}: nothing abnormal began near the issue time.`);
   } else if (normal.length > 0) {
@@ -92,16 +106,16 @@ export function summarizeExecution(input: ExecutionSummaryInput): string {
   } else {
     sentences.push(`${opening}: nothing could be checked.`);
   }
-  const others = symptoms.filter((finding) => !told.has(finding));
-  const symptomTold = [...told].some((finding) => roleOf(finding.evidence) === "symptom");
+  const others = symptoms.filter((finding) => !told.has(finding.evidence));
+  const symptomTold = symptoms.some((finding) => told.has(finding.evidence));
   if (others.length > 0) sentences.push(`${symptomTold ? "Also abnormal" : "Abnormal"}: ${others.map(level).join("; ")}.`);
   if (likelyCause === undefined) {
     const first = firstSymptom(ranking, time);
     if (first !== undefined) sentences.push(first);
   }
   if (background.length > 0) sentences.push(`Abnormal since before the incident (background, not counted as its symptoms): ${background.map(level).join("; ")}.`);
-  if (changes.length > 0) {
-    sentences.push(`${likelyCause?.basis === "change" ? "Other changes" : "Changes"}: ${changes.map((change) => changeWithVerdict(change, ranking, time)).join("; ")}.`);
+  if (ruledOut.length > 0) {
+    sentences.push(`${likelyCause?.basis === "change" ? "Other changes" : "Changes"}: ${ruledOut.map((change) => changeWithVerdict(change, ranking, time)).join("; ")}.`);
   }
   const measured = normal.filter((finding) => finding.evidence.kind !== "none");
   const notFound = normal.filter((finding) => finding.evidence.kind === "none");
@@ -117,23 +131,29 @@ export function summarizeExecution(input: ExecutionSummaryInput): string {
 /**
  * "…: likely cause: deploy of checkout to v1.2.3 at 14:01 UTC (Last deploy), 4 min before the first symptom
  * (p99 latency rose 4.1× since 14:05 UTC)." or "…: likely cause: DB connections 3× its level in the hour
- * before (Database), since 13:50 UTC, 13 min before the next symptom."
+ * before (Database), since 13:50 UTC, 13 min before the next symptom."; with a rival, "…: two likely
+ * causes, too close to tell apart: … and …", then the same.
  */
-function causeSentence(ranking: Ranking, likelyCause: LikelyCause, opening: string, time: Date): string {
+function causeSentence(ranking: Ranking, likelyCause: LikelyCause, rival: LikelyCause["rival"], opening: string, time: Date): string {
   const lead = likelyCause.leadMs === 0 ? undefined : formatElapsed(likelyCause.leadMs);
+  const claimOf = ({ evidence, gadget }: Finding<ChangeEvidence> | Finding<SymptomEvidence>) =>
+    evidence.kind === "change" ? changeClaim(evidence, time) : symptomLevel(evidence, gadget, time);
+  const named = `${opening}: ${rival === undefined ? "likely cause" : "two likely causes, too close to tell apart"}: ${claimOf(likelyCause.finding)}${
+    rival === undefined ? "" : ` and ${claimOf(rival)}`
+  }`;
   if (likelyCause.basis === "symptom") {
-    const { evidence, gadget } = likelyCause.finding;
-    return `${opening}: likely cause: ${symptomLevel(evidence, gadget, time)}, ${lead === undefined ? "as other symptoms began" : `${lead} before the next symptom`}.`;
+    // A rival symptom may be what began next: the lead then says nothing of what followed them both.
+    if (rival !== undefined) return `${named}.`;
+    return `${named}, ${lead === undefined ? "as other symptoms began" : `${lead} before the next symptom`}.`;
   }
-  const change = changeClaim(likelyCause.finding.evidence, time);
   const { first } = ranking;
   if (first === undefined) {
     // No symptom is dated: the issue time is all there is to compare the change with.
-    return `${opening}: likely cause: ${change}, ${lead === undefined ? "at the issue time" : `${lead} before the issue`}.`;
+    return `${named}, ${lead === undefined ? "at the issue time" : `${lead} before the issue`}.`;
   }
   const which = first.symptoms.length === 1 ? "the first symptom" : "the first symptoms";
   const when = lead === undefined ? `as ${which} began` : `${lead} before ${which}`;
-  return `${opening}: likely cause: ${change}, ${when} (${listOf(first.symptoms.map((finding) => symptomMovement(finding.evidence, time)))}).`;
+  return `${named}, ${when} (${listOf(first.symptoms.map((finding) => symptomMovement(finding.evidence, time)))}).`;
 }
 
 /**
@@ -161,7 +181,7 @@ function changeWithVerdict(change: RankedChange, ranking: Ranking, time: Date): 
   switch (change.verdict) {
     case "no-symptom":
       return `${claim}, followed by nothing abnormal`;
-    case "earlier":
+    case "before-likely-cause":
       return `${claim}, before the likely cause`;
     case "after-first-symptom":
       return `${claim}, ${lead} after ${first}: not the cause`;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { Verdict } from "./execution-verdict.js";
 
 export const GadgetHighlights = z
   .object({
@@ -50,6 +51,8 @@ export const PlaybookExecutionResult = z
   .object({
     error: z.string().optional(),
     highlights: z.string().optional(),
+    // Optional, as every field of the spec's result: a client that knows only the spec ignores it.
+    verdict: Verdict.optional(),
     gadgetsHighlights: z.array(GadgetHighlights).optional(),
     enrichmentLink: z.string().optional(),
     actionableMitigations: z.array(ActionableMitigation).optional(),

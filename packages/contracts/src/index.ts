@@ -3,6 +3,7 @@ export * from "./errors.js";
 export * from "./execution-input.js";
 export * from "./execution-job.js";
 export * from "./execution-result.js";
+export * from "./execution-verdict.js";
 export * from "./execution-status.js";
 export * from "./issue-time.js";
 export * from "./batch-status.js";

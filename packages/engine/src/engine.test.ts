@@ -207,6 +207,18 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
         "(p99 latency rose 3.9× since 14:05 UTC and error ratio rose 3× since 14:05 UTC). " +
         "Within usual range: request rate.",
     );
+    expect(result.verdict).toEqual({
+      conclusion: "cause",
+      cause: { kind: "deploy", subject: "checkout", detail: "v1.2.3", action: "Last deploy of checkout", onset: "2026-11-20T14:01:00.000Z", confidence: "high" },
+      symptoms: [
+        { kind: "rise", action: "p99 latency", onset: "2026-11-20T14:05:00.000Z" },
+        { kind: "rise", action: "error ratio", onset: "2026-11-20T14:05:00.000Z" },
+      ],
+      background: [],
+      ruledOut: [],
+      normal: [{ action: "request rate", found: "within-usual-range" }],
+      unchecked: [],
+    });
     expect(result.actionableMitigations).toEqual([
       { toolName: "rollback", url: "https://deploy.example.com/rollback/checkout" },
       { toolName: "pager", customName: "Page the owners of checkout" },
@@ -223,6 +235,10 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
         "All of them started together at 14:05 UTC. " +
         "Changes: deploy of checkout to v1.2.3 at 14:30 UTC (Last deploy of checkout), 25 min after the first symptoms: not the cause. Within usual range: request rate.",
     );
+    expect(result.verdict?.conclusion).toBe("no-cause");
+    expect(result.verdict?.ruledOut.map(({ kind, subject, why, leadMs }) => ({ kind, subject, why, leadMs }))).toEqual([
+      { kind: "deploy", subject: "checkout", why: "after-first-symptom", leadMs: -25 * 60_000 },
+    ]);
     // The deploy is not the cause: no roll back.
     expect(result.actionableMitigations?.map((mitigation) => mitigation.toolName)).toEqual(["pager", "grafana"]);
   });
@@ -243,6 +259,8 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
       "Around 2026-11-20 14:08 UTC for service=search: nothing abnormal found. Changes: deploy of search to v9 at 14:01 UTC (Last deploy of search), followed by nothing abnormal. " +
         "Within usual range: p99 latency, error ratio, request rate.",
     );
+    expect(result.verdict).toMatchObject({ conclusion: "no-cause", symptoms: [], ruledOut: [{ kind: "deploy", subject: "search", why: "no-symptom" }] });
+    expect(result.verdict?.normal.map(({ action }) => action)).toEqual(["p99 latency", "error ratio", "request rate"]);
     // Healthy, though a deploy came before: nothing to roll back, nobody to page.
     expect(result.actionableMitigations).toEqual([{ toolName: "grafana", url: "https://grafana.example/d/x?var-service=search" }]);
   });
@@ -261,6 +279,8 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
       const result = await engineWith(catalog, { languageModel: { baseUrl: model.url, model: "small", timeoutMs: 5_000 } }).execute(job("Checkout latency"));
       expect(result.highlights).toBe(summary);
       expect(result.analysis).toMatchObject({ by: "language-model", model: "small", promptTokens: 900, completionTokens: 40 });
+      // The model rewords; the verdict stays the rules' own.
+      expect(result.verdict?.cause).toMatchObject({ kind: "deploy", action: "Last deploy of checkout" });
       const { highlights: _model, analysis: _analysis, ...rest } = result;
       const { highlights: _deterministic, ...plainRest } = plain;
       expect(rest).toEqual(plainRest);
@@ -283,6 +303,7 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
     });
     expect(result.gadgetsHighlights?.[2]?.highlights).toBe("1 of 1 action failed: Last deploy of checkout: timed out after 300 ms.");
     expect(result.highlights).toContain("Could not check: Last deploy of checkout (timed out after 300 ms).");
+    expect(result.verdict?.unchecked).toEqual([{ action: "Last deploy of checkout", reason: "failed", error: "timed out after 300 ms" }]);
     expect(result.actionResults?.[0]?.shortAnswer).toMatch(/since 14:05 UTC$/);
   });
 });

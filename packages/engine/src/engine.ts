@@ -1,11 +1,11 @@
 import { context } from "@opentelemetry/api";
 import {
   actionResultOf,
+  bottomLineOf,
   formatDuration,
-  rankFindings,
+  judgeExecution,
   roleOf,
   shortAnswer,
-  summarizeExecution,
   summarizeGadget,
   type Evidence,
   type Finding,
@@ -91,9 +91,9 @@ export interface ActionReport {
 export interface Engine {
   /**
    * Runs a resolved job: every action of every gadget concurrently (bounded), each with its own deadline,
-   * then ranks their evidence and words the per-gadget and bottom-line summaries (`@pes/analysis`). A
-   * failing action is a finding, never a failed execution; `{ error }` only when the job names a playbook
-   * this worker does not know.
+   * then judges their evidence (the verdict) and words the per-gadget and bottom-line summaries
+   * (`@pes/analysis`). A failing action is a finding, never a failed execution; `{ error }` only when the
+   * job names a playbook this worker does not know.
    */
   execute(job: ExecutionJob, signal?: AbortSignal): Promise<PlaybookExecutionResult>;
   /** Closes the data sources' HTTP clients (their keep-alive connections). */
@@ -282,12 +282,14 @@ export function createEngine(deps: EngineDeps): Engine {
           time,
         ),
       }));
-      const ranking = rankFindings(findings, { time });
-      const deterministic = summarizeExecution({ time, attributes, findings });
+      // One judgement: the verdict in the result, the bottom line's words and the mitigations all read it.
+      const judgement = judgeExecution(findings, { time });
+      const deterministic = bottomLineOf(judgement, attributes);
       const summary =
         deps.languageModel === undefined
           ? undefined
-          : await summarizeWithLanguageModel(deps.languageModel, { time, attributes, findings, ranking, deterministic }, logger.child({ requestId: job.requestId }), signal);
+          : await summarizeWithLanguageModel(deps.languageModel, { attributes, findings, judgement, deterministic }, logger.child({ requestId: job.requestId }), signal);
+      // A model may reword the bottom line; the verdict stays the rules' own.
       const highlights = summary?.highlights ?? deterministic;
 
       // What each action answered, for an operator tracing one execution (LOG_LEVEL=debug). The answers
@@ -312,11 +314,18 @@ export function createEngine(deps: EngineDeps): Engine {
         "execution finished",
       );
       const actionableMitigations = renderMitigations(playbook.mitigations, attributes, {
-        ranking,
+        ranking: judgement.ranking,
         time,
         alertmanagerUrl: (name) => alertmanagerUiUrl(org.dataSources, name),
       });
-      return { highlights, gadgetsHighlights, actionableMitigations, actionResults, ...(summary === undefined ? {} : { analysis: summary.analysis }) };
+      return {
+        highlights,
+        verdict: judgement.verdict,
+        gadgetsHighlights,
+        actionableMitigations,
+        actionResults,
+        ...(summary === undefined ? {} : { analysis: summary.analysis }),
+      };
     },
   };
 }

@@ -1,5 +1,5 @@
 import { Writable } from "node:stream";
-import { rankFindings, summarizeExecution, type Evidence, type Finding } from "@pes/analysis";
+import { bottomLineOf, judgeExecution, type Evidence, type Finding } from "@pes/analysis";
 import { sendJson, startTestHttpServer, type TestHttpServer } from "@pes/local-services";
 import { createLogger } from "@pes/logger";
 import { afterEach, describe, expect, it } from "vitest";
@@ -64,11 +64,11 @@ describe("summarizeWithLanguageModel against a local chat-completions server", (
 
   async function run(findings: readonly Finding[], options: Partial<LanguageModelOptions> = {}) {
     const { logger, lines } = capturedLogger();
-    const ranking = rankFindings(findings, { time });
-    const deterministic = summarizeExecution({ time, attributes: { service: "checkout" }, findings });
+    const judgement = judgeExecution(findings, { time });
+    const deterministic = bottomLineOf(judgement, { service: "checkout" });
     const result = await summarizeWithLanguageModel(
       { baseUrl: `${server?.url ?? "http://127.0.0.1:9"}/v1/`, model: "small", apiKey: KEY, timeoutMs: 5_000, ...options },
-      { time, attributes: { service: "checkout" }, findings, ranking, deterministic },
+      { attributes: { service: "checkout" }, findings, judgement, deterministic },
       logger,
     );
     return { result, deterministic, logs: lines.join("") };
@@ -91,6 +91,9 @@ describe("summarizeWithLanguageModel against a local chat-completions server", (
     const prompt: string = body.messages[1].content;
     expect(prompt).toContain("[Rollouts of checkout]");
     expect(prompt).toContain("Draft bottom line: Around 2026-11-20 14:08 UTC for service=checkout: likely cause: deploy of checkout to checkout:v1.42");
+    // The rules' decision, as data: the model words it, it does not make it.
+    const verdict = JSON.parse(/^Verdict: (.*)$/m.exec(prompt)?.[1] ?? "{}");
+    expect(verdict).toMatchObject({ conclusion: "cause", cause: { kind: "deploy", subject: "checkout", action: "Rollouts of checkout" } });
 
     const line = JSON.parse(logs.trim().split("\n").at(-1) ?? "{}");
     expect(line).toMatchObject({ msg: "language-model pass", model: "small", by: "language-model", promptTokens: 812, completionTokens: 64 });
@@ -113,6 +116,14 @@ describe("summarizeWithLanguageModel against a local chat-completions server", (
     const { result, deterministic } = await run(incident);
     expect(result.highlights).toBe(deterministic);
     expect(result.analysis).toMatchObject({ by: "deterministic", model: "small", promptTokens: 812, fallback: reason });
+  });
+
+  it("keeps the deterministic text when the answer cites an action that was not run", async () => {
+    const notRun = `${GOOD.summary} No pod restarted [Restarted pods].`;
+    server = await startTestHttpServer((_request, response) => sendJson(response, 200, completion(JSON.stringify({ summary: notRun, citations: [...GOOD.citations, "Restarted pods"] }))));
+    const { result, deterministic } = await run([...incident, ...findingsOf([{ kind: "skipped", action: "Restarted pods", missing: ["pod"] }])]);
+    expect(result.highlights).toBe(deterministic);
+    expect(result.analysis.fallback).toBe('the model cited an action that did not run: "Restarted pods"');
   });
 
   it("keeps the deterministic text when the answer is prose, or the model is slow, fails or cannot be reached", async () => {

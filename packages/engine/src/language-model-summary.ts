@@ -1,4 +1,4 @@
-import { shortAnswer, type Evidence, type Finding, type Ranking } from "@pes/analysis";
+import { shortAnswer, type Evidence, type Finding, type Judgement } from "@pes/analysis";
 import type { ExecutionAnalysis } from "@pes/contracts";
 import type { Logger } from "@pes/logger";
 
@@ -14,10 +14,10 @@ export interface LanguageModelOptions {
 }
 
 export interface LanguageModelInput {
-  time: Date;
   attributes: Readonly<Record<string, string>>;
   findings: readonly Finding[];
-  ranking: Ranking;
+  /** What the rules concluded: the model is told it and rewords it; the verdict in the result stays this one. */
+  judgement: Judgement;
   /** The deterministic bottom line: the model rewrites it, and it stands whenever the model's does not. */
   deterministic: string;
 }
@@ -39,16 +39,18 @@ const CITATION = /\[([^\][]+)\]/g;
 
 const SYSTEM_PROMPT = `You write the bottom line of an incident investigation for an on-call engineer.
 You get the findings of the investigation's actions (each with its action title) and a draft bottom line made
-by rules. Rewrite the draft as a short, plain summary (at most 6 sentences): the likely cause if the draft
-names one, the symptoms, what was checked and found normal. Do not name a cause the findings do not support,
-and never a cause when the draft names none. Every claim must cite the action it comes from by its exact
+by rules, with the rules' verdict as JSON. Rewrite the draft as a short, plain summary (at most 6 sentences):
+the likely cause if the verdict names one (both candidates when its conclusion is "ambiguous"), the symptoms,
+what was checked and found normal. Do not name another cause than the verdict's, and never a cause when its
+conclusion is "no-cause". Every claim must cite the action it comes from by its exact
 title in square brackets, e.g. "Errors rose 7x after the deploy [Rollouts of checkout]". Use only titles
 from the findings. Answer with one JSON object and nothing else: {"summary": "...", "citations": ["<title>", ...]}.`;
 
 /**
  * One optional pass of a language model over an execution's findings: it rewrites the deterministic
  * bottom line, and its text is used only when it checks out: JSON with a summary that cites, in square
- * brackets, only titles of actions that ran, and lists them as its citations. A model that is slow,
+ * brackets, only titles of actions that ran (not those skipped), and lists them as its citations. It
+ * rewrites words only: the verdict is the rules' and stays in the result whatever the model answers. A model that is slow,
  * fails, answers anything else or cites an unknown action leaves the deterministic text in place. With
  * nothing abnormal found, the model is not asked: the deterministic text is complete, and a model could
  * only add a cause that is not there. Token counts and latency are logged and returned (`analysis`).
@@ -60,8 +62,11 @@ export async function summarizeWithLanguageModel(
   signal?: AbortSignal,
 ): Promise<LanguageModelSummary> {
   const { model } = options;
-  if (input.ranking.symptoms.length === 0) return { highlights: input.deterministic, analysis: { by: "deterministic", model, fallback: "nothing abnormal found: the model was not asked" } };
-  const titles = new Set(input.findings.map(({ evidence }) => evidence.action));
+  if (input.judgement.verdict.symptoms.length === 0) {
+    return { highlights: input.deterministic, analysis: { by: "deterministic", model, fallback: "nothing abnormal found: the model was not asked" } };
+  }
+  // An action that was not run found nothing to cite.
+  const titles = new Set(input.findings.flatMap(({ evidence }) => (evidence.kind === "skipped" ? [] : [evidence.action])));
   const startedAt = performance.now();
   const outcome = await askModel(options, promptOf(input), signal);
   const latencyMs = Math.round(performance.now() - startedAt);
@@ -157,11 +162,11 @@ export function checkSummary(content: string, titles: ReadonlySet<string>): { ki
 }
 
 /**
- * The prompt: the issue, the draft, and the findings as lines `[title] (gadget) role: short answer`, the
- * likely cause and the symptoms first, cut to MAX_PROMPT_FINDINGS and MAX_PROMPT_CHARS.
+ * The prompt: the issue, the draft, the verdict, and the findings as lines `[title] (gadget) role: short
+ * answer`, the likely cause and the symptoms first, cut to MAX_PROMPT_FINDINGS and MAX_PROMPT_CHARS.
  */
 function promptOf(input: LanguageModelInput): string {
-  const { ranking, time } = input;
+  const { ranking, time, verdict } = input.judgement;
   // Rankings copy findings into new objects; the evidence is the same object.
   const first = new Set<Evidence>([...(ranking.likelyCause === undefined ? [] : [ranking.likelyCause.finding]), ...ranking.symptoms].map(({ evidence }) => evidence));
   const ordered = [...input.findings.filter(({ evidence }) => first.has(evidence)), ...input.findings.filter(({ evidence }) => !first.has(evidence))];
@@ -179,9 +184,16 @@ function promptOf(input: LanguageModelInput): string {
   return [
     `Issue time: ${time.toISOString()}${attributes === "" ? "" : `; attributes: ${attributes.slice(0, 500)}`}`,
     `Draft bottom line: ${input.deterministic.slice(0, 4_000)}`,
+    `Verdict: ${verdictLine(verdict)}`,
     `Findings (${lines.length} of ${input.findings.length}):`,
     ...lines,
   ].join("\n");
+}
+
+/** The verdict's decision for the prompt: its conclusion and candidates, without the lists the findings repeat. */
+function verdictLine(verdict: Judgement["verdict"]): string {
+  const { conclusion, cause, alternative } = verdict;
+  return JSON.stringify({ conclusion, ...(cause === undefined ? {} : { cause }), ...(alternative === undefined ? {} : { alternative }) }).slice(0, 2_000);
 }
 
 function isCount(value: unknown): value is number {

@@ -1,0 +1,116 @@
+import type { KnownVerdictKind, NormalAction, RuledOutChange, UncheckedAction, Verdict, VerdictCause, VerdictFinding } from "@pes/contracts";
+import type { ChangeEvidence, Labels, SymptomEvidence } from "./evidence.js";
+import { causeKindOf, rankFindings, type Finding, type LikelyCause, type RankedChange, type Ranking, type RankOptions } from "./ranking.js";
+
+/**
+ * What the analysis made of an execution's findings: the verdict (the decision, as data, for the result)
+ * and the ranking it was read from (the evidence behind each of its parts, for the words). The bottom
+ * line is rendered from it (bottomLineOf), so that the text and the data cannot disagree.
+ */
+export interface Judgement {
+  /** The issue time. */
+  time: Date;
+  verdict: Verdict;
+  ranking: Ranking;
+}
+
+/**
+ * Judges an execution's findings: rankFindings' rules, read as a verdict. The conclusion is `cause` when
+ * the rules name a likely cause, `ambiguous` when they name it with a rival as likely (RIVAL_MS), else
+ * `no-cause`. Pure and deterministic.
+ */
+export function judgeExecution(findings: readonly Finding[], options: RankOptions): Judgement {
+  const ranking = rankFindings(findings, options);
+  const { likelyCause } = ranking;
+  const verdict: Verdict = {
+    conclusion: likelyCause === undefined ? "no-cause" : likelyCause.rival === undefined ? "cause" : "ambiguous",
+    ...(likelyCause === undefined ? {} : { cause: { ...verdictFinding(likelyCause.finding.evidence), confidence: confidenceOf(ranking, likelyCause) } }),
+    ...(likelyCause?.rival === undefined ? {} : { alternative: { ...verdictFinding(likelyCause.rival.evidence), confidence: "low" } satisfies VerdictCause }),
+    symptoms: ranking.symptoms.map(({ evidence }) => verdictFinding(evidence)),
+    background: ranking.background.map(({ evidence }) => verdictFinding(evidence)),
+    ruledOut: ruledOutChanges(ranking).map(ruledOut),
+    normal: ranking.normal.map(({ evidence }): NormalAction => ({ action: evidence.action, found: evidence.kind === "none" ? "none" : "within-usual-range" })),
+    unchecked: [
+      ...ranking.noData.map(({ evidence }): UncheckedAction => ({ action: evidence.action, reason: "no-data", noData: evidence.reason })),
+      ...ranking.failed.map(({ evidence }): UncheckedAction => ({ action: evidence.action, reason: "failed", error: evidence.reason })),
+      ...ranking.skipped.map(({ evidence }): UncheckedAction => ({ action: evidence.action, reason: "not-run", missing: [...evidence.missing] })),
+    ],
+  };
+  return { time: options.time, verdict, ranking };
+}
+
+/** The changes the ranking rules out: all it lists but the likely cause's rival, which is not ruled out. */
+export function ruledOutChanges(ranking: Ranking): RankedChange[] {
+  const rival = ranking.likelyCause?.rival?.evidence;
+  return ranking.changes.filter((change) => change.evidence !== rival);
+}
+
+/**
+ * `high`: a change followed by dated symptoms, or a symptom of a cause's kind that began before the
+ * next; `medium`: a change compared with the issue time only, a cause's kind that began with other
+ * symptoms, an alert (a condition that held, not what made it hold); `low`: a rival is as likely.
+ */
+function confidenceOf(ranking: Ranking, cause: LikelyCause): VerdictCause["confidence"] {
+  if (cause.rival !== undefined) return "low";
+  if (cause.basis === "change") return ranking.first === undefined ? "medium" : "high";
+  if (cause.finding.evidence.kind === "alert") return "medium";
+  return cause.leadMs > 0 ? "high" : "medium";
+}
+
+function ruledOut(change: RankedChange): RuledOutChange {
+  return { ...verdictFinding(change.evidence), why: change.verdict, ...(change.leadMs === undefined ? {} : { leadMs: change.leadMs }) };
+}
+
+/** A change or a symptom as the verdict states it: its kind, what it is about, its action, when it began. */
+function verdictFinding(evidence: ChangeEvidence | SymptomEvidence): VerdictFinding {
+  const { subject, detail } = aboutOf(evidence);
+  const onset = evidence.kind === "change" ? evidence.at : evidence.onset;
+  return {
+    kind: kindOf(evidence),
+    ...(subject === undefined || subject === "" ? {} : { subject }),
+    ...(detail === undefined || detail === "" ? {} : { detail }),
+    action: evidence.action,
+    ...(onset === undefined ? {} : { onset: onset.toISOString() }),
+  };
+}
+
+function kindOf(evidence: ChangeEvidence | SymptomEvidence): KnownVerdictKind {
+  if (evidence.kind === "change") return evidence.change;
+  const cause = causeKindOf(evidence);
+  if (cause !== undefined) return cause;
+  switch (evidence.kind) {
+    case "metric":
+      if (evidence.flat === true) return "flat";
+      return evidence.value > evidence.baseline ? "rise" : "drop";
+    case "log-pattern":
+      return "log-pattern";
+    case "event":
+      return "warning-event";
+    case "alert":
+      return "alert";
+  }
+}
+
+/** What the evidence is about, as it names it, and the detail that tells it apart (see VerdictFinding). */
+function aboutOf(evidence: ChangeEvidence | SymptomEvidence): { subject?: string | undefined; detail?: string | undefined } {
+  switch (evidence.kind) {
+    case "change":
+      return { subject: evidence.subject, detail: evidence.detail };
+    case "metric":
+      return { subject: seriesName(evidence.labels), detail: evidence.saturation?.of };
+    case "log-pattern":
+      return { detail: evidence.pattern };
+    case "event":
+      return { subject: evidence.subject, detail: evidence.reason };
+    case "alert":
+      return { subject: evidence.subject, detail: evidence.name };
+  }
+}
+
+/** "db=orders-db, instance=db-1:9187": a series by its labels, sorted by name, as alerts name their subject. */
+export function seriesName(labels: Labels): string {
+  return Object.keys(labels)
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    .map((name) => `${name}=${labels[name] ?? ""}`)
+    .join(", ");
+}
