@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { freePort } from "@pes/local-services";
-import { EXECUTION_QUEUE } from "@pes/queue";
+import { EXECUTION_QUEUE } from "@pes/executions";
 import { Queue } from "bullmq";
 import { spawnChild, type ChildHandle } from "./child-processes.js";
 import { waitUntil } from "./wait-until.js";

@@ -1,6 +1,6 @@
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from "ioredis";
 import type { Logger } from "pino";
-import { parseRedisClusterUrl } from "./redis-url.js";
+import { describeRedisUrl, parseRedisClusterUrl } from "./redis-url.js";
 
 export { describeRedisUrl } from "./redis-url.js";
 
@@ -159,5 +159,39 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
         reject(error);
       },
     );
+  });
+}
+
+/**
+ * Resolves once the connection is ready (it retries meanwhile); rejects if it is closed first, or with
+ * RedisRefusedError when Redis refuses it for good.
+ */
+export function untilConnected(connection: RedisConnection, url: string): Promise<void> {
+  if (connection.status === "ready") return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const settle = (outcome: () => void) => {
+      connection.off("ready", onReady);
+      connection.off("end", onEnd);
+      connection.off("error", onError);
+      outcome();
+    };
+    const onReady = () => settle(resolve);
+    const onEnd = () => settle(() => reject(new Error("closed before Redis was reachable")));
+    const onError = (error: Error) => {
+      // Only the message: ioredis attaches the refused command, whose arguments hold the password.
+      if (!isRefusal(error)) return;
+      settle(() =>
+        reject(
+          new RedisRefusedError(
+            `Redis at ${describeRedisUrl(url)} refused the connection: ${error.message}\n` +
+              "Retrying cannot fix this: check the password, user and database number in the Redis URL.",
+          ),
+        ),
+      );
+    };
+    connection.on("ready", onReady);
+    connection.on("end", onEnd);
+    connection.on("error", onError);
+    if (connection.status === "wait") connection.connect().catch(() => {});
   });
 }

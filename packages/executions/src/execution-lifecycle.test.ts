@@ -5,11 +5,11 @@ import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services"
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { handleJob } from "@pes/jobs";
 import {
   createExecutionClient,
-  createJobWorker,
+  createExecutionWorker,
   EXECUTE_JOB,
-  handleJob,
   type ExecutionClient,
   type ExecutionClientOptions,
   type ExecutionOutcome,
@@ -62,7 +62,7 @@ async function client(options: Partial<ExecutionClientOptions> = {}): Promise<Ex
 }
 
 async function worker(execute: (job: ExecutionJob) => Promise<PlaybookExecutionResult>): Promise<void> {
-  const started = createJobWorker({
+  const started = createExecutionWorker({
     redisUrl: redis.url,
     prefix,
     logger,

@@ -1,19 +1,10 @@
 import { setMaxListeners } from "node:events";
-import { encodeReply, RequestRefusal } from "@pes/contracts";
 import { UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
 import type { Logger } from "pino";
 import type { CatalogEntry, JobCatalog } from "./job-catalog.js";
-import { defineLifecycleCommands, finishExecution } from "./execution-lifecycle.js";
 import { inJobSpan } from "./job-trace-context.js";
-import { keySpace } from "./queue-names.js";
-import {
-  closeConnection,
-  createWorkerConnection,
-  describeRedisUrl,
-  isRefusal,
-  RedisRefusedError,
-  type RedisConnection,
-} from "./redis-connections.js";
+import { keySpace } from "./key-space.js";
+import { closeConnection, createWorkerConnection, describeRedisUrl, untilConnected, type RedisConnection } from "./redis-connections.js";
 
 /** The worker side of the queues: runs the jobs of a catalog and replies to the callers that wait. */
 export interface JobWorker {
@@ -40,7 +31,7 @@ export type JobOutcome = "result" | "error" | "timeout" | "interrupted";
 
 export interface JobWorkerOptions {
   redisUrl: string;
-  /** QUEUE_PREFIX: of the queues, records, result keys and reply channels (see keySpace). */
+  /** QUEUE_PREFIX: of the queues (see keySpace). */
   prefix: string;
   logger: Logger;
   /** The jobs this worker runs, each with its handler (handleJob): one BullMQ worker per queue they name. */
@@ -56,6 +47,21 @@ export interface JobWorkerOptions {
    * handles), how it ended and how long it took. For metrics: it must be quick and must not throw.
    */
   onJobFinished?: (jobName: string, outcome: JobOutcome, seconds: number) => void;
+  /** How the callers of the catalog's awaited jobs are answered; required when the catalog has any. */
+  replies?: JobReplies;
+}
+
+/**
+ * How the callers of awaited jobs are answered, given by the package that owns what those jobs are
+ * (@pes/executions answers executions). The worker starts it before it takes jobs and closes it last.
+ */
+export interface JobReplies {
+  start(): Promise<void>;
+  isReady(): boolean;
+  /** Answers the caller of a job with the handler's value, or the error that ended it; the first answer wins. */
+  reply(job: { id: string; data: unknown }, result: object, status: "completed" | "failed"): Promise<void>;
+  /** Closes at once (`now`), or after what is under way. */
+  close(now?: boolean): Promise<void>;
 }
 
 /** BullMQ's defaults, stated: 30 s lock (renewed every 15 s), stalled check every 30 s. */
@@ -96,6 +102,10 @@ interface RunningJob {
  */
 export function createJobWorker(options: JobWorkerOptions): JobWorker {
   const keys = keySpace(options.prefix, options.redisUrl);
+  const { replies } = options;
+  if (replies === undefined && options.catalog.some((entry) => entry.awaitedAs !== undefined)) {
+    throw new Error("a catalog with awaited jobs needs the replies that answer their callers");
+  }
   const logger = options.logger.child({ component: "job-worker" });
   /** Catalog entries by queue, then by job name. */
   const queues = new Map<string, Map<string, CatalogEntry>>();
@@ -108,32 +118,15 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
   /** The jobs running now, so that close() can interrupt them: a signal per job rather than one for all. */
   const running = new Set<RunningJob>();
   let connection: RedisConnection | undefined;
-  /**
-   * Replies go over a connection of their own: BullMQ defines its scripts on the connection it is given,
-   * and every pipeline or command object on that connection carries them along (the benchmark profile
-   * showed that copying as a tenth of the worker's CPU).
-   */
-  let replies: RedisConnection | undefined;
   let workers: Worker<unknown, void>[] = [];
   /** Failure notices under way, so that close() lets them go out before it closes the connection. */
   const failureNotices = new Set<Promise<void>>();
   let closing = false;
 
-  /**
-   * Stores a job's reply in its execution's record and publishes it to every API instance waiting for it
-   * (its first caller's and its joiners'), in one round trip; the first reply wins (see FINISH). `result`
-   * is the handler's value, or `{ error }` when the job gave none (`failed`). Only a complete result
-   * serves identical requests for the reuse window: after an error they start afresh.
-   */
-  async function reply(jobId: string, caller: { orgId: string }, result: object, status: "completed" | "failed"): Promise<void> {
-    if (replies === undefined) throw new Error("worker not started");
-    const refused = result instanceof RequestRefusal;
-    // Encoded once, and stored before it is published so that a caller who misses the message finds it in the record.
-    await finishExecution(replies, keys, caller.orgId, jobId, {
-      reply: encodeReply(jobId, result),
-      status: refused ? "failed" : status,
-      reusable: status === "completed" && !refused && !carriesError(result),
-    });
+  /** Answers the caller of an awaited job (JobReplies.reply). */
+  async function reply(jobId: string, data: unknown, result: object, status: "completed" | "failed"): Promise<void> {
+    if (replies === undefined) throw new Error("no replies for an awaited job");
+    await replies.reply({ id: jobId, data }, result, status);
   }
 
   /**
@@ -144,10 +137,9 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
    */
   async function replyFailure(label: string, job: Job<unknown, void>, error: Error): Promise<void> {
     const jobId = job.id;
-    const caller = callerOf(job.data);
-    if (jobId === undefined || caller === undefined) return;
+    if (jobId === undefined) return;
     try {
-      await reply(jobId, caller, { error: `${capitalized(label)} failed: ${error.message}` }, "failed");
+      await reply(jobId, job.data, { error: `${capitalized(label)} failed: ${error.message}` }, "failed");
     } catch (replyError) {
       logger.warn({ jobId, err: errorMessage(replyError) }, "could not tell the caller its job failed; it learns at its deadline");
     }
@@ -186,10 +178,11 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
       // A caller waiting for it learns it from the 'failed' event (replyFailure).
       throw new UnrecoverableError(`malformed ${label} job: ${accepted.problems.join("; ")}`);
     }
-    const caller = entry.awaitedAs === undefined ? undefined : callerOf(job.data);
-    if (caller !== undefined && Date.now() > caller.deadline) {
+    const awaited = entry.awaitedAs !== undefined;
+    const deadline = awaited ? deadlineOf(job.data) : Infinity;
+    if (Date.now() > deadline) {
       logger.warn({ jobId, job: entry.name }, "job reached a worker after its deadline; not running it");
-      await reply(jobId, caller, { error: `${capitalized(label)} timed out: its deadline passed before a worker could start it` }, "failed");
+      await reply(jobId, job.data, { error: `${capitalized(label)} timed out: its deadline passed before a worker could start it` }, "failed");
       return "timeout";
     }
 
@@ -198,7 +191,6 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
     setMaxListeners(0, self.controller.signal);
     const timeoutMs = entry.options.attemptTimeoutMs;
     const timeoutAt = timeoutMs === undefined ? Infinity : Date.now() + timeoutMs;
-    const deadline = caller?.deadline ?? Infinity;
     // One timer per job, for whichever comes first.
     const stopAt = Math.min(timeoutAt, deadline);
     const timer =
@@ -226,9 +218,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
       case "deadline":
         // Its caller has stopped waiting: what came back is partial, and nobody would retry it in time.
         logger.warn({ jobId, job: entry.name }, "stopped at its caller's deadline");
-        if (caller !== undefined) {
-          await reply(jobId, caller, { error: `${capitalized(label)} timed out: its deadline passed while it ran` }, "failed");
-        }
+        if (awaited) await reply(jobId, job.data, { error: `${capitalized(label)} timed out: its deadline passed while it ran` }, "failed");
         return "timeout";
       case "timeout":
         throw new AttemptTimeoutError(`${label} attempt timed out after ${timeoutMs} ms`);
@@ -238,7 +228,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
           logger.warn({ jobId, job: entry.name, err: outcome.error }, "job handler threw");
           throw outcome.error;
         }
-        if (caller !== undefined) await reply(jobId, caller, outcome.value ?? {}, "completed");
+        if (awaited) await reply(jobId, job.data, outcome.value ?? {}, "completed");
         return carriesError(outcome.value) ? "error" : "result";
     }
   }
@@ -286,14 +276,12 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
     async start() {
       if (connection !== undefined) throw new Error("job worker already started");
       connection = createWorkerConnection(options.redisUrl, logger);
-      replies = createWorkerConnection(options.redisUrl, logger);
-      defineLifecycleCommands(replies);
       // Wait out a Redis that is not up yet (BullMQ itself gives up after one failed connect).
       try {
-        await Promise.all([untilReady(connection, options.redisUrl), untilReady(replies, options.redisUrl)]);
+        await Promise.all([untilConnected(connection, options.redisUrl), replies?.start()]);
       } catch (error) {
         connection.disconnect();
-        replies.disconnect();
+        await replies?.close(true);
         throw error;
       }
       const shared = connection;
@@ -310,18 +298,18 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
         !closing &&
         workers.length > 0 &&
         connection?.status === "ready" &&
-        replies?.status === "ready" &&
+        (replies === undefined || replies.isReady()) &&
         workers.every((worker) => worker.isRunning())
       );
     },
 
     async close(timeoutMs) {
       closing = true;
-      if (connection === undefined || replies === undefined) return;
+      if (connection === undefined) return;
       if (workers.length === 0) {
         // Still waiting for Redis in start(): nothing runs yet.
         connection.disconnect();
-        replies.disconnect();
+        await replies?.close(true);
         return;
       }
       const graceful = Promise.all(workers.map((worker) => worker.close()));
@@ -334,49 +322,16 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
           // Their locks expire and another worker's stalled checker re-runs them.
           logger.error("interrupted jobs did not stop in time; leaving them to the stalled checker");
           connection.disconnect();
-          replies.disconnect();
+          await replies?.close(true);
           return;
         }
       }
       await settlesWithin(Promise.all(failureNotices), MAX_INTERRUPT_GRACE_MS);
-      await Promise.all([closeConnection(connection), closeConnection(replies)]);
+      await Promise.all([closeConnection(connection), replies?.close()]);
     },
   };
 }
 
-/**
- * Resolves once the connection is ready (it retries meanwhile); rejects if it is closed first, or with
- * RedisRefusedError when Redis refuses it for good.
- */
-function untilReady(connection: RedisConnection, url: string): Promise<void> {
-  if (connection.status === "ready") return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const settle = (outcome: () => void) => {
-      connection.off("ready", onReady);
-      connection.off("end", onEnd);
-      connection.off("error", onError);
-      outcome();
-    };
-    const onReady = () => settle(resolve);
-    const onEnd = () => settle(() => reject(new Error("worker closed before Redis was reachable")));
-    const onError = (error: Error) => {
-      // Only the message: ioredis attaches the refused command, whose arguments hold the password.
-      if (!isRefusal(error)) return;
-      settle(() =>
-        reject(
-          new RedisRefusedError(
-            `Redis at ${describeRedisUrl(url)} refused the connection: ${error.message}\n` +
-              "Retrying cannot fix this: check the password, user and database number in the Redis URL.",
-          ),
-        ),
-      );
-    };
-    connection.on("ready", onReady);
-    connection.on("end", onEnd);
-    connection.on("error", onError);
-    if (connection.status === "wait") connection.connect().catch(() => {});
-  });
-}
 
 /** True when `promise` settles within `ms`. */
 function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
@@ -395,17 +350,11 @@ function errorMessage(error: unknown): string {
 }
 
 /**
- * Where and until when a caller waits (and for which organization), read from a payload without its
- * job's schema, so that even a malformed job's caller gets an answer. A deadline that cannot be read counts as now.
+ * Until when an awaited job's caller waits, read from its payload without its job's schema, so that even
+ * a malformed job's caller gets an answer at once. A deadline that cannot be read counts as now.
  */
-function callerOf(data: unknown): { deadline: number; orgId: string } | undefined {
-  if (typeof data !== "object" || data === null || !("replyTo" in data)) return undefined;
-  const { replyTo } = data;
-  if (typeof replyTo !== "string" || replyTo === "") return undefined;
-  const deadline = "deadline" in data && typeof data.deadline === "number" ? data.deadline : Date.now();
-  // Its organization: its execution's record is below the organization's keys.
-  const orgId = "orgId" in data && typeof data.orgId === "string" ? data.orgId : undefined;
-  return orgId === undefined ? undefined : { deadline, orgId };
+function deadlineOf(data: unknown): number {
+  return typeof data === "object" && data !== null && "deadline" in data && typeof data.deadline === "number" ? data.deadline : Date.now();
 }
 
 /** A reply that says the job failed: `{ error: "…" }`, as every failure is replied to a waiting caller. */

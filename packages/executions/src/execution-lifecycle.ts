@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import type { Result } from "ioredis";
 import { batchItemsKey, batchKey, batchLostCheckKey, executionKey, organizationPrefix } from "./execution-keys.js";
-import type { KeySpace } from "./queue-names.js";
-import type { RedisConnection } from "./redis-connections.js";
+import type { KeySpace } from "@pes/jobs";
+import type { RedisConnection } from "@pes/jobs";
 
 /**
  * Which line an execution waits in. Workers take `interactive` executions (a caller's own, synchronous or

@@ -7,12 +7,12 @@ import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { batchItemId } from "./batch-store.js";
+import { handleJob, keySpace } from "@pes/jobs";
 import {
   createExecutionClient,
-  createJobWorker,
+  createExecutionWorker,
   EXECUTE_JOB,
   EXECUTION_QUEUE,
-  handleJob,
   LimitExceededError,
   type BatchItem,
   type BatchView,
@@ -23,7 +23,6 @@ import {
 } from "./index.js";
 import { batchKey, executionKey } from "./execution-keys.js";
 import { defineLifecycleCommands, finishExecution } from "./execution-lifecycle.js";
-import { keySpace } from "./queue-names.js";
 
 let redis: RedisHandle;
 let prefix: string;
@@ -69,7 +68,7 @@ async function client(options: Partial<ExecutionClientOptions> = {}): Promise<Ex
 }
 
 async function worker(execute: (job: ExecutionJob) => Promise<PlaybookExecutionResult>, concurrency = 20): Promise<void> {
-  const started = createJobWorker({
+  const started = createExecutionWorker({
     redisUrl: redis.url,
     prefix,
     logger,

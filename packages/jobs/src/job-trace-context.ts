@@ -6,7 +6,7 @@ import { SpanAttributes } from "@pes/tracing";
  * trace of the request that enqueued it. With tracing off (no SDK registered) the tracer is the API's
  * no-op and the propagator injects nothing: jobs carry no `traceparent` and no span is recorded.
  */
-const tracer = trace.getTracer("@pes/queue");
+const tracer = trace.getTracer("@pes/jobs");
 
 /** The producer span of one job, and the trace context the job carries (none when tracing is off). */
 export interface EnqueueSpan {

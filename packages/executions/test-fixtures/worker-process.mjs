@@ -1,10 +1,11 @@
-// A worker process for the black-box tests: the real @pes/queue worker (built dist) with an execute job
+// A worker process for the black-box tests: the real execution worker (built dist) with an execute job
 // that announces itself with a file and finishes only once the test creates `<SIGNAL_DIR>/release`.
 // Env: REDIS_URL, QUEUE_PREFIX, SIGNAL_DIR, WORKER_LOCK_DURATION_MS, WORKER_STALLED_INTERVAL_MS,
 // SHUTDOWN_TIMEOUT_MS.
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createJobWorker, EXECUTE_JOB, handleJob } from "@pes/queue";
+import { createExecutionWorker, EXECUTE_JOB } from "@pes/executions";
+import { handleJob } from "@pes/jobs";
 import { pino } from "pino";
 
 const env = process.env;
@@ -24,7 +25,7 @@ function released(signal) {
   });
 }
 
-const worker = createJobWorker({
+const worker = createExecutionWorker({
   redisUrl: env.REDIS_URL,
   prefix: env.QUEUE_PREFIX,
   logger,

@@ -12,24 +12,21 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { pino, type Logger } from "pino";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { keySpace, handleJob, type JobWorker, type JobWorkerOptions } from "@pes/jobs";
 import {
   createExecutionClient,
-  createJobWorker,
+  createExecutionWorker,
   type ExecutionOutcome,
   EXECUTE_JOB,
   EXECUTE_MESSAGE_JOB,
   EXECUTION_QUEUE,
-  handleJob,
   QueueUnavailableError,
   type ExecutionClient,
   type ExecutionRequest,
-  type JobWorker,
   type MessageExecutionRequest,
-  type JobWorkerOptions,
 } from "./index.js";
 import { executionKey, executionWaitersKey } from "./execution-keys.js";
 import { beginExecutions, defineLifecycleCommands, finishExecution } from "./execution-lifecycle.js";
-import { keySpace } from "./queue-names.js";
 
 let redis: RedisHandle;
 let prefix: string;
@@ -92,20 +89,20 @@ async function startClient(options: { redisUrl?: string; instanceId?: string } =
 }
 
 /** The job runtime with a catalog of the execute job only, whose handler the test gives. */
-function createExecutionWorker(
+function executionWorker(
   options: Omit<JobWorkerOptions, "catalog"> & {
     execute: (job: ExecutionJob, signal: AbortSignal) => Promise<PlaybookExecutionResult>;
   },
 ): JobWorker {
   const { execute, ...rest } = options;
-  return createJobWorker({ ...rest, catalog: [handleJob(EXECUTE_JOB, (job, { signal }) => execute(job, signal))] });
+  return createExecutionWorker({ ...rest, catalog: [handleJob(EXECUTE_JOB, (job, { signal }) => execute(job, signal))] });
 }
 
 async function startWorker(
   execute: (job: ExecutionJob, signal: AbortSignal) => Promise<PlaybookExecutionResult>,
   options: { concurrency?: number } = {},
 ): Promise<JobWorker> {
-  const worker = createExecutionWorker({ redisUrl: redis.url, prefix, logger, concurrency: options.concurrency ?? 10, execute });
+  const worker = executionWorker({ redisUrl: redis.url, prefix, logger, concurrency: options.concurrency ?? 10, execute });
   closers.push(() => worker.close(5_000));
   await worker.start();
   return worker;
@@ -199,7 +196,7 @@ describe("execution queue", () => {
 
   it("sends message-link executions to their own queue and brings back a worker's refusal", async () => {
     const seen: string[] = [];
-    const worker = createJobWorker({
+    const worker = createExecutionWorker({
       redisUrl: redis.url,
       prefix,
       logger,
@@ -401,7 +398,7 @@ describe("execution queue", () => {
   it("closes a worker only after its active job finished", async () => {
     const release = deferred();
     const started = deferred();
-    const worker = createExecutionWorker({
+    const worker = executionWorker({
       redisUrl: redis.url,
       prefix,
       logger,
@@ -428,7 +425,7 @@ describe("execution queue", () => {
   it("at the shutdown deadline interrupts the active job and hands it to another worker", async () => {
     const firstStarted = deferred();
     let firstSawAbort = false;
-    const first = createExecutionWorker({
+    const first = executionWorker({
       redisUrl: redis.url,
       prefix,
       logger,
@@ -493,7 +490,7 @@ describe("execution queue", () => {
     closers.push(() => durable.stop());
     const release = deferred();
     const started = deferred();
-    const worker = createExecutionWorker({
+    const worker = executionWorker({
       redisUrl: durable.url,
       prefix,
       logger,
@@ -520,19 +517,19 @@ describe("execution queue", () => {
     const doomed = await startRedis({ spawn: true });
     const url = doomed.url;
     await doomed.stop();
-    const worker = createExecutionWorker({ redisUrl: url, prefix, logger, concurrency: 1, execute: async () => ({}) });
+    const worker = executionWorker({ redisUrl: url, prefix, logger, concurrency: 1, execute: async () => ({}) });
 
     const starting = worker.start();
     await worker.close(1_000);
 
-    await expect(starting).rejects.toThrow("worker closed before Redis was reachable");
+    await expect(starting).rejects.toThrow("closed before Redis was reachable");
   });
 
   it("answers with an explicit error, not a hang, when Redis dies while a caller waits", async () => {
     const doomed = await startRedis({ spawn: true });
     closers.push(() => doomed.stop());
     const started = deferred();
-    const worker = createExecutionWorker({
+    const worker = executionWorker({
       redisUrl: doomed.url,
       prefix,
       logger,

@@ -13,7 +13,7 @@ import {
 import { Queue } from "bullmq";
 import { Cluster } from "ioredis";
 import type { Logger } from "pino";
-import { EXECUTE_JOB, EXECUTE_MESSAGE_JOB, jobToAdd } from "./job-declarations.js";
+import { EXECUTE_JOB, EXECUTE_MESSAGE_JOB } from "./execution-jobs.js";
 import { executionFingerprint } from "./execution-fingerprint.js";
 import {
   beginExecutions,
@@ -28,17 +28,19 @@ import {
 } from "./execution-lifecycle.js";
 import { createBatchStore, type Batches } from "./batch-store.js";
 import { createIdempotencyKeys, type IdempotencyKeys } from "./idempotency-keys.js";
-import { startEnqueueSpan } from "./job-trace-context.js";
-import { keySpace, replyChannel } from "./queue-names.js";
+import { replyChannel } from "./execution-keys.js";
 import {
   CONNECT_TIMEOUT_MS,
   closeConnection,
   createProducerConnection,
   createSubscriberConnection,
   describeRedisUrl,
+  jobToAdd,
+  keySpace,
+  startEnqueueSpan,
   withTimeout,
   type RedisConnection,
-} from "./redis-connections.js";
+} from "@pes/jobs";
 
 /** What the API enqueues; the client adds the wire version, where to reply and until when anybody waits. */
 export type ExecutionRequest = Omit<ExecutionJob, "v" | "replyTo" | "deadline" | "traceparent">;

@@ -1,5 +1,4 @@
-import type { WaitingCaller } from "@pes/contracts";
-import type { AwaitedJobDeclaration, JobDeclaration, JobOptions } from "./job-declarations.js";
+import type { AwaitedJobDeclaration, AwaitedPayload, JobDeclaration, JobOptions } from "./job-declarations.js";
 
 /** What a handler gets besides its payload. */
 export interface JobContext {
@@ -31,7 +30,7 @@ export type JobCatalog = readonly CatalogEntry[];
  * Pairs a declaration with its handler, for a worker's catalog. A handler is short: it calls plain
  * functions. For a job a caller waits for, its value is the reply.
  */
-export function handleJob<Payload extends WaitingCaller, Reply extends object>(
+export function handleJob<Payload extends AwaitedPayload, Reply extends object>(
   declaration: AwaitedJobDeclaration<Payload, Reply>,
   handler: (payload: Payload, context: JobContext) => Promise<Reply>,
 ): CatalogEntry;

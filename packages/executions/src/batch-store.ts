@@ -12,8 +12,8 @@ import {
   type StoredBatch,
   type StoredRecord,
 } from "./execution-lifecycle.js";
-import type { KeySpace } from "./queue-names.js";
-import type { RedisConnection } from "./redis-connections.js";
+import type { KeySpace } from "@pes/jobs";
+import type { RedisConnection } from "@pes/jobs";
 
 /** One input of a batch: a request to execute, or the `{ error }` it gets at once (an invalid input). */
 export type BatchItem = { request: ExecutionRequest | MessageExecutionRequest } | { invalid: JsonText };

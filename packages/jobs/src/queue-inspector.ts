@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { Queue } from "bullmq";
 import type { Logger } from "pino";
-import { EXECUTION_QUEUE, keySpace } from "./queue-names.js";
+import { keySpace } from "./key-space.js";
 import { closeConnection, createProducerConnection, withTimeout, type RedisConnection } from "./redis-connections.js";
 
 /** The job states a queue's depth is reported in. */
@@ -28,7 +28,7 @@ export interface QueueInspector {
 const READ_TIMEOUT_MS = 2_000;
 
 /**
- * An inspector of `queues` (default: the execution queue). It connects on the first read, with a
+ * An inspector of `queues`. It connects on the first read, with a
  * connection of its own that fails fast, so that a scrape during a Redis outage neither waits long nor
  * slows the execution client's connection. A reading is two round trips per queue: the counts (one
  * script) and the oldest waiting job (the far end of BullMQ's wait list).
@@ -37,9 +37,9 @@ export function createQueueInspector(options: {
   redisUrl: string;
   prefix: string;
   logger: Logger;
-  queues?: readonly string[];
+  queues: readonly string[];
 }): QueueInspector {
-  const names = options.queues ?? [EXECUTION_QUEUE];
+  const names = options.queues;
   const logger = options.logger.child({ component: "queue-inspector" });
   let opened: { connection: RedisConnection; queues: Queue[] } | undefined;
 

@@ -1,4 +1,4 @@
-import type { KeySpace } from "./queue-names.js";
+import type { KeySpace } from "@pes/jobs";
 
 /*
  * Where an organization's executions live in Redis. Every key of one organization is below its prefix,
@@ -56,4 +56,9 @@ export function idempotencyKey(keys: KeySpace, orgId: string, keyHash: string): 
 /** Held for a while by the one reader that looks for a quiet batch's lost items. */
 export function batchLostCheckKey(keys: KeySpace, orgId: string, batchId: string): string {
   return `${batchKey(keys, orgId, batchId)}:lost-check`;
+}
+
+/** The Pub/Sub channel of one API instance: workers publish the replies of that instance's executions there. */
+export function replyChannel(keys: KeySpace, instanceId: string): string {
+  return `${keys.prefix}:reply:${instanceId}`;
 }

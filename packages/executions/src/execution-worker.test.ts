@@ -7,16 +7,8 @@ import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import {
-  createExecutionClient,
-  createJobWorker,
-  EXECUTE_JOB,
-  handleJob,
-  jobToAdd,
-  type JobCatalog,
-  type JobContext,
-  type JobDeclaration,
-} from "./index.js";
+import { handleJob, jobToAdd, type JobCatalog, type JobContext, type JobDeclaration } from "@pes/jobs";
+import { createExecutionClient, createExecutionWorker, EXECUTE_JOB } from "./index.js";
 
 /** A side effect such as a chat post: nobody waits for it, and a failure is worth retrying later. */
 const Notification = z.object({ channel: z.string().min(1), text: z.string() });
@@ -67,7 +59,7 @@ interface Run {
 }
 
 async function startWorker(catalog: JobCatalog): Promise<void> {
-  const worker = createJobWorker({ redisUrl: redis.url, prefix, logger, concurrency: 2, catalog });
+  const worker = createExecutionWorker({ redisUrl: redis.url, prefix, logger, concurrency: 2, catalog });
   closers.push(() => worker.close(5_000));
   await worker.start();
 }

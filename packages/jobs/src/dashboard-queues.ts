@@ -1,7 +1,6 @@
 import { Queue } from "bullmq";
 import type { Logger } from "pino";
-import { JOB_DECLARATIONS } from "./job-declarations.js";
-import { keySpace } from "./queue-names.js";
+import { keySpace } from "./key-space.js";
 import { closeConnection, createProducerConnection, withTimeout } from "./redis-connections.js";
 
 /** BullMQ queues to look into (and act on, unless read-only) from an operator's dashboard. */
@@ -12,15 +11,14 @@ export interface DashboardQueues {
 }
 
 /**
- * Opens every queue the job declarations name, on a connection of its own that fails fast like the
+ * Opens the queues it is given (every queue of the service's jobs), on a connection of its own that fails fast like the
  * API's producer (a dashboard page answers an error, never hangs, while Redis is away). Nothing is
  * read until the dashboard asks.
  */
-export function openDashboardQueues(options: { redisUrl: string; prefix: string; logger: Logger }): DashboardQueues {
+export function openDashboardQueues(options: { redisUrl: string; prefix: string; logger: Logger; queues: readonly string[] }): DashboardQueues {
   const logger = options.logger.child({ component: "dashboard-queues" });
   const connection = createProducerConnection(options.redisUrl, logger);
-  const names = [...new Set(JOB_DECLARATIONS.map((declaration) => declaration.queue))];
-  const queues = names.map((name) => {
+  const queues = options.queues.map((name) => {
     const queue = new Queue(name, { connection, prefix: keySpace(options.prefix, options.redisUrl).bullPrefix });
     queue.on("error", (error) => logger.warn({ queue: name, err: error.message }, "queue error"));
     return queue;

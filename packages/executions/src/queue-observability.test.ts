@@ -7,20 +7,14 @@ import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { createQueueInspector, handleJob, keySpace, jobToAdd, type JobDeclaration, type JobOutcome, type JobWorker } from "@pes/jobs";
 import {
   createExecutionClient,
-  createJobWorker,
-  createQueueInspector,
+  createExecutionWorker,
   EXECUTE_JOB,
   EXECUTION_QUEUE,
-  handleJob,
-  keySpace,
-  jobToAdd,
   type DeadlineJobState,
   type ExecutionRequest,
-  type JobDeclaration,
-  type JobOutcome,
-  type JobWorker,
 } from "./index.js";
 import { executionWaitersKey } from "./execution-keys.js";
 
@@ -83,7 +77,7 @@ function executionWorker(
   onJobFinished?: (jobName: string, outcome: JobOutcome, seconds: number) => void,
   redisUrl = redis.url,
 ): JobWorker {
-  const worker = createJobWorker({
+  const worker = createExecutionWorker({
     redisUrl,
     prefix,
     logger,
@@ -180,7 +174,7 @@ describe("onJobFinished", () => {
       options: { attempts: 2, attemptTimeoutMs: 200 },
     } satisfies JobDeclaration<{ n: number }>;
     const seen = jobReports();
-    const worker = createJobWorker({
+    const worker = createExecutionWorker({
       redisUrl: redis.url,
       prefix,
       logger,
@@ -306,7 +300,7 @@ describe("createQueueInspector", () => {
     await queue.add(name, data, { ...opts, timestamp: Date.now() - 60_000 });
     await queue.add(name, data, opts);
     await queue.add(name, data, { ...opts, delay: 60_000 });
-    const inspector = createQueueInspector({ redisUrl: redis.url, prefix, logger });
+    const inspector = createQueueInspector({ redisUrl: redis.url, prefix, logger, queues: [EXECUTION_QUEUE] });
     closers.push(() => inspector.close());
 
     const [reading, ...others] = await inspector.read();
@@ -319,7 +313,7 @@ describe("createQueueInspector", () => {
   });
 
   it("reads an empty queue as zeros", async () => {
-    const inspector = createQueueInspector({ redisUrl: redis.url, prefix, logger });
+    const inspector = createQueueInspector({ redisUrl: redis.url, prefix, logger, queues: [EXECUTION_QUEUE] });
     closers.push(() => inspector.close());
 
     expect(await inspector.read()).toEqual([
@@ -331,7 +325,7 @@ describe("createQueueInspector", () => {
     const doomed = await startRedis({ spawn: true });
     const url = doomed.url;
     await doomed.stop();
-    const inspector = createQueueInspector({ redisUrl: url, prefix, logger });
+    const inspector = createQueueInspector({ redisUrl: url, prefix, logger, queues: [EXECUTION_QUEUE] });
     closers.push(() => inspector.close());
 
     await expect(inspector.read()).rejects.toThrow();
