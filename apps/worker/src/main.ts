@@ -9,7 +9,7 @@ import { EnvError, parseWorkerEnv, type WorkerEnv } from "./env.js";
 import { createJobCatalog } from "./job-catalog.js";
 import { createWorkerHttpServer } from "./worker-http-server.js";
 import { createChannelPacer } from "@pes/integrations";
-import { createExecutionWorker, POST_BATCH_ITEM_JOB } from "@pes/executions";
+import { createExecutionWorker, POST_BATCH_ITEM_JOB, START_BATCH_JOB } from "@pes/executions";
 import { createJobProducer, createRedisQuerySlots, RedisRefusedError } from "@pes/jobs";
 import { buildIntegrations } from "./organization-integrations.js";
 
@@ -77,7 +77,7 @@ async function main(): Promise<void> {
     logger,
   };
   const jobs = createJobCatalog({ engine, catalog, integrations, delivery });
-  const metrics = createWorkerMetrics({ jobNames: jobs.map((entry) => entry.name) });
+  const metrics = createWorkerMetrics({ jobNames: [...jobs.map((entry) => entry.name), START_BATCH_JOB.name] });
   const worker = createExecutionWorker({
     redisUrl: env.redisUrl,
     prefix: env.queuePrefix,

@@ -7,7 +7,9 @@
   ARGV[1]  now (ms)
   ARGV[2]  lane: 'interactive' | 'batch'
   ARGV[3]  the organization's limit on the lane (executions in it at once); 0: none
-  ARGV[4]  over the limit: 'refuse' (change nothing) or 'behind' (admit anyway; the caller enqueues behind)
+  ARGV[4]  over the limit: 'refuse' (change nothing) or 'behind' (admit anyway; the caller enqueues behind);
+           'reserved': admitted beforehand under their candidate ids (accept-batch.lua), whose places a
+           request that joins another execution gives back
   ARGV[5]  how many to admit against the limit; -1: the executions this call creates
   ARGV[6]  deadline (ms): when the new executions stop counting in the lane, and their coalescing key's
            reuse window starts at the latest
@@ -61,12 +63,13 @@ for i = 12, #ARGV, 4 do
       if print ~= '' then freshByPrint[print] = id end
     end
   end
-  requests[#requests + 1] = {id = id, print = print, queue = queue, index = index, state = state, reply = reply}
+  requests[#requests + 1] = {id = id, candidate = ARGV[i], print = print, queue = queue, index = index, state = state, reply = reply}
 end
 
 -- Pass 2: the organization's limit, all or nothing.
 local behind = '0'
-if limit > 0 then
+local reserved = ARGV[4] == 'reserved'
+if limit > 0 and not reserved then
   redis.call('ZREMRANGEBYSCORE', lane, '-inf', now)
   local inFlight = redis.call('ZCARD', lane)
   local adding = tonumber(ARGV[5])
@@ -101,6 +104,7 @@ for _, r in ipairs(requests) do
       laneExpiry = deadline
     end
   end
+  if reserved and r.id ~= r.candidate then redis.call('ZREM', lane, r.candidate) end
   local pending = r.state == 'created' or r.state == 'pending'
   if pending and channel ~= '' then
     redis.call('SADD', key .. ':waiters', channel)

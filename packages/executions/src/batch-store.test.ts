@@ -11,6 +11,7 @@ import { handleJob, keySpace } from "@pes/jobs";
 import {
   createExecutionClient,
   createExecutionWorker,
+  BATCH_START_QUEUE,
   EXECUTE_JOB,
   EXECUTION_QUEUE,
   LimitExceededError,
@@ -21,7 +22,7 @@ import {
   type ExecutionOutcome,
   type ExecutionRequest,
 } from "./index.js";
-import { batchKey, executionKey } from "./execution-keys.js";
+import { batchKey, executionKey, laneKey } from "./execution-keys.js";
 import { defineLifecycleCommands, finishExecution } from "./execution-lifecycle.js";
 
 let redis: RedisHandle;
@@ -146,7 +147,8 @@ describe("async batches", () => {
     await readUntil(api, "b-2", (view) => view.status === "completed");
     expect(await api.batches.start({ batchId: "b-2", orgId: "acme", items })).toEqual({ created: false });
     expect(runs).toHaveLength(2);
-    await expect(api.batches.start({ batchId: "b-2", orgId: "globex", items })).rejects.toThrow(RangeError);
+    // Batch ids are per organization: another's batch of the same id is its own.
+    await expect(api.batches.start({ batchId: "b-2", orgId: "globex", items: [{ request: request(0, { orgId: "globex" }) }] })).resolves.toEqual({ created: true });
   });
 
   it("shows a batch only to its organization", async () => {
@@ -178,19 +180,26 @@ describe("async batches", () => {
 
   it("ends an item whose job was lost (a Redis restart) in an explicit error", async () => {
     const api = await client();
+    const release = deferred();
+    // One at a time, the first item held: the second stays queued while its job is taken away.
+    await worker(async (job) => {
+      if (job.attributes.service === "service-0") await release.promise;
+      return { highlights: "ran" };
+    }, 1);
     await api.batches.start({ batchId: "b-5", orgId: "acme", items: [{ request: request(0) }, { request: request(1) }] });
     // As a Redis restart that lost a write would leave it: the record pending, its job gone, a while ago.
     const lostId = batchItemId("b-5", 1);
     const queue = new Queue(EXECUTION_QUEUE, { connection: { url: redis.url }, prefix });
     const direct = new Redis(redis.url);
     try {
+      while ((await queue.getJob(lostId)) === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
       await queue.remove(lostId);
       await direct.hset(executionKey(keySpace(prefix, redis.url), "acme", lostId), "createdAt", Date.now() - 60_000);
     } finally {
       await queue.close();
       await direct.quit();
     }
-    await worker(async () => ({ highlights: "ran" }));
+    release.resolve();
     await readUntil(api, "b-5", (batch) => batch.progress.done === 1);
     // Started, and no item finished, a while ago: the next read looks for lost items.
     const admin = new Redis(redis.url);
@@ -211,6 +220,29 @@ describe("async batches", () => {
       await late.quit();
     }
     expect((await api.batches.read("b-5", "acme", { offset: 0, limit: 0 }))?.progress).toEqual({ total: 2, done: 2, failed: 1 });
+  });
+});
+
+describe("batch starts", () => {
+  it("ends the items of a batch whose start was lost before it began them, and gives their places back", async () => {
+    const api = await client();
+    await api.batches.start({ batchId: "b-9", orgId: "acme", items: [{ request: request(0) }, { request: request(1) }], limit: { max: 10 } });
+    const keys = keySpace(prefix, redis.url);
+    const starts = new Queue(BATCH_START_QUEUE, { connection: { url: redis.url }, prefix });
+    const admin = new Redis(redis.url);
+    try {
+      expect(await admin.zcard(laneKey(keys, "acme", "batch"))).toBe(2);
+      // As a Redis that lost the write would leave it, a while ago: no worker will ever begin its items.
+      await starts.remove("b-9");
+      await admin.hset(batchKey(keys, "acme", "b-9"), "createdAt", Date.now() - 60_000);
+      const view = await readUntil(api, "b-9", (batch) => batch.status === "completed");
+      expect(view.progress).toEqual({ total: 2, done: 2, failed: 2 });
+      expect(view.items.map((item) => parsed(item.outcome))).toEqual(Array(2).fill({ error: "Batch item was not started: the batch's start failed" }));
+      expect(await admin.zcard(laneKey(keys, "acme", "batch"))).toBe(0);
+    } finally {
+      await starts.close();
+      await admin.quit();
+    }
   });
 });
 

@@ -1,19 +1,21 @@
 import { createHash } from "node:crypto";
-import { decodeReply, encodeReply, JsonText } from "@pes/contracts";
-import type { ExecutionOutcome, ExecutionRequest, MessageExecutionRequest, SubmitOptions, SubmittedExecution } from "./execution-client.js";
+import { decodeReply, encodeReply, JsonText, WIRE_VERSION, type ExecutionRequest, type MessageExecutionRequest, type StartBatchJob } from "@pes/contracts";
+import type { ExecutionOutcome } from "./execution-client.js";
 import {
+  acceptBatch,
   claimLostCheck,
-  createBatch,
+  extendBatch,
   finishExecution,
   readBatch,
   readBatchItems,
+  readInvalidItems,
   readRecords,
+  releaseBatchPlaces,
   type LaneLimit,
   type StoredBatch,
   type StoredRecord,
 } from "./execution-lifecycle.js";
-import type { KeySpace } from "@pes/jobs";
-import type { RedisConnection } from "@pes/jobs";
+import type { KeySpace, RedisConnection } from "@pes/jobs";
 
 /** One input of a batch: a request to execute, or the `{ error }` it gets at once (an invalid input). */
 export type BatchItem = { request: ExecutionRequest | MessageExecutionRequest } | { invalid: JsonText };
@@ -81,7 +83,16 @@ export interface BatchStoreDeps {
   /** The records' connection (with the lifecycle's commands defined); throws QueueUnavailableError when Redis is unreachable. */
   records(): RedisConnection;
   keys: KeySpace;
-  submit(requests: readonly (ExecutionRequest | MessageExecutionRequest)[], options: SubmitOptions): Promise<SubmittedExecution[]>;
+  /** The API instance that accepts batches: every execution job names one. */
+  replyTo: string;
+  /** Identical requests' fingerprint, when coalescing is on (executionFingerprint). */
+  fingerprint(request: ExecutionRequest | MessageExecutionRequest): string | undefined;
+  /** How long a completed item's result serves identical requests (ms); 0 without coalescing. */
+  reuseMs: number;
+  /** Adds a batch's start-batch job (its id is the batch's: adding it again does nothing while it exists). */
+  addStart(job: StartBatchJob): Promise<void>;
+  /** The state of a batch's start-batch job: `waiting` or `active` while it may still begin items. */
+  startState(batchId: string): Promise<"waiting" | "active" | "gone">;
   /** The key of a job's hash in BullMQ's layout, for a queue of the client's. */
   jobKey(queue: string, jobId: string): string | undefined;
   /** How long a batch's items may wait and run (ASYNC_BATCH_TIMEOUT_SECONDS). */
@@ -122,38 +133,41 @@ export function batchItemId(batchId: string, index: number): string {
 export function createBatchStore(deps: BatchStoreDeps): Batches {
   const { keys } = deps;
 
+  /**
+   * Accepts the batch (its record, and its items' places under the organization's limit), then adds the
+   * job with which a worker begins its items: two round trips however many items, so the API answers at
+   * once. A retry adds the job again, which does nothing while it exists, and begins nothing twice after.
+   */
   async function start(batch: NewBatch): Promise<{ created: boolean }> {
     const redis = deps.records();
-    if ((await readBatch(redis, keys, batch.orgId, batch.batchId)) !== undefined) return { created: false };
     const now = Date.now();
-    const positions: number[] = [];
-    const requests: (ExecutionRequest | MessageExecutionRequest)[] = [];
-    batch.items.forEach((item, index) => {
-      if ("request" in item) {
-        positions.push(index);
-        requests.push(item.request);
-      }
+    const deadline = now + deps.timeoutMs;
+    const coalesce = batch.coalesce !== false;
+    const items: StartBatchJob["items"] = batch.items.map((item, index) => {
+      if ("invalid" in item) return { index, invalid: item.invalid.text };
+      const fingerprint = coalesce ? deps.fingerprint(item.request) : undefined;
+      return { index, candidateId: batchItemId(batch.batchId, index), request: item.request, ...(fingerprint === undefined ? {} : { fingerprint }) };
     });
-    if (requests.some((request) => request.orgId !== batch.orgId)) throw new RangeError("a batch's items must be of its organization");
-    const submitted = await deps.submit(requests, {
-      lane: "batch",
-      timeoutMs: deps.timeoutMs,
-      executionIds: positions.map((index) => batchItemId(batch.batchId, index)),
-      batch: { id: batch.batchId, indexes: positions },
-      ...(batch.coalesce === undefined ? {} : { coalesce: batch.coalesce }),
-      ...(batch.limit === undefined ? {} : { limit: batch.limit }),
-    });
-    const entries = batch.items.map((item) => ("invalid" in item ? item.invalid.text : ""));
-    submitted.forEach((execution, k) => {
-      const index = positions[k];
-      if (index !== undefined) entries[index] = execution.executionId;
-    });
-    const created = await createBatch(redis, keys, batch.orgId, {
+    const created = await acceptBatch(redis, keys, batch.orgId, {
       batchId: batch.batchId,
-      createdAt: now,
-      deadline: now + deps.timeoutMs,
+      deadline,
       ttlMs: deps.timeoutMs + deps.retentionMs,
-      entries,
+      total: items.length,
+      ...(batch.limit === undefined ? {} : { limitMax: batch.limit.max }),
+      candidateIds: items.flatMap((item) => ("candidateId" in item ? [item.candidateId] : [])),
+      invalid: items.flatMap((item) => ("invalid" in item ? [{ index: item.index, entry: item.invalid }] : [])),
+    });
+    await deps.addStart({
+      v: WIRE_VERSION,
+      orgId: batch.orgId,
+      batchId: batch.batchId,
+      replyTo: deps.replyTo,
+      deadline,
+      ttlMs: deps.timeoutMs + deps.retentionMs,
+      // A batch item outlives its batch's record (kept for its deadline and the retention after).
+      retainMs: deps.timeoutMs + deps.retentionMs,
+      reuseMs: coalesce ? deps.reuseMs : 0,
+      items,
     });
     return { created };
   }
@@ -163,10 +177,11 @@ export function createBatchStore(deps: BatchStoreDeps): Batches {
     let stored = await readBatch(redis, keys, orgId, batchId);
     if (stored === undefined) return undefined;
     if (quiet(stored) && (await claimLostCheck(redis, keys, orgId, batchId, LOST_AFTER_MS))) {
-      await failLostItems(redis, orgId, batchId, stored.total);
+      if (stored.begun < stored.total && (await deps.startState(batchId)) === "gone") await failUnbegun(redis, orgId, batchId, stored);
+      await failLostItems(redis, orgId, batchId, stored.begun);
       stored = (await readBatch(redis, keys, orgId, batchId)) ?? stored;
     }
-    const items = page.limit === 0 || page.offset >= stored.total ? [] : await pageItems(redis, orgId, batchId, page);
+    const items = page.limit === 0 || page.offset >= stored.total ? [] : await pageItems(redis, orgId, batchId, page, stored.total);
     return {
       id: batchId,
       status: stored.done >= stored.total ? "completed" : "running",
@@ -177,8 +192,10 @@ export function createBatchStore(deps: BatchStoreDeps): Batches {
   }
 
   /** The items of a page, each as its record and (while pending) its job say. */
-  async function pageItems(redis: RedisConnection, orgId: string, batchId: string, page: BatchPage): Promise<BatchItemView[]> {
+  async function pageItems(redis: RedisConnection, orgId: string, batchId: string, page: BatchPage, total: number): Promise<BatchItemView[]> {
     const entries = await readBatchItems(redis, keys, orgId, batchId, page.offset, page.offset + page.limit - 1);
+    // Items a worker has not begun yet wait in the queue like any other.
+    const notBegun = Math.max(0, Math.min(total, page.offset + page.limit) - page.offset - entries.length);
     const executionIds = entries.filter((entry) => !isInvalid(entry));
     const stored = await readRecords(redis, keys, orgId, executionIds);
     const records = new Map(executionIds.map((id, k) => [id, stored[k]]));
@@ -186,7 +203,16 @@ export function createBatchStore(deps: BatchStoreDeps): Batches {
       const record = records.get(id);
       return record?.status === "pending" ? [{ id, queue: record.queue }] : [];
     }));
-    return entries.map((entry, k) => itemView(entry, page.offset + k, records.get(entry), jobs.get(entry)));
+    const begun = entries.map((entry, k) => itemView(entry, page.offset + k, records.get(entry), jobs.get(entry)));
+    const later = Array.from({ length: notBegun }, (_, k) => page.offset + entries.length + k);
+    const invalid = await readInvalidItems(redis, keys, orgId, batchId, later);
+    return [
+      ...begun,
+      ...later.map((index, k): BatchItemView => {
+        const entry = invalid[k];
+        return entry == null ? { index, status: "queued" } : itemView(entry, index, undefined, undefined);
+      }),
+    ];
   }
 
   /** Whether pending jobs are still in the queue (`queued`), taken by a worker (`running`), or `gone`. */
@@ -229,6 +255,17 @@ export function createBatchStore(deps: BatchStoreDeps): Batches {
       // Its record is read again by the finish: a reply stored since wins, and nothing is counted twice.
       await Promise.all(lost.map(({ id }) => finishExecution(redis, keys, orgId, id, { reply: lostReply(id), status: "failed", reusable: false })));
     }
+  }
+
+  /**
+   * Ends the items of a batch whose start is gone (failed for good, or lost with Redis' data) before it
+   * began them: each in an explicit error, and their places under the limit given back.
+   */
+  async function failUnbegun(redis: RedisConnection, orgId: string, batchId: string, stored: StoredBatch): Promise<void> {
+    const count = stored.total - stored.begun;
+    const entry = JsonText.of({ error: "Batch item was not started: the batch's start failed" }).text;
+    await extendBatch(redis, keys, orgId, { batchId, from: stored.begun, ttlMs: Math.max(1, stored.deadline - Date.now()) + deps.retentionMs, entries: Array(count).fill(entry) });
+    await releaseBatchPlaces(redis, keys, orgId, Array.from({ length: count }, (_, k) => batchItemId(batchId, stored.begun + k)));
   }
 
   return { start, read };

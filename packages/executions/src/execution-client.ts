@@ -3,18 +3,19 @@ import {
   decodeReply,
   encodeReply,
   JsonText,
-  WIRE_VERSION,
   type DecodedReply,
-  type ExecutionJob,
-  type MessageExecutionJob,
+  type ExecutionRequest,
+  type MessageExecutionRequest,
   type PlaybookExecutionResult,
   type RequestRefusal,
+  type StartBatchJob,
 } from "@pes/contracts";
 import { Queue } from "bullmq";
 import { Cluster } from "ioredis";
 import type { Logger } from "pino";
-import { EXECUTE_JOB, EXECUTE_MESSAGE_JOB } from "./execution-jobs.js";
+import { enqueueExecutions, openExecutionQueues, queueOf, type ExecutionQueue, type ExecutionQueues } from "./execution-enqueue.js";
 import { executionFingerprint } from "./execution-fingerprint.js";
+import { START_BATCH_JOB } from "./execution-jobs.js";
 import {
   beginExecutions,
   defineLifecycleCommands,
@@ -22,7 +23,6 @@ import {
   readRecords,
   LimitExceededError,
   type Begun,
-  type Lane,
   type LaneLimit,
   type StoredRecord,
 } from "./execution-lifecycle.js";
@@ -37,16 +37,11 @@ import {
   describeRedisUrl,
   jobToAdd,
   keySpace,
-  startEnqueueSpan,
   withTimeout,
   type RedisConnection,
 } from "@pes/jobs";
 
-/** What the API enqueues; the client adds the wire version, where to reply and until when anybody waits. */
-export type ExecutionRequest = Omit<ExecutionJob, "v" | "replyTo" | "deadline" | "traceparent">;
-
-/** An execution whose issue is a chat message the worker reads (`execute-message`). */
-export type MessageExecutionRequest = Omit<MessageExecutionJob, "v" | "replyTo" | "deadline" | "traceparent"> & { kind: "message" };
+export type { ExecutionRequest, MessageExecutionRequest } from "@pes/contracts";
 
 /**
  * What an execution gave: the result as JSON (a PlaybookExecutionResult, as the worker encoded it), or
@@ -84,12 +79,8 @@ export interface ExecuteManyOptions extends ExecuteOptions {
 }
 
 export interface SubmitOptions extends ExecuteManyOptions {
-  /** `batch` for an async batch's items: workers take every `interactive` execution first. Default `interactive`. */
-  lane?: Lane;
   /** Until when the executions may wait and run, from now. Default `submittedTimeoutMs`. */
   timeoutMs?: number;
-  /** The async batch the requests are items of, and each request's place in it: its progress counts them. */
-  batch?: { id: string; indexes: readonly number[] };
 }
 
 /** An execution as a caller reads it back: `GET /playbook/execution/{id}`. */
@@ -145,13 +136,6 @@ export interface ExecutionClient {
   close(): Promise<void>;
 }
 
-/**
- * BullMQ's priority of an async batch's items. Any priority puts a job behind every job without one
- * (BullMQ's wait list is drained first), so that the `interactive` lane always goes first; within the
- * batch lane jobs keep their order (BullMQ orders equal priorities first in, first out).
- */
-const BATCH_LANE_PRIORITY = 1;
-
 /** The queue cannot take a job now (Redis unreachable or the client not started): the API answers 503. */
 export class QueueUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -204,8 +188,6 @@ const STATE_READ_TIMEOUT_MS = 1_000;
 const DEFAULT_RETENTION_MS = 3_600_000;
 const DEFAULT_SUBMITTED_TIMEOUT_MS = 120_000;
 const DEFAULT_BATCH_TIMEOUT_MS = 3_600_000;
-/** An async batch is begun this many items at a time: no script holds Redis, nor any step the event loop, for long. */
-const BEGIN_CHUNK = 500;
 /** How long a reply that came before its waiter was registered is kept for it. */
 const EARLY_REPLY_MS = 10_000;
 /**
@@ -225,7 +207,6 @@ interface Waiter {
   orgId: string;
 }
 
-type ExecutionQueue = Queue<ExecutionJob | MessageExecutionJob, void>;
 type Request = ExecutionRequest | MessageExecutionRequest;
 
 /**
@@ -260,7 +241,9 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
   let records: RedisConnection | undefined;
   let subscriber: RedisConnection | undefined;
   /** One per job type's queue: `execute` and `execute-message`. */
-  let queues: { execute: ExecutionQueue; message: ExecutionQueue } | undefined;
+  let queues: ExecutionQueues | undefined;
+  /** Where accepted async batches wait for a worker to begin their items (START_BATCH_JOB). */
+  let starts: Queue<StartBatchJob> | undefined;
   let subscribed = false;
   let subscriptionEpoch = 0;
   let closed = false;
@@ -275,7 +258,18 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
   const batches = createBatchStore({
     records: readyRecords,
     keys,
-    submit: (requests, submitOptions) => begin(requests, submitOptions.timeoutMs ?? submittedTimeoutMs, { ...submitOptions, wait: false }).then(({ submitted }) => submitted),
+    replyTo: instanceId,
+    fingerprint: (request) => (coalescing === undefined ? undefined : executionFingerprint(request, coalescing.bucketMs, Date.now())),
+    reuseMs: coalescing?.reuseMs ?? 0,
+    addStart: async (job) => {
+      if (starts === undefined) throw new QueueUnavailableError("Execution client not started");
+      const { name, data, opts } = jobToAdd(START_BATCH_JOB, job, job.batchId);
+      await starts.add(name, data, opts);
+    },
+    startState: async (batchId) => {
+      const state = await starts?.getJobState(batchId);
+      return state === "active" ? "active" : state === "waiting" || state === "prioritized" || state === "delayed" ? "waiting" : "gone";
+    },
     jobKey: (queue, jobId) => [queues?.execute, queues?.message].find((candidate) => candidate?.name === queue)?.toKey(jobId),
     timeoutMs: batchTimeoutMs,
     retentionMs,
@@ -469,7 +463,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     await finishExecution(records, keys, orgId, executionId, { reply: encodeReply(executionId, result), status: "failed", reusable: false });
   }
 
-  function assertCanEnqueue(): { queues: { execute: ExecutionQueue; message: ExecutionQueue }; records: RedisConnection } {
+  function assertCanEnqueue(): { queues: ExecutionQueues; records: RedisConnection } {
     if (closed) throw new QueueUnavailableError("Service is shutting down");
     if (producer === undefined || records === undefined || queues === undefined) throw new QueueUnavailableError("Execution client not started");
     if (!connectionsReady()) throw new QueueUnavailableError("Redis is unreachable");
@@ -502,40 +496,11 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     });
   }
 
-  function queueOf(request: Request, target: { execute: ExecutionQueue; message: ExecutionQueue }): ExecutionQueue {
-    return "kind" in request ? target.message : target.execute;
-  }
-
-  /**
-   * The job of a request, with the options its declaration states (attempts, retention), and its producer
-   * span (a child of the HTTP request's): the job carries its trace context. Jobs `behind` (an async
-   * batch's items, or executions admitted over their organization's limit) carry a priority: BullMQ
-   * takes jobs without one (its wait list) before any prioritized one.
-   */
-  function toJob(request: Request, jobId: string, deadline: number, behind: boolean) {
-    const declaration = "kind" in request ? EXECUTE_MESSAGE_JOB : EXECUTE_JOB;
-    const span = startEnqueueSpan(declaration.queue, jobId, request.requestId);
-    const caller = {
-      v: WIRE_VERSION,
-      replyTo: instanceId,
-      deadline,
-      ...(span.traceparent === undefined ? {} : { traceparent: span.traceparent }),
-    };
-    const priority = behind ? { priority: BATCH_LANE_PRIORITY } : {};
-    if ("kind" in request) {
-      const { kind: _kind, ...payload } = request;
-      const job = jobToAdd(EXECUTE_MESSAGE_JOB, { ...caller, ...payload }, jobId);
-      return { span, job: { ...job, opts: { ...job.opts, ...priority } } };
-    }
-    const job = jobToAdd(EXECUTE_JOB, { ...caller, ...request }, jobId);
-    return { span, job: { ...job, opts: { ...job.opts, ...priority } } };
-  }
-
   /**
    * Sends requests of one organization on their way: begins their executions (begin-executions.lua:
-   * join or create, admit against the limit, register this instance's reply channel when `wait`), then
-   * enqueues the jobs of the executions it created. An async batch's items go a chunk at a time. Resolves
-   * once they are enqueued, with each request's execution and, when `wait`, its outcome to come.
+   * join or create, admit against the limit, register this instance's reply channel when `wait`) in one
+   * round trip, then enqueues the jobs of the executions it created. Resolves once they are enqueued,
+   * with each request's execution and, when `wait`, its outcome to come.
    */
   async function begin(
     requests: readonly Request[],
@@ -550,51 +515,39 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     if (requests.some((request) => request.orgId !== orgId)) throw new RangeError("requests of one call must be of one organization");
     const now = Date.now();
     const deadline = now + Math.ceil(timeoutMs);
-    const lane = settings.lane ?? "interactive";
     const coalesce = settings.coalesce === false ? undefined : coalescing;
+    const answer = await beginExecutions(
+      target.records,
+      keys,
+      {
+        orgId,
+        lane: "interactive",
+        deadline,
+        ttlMs: timeoutMs + retentionMs,
+        retainMs: retentionMs,
+        reuseMs: coalesce?.reuseMs ?? 0,
+        ...(settings.limit === undefined ? {} : { limit: settings.limit }),
+        ...(settings.wait ? { waiterChannel: channel } : {}),
+      },
+      requests.map((request, k) => ({
+        candidateId: settings.executionIds?.[k] ?? randomUUID(),
+        queue: queueOf(request, target.queues).name,
+        ...(coalesce === undefined ? {} : { fingerprint: executionFingerprint(request, coalesce.bucketMs, now) }),
+      })),
+    ).catch((error: unknown) => {
+      throw error instanceof LimitExceededError ? error : unavailable(error);
+    });
+    await enqueue(requests, answer.executions, deadline, answer.behind, orgId, target.queues);
     const submitted: SubmittedExecution[] = [];
     const results: Promise<ExecutionOutcome>[] = [];
-    const chunk = lane === "batch" ? BEGIN_CHUNK : requests.length;
-    for (let from = 0; from < requests.length; from += chunk) {
-      const part = requests.slice(from, from + chunk);
-      // All or none against the limit: the first chunk admits the whole batch, the others add to it.
-      const limit: LaneLimit | undefined =
-        settings.limit === undefined ? undefined : { ...settings.limit, ...(chunk < requests.length ? { admit: from === 0 ? requests.length : 0 } : {}) };
-      const answer = await beginExecutions(
-        target.records,
-        keys,
-        {
-          orgId,
-          lane,
-          deadline,
-          ttlMs: timeoutMs + retentionMs,
-          // A batch item outlives its batch's record (kept for its deadline and the retention after).
-          retainMs: lane === "batch" ? timeoutMs + retentionMs : retentionMs,
-          reuseMs: coalesce?.reuseMs ?? 0,
-          ...(limit === undefined ? {} : { limit }),
-          ...(settings.wait ? { waiterChannel: channel } : {}),
-          ...(settings.batch === undefined ? {} : { batchId: settings.batch.id }),
-        },
-        part.map((request, k) => ({
-          candidateId: settings.executionIds?.[from + k] ?? randomUUID(),
-          queue: queueOf(request, target.queues).name,
-          ...(coalesce === undefined ? {} : { fingerprint: executionFingerprint(request, coalesce.bucketMs, now) }),
-          ...(settings.batch === undefined ? {} : { batchIndex: settings.batch.indexes[from + k] ?? from + k }),
-        })),
-      ).catch((error: unknown) => {
-        throw error instanceof LimitExceededError ? error : unavailable(error);
-      });
-      await enqueue(part, answer.executions, deadline, lane === "batch" || answer.behind, orgId, target);
-      answer.executions.forEach((begun, k) => {
-        const request = part[k];
-        if (request === undefined) return;
-        const created = begun.state === "created";
-        if (!created) options.onJoined?.();
-        submitted.push({ executionId: begun.executionId, joined: !created });
-        if (!settings.wait) return;
-        results.push(outcomeOf(begun, orgId, queueOf(request, target.queues), timeoutMs));
-      });
-    }
+    answer.executions.forEach((begun, k) => {
+      const request = requests[k];
+      if (request === undefined) return;
+      const created = begun.state === "created";
+      if (!created) options.onJoined?.();
+      submitted.push({ executionId: begun.executionId, joined: !created });
+      if (settings.wait) results.push(outcomeOf(begun, orgId, queueOf(request, target.queues), timeoutMs));
+    });
     return { submitted, results };
   }
 
@@ -607,37 +560,20 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
   }
 
   /**
-   * Enqueues the jobs of the executions a call created: one script call for one job, addBulk per queue
-   * for many (one MULTI round trip however many jobs). When that fails, the executions are finished with
+   * Enqueues the jobs of the executions a call created. When that fails, the executions are finished with
    * the error, so that their joiners are told and an identical request starts afresh.
    */
-  async function enqueue(
-    part: readonly Request[],
-    begun: readonly Begun[],
-    deadline: number,
-    behind: boolean,
-    orgId: string,
-    target: { queues: { execute: ExecutionQueue; message: ExecutionQueue } },
-  ): Promise<void> {
-    const jobs = begun.flatMap((execution, k) => {
+  async function enqueue(part: readonly Request[], begun: readonly Begun[], deadline: number, behind: boolean, orgId: string, target: ExecutionQueues): Promise<void> {
+    const created = begun.flatMap((execution, k) => {
       const request = part[k];
-      if (execution.state !== "created" || request === undefined) return [];
-      return [{ queue: queueOf(request, target.queues), executionId: execution.executionId, ...toJob(request, execution.executionId, deadline, behind) }];
+      return execution.state === "created" && request !== undefined ? [{ request, executionId: execution.executionId }] : [];
     });
+    if (created.length === 0) return;
     try {
-      await Promise.all(
-        [target.queues.execute, target.queues.message].map(async (queue) => {
-          const own = jobs.filter((entry) => entry.queue === queue).map((entry) => entry.job);
-          const [single] = own;
-          if (own.length === 1 && single !== undefined) await queue.add(single.name, single.data, single.opts);
-          else if (own.length > 1) await queue.addBulk(own);
-        }),
-      );
-      for (const { span } of jobs) span.end();
+      await enqueueExecutions(target, created, { replyTo: instanceId, deadline, behind });
     } catch (error) {
-      for (const { span } of jobs) span.end(error);
       const notEnqueued = { error: `Execution could not be enqueued: ${errorMessage(error)}` };
-      await Promise.all(jobs.map(({ executionId }) => finish(orgId, executionId, notEnqueued))).catch(() => undefined);
+      await Promise.all(created.map(({ executionId }) => finish(orgId, executionId, notEnqueued))).catch(() => undefined);
       throw unavailable(error);
     }
   }
@@ -708,13 +644,9 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
       if (subscriber instanceof Cluster) subscriber.on("-node", () => void sweepStoredReplies());
       // Failed first attempts are retried by ioredis; readiness is awaited below, bounded.
       for (const connection of [producer, records, subscriber]) connection.connect().catch(() => {});
-      const connection = producer;
-      const queueNamed = (name: string): ExecutionQueue => {
-        const queue: ExecutionQueue = new Queue(name, { connection, prefix: keys.bullPrefix });
-        queue.on("error", (error) => logger.warn({ queue: name, err: error.message }, "queue error"));
-        return queue;
-      };
-      queues = { execute: queueNamed(EXECUTE_JOB.queue), message: queueNamed(EXECUTE_MESSAGE_JOB.queue) };
+      queues = openExecutionQueues(producer, { redisUrl, prefix: options.prefix, logger });
+      starts = new Queue<StartBatchJob>(START_BATCH_JOB.queue, { connection: producer, prefix: keys.bullPrefix });
+      starts.on("error", (error) => logger.warn({ queue: START_BATCH_JOB.queue, err: error.message }, "queue error"));
       if (!(await waitUntilConnected(CONNECT_TIMEOUT_MS * 2))) {
         throw new QueueUnavailableError(`Redis at ${describeRedisUrl(redisUrl)} is unreachable; still retrying`);
       }
@@ -765,7 +697,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
       for (const executionId of [...waiters.keys()]) settle(executionId, shuttingDown);
       early.clear();
       try {
-        if (queues !== undefined) await withTimeout(Promise.all([queues.execute.close(), queues.message.close()]), 2_000, "closing the queues");
+        if (queues !== undefined) await withTimeout(Promise.all([queues.execute.close(), queues.message.close(), starts?.close()]), 2_000, "closing the queues");
       } catch (error) {
         logger.warn({ err: errorMessage(error) }, "queues did not close cleanly");
       }

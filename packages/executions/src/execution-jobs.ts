@@ -4,6 +4,7 @@ import {
   MessageExecutionJob,
   PlaybookExecutionResult,
   RequestRefusal,
+  StartBatchJob,
 } from "@pes/contracts";
 import type { AwaitedJobDeclaration, JobDeclaration } from "@pes/jobs";
 import { z } from "zod";
@@ -22,6 +23,9 @@ export const MESSAGE_EXECUTION_QUEUE = "playbook-message-executions";
 
 /** Posts to chat that nobody waits for (a batch item's reply in its batch's thread). */
 export const CHAT_POST_QUEUE = "playbook-chat-posts";
+
+/** Async batches accepted by the API, whose items a worker begins and enqueues. */
+export const BATCH_START_QUEUE = "playbook-batch-starts";
 
 /*
  * Rolling deploys: an API and workers one version apart run together, whichever is upgraded first.
@@ -57,6 +61,18 @@ export const EXECUTE_MESSAGE_JOB = {
   options: { attempts: 1 },
 } satisfies AwaitedJobDeclaration<MessageExecutionJob, PlaybookExecutionResult | RequestRefusal>;
 
+/**
+ * An async batch's items begun and enqueued by a worker, a chunk at a time, after the API answered 202.
+ * Retried from the chunk it stopped at (the batch's `begun`): beginning is create or join, and adding a
+ * job that exists does nothing.
+ */
+export const START_BATCH_JOB = {
+  name: "start-batch",
+  queue: BATCH_START_QUEUE,
+  schema: StartBatchJob,
+  options: { attempts: 3, backoff: { type: "exponential", delayMs: 1_000 } },
+} satisfies JobDeclaration<StartBatchJob>;
+
 /** How long one attempt of a batch item's post may wait for the channel's pace. */
 export const BATCH_ITEM_POST_WINDOW_MS = 15 * 60_000;
 
@@ -72,4 +88,4 @@ export const POST_BATCH_ITEM_JOB = {
 } satisfies JobDeclaration<BatchItemPostJob>;
 
 /** Every queue of the service's jobs: a new job type's joins this list, so that the dashboard and the depth metrics show it. */
-export const SERVICE_QUEUES: readonly string[] = [...new Set([EXECUTE_JOB, EXECUTE_MESSAGE_JOB, POST_BATCH_ITEM_JOB].map((job) => job.queue))];
+export const SERVICE_QUEUES: readonly string[] = [...new Set([EXECUTE_JOB, EXECUTE_MESSAGE_JOB, START_BATCH_JOB, POST_BATCH_ITEM_JOB].map((job) => job.queue))];

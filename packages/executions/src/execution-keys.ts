@@ -13,9 +13,10 @@ import type { KeySpace } from "@pes/jobs";
  *   coalesce:<fingerprint>     string: the execution identical requests join
  *   lane:interactive, lane:batch  sorted sets: the executions in flight in each lane, scored by deadline
  *   finished                   sorted set: executions finished in the last minute (the pace, for Retry-After)
- *   batch:<id>                 hash: createdAt, deadline, total, done, failed, lastDoneAt
+ *   batch:<id>                 hash: createdAt, deadline, total, begun, done, failed, lastDoneAt
  *   batch:<id>:items           list: the items' execution ids (or an invalid input's `{ error }`) in order
  *   batch:<id>:counted         set: the indexes of the items counted as done
+ *   batch:<id>:invalid         hash: an invalid input's index → its `{ error }` JSON
  *   batch:<id>:lost-check      string: held by the one reader looking for a quiet batch's lost items
  *   idempotency:<key hash>     string: an Idempotency-Key's request hash and the id it stands for
  *
@@ -38,6 +39,11 @@ export function executionWaitersKey(keys: KeySpace, orgId: string, executionId: 
   return `${executionKey(keys, orgId, executionId)}:waiters`;
 }
 
+/** An organization's executions in flight in a lane, scored by when they stop counting. */
+export function laneKey(keys: KeySpace, orgId: string, lane: "interactive" | "batch"): string {
+  return `${organizationPrefix(keys, orgId)}lane:${lane}`;
+}
+
 /** A batch's record: its size, deadline and progress counters. */
 export function batchKey(keys: KeySpace, orgId: string, batchId: string): string {
   return `${organizationPrefix(keys, orgId)}batch:${batchId}`;
@@ -51,6 +57,11 @@ export function batchItemsKey(keys: KeySpace, orgId: string, batchId: string): s
 /** An organization's Idempotency-Key (a SHA-256 in hex of the key as sent) → the body's hash and an id. */
 export function idempotencyKey(keys: KeySpace, orgId: string, keyHash: string): string {
   return `${organizationPrefix(keys, orgId)}idempotency:${keyHash}`;
+}
+
+/** A batch's invalid inputs, readable before a worker records them in its item list. */
+export function batchInvalidKey(keys: KeySpace, orgId: string, batchId: string): string {
+  return `${batchKey(keys, orgId, batchId)}:invalid`;
 }
 
 /** Held for a while by the one reader that looks for a quiet batch's lost items. */

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { Result } from "ioredis";
-import { batchItemsKey, batchKey, batchLostCheckKey, executionKey, organizationPrefix } from "./execution-keys.js";
+import { batchInvalidKey, batchItemsKey, batchKey, batchLostCheckKey, executionKey, laneKey, organizationPrefix } from "./execution-keys.js";
 import type { KeySpace } from "@pes/jobs";
 import type { RedisConnection } from "@pes/jobs";
 
@@ -68,6 +68,11 @@ export interface BeginSettings {
   waiterChannel?: string;
   /** The async batch the requests are items of. */
   batchId?: string;
+  /**
+   * The requests were admitted beforehand under their candidate ids (acceptBatch): no limit is checked,
+   * and a request that joins another execution gives its place back.
+   */
+  reserved?: boolean;
 }
 
 /** What became of one request: the execution it went to, and whether it created it. */
@@ -106,6 +111,8 @@ export interface StoredBatch {
   createdAt: number;
   deadline: number;
   total: number;
+  /** Items begun (their executions begun, or refused), in input order: the ones after are still to begin. */
+  begun: number;
   done: number;
   failed: number;
   /** When an item last finished (or the batch's creation): a batch quiet for long may have lost items. */
@@ -123,8 +130,10 @@ declare module "ioredis" {
     beginExecutions(prefix: string, ...args: (string | number)[]): Result<(string | number)[], Context>;
     /** scripts/finish-execution.lua */
     finishExecution(prefix: string, executionId: string, reply: string, status: string, now: number, reusable: "1" | "0"): Result<number, Context>;
-    /** scripts/create-batch.lua */
-    createBatch(prefix: string, batchId: string, createdAt: number, deadline: number, ttlMs: number, ...items: string[]): Result<number, Context>;
+    /** scripts/accept-batch.lua */
+    acceptBatch(prefix: string, ...args: (string | number)[]): Result<(string | number)[], Context>;
+    /** scripts/extend-batch.lua */
+    extendBatch(prefix: string, batchId: string, from: number, now: number, ttlMs: number, ...entries: string[]): Result<number, Context>;
   }
 }
 
@@ -140,7 +149,8 @@ function script(name: string): string {
 export function defineLifecycleCommands(redis: RedisConnection): void {
   redis.defineCommand("beginExecutions", { numberOfKeys: 1, lua: script("begin-executions") });
   redis.defineCommand("finishExecution", { numberOfKeys: 1, lua: script("finish-execution") });
-  redis.defineCommand("createBatch", { numberOfKeys: 1, lua: script("create-batch") });
+  redis.defineCommand("acceptBatch", { numberOfKeys: 1, lua: script("accept-batch") });
+  redis.defineCommand("extendBatch", { numberOfKeys: 1, lua: script("extend-batch") });
 }
 
 /**
@@ -155,7 +165,7 @@ export async function beginExecutions(redis: RedisConnection, keys: KeySpace, se
     now,
     settings.lane,
     settings.limit?.max ?? 0,
-    settings.limit?.over ?? "refuse",
+    settings.reserved === true ? "reserved" : (settings.limit?.over ?? "refuse"),
     settings.limit?.admit ?? -1,
     Math.ceil(settings.deadline),
     Math.ceil(settings.ttlMs),
@@ -202,15 +212,57 @@ export async function finishExecution(redis: RedisConnection, keys: KeySpace, or
   return redis.finishExecution(organizationPrefix(keys, orgId), executionId, finish.reply, finish.status, Date.now(), finish.reusable ? "1" : "0");
 }
 
-/** Stores an async batch whose items were begun (scripts/create-batch.lua); false when it existed. */
-export async function createBatch(
+/**
+ * Accepts an async batch (scripts/accept-batch.lua): its record, and its valid items' places in the
+ * organization's batch lane under the ids their executions will have, all or none. False when it existed;
+ * throws LimitExceededError over `limitMax`, having changed nothing.
+ */
+export async function acceptBatch(
   redis: RedisConnection,
   keys: KeySpace,
   orgId: string,
-  batch: { batchId: string; createdAt: number; deadline: number; ttlMs: number; entries: readonly string[] },
+  batch: {
+    batchId: string;
+    deadline: number;
+    ttlMs: number;
+    total: number;
+    limitMax?: number;
+    candidateIds: readonly string[];
+    invalid: readonly { index: number; entry: string }[];
+  },
 ): Promise<boolean> {
-  const stored = await redis.createBatch(organizationPrefix(keys, orgId), batch.batchId, batch.createdAt, batch.deadline, Math.ceil(batch.ttlMs), ...batch.entries);
-  return Number(stored) === 1;
+  const answer = await redis.acceptBatch(
+    organizationPrefix(keys, orgId),
+    batch.batchId,
+    Date.now(),
+    Math.ceil(batch.deadline),
+    Math.ceil(batch.ttlMs),
+    batch.total,
+    batch.limitMax ?? 0,
+    batch.candidateIds.length,
+    ...batch.candidateIds,
+    ...batch.invalid.flatMap(({ index, entry }) => [index, entry]),
+  );
+  if (answer[0] === "limit") throw limitExceeded("batch", batch.limitMax ?? 0, answer.slice(1).map(Number), batch.candidateIds.length);
+  return Number(answer[0]) === 1;
+}
+
+/**
+ * Records a chunk of a batch's items as begun from index `from` (scripts/extend-batch.lua): their
+ * entries, in order, once. Resolves with how many items the batch has begun, or -1 for a chunk recorded already.
+ */
+export async function extendBatch(
+  redis: RedisConnection,
+  keys: KeySpace,
+  orgId: string,
+  chunk: { batchId: string; from: number; ttlMs: number; entries: readonly string[] },
+): Promise<number> {
+  return redis.extendBatch(organizationPrefix(keys, orgId), chunk.batchId, chunk.from, Date.now(), Math.ceil(chunk.ttlMs), ...chunk.entries);
+}
+
+/** Gives back the batch lane places of items that will never begin (their batch's start was lost). */
+export async function releaseBatchPlaces(redis: RedisConnection, keys: KeySpace, orgId: string, candidateIds: readonly string[]): Promise<void> {
+  if (candidateIds.length > 0) await redis.zrem(laneKey(keys, orgId, "batch"), ...candidateIds);
 }
 
 /** The fields of a record that readRecord reads, in order. */
@@ -239,11 +291,12 @@ function parseRecord(answer: unknown): StoredRecord | undefined {
 
 /** A batch's record, or undefined when the organization has none of that id (or it expired). O(1). */
 export async function readBatch(redis: RedisConnection, keys: KeySpace, orgId: string, batchId: string): Promise<StoredBatch | undefined> {
-  const [createdAt, deadline, total, done, failed, lastDoneAt] = await redis.hmget(
+  const [createdAt, deadline, total, begun, done, failed, lastDoneAt] = await redis.hmget(
     batchKey(keys, orgId, batchId),
     "createdAt",
     "deadline",
     "total",
+    "begun",
     "done",
     "failed",
     "lastDoneAt",
@@ -253,10 +306,16 @@ export async function readBatch(redis: RedisConnection, keys: KeySpace, orgId: s
     createdAt: Number(createdAt),
     deadline: Number(deadline),
     total: Number(total),
+    begun: Number(begun ?? 0),
     done: Number(done ?? 0),
     failed: Number(failed ?? 0),
     lastDoneAt: Math.max(Number(createdAt), Number(lastDoneAt ?? 0)),
   };
+}
+
+/** The `{ error }` JSON of a batch's invalid inputs at `indexes`, as accepted (before a worker records them in order). */
+export async function readInvalidItems(redis: RedisConnection, keys: KeySpace, orgId: string, batchId: string, indexes: readonly number[]): Promise<(string | null)[]> {
+  return indexes.length === 0 ? [] : redis.hmget(batchInvalidKey(keys, orgId, batchId), ...indexes.map(String));
 }
 
 /** A range of a batch's items: each an execution id, or an invalid input's `{ error }` JSON. */

@@ -2,6 +2,7 @@ import { encodeReply, RequestRefusal } from "@pes/contracts";
 import {
   closeConnection,
   createJobWorker,
+  handleJob,
   createWorkerConnection,
   keySpace,
   untilConnected,
@@ -11,6 +12,8 @@ import {
   type RedisConnection,
 } from "@pes/jobs";
 import type { Logger } from "pino";
+import { createBatchStarts } from "./batch-starts.js";
+import { START_BATCH_JOB } from "./execution-jobs.js";
 import { defineLifecycleCommands, finishExecution } from "./execution-lifecycle.js";
 
 /**
@@ -49,9 +52,28 @@ export function createExecutionReplies(options: { redisUrl: string; prefix: stri
   };
 }
 
-/** A worker that runs a catalog of execution jobs and answers their callers (createJobWorker with createExecutionReplies). */
+/**
+ * A worker that runs a catalog of execution jobs: it answers their callers (createExecutionReplies) and
+ * starts the async batches the API accepted (START_BATCH_JOB, createBatchStarts) besides the catalog.
+ */
 export function createExecutionWorker(options: Omit<JobWorkerOptions, "replies">): JobWorker {
-  return createJobWorker({ ...options, replies: createExecutionReplies(options) });
+  const starts = createBatchStarts(options);
+  const worker = createJobWorker({
+    ...options,
+    catalog: [...options.catalog, handleJob(START_BATCH_JOB, (job, { signal }) => starts.run(job, signal))],
+    replies: createExecutionReplies(options),
+  });
+  return {
+    async start() {
+      await starts.start();
+      await worker.start();
+    },
+    isReady: () => worker.isReady(),
+    async close(timeoutMs) {
+      await worker.close(timeoutMs);
+      await starts.close();
+    },
+  };
 }
 
 /** An execution job's organization, read without its schema, so that even a malformed job's caller is answered. */

@@ -1,5 +1,6 @@
 export {
   BATCH_ITEM_POST_WINDOW_MS,
+  BATCH_START_QUEUE,
   CHAT_POST_QUEUE,
   EXECUTE_JOB,
   EXECUTE_MESSAGE_JOB,
@@ -7,7 +8,9 @@ export {
   MESSAGE_EXECUTION_QUEUE,
   POST_BATCH_ITEM_JOB,
   SERVICE_QUEUES,
+  START_BATCH_JOB,
 } from "./execution-jobs.js";
+export { createBatchStarts, type BatchStarts } from "./batch-starts.js";
 export {
   createExecutionClient,
   QueueUnavailableError,

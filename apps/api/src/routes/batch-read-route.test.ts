@@ -7,8 +7,8 @@ import { createServer, get as httpGet, type ClientRequest, type IncomingMessage,
 import { performance } from "node:perf_hooks";
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { createLogger } from "@pes/logger";
-import { createExecutionClient, EXECUTE_JOB, type ExecutionClient } from "@pes/executions";
-import { createJobWorker, handleJob, type JobWorker } from "@pes/jobs";
+import { createExecutionWorker, createExecutionClient, EXECUTE_JOB, type ExecutionClient } from "@pes/executions";
+import { handleJob, type JobWorker } from "@pes/jobs";
 import request from "supertest";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { rsaKey, signToken, startJwksServer, testApp, type JwksServer, type TestAppOptions } from "../testing/fixtures.js";
@@ -37,7 +37,7 @@ function queue(result: (host: string) => string = (host) => `disk-full on ${host
   return {
     client,
     async startWorker() {
-      worker = createJobWorker({
+      worker = createExecutionWorker({
         redisUrl: redis.url,
         prefix,
         logger,
