@@ -147,6 +147,8 @@ export interface AlertEvidence extends Cited {
   name: string;
   /** What it fires for, e.g. "service=checkout". */
   subject?: string;
+  /** The labels `subject` is written from (its name and severity apart): to tell the page and an upstream's alerts apart. */
+  labels?: Labels;
   /** Its severity as the alerting system labels it, e.g. "critical". */
   level?: string;
   /** When it started firing. */
@@ -263,6 +265,7 @@ export function mapEvidenceText(evidence: Evidence, map: (text: string) => strin
         action,
         name: map(evidence.name),
         ...(evidence.subject === undefined ? {} : { subject: map(evidence.subject) }),
+        ...(evidence.labels === undefined ? {} : { labels: labels(evidence.labels) }),
         ...(evidence.level === undefined ? {} : { level: map(evidence.level) }),
       };
     case "change":

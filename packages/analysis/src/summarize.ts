@@ -136,8 +136,9 @@ export function bottomLineOf(judgement: Judgement, attributes: Readonly<Record<s
  */
 function causeSentence(ranking: Ranking, likelyCause: LikelyCause, rival: LikelyCause["rival"], opening: string, time: Date): string {
   const lead = likelyCause.leadMs === 0 ? undefined : formatElapsed(likelyCause.leadMs);
-  const claimOf = ({ evidence, gadget }: Finding<ChangeEvidence> | Finding<SymptomEvidence>) =>
-    evidence.kind === "change" ? changeClaim(evidence, time) : symptomLevel(evidence, gadget, time);
+  // An upstream's symptom is named as the upstream's: it is where the cause lies, not what it looked like.
+  const claimOf = ({ evidence, gadget, upstream }: Finding<ChangeEvidence> | Finding<SymptomEvidence>) =>
+    `${upstream === undefined ? "" : `upstream ${upstream}, `}${evidence.kind === "change" ? changeClaim(evidence, time) : symptomLevel(evidence, gadget, time)}`;
   const named = `${opening}: ${rival === undefined ? "likely cause" : "two likely causes, too close to tell apart"}: ${claimOf(likelyCause.finding)}${
     rival === undefined ? "" : ` and ${claimOf(rival)}`
   }`;
