@@ -5,6 +5,7 @@ import { healthy } from "./healthy.js";
 import { nodeOom } from "./node-oom.js";
 import type { Scenario } from "./scenario.js";
 import { upstreamOutage } from "./upstream-outage.js";
+import { upstreamService } from "./upstream-service.js";
 
 /** Every scenario, by name, with the function that builds its data for an issue time. */
 export const SCENARIOS: ReadonlyArray<{ name: string; build: (issueAt: Date) => Scenario }> = [
@@ -14,4 +15,5 @@ export const SCENARIOS: ReadonlyArray<{ name: string; build: (issueAt: Date) => 
   { name: "upstream-outage", build: upstreamOutage },
   { name: "deploy-not-cause", build: deployNotCause },
   { name: "healthy", build: healthy },
+  { name: "upstream-service", build: upstreamService },
 ];
