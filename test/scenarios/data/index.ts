@@ -4,6 +4,7 @@ import { deployNotCause } from "./deploy-not-cause.js";
 import { healthy } from "./healthy.js";
 import { nodeOom } from "./node-oom.js";
 import type { Scenario } from "./scenario.js";
+import { trafficSurge } from "./traffic-surge.js";
 import { upstreamOutage } from "./upstream-outage.js";
 import { upstreamService } from "./upstream-service.js";
 
@@ -16,4 +17,5 @@ export const SCENARIOS: ReadonlyArray<{ name: string; build: (issueAt: Date) => 
   { name: "deploy-not-cause", build: deployNotCause },
   { name: "healthy", build: healthy },
   { name: "upstream-service", build: upstreamService },
+  { name: "traffic-surge", build: trafficSurge },
 ];
