@@ -10,6 +10,7 @@ import type {
   SkippedEvidence,
   SymptomEvidence,
 } from "./evidence.js";
+import { isBlip } from "./blips.js";
 import { alertUpstream, isPage, namingTexts, upstreamsNamedIn, type IssueScope } from "./dependencies.js";
 import { isCrashLoopEvent } from "./kubernetes-events.js";
 
@@ -173,7 +174,7 @@ export function roleOf(evidence: Evidence): Role {
  *    to zero such as a failing probe, an OOM kill, a crash loop, an eviction; an alert that fired before
  *    anything else, unless it is the page) or of an upstream that turned abnormal before the paged service
  *    (upstreamCandidates) is the likely cause, when other symptoms began with it or after it; of several
- *    at the same time, the strongest. A first symptom of another kind (an error ratio, a latency) of the
+ *    at the same time, the strongest. A blip (isBlip: a move over within minutes) is none. A first symptom of another kind (an error ratio, a latency) of the
  *    paged service is named as the place to look, not as the cause.
  * 5. Another candidate within RIVAL_MS of the likely cause (a change of another subject by rule 3, a
  *    symptom of a cause's kind found by another action, or another upstream's, by rule 4) is its rival:
@@ -289,12 +290,14 @@ function symptomCause(
   const upstream = upstreamCandidates(incident, onsetOf, scope);
   // An alert is a cause only when it fired before everything else: one that began with an error spike is
   // more likely about it. The page (an alert for what was paged) never is: it is what the issue says.
+  // A blip (over within minutes) is never one: it does not explain an incident.
   const candidates = incident.filter(
     (symptom) =>
-      upstream.has(symptom) ||
-      (symptom.upstream === undefined &&
-        isCauseKind(symptom.evidence) &&
-        (symptom.evidence.kind !== "alert" || (!isPage(symptom.evidence, scope.attributes) && incident.every((other) => other === symptom || onsetOf(other) > first)))),
+      !isBlip(symptom.evidence) &&
+      (upstream.has(symptom) ||
+        (symptom.upstream === undefined &&
+          isCauseKind(symptom.evidence) &&
+          (symptom.evidence.kind !== "alert" || (!isPage(symptom.evidence, scope.attributes) && incident.every((other) => other === symptom || onsetOf(other) > first))))),
   );
   const earliest = Math.min(...candidates.map(onsetOf));
   // Symptoms are strongest first: of several at the same time, the strongest.
