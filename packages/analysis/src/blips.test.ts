@@ -3,6 +3,7 @@ import { BLIP_MS, isBlip } from "./blips.js";
 import type { MetricEvidence } from "./evidence.js";
 import type { Finding } from "./ranking.js";
 import { compareSeries } from "./series-comparison.js";
+import { bottomLineOf } from "./summarize.js";
 import { judgeExecution } from "./verdict.js";
 
 const time = new Date("2026-11-21T14:08:00Z");
@@ -46,8 +47,12 @@ describe("blips", () => {
   it("names no cause when nothing but a blip was seen: a probe failing one scrape, then a brief error spike", () => {
     const errors = metric("Error ratio of checkout", { value: 9, ratio: 9, severity: 9, onset: at("14:04:30"), endedAt: at("14:07:00") });
     const probe = (endedAt?: Date) => metric("Probes of checkout's dependencies", { onset: at("14:04:00"), ...(endedAt === undefined ? {} : { endedAt }) });
-    const { verdict } = judgeExecution([errors, probe(at("14:04:15"))], { time });
+    const judgement = judgeExecution([errors, probe(at("14:04:15"))], { time });
+    const { verdict } = judgement;
     expect(verdict.conclusion).toBe("no-cause");
+    expect(bottomLineOf(judgement, {})).toContain(
+      "No cause found: Probes of checkout's dependencies and Error ratio of checkout were over within minutes, too brief to explain it.",
+    );
     expect(verdict.symptoms.map(({ action }) => action)).toEqual(["Probes of checkout's dependencies", "Error ratio of checkout"]);
     // The same probe, still failing: the outage is the cause.
     expect(judgeExecution([errors, probe()], { time }).verdict).toMatchObject({ conclusion: "cause", cause: { kind: "outage" } });

@@ -1,3 +1,4 @@
+import { isBlip } from "./blips.js";
 import type { ChangeEvidence, EventEvidence, Evidence, FailedEvidence, NoDataEvidence, SkippedEvidence, SymptomEvidence } from "./evidence.js";
 import { describeChange, missingText, noDataWhen, normalEventsSummary, shortAnswer, symptomLevel, symptomMovement } from "./evidence-text.js";
 import { formatClock, formatElapsed } from "./human-format.js";
@@ -110,6 +111,11 @@ export function bottomLineOf(judgement: Judgement, attributes: Readonly<Record<s
   const symptomTold = symptoms.some((finding) => told.has(finding.evidence));
   if (others.length > 0) sentences.push(`${symptomTold ? "Also abnormal" : "Abnormal"}: ${others.map(level).join("; ")}.`);
   if (likelyCause === undefined) {
+    // Said plainly: a blip could have been named as a cause, and is not one.
+    const blips = symptoms.filter((finding) => isBlip(finding.evidence));
+    if (blips.length > 0) {
+      sentences.push(`No cause found: ${listOf(blips.map((finding) => finding.evidence.action))} ${blips.length === 1 ? "was" : "were"} over within minutes, too brief to explain it.`);
+    }
     const first = firstSymptom(ranking, time);
     if (first !== undefined) sentences.push(first);
   }
