@@ -174,8 +174,9 @@ export function roleOf(evidence: Evidence): Role {
  *    to zero such as a failing probe, an OOM kill, a crash loop, an eviction; an alert that fired before
  *    anything else, unless it is the page) or of an upstream that turned abnormal before the paged service
  *    (upstreamCandidates) is the likely cause, when other symptoms began with it or after it; of several
- *    at the same time, the strongest. A blip (isBlip: a move over within minutes) is none. A first symptom of another kind (an error ratio, a latency) of the
- *    paged service is named as the place to look, not as the cause.
+ *    at the same time, the strongest. A blip (isBlip: a move over within minutes) is none. A first
+ *    symptom of another kind (an error ratio, a latency) of the paged service is named as the place to
+ *    look, not as the cause.
  * 5. Another candidate within RIVAL_MS of the likely cause (a change of another subject by rule 3, a
  *    symptom of a cause's kind found by another action, or another upstream's, by rule 4) is its rival:
  *    both are as likely.
