@@ -66,6 +66,11 @@ export interface MetricEvidence extends Cited {
   abnormal: boolean;
   /** When the abnormal change began (its change point, not when it crossed a threshold), if the data shows it. */
   onset?: Date;
+  /**
+   * When the abnormal change was over: its last samples are back within the usual band (or off the limit),
+   * from this one on. Absent while it lasts, and for a metric judged normal.
+   */
+  endedAt?: Date;
   /** The metric stopped moving: one exact value since `onset` after varying in the baseline. */
   flat?: boolean;
   /** The metric reached its limit or threshold in the incident phase (at `value`). */
@@ -147,6 +152,8 @@ export interface AlertEvidence extends Cited {
   name: string;
   /** What it fires for, e.g. "service=checkout". */
   subject?: string;
+  /** The labels `subject` is written from (its name and severity apart): to tell the page and an upstream's alerts apart. */
+  labels?: Labels;
   /** Its severity as the alerting system labels it, e.g. "critical". */
   level?: string;
   /** When it started firing. */
@@ -263,6 +270,7 @@ export function mapEvidenceText(evidence: Evidence, map: (text: string) => strin
         action,
         name: map(evidence.name),
         ...(evidence.subject === undefined ? {} : { subject: map(evidence.subject) }),
+        ...(evidence.labels === undefined ? {} : { labels: labels(evidence.labels) }),
         ...(evidence.level === undefined ? {} : { level: map(evidence.level) }),
       };
     case "change":

@@ -172,7 +172,7 @@ export function analyzeInstant(values: readonly InstantValue[], context: MetricC
 
 /** The evidence fields of a comparison. */
 function evidenceOf(comparison: Comparison) {
-  const { extreme, baseline, low, high, ratio, severity, abnormal, onset, flat, saturation } = comparison;
+  const { extreme, baseline, low, high, ratio, severity, abnormal, onset, endedAt, flat, saturation } = comparison;
   return {
     value: extreme.value,
     baseline,
@@ -182,6 +182,7 @@ function evidenceOf(comparison: Comparison) {
     severity,
     abnormal,
     ...(onset === undefined ? {} : { onset }),
+    ...(endedAt === undefined ? {} : { endedAt }),
     ...(flat === true ? { flat } : {}),
     ...(saturation === undefined ? {} : { saturation }),
   };

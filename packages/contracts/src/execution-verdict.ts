@@ -5,7 +5,8 @@ import { z } from "zod";
  * metrics (`saturation`: at its limit or threshold; `outage`: fallen to zero from a level, such as a
  * failing probe; `flat`: stopped moving; `rise`, `drop`: moved against its baseline); `log-pattern`;
  * Kubernetes warning events (`oom`, `crash-loop`, `eviction`, `node-not-ready`, `unschedulable`, else
- * `warning-event`); `alert`.
+ * `warning-event`); `alert`; `upstream`: a service the paged one calls turned abnormal first (its subject
+ * is that service).
  */
 export const VERDICT_KINDS = [
   "deploy",
@@ -24,6 +25,7 @@ export const VERDICT_KINDS = [
   "unschedulable",
   "warning-event",
   "alert",
+  "upstream",
 ] as const;
 export type KnownVerdictKind = (typeof VERDICT_KINDS)[number];
 
