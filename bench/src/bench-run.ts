@@ -237,6 +237,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
             items: durations.asyncBatchItems,
             idleSeconds: durations.asyncBatchIdleSeconds,
             pollIntervalMs: 1_000,
+            eventLoopSecondsAfterAccept: durations.asyncBatchEventLoopSeconds,
           });
           results.asyncBatch = { ...measured, workerProcesses: workers.length, ratioToThroughput: measured.itemsPerSecond / throughputOfTwo() };
         } finally {

@@ -287,6 +287,13 @@ export function renderMarkdown(results: BenchResults): string {
     lines.push("");
     lines.push(`During / idle: p50 **${fmt(batchRun.p50Ratio, 2)}×**, p99 **${fmt(batchRun.p99Ratio, 2)}×**.`);
     lines.push("");
+    const loop = batchRun.eventLoopDelay;
+    lines.push(
+      `API event-loop delay from just before the POST to ${settings.durations.asyncBatchEventLoopSeconds} s after its 202 ` +
+        `(a ${fmt(loop.windowMs / 1000, 2)} s window, prom-client's \`monitorEventLoopDelay\` histogram, reset by the scrape that opened it): ` +
+        `p50 ${fmt(loop.p50Ms)} ms, **p99 ${fmt(loop.p99Ms)} ms**, max ${fmt(loop.maxMs)} ms.`,
+    );
+    lines.push("");
   }
 
   if (results.failures.length > 0) {
