@@ -98,6 +98,8 @@ export async function startApi(context: ServiceContext, options: ApiOptions): Pr
       ORG_EXECUTIONS_IN_FLIGHT: "1000000",
       ORG_ITEMS_QUEUED: "1000000",
       COALESCE_BUCKET_SECONDS: String(options.coalesceBucketSeconds ?? 0),
+      // The harness scrapes its APIs' /metrics without a token (storm, async batch): none inherited.
+      METRICS_TOKEN: undefined,
     },
     logPath,
   });
