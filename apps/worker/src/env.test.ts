@@ -8,6 +8,7 @@ describe("parseWorkerEnv", () => {
       queuePrefix: "pes",
       configDir: "/config",
       concurrency: 50,
+      batchConcurrency: 13,
       actionTimeoutMs: 15_000,
       maxConcurrentActions: 32,
       lockDurationMs: 30_000,
@@ -30,7 +31,8 @@ describe("parseWorkerEnv", () => {
 
   it("coerces numbers and treats empty values as unset", () => {
     const env = parseWorkerEnv({ CONFIG_DIR: "/config", WORKER_CONCURRENCY: "8", WORKER_LOCK_DURATION_MS: "2000", QUEUE_PREFIX: "", LOG_LEVEL: "debug" });
-    expect(env).toMatchObject({ concurrency: 8, lockDurationMs: 2_000, queuePrefix: "pes", logLevel: "debug" });
+    expect(env).toMatchObject({ concurrency: 8, batchConcurrency: 2, lockDurationMs: 2_000, queuePrefix: "pes", logLevel: "debug" });
+    expect(parseWorkerEnv({ CONFIG_DIR: "/config", WORKER_BATCH_CONCURRENCY: "5" }).batchConcurrency).toBe(5);
   });
 
   it("names every bad variable", () => {

@@ -8,6 +8,8 @@ export { EnvError } from "@pes/config";
 export const WorkerEnvSchema = z.object({
   ...sharedEnvFields,
   WORKER_CONCURRENCY: integer(1, 10_000).default(50),
+  /** Executions behind every other caller's work (async batch items, alerts over their organization's limit) at once; unset: a quarter of WORKER_CONCURRENCY. */
+  WORKER_BATCH_CONCURRENCY: integer(1, 10_000).optional(),
   ACTION_TIMEOUT_MS: integer(1, 3_600_000).default(15_000),
   MAX_CONCURRENT_ACTIONS: integer(1, 10_000).default(32),
   WORKER_LOCK_DURATION_MS: integer(1_000, 3_600_000).default(30_000),
@@ -35,6 +37,8 @@ export interface WorkerEnv {
   configDir: string;
   /** Jobs one worker process runs at once. */
   concurrency: number;
+  /** Of those, at most this many behind every other caller's work (WORKER_BATCH_CONCURRENCY). */
+  batchConcurrency: number;
   /** Deadline of each data-source action. */
   actionTimeoutMs: number;
   /** Data-source actions this worker process runs at once, across all its jobs. */
@@ -65,6 +69,7 @@ export function parseWorkerEnv(source: NodeJS.ProcessEnv = process.env): WorkerE
     queuePrefix: env.QUEUE_PREFIX,
     configDir: env.CONFIG_DIR,
     concurrency: env.WORKER_CONCURRENCY,
+    batchConcurrency: env.WORKER_BATCH_CONCURRENCY ?? Math.ceil(env.WORKER_CONCURRENCY / 4),
     actionTimeoutMs: env.ACTION_TIMEOUT_MS,
     maxConcurrentActions: env.MAX_CONCURRENT_ACTIONS,
     lockDurationMs: env.WORKER_LOCK_DURATION_MS,

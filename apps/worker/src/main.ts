@@ -84,6 +84,7 @@ async function main(): Promise<void> {
     logger,
     catalog: jobs,
     concurrency: env.concurrency,
+    batchConcurrency: env.batchConcurrency,
     lockDurationMs: env.lockDurationMs,
     stalledIntervalMs: env.stalledIntervalMs,
     onJobFinished: (jobName, outcome, seconds) => metrics.jobFinished(jobName, outcome, seconds),

@@ -18,7 +18,8 @@
   ARGV[9]  how long a completed result serves identical requests (ms); 0: not at all
   ARGV[10] the reply channel of the API instance that waits, or ''
   ARGV[11] the batch the requests are items of, or ''
-  ARGV[12…] four per request: candidate execution id, coalescing fingerprint or '', queue, batch index or ''
+  ARGV[12] the queue of executions admitted over the limit ('behind'), or ''
+  ARGV[13…] four per request: candidate execution id, coalescing fingerprint or '', queue, batch index or ''
 
   Returns {'limit', in flight, finished within the pace window, ms until the earliest in flight expires}
   when over a 'refuse' limit (nothing changed); else {behind ('1' when admitted over the limit), then per
@@ -43,7 +44,7 @@ local requests = {}
 local fresh = {}
 local freshByPrint = {}
 local created = 0
-for i = 12, #ARGV, 4 do
+for i = 13, #ARGV, 4 do
   local id, print, queue, index = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
   if print ~= '' then
     local other = freshByPrint[print] or redis.call('GET', prefix .. 'coalesce:' .. print)
@@ -93,7 +94,9 @@ local laneExpiry = 0
 for _, r in ipairs(requests) do
   local key = record(r.id)
   if r.state == 'created' then
-    redis.call('HSET', key, 'status', 'pending', 'createdAt', now, 'queue', r.queue, 'coalesce', r.print,
+    local queue = r.queue
+    if behind == '1' and ARGV[12] ~= '' then queue = ARGV[12] end
+    redis.call('HSET', key, 'status', 'pending', 'createdAt', now, 'queue', queue, 'coalesce', r.print,
       'reuseMs', reuse, 'retainMs', retain)
     redis.call('PEXPIRE', key, ttl)
     if r.print ~= '' then

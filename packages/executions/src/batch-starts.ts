@@ -63,7 +63,7 @@ export function createBatchStarts(options: { redisUrl: string; prefix: string; l
           },
           valid.map((item) => ({
             candidateId: item.candidateId,
-            queue: queueOf(item.request, target).name,
+            queue: queueOf(item.request, target, true).name,
             batchIndex: item.index,
             ...(item.fingerprint === undefined ? {} : { fingerprint: item.fingerprint }),
           })),
@@ -82,7 +82,10 @@ export function createBatchStarts(options: { redisUrl: string; prefix: string; l
     },
 
     async close() {
-      if (queues !== undefined) await withTimeout(Promise.all([queues.execute.close(), queues.message.close()]), 2_000, "closing the queues").catch(() => undefined);
+      if (queues !== undefined) {
+        const { execute, message, behind } = queues;
+        await withTimeout(Promise.all([execute.close(), message.close(), behind.close()]), 2_000, "closing the queues").catch(() => undefined);
+      }
       await Promise.all([records, producer].map((connection) => connection && closeConnection(connection)));
     },
   };

@@ -11,6 +11,7 @@ import { handleJob, keySpace } from "@pes/jobs";
 import {
   createExecutionClient,
   createExecutionWorker,
+  BATCH_EXECUTION_QUEUE,
   BATCH_START_QUEUE,
   EXECUTE_JOB,
   EXECUTION_QUEUE,
@@ -189,7 +190,7 @@ describe("async batches", () => {
     await api.batches.start({ batchId: "b-5", orgId: "acme", items: [{ request: request(0) }, { request: request(1) }] });
     // As a Redis restart that lost a write would leave it: the record pending, its job gone, a while ago.
     const lostId = batchItemId("b-5", 1);
-    const queue = new Queue(EXECUTION_QUEUE, { connection: { url: redis.url }, prefix });
+    const queue = new Queue(BATCH_EXECUTION_QUEUE, { connection: { url: redis.url }, prefix });
     const direct = new Redis(redis.url);
     try {
       while ((await queue.getJob(lostId)) === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -268,6 +269,23 @@ describe("lanes", () => {
     const items = runs.filter((id) => id !== executionId);
     expect(items).toEqual(Array.from({ length: 200 }, (_, index) => batchItemId("b-6", index)));
   });
+  it("keeps room for interactive executions on a worker whose batch slots are all taken", async () => {
+    const release = deferred();
+    // 4 at once, of which 1 behind every other caller's work: the batch's items wait their turn in it.
+    await worker(async (job) => {
+      if (job.requestId !== "req-1000") await release.promise;
+      return { highlights: "ran" };
+    }, 4);
+    const api = await client();
+    await api.batches.start({ batchId: "b-10", orgId: "acme", items: Array.from({ length: 3 }, (_, index) => ({ request: request(index) })) });
+    await readUntil(api, "b-10", (batch) => batch.items.some((item) => item.status === "running"));
+    const own = await api.execute(request(1_000), 10_000);
+    expect(parsed(own.outcome)).toEqual({ highlights: "ran" });
+    const view = await readUntil(api, "b-10", () => true);
+    expect(view.items.map((item) => item.status)).toEqual(["running", "queued", "queued"]);
+    release.resolve();
+    await readUntil(api, "b-10", (batch) => batch.status === "completed");
+  });
 });
 
 describe("per-organization limits", () => {
@@ -305,12 +323,16 @@ describe("per-organization limits", () => {
     const behind = await api.submit([request(2), request(3)], { limit: { ...limit, over: "behind" } });
     expect(behind.map((execution) => execution.joined)).toEqual([false, false]);
     const queue = new Queue(EXECUTION_QUEUE, { connection: { url: redis.url }, prefix });
+    const behindQueue = new Queue(BATCH_EXECUTION_QUEUE, { connection: { url: redis.url }, prefix });
     try {
-      const jobs = await Promise.all(behind.map((execution) => queue.getJob(execution.executionId)));
-      expect(jobs.map((job) => job?.opts.priority)).toEqual([1, 1]);
       expect(await queue.getWaitingCount()).toBe(1);
+      const jobs = await Promise.all(behind.map((execution) => behindQueue.getJob(execution.executionId)));
+      expect(jobs.map((job) => job?.name)).toEqual(["execute", "execute"]);
+      // Read back from the lane its job is in.
+      for (const execution of behind) expect(await api.read(execution.executionId, "acme")).toMatchObject({ status: "queued" });
     } finally {
       await queue.close();
+      await behindQueue.close();
     }
   });
 

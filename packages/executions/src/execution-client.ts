@@ -270,7 +270,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
       const state = await starts?.getJobState(batchId);
       return state === "active" ? "active" : state === "waiting" || state === "prioritized" || state === "delayed" ? "waiting" : "gone";
     },
-    jobKey: (queue, jobId) => [queues?.execute, queues?.message].find((candidate) => candidate?.name === queue)?.toKey(jobId),
+    jobKey: (queue, jobId) => [queues?.execute, queues?.message, queues?.behind].find((candidate) => candidate?.name === queue)?.toKey(jobId),
     timeoutMs: batchTimeoutMs,
     retentionMs,
   });
@@ -528,6 +528,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
         reuseMs: coalesce?.reuseMs ?? 0,
         ...(settings.limit === undefined ? {} : { limit: settings.limit }),
         ...(settings.wait ? { waiterChannel: channel } : {}),
+        ...(settings.limit?.over === "behind" ? { behindQueue: target.queues.behind.name } : {}),
       },
       requests.map((request, k) => ({
         candidateId: settings.executionIds?.[k] ?? randomUUID(),
@@ -546,7 +547,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
       const created = begun.state === "created";
       if (!created) options.onJoined?.();
       submitted.push({ executionId: begun.executionId, joined: !created });
-      if (settings.wait) results.push(outcomeOf(begun, orgId, queueOf(request, target.queues), timeoutMs));
+      if (settings.wait) results.push(outcomeOf(begun, orgId, queueOf(request, target.queues, answer.behind), timeoutMs));
     });
     return { submitted, results };
   }
@@ -599,7 +600,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
         outcome: outcome ?? errorResult("Execution result was unreadable"),
       };
     }
-    const queue = [queues?.execute, queues?.message].find((candidate) => candidate?.name === record.queue);
+    const queue = [queues?.execute, queues?.message, queues?.behind].find((candidate) => candidate?.name === record.queue);
     const state = queue === undefined ? "unknown" : await queue.getJobState(executionId);
     switch (state) {
       case "active":
@@ -697,7 +698,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
       for (const executionId of [...waiters.keys()]) settle(executionId, shuttingDown);
       early.clear();
       try {
-        if (queues !== undefined) await withTimeout(Promise.all([queues.execute.close(), queues.message.close(), starts?.close()]), 2_000, "closing the queues");
+        if (queues !== undefined) await withTimeout(Promise.all([queues.execute.close(), queues.message.close(), queues.behind.close(), starts?.close()]), 2_000, "closing the queues");
       } catch (error) {
         logger.warn({ err: errorMessage(error) }, "queues did not close cleanly");
       }

@@ -21,6 +21,13 @@ export const EXECUTION_QUEUE = "playbook-executions";
  */
 export const MESSAGE_EXECUTION_QUEUE = "playbook-message-executions";
 
+/**
+ * Executions behind every other caller's work: an async batch's items, and alerts admitted over their
+ * organization's limit. A queue of their own, so that each worker runs only a few of them at once
+ * (WORKER_BATCH_CONCURRENCY) and keeps the rest of its room for interactive executions.
+ */
+export const BATCH_EXECUTION_QUEUE = "playbook-batch-executions";
+
 /** Posts to chat that nobody waits for (a batch item's reply in its batch's thread). */
 export const CHAT_POST_QUEUE = "playbook-chat-posts";
 
@@ -61,6 +68,13 @@ export const EXECUTE_MESSAGE_JOB = {
   options: { attempts: 1 },
 } satisfies AwaitedJobDeclaration<MessageExecutionJob, PlaybookExecutionResult | RequestRefusal>;
 
+/** `execute` and `execute-message` behind every other caller's work (BATCH_EXECUTION_QUEUE). */
+export const BATCH_EXECUTE_JOB = { ...EXECUTE_JOB, queue: BATCH_EXECUTION_QUEUE } satisfies AwaitedJobDeclaration<ExecutionJob, PlaybookExecutionResult>;
+export const BATCH_EXECUTE_MESSAGE_JOB = { ...EXECUTE_MESSAGE_JOB, queue: BATCH_EXECUTION_QUEUE } satisfies AwaitedJobDeclaration<
+  MessageExecutionJob,
+  PlaybookExecutionResult | RequestRefusal
+>;
+
 /**
  * An async batch's items begun and enqueued by a worker, a chunk at a time, after the API answered 202.
  * Retried from the chunk it stopped at (the batch's `begun`): beginning is create or join, and adding a
@@ -88,4 +102,4 @@ export const POST_BATCH_ITEM_JOB = {
 } satisfies JobDeclaration<BatchItemPostJob>;
 
 /** Every queue of the service's jobs: a new job type's joins this list, so that the dashboard and the depth metrics show it. */
-export const SERVICE_QUEUES: readonly string[] = [...new Set([EXECUTE_JOB, EXECUTE_MESSAGE_JOB, START_BATCH_JOB, POST_BATCH_ITEM_JOB].map((job) => job.queue))];
+export const SERVICE_QUEUES: readonly string[] = [...new Set([EXECUTE_JOB, EXECUTE_MESSAGE_JOB, BATCH_EXECUTE_JOB, START_BATCH_JOB, POST_BATCH_ITEM_JOB].map((job) => job.queue))];

@@ -68,6 +68,8 @@ export interface BeginSettings {
   waiterChannel?: string;
   /** The async batch the requests are items of. */
   batchId?: string;
+  /** The queue executions admitted over a `behind` limit go to, instead of their own. */
+  behindQueue?: string;
   /**
    * The requests were admitted beforehand under their candidate ids (acceptBatch): no limit is checked,
    * and a request that joins another execution gives its place back.
@@ -173,6 +175,7 @@ export async function beginExecutions(redis: RedisConnection, keys: KeySpace, se
     Math.ceil(settings.reuseMs),
     settings.waiterChannel ?? "",
     settings.batchId ?? "",
+    settings.behindQueue ?? "",
   ];
   for (const request of requests) args.push(request.candidateId, request.fingerprint ?? "", request.queue, request.batchIndex ?? "");
   const answer = await redis.beginExecutions(organizationPrefix(keys, settings.orgId), ...args);

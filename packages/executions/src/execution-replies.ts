@@ -13,7 +13,7 @@ import {
 } from "@pes/jobs";
 import type { Logger } from "pino";
 import { createBatchStarts } from "./batch-starts.js";
-import { START_BATCH_JOB } from "./execution-jobs.js";
+import { BATCH_EXECUTION_QUEUE, EXECUTION_QUEUE, MESSAGE_EXECUTION_QUEUE, START_BATCH_JOB } from "./execution-jobs.js";
 import { defineLifecycleCommands, finishExecution } from "./execution-lifecycle.js";
 
 /**
@@ -53,14 +53,21 @@ export function createExecutionReplies(options: { redisUrl: string; prefix: stri
 }
 
 /**
- * A worker that runs a catalog of execution jobs: it answers their callers (createExecutionReplies) and
- * starts the async batches the API accepted (START_BATCH_JOB, createBatchStarts) besides the catalog.
+ * A worker that runs a catalog of execution jobs: it answers their callers (createExecutionReplies),
+ * runs each execution handler on the lane behind every other caller's work too (BATCH_EXECUTION_QUEUE:
+ * async batch items, alerts over their organization's limit), at most `batchConcurrency` of those at once
+ * (default a quarter of `concurrency`) so that interactive executions always find room, and starts the
+ * async batches the API accepted (START_BATCH_JOB, createBatchStarts).
  */
-export function createExecutionWorker(options: Omit<JobWorkerOptions, "replies">): JobWorker {
+export function createExecutionWorker(options: Omit<JobWorkerOptions, "replies" | "queueConcurrency"> & { batchConcurrency?: number }): JobWorker {
   const starts = createBatchStarts(options);
+  const behind = options.catalog
+    .filter((entry) => entry.queue === EXECUTION_QUEUE || entry.queue === MESSAGE_EXECUTION_QUEUE)
+    .map((entry) => ({ ...entry, queue: BATCH_EXECUTION_QUEUE }));
   const worker = createJobWorker({
     ...options,
-    catalog: [...options.catalog, handleJob(START_BATCH_JOB, (job, { signal }) => starts.run(job, signal))],
+    catalog: [...options.catalog, ...behind, handleJob(START_BATCH_JOB, (job, { signal }) => starts.run(job, signal))],
+    queueConcurrency: { [BATCH_EXECUTION_QUEUE]: options.batchConcurrency ?? Math.ceil(options.concurrency / 4) },
     replies: createExecutionReplies(options),
   });
   return {

@@ -36,8 +36,10 @@ export interface JobWorkerOptions {
   logger: Logger;
   /** The jobs this worker runs, each with its handler (handleJob): one BullMQ worker per queue they name. */
   catalog: JobCatalog;
-  /** Jobs this process runs at once, on each queue of the catalog. */
+  /** Jobs this process runs at once, on each queue of the catalog but those `queueConcurrency` names. */
   concurrency: number;
+  /** Jobs this process runs at once on the queues it names, instead of `concurrency`. */
+  queueConcurrency?: Readonly<Record<string, number>>;
   /** How long a job's lock lives without renewal: a dead worker's job is re-run after about this long. */
   lockDurationMs?: number;
   /** How often this worker looks for jobs whose lock expired (stalled) and puts them back in the queue. */
@@ -242,7 +244,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
       {
         connection,
         prefix: keys.bullPrefix,
-        concurrency: options.concurrency,
+        concurrency: options.queueConcurrency?.[queue] ?? options.concurrency,
         lockDuration: options.lockDurationMs ?? DEFAULT_LOCK_DURATION_MS,
         stalledInterval: options.stalledIntervalMs ?? DEFAULT_STALLED_INTERVAL_MS,
         maxStalledCount: MAX_STALLED_COUNT,

@@ -1,6 +1,6 @@
 import { createLogger } from "@pes/logger";
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
-import { BATCH_START_QUEUE, CHAT_POST_QUEUE, EXECUTION_QUEUE, MESSAGE_EXECUTION_QUEUE, SERVICE_QUEUES } from "@pes/executions";
+import { BATCH_EXECUTION_QUEUE, BATCH_START_QUEUE, CHAT_POST_QUEUE, EXECUTION_QUEUE, MESSAGE_EXECUTION_QUEUE, SERVICE_QUEUES } from "@pes/executions";
 import { openDashboardQueues, type DashboardQueues } from "@pes/jobs";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -88,6 +88,7 @@ describe("the queue dashboard at /admin/queues", () => {
     expect(api.body.queues).toEqual([
       expect.objectContaining({ name: EXECUTION_QUEUE, readOnlyMode: true, counts: expect.objectContaining({ waiting: 1 }) }),
       expect.objectContaining({ name: MESSAGE_EXECUTION_QUEUE, readOnlyMode: true }),
+      expect.objectContaining({ name: BATCH_EXECUTION_QUEUE, readOnlyMode: true }),
       expect.objectContaining({ name: BATCH_START_QUEUE, readOnlyMode: true }),
       expect.objectContaining({ name: CHAT_POST_QUEUE, readOnlyMode: true }),
     ]);
