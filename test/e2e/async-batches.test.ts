@@ -89,7 +89,7 @@ describe("async batches across processes", () => {
   it("a worker SIGKILLed mid-batch: its items run again elsewhere, and every item ends in a result", testTimeout, async () => {
     const total = 100;
     const concurrency = 10;
-    stack = await startStack({ name: "batch-kill", configDir: config.dir, workers: 1, workerEnv: { ...fastStalls, WORKER_CONCURRENCY: String(concurrency) } });
+    stack = await startStack({ name: "batch-kill", configDir: config.dir, workers: 1, workerEnv: { ...fastStalls, WORKER_CONCURRENCY: String(concurrency), WORKER_BATCH_CONCURRENCY: String(concurrency) } });
     prometheus.hold();
     const location = await startBatch(stack, total);
     // The first worker holds `concurrency` items mid-run.
