@@ -70,8 +70,23 @@ export interface MetricEvidence extends Cited {
   flat?: boolean;
   /** The metric reached its limit or threshold in the incident phase (at `value`). */
   saturation?: MetricSaturation;
+  /**
+   * The slow climb (or fall) that led to the move, when the baseline shows one (trend.ts): `onset` is
+   * then when the climb began, not when it crossed its limit.
+   */
+  trend?: MetricTrend;
   /** The period compared with: how long before the issue time the baseline starts, in ms. */
   baselineMs: number;
+}
+
+/** A metric that moved along a line for a long time before the incident: a leak, a queue filling up. */
+export interface MetricTrend {
+  /** When the line began (when it had moved clear of the noise); the first sample when `beforeWindow`. */
+  since: Date;
+  /** How far it moves per hour, in the metric's unit (negative: falling). */
+  perHour: number;
+  /** It was already moving at the first sample: it began before the data, which cannot date it. */
+  beforeWindow: boolean;
 }
 
 /** What a saturated metric reached (the playbook's `limit` or `threshold`). */

@@ -157,7 +157,8 @@ export function roleOf(evidence: Evidence): Role {
  *
  * 1. Symptoms are abnormal metrics and log patterns, firing alerts and warning events, strongest first.
  *    One without an onset is taken to begin at the issue time. One that began more than the lookback
- *    before the issue time is background, as is a warning event whose reason was seen then too
+ *    before the issue time is background (but a metric's trend, a slow climb that runs into the
+ *    incident phase, is the incident's however long ago it began), as is a warning event whose reason was seen then too
  *    (recurring): listed apart, never a symptom of the incident.
  * 2. No symptom, no cause: changes are listed with `no-symptom`.
  * 3. A change at most CHANGE_EFFECT_MS before the incident's first symptom is the likely cause (the
@@ -220,7 +221,8 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
   changes.sort((a, b) => compareNumbers(a.evidence.at.getTime(), b.evidence.at.getTime()));
 
   const onsetOf = (symptom: Finding<SymptomEvidence>) => symptom.evidence.onset?.getTime() ?? time;
-  const early = ranking.symptoms.filter((symptom) => onsetOf(symptom) < time - lookback);
+  // A slow climb still going into the incident phase is the incident's, however long ago it began.
+  const early = ranking.symptoms.filter((symptom) => !isTrend(symptom.evidence) && onsetOf(symptom) < time - lookback);
   const recurring = new Set(early.flatMap(({ evidence }) => (evidence.kind === "event" ? [evidence.reason] : [])));
   ranking.background = ranking.symptoms.filter(
     (symptom) => early.includes(symptom) || (symptom.evidence.kind === "event" && recurring.has(symptom.evidence.reason)),
@@ -311,6 +313,11 @@ export function causeKindOf(evidence: SymptomEvidence): "saturation" | "outage" 
     case "log-pattern":
       return undefined;
   }
+}
+
+/** A metric that climbed (or fell) along a line into the incident phase: dated when the climb began. */
+function isTrend(evidence: SymptomEvidence): boolean {
+  return evidence.kind === "metric" && evidence.trend !== undefined;
 }
 
 /** How far from normal, for ranking: measured for metrics and log patterns; alerts and events rank after. */
