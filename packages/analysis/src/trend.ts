@@ -17,21 +17,23 @@ export const TREND_CLEAR_SPREADS = 10;
 export const TREND_EDGE_MS = 5 * 60_000;
 /** ...and each third of its line moves at between 1/this and this times its whole pace. */
 export const TREND_PACE_FACTOR = 2;
+/** The climb is fitted up to where it first came this close (as a share of its move) to its extreme. */
+const TREND_REACHED_SHARE = 0.95;
 /** A trend is dated when it had risen this many robust deviations of the fit's residuals, as a change point is (ONSET_SPREADS). */
 const TREND_ONSET_SPREADS = 3;
 
 /**
- * The trend of a series before `incidentFrom`, when there is one in the direction `side` (1: rising, −1:
+ * The trend of a series before `until`, when there is one in the direction `side` (1: rising, −1:
  * falling): the level-then-line (a hinge) that fits the samples best by least squares, every sample a
- * candidate start. It is a trend when the line lasts at least TREND_MIN_MS up to the incident phase,
+ * candidate start. It is a trend when the line lasts at least TREND_MIN_MS up to `until`,
  * moved by at least TREND_CLEAR_SPREADS of the noise around it, and each of its thirds moved at about
  * its pace (TREND_PACE_FACTOR): a flat series moves by nothing, a step or a short ramp between two
  * levels moves in one third and not in the others. Its start is when the line had moved three deviations (a fitted knee
  * is uncertain by about that, and a change point is dated the same way); one within TREND_EDGE_MS of the
  * first sample began before the data (`beforeWindow`), and is dated at the first sample.
  */
-export function trendOf(points: readonly SeriesPoint[], incidentFrom: number, side: 1 | -1): MetricTrend | undefined {
-  const split = points.findIndex((point) => point.at >= incidentFrom);
+export function trendOf(points: readonly SeriesPoint[], until: number, side: 1 | -1): MetricTrend | undefined {
+  const split = points.findIndex((point) => point.at >= until);
   const before = split < 0 ? points : points.slice(0, split);
   const n = before.length;
   const first = before[0];
@@ -118,12 +120,16 @@ function slopeOf(hours: readonly number[], values: readonly number[], from: numb
 
 /**
  * An abnormal comparison with the trend that led to it, if the samples before the incident phase show
- * one in the direction it moved: its onset becomes the trend's start. Anything else is returned as it is.
+ * one in the direction it moved, up to where it came close to its extreme: its onset becomes the trend's start. Anything else is returned as it is.
  */
 export function withTrend<C extends Comparison>(comparison: C, points: readonly SeriesPoint[], incidentFrom: number): C & { trend?: MetricTrend } {
   if (!comparison.abnormal || comparison.flat === true) return comparison;
   const side = comparison.saturation !== undefined ? (comparison.saturation.direction === "up" ? 1 : -1) : comparison.extreme.value >= comparison.baseline ? 1 : -1;
-  const trend = trendOf(points, incidentFrom, side);
+  // The climb is what led to the extreme: what followed once it got there (a plateau at the limit, a
+  // container killed and climbing again) is not part of it.
+  const move = (comparison.extreme.value - comparison.baseline) * side;
+  const reached = points.find((point) => (point.value - comparison.baseline) * side >= TREND_REACHED_SHARE * move);
+  const trend = trendOf(points, Math.min(incidentFrom, reached?.at ?? incidentFrom), side);
   if (trend === undefined) return comparison;
   return { ...comparison, onset: trend.since, trend };
 }

@@ -154,6 +154,17 @@ describe("renderMitigations when the findings fit", () => {
     expect(names(quiet)).toEqual(["All clear", "Dashboard"]);
   });
 
+  it("offers a mitigation for a cause of a symptom's kind only when that is the likely cause, not when a release came before it", () => {
+    const raise: MitigationTemplate[] = [{ toolName: "kubectl", customName: "Raise the memory limit", when: { likelyCause: "saturation" } }];
+    const memory: Finding = {
+      gadget: "Memory",
+      evidence: { kind: "metric", action: "Memory", labels: {}, seriesCount: 1, value: 0.99, baseline: 0.5, low: 0.4, high: 0.6, ratio: 2, severity: 10_002, abnormal: true, onset: at("14:02"), saturation: { limit: 0.95, direction: "up" }, baselineMs: 3_600_000 },
+    };
+    const offered = (findings: readonly Finding[]) => renderMitigations(raise, {}, contextOf(findings)).map((mitigation) => mitigation.customName);
+    expect(offered([memory, errors])).toEqual(["Raise the memory limit"]);
+    expect(offered([memory, errors, rollout("13:58")])).toEqual([]);
+  });
+
   it("offers a mitigation tied to an action only when that action found something abnormal", () => {
     expect(names(contextOf([{ ...errors, evidence: { ...errors.evidence, action: "Errors of payments" } }]))).toEqual(["Page the team", "Dashboard"]);
   });

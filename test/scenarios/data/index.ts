@@ -2,6 +2,7 @@ import { badDeploy } from "./bad-deploy.js";
 import { dbConnections } from "./db-connections.js";
 import { deployNotCause } from "./deploy-not-cause.js";
 import { healthy } from "./healthy.js";
+import { memoryLeak } from "./memory-leak.js";
 import { nodeOom } from "./node-oom.js";
 import type { Scenario } from "./scenario.js";
 import { upstreamOutage } from "./upstream-outage.js";
@@ -14,4 +15,5 @@ export const SCENARIOS: ReadonlyArray<{ name: string; build: (issueAt: Date) => 
   { name: "upstream-outage", build: upstreamOutage },
   { name: "deploy-not-cause", build: deployNotCause },
   { name: "healthy", build: healthy },
+  { name: "memory-leak", build: memoryLeak },
 ];

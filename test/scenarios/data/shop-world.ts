@@ -94,6 +94,10 @@ const NORMAL_REVISIONS: Record<ServiceName, Revision[]> = {
   recommendations: [{ revision: 8, version: "v0.9", atMinutes: -12 * 1440 }],
 };
 
+/** Every container's memory limit, and the share of it each service's pods use in normal times. */
+const MEMORY_LIMIT_BYTES = 1024 ** 3;
+const USUAL_MEMORY_SHARE: Record<ServiceName, number> = { checkout: 0.52, cart: 0.31, catalog: 0.44, orders: 0.37, search: 0.39, recommendations: 0.58 };
+
 const REPLICAS: Record<ServiceName, number> = { checkout: 3, cart: 3, catalog: 4, orders: 2, search: 3, recommendations: 2 };
 
 /** A service's usual error, logged at a steady rate whatever happens: the baseline a log analysis must see. */
@@ -123,6 +127,10 @@ export interface ShopChanges {
   dbConnections?: Partial<Record<DatabaseName, Shape>>;
   /** The node each service's pods run on (default: spread over the nodes). */
   placement?: Partial<Record<ServiceName, NodeName>>;
+  /** Each pod's memory in use as a share of its limit, by service (the rest hold steady). */
+  podMemory?: Partial<Record<ServiceName, (pod: PodInfo, seconds: number) => number>>;
+  /** How many minutes of metrics before the issue (default 90): a slow incident needs a longer history. */
+  historyMinutes?: number;
 }
 
 /** A pod of the world, for scenarios that change pods' status or add logs from them. */
@@ -165,11 +173,11 @@ export interface ShopWorld {
 }
 
 /**
- * Builds the shop's data from `clock.issueAt - 90 min` (metrics; logs and documents from -65 min) to
+ * Builds the shop's data from `clock.issueAt - 90 min` (metrics, or `historyMinutes`; logs and documents from -65 min) to
  * 15 minutes after the issue time (the end of the playbooks' windows), with `changes` applied.
  */
 export function shopWorld(clock: Clock, changes: ShopChanges = {}): ShopWorld {
-  const dataStart = clock.seconds(-90);
+  const dataStart = clock.seconds(-(changes.historyMinutes ?? 90));
   const dataEnd = clock.seconds(15);
   const times = sampleTimes(dataStart, dataEnd);
   const logsFrom = clock.at(-65);
@@ -221,6 +229,15 @@ export function shopWorld(clock: Clock, changes: ShopChanges = {}): ShopWorld {
         ),
       );
     }
+  }
+
+  // Pods: memory in use (cAdvisor's working set) and the limit (kube-state-metrics), per pod.
+  for (const pod of pods.filter((candidate) => (candidate.until ?? Infinity) > dataStart && candidate.from < dataEnd)) {
+    const labels = { namespace: NAMESPACE, pod: pod.name, container: pod.service, node: pod.node };
+    const share = changes.podMemory?.[pod.service] ?? (() => USUAL_MEMORY_SHARE[pod.service]);
+    const running = (t: number) => t >= pod.from && t < (pod.until ?? Infinity);
+    series.push(gauge("container_memory_working_set_bytes", labels, times, (t) => (running(t) ? Math.round(MEMORY_LIMIT_BYTES * share(pod, t) * (1 + 0.01 * (2 * hashUnit(`${pod.name}-mem`, t) - 1))) : Number.NaN)));
+    series.push(gauge("kube_pod_container_resource_limits", { ...labels, resource: "memory", unit: "byte" }, times, (t) => (running(t) ? MEMORY_LIMIT_BYTES : Number.NaN)));
   }
 
   // Nodes: memory in use and major page faults.
