@@ -75,8 +75,20 @@ export interface MetricEvidence extends Cited {
    * then when the climb began, not when it crossed its limit.
    */
   trend?: MetricTrend;
+  /** Only the series of one node (or zone) moved; the same metric elsewhere held (placement.ts). */
+  confined?: MetricPlacement;
   /** The period compared with: how long before the issue time the baseline starts, in ms. */
   baselineMs: number;
+}
+
+/** Where a metric's abnormal series are, when they are all on one node or in one zone. */
+export interface MetricPlacement {
+  /** The label that places them: `node`, else `zone`. */
+  label: string;
+  value: string;
+  /** How many series were abnormal, of how many judged. */
+  abnormal: number;
+  of: number;
 }
 
 /** A metric that moved along a line for a long time before the incident: a leak, a queue filling up. */
@@ -162,6 +174,8 @@ export interface AlertEvidence extends Cited {
   name: string;
   /** What it fires for, e.g. "service=checkout". */
   subject?: string;
+  /** The labels `subject` is made of: a node's alert is tied to the pods it hosts by its `node`. */
+  labels?: Labels;
   /** Its severity as the alerting system labels it, e.g. "critical". */
   level?: string;
   /** When it started firing. */
@@ -278,6 +292,7 @@ export function mapEvidenceText(evidence: Evidence, map: (text: string) => strin
         action,
         name: map(evidence.name),
         ...(evidence.subject === undefined ? {} : { subject: map(evidence.subject) }),
+        ...(evidence.labels === undefined ? {} : { labels: labels(evidence.labels) }),
         ...(evidence.level === undefined ? {} : { level: map(evidence.level) }),
       };
     case "change":

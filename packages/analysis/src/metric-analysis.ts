@@ -1,4 +1,5 @@
 import type { Labels, MetricEvidence, MetricTrend, NoDataEvidence, TimeWindow, ValuesEvidence } from "./evidence.js";
+import { confinedTo } from "./placement.js";
 import { saturationCheck, type SaturationRule } from "./saturation.js";
 import { compareSeries, type Comparison } from "./series-comparison.js";
 import { withTrend } from "./trend.js";
@@ -144,12 +145,14 @@ export function analyzeSeries(series: Iterable<Series>, context: MetricContext):
   const worst = spanning[0] as SeriesFinding;
   const identify = identifyingLabels(spanning.map((finding) => finding.labels));
   const churned = seen - spanning.length;
+  const confined = confinedTo(spanning);
   return {
     ...base,
     ...evidenceOf(worst),
     labels: identify(worst.labels),
     seriesCount: spanning.length,
     ...(churned > 0 ? { churned } : {}),
+    ...(confined === undefined ? {} : { confined }),
   };
 }
 

@@ -11,6 +11,7 @@ import type {
   SymptomEvidence,
 } from "./evidence.js";
 import { isCrashLoopEvent } from "./kubernetes-events.js";
+import { nodeCause } from "./placement.js";
 
 /** One action's evidence, with the (templated) title of the gadget it belongs to. */
 export interface Finding<E extends Evidence = Evidence> {
@@ -74,7 +75,15 @@ export interface RankOptions {
  * The likely cause and why: `change` (a change at most CHANGE_EFFECT_MS before the first symptom) or
  * `symptom` (the earliest symptom of a cause's kind, with others at or after it): rankFindings' rules.
  */
-export type LikelyCause = ({ basis: "change"; finding: Finding<ChangeEvidence> } | { basis: "symptom"; finding: Finding<SymptomEvidence> }) & {
+export type LikelyCause = (
+  | { basis: "change"; finding: Finding<ChangeEvidence> }
+  | { basis: "symptom"; finding: Finding<SymptomEvidence> }
+  /**
+   * A node (placement.ts): `confined` are the symptoms only its pods show, `signals` what fires or warns
+   * about the node itself, `finding` the earliest of them all.
+   */
+  | { basis: "node"; node: string; finding: Finding<SymptomEvidence>; confined: Array<Finding<SymptomEvidence>>; signals: Array<Finding<SymptomEvidence>> }
+) & {
   /** How long before the first symptom that followed it (or the issue time, if none is dated). */
   leadMs: number;
   /** The symptoms of the incident that followed it, strongest first; never empty. */
@@ -169,6 +178,8 @@ export function roleOf(evidence: Evidence): Role {
  *    anything else) is the likely cause, when other symptoms began with it or after it; of several at the
  *    same time, the strongest. A first symptom of another kind (an error ratio, a latency) is named as
  *    the place to look, not as the cause.
+ *    Before that rule: when the metric symptoms a node label places are all confined to one node and
+ *    something fires or warns about that node itself, the node is the likely cause (nodeCause).
  * 5. Another candidate within RIVAL_MS of the likely cause (a change of another subject by rule 3, a
  *    symptom of a cause's kind found by another action by rule 4) is its rival: both are as likely.
  *
@@ -255,7 +266,7 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
       ...(rival === undefined ? {} : { rival }),
     };
   } else {
-    ranking.likelyCause = symptomCause(incident, onsetOf);
+    ranking.likelyCause = nodeCause(incident, onsetOf) ?? symptomCause(incident, onsetOf);
   }
   ranking.changes = changes
     .filter((change) => change !== cause)

@@ -48,7 +48,7 @@ function meets(when: MitigationWhen, attributes: Readonly<Record<string, string>
   const { ranking, time } = context;
   const cause = ranking.likelyCause;
   const causeChange = cause?.basis === "change" ? cause.finding.evidence.change : undefined;
-  const causeKind = cause?.basis === "symptom" ? causeKindOf(cause.finding.evidence) : causeChange;
+  const causeKind = cause?.basis === "node" ? "node" : cause?.basis === "symptom" ? causeKindOf(cause.finding.evidence) : causeChange;
   if (when.abnormal !== undefined && when.abnormal !== ranking.symptoms.length > 0) return false;
   if (when.likelyCause !== undefined && when.likelyCause !== causeKind) return false;
   if (when.change !== undefined) {

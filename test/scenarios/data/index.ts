@@ -4,6 +4,7 @@ import { deployNotCause } from "./deploy-not-cause.js";
 import { healthy } from "./healthy.js";
 import { memoryLeak } from "./memory-leak.js";
 import { nodeOom } from "./node-oom.js";
+import { slowNode } from "./slow-node.js";
 import type { Scenario } from "./scenario.js";
 import { upstreamOutage } from "./upstream-outage.js";
 
@@ -16,4 +17,5 @@ export const SCENARIOS: ReadonlyArray<{ name: string; build: (issueAt: Date) => 
   { name: "deploy-not-cause", build: deployNotCause },
   { name: "healthy", build: healthy },
   { name: "memory-leak", build: memoryLeak },
+  { name: "slow-node", build: slowNode },
 ];

@@ -35,6 +35,8 @@ export const SERVICES = ["checkout", "cart", "catalog", "orders", "search", "rec
 export type ServiceName = (typeof SERVICES)[number];
 export const NODES = ["node-1", "node-2", "node-3"] as const;
 export type NodeName = (typeof NODES)[number];
+/** One node per availability zone. */
+const ZONES: Record<NodeName, string> = { "node-1": "eu-west-1a", "node-2": "eu-west-1b", "node-3": "eu-west-1c" };
 export const DEPENDENCIES = [
   { dependency: "payments-provider", consumer: "checkout", host: "api.payments.example" },
   { dependency: "fraud-check", consumer: "checkout", host: "fraud-check.shop.svc" },
@@ -117,6 +119,10 @@ export interface ShopChanges {
   rollouts?: Partial<Record<ServiceName, Revision[]>>;
   /** Share of each node's memory in use. */
   nodeMemoryUsed?: Partial<Record<NodeName, Shape>>;
+  /** Each node's share of CPU time waiting for I/O. */
+  nodeIowait?: Partial<Record<NodeName, Shape>>;
+  /** How many times slower the pods on each node answer (default 1). */
+  nodeLatency?: Partial<Record<NodeName, Shape>>;
   /** Each node's major page faults per second. */
   nodeMajorFaults?: Partial<Record<NodeName, Shape>>;
   /** Each dependency's probe result (1 up, 0 down). */
@@ -220,7 +226,17 @@ export function shopWorld(clock: Clock, changes: ShopChanges = {}): ShopWorld {
     const errors: Shape = (t) => rps(t) * traffic.errorShare(t) * (1 + 0.1 * (2 * hashUnit(`${service}-err`, t) - 1));
     series.push(counter("http_requests_total", { namespace: NAMESPACE, service, code: "200" }, times, (t) => rps(t) - errors(t)));
     series.push(counter("http_requests_total", { namespace: NAMESPACE, service, code: "500" }, times, errors));
-    series.push(...latencyHistogram("http_request_duration_seconds", { namespace: NAMESPACE, service }, times, rps, traffic.meanLatency));
+    // One histogram per node the service's pods run on, each with the share of the requests its pods take.
+    for (const node of NODES.filter((candidate) => pods.some((pod) => pod.service === service && pod.node === candidate))) {
+      const share = (t: number) => {
+        const running = podsAt(service, t);
+        return running.length === 0 ? 0 : running.filter((pod) => pod.node === node).length / running.length;
+      };
+      const slower = changes.nodeLatency?.[node] ?? constant(1);
+      series.push(
+        ...latencyHistogram("http_request_duration_seconds", { namespace: NAMESPACE, service, node, zone: ZONES[node] }, times, (t) => rps(t) * share(t), (t) => traffic.meanLatency(t) * slower(t)),
+      );
+    }
     for (const pod of pods.filter((candidate) => candidate.service === service && (candidate.until ?? Infinity) > dataStart && candidate.from < dataEnd)) {
       const share = (t: number) => 1 / Math.max(1, podsAt(service, t).length);
       series.push(
@@ -247,6 +263,9 @@ export function shopWorld(clock: Clock, changes: ShopChanges = {}): ShopWorld {
     series.push(gauge("node_memory_MemTotal_bytes", { node, instance: `${node}:9100` }, times, constant(NODE_MEMORY_BYTES)));
     series.push(gauge("node_memory_MemAvailable_bytes", { node, instance: `${node}:9100` }, times, (t) => Math.round(NODE_MEMORY_BYTES * (1 - Math.min(0.995, used(t))))));
     series.push(counter("node_vmstat_pgmajfault_total", { node, instance: `${node}:9100` }, times, jittered(changes.nodeMajorFaults?.[node] ?? constant(3), `${node}-pgmaj`, 0.2)));
+    for (const cpu of ["0", "1"]) {
+      series.push(counter("node_cpu_seconds_total", { node, instance: `${node}:9100`, cpu, mode: "iowait" }, times, jittered(changes.nodeIowait?.[node] ?? constant(0.02), `${node}-iowait-${cpu}`, 0.2)));
+    }
   }
 
   // Dependencies: blackbox probes and the callers' own view of each call.
