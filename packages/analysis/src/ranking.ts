@@ -178,8 +178,9 @@ export function roleOf(evidence: Evidence): Role {
  *    anything else) is the likely cause, when other symptoms began with it or after it; of several at the
  *    same time, the strongest. A first symptom of another kind (an error ratio, a latency) is named as
  *    the place to look, not as the cause.
- *    Before that rule: when the metric symptoms a node label places are all confined to one node and
- *    something fires or warns about that node itself, the node is the likely cause (nodeCause).
+ *    When the metric symptoms a node label places are all confined to one node and something fires or
+ *    warns about that node itself, the node is the likely cause (nodeCause) instead of none or an
+ *    alert, but not instead of a symptom of another cause's kind (the node's memory at its limit).
  * 5. Another candidate within RIVAL_MS of the likely cause (a change of another subject by rule 3, a
  *    symptom of a cause's kind found by another action by rule 4) is its rival: both are as likely.
  *
@@ -266,7 +267,11 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
       ...(rival === undefined ? {} : { rival }),
     };
   } else {
-    ranking.likelyCause = nodeCause(incident, onsetOf) ?? symptomCause(incident, onsetOf);
+    // A node says more than an alert that fired first, and less than the node's resource at its limit
+    // (its memory full, a pod killed): that is what made it slow.
+    const bySymptom = symptomCause(incident, onsetOf);
+    const onNode = nodeCause(incident, onsetOf);
+    ranking.likelyCause = onNode !== undefined && (bySymptom === undefined || bySymptom.finding.evidence.kind === "alert") ? onNode : bySymptom;
   }
   ranking.changes = changes
     .filter((change) => change !== cause)

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TimeWindow } from "./evidence.js";
+import { shortAnswer } from "./evidence-text.js";
 import { analyzeSeries, type Series } from "./metric-analysis.js";
 import { rankFindings } from "./ranking.js";
 import { trendOf } from "./trend.js";
@@ -51,6 +52,9 @@ describe("a trend in the analysis and the ranking", () => {
     expect(evidence).toMatchObject({ kind: "metric", abnormal: true, saturation: { direction: "up" }, trend: { beforeWindow: false } });
     const onset = evidence.kind === "metric" ? (evidence.onset?.getTime() ?? 0) : 0;
     expect(onset - at(-190)).toBeLessThan(6 * MINUTE);
+
+    // Words: the climb, from when it began.
+    expect(shortAnswer(evidence, new Date(time))).toMatch(/, up from .* in the 6 hours before, climbing since 10:5\d UTC$/);
 
     const deploy = { kind: "change" as const, action: "Rollouts of search", change: "deploy" as const, subject: "search", detail: "search:v3.1", at: new Date(at(-190)) };
     const ranking = rankFindings(
