@@ -7,4 +7,3 @@ export * from "./ranking.js";
 export * from "./summarize.js";
 export * from "./log-analysis.js";
 export { judgeExecution, type Judgement } from "./verdict.js";
-export { trendOf, withTrend, TREND_CLEAR_SPREADS, TREND_EDGE_MS, TREND_MIN_MS } from "./trend.js";
