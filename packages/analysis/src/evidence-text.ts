@@ -103,7 +103,7 @@ function metricAnswer(evidence: MetricEvidence, time: Date): string {
   const period = formatPeriodBefore(evidence.baselineMs);
   const value = formatValue(evidence.value, unit);
   const baselineText = formatValue(baseline, unit);
-  const onset = evidence.onset === undefined ? "" : `, ${sinceWords(evidence, evidence.onset, time)}`;
+  const onset = `${evidence.onset === undefined ? "" : `, ${sinceWords(evidence, evidence.onset, time)}`}${over(evidence, time)}`;
   const which = seriesNote(evidence);
   if (evidence.saturation !== undefined) {
     const direction = evidence.value > baseline ? "up" : "down";
@@ -305,7 +305,8 @@ export function symptomLevel(symptom: SymptomEvidence, gadget: string, time: Dat
       else if (ratio === 0) change = `down to zero from its ${what} in ${period}`;
       else change = `changed sign against ${period}`;
       const subject = symptom.kind === "metric" ? metricSubject(symptom) : patternSubject(symptom);
-      return `${subject} ${change}${cited}${symptom.onset === undefined ? "" : `, ${sinceWords(symptom, symptom.onset, time)}`}`;
+      const ended = symptom.kind === "metric" ? over(symptom, time) : "";
+      return `${subject} ${change}${cited}${symptom.onset === undefined ? "" : `, ${sinceWords(symptom, symptom.onset, time)}`}${ended}`;
     }
     case "alert":
       return `${action}: ${symptom.name} firing${cited}${symptom.onset === undefined ? "" : `, since ${formatClock(symptom.onset, time)}`}`;
@@ -361,6 +362,11 @@ function movement(ratio: number, onset: Date | undefined, time: Date): string {
 /** `Error logs: "timeout <*>"`, or the title alone for every line together (`total`). */
 function patternSubject(evidence: LogPatternEvidence): string {
   return evidence.total === true ? `${evidence.action} (all lines)` : `${evidence.action}: "${truncate(evidence.pattern, MAX_PATTERN_CHARS)}"`;
+}
+
+/** ", over by 14:07 UTC" for a move that ended (back within its usual range, or off its limit); "" while it lasts. */
+function over(evidence: MetricEvidence, time: Date): string {
+  return evidence.endedAt === undefined ? "" : `, over by ${formatClock(evidence.endedAt, time)}`;
 }
 
 function since(onset: Date | undefined, time: Date): string {

@@ -66,6 +66,11 @@ export interface MetricEvidence extends Cited {
   abnormal: boolean;
   /** When the abnormal change began (its change point, not when it crossed a threshold), if the data shows it. */
   onset?: Date;
+  /**
+   * When the abnormal change was over: its last samples are back within the usual band (or off the limit),
+   * from this one on. Absent while it lasts, and for a metric judged normal.
+   */
+  endedAt?: Date;
   /** The metric stopped moving: one exact value since `onset` after varying in the baseline. */
   flat?: boolean;
   /** The metric reached its limit or threshold in the incident phase (at `value`). */
@@ -174,7 +179,10 @@ export interface AlertEvidence extends Cited {
   name: string;
   /** What it fires for, e.g. "service=checkout". */
   subject?: string;
-  /** The labels `subject` is made of: a node's alert is tied to the pods it hosts by its `node`. */
+  /**
+   * The labels `subject` is written from (its name and severity apart): to tell the page and an upstream's
+   * alerts apart, and to tie a node's alert to the pods it hosts by its `node`.
+   */
   labels?: Labels;
   /** Its severity as the alerting system labels it, e.g. "critical". */
   level?: string;

@@ -179,7 +179,7 @@ export function analyzeInstant(values: readonly InstantValue[], context: MetricC
 
 /** The evidence fields of a comparison. */
 function evidenceOf(comparison: Comparison & { trend?: MetricTrend }) {
-  const { extreme, baseline, low, high, ratio, severity, abnormal, onset, flat, saturation, trend } = comparison;
+  const { extreme, baseline, low, high, ratio, severity, abnormal, onset, endedAt, flat, saturation, trend } = comparison;
   return {
     value: extreme.value,
     baseline,
@@ -189,6 +189,7 @@ function evidenceOf(comparison: Comparison & { trend?: MetricTrend }) {
     severity,
     abnormal,
     ...(onset === undefined ? {} : { onset }),
+    ...(endedAt === undefined ? {} : { endedAt }),
     ...(flat === true ? { flat } : {}),
     ...(saturation === undefined ? {} : { saturation }),
     ...(trend === undefined ? {} : { trend }),

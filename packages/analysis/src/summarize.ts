@@ -1,3 +1,4 @@
+import { isBlip } from "./blips.js";
 import type { ChangeEvidence, EventEvidence, Evidence, FailedEvidence, NoDataEvidence, SkippedEvidence, SymptomEvidence } from "./evidence.js";
 import { describeChange, missingText, noDataWhen, normalEventsSummary, shortAnswer, symptomLevel, symptomMovement } from "./evidence-text.js";
 import { formatClock, formatElapsed } from "./human-format.js";
@@ -111,6 +112,11 @@ export function bottomLineOf(judgement: Judgement, attributes: Readonly<Record<s
   const symptomTold = symptoms.some((finding) => told.has(finding.evidence));
   if (others.length > 0) sentences.push(`${symptomTold ? "Also abnormal" : "Abnormal"}: ${others.map(level).join("; ")}.`);
   if (likelyCause === undefined) {
+    // Said plainly: a blip could have been named as a cause, and is not one.
+    const blips = symptoms.filter((finding) => isBlip(finding.evidence));
+    if (blips.length > 0) {
+      sentences.push(`No cause found: ${listOf(blips.map((finding) => finding.evidence.action))} ${blips.length === 1 ? "was" : "were"} over within minutes, too brief to explain it.`);
+    }
     const first = firstSymptom(ranking, time);
     if (first !== undefined) sentences.push(first);
   }
@@ -137,8 +143,9 @@ export function bottomLineOf(judgement: Judgement, attributes: Readonly<Record<s
  */
 function causeSentence(ranking: Ranking, likelyCause: LikelyCause, rival: LikelyCause["rival"], opening: string, time: Date): string {
   const lead = likelyCause.leadMs === 0 ? undefined : formatElapsed(likelyCause.leadMs);
-  const claimOf = ({ evidence, gadget }: Finding<ChangeEvidence> | Finding<SymptomEvidence>) =>
-    evidence.kind === "change" ? changeClaim(evidence, time) : symptomLevel(evidence, gadget, time);
+  // An upstream's symptom is named as the upstream's: it is where the cause lies, not what it looked like.
+  const claimOf = ({ evidence, gadget, upstream }: Finding<ChangeEvidence> | Finding<SymptomEvidence>) =>
+    `${upstream === undefined ? "" : `upstream ${upstream}, `}${evidence.kind === "change" ? changeClaim(evidence, time) : symptomLevel(evidence, gadget, time)}`;
   const named = `${opening}: ${rival === undefined ? "likely cause" : "two likely causes, too close to tell apart"}: ${claimOf(likelyCause.finding)}${
     rival === undefined ? "" : ` and ${claimOf(rival)}`
   }`;

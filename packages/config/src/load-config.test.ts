@@ -279,6 +279,41 @@ mitigations:
     ]);
   });
 
+  it("binds {{upstream}} in a gadget that declares upstreams, and refuses it elsewhere, an unknown `by` and titles that do not name it", async () => {
+    const upstreamGadget = (title: string, actionTitle: string, upstreams: string) => `  - title: "${title}"
+    upstreams: ${upstreams}
+    actions:
+      - title: "${actionTitle}"
+        dataSource: prom
+        prometheus: { query: 'up{job={{upstream}}}' }`;
+    const dir = await configDir({
+      "organizations/acme.yaml": acme,
+      "playbooks/acme/p.yaml": `${playbook("p")}\n${upstreamGadget("Upstream {{upstream}} of {{host}}", "up of {{upstream}}", "{ by: host, lists: { web-1: [orders, cart] } }")}\n`,
+    });
+    const gadget = (await loadConfig(dir)).organizations.get("acme")?.playbooks.get("p")?.gadgets[1];
+    expect(gadget?.upstreams).toEqual({ by: "host", lists: { "web-1": ["orders", "cart"] } });
+
+    const error = await loadError({
+      "organizations/acme.yaml": acme,
+      "playbooks/acme/p.yaml": `${playbook("p", { extra: "mitigations:\n  - toolName: \"Runbook of {{upstream}}\"" }).replace("gadgets:\n", `gadgets:\n${upstreamGadget("Upstreams of {{host}}", "up", "{ by: env, lists: { prod: [orders] } }")}\n`)}`,
+    });
+    expect(error.problems.map((problem) => `${problem.path}: ${problem.message}`)).toEqual([
+      'gadgets.0.upstreams.by: "env" is not an attribute of this playbook (known: host)',
+      "gadgets.0.title: a gadget with upstreams names {{upstream}} in its title, so that its instances are told apart",
+      "gadgets.0.actions.0.title: an action of a gadget with upstreams names {{upstream}} in its title, so that each upstream's findings cite their own action",
+      "mitigations.0.toolName: placeholder {{upstream}} is bound only in a gadget that declares upstreams",
+    ]);
+
+    const lists = await loadError({
+      "organizations/acme.yaml": acme,
+      "playbooks/acme/p.yaml": `${playbook("p")}\n${upstreamGadget("Upstream {{upstream}}", "up of {{upstream}}", '[orders, orders, "a b"]')}\n`,
+    });
+    expect(lists.problems.map((problem) => `${problem.path}: ${problem.message}`)).toEqual([
+      "gadgets.1.upstreams.2: must be a service name (letters, digits, '.', '_' and '-', starting with a letter or digit)",
+      "gadgets.1.upstreams: each upstream once",
+    ]);
+  });
+
   it("refuses a query placeholder written inside the author's quotes", async () => {
     const error = await loadError({
       "organizations/acme.yaml": acme,

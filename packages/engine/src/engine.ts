@@ -29,7 +29,7 @@ import {
 } from "@pes/connectors";
 import type { ActionResult, ExecutionJob, GadgetHighlights, PlaybookExecutionResult } from "@pes/contracts";
 import type { Logger } from "@pes/logger";
-import { renderArgs, renderMitigations, type ActionDefinition } from "@pes/playbooks";
+import { gadgetInstances, instanceAttributes, renderArgs, renderMitigations, type ActionDefinition, type GadgetInstance } from "@pes/playbooks";
 import { asText, fillTemplate, MissingAttributesError } from "@pes/templates";
 import { inActionSpan } from "./action-span.js";
 import { createConcurrencyLimit } from "./concurrency-limit.js";
@@ -118,6 +118,12 @@ interface PreparedStep {
 interface PlannedAction extends PreparedStep {
   title: string;
   gadgetTitle: string;
+  /** Which instance of its gadget (gadgetInstances): one per upstream of a gadget that declares them. */
+  instance: GadgetInstance;
+  /** Its gadget's instance among the execution's, in playbook order. */
+  instanceIndex: number;
+  /** The issue's attributes, with the instance's upstream bound. */
+  attributes: Readonly<Record<string, string>>;
 }
 
 const ABORTED = Symbol("aborted");
@@ -247,14 +253,28 @@ export function createEngine(deps: EngineDeps): Engine {
       const startedAt = performance.now();
       const { attributes } = job;
       const window = issueWindow(time, playbook.window, now());
-      const text = (template: string) => fillOrKeep(template, attributes);
 
-      const gadgetTitles = playbook.gadgets.map((gadget) => text(gadget.title));
-      const planned: PlannedAction[] = playbookSteps.map((step) => ({
-        ...step,
-        title: text(step.definition.title),
-        gadgetTitle: gadgetTitles[step.gadgetIndex] ?? "",
-      }));
+      // A gadget that declares upstreams runs once per upstream, `{{upstream}}` bound to its name.
+      const instances = playbook.gadgets.flatMap((gadget, gadgetIndex) =>
+        gadgetInstances(gadget, attributes).map((instance) => {
+          const bound = instanceAttributes(attributes, instance);
+          return { gadget, gadgetIndex, instance, attributes: bound, title: fillOrKeep(gadget.title, bound) };
+        }),
+      );
+      const planned: PlannedAction[] = instances.flatMap((instance, instanceIndex) =>
+        playbookSteps
+          .filter((step) => step.gadgetIndex === instance.gadgetIndex)
+          .map((step) => ({
+            ...step,
+            // Instances fill the same query with another upstream: not the same query.
+            ...(step.queryKey === undefined || instance.instance.upstream === undefined ? {} : { queryKey: `${step.queryKey}\u0000${instance.instance.upstream}` }),
+            title: fillOrKeep(step.definition.title, instance.attributes),
+            gadgetTitle: instance.title,
+            instance: instance.instance,
+            instanceIndex,
+            attributes: instance.attributes,
+          })),
+      );
       // An abort of `signal` drains the queue quickly: running actions end at once (their signals include
       // it, and the race in runOne ends those that ignore it) and queued ones return without starting.
       // Each action's span is a child of the job's, whichever action's turn ends its wait in the limit.
@@ -263,7 +283,7 @@ export function createEngine(deps: EngineDeps): Engine {
       // The same query over the same window to the same data source is fetched once per execution.
       const oncePerQuery = createOncePerQuery();
       const runIn = (action: PlannedAction, over: TimeWindow) =>
-        limit.run(() => inActionSpan(parent, actionSpanOf(action, job.requestId), () => runOne(job.orgId, action, attributes, over, signal)));
+        limit.run(() => inActionSpan(parent, actionSpanOf(action, job.requestId), () => runOne(job.orgId, action, action.attributes, over, signal)));
       const firstLook: (readonly Evidence[])[] = await Promise.all(
         planned.map((action) => oncePerQuery(action.queryKey, action.title, () => runIn(action, window))),
       );
@@ -278,21 +298,31 @@ export function createEngine(deps: EngineDeps): Engine {
         },
       );
       const findingsOf = (keep: (action: PlannedAction) => boolean): Finding[] =>
-        planned.flatMap((action, index) => (keep(action) ? (perAction[index] ?? []).map((evidence) => ({ gadget: action.gadgetTitle, evidence })) : []));
+        planned.flatMap((action, index) =>
+          keep(action)
+            ? (perAction[index] ?? []).map((evidence) => ({
+                gadget: action.gadgetTitle,
+                evidence,
+                ...(action.instance.upstream === undefined ? {} : { upstream: action.instance.upstream }),
+              }))
+            : [],
+        );
       const findings = findingsOf(() => true);
 
       // Evidence in, words out: the analysis ranks the findings and renders every text from them.
       const actionResults: ActionResult[] = perAction.map((evidence) => actionResultOf(evidence, time));
-      const gadgetsHighlights: GadgetHighlights[] = playbook.gadgets.map((gadget, gadgetIndex) => ({
-        title: gadgetTitles[gadgetIndex] ?? gadget.title,
-        ...(gadget.args === undefined ? {} : { args: renderArgs(gadget.args, attributes) }),
+      const gadgetsHighlights: GadgetHighlights[] = instances.map(({ gadget, attributes: bound, title }, instanceIndex) => ({
+        title,
+        ...(gadget.args === undefined ? {} : { args: renderArgs(gadget.args, bound) }),
         highlights: summarizeGadget(
-          findingsOf((action) => action.gadgetIndex === gadgetIndex),
+          findingsOf((action) => action.instanceIndex === instanceIndex),
           time,
         ),
       }));
+      const upstreams = [...new Set(instances.flatMap(({ instance }) => (instance.upstream === undefined ? [] : [instance.upstream])))];
       // One judgement: the verdict in the result, the bottom line's words and the mitigations all read it.
-      const judgement = judgeExecution(findings, { time });
+      // The issue's attributes tell the page from the other alerts; the upstreams, who the paged service calls.
+      const judgement = judgeExecution(findings, { time, attributes, upstreams });
       const deterministic = bottomLineOf(judgement, attributes);
       const summary =
         deps.languageModel === undefined

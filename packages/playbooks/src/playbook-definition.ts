@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { connectorRegistry, type ConnectorRegistry } from "@pes/connectors/schemas";
+import { GadgetUpstreams } from "./gadget-upstreams.js";
 import { parseDuration, PlaybookDuration } from "./playbook-duration.js";
 
 
@@ -25,6 +26,8 @@ function gadgetDefinitionSchema(connectors: ConnectorRegistry) {
     title: z.string().min(1),
     /** Arguments reported back in gadgetsHighlights[].args; string leaves are templates. */
     args: z.record(z.string(), z.unknown()).optional(),
+    /** Instantiates the gadget once per upstream service, `{{upstream}}` bound to its name (gadget-upstreams.ts). */
+    upstreams: GadgetUpstreams.optional(),
     actions: z.array(actionDefinitionSchema(connectors)).min(1),
   });
 }

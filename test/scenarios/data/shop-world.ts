@@ -102,6 +102,9 @@ const USUAL_MEMORY_SHARE: Record<ServiceName, number> = { checkout: 0.52, cart: 
 
 const REPLICAS: Record<ServiceName, number> = { checkout: 3, cart: 3, catalog: 4, orders: 2, search: 3, recommendations: 2 };
 
+/** Every container's CPU limit, in cores: far above its usual use (a tenth to a fifth of it); throttled at it. */
+const CPU_LIMIT_CORES = 1;
+
 /** A service's usual error, logged at a steady rate whatever happens: the baseline a log analysis must see. */
 const USUAL_ERRORS: Record<ServiceName, { perMinute: number; render: (n: number) => string }> = {
   checkout: { perMinute: 1, render: (n) => `level=error msg="inventory reservation timed out" order_id=ord-${48_000 + n} after=2.0s` },
@@ -239,9 +242,17 @@ export function shopWorld(clock: Clock, changes: ShopChanges = {}): ShopWorld {
     }
     for (const pod of pods.filter((candidate) => candidate.service === service && (candidate.until ?? Infinity) > dataStart && candidate.from < dataEnd)) {
       const share = (t: number) => 1 / Math.max(1, podsAt(service, t).length);
+      const running = (t: number) => t >= pod.from && t < (pod.until ?? Infinity);
+      // A container uses no more CPU than its limit: past it, the kernel throttles it just under.
+      const throttled = (t: number) => CPU_LIMIT_CORES * (0.96 + 0.04 * hashUnit(`${pod.name}-throttled`, t));
       series.push(
         counter("container_cpu_usage_seconds_total", { namespace: NAMESPACE, pod: pod.name, container: service, node: pod.node }, times, (t) =>
-          t < pod.from || t >= (pod.until ?? Infinity) ? Number.NaN : rps(t) * 0.004 * share(t) * (1 + 0.08 * (2 * hashUnit(pod.name, t) - 1)),
+          running(t) ? Math.min(throttled(t), rps(t) * 0.004 * share(t) * (1 + 0.08 * (2 * hashUnit(pod.name, t) - 1))) : Number.NaN,
+        ),
+      );
+      series.push(
+        gauge("kube_pod_container_resource_limits", { namespace: NAMESPACE, pod: pod.name, container: service, node: pod.node, resource: "cpu", unit: "core" }, times, (t) =>
+          running(t) ? CPU_LIMIT_CORES : Number.NaN,
         ),
       );
     }

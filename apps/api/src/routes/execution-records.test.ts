@@ -2,7 +2,8 @@
 // with the real execution client and a job worker in this process.
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { createLogger } from "@pes/logger";
-import { createExecutionClient, createJobWorker, EXECUTE_JOB, handleJob, type ExecutionClient, type JobWorker } from "@pes/queue";
+import { createExecutionWorker, createExecutionClient, EXECUTE_JOB, type ExecutionClient } from "@pes/executions";
+import { handleJob, type JobWorker } from "@pes/jobs";
 import request from "supertest";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { rsaKey, signToken, startJwksServer, testApp, type JwksServer } from "../testing/fixtures.js";
@@ -51,7 +52,7 @@ beforeEach(async () => {
       joins += 1;
     },
   });
-  worker = createJobWorker({
+  worker = createExecutionWorker({
     redisUrl: redis.url,
     prefix,
     logger,
