@@ -226,7 +226,7 @@ mitigations:
       }),
     });
     expect(error.problems.map((problem) => `${problem.path}: ${problem.message}`)).toEqual([
-      'mitigations.1.when.likelyCause: Invalid option: expected one of "deploy"|"config"|"restart"|"saturation"|"outage"|"oom"|"crash-loop"|"eviction"|"node-not-ready"|"unschedulable"|"alert"|"node"',
+      'mitigations.1.when.likelyCause: Invalid option: expected one of "deploy"|"config"|"restart"|"saturation"|"outage"|"oom"|"crash-loop"|"eviction"|"node-not-ready"|"unschedulable"|"alert"|"upstream"|"node"',
       "mitigations.2.when: give at least one of abnormal, change, likelyCause, action",
       "mitigations.4.silence.duration: must be more than 0 and at most 24h",
       "mitigations.5.silence.matchers: a silence needs at least one matcher: without one it would silence everything",

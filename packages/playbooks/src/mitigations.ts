@@ -48,7 +48,16 @@ function meets(when: MitigationWhen, attributes: Readonly<Record<string, string>
   const { ranking, time } = context;
   const cause = ranking.likelyCause;
   const causeChange = cause?.basis === "change" ? cause.finding.evidence.change : undefined;
-  const causeKind = cause?.basis === "node" ? "node" : cause?.basis === "symptom" ? causeKindOf(cause.finding.evidence) : causeChange;
+  // The kind the verdict gives the cause: an upstream's symptom is `upstream`, never its own kind (an
+  // upstream's memory at its limit is no reason to raise the paged service's).
+  const causeKind =
+    cause?.basis === "node"
+      ? "node"
+      : cause?.basis === "symptom"
+        ? cause.finding.upstream === undefined
+          ? causeKindOf(cause.finding.evidence)
+          : "upstream"
+        : causeChange;
   if (when.abnormal !== undefined && when.abnormal !== ranking.symptoms.length > 0) return false;
   if (when.likelyCause !== undefined && when.likelyCause !== causeKind) return false;
   if (when.change !== undefined) {

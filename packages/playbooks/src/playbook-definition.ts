@@ -34,7 +34,7 @@ function gadgetDefinitionSchema(connectors: ConnectorRegistry) {
 
 const CHANGE_KINDS = ["deploy", "config", "restart"] as const;
 /** What a likely cause can be: a change, or a symptom of a cause's kind (the verdict's kinds of cause). */
-const CAUSE_KINDS = [...CHANGE_KINDS, "saturation", "outage", "oom", "crash-loop", "eviction", "node-not-ready", "unschedulable", "alert", "node"] as const;
+const CAUSE_KINDS = [...CHANGE_KINDS, "saturation", "outage", "oom", "crash-loop", "eviction", "node-not-ready", "unschedulable", "alert", "upstream", "node"] as const;
 /** The longest silence a mitigation offers: one that outlives the incident hides the next one. */
 export const MAX_SILENCE_MS = 24 * 3_600_000;
 
