@@ -75,8 +75,35 @@ export interface MetricEvidence extends Cited {
   flat?: boolean;
   /** The metric reached its limit or threshold in the incident phase (at `value`). */
   saturation?: MetricSaturation;
+  /**
+   * The slow climb (or fall) that led to the move, when the baseline shows one (trend.ts): `onset` is
+   * then when the climb began, not when it crossed its limit.
+   */
+  trend?: MetricTrend;
+  /** Only the series of one node (or zone) moved; the same metric elsewhere held (placement.ts). */
+  confined?: MetricPlacement;
   /** The period compared with: how long before the issue time the baseline starts, in ms. */
   baselineMs: number;
+}
+
+/** Where a metric's abnormal series are, when they are all on one node or in one zone. */
+export interface MetricPlacement {
+  /** The label that places them: `node`, else `zone`. */
+  label: string;
+  value: string;
+  /** How many series were abnormal, of how many judged. */
+  abnormal: number;
+  of: number;
+}
+
+/** A metric that moved along a line for a long time before the incident: a leak, a queue filling up. */
+export interface MetricTrend {
+  /** When the line began (when it had moved clear of the noise); the first sample when `beforeWindow`. */
+  since: Date;
+  /** How far it moves per hour, in the metric's unit (negative: falling). */
+  perHour: number;
+  /** It was already moving at the first sample: it began before the data, which cannot date it. */
+  beforeWindow: boolean;
 }
 
 /** What a saturated metric reached (the playbook's `limit` or `threshold`). */
@@ -152,7 +179,10 @@ export interface AlertEvidence extends Cited {
   name: string;
   /** What it fires for, e.g. "service=checkout". */
   subject?: string;
-  /** The labels `subject` is written from (its name and severity apart): to tell the page and an upstream's alerts apart. */
+  /**
+   * The labels `subject` is written from (its name and severity apart): to tell the page and an upstream's
+   * alerts apart, and to tie a node's alert to the pods it hosts by its `node`.
+   */
   labels?: Labels;
   /** Its severity as the alerting system labels it, e.g. "critical". */
   level?: string;

@@ -1,6 +1,8 @@
-import type { Labels, MetricEvidence, NoDataEvidence, TimeWindow, ValuesEvidence } from "./evidence.js";
+import type { Labels, MetricEvidence, MetricTrend, NoDataEvidence, TimeWindow, ValuesEvidence } from "./evidence.js";
+import { confinedTo } from "./placement.js";
 import { saturationCheck, type SaturationRule } from "./saturation.js";
 import { compareSeries, type Comparison } from "./series-comparison.js";
+import { withTrend } from "./trend.js";
 import { compareText, labelKey, usablePoints, type Series, type SeriesPoint } from "./series.js";
 
 export {
@@ -44,6 +46,7 @@ export interface MetricContext {
 }
 
 interface SeriesFinding extends Comparison {
+  trend?: MetricTrend;
   labels: Labels;
   key: string;
   /** The first and last finite samples in the window, to tell churn apart. */
@@ -108,7 +111,8 @@ export function analyzeSeries(series: Iterable<Series>, context: MetricContext):
     if (last.at < incidentFrom) continue;
     const key = labelKey(item.labels);
     const check = context.saturation === undefined ? undefined : saturationCheck(context.saturation, item.labels);
-    const comparison = compareSeries(points, incidentFrom, check);
+    const compared = compareSeries(points, incidentFrom, check);
+    const comparison = compared === undefined ? undefined : withTrend(compared, points, incidentFrom);
     if (comparison === undefined) withoutBaseline.push({ key, latest: last });
     else findings.push({ ...comparison, labels: item.labels, key, from: first.at, to: last.at });
   }
@@ -123,7 +127,8 @@ export function analyzeSeries(series: Iterable<Series>, context: MetricContext):
     // Every series came or went: their mean at each instant is what can be compared.
     const means = [...sums].map(([at, { sum, count }]) => ({ at, value: sum / count })).sort((a, b) => a.at - b.at);
     const check = context.saturation === undefined ? undefined : saturationCheck(context.saturation, common ?? {});
-    const comparison = compareSeries(means, incidentFrom, check);
+    const compared = compareSeries(means, incidentFrom, check);
+    const comparison = compared === undefined ? undefined : withTrend(compared, means, incidentFrom);
     if (comparison !== undefined) {
       return { ...base, ...evidenceOf(comparison), labels: withoutName(common ?? {}), seriesCount: seen, aggregated: true };
     }
@@ -140,12 +145,14 @@ export function analyzeSeries(series: Iterable<Series>, context: MetricContext):
   const worst = spanning[0] as SeriesFinding;
   const identify = identifyingLabels(spanning.map((finding) => finding.labels));
   const churned = seen - spanning.length;
+  const confined = confinedTo(spanning);
   return {
     ...base,
     ...evidenceOf(worst),
     labels: identify(worst.labels),
     seriesCount: spanning.length,
     ...(churned > 0 ? { churned } : {}),
+    ...(confined === undefined ? {} : { confined }),
   };
 }
 
@@ -171,8 +178,8 @@ export function analyzeInstant(values: readonly InstantValue[], context: MetricC
 }
 
 /** The evidence fields of a comparison. */
-function evidenceOf(comparison: Comparison) {
-  const { extreme, baseline, low, high, ratio, severity, abnormal, onset, endedAt, flat, saturation } = comparison;
+function evidenceOf(comparison: Comparison & { trend?: MetricTrend }) {
+  const { extreme, baseline, low, high, ratio, severity, abnormal, onset, endedAt, flat, saturation, trend } = comparison;
   return {
     value: extreme.value,
     baseline,
@@ -185,6 +192,7 @@ function evidenceOf(comparison: Comparison) {
     ...(endedAt === undefined ? {} : { endedAt }),
     ...(flat === true ? { flat } : {}),
     ...(saturation === undefined ? {} : { saturation }),
+    ...(trend === undefined ? {} : { trend }),
   };
 }
 

@@ -13,6 +13,7 @@ import type {
 import { isBlip } from "./blips.js";
 import { alertUpstream, isPage, namingTexts, upstreamsNamedIn, type IssueScope } from "./dependencies.js";
 import { isCrashLoopEvent } from "./kubernetes-events.js";
+import { nodeCause } from "./placement.js";
 
 /** One action's evidence, with the (templated) title of the gadget it belongs to. */
 export interface Finding<E extends Evidence = Evidence> {
@@ -81,7 +82,15 @@ export interface RankOptions extends IssueScope {
  * The likely cause and why: `change` (a change at most CHANGE_EFFECT_MS before the first symptom) or
  * `symptom` (the earliest symptom of a cause's kind, with others at or after it): rankFindings' rules.
  */
-export type LikelyCause = ({ basis: "change"; finding: Finding<ChangeEvidence> } | { basis: "symptom"; finding: Finding<SymptomEvidence> }) & {
+export type LikelyCause = (
+  | { basis: "change"; finding: Finding<ChangeEvidence> }
+  | { basis: "symptom"; finding: Finding<SymptomEvidence> }
+  /**
+   * A node (placement.ts): `confined` are the symptoms only its pods show, `signals` what fires or warns
+   * about the node itself, `finding` the earliest of them all.
+   */
+  | { basis: "node"; node: string; finding: Finding<SymptomEvidence>; confined: Array<Finding<SymptomEvidence>>; signals: Array<Finding<SymptomEvidence>> }
+) & {
   /** How long before the first symptom that followed it (or the issue time, if none is dated). */
   leadMs: number;
   /** The symptoms of the incident that followed it, strongest first; never empty. */
@@ -164,7 +173,8 @@ export function roleOf(evidence: Evidence): Role {
  *
  * 1. Symptoms are abnormal metrics and log patterns, firing alerts and warning events, strongest first.
  *    One without an onset is taken to begin at the issue time. One that began more than the lookback
- *    before the issue time is background, as is a warning event whose reason was seen then too
+ *    before the issue time is background (but a metric's trend, a slow climb that runs into the
+ *    incident phase, is the incident's however long ago it began), as is a warning event whose reason was seen then too
  *    (recurring): listed apart, never a symptom of the incident.
  * 2. No symptom, no cause: changes are listed with `no-symptom`.
  * 3. A change at most CHANGE_EFFECT_MS before the incident's first symptom is the likely cause (the
@@ -177,6 +187,10 @@ export function roleOf(evidence: Evidence): Role {
  *    at the same time, the strongest. A blip (isBlip: a move over within minutes) is none. A first
  *    symptom of another kind (an error ratio, a latency) of the paged service is named as the place to
  *    look, not as the cause.
+ *    When the metric symptoms a node label places are all confined to one node and something fires or
+ *    warns about that node itself, the node is the likely cause (nodeCause) instead of none, an alert or
+ *    an upstream (whose trouble would not spare the pods on the other nodes), but not instead of a symptom
+ *    of another cause's kind (the node's memory at its limit).
  * 5. Another candidate within RIVAL_MS of the likely cause (a change of another subject by rule 3, a
  *    symptom of a cause's kind found by another action, or another upstream's, by rule 4) is its rival:
  *    both are as likely.
@@ -233,7 +247,8 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
   changes.sort((a, b) => compareNumbers(a.evidence.at.getTime(), b.evidence.at.getTime()));
 
   const onsetOf = (symptom: Finding<SymptomEvidence>) => symptom.evidence.onset?.getTime() ?? time;
-  const early = ranking.symptoms.filter((symptom) => onsetOf(symptom) < time - lookback);
+  // A slow climb still going into the incident phase is the incident's, however long ago it began.
+  const early = ranking.symptoms.filter((symptom) => !isTrend(symptom.evidence) && onsetOf(symptom) < time - lookback);
   const recurring = new Set(early.flatMap(({ evidence }) => (evidence.kind === "event" ? [evidence.reason] : [])));
   ranking.background = ranking.symptoms.filter(
     (symptom) => early.includes(symptom) || (symptom.evidence.kind === "event" && recurring.has(symptom.evidence.reason)),
@@ -266,7 +281,13 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
       ...(rival === undefined ? {} : { rival }),
     };
   } else {
-    ranking.likelyCause = symptomCause(incident, onsetOf, options);
+    // A node says more than an alert that fired first or an upstream (which would slow the pods on every
+    // node), and less than the node's resource at its limit (its memory full, a pod killed): that is what
+    // made it slow.
+    const bySymptom = symptomCause(incident, onsetOf, options);
+    const onNode = nodeCause(incident, onsetOf);
+    const yields = bySymptom === undefined || bySymptom.finding.evidence.kind === "alert" || bySymptom.finding.upstream !== undefined;
+    ranking.likelyCause = onNode !== undefined && yields ? onNode : bySymptom;
   }
   ranking.changes = changes
     .filter((change) => change !== cause)
@@ -365,6 +386,11 @@ export function causeKindOf(evidence: SymptomEvidence): "saturation" | "outage" 
     case "log-pattern":
       return undefined;
   }
+}
+
+/** A metric that climbed (or fell) along a line into the incident phase: dated when the climb began. */
+function isTrend(evidence: SymptomEvidence): boolean {
+  return evidence.kind === "metric" && evidence.trend !== undefined;
 }
 
 /** How far from normal, for ranking: measured for metrics and log patterns; alerts and events rank after. */

@@ -91,6 +91,7 @@ export function bottomLineOf(judgement: Judgement, attributes: Readonly<Record<s
     told.add(likelyCause.finding.evidence);
     if (rival !== undefined) told.add(rival.evidence);
     if (likelyCause.basis === "change") for (const finding of ranking.first?.symptoms ?? []) told.add(finding.evidence);
+    if (likelyCause.basis === "node") for (const finding of [...likelyCause.confined, ...likelyCause.signals]) told.add(finding.evidence);
   } else if (strongest !== undefined) {
     sentences.push(`${opening}: ${level(strongest)}.`);
     told.add(strongest.evidence);
@@ -148,6 +149,12 @@ function causeSentence(ranking: Ranking, likelyCause: LikelyCause, rival: Likely
   const named = `${opening}: ${rival === undefined ? "likely cause" : "two likely causes, too close to tell apart"}: ${claimOf(likelyCause.finding)}${
     rival === undefined ? "" : ` and ${claimOf(rival)}`
   }`;
+  if (likelyCause.basis === "node") {
+    // Where first, then what the node itself shows: the place is the claim, its signals the why.
+    const { node, confined, signals } = likelyCause;
+    const list = (findings: ReadonlyArray<Finding<SymptomEvidence>>) => listOf(findings.map((symptom) => claimOf(symptom)));
+    return `${opening}: likely cause: ${node}: only the pods on ${node} are abnormal (${list(confined)}), and ${node} itself: ${list(signals)}.`;
+  }
   if (likelyCause.basis === "symptom") {
     // A rival symptom may be what began next: the lead then says nothing of what followed them both.
     if (rival !== undefined) return `${named}.`;

@@ -24,7 +24,7 @@ export function judgeExecution(findings: readonly Finding[], options: RankOption
   const { likelyCause } = ranking;
   const verdict: Verdict = {
     conclusion: likelyCause === undefined ? "no-cause" : likelyCause.rival === undefined ? "cause" : "ambiguous",
-    ...(likelyCause === undefined ? {} : { cause: { ...causeFinding(likelyCause.finding), confidence: confidenceOf(ranking, likelyCause) } }),
+    ...(likelyCause === undefined ? {} : { cause: { ...causeOf(likelyCause), confidence: confidenceOf(ranking, likelyCause) } }),
     ...(likelyCause?.rival === undefined ? {} : { alternative: { ...causeFinding(likelyCause.rival), confidence: "low" } satisfies VerdictCause }),
     symptoms: ranking.symptoms.map(verdictFinding),
     background: ranking.background.map(verdictFinding),
@@ -53,8 +53,19 @@ export function ruledOutChanges(ranking: Ranking): RankedChange[] {
 function confidenceOf(ranking: Ranking, cause: LikelyCause): VerdictCause["confidence"] {
   if (cause.rival !== undefined) return "low";
   if (cause.basis === "change") return ranking.first === undefined ? "medium" : "high";
+  // Only the node's pods moved, and the node itself fires or warns: where and why agree.
+  if (cause.basis === "node") return "high";
   if (cause.finding.evidence.kind === "alert") return "medium";
   return cause.leadMs > 0 ? "high" : "medium";
+}
+
+/**
+ * The likely cause as the verdict states it: a node is the node, whichever of its symptoms came first;
+ * any other, as causeFinding.
+ */
+function causeOf(cause: LikelyCause): VerdictFinding {
+  const finding = causeFinding(cause.finding);
+  return cause.basis === "node" ? { ...finding, kind: "node", subject: `node/${cause.node}` } : finding;
 }
 
 function ruledOut(change: RankedChange): RuledOutChange {

@@ -99,7 +99,7 @@ describe("loadConfig on config/example", () => {
       "loki",
       "prometheus",
     ]);
-    expect(shop?.playbookList.map((item) => item.name)).toEqual(["database-connections", "node-memory", "service-health"]);
+    expect(shop?.playbookList.map((item) => item.name)).toEqual(["database-connections", "node-memory", "service-health", "service-latency-by-node", "service-memory"]);
     expect(shop?.matcher.match("Too many connections on orders-db")?.attributes).toEqual({ database: "orders-db" });
   });
 
@@ -226,7 +226,7 @@ mitigations:
       }),
     });
     expect(error.problems.map((problem) => `${problem.path}: ${problem.message}`)).toEqual([
-      'mitigations.1.when.likelyCause: Invalid option: expected one of "deploy"|"config"|"restart"',
+      'mitigations.1.when.likelyCause: Invalid option: expected one of "deploy"|"config"|"restart"|"saturation"|"outage"|"oom"|"crash-loop"|"eviction"|"node-not-ready"|"unschedulable"|"alert"|"upstream"|"node"',
       "mitigations.2.when: give at least one of abnormal, change, likelyCause, action",
       "mitigations.4.silence.duration: must be more than 0 and at most 24h",
       "mitigations.5.silence.matchers: a silence needs at least one matcher: without one it would silence everything",

@@ -37,6 +37,7 @@ import { createLocalQuerySlots, inQuerySlot, NoQuerySlotError, type QuerySlotLim
 import { createOncePerQuery, sameQueryKey } from "./same-query.js";
 import { summarizeWithLanguageModel, type LanguageModelOptions } from "./language-model-summary.js";
 import { issueWindow } from "./time-window.js";
+import { lookBeforeTrends } from "./trend-lookback.js";
 
 export interface EngineDeps {
   catalog: Catalog;
@@ -281,12 +282,20 @@ export function createEngine(deps: EngineDeps): Engine {
       // One list of evidence per action (most actions find one thing; some list several).
       // The same query over the same window to the same data source is fetched once per execution.
       const oncePerQuery = createOncePerQuery();
-      const perAction: (readonly Evidence[])[] = await Promise.all(
-        planned.map((action) =>
-          oncePerQuery(action.queryKey, action.title, () =>
-            limit.run(() => inActionSpan(parent, actionSpanOf(action, job.requestId), () => runOne(job.orgId, action, action.attributes, window, signal))),
-          ),
-        ),
+      const runIn = (action: PlannedAction, over: TimeWindow) =>
+        limit.run(() => inActionSpan(parent, actionSpanOf(action, job.requestId), () => runOne(job.orgId, action, action.attributes, over, signal)));
+      const firstLook: (readonly Evidence[])[] = await Promise.all(
+        planned.map((action) => oncePerQuery(action.queryKey, action.title, () => runIn(action, window))),
+      );
+      // A symptom that was already climbing when the window began: date its start, and find the changes before it.
+      const perAction = await lookBeforeTrends(
+        firstLook,
+        planned.map((action) => typeof action.prepared !== "string" && action.prepared.reportsChanges),
+        window,
+        (index, over) => {
+          const action = planned[index];
+          return action === undefined ? Promise.resolve([]) : runIn(action, over);
+        },
       );
       const findingsOf = (keep: (action: PlannedAction) => boolean): Finding[] =>
         planned.flatMap((action, index) =>

@@ -1,4 +1,4 @@
-import type { Ranking } from "@pes/analysis";
+import { causeKindOf, type Ranking } from "@pes/analysis";
 import type { ActionableMitigation } from "@pes/contracts";
 import { asText, fillTemplate, fillTemplates, fillUrlTemplate, MissingAttributesError, UnsafeValueError } from "@pes/templates";
 import { silenceAction, silenceFormUrl } from "./alertmanager-silence.js";
@@ -48,8 +48,18 @@ function meets(when: MitigationWhen, attributes: Readonly<Record<string, string>
   const { ranking, time } = context;
   const cause = ranking.likelyCause;
   const causeChange = cause?.basis === "change" ? cause.finding.evidence.change : undefined;
+  // The kind the verdict gives the cause: an upstream's symptom is `upstream`, never its own kind (an
+  // upstream's memory at its limit is no reason to raise the paged service's).
+  const causeKind =
+    cause?.basis === "node"
+      ? "node"
+      : cause?.basis === "symptom"
+        ? cause.finding.upstream === undefined
+          ? causeKindOf(cause.finding.evidence)
+          : "upstream"
+        : causeChange;
   if (when.abnormal !== undefined && when.abnormal !== ranking.symptoms.length > 0) return false;
-  if (when.likelyCause !== undefined && when.likelyCause !== causeChange) return false;
+  if (when.likelyCause !== undefined && when.likelyCause !== causeKind) return false;
   if (when.change !== undefined) {
     const before = ranking.changes.some(({ evidence }) => evidence.change === when.change && evidence.at.getTime() <= time.getTime());
     if (!before && causeChange !== when.change) return false;

@@ -3,7 +3,9 @@ import { briefBlip } from "./brief-blip.js";
 import { dbConnections } from "./db-connections.js";
 import { deployNotCause } from "./deploy-not-cause.js";
 import { healthy } from "./healthy.js";
+import { memoryLeak } from "./memory-leak.js";
 import { nodeOom } from "./node-oom.js";
+import { slowNode } from "./slow-node.js";
 import type { Scenario } from "./scenario.js";
 import { trafficSurge } from "./traffic-surge.js";
 import { twoCauses } from "./two-causes.js";
@@ -18,6 +20,8 @@ export const SCENARIOS: ReadonlyArray<{ name: string; build: (issueAt: Date) => 
   { name: "upstream-outage", build: upstreamOutage },
   { name: "deploy-not-cause", build: deployNotCause },
   { name: "healthy", build: healthy },
+  { name: "memory-leak", build: memoryLeak },
+  { name: "slow-node", build: slowNode },
   { name: "upstream-service", build: upstreamService },
   { name: "traffic-surge", build: trafficSurge },
   { name: "brief-blip", build: briefBlip },
