@@ -9,7 +9,7 @@ import { EnvError, parseWorkerEnv, type WorkerEnv } from "./env.js";
 import { createJobCatalog } from "./job-catalog.js";
 import { createWorkerHttpServer } from "./worker-http-server.js";
 import { createChannelPacer } from "@pes/integrations";
-import { createJobProducer, createJobWorker, createRedisQuerySlots, POST_BATCH_ITEM_JOB, RedisRefusedError } from "@pes/queue";
+import { createEvidenceStore, createJobProducer, createJobWorker, createRedisQuerySlots, keySpace, POST_BATCH_ITEM_JOB, RedisRefusedError } from "@pes/queue";
 import { buildIntegrations } from "./organization-integrations.js";
 
 /** Startup problems an operator must fix: printed as they are (no stack), exit code 1. */
@@ -56,6 +56,8 @@ async function main(): Promise<void> {
   // sources' query slots are shared there by every worker.
   const producer = createJobProducer({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger });
   const keyPrefix = `${env.queuePrefix}:`;
+  // The evidence bundles of organizations that keep them, under their keys, for their retention.
+  const evidence = createEvidenceStore(() => producer.connection, keySpace(env.queuePrefix, env.redisUrl));
   const engine = createEngine({
     catalog,
     secrets,
@@ -65,6 +67,7 @@ async function main(): Promise<void> {
     querySlots: createRedisQuerySlots({ redis: producer.connection, keyPrefix }),
     ...(env.languageModel === undefined ? {} : { languageModel: env.languageModel }),
     onActionFinished: (report) => metrics.actionFinished(report),
+    keepEvidence: ({ orgId, bundle, retentionDays }) => evidence.keep(orgId, bundle, retentionDays),
   });
   const integrations = buildIntegrations(catalog, integrationSecrets, env.allowedChatHosts);
   const delivery = {

@@ -18,6 +18,7 @@ import type { KeySpace } from "./queue-names.js";
  *   batch:<id>:counted         set: the indexes of the items counted as done
  *   batch:<id>:lost-check      string: held by the one reader looking for a quiet batch's lost items
  *   idempotency:<key hash>     string: an Idempotency-Key's request hash and the id it stands for
+ *   evidence:<execution id>    string: the execution's evidence bundle (JSON), for the organization's retention
  *
  * An organization's executions therefore share one node of a cluster: an organization scales with its
  * node, and organizations spread over the nodes.
@@ -56,4 +57,9 @@ export function idempotencyKey(keys: KeySpace, orgId: string, keyHash: string): 
 /** Held for a while by the one reader that looks for a quiet batch's lost items. */
 export function batchLostCheckKey(keys: KeySpace, orgId: string, batchId: string): string {
   return `${batchKey(keys, orgId, batchId)}:lost-check`;
+}
+
+/** An execution's evidence bundle, kept when the organization asks (evidence-store.ts). */
+export function evidenceKey(keys: KeySpace, orgId: string, executionId: string): string {
+  return `${organizationPrefix(keys, orgId)}evidence:${executionId}`;
 }

@@ -36,3 +36,4 @@ export { RedisRefusedError, type RedisConnection } from "./redis-connections.js"
 export { createRedisQuerySlots, type RedisQuerySlotsOptions } from "./query-slots.js";
 export { batchItemId, type BatchItem, type BatchItemView, type BatchPage, type Batches, type BatchView, type NewBatch } from "./batch-store.js";
 export { LimitExceededError, type Lane, type LaneLimit } from "./execution-lifecycle.js";
+export { createEvidenceStore, openEvidenceStore, type EvidenceStore, type OpenedEvidenceStore } from "./evidence-store.js";
