@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { finishedAt } from "./async-batch.js";
+import { eventLoopDelayOf, finishedAt } from "./async-batch.js";
 
 const read = (at: number, done: number) => ({ at, done, total: 1_000, failed: 0, completed: done === 1_000 });
 
@@ -16,5 +16,24 @@ describe("finishedAt", () => {
   it("takes the read that saw it done when there is no pace to go by", () => {
     expect(finishedAt([read(300, 1_000)])).toBe(300);
     expect(finishedAt([read(300, 500), read(600, 1_000)])).toBe(600);
+  });
+});
+
+describe("eventLoopDelayOf", () => {
+  it("reads prom-client's event-loop gauges in ms", () => {
+    const text = [
+      "nodejs_eventloop_lag_seconds 0.002",
+      "nodejs_eventloop_lag_max_seconds 1.25",
+      "nodejs_eventloop_lag_p50_seconds 0.0101",
+      "nodejs_eventloop_lag_p99_seconds 0.048",
+    ].join("\n");
+    const delay = eventLoopDelayOf(text);
+    expect(delay.p50Ms).toBeCloseTo(10.1);
+    expect(delay.p99Ms).toBeCloseTo(48);
+    expect(delay.maxMs).toBeCloseTo(1_250);
+  });
+
+  it("is NaN where the API exposes no such gauge", () => {
+    expect(eventLoopDelayOf("pes_executions_coalesced_total 0").p99Ms).toBeNaN();
   });
 });

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { closedLoops, type HttpCaller } from "./http-calls.js";
+import { gaugeValue } from "./metric-counter.js";
 import { isExecutionSuccess } from "./scenarios.js";
 import { summarizeLatencies, type LatencySummary } from "./stats.js";
 import { parseOrUndefined } from "./storm.js";
@@ -9,6 +10,8 @@ export interface AsyncBatchOptions {
   /** The synchronous caller's time alone, before the batch and again after it (pooled). */
   idleSeconds: number;
   pollIntervalMs: number;
+  /** How long the API's event-loop window stays open after the 202 (the batch's items running). */
+  eventLoopSecondsAfterAccept: number;
 }
 
 export interface SyncLatency {
@@ -38,7 +41,37 @@ export interface AsyncBatchResult {
   progressReadLatency: LatencySummary;
   p50Ratio: number;
   p99Ratio: number;
+  /** The API's event-loop delay from just before the POST to `eventLoopSecondsAfterAccept` after its 202. */
+  eventLoopDelay: EventLoopWindow;
 }
+
+/** The API's event-loop delay over one window, as its `/metrics` reports it (prom-client's default metrics). */
+export interface EventLoopDelay {
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
+export interface EventLoopWindow extends EventLoopDelay {
+  /** From the scrape that opened the window to the one that closed it, as the harness saw them answered. */
+  windowMs: number;
+}
+
+/**
+ * The event-loop delay figures of a scrape of prom-client's default metrics (Node's
+ * `monitorEventLoopDelay`, sampled every 10 ms). prom-client resets that histogram on every scrape, so
+ * a scrape reports the window since the one before.
+ */
+export function eventLoopDelayOf(exposition: string): EventLoopDelay {
+  const ms = (name: string) => gaugeValue(exposition, name) * 1000;
+  return { p50Ms: ms("nodejs_eventloop_lag_p50_seconds"), p99Ms: ms("nodejs_eventloop_lag_p99_seconds"), maxMs: ms("nodejs_eventloop_lag_max_seconds") };
+}
+
+/**
+ * A pause after the scrape that opens the window: Node's histogram drops the interval in which it was
+ * reset, so a stall that began within one sampling interval (10 ms) of the scrape would go unrecorded.
+ */
+const EVENT_LOOP_SETTLE_MS = 50;
 
 /** One read of the batch's progress, `at` ms after the POST. */
 export interface ProgressRead {
@@ -53,7 +86,9 @@ export interface ProgressRead {
  * The async batch: `items` items of the one-action playbook posted with `Prefer: respond-async`, read
  * back (`?limit=0`: progress only) every `pollIntervalMs` until `completed`, while one synchronous
  * caller sends the same playbook one request at a time; the same caller alone before and after gives
- * the idle latencies. Items/s is over the time from the POST to the last item done.
+ * the idle latencies. Items/s is over the time from the POST to the last item done. The API's `/metrics`
+ * is scraped just before the POST and `eventLoopSecondsAfterAccept` after its 202: the second scrape's
+ * event-loop delay covers the API taking the batch in and its first seconds running.
  */
 export async function asyncBatch(caller: HttpCaller, bookName: string, options: AsyncBatchOptions): Promise<AsyncBatchResult> {
   const syncBody = JSON.stringify({ bookName });
@@ -64,15 +99,22 @@ export async function asyncBatch(caller: HttpCaller, bookName: string, options: 
   };
   const idleBefore = await syncFor(options.idleSeconds / 2);
 
+  // Built before the clock starts: the 202's time is the API's, not the harness's JSON.stringify.
+  const batchBody = JSON.stringify({ inputList: Array.from({ length: options.items }, () => ({ bookName })) });
+
+  const scrape = async () => {
+    const reply = await caller.get("/metrics");
+    if (reply.status !== 200) throw new Error(`async batch: GET /metrics answered ${reply.status} ${reply.body.slice(0, 200)}`);
+    return reply;
+  };
+  const opened = await scrape();
+  await sleep(EVENT_LOOP_SETTLE_MS);
+
   let batchDone = false;
   const busyReplies = closedLoops(1, syncCall, () => batchDone);
   const postedAt = performance.now();
   const readLatencies: number[] = [];
-  const accepted = await caller.post(
-    "/playbook/execution/batch",
-    JSON.stringify({ inputList: Array.from({ length: options.items }, () => ({ bookName })) }),
-    { prefer: "respond-async" },
-  );
+  const accepted = await caller.post("/playbook/execution/batch", batchBody, { prefer: "respond-async" });
   const acceptMs = performance.now() - postedAt;
   const location = accepted.headers.location;
   if (accepted.status !== 202 || typeof location !== "string") {
@@ -80,6 +122,9 @@ export async function asyncBatch(caller: HttpCaller, bookName: string, options: 
     await busyReplies;
     throw new Error(`async batch: ${accepted.status} ${accepted.body.slice(0, 500)}`);
   }
+  const closing = sleep(options.eventLoopSecondsAfterAccept * 1000).then(scrape);
+  // Awaited below; until then a failed scrape must not count as an unhandled rejection.
+  closing.catch(() => undefined);
   const progress: ProgressRead[] = [];
   try {
     const deadline = Date.now() + 600_000;
@@ -97,6 +142,7 @@ export async function asyncBatch(caller: HttpCaller, bookName: string, options: 
     batchDone = true;
   }
   const busy = await busyReplies;
+  const closed = await closing;
   const idleAfter = await syncFor(options.idleSeconds / 2);
   const last = progress[progress.length - 1];
   if (last === undefined || last.total !== options.items) throw new Error(`async batch: read back ${last?.total} items, not ${options.items}`);
@@ -118,6 +164,7 @@ export async function asyncBatch(caller: HttpCaller, bookName: string, options: 
     progressReadLatency: summarizeLatencies(readLatencies),
     p50Ratio: busyLatency.latency.p50 / idle.latency.p50,
     p99Ratio: busyLatency.latency.p99 / idle.latency.p99,
+    eventLoopDelay: { ...eventLoopDelayOf(closed.body), windowMs: closed.startedAt + closed.latencyMs - (opened.startedAt + opened.latencyMs) },
   };
 }
 

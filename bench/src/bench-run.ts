@@ -148,7 +148,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
     };
     const floor = rawFloor;
     const throughputRun = async (): Promise<void> => {
-      results.throughput.push(await measureThroughput(target, ONE_ACTION_PLAYBOOK, floor, { api, workers }, durations));
+      results.throughput.push(await measureThroughput(target, ONE_ACTION_PLAYBOOK, floor, { api, workers, redis: redis.child }, durations));
     };
 
     if (options.scenarios.has("plumbing")) {
@@ -237,6 +237,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
             items: durations.asyncBatchItems,
             idleSeconds: durations.asyncBatchIdleSeconds,
             pollIntervalMs: 1_000,
+            eventLoopSecondsAfterAccept: durations.asyncBatchEventLoopSeconds,
           });
           results.asyncBatch = { ...measured, workerProcesses: workers.length, ratioToThroughput: measured.itemsPerSecond / throughputOfTwo() };
         } finally {

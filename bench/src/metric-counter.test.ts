@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sumCounter } from "./metric-counter.js";
+import { gaugeValue, sumCounter } from "./metric-counter.js";
 
 const exposition = [
   "# HELP pes_jobs_total Jobs run.",
@@ -20,5 +20,16 @@ describe("sumCounter", () => {
   it("reads a counter without labels, and 0 for one that is absent", () => {
     expect(sumCounter(exposition, "pes_executions_coalesced_total")).toBe(42);
     expect(sumCounter(exposition, "pes_missing_total")).toBe(0);
+  });
+});
+
+describe("gaugeValue", () => {
+  it("reads an unlabelled sample, not a longer name that starts with it", () => {
+    const text = ["# TYPE nodejs_eventloop_lag_p99_seconds gauge", "nodejs_eventloop_lag_p99_seconds_x 9", "nodejs_eventloop_lag_p99_seconds 0.0123"].join("\n");
+    expect(gaugeValue(text, "nodejs_eventloop_lag_p99_seconds")).toBe(0.0123);
+  });
+
+  it("is NaN for a gauge that is absent, never a passing 0", () => {
+    expect(gaugeValue(exposition, "nodejs_eventloop_lag_p99_seconds")).toBeNaN();
   });
 });

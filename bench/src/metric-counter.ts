@@ -25,3 +25,12 @@ export async function readCounter(urls: readonly string[], name: string, match: 
   );
   return texts.reduce((total, text) => total + sumCounter(text, name, match), 0);
 }
+
+/**
+ * The value of an unlabelled sample (a gauge such as `nodejs_eventloop_lag_p99_seconds`) in a
+ * Prometheus text exposition; NaN when it is absent, so that a missing metric never reads as 0.
+ */
+export function gaugeValue(exposition: string, name: string): number {
+  const line = exposition.split("\n").find((candidate) => candidate.startsWith(`${name} `));
+  return line === undefined ? Number.NaN : Number(line.slice(name.length + 1).trim().split(" ")[0]);
+}

@@ -32,6 +32,8 @@ export interface RawFloor {
   sample(options: { inFlight: number; durationMs: number }): Promise<RawFloorSample>;
   /** Starts one more worker process on the same queue (for the 2-process denominator). */
   addWorker(): Promise<void>;
+  /** The processes the floor runs in: its producer is this process (the harness), its workers children. */
+  pids(): { producer: number; workers: number[] };
   close(): Promise<void>;
 }
 
@@ -124,6 +126,7 @@ export async function startRawFloor(options: {
     measure: async (options) => summarizeRawFloor([await sample(options)]),
     sample,
     addWorker,
+    pids: () => ({ producer: process.pid, workers: workers.map((worker) => worker.pid) }),
     close,
   };
 }

@@ -1,3 +1,4 @@
+import type { CpuPerOperation } from "./cpu-time.js";
 import type { HttpLoadResult } from "./http-load.js";
 import type { BenchResults } from "./results.js";
 
@@ -20,6 +21,17 @@ function errors(load: HttpLoadResult): string {
 
 function failureText(count: number, first: string | undefined): string {
   return count === 0 ? "0" : `**${count}**: ${first ?? ""}`;
+}
+
+/** "api + workers + redis": the roles a CPU figure sums. */
+function cpuRoles(cpu: CpuPerOperation | undefined): string {
+  return cpu === undefined ? "n/a" : Object.keys(cpu.byRoleUs).join(" + ");
+}
+
+/** "312 (api 120 + workers 150 + redis 42)". */
+function cpuBreakdown(cpu: CpuPerOperation): string {
+  const parts = Object.entries(cpu.byRoleUs).map(([role, us]) => `${role} ${fmt(us, 0)}`);
+  return `${fmt(cpu.totalUs, 0)} (${parts.join(" + ")})`;
 }
 
 function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
@@ -102,7 +114,7 @@ export function renderMarkdown(results: BenchResults): string {
     lines.push("");
     lines.push(
       table(
-        ["Worker processes", "Raw BullMQ jobs/s", "Raw p50 / p99 ms", "Executions/s", "p50 ms", "p99 ms", "Ratio to raw", "Ratio per round", "Errors", "API peak RSS MB", "Worker peak RSS MB"],
+        ["Worker processes", "Raw BullMQ jobs/s", "Raw p50 / p99 ms", "Executions/s", "p50 ms", "p99 ms", "Ratio to raw", "Ratio per round", "Errors", "Raw CPU µs/job", "CPU µs/execution", "CPU ratio to raw", "API peak RSS MB", "Worker peak RSS MB"],
         results.throughput.map((run) => [
           String(run.workerProcesses),
           fmt(run.raw.jobsPerSecond, 0),
@@ -113,11 +125,28 @@ export function renderMarkdown(results: BenchResults): string {
           fmt(run.ratioToRaw, 2),
           run.roundRatios.map((ratio) => fmt(ratio, 2)).join(", "),
           errors(run.service),
+          fmt(run.cpu.raw.totalUs, 0),
+          fmt(run.cpu.service.totalUs, 0),
+          fmt(run.cpu.ratioToRaw, 2),
           fmt(run.peakRssMB.api),
           fmt(run.peakRssMB.worker),
         ]),
       ),
     );
+    lines.push("");
+    const [first] = results.throughput;
+    lines.push(
+      `CPU is each process's utime + stime (\`/proc/<pid>/stat\`) over the measured window, per completed execution or job: ` +
+        `the full path counts ${cpuRoles(first?.cpu.service)}, the raw floor ${cpuRoles(first?.cpu.raw)}` +
+        `${first?.cpu.redisCounted === false ? " (Redis is external: not counted on either side)" : ""}.`,
+    );
+    lines.push("");
+    for (const run of results.throughput) {
+      lines.push(
+        `- ${run.workerProcesses} worker process${run.workerProcesses > 1 ? "es" : ""}: full path ${cpuBreakdown(run.cpu.service)} µs per execution; ` +
+          `raw floor ${cpuBreakdown(run.cpu.raw)} µs per job; CPU ratio per round ${run.roundCpuRatios.map((ratio) => fmt(ratio, 2)).join(", ")}.`,
+      );
+    }
     lines.push("");
   }
 
@@ -257,6 +286,13 @@ export function renderMarkdown(results: BenchResults): string {
     );
     lines.push("");
     lines.push(`During / idle: p50 **${fmt(batchRun.p50Ratio, 2)}×**, p99 **${fmt(batchRun.p99Ratio, 2)}×**.`);
+    lines.push("");
+    const loop = batchRun.eventLoopDelay;
+    lines.push(
+      `API event-loop delay from just before the POST to ${settings.durations.asyncBatchEventLoopSeconds} s after its 202 ` +
+        `(a ${fmt(loop.windowMs / 1000, 2)} s window, prom-client's \`monitorEventLoopDelay\` histogram, reset by the scrape that opened it): ` +
+        `p50 ${fmt(loop.p50Ms)} ms, **p99 ${fmt(loop.p99Ms)} ms**, max ${fmt(loop.maxMs)} ms.`,
+    );
     lines.push("");
   }
 

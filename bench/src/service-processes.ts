@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { freePort } from "@pes/local-services";
-import { EXECUTION_QUEUE } from "@pes/queue";
+import { EXECUTION_QUEUE } from "@pes/executions";
 import { Queue } from "bullmq";
 import { spawnChild, type ChildHandle } from "./child-processes.js";
 import { waitUntil } from "./wait-until.js";
@@ -98,6 +98,8 @@ export async function startApi(context: ServiceContext, options: ApiOptions): Pr
       ORG_EXECUTIONS_IN_FLIGHT: "1000000",
       ORG_ITEMS_QUEUED: "1000000",
       COALESCE_BUCKET_SECONDS: String(options.coalesceBucketSeconds ?? 0),
+      // The harness scrapes its APIs' /metrics without a token (storm, async batch): none inherited.
+      METRICS_TOKEN: undefined,
     },
     logPath,
   });

@@ -36,6 +36,8 @@ export function evaluateTargets(results: BenchResults): TargetCheck[] {
     const scenario = `8 async batch of ${asyncBatch.items}, ${asyncBatch.workerProcesses} workers`;
     checks.push(checkTarget(scenario, "items/s / throughput executions/s (same workers)", asyncBatch.ratioToThroughput, "×", "at least", 0.8));
     checks.push(checkTarget(scenario, "sync p99 during the batch / idle", asyncBatch.p99Ratio, "×", "at most", 2));
+    checks.push(checkTarget(scenario, "202 after the POST", asyncBatch.acceptMs, "ms", "at most", 300));
+    checks.push(checkTarget(scenario, "API event-loop delay p99, POST to 202 and after", asyncBatch.eventLoopDelay.p99Ms, "ms", "at most", 50));
   }
   return checks;
 }

@@ -13,7 +13,7 @@ import { exampleConfig, postJson, startStack, type Stack } from "../support/stac
 // What both versions share: the queue's name, and the script that finishes an execution (a next
 // version's worker finishes executions the same way, or the two could not run side by side).
 const EXECUTION_QUEUE = "playbook-executions";
-const FINISH_SCRIPT = new URL("../../packages/queue/scripts/finish-execution.lua", import.meta.url);
+const FINISH_SCRIPT = new URL("../../packages/executions/scripts/finish-execution.lua", import.meta.url);
 const input = { bookName: "checkout-latency", attributes: { service: "checkout", env: "production" } };
 
 let prometheus: TestHttpServer;
@@ -46,7 +46,7 @@ function connect(): Redis {
 describe("rolling deploy: API and workers one version apart", () => {
   it("the API answers with the result of a worker of the next version, reading its reply header tolerantly", async () => {
     const connection = connect();
-    connection.defineCommand("finishExecution", { numberOfKeys: 1, lua: await readFile(FINISH_SCRIPT, "utf8") });
+    const finishScript = await readFile(FINISH_SCRIPT, "utf8");
     const received: Record<string, unknown>[] = [];
     const nextWorker = new Worker<Record<string, unknown>>(
       EXECUTION_QUEUE,
@@ -55,7 +55,7 @@ describe("rolling deploy: API and workers one version apart", () => {
         const header = JSON.stringify({ v: WIRE_VERSION + 1, jobId: job.id, workerId: "w-next" });
         const reply = `${header}\n${JSON.stringify({ highlights: "answered by the next version" })}`;
         const organization = `${stack.prefix}:org:${String(job.data.orgId)}:`;
-        await connection.call("finishExecution", organization, job.id ?? "", reply, "completed", Date.now(), "1");
+        await connection.eval(finishScript, 1, organization, job.id ?? "", reply, "completed", Date.now(), "1");
       },
       { connection, prefix: stack.prefix },
     );

@@ -2,7 +2,7 @@ import type { JsonWebKey } from "node:crypto";
 import type { Catalog, OrganizationLimits } from "@pes/config";
 import type { Logger } from "@pes/logger";
 import type { ApiMetrics } from "@pes/metrics";
-import type { EvidenceStore, ExecutionClient } from "@pes/queue";
+import type { EvidenceStore, ExecutionClient } from "@pes/executions";
 import express, { type Express, type RequestHandler } from "express";
 import { accessLog } from "./access-log.js";
 import { Admission } from "./admission.js";

@@ -1,23 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { OrganizationLimits } from "@pes/config";
 import { JsonText, type EvidenceBundle } from "@pes/contracts";
-import {
-  batchItemId,
-  LimitExceededError,
-  QueueUnavailableError,
-  type BatchItem,
-  type BatchPage,
-  type BatchView,
-  type EvidenceStore,
-  type ExecutionAnswer,
-  type ExecutionClient,
-  type ExecutionOutcome,
-  type ExecutionRequest,
-  type ExecutionView,
-  type IdempotentRequest,
-  type MessageExecutionRequest,
-  type SubmittedExecution,
-} from "@pes/queue";
+import { batchItemId, LimitExceededError, QueueUnavailableError, type BatchItem, type BatchPage, type BatchView, type EvidenceStore, type ExecutionAnswer, type ExecutionClient, type ExecutionOutcome, type ExecutionRequest, type ExecutionView, type IdempotentRequest, type MessageExecutionRequest, type SubmittedExecution } from "@pes/executions";
 import type { Admission } from "./admission.js";
 import type { Caller } from "./auth/authenticate.js";
 import { AppError } from "./errors.js";

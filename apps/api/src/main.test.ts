@@ -150,6 +150,7 @@ describe("api process with Redis and the development issuer", () => {
     expect(((await response.json()) as { queues: { name: string; readOnlyMode: boolean }[] }).queues).toEqual([
       expect.objectContaining({ name: "playbook-executions", readOnlyMode: true }),
       expect.objectContaining({ name: "playbook-message-executions", readOnlyMode: true }),
+      expect.objectContaining({ name: "playbook-batch-starts", readOnlyMode: true }),
       expect.objectContaining({ name: "playbook-chat-posts", readOnlyMode: true }),
     ]);
     run.child.kill("SIGTERM");

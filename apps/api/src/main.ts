@@ -5,17 +5,8 @@ import { ConfigError, loadConfig, type Catalog } from "@pes/config";
 import { devJwks, loadOrCreateDevKey } from "@pes/dev-issuer";
 import { createLogger, type Logger } from "@pes/logger";
 import { createApiMetrics } from "@pes/metrics";
-import {
-  createExecutionClient,
-  createQueueInspector,
-  openDashboardQueues,
-  openEvidenceStore,
-  QueueUnavailableError,
-  type DashboardQueues,
-  type ExecutionClient,
-  type OpenedEvidenceStore,
-  type QueueInspector,
-} from "@pes/queue";
+import { createExecutionClient, EXECUTION_QUEUE, openEvidenceStore, QueueUnavailableError, SERVICE_QUEUES, type ExecutionClient, type OpenedEvidenceStore } from "@pes/executions";
+import { createQueueInspector, openDashboardQueues, type DashboardQueues, type QueueInspector } from "@pes/jobs";
 import type { RequestHandler } from "express";
 import { startTracing, TracingConfigError, type Tracing } from "@pes/tracing";
 import { createApp } from "./app.js";
@@ -66,7 +57,7 @@ async function main(): Promise<void> {
   }
 
   // Queue depth is read here, on a scrape, so that one process reads it rather than every worker.
-  const queueInspector = createQueueInspector({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger });
+  const queueInspector = createQueueInspector({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger, queues: [EXECUTION_QUEUE] });
   const metrics = createApiMetrics({
     readQueues: () => queueInspector.read(),
     queueCacheMs: env.metricsQueueCacheMs,
@@ -98,7 +89,7 @@ async function main(): Promise<void> {
   let queueDashboardRouter: RequestHandler | undefined;
   if (env.adminDashboard !== undefined) {
     const { queueDashboard } = await import("./admin/queue-dashboard.js");
-    dashboardQueues = openDashboardQueues({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger });
+    dashboardQueues = openDashboardQueues({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger, queues: SERVICE_QUEUES });
     queueDashboardRouter = queueDashboard({ queues: dashboardQueues.queues, settings: env.adminDashboard, verifier: tokenVerifier });
     const { readOnly, scope, basic } = env.adminDashboard;
     logger.info({ readOnly, scope, basicAuth: basic !== undefined }, "queue dashboard at /admin/queues");

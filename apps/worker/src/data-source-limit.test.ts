@@ -7,7 +7,7 @@ import type { ExecutionJob } from "@pes/contracts";
 import { createEngine, type Engine } from "@pes/engine";
 import { sendJson, startRedis, startTestHttpServer, uniquePrefix, type RedisHandle, type TestHttpServer } from "@pes/local-services";
 import { createLogger } from "@pes/logger";
-import { createRedisQuerySlots } from "@pes/queue";
+import { createRedisQuerySlots } from "@pes/jobs";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 

@@ -1,11 +1,12 @@
 import type { Engine } from "@pes/engine";
-import { BATCH_ITEM_POST_WINDOW_MS, EXECUTE_JOB, EXECUTE_MESSAGE_JOB, handleJob, POST_BATCH_ITEM_JOB, type JobCatalog } from "@pes/queue";
+import { BATCH_ITEM_POST_WINDOW_MS, EXECUTE_JOB, EXECUTE_MESSAGE_JOB, POST_BATCH_ITEM_JOB } from "@pes/executions";
+import { handleJob, type JobCatalog } from "@pes/jobs";
 import { executeMessageJob, type MessageExecutionDeps } from "./message-execution.js";
 import { deliverResult, postBatchItemReply } from "./result-delivery.js";
 
 /**
  * Every job this worker runs: each declaration (name, payload schema, options; shared with the producers
- * in @pes/queue) with its handler. A handler only calls plain functions; the runtime parses the payload,
+ * in @pes/executions) with its handler. A handler only calls plain functions; the runtime parses the payload,
  * applies the job's timeout and deadline to its signal, retries as declared and replies to a waiting caller.
  */
 export function createJobCatalog(deps: MessageExecutionDeps & { engine: Engine }): JobCatalog {

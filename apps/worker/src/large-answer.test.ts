@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { JsonText, type PlaybookExecutionResult } from "@pes/contracts";
 import { createLogger } from "@pes/logger";
 import { LARGE_ANSWER_END, largeRangeAnswer, startRedis, startTestHttpServer, uniquePrefix, type RedisHandle, type TestHttpServer } from "@pes/local-services";
-import { createExecutionClient, type ExecutionClient, type ExecutionAnswer } from "@pes/queue";
+import { createExecutionClient, type ExecutionClient, type ExecutionAnswer } from "@pes/executions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));

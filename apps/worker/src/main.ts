@@ -9,7 +9,8 @@ import { EnvError, parseWorkerEnv, type WorkerEnv } from "./env.js";
 import { createJobCatalog } from "./job-catalog.js";
 import { createWorkerHttpServer } from "./worker-http-server.js";
 import { createChannelPacer } from "@pes/integrations";
-import { createEvidenceStore, createJobProducer, createJobWorker, createRedisQuerySlots, keySpace, POST_BATCH_ITEM_JOB, RedisRefusedError } from "@pes/queue";
+import { createEvidenceStore, createExecutionWorker, POST_BATCH_ITEM_JOB, START_BATCH_JOB } from "@pes/executions";
+import { createJobProducer, createRedisQuerySlots, keySpace, RedisRefusedError } from "@pes/jobs";
 import { buildIntegrations } from "./organization-integrations.js";
 
 /** Startup problems an operator must fix: printed as they are (no stack), exit code 1. */
@@ -79,8 +80,8 @@ async function main(): Promise<void> {
     logger,
   };
   const jobs = createJobCatalog({ engine, catalog, integrations, delivery });
-  const metrics = createWorkerMetrics({ jobNames: jobs.map((entry) => entry.name) });
-  const worker = createJobWorker({
+  const metrics = createWorkerMetrics({ jobNames: [...jobs.map((entry) => entry.name), START_BATCH_JOB.name] });
+  const worker = createExecutionWorker({
     redisUrl: env.redisUrl,
     prefix: env.queuePrefix,
     logger,

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { JsonText, type PlaybookExecutionResult } from "@pes/contracts";
 import { sendJson, startRedis, startTestHttpServer, uniquePrefix, type RedisHandle, type TestHttpServer } from "@pes/local-services";
-import { createExecutionClient, type ExecutionClient, type ExecutionAnswer, type ExecutionRequest } from "@pes/queue";
+import { createExecutionClient, type ExecutionClient, type ExecutionAnswer, type ExecutionRequest } from "@pes/executions";
 import { createLogger } from "@pes/logger";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 

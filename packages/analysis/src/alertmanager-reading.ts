@@ -40,16 +40,15 @@ function bySeverityThenOnset(a: GettableAlert, b: GettableAlert): number {
 
 function alertEvidence(alert: GettableAlert, cited: { action: string; link?: string }): Evidence {
   const { alertname, severity } = alert.labels;
-  const subject = Object.entries(alert.labels)
+  const labels = Object.entries(alert.labels)
     .filter(([name]) => !NOT_SUBJECT.has(name))
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([name, value]) => `${name}=${value}`)
-    .join(", ");
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const subject = labels.map(([name, value]) => `${name}=${value}`).join(", ");
   return {
     kind: "alert",
     ...cited,
     name: alertname ?? "(unnamed alert)",
-    ...(subject === "" ? {} : { subject }),
+    ...(subject === "" ? {} : { subject, labels: Object.fromEntries(labels) }),
     ...(severity === undefined ? {} : { level: severity }),
     onset: new Date(alert.startsAt),
   };

@@ -103,7 +103,7 @@ function metricAnswer(evidence: MetricEvidence, time: Date): string {
   const period = formatPeriodBefore(evidence.baselineMs);
   const value = formatValue(evidence.value, unit);
   const baselineText = formatValue(baseline, unit);
-  const onset = evidence.onset === undefined ? "" : `, since ${formatClock(evidence.onset, time)}`;
+  const onset = `${evidence.onset === undefined ? "" : `, ${sinceWords(evidence, evidence.onset, time)}`}${over(evidence, time)}`;
   const which = seriesNote(evidence);
   if (evidence.saturation !== undefined) {
     const direction = evidence.value > baseline ? "up" : "down";
@@ -305,7 +305,8 @@ export function symptomLevel(symptom: SymptomEvidence, gadget: string, time: Dat
       else if (ratio === 0) change = `down to zero from its ${what} in ${period}`;
       else change = `changed sign against ${period}`;
       const subject = symptom.kind === "metric" ? metricSubject(symptom) : patternSubject(symptom);
-      return `${subject} ${change}${cited}${symptom.onset === undefined ? "" : `, since ${formatClock(symptom.onset, time)}`}`;
+      const ended = symptom.kind === "metric" ? over(symptom, time) : "";
+      return `${subject} ${change}${cited}${symptom.onset === undefined ? "" : `, ${sinceWords(symptom, symptom.onset, time)}`}${ended}`;
     }
     case "alert":
       return `${action}: ${symptom.name} firing${cited}${symptom.onset === undefined ? "" : `, since ${formatClock(symptom.onset, time)}`}`;
@@ -320,7 +321,7 @@ export function symptomLevel(symptom: SymptomEvidence, gadget: string, time: Dat
  */
 function metricMovement(symptom: MetricEvidence, time: Date): string {
   const { saturation } = symptom;
-  const from = since(symptom.onset, time);
+  const from = symptom.onset === undefined ? "" : ` ${sinceWords(symptom, symptom.onset, time)}`;
   if (saturation === undefined) {
     return symptom.flat === true ? `flat at ${formatValue(symptom.value, symptom.unit)}${from}` : movement(symptom.ratio, symptom.onset, time);
   }
@@ -337,6 +338,16 @@ function saturationLevel(symptom: MetricEvidence, saturation: MetricSaturation):
   return `at ${formatValueOf(symptom.value, saturation.limit, symptom.unit)}, ${shareOf(symptom.value, saturation.limit)} of ${limitName(saturation.of)}`;
 }
 
+/**
+ * "since 14:05 UTC"; for a trend, "climbing since 11:02 UTC" (when the climb began, not when it crossed a
+ * line), or "climbing since before 13:05 UTC" when it began before the data.
+ */
+function sinceWords(symptom: MetricEvidence | LogPatternEvidence, onset: Date, time: Date): string {
+  const trend = symptom.kind === "metric" ? symptom.trend : undefined;
+  if (trend === undefined) return `since ${formatClock(onset, time)}`;
+  return `${trend.perHour < 0 ? "falling" : "climbing"} since ${trend.beforeWindow ? "before " : ""}${formatClock(onset, time)}`;
+}
+
 /** "rose 4.1× since 14:05 UTC", "fell to 0.25×", "rose from zero": which way a ratio moved. */
 function movement(ratio: number, onset: Date | undefined, time: Date): string {
   const from = since(onset, time);
@@ -351,6 +362,11 @@ function movement(ratio: number, onset: Date | undefined, time: Date): string {
 /** `Error logs: "timeout <*>"`, or the title alone for every line together (`total`). */
 function patternSubject(evidence: LogPatternEvidence): string {
   return evidence.total === true ? `${evidence.action} (all lines)` : `${evidence.action}: "${truncate(evidence.pattern, MAX_PATTERN_CHARS)}"`;
+}
+
+/** ", over by 14:07 UTC" for a move that ended (back within its usual range, or off its limit); "" while it lasts. */
+function over(evidence: MetricEvidence, time: Date): string {
+  return evidence.endedAt === undefined ? "" : `, over by ${formatClock(evidence.endedAt, time)}`;
 }
 
 function since(onset: Date | undefined, time: Date): string {

@@ -61,12 +61,44 @@ export interface MetricEvidence extends Cited {
   abnormal: boolean;
   /** When the abnormal change began (its change point, not when it crossed a threshold), if the data shows it. */
   onset?: Date;
+  /**
+   * When the abnormal change was over: its last samples are back within the usual band (or off the limit),
+   * from this one on. Absent while it lasts, and for a metric judged normal.
+   */
+  endedAt?: Date;
   /** The metric stopped moving: one exact value since `onset` after varying in the baseline. */
   flat?: boolean;
   /** The metric reached its limit or threshold in the incident phase (at `value`). */
   saturation?: MetricSaturation;
+  /**
+   * The slow climb (or fall) that led to the move, when the baseline shows one (trend.ts): `onset` is
+   * then when the climb began, not when it crossed its limit.
+   */
+  trend?: MetricTrend;
+  /** Only the series of one node (or zone) moved; the same metric elsewhere held (placement.ts). */
+  confined?: MetricPlacement;
   /** The period compared with: how long before the issue time the baseline starts, in ms. */
   baselineMs: number;
+}
+
+/** Where a metric's abnormal series are, when they are all on one node or in one zone. */
+export interface MetricPlacement {
+  /** The label that places them: `node`, else `zone`. */
+  label: string;
+  value: string;
+  /** How many series were abnormal, of how many judged. */
+  abnormal: number;
+  of: number;
+}
+
+/** A metric that moved along a line for a long time before the incident: a leak, a queue filling up. */
+export interface MetricTrend {
+  /** When the line began (when it had moved clear of the noise); the first sample when `beforeWindow`. */
+  since: Date;
+  /** How far it moves per hour, in the metric's unit (negative: falling). */
+  perHour: number;
+  /** It was already moving at the first sample: it began before the data, which cannot date it. */
+  beforeWindow: boolean;
 }
 
 /** What a saturated metric reached (the playbook's `limit` or `threshold`). */
@@ -142,6 +174,11 @@ export interface AlertEvidence extends Cited {
   name: string;
   /** What it fires for, e.g. "service=checkout". */
   subject?: string;
+  /**
+   * The labels `subject` is written from (its name and severity apart): to tell the page and an upstream's
+   * alerts apart, and to tie a node's alert to the pods it hosts by its `node`.
+   */
+  labels?: Labels;
   /** Its severity as the alerting system labels it, e.g. "critical". */
   level?: string;
   /** When it started firing. */
@@ -258,6 +295,7 @@ export function mapEvidenceText(evidence: Evidence, map: (text: string) => strin
         action,
         name: map(evidence.name),
         ...(evidence.subject === undefined ? {} : { subject: map(evidence.subject) }),
+        ...(evidence.labels === undefined ? {} : { labels: labels(evidence.labels) }),
         ...(evidence.level === undefined ? {} : { level: map(evidence.level) }),
       };
     case "change":

@@ -1,7 +1,9 @@
 import { INCIDENT_LEAD_MS, type TimeWindow } from "@pes/contracts";
-import type { Labels, MetricEvidence, NoDataEvidence, ValuesEvidence } from "./evidence.js";
+import type { Labels, MetricEvidence, MetricTrend, NoDataEvidence, ValuesEvidence } from "./evidence.js";
+import { confinedTo } from "./placement.js";
 import { saturationCheck, type SaturationRule } from "./saturation.js";
 import { compareSeries, type Comparison } from "./series-comparison.js";
+import { withTrend } from "./trend.js";
 import { compareText, labelKey, usablePoints, type Series, type SeriesPoint } from "./series.js";
 
 export {
@@ -43,6 +45,7 @@ export interface MetricContext {
 }
 
 interface SeriesFinding extends Comparison {
+  trend?: MetricTrend;
   labels: Labels;
   key: string;
   /** The first and last finite samples in the window, to tell churn apart. */
@@ -107,7 +110,8 @@ export function analyzeSeries(series: Iterable<Series>, context: MetricContext):
     if (last.at < incidentFrom) continue;
     const key = labelKey(item.labels);
     const check = context.saturation === undefined ? undefined : saturationCheck(context.saturation, item.labels);
-    const comparison = compareSeries(points, incidentFrom, check);
+    const compared = compareSeries(points, incidentFrom, check);
+    const comparison = compared === undefined ? undefined : withTrend(compared, points, incidentFrom);
     if (comparison === undefined) withoutBaseline.push({ key, latest: last });
     else findings.push({ ...comparison, labels: item.labels, key, from: first.at, to: last.at });
   }
@@ -122,7 +126,8 @@ export function analyzeSeries(series: Iterable<Series>, context: MetricContext):
     // Every series came or went: their mean at each instant is what can be compared.
     const means = [...sums].map(([at, { sum, count }]) => ({ at, value: sum / count })).sort((a, b) => a.at - b.at);
     const check = context.saturation === undefined ? undefined : saturationCheck(context.saturation, common ?? {});
-    const comparison = compareSeries(means, incidentFrom, check);
+    const compared = compareSeries(means, incidentFrom, check);
+    const comparison = compared === undefined ? undefined : withTrend(compared, means, incidentFrom);
     if (comparison !== undefined) {
       return { ...base, ...evidenceOf(comparison), labels: withoutName(common ?? {}), seriesCount: seen, aggregated: true };
     }
@@ -139,12 +144,14 @@ export function analyzeSeries(series: Iterable<Series>, context: MetricContext):
   const worst = spanning[0] as SeriesFinding;
   const identify = identifyingLabels(spanning.map((finding) => finding.labels));
   const churned = seen - spanning.length;
+  const confined = confinedTo(spanning);
   return {
     ...base,
     ...evidenceOf(worst),
     labels: identify(worst.labels),
     seriesCount: spanning.length,
     ...(churned > 0 ? { churned } : {}),
+    ...(confined === undefined ? {} : { confined }),
   };
 }
 
@@ -170,8 +177,8 @@ export function analyzeInstant(values: readonly InstantValue[], context: MetricC
 }
 
 /** The evidence fields of a comparison. */
-function evidenceOf(comparison: Comparison) {
-  const { extreme, baseline, low, high, ratio, severity, abnormal, onset, flat, saturation } = comparison;
+function evidenceOf(comparison: Comparison & { trend?: MetricTrend }) {
+  const { extreme, baseline, low, high, ratio, severity, abnormal, onset, endedAt, flat, saturation, trend } = comparison;
   return {
     value: extreme.value,
     baseline,
@@ -181,8 +188,10 @@ function evidenceOf(comparison: Comparison) {
     severity,
     abnormal,
     ...(onset === undefined ? {} : { onset }),
+    ...(endedAt === undefined ? {} : { endedAt }),
     ...(flat === true ? { flat } : {}),
     ...(saturation === undefined ? {} : { saturation }),
+    ...(trend === undefined ? {} : { trend }),
   };
 }
 

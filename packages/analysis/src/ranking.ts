@@ -10,12 +10,20 @@ import type {
   SkippedEvidence,
   SymptomEvidence,
 } from "./evidence.js";
+import { isBlip } from "./blips.js";
+import { alertUpstream, isPage, namingTexts, upstreamsNamedIn, type IssueScope } from "./dependencies.js";
 import { isCrashLoopEvent } from "./kubernetes-events.js";
+import { nodeCause } from "./placement.js";
 
 /** One action's evidence, with the (templated) title of the gadget it belongs to. */
 export interface Finding<E extends Evidence = Evidence> {
   gadget: string;
   evidence: E;
+  /**
+   * The upstream service it is about: its gadget's instance (a gadget's `upstreams`), or an alert firing
+   * for a declared upstream (dependencies.ts). Absent for the paged service's own findings.
+   */
+  upstream?: string;
 }
 
 /**
@@ -61,7 +69,7 @@ const CAUSE_EVENT_KINDS: ReadonlyMap<string, "oom" | "crash-loop" | "eviction" |
  */
 export type Role = "symptom" | "change" | "normal" | "answer" | "no-data" | "failed" | "skipped";
 
-export interface RankOptions {
+export interface RankOptions extends IssueScope {
   /** The issue time: symptoms without an onset are taken to begin at it. */
   time: Date;
   /** See CAUSE_LOOKBACK_MS; default 30 min. */
@@ -74,7 +82,15 @@ export interface RankOptions {
  * The likely cause and why: `change` (a change at most CHANGE_EFFECT_MS before the first symptom) or
  * `symptom` (the earliest symptom of a cause's kind, with others at or after it): rankFindings' rules.
  */
-export type LikelyCause = ({ basis: "change"; finding: Finding<ChangeEvidence> } | { basis: "symptom"; finding: Finding<SymptomEvidence> }) & {
+export type LikelyCause = (
+  | { basis: "change"; finding: Finding<ChangeEvidence> }
+  | { basis: "symptom"; finding: Finding<SymptomEvidence> }
+  /**
+   * A node (placement.ts): `confined` are the symptoms only its pods show, `signals` what fires or warns
+   * about the node itself, `finding` the earliest of them all.
+   */
+  | { basis: "node"; node: string; finding: Finding<SymptomEvidence>; confined: Array<Finding<SymptomEvidence>>; signals: Array<Finding<SymptomEvidence>> }
+) & {
   /** How long before the first symptom that followed it (or the issue time, if none is dated). */
   leadMs: number;
   /** The symptoms of the incident that followed it, strongest first; never empty. */
@@ -157,7 +173,8 @@ export function roleOf(evidence: Evidence): Role {
  *
  * 1. Symptoms are abnormal metrics and log patterns, firing alerts and warning events, strongest first.
  *    One without an onset is taken to begin at the issue time. One that began more than the lookback
- *    before the issue time is background, as is a warning event whose reason was seen then too
+ *    before the issue time is background (but a metric's trend, a slow climb that runs into the
+ *    incident phase, is the incident's however long ago it began), as is a warning event whose reason was seen then too
  *    (recurring): listed apart, never a symptom of the incident.
  * 2. No symptom, no cause: changes are listed with `no-symptom`.
  * 3. A change at most CHANGE_EFFECT_MS before the incident's first symptom is the likely cause (the
@@ -165,11 +182,18 @@ export function roleOf(evidence: Evidence): Role {
  *    abnormal for that long), is not.
  * 4. Otherwise the earliest symptom of a cause's kind (isCauseKind: a saturated metric, a metric fallen
  *    to zero such as a failing probe, an OOM kill, a crash loop, an eviction; an alert that fired before
- *    anything else) is the likely cause, when other symptoms began with it or after it; of several at the
- *    same time, the strongest. A first symptom of another kind (an error ratio, a latency) is named as
- *    the place to look, not as the cause.
+ *    anything else, unless it is the page) or of an upstream that turned abnormal before the paged service
+ *    (upstreamCandidates) is the likely cause, when other symptoms began with it or after it; of several
+ *    at the same time, the strongest. A blip (isBlip: a move over within minutes) is none. A first
+ *    symptom of another kind (an error ratio, a latency) of the paged service is named as the place to
+ *    look, not as the cause.
+ *    When the metric symptoms a node label places are all confined to one node and something fires or
+ *    warns about that node itself, the node is the likely cause (nodeCause) instead of none, an alert or
+ *    an upstream (whose trouble would not spare the pods on the other nodes), but not instead of a symptom
+ *    of another cause's kind (the node's memory at its limit).
  * 5. Another candidate within RIVAL_MS of the likely cause (a change of another subject by rule 3, a
- *    symptom of a cause's kind found by another action by rule 4) is its rival: both are as likely.
+ *    symptom of a cause's kind found by another action, or another upstream's, by rule 4) is its rival:
+ *    both are as likely.
  *
  * Deterministic: ties keep playbook order (the order of `findings`).
  */
@@ -180,38 +204,41 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
   const ranking: Ranking = { symptoms: [], background: [], changes: [], normal: [], answers: [], noData: [], failed: [], skipped: [] };
   const changes: Array<Finding<ChangeEvidence>> = [];
   for (const finding of findings) {
-    const { gadget, evidence } = finding;
+    const { evidence } = finding;
+    const upstream = finding.upstream ?? (evidence.kind === "alert" ? alertUpstream(evidence, options) : undefined);
+    // Kept with every symptom: which service it is about decides whether it can be a cause (rule 4).
+    const base = upstream === undefined ? { gadget: finding.gadget } : { gadget: finding.gadget, upstream };
     switch (evidence.kind) {
       case "metric":
       case "log-pattern":
-        if (evidence.abnormal) ranking.symptoms.push({ gadget, evidence });
-        else ranking.normal.push({ gadget, evidence });
+        if (evidence.abnormal) ranking.symptoms.push({ ...base, evidence });
+        else ranking.normal.push({ ...base, evidence });
         break;
       case "alert":
-        ranking.symptoms.push({ gadget, evidence });
+        ranking.symptoms.push({ ...base, evidence });
         break;
       case "event":
-        if (evidence.warning) ranking.symptoms.push({ gadget, evidence });
+        if (evidence.warning) ranking.symptoms.push({ ...base, evidence });
         else ranking.answers.push(finding);
         break;
       case "change":
-        changes.push({ gadget, evidence });
+        changes.push({ ...base, evidence });
         break;
       case "none":
-        ranking.normal.push({ gadget, evidence });
+        ranking.normal.push({ ...base, evidence });
         break;
       case "values":
       case "answer":
         ranking.answers.push(finding);
         break;
       case "no-data":
-        ranking.noData.push({ gadget, evidence });
+        ranking.noData.push({ ...base, evidence });
         break;
       case "failed":
-        ranking.failed.push({ gadget, evidence });
+        ranking.failed.push({ ...base, evidence });
         break;
       case "skipped":
-        ranking.skipped.push({ gadget, evidence });
+        ranking.skipped.push({ ...base, evidence });
         break;
     }
   }
@@ -220,7 +247,8 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
   changes.sort((a, b) => compareNumbers(a.evidence.at.getTime(), b.evidence.at.getTime()));
 
   const onsetOf = (symptom: Finding<SymptomEvidence>) => symptom.evidence.onset?.getTime() ?? time;
-  const early = ranking.symptoms.filter((symptom) => onsetOf(symptom) < time - lookback);
+  // A slow climb still going into the incident phase is the incident's, however long ago it began.
+  const early = ranking.symptoms.filter((symptom) => !isTrend(symptom.evidence) && onsetOf(symptom) < time - lookback);
   const recurring = new Set(early.flatMap(({ evidence }) => (evidence.kind === "event" ? [evidence.reason] : [])));
   ranking.background = ranking.symptoms.filter(
     (symptom) => early.includes(symptom) || (symptom.evidence.kind === "event" && recurring.has(symptom.evidence.reason)),
@@ -253,7 +281,13 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
       ...(rival === undefined ? {} : { rival }),
     };
   } else {
-    ranking.likelyCause = symptomCause(incident, onsetOf);
+    // A node says more than an alert that fired first or an upstream (which would slow the pods on every
+    // node), and less than the node's resource at its limit (its memory full, a pod killed): that is what
+    // made it slow.
+    const bySymptom = symptomCause(incident, onsetOf, options);
+    const onNode = nodeCause(incident, onsetOf);
+    const yields = bySymptom === undefined || bySymptom.finding.evidence.kind === "alert" || bySymptom.finding.upstream !== undefined;
+    ranking.likelyCause = onNode !== undefined && yields ? onNode : bySymptom;
   }
   ranking.changes = changes
     .filter((change) => change !== cause)
@@ -265,26 +299,67 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
   return ranking;
 }
 
-/** Rule 4 of rankFindings: the earliest symptom of a cause's kind, when others began with it or after it. */
-function symptomCause(incident: ReadonlyArray<Finding<SymptomEvidence>>, onsetOf: (symptom: Finding<SymptomEvidence>) => number): LikelyCause | undefined {
+/**
+ * Rule 4 of rankFindings: the earliest symptom of a cause's kind, or of an upstream that turned abnormal
+ * before the paged service (upstreamCandidates), when others began with it or after it.
+ */
+function symptomCause(
+  incident: ReadonlyArray<Finding<SymptomEvidence>>,
+  onsetOf: (symptom: Finding<SymptomEvidence>) => number,
+  scope: IssueScope,
+): LikelyCause | undefined {
   const first = Math.min(...incident.map(onsetOf));
+  const upstream = upstreamCandidates(incident, onsetOf, scope);
   // An alert is a cause only when it fired before everything else: one that began with an error spike is
-  // more likely about it.
+  // more likely about it. The page (an alert for what was paged) never is: it is what the issue says.
+  // A blip (over within minutes) is never one: it does not explain an incident.
   const candidates = incident.filter(
-    (symptom) => isCauseKind(symptom.evidence) && (symptom.evidence.kind !== "alert" || incident.every((other) => other === symptom || onsetOf(other) > first)),
+    (symptom) =>
+      !isBlip(symptom.evidence) &&
+      (upstream.has(symptom) ||
+        (symptom.upstream === undefined &&
+          isCauseKind(symptom.evidence) &&
+          (symptom.evidence.kind !== "alert" || (!isPage(symptom.evidence, scope.attributes) && incident.every((other) => other === symptom || onsetOf(other) > first))))),
   );
   const earliest = Math.min(...candidates.map(onsetOf));
   // Symptoms are strongest first: of several at the same time, the strongest.
   const candidate = candidates.find((symptom) => onsetOf(symptom) === earliest);
   if (candidate === undefined) return undefined;
   const followers = incident.filter((symptom) => symptom !== candidate && onsetOf(symptom) >= earliest);
-  const next = Math.min(...followers.map(onsetOf));
+  // An upstream's other symptoms are the same trouble seen by another action: the lead is to what followed it.
+  const next = Math.min(...followers.filter((symptom) => candidate.upstream === undefined || symptom.upstream !== candidate.upstream).map(onsetOf));
   if (!Number.isFinite(next)) return undefined;
-  // Another action's candidate that began close to it is as likely: what came first by a scrape step says little.
+  // Another action's candidate that began close to it is as likely: what came first by a scrape step says
+  // little. An upstream's own symptoms are one candidate, whichever of its actions showed them.
   const rival = candidates.find(
-    (symptom) => symptom.evidence.action !== candidate.evidence.action && onsetOf(symptom) - earliest <= RIVAL_MS,
+    (symptom) =>
+      symptom.evidence.action !== candidate.evidence.action &&
+      (symptom.upstream === undefined || symptom.upstream !== candidate.upstream) &&
+      onsetOf(symptom) - earliest <= RIVAL_MS,
   );
   return { basis: "symptom", finding: candidate, leadMs: next - earliest, followers, ...(rival === undefined ? {} : { rival }) };
+}
+
+/**
+ * The symptoms of upstreams that may be the paged service's cause: those that began before the paged
+ * service's own first symptom, or with it when one of its own log patterns names the upstream (its
+ * errors say that upstream failed them), and that the paged service's own symptoms followed. An upstream
+ * that turned abnormal after the paged service is more likely its consequence, or unrelated.
+ */
+function upstreamCandidates(
+  incident: ReadonlyArray<Finding<SymptomEvidence>>,
+  onsetOf: (symptom: Finding<SymptomEvidence>) => number,
+  scope: IssueScope,
+): Set<Finding<SymptomEvidence>> {
+  const own = incident.filter((symptom) => symptom.upstream === undefined);
+  const ownFirst = Math.min(...own.map(onsetOf));
+  if (!Number.isFinite(ownFirst)) return new Set();
+  const named = new Set(own.flatMap(({ evidence }) => namingTexts(evidence).flatMap((text) => upstreamsNamedIn(text, scope.upstreams ?? []))));
+  return new Set(
+    incident.filter(
+      (symptom) => symptom.upstream !== undefined && (onsetOf(symptom) < ownFirst || (onsetOf(symptom) === ownFirst && named.has(symptom.upstream))),
+    ),
+  );
 }
 
 /**
@@ -311,6 +386,11 @@ export function causeKindOf(evidence: SymptomEvidence): "saturation" | "outage" 
     case "log-pattern":
       return undefined;
   }
+}
+
+/** A metric that climbed (or fell) along a line into the incident phase: dated when the climb began. */
+function isTrend(evidence: SymptomEvidence): boolean {
+  return evidence.kind === "metric" && evidence.trend !== undefined;
 }
 
 /** How far from normal, for ranking: measured for metrics and log patterns; alerts and events rank after. */

@@ -30,6 +30,8 @@ export interface Comparison {
   severity: number;
   abnormal: boolean;
   onset?: Date;
+  /** When an abnormal move was over (endedAt): absent while it lasts. */
+  endedAt?: Date;
   flat?: boolean;
   saturation?: MetricSaturation;
 }
@@ -53,6 +55,8 @@ const MOVING_SPREAD = 1e-3;
  *   the most saturated sample is the value, and it ranks above any move.
  * - flat: a baseline that varied, then one exact value for ≥ 10 min up to the last sample, more than four
  *   times longer than it ever held still before: a stuck metric.
+ * - ended: an abnormal move or saturation whose last samples are back (no longer depart, no longer at the
+ *   limit) is over from the first of them; one that lasts to the last sample has no end.
  */
 export function compareSeries(points: readonly SeriesPoint[], incidentFrom: number, check?: SaturationCheck): Comparison | undefined {
   const split = points.findIndex((point) => point.at >= incidentFrom);
@@ -72,6 +76,10 @@ export function compareSeries(points: readonly SeriesPoint[], incidentFrom: numb
     const { direction, of } = check;
     const side = direction === "down" ? -1 : 1;
     const ratio = ratioOf(extreme.value, baseline);
+    const ended = endedAt(points, split, (point) => {
+      const at = check.limitAt(point.at);
+      return at !== undefined && check.saturated(point.value, at);
+    });
     return {
       ...common,
       extreme,
@@ -79,6 +87,7 @@ export function compareSeries(points: readonly SeriesPoint[], incidentFrom: numb
       severity: SATURATION_SEVERITY + moveSeverity(ratio),
       abnormal: true,
       onset: new Date((points[runStart(points, first, (value) => departs(value, side))] ?? extreme).at),
+      ...(ended === undefined ? {} : { endedAt: ended }),
       saturation: { limit, direction, ...(of === undefined ? {} : { of }) },
     };
   }
@@ -94,7 +103,18 @@ export function compareSeries(points: readonly SeriesPoint[], incidentFrom: numb
   const moves = [moveOf(highest, 1), moveOf(lowest, -1)];
   const [move] = moves.sort((a, b) => Number(b.abnormal) - Number(a.abnormal) || b.severity - a.severity);
   if (move === undefined) return undefined;
-  if (move.abnormal) return { ...common, extreme: move.extreme, ratio: move.ratio, severity: move.severity, abnormal: true, onset: new Date(move.onsetAt) };
+  if (move.abnormal) {
+    const ended = endedAt(points, split, (point) => departs(point.value, move.side));
+    return {
+      ...common,
+      extreme: move.extreme,
+      ratio: move.ratio,
+      severity: move.severity,
+      abnormal: true,
+      onset: new Date(move.onsetAt),
+      ...(ended === undefined ? {} : { endedAt: ended }),
+    };
+  }
   const flat = spread > MOVING_SPREAD * Math.abs(baseline) ? flatRun(points) : undefined;
   if (flat !== undefined) {
     const ratio = ratioOf(flat.value, baseline);
@@ -110,7 +130,7 @@ export function compareSeries(points: readonly SeriesPoint[], incidentFrom: numb
       deviationOf(ratioOf(value, baseline)) >= ABNORMAL_RATIO &&
       Math.abs(value - baseline) >= ABNORMAL_SPREADS * spread;
     const first = points.findIndex((point, index) => index >= split && large(point.value));
-    if (!large(extreme.value) || first < 0) return { extreme, ratio, severity, abnormal: false, onsetAt: 0 };
+    if (!large(extreme.value) || first < 0) return { extreme, ratio, severity, abnormal: false, onsetAt: 0, side };
     const start = runStart(points, first, (value) => departs(value, side));
     // What the baseline did before this change began: a level it reached at times is not abnormal.
     const usualBefore =
@@ -122,7 +142,7 @@ export function compareSeries(points: readonly SeriesPoint[], incidentFrom: numb
             .sort((a, b) => a - b);
     const usual = quantile(usualBefore, side > 0 ? USUAL_QUANTILE : 1 - USUAL_QUANTILE);
     const beyondUsual = usualBefore.length === 0 || (extreme.value - usual) * side > 0;
-    return { extreme, ratio, severity, abnormal: beyondUsual, onsetAt: (points[start] as SeriesPoint).at };
+    return { extreme, ratio, severity, abnormal: beyondUsual, onsetAt: (points[start] as SeriesPoint).at, side };
   }
 }
 
@@ -144,6 +164,17 @@ function saturationOf(points: readonly SeriesPoint[], split: number, check: Satu
   });
   if (extreme === undefined || first === undefined || saturatedBefore * 2 >= split) return undefined;
   return { extreme: extreme.point, first, limit: extreme.limit };
+}
+
+/**
+ * When an abnormal stretch of the incident phase was over: the sample after the last one that is still
+ * abnormal, when it is not the last sample; undefined while it lasts.
+ */
+function endedAt(points: readonly SeriesPoint[], split: number, abnormal: (point: SeriesPoint) => boolean): Date | undefined {
+  let last = -1;
+  for (let index = split; index < points.length; index += 1) if (abnormal(points[index] as SeriesPoint)) last = index;
+  const back = points[last + 1];
+  return last < 0 || back === undefined ? undefined : new Date(back.at);
 }
 
 /** The index where the unbroken run of departing samples that leads up to `index` began (`index` itself if none). */

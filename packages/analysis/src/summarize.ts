@@ -1,3 +1,4 @@
+import { isBlip } from "./blips.js";
 import type { ChangeEvidence, EventEvidence, Evidence, FailedEvidence, NoDataEvidence, SkippedEvidence, SymptomEvidence } from "./evidence.js";
 import { describeChange, missingText, noDataWhen, normalEventsSummary, shortAnswer, symptomLevel, symptomMovement } from "./evidence-text.js";
 import { formatClock, formatElapsed } from "./human-format.js";
@@ -90,6 +91,7 @@ export function bottomLineOf(judgement: Judgement, attributes: Readonly<Record<s
     told.add(likelyCause.finding.evidence);
     if (rival !== undefined) told.add(rival.evidence);
     if (likelyCause.basis === "change") for (const finding of ranking.first?.symptoms ?? []) told.add(finding.evidence);
+    if (likelyCause.basis === "node") for (const finding of [...likelyCause.confined, ...likelyCause.signals]) told.add(finding.evidence);
   } else if (strongest !== undefined) {
     sentences.push(`${opening}: ${level(strongest)}.`);
     told.add(strongest.evidence);
@@ -110,6 +112,11 @@ export function bottomLineOf(judgement: Judgement, attributes: Readonly<Record<s
   const symptomTold = symptoms.some((finding) => told.has(finding.evidence));
   if (others.length > 0) sentences.push(`${symptomTold ? "Also abnormal" : "Abnormal"}: ${others.map(level).join("; ")}.`);
   if (likelyCause === undefined) {
+    // Said plainly: a blip could have been named as a cause, and is not one.
+    const blips = symptoms.filter((finding) => isBlip(finding.evidence));
+    if (blips.length > 0) {
+      sentences.push(`No cause found: ${listOf(blips.map((finding) => finding.evidence.action))} ${blips.length === 1 ? "was" : "were"} over within minutes, too brief to explain it.`);
+    }
     const first = firstSymptom(ranking, time);
     if (first !== undefined) sentences.push(first);
   }
@@ -136,11 +143,18 @@ export function bottomLineOf(judgement: Judgement, attributes: Readonly<Record<s
  */
 function causeSentence(ranking: Ranking, likelyCause: LikelyCause, rival: LikelyCause["rival"], opening: string, time: Date): string {
   const lead = likelyCause.leadMs === 0 ? undefined : formatElapsed(likelyCause.leadMs);
-  const claimOf = ({ evidence, gadget }: Finding<ChangeEvidence> | Finding<SymptomEvidence>) =>
-    evidence.kind === "change" ? changeClaim(evidence, time) : symptomLevel(evidence, gadget, time);
+  // An upstream's symptom is named as the upstream's: it is where the cause lies, not what it looked like.
+  const claimOf = ({ evidence, gadget, upstream }: Finding<ChangeEvidence> | Finding<SymptomEvidence>) =>
+    `${upstream === undefined ? "" : `upstream ${upstream}, `}${evidence.kind === "change" ? changeClaim(evidence, time) : symptomLevel(evidence, gadget, time)}`;
   const named = `${opening}: ${rival === undefined ? "likely cause" : "two likely causes, too close to tell apart"}: ${claimOf(likelyCause.finding)}${
     rival === undefined ? "" : ` and ${claimOf(rival)}`
   }`;
+  if (likelyCause.basis === "node") {
+    // Where first, then what the node itself shows: the place is the claim, its signals the why.
+    const { node, confined, signals } = likelyCause;
+    const list = (findings: ReadonlyArray<Finding<SymptomEvidence>>) => listOf(findings.map((symptom) => claimOf(symptom)));
+    return `${opening}: likely cause: ${node}: only the pods on ${node} are abnormal (${list(confined)}), and ${node} itself: ${list(signals)}.`;
+  }
   if (likelyCause.basis === "symptom") {
     // A rival symptom may be what began next: the lead then says nothing of what followed them both.
     if (rival !== undefined) return `${named}.`;

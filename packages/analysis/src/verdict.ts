@@ -24,10 +24,10 @@ export function judgeExecution(findings: readonly Finding[], options: RankOption
   const { likelyCause } = ranking;
   const verdict: Verdict = {
     conclusion: likelyCause === undefined ? "no-cause" : likelyCause.rival === undefined ? "cause" : "ambiguous",
-    ...(likelyCause === undefined ? {} : { cause: { ...verdictFinding(likelyCause.finding.evidence), confidence: confidenceOf(ranking, likelyCause) } }),
-    ...(likelyCause?.rival === undefined ? {} : { alternative: { ...verdictFinding(likelyCause.rival.evidence), confidence: "low" } satisfies VerdictCause }),
-    symptoms: ranking.symptoms.map(({ evidence }) => verdictFinding(evidence)),
-    background: ranking.background.map(({ evidence }) => verdictFinding(evidence)),
+    ...(likelyCause === undefined ? {} : { cause: { ...causeOf(likelyCause), confidence: confidenceOf(ranking, likelyCause) } }),
+    ...(likelyCause?.rival === undefined ? {} : { alternative: { ...causeFinding(likelyCause.rival), confidence: "low" } satisfies VerdictCause }),
+    symptoms: ranking.symptoms.map(verdictFinding),
+    background: ranking.background.map(verdictFinding),
     ruledOut: ruledOutChanges(ranking).map(ruledOut),
     normal: ranking.normal.map(({ evidence }): NormalAction => ({ action: evidence.action, found: evidence.kind === "none" ? "none" : "within-usual-range" })),
     unchecked: [
@@ -53,17 +53,42 @@ export function ruledOutChanges(ranking: Ranking): RankedChange[] {
 function confidenceOf(ranking: Ranking, cause: LikelyCause): VerdictCause["confidence"] {
   if (cause.rival !== undefined) return "low";
   if (cause.basis === "change") return ranking.first === undefined ? "medium" : "high";
+  // Only the node's pods moved, and the node itself fires or warns: where and why agree.
+  if (cause.basis === "node") return "high";
   if (cause.finding.evidence.kind === "alert") return "medium";
   return cause.leadMs > 0 ? "high" : "medium";
 }
 
-function ruledOut(change: RankedChange): RuledOutChange {
-  return { ...verdictFinding(change.evidence), why: change.verdict, ...(change.leadMs === undefined ? {} : { leadMs: change.leadMs }) };
+/**
+ * The likely cause as the verdict states it: a node is the node, whichever of its symptoms came first;
+ * any other, as causeFinding.
+ */
+function causeOf(cause: LikelyCause): VerdictFinding {
+  const finding = causeFinding(cause.finding);
+  return cause.basis === "node" ? { ...finding, kind: "node", subject: `node/${cause.node}` } : finding;
 }
 
-/** A change or a symptom as the verdict states it: its kind, what it is about, its action, when it began. */
-function verdictFinding(evidence: ChangeEvidence | SymptomEvidence): VerdictFinding {
-  const { subject, detail } = aboutOf(evidence);
+function ruledOut(change: RankedChange): RuledOutChange {
+  return { ...verdictFinding(change), why: change.verdict, ...(change.leadMs === undefined ? {} : { leadMs: change.leadMs }) };
+}
+
+/**
+ * A cause as the verdict states it: an upstream's symptom is the upstream (kind `upstream`, the service as
+ * its subject), whatever its own kind; any other, as verdictFinding.
+ */
+function causeFinding(finding: Finding<ChangeEvidence> | Finding<SymptomEvidence>): VerdictFinding {
+  const stated = verdictFinding(finding);
+  return finding.upstream === undefined ? stated : { ...stated, kind: "upstream", subject: finding.upstream };
+}
+
+/**
+ * A change or a symptom as the verdict states it: its kind, what it is about (an upstream's symptom that
+ * names nothing else is about the upstream), its action, when it began.
+ */
+function verdictFinding({ evidence, upstream }: Finding<ChangeEvidence> | Finding<SymptomEvidence>): VerdictFinding {
+  const about = aboutOf(evidence);
+  const subject = about.subject === undefined || about.subject === "" ? upstream : about.subject;
+  const { detail } = about;
   const onset = evidence.kind === "change" ? evidence.at : evidence.onset;
   return {
     kind: kindOf(evidence),

@@ -99,7 +99,7 @@ describe("loadConfig on config/example", () => {
       "loki",
       "prometheus",
     ]);
-    expect(shop?.playbookList.map((item) => item.name)).toEqual(["database-connections", "node-memory", "service-health"]);
+    expect(shop?.playbookList.map((item) => item.name)).toEqual(["database-connections", "node-memory", "service-health", "service-latency-by-node", "service-memory"]);
     expect(shop?.matcher.match("Too many connections on orders-db")?.attributes).toEqual({ database: "orders-db" });
   });
 
@@ -226,7 +226,7 @@ mitigations:
       }),
     });
     expect(error.problems.map((problem) => `${problem.path}: ${problem.message}`)).toEqual([
-      'mitigations.1.when.likelyCause: Invalid option: expected one of "deploy"|"config"|"restart"',
+      'mitigations.1.when.likelyCause: Invalid option: expected one of "deploy"|"config"|"restart"|"saturation"|"outage"|"oom"|"crash-loop"|"eviction"|"node-not-ready"|"unschedulable"|"alert"|"upstream"|"node"',
       "mitigations.2.when: give at least one of abnormal, change, likelyCause, action",
       "mitigations.4.silence.duration: must be more than 0 and at most 24h",
       "mitigations.5.silence.matchers: a silence needs at least one matcher: without one it would silence everything",
@@ -276,6 +276,41 @@ mitigations:
     expect(error.problems.map((problem) => `${problem.path}: ${problem.message}`)).toEqual([
       "gadgets.0.actions.0.prometheus.query: placeholder {{host|upper}}: unknown filter (known: regex)",
       "mitigations.0.toolName: placeholder {{host|regex}}: filters apply only in prometheus queries and loki selectors and alertmanager regex matchers",
+    ]);
+  });
+
+  it("binds {{upstream}} in a gadget that declares upstreams, and refuses it elsewhere, an unknown `by` and titles that do not name it", async () => {
+    const upstreamGadget = (title: string, actionTitle: string, upstreams: string) => `  - title: "${title}"
+    upstreams: ${upstreams}
+    actions:
+      - title: "${actionTitle}"
+        dataSource: prom
+        prometheus: { query: 'up{job={{upstream}}}' }`;
+    const dir = await configDir({
+      "organizations/acme.yaml": acme,
+      "playbooks/acme/p.yaml": `${playbook("p")}\n${upstreamGadget("Upstream {{upstream}} of {{host}}", "up of {{upstream}}", "{ by: host, lists: { web-1: [orders, cart] } }")}\n`,
+    });
+    const gadget = (await loadConfig(dir)).organizations.get("acme")?.playbooks.get("p")?.gadgets[1];
+    expect(gadget?.upstreams).toEqual({ by: "host", lists: { "web-1": ["orders", "cart"] } });
+
+    const error = await loadError({
+      "organizations/acme.yaml": acme,
+      "playbooks/acme/p.yaml": `${playbook("p", { extra: "mitigations:\n  - toolName: \"Runbook of {{upstream}}\"" }).replace("gadgets:\n", `gadgets:\n${upstreamGadget("Upstreams of {{host}}", "up", "{ by: env, lists: { prod: [orders] } }")}\n`)}`,
+    });
+    expect(error.problems.map((problem) => `${problem.path}: ${problem.message}`)).toEqual([
+      'gadgets.0.upstreams.by: "env" is not an attribute of this playbook (known: host)',
+      "gadgets.0.title: a gadget with upstreams names {{upstream}} in its title, so that its instances are told apart",
+      "gadgets.0.actions.0.title: an action of a gadget with upstreams names {{upstream}} in its title, so that each upstream's findings cite their own action",
+      "mitigations.0.toolName: placeholder {{upstream}} is bound only in a gadget that declares upstreams",
+    ]);
+
+    const lists = await loadError({
+      "organizations/acme.yaml": acme,
+      "playbooks/acme/p.yaml": `${playbook("p")}\n${upstreamGadget("Upstream {{upstream}}", "up of {{upstream}}", '[orders, orders, "a b"]')}\n`,
+    });
+    expect(lists.problems.map((problem) => `${problem.path}: ${problem.message}`)).toEqual([
+      "gadgets.1.upstreams.2: must be a service name (letters, digits, '.', '_' and '-', starting with a letter or digit)",
+      "gadgets.1.upstreams: each upstream once",
     ]);
   });
 

@@ -4,9 +4,10 @@ import {
   monitorNameProblem,
   monitorNameShape,
   templatesOf,
+  UPSTREAM_PLACEHOLDER,
   type PlaybookDefinition,
 } from "@pes/playbooks";
-import { fillUrlTemplate, UnsafeValueError } from "@pes/templates";
+import { fillUrlTemplate, placeholdersIn, UnsafeValueError } from "@pes/templates";
 import type { FieldProblem } from "./schema-problems.js";
 
 /** A playbook that passed its schema, with the file it came from. */
@@ -17,6 +18,32 @@ export interface LoadedPlaybook {
 
 export interface PlaybookProblem extends FieldProblem {
   file: string;
+}
+
+/**
+ * A gadget's upstreams: `by` names an attribute of the playbook, `upstream` is not also an attribute (the
+ * binding would hide it), and the gadget's and its actions' titles name `{{upstream}}`, so that each
+ * instance's findings cite an action of their own.
+ */
+function checkUpstreams(definition: PlaybookDefinition, known: ReadonlySet<string>, report: (path: PropertyKey[], message: string) => void): void {
+  const placeholder = `{{${UPSTREAM_PLACEHOLDER}}}`;
+  const names = (template: string) => placeholdersIn(template).some(({ name }) => name === UPSTREAM_PLACEHOLDER);
+  definition.gadgets.forEach((gadget, g) => {
+    const { upstreams } = gadget;
+    if (upstreams === undefined) return;
+    if (known.has(UPSTREAM_PLACEHOLDER)) {
+      report(["gadgets", g, "upstreams"], `"${UPSTREAM_PLACEHOLDER}" is an attribute of this playbook: a gadget's upstreams would hide it`);
+    }
+    if (!Array.isArray(upstreams) && !known.has(upstreams.by)) {
+      report(["gadgets", g, "upstreams", "by"], `"${upstreams.by}" is not an attribute of this playbook (known: ${[...known].sort().join(", ") || "none"})`);
+    }
+    if (!names(gadget.title)) report(["gadgets", g, "title"], `a gadget with upstreams names ${placeholder} in its title, so that its instances are told apart`);
+    gadget.actions.forEach((action, a) => {
+      if (!names(action.title)) {
+        report(["gadgets", g, "actions", a, "title"], `an action of a gadget with upstreams names ${placeholder} in its title, so that each upstream's findings cite their own action`);
+      }
+    });
+  });
 }
 
 /** A URL template must fix scheme and host before its first placeholder. */
@@ -77,11 +104,17 @@ export function checkPlaybooks(
     }
     const captured = definition.monitorNames.flatMap(monitorNamePlaceholders);
     const known = new Set([...required, ...optional, ...captured]);
+    checkUpstreams(definition, known, report);
+    // `{{upstream}}` is bound in the gadgets that declare upstreams, and only there.
+    const bindsUpstream = (path: readonly PropertyKey[]) =>
+      path[0] === "gadgets" && typeof path[1] === "number" && definition.gadgets[path[1]]?.upstreams !== undefined;
 
     for (const { path, template, encoding, placeholders } of templatesOf(definition, connectors)) {
       for (const placeholder of placeholders) {
         const written = `{{${placeholder.name}${placeholder.filter === undefined ? "" : `|${placeholder.filter}`}}}`;
-        if (!known.has(placeholder.name)) {
+        if (placeholder.name === UPSTREAM_PLACEHOLDER && !known.has(placeholder.name)) {
+          if (!bindsUpstream(path)) report(path, `placeholder ${written} is bound only in a gadget that declares upstreams`);
+        } else if (!known.has(placeholder.name)) {
           report(
             path,
             `placeholder ${written} is not an attribute of this playbook: add it to requiredAttributes or ` +

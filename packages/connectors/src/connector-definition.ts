@@ -58,6 +58,12 @@ export interface ConnectorDefinition<DS extends DataSourceBase, Q> {
   dataSource: DataSourceSchema<DS>;
   query: z.ZodType<Q>;
   templates: readonly TemplateField[];
+  /**
+   * Whether an action of this query reports changes (deploys, config changes, restarts) that happened in
+   * its window: the engine looks further back with such actions when a symptom's trend began before the
+   * window. Absent: none do.
+   */
+  reportsChanges?(query: Q): boolean;
   /** The deep link of a filled query (pure: no I/O); undefined when the connector has none. */
   link(dataSource: DS, query: Q, window: TimeWindow): string | undefined;
   /** Loads the runtime half (a dynamic import): the API never calls it, so it never loads it. */

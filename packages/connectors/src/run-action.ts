@@ -82,6 +82,8 @@ function redactedError(error: unknown, secrets: readonly string[]): Error {
 export interface PreparedAction {
   /** The connector type, for logs. */
   readonly type: string;
+  /** It reports the changes in its window (ConnectorDefinition.reportsChanges). */
+  readonly reportsChanges: boolean;
   run(context: ActionContext): Promise<Observed>;
 }
 
@@ -97,6 +99,7 @@ export function prepareAction(connector: Connector, dataSource: unknown, query: 
     const spec = definition.query.parse(query);
     return {
       type: definition.type,
+      reportsChanges: definition.reportsChanges?.(spec) ?? false,
       run: async (context) =>
         runConnectorAction(definition, await definition.runtime(), { ...context, ...connection, dataSource: configured, spec }),
     };

@@ -34,12 +34,13 @@ export type BundleAction = z.infer<typeof BundleAction>;
 
 /**
  * When a playbook's mitigation is offered (its `when`, every template filled): the findings are abnormal
- * or not, a change of that kind came before the issue or is the likely cause, an action showed a symptom.
+ * or not, a change of that kind came before the issue, the likely cause is of that kind, an action showed a symptom.
  */
 export const MitigationCondition = z.object({
   abnormal: z.boolean().optional(),
   change: z.enum(CHANGE_TYPES).optional(),
-  likelyCause: z.enum(CHANGE_TYPES).optional(),
+  /** A change's kind or a cause's (`saturation`, `upstream`, `node`…); read as any text, so that a later kind still reads. */
+  likelyCause: z.string().optional(),
   action: z.string().optional(),
 });
 export type MitigationCondition = z.infer<typeof MitigationCondition>;

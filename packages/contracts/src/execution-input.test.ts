@@ -113,6 +113,7 @@ describe("ExecutionJob", () => {
   const job = {
     orgId: "acme",
     requestId: "r1",
+    v: 1,
     replyTo: "api-1",
     deadline: 1_800_000_000_000,
     bookName: "checkout-latency",

@@ -96,3 +96,45 @@ export const BatchItemPostJob = z.object({
   result: PlaybookExecutionResult,
 });
 export type BatchItemPostJob = z.infer<typeof BatchItemPostJob>;
+
+/** What the API asks of an execution: its job without what the execution client adds (where to reply, until when, the version, the trace). */
+export const ExecutionRequest = ExecutionJob.omit({ v: true, replyTo: true, deadline: true, traceparent: true });
+export type ExecutionRequest = z.infer<typeof ExecutionRequest>;
+
+/** Likewise for an execution whose issue is a chat message (`execute-message`). */
+export const MessageExecutionRequest = MessageExecutionJob.omit({ v: true, replyTo: true, deadline: true, traceparent: true }).extend({
+  kind: z.literal("message"),
+});
+export type MessageExecutionRequest = z.infer<typeof MessageExecutionRequest>;
+
+/**
+ * An async batch to start (`start-batch`): its items as the API resolved them, each with the execution id
+ * it proposes and, when it may share, its coalescing fingerprint; an invalid input is its `{ error }`.
+ * A worker begins and enqueues the items a chunk at a time, so that the API answers 202 at once.
+ */
+export const StartBatchJob = z.object({
+  v: z.number().int().positive(),
+  orgId: z.string().min(1),
+  batchId: z.string().min(1),
+  /** The API instance that accepted the batch (its items' jobs name it, as every execution job names an API). */
+  replyTo: z.string().min(1),
+  /** Until when the items may wait and run (epoch ms). */
+  deadline: z.number().int().positive(),
+  /** How long an item's record lives until it finishes, and is kept after (ms). */
+  ttlMs: z.number().int().positive(),
+  retainMs: z.number().int().positive(),
+  /** How long a completed item's result serves identical requests (ms); 0: not at all. */
+  reuseMs: z.number().int().nonnegative(),
+  items: z.array(
+    z.union([
+      z.object({
+        index: z.number().int().nonnegative(),
+        candidateId: z.string().min(1),
+        fingerprint: z.string().min(1).optional(),
+        request: z.union([ExecutionRequest, MessageExecutionRequest]),
+      }),
+      z.object({ index: z.number().int().nonnegative(), invalid: z.string().min(2) }),
+    ]),
+  ),
+});
+export type StartBatchJob = z.infer<typeof StartBatchJob>;

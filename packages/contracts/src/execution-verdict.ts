@@ -5,7 +5,9 @@ import { z } from "zod";
  * metrics (`saturation`: at its limit or threshold; `outage`: fallen to zero from a level, such as a
  * failing probe; `flat`: stopped moving; `rise`, `drop`: moved against its baseline); `log-pattern`;
  * Kubernetes warning events (`oom`, `crash-loop`, `eviction`, `node-not-ready`, `unschedulable`, else
- * `warning-event`); `alert`.
+ * `warning-event`); `alert`; as a cause only, `upstream` (a service the paged one calls turned
+ * abnormal first; its subject is that service) and `node` (the symptoms are confined to one node's
+ * pods, and the node itself fires or warns).
  */
 export const VERDICT_KINDS = [
   "deploy",
@@ -24,6 +26,8 @@ export const VERDICT_KINDS = [
   "unschedulable",
   "warning-event",
   "alert",
+  "upstream",
+  "node",
 ] as const;
 export type KnownVerdictKind = (typeof VERDICT_KINDS)[number];
 

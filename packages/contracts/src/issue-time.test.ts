@@ -10,7 +10,7 @@ const EXTREMES = ["0000-01-01T00:00:00Z", "0000-01-01T23:59:00+23:59", "9999-12-
 /** Valid ISO 8601 date-times that an offset carries outside those years, by a day or by a millisecond. */
 const OUTSIDE = ["0000-01-01T00:00:00+23:59", "0000-01-01T23:58:59.999+23:59", "9999-12-31T23:59:59-23:59", "9999-12-31T00:01:00-23:59"];
 
-const job = { orgId: "acme", requestId: "r1", replyTo: "api-1", deadline: 1_800_000_000_000, bookName: "disk-full", attributes: {}, liveRun: false };
+const job = { orgId: "acme", requestId: "r1", v: 1, replyTo: "api-1", deadline: 1_800_000_000_000, bookName: "disk-full", attributes: {}, liveRun: false };
 
 /** The schemas that carry an issue time, each with the path of the time in it. */
 const carriers: [string, (time: string) => z.ZodSafeParseResult<unknown>, string][] = [

@@ -606,6 +606,39 @@ describe("engine with misbehaving actions", () => {
     expect(api.requests.slice(before).map((request) => request.url)).toEqual(["/deploys/checkout", "/deploys/checkout", "/rollouts/checkout"]);
   });
 
+  it("runs a gadget that declares upstreams once per upstream of the issue's service, each finding citing its upstream", async () => {
+    const catalog = await loadCatalog({ api: { type: "http", url: api.url } }, [
+      {
+        name: "Book",
+        requiredAttributes: ["service"],
+        gadgets: [
+          { title: "Checks of {{service}}", actions: [httpAction("status of {{service}}", "/status/{{service}}")] },
+          {
+            title: "Upstream {{upstream}} of {{service}}",
+            args: { upstream: "{{upstream}}" },
+            upstreams: { by: "service", lists: { checkout: ["orders", "cart"] } },
+            actions: [httpAction("status of {{upstream}}", "/status/{{upstream}}")],
+          },
+        ],
+      },
+    ]);
+    api.route = (request, response) => sendJson(response, 200, { answer: `seen ${request.url}` });
+    const result = await engineWith(catalog).execute(job("Book"));
+    expect(result.actionResults?.map((action) => action.shortAnswer)).toEqual([
+      "status of checkout: seen /status/checkout",
+      "status of orders: seen /status/orders",
+      "status of cart: seen /status/cart",
+    ]);
+    expect(result.gadgetsHighlights?.map(({ title, args }) => ({ title, args }))).toEqual([
+      { title: "Checks of checkout" },
+      { title: "Upstream orders of checkout", args: { upstream: "orders" } },
+      { title: "Upstream cart of checkout", args: { upstream: "cart" } },
+    ]);
+    // A service with no list of upstreams runs none.
+    const search = await engineWith(catalog).execute(job("Book", { service: "search" }));
+    expect(search.actionResults?.map((action) => action.title)).toEqual(["status of search"]);
+  });
+
   it("shares a fetch in flight between concurrent executions of one worker asking the same over the same window", async () => {
     const catalog = await catalogFor([httpAction("deploys", "/deploys/{{service}}")], {}, { requiredAttributes: ["service"] });
     api.route = (_request, response) => api.held.push(response);

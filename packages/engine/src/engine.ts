@@ -28,7 +28,7 @@ import {
 } from "@pes/connectors";
 import type { ActionResult, EvidenceBundle, ExecutionJob, GadgetHighlights, PlaybookExecutionResult } from "@pes/contracts";
 import type { Logger } from "@pes/logger";
-import { renderArgs, renderMitigations, type ActionDefinition } from "@pes/playbooks";
+import { gadgetInstances, instanceAttributes, renderArgs, renderMitigations, type ActionDefinition, type GadgetInstance } from "@pes/playbooks";
 import { asText, fillTemplate, MissingAttributesError } from "@pes/templates";
 import { inActionSpan } from "./action-span.js";
 import { createConcurrencyLimit } from "./concurrency-limit.js";
@@ -37,6 +37,7 @@ import { createLocalQuerySlots, inQuerySlot, NoQuerySlotError, type QuerySlotLim
 import { createOncePerQuery, sameQueryKey } from "./same-query.js";
 import { summarizeWithLanguageModel, type LanguageModelOptions } from "./language-model-summary.js";
 import { issueWindow } from "./time-window.js";
+import { lookBeforeTrends } from "./trend-lookback.js";
 
 export interface EngineDeps {
   catalog: Catalog;
@@ -106,6 +107,11 @@ interface ActionRun {
   observed?: Observed;
 }
 
+/** An action's run over the window it ran over (the playbook's, or a look-back's wider one). */
+interface WindowedRun extends ActionRun {
+  window: TimeWindow;
+}
+
 export interface Engine {
   /**
    * Runs a resolved job: every action of every gadget concurrently (bounded), each with its own deadline,
@@ -136,6 +142,12 @@ interface PreparedStep {
 interface PlannedAction extends PreparedStep {
   title: string;
   gadgetTitle: string;
+  /** Which instance of its gadget (gadgetInstances): one per upstream of a gadget that declares them. */
+  instance: GadgetInstance;
+  /** Its gadget's instance among the execution's, in playbook order. */
+  instanceIndex: number;
+  /** The issue's attributes, with the instance's upstream bound. */
+  attributes: Readonly<Record<string, string>>;
 }
 
 const ABORTED = Symbol("aborted");
@@ -269,45 +281,80 @@ export function createEngine(deps: EngineDeps): Engine {
       const startedAt = performance.now();
       const { attributes } = job;
       const window = issueWindow(time, playbook.window, now());
-      const text = (template: string) => fillOrKeep(template, attributes);
 
-      const gadgetTitles = playbook.gadgets.map((gadget) => text(gadget.title));
-      const planned: PlannedAction[] = playbookSteps.map((step) => ({
-        ...step,
-        title: text(step.definition.title),
-        gadgetTitle: gadgetTitles[step.gadgetIndex] ?? "",
-      }));
+      // A gadget that declares upstreams runs once per upstream, `{{upstream}}` bound to its name.
+      const instances = playbook.gadgets.flatMap((gadget, gadgetIndex) =>
+        gadgetInstances(gadget, attributes).map((instance) => {
+          const bound = instanceAttributes(attributes, instance);
+          return { gadget, gadgetIndex, instance, attributes: bound, title: fillOrKeep(gadget.title, bound) };
+        }),
+      );
+      const planned: PlannedAction[] = instances.flatMap((instance, instanceIndex) =>
+        playbookSteps
+          .filter((step) => step.gadgetIndex === instance.gadgetIndex)
+          .map((step) => ({
+            ...step,
+            // Instances fill the same query with another upstream: not the same query.
+            ...(step.queryKey === undefined || instance.instance.upstream === undefined ? {} : { queryKey: `${step.queryKey}\u0000${instance.instance.upstream}` }),
+            title: fillOrKeep(step.definition.title, instance.attributes),
+            gadgetTitle: instance.title,
+            instance: instance.instance,
+            instanceIndex,
+            attributes: instance.attributes,
+          })),
+      );
       // An abort of `signal` drains the queue quickly: running actions end at once (their signals include
       // it, and the race in runOne ends those that ignore it) and queued ones return without starting.
       // Each action's span is a child of the job's, whichever action's turn ends its wait in the limit.
       const parent = context.active();
       // One list of evidence per action (most actions find one thing; some list several).
       // The same query over the same window to the same data source is fetched once per execution.
-      const oncePerQuery = createOncePerQuery<ActionRun>();
-      const runs: ActionRun[] = await Promise.all(
-        planned.map((action) =>
-          oncePerQuery(action.queryKey, action.title, () =>
-            limit.run(() => inActionSpan(parent, actionSpanOf(action, job.requestId), () => runOne(job.orgId, action, attributes, window, signal))),
-          ),
-        ),
+      const oncePerQuery = createOncePerQuery<WindowedRun>();
+      const runIn = (action: PlannedAction, over: TimeWindow): Promise<WindowedRun> =>
+        limit.run(async () => ({
+          ...(await inActionSpan(parent, actionSpanOf(action, job.requestId), () => runOne(job.orgId, action, action.attributes, over, signal))),
+          window: over,
+        }));
+      const firstLook: WindowedRun[] = await Promise.all(planned.map((action) => oncePerQuery(action.queryKey, action.title, () => runIn(action, window))));
+      // A symptom that was already climbing when the window began: date its start, and find the changes
+      // before it. A run again replaces the first one's evidence and observation both (and its window), so
+      // the bundle keeps what the verdict was judged from.
+      const runs = await lookBeforeTrends(
+        firstLook,
+        planned.map((action) => typeof action.prepared !== "string" && action.prepared.reportsChanges),
+        window,
+        (index, over) => {
+          const action = planned[index];
+          return action === undefined ? Promise.resolve({ evidence: [], window: over }) : runIn(action, over);
+        },
       );
       const perAction = runs.map((run) => run.evidence);
       const findingsOf = (keep: (action: PlannedAction) => boolean): Finding[] =>
-        planned.flatMap((action, index) => (keep(action) ? (perAction[index] ?? []).map((evidence) => ({ gadget: action.gadgetTitle, evidence })) : []));
+        planned.flatMap((action, index) =>
+          keep(action)
+            ? (perAction[index] ?? []).map((evidence) => ({
+                gadget: action.gadgetTitle,
+                evidence,
+                ...(action.instance.upstream === undefined ? {} : { upstream: action.instance.upstream }),
+              }))
+            : [],
+        );
       const findings = findingsOf(() => true);
 
       // Evidence in, words out: the analysis ranks the findings and renders every text from them.
       const actionResults: ActionResult[] = perAction.map((evidence) => actionResultOf(evidence, time));
-      const gadgetsHighlights: GadgetHighlights[] = playbook.gadgets.map((gadget, gadgetIndex) => ({
-        title: gadgetTitles[gadgetIndex] ?? gadget.title,
-        ...(gadget.args === undefined ? {} : { args: renderArgs(gadget.args, attributes) }),
+      const gadgetsHighlights: GadgetHighlights[] = instances.map(({ gadget, attributes: bound, title }, instanceIndex) => ({
+        title,
+        ...(gadget.args === undefined ? {} : { args: renderArgs(gadget.args, bound) }),
         highlights: summarizeGadget(
-          findingsOf((action) => action.gadgetIndex === gadgetIndex),
+          findingsOf((action) => action.instanceIndex === instanceIndex),
           time,
         ),
       }));
+      const upstreams = [...new Set(instances.flatMap(({ instance }) => (instance.upstream === undefined ? [] : [instance.upstream])))];
       // One judgement: the verdict in the result, the bottom line's words and the mitigations all read it.
-      const judgement = judgeExecution(findings, { time });
+      // The issue's attributes tell the page from the other alerts; the upstreams, who the paged service calls.
+      const judgement = judgeExecution(findings, { time, attributes, upstreams });
       const deterministic = bottomLineOf(judgement, attributes);
       const summary =
         deps.languageModel === undefined

@@ -10,7 +10,7 @@ export interface QuerySlotLimit {
 
 /**
  * Where the engine takes the query slots of a data source that sets `maxConcurrentQueries`. The worker
- * passes slots shared through Redis (`createRedisQuerySlots` in @pes/queue), so that the limit holds
+ * passes slots shared through Redis (`createRedisQuerySlots` in @pes/jobs), so that the limit holds
  * across all workers; the default, `createLocalQuerySlots`, holds it within one engine.
  */
 export interface QuerySlots {

@@ -1,5 +1,6 @@
 export * from "./alert-execution.js";
 export * from "./gadget-args.js";
+export * from "./gadget-upstreams.js";
 export * from "./match-explanation.js";
 export * from "./message-link.js";
 export * from "./mitigations.js";

@@ -154,6 +154,31 @@ describe("renderMitigations when the findings fit", () => {
     expect(names(quiet)).toEqual(["All clear", "Dashboard"]);
   });
 
+  it("offers a mitigation for a cause of a symptom's kind only when that is the likely cause, not when a release came before it", () => {
+    const raise: MitigationTemplate[] = [{ toolName: "kubectl", customName: "Raise the memory limit", when: { likelyCause: "saturation" } }];
+    const memory: Finding = {
+      gadget: "Memory",
+      evidence: { kind: "metric", action: "Memory", labels: {}, seriesCount: 1, value: 0.99, baseline: 0.5, low: 0.4, high: 0.6, ratio: 2, severity: 10_002, abnormal: true, onset: at("14:02"), saturation: { limit: 0.95, direction: "up" }, baselineMs: 3_600_000 },
+    };
+    const offered = (findings: readonly Finding[]) => renderMitigations(raise, {}, contextOf(findings)).map((mitigation) => mitigation.customName);
+    expect(offered([memory, errors])).toEqual(["Raise the memory limit"]);
+    expect(offered([memory, errors, rollout("13:58")])).toEqual([]);
+  });
+
+  it("offers a mitigation for an upstream cause by `upstream`, never by the kind of the upstream's own symptom", () => {
+    const templates: MitigationTemplate[] = [
+      { toolName: "kubectl", customName: "Raise the memory limit", when: { likelyCause: "saturation" } },
+      { toolName: "Pager", customName: "Page the upstream's team", when: { likelyCause: "upstream" } },
+    ];
+    const upstreamMemory: Finding = {
+      gadget: "Upstream orders",
+      upstream: "orders",
+      evidence: { kind: "metric", action: "Memory of orders", labels: {}, seriesCount: 1, value: 0.99, baseline: 0.5, low: 0.4, high: 0.6, ratio: 2, severity: 10_002, abnormal: true, onset: at("14:01"), saturation: { limit: 0.95, direction: "up" }, baselineMs: 3_600_000 },
+    };
+    const context: MitigationContext = { ...contextOf([]), ranking: rankFindings([upstreamMemory, errors], { time, attributes: { service: "checkout" }, upstreams: ["orders"] }) };
+    expect(renderMitigations(templates, {}, context).map((mitigation) => mitigation.customName)).toEqual(["Page the upstream's team"]);
+  });
+
   it("offers a mitigation tied to an action only when that action found something abnormal", () => {
     expect(names(contextOf([{ ...errors, evidence: { ...errors.evidence, action: "Errors of payments" } }]))).toEqual(["Page the team", "Dashboard"]);
   });

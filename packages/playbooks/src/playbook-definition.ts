@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { connectorRegistry, type ConnectorRegistry } from "@pes/connectors/schemas";
+import { GadgetUpstreams } from "./gadget-upstreams.js";
 import { parseDuration, PlaybookDuration } from "./playbook-duration.js";
 
 
@@ -25,11 +26,15 @@ function gadgetDefinitionSchema(connectors: ConnectorRegistry) {
     title: z.string().min(1),
     /** Arguments reported back in gadgetsHighlights[].args; string leaves are templates. */
     args: z.record(z.string(), z.unknown()).optional(),
+    /** Instantiates the gadget once per upstream service, `{{upstream}}` bound to its name (gadget-upstreams.ts). */
+    upstreams: GadgetUpstreams.optional(),
     actions: z.array(actionDefinitionSchema(connectors)).min(1),
   });
 }
 
 const CHANGE_KINDS = ["deploy", "config", "restart"] as const;
+/** What a likely cause can be: a change, or a symptom of a cause's kind (the verdict's kinds of cause). */
+const CAUSE_KINDS = [...CHANGE_KINDS, "saturation", "outage", "oom", "crash-loop", "eviction", "node-not-ready", "unschedulable", "alert", "upstream", "node"] as const;
 /** The longest silence a mitigation offers: one that outlives the incident hides the next one. */
 export const MAX_SILENCE_MS = 24 * 3_600_000;
 
@@ -37,14 +42,14 @@ export const MAX_SILENCE_MS = 24 * 3_600_000;
  * When a mitigation fits the findings; every condition given must hold, and a template without `when`
  * is always offered. `abnormal`: something abnormal was found (false: nothing was); `change`: a change
  * of this kind came before the issue time, whatever the analysis made of it; `likelyCause`: the likely
- * cause is a change of this kind; `action`: the action with this title (as the playbook writes it) found
+ * cause is of this kind (a change's, or a symptom's such as `saturation`); `action`: the action with this title (as the playbook writes it) found
  * something abnormal or is the likely cause.
  */
 export const MitigationWhen = z
   .strictObject({
     abnormal: z.boolean().optional(),
     change: z.enum(CHANGE_KINDS).optional(),
-    likelyCause: z.enum(CHANGE_KINDS).optional(),
+    likelyCause: z.enum(CAUSE_KINDS).optional(),
     action: z.string().min(1).optional(),
   })
   .refine((when) => Object.keys(when).length > 0, "give at least one of abnormal, change, likelyCause, action");

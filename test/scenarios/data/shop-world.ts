@@ -35,6 +35,8 @@ export const SERVICES = ["checkout", "cart", "catalog", "orders", "search", "rec
 export type ServiceName = (typeof SERVICES)[number];
 export const NODES = ["node-1", "node-2", "node-3"] as const;
 export type NodeName = (typeof NODES)[number];
+/** One node per availability zone. */
+const ZONES: Record<NodeName, string> = { "node-1": "eu-west-1a", "node-2": "eu-west-1b", "node-3": "eu-west-1c" };
 export const DEPENDENCIES = [
   { dependency: "payments-provider", consumer: "checkout", host: "api.payments.example" },
   { dependency: "fraud-check", consumer: "checkout", host: "fraud-check.shop.svc" },
@@ -94,7 +96,14 @@ const NORMAL_REVISIONS: Record<ServiceName, Revision[]> = {
   recommendations: [{ revision: 8, version: "v0.9", atMinutes: -12 * 1440 }],
 };
 
+/** Every container's memory limit, and the share of it each service's pods use in normal times. */
+const MEMORY_LIMIT_BYTES = 1024 ** 3;
+const USUAL_MEMORY_SHARE: Record<ServiceName, number> = { checkout: 0.52, cart: 0.31, catalog: 0.44, orders: 0.37, search: 0.39, recommendations: 0.58 };
+
 const REPLICAS: Record<ServiceName, number> = { checkout: 3, cart: 3, catalog: 4, orders: 2, search: 3, recommendations: 2 };
+
+/** Every container's CPU limit, in cores: far above its usual use (a tenth to a fifth of it); throttled at it. */
+const CPU_LIMIT_CORES = 1;
 
 /** A service's usual error, logged at a steady rate whatever happens: the baseline a log analysis must see. */
 const USUAL_ERRORS: Record<ServiceName, { perMinute: number; render: (n: number) => string }> = {
@@ -113,6 +122,10 @@ export interface ShopChanges {
   rollouts?: Partial<Record<ServiceName, Revision[]>>;
   /** Share of each node's memory in use. */
   nodeMemoryUsed?: Partial<Record<NodeName, Shape>>;
+  /** Each node's share of CPU time waiting for I/O. */
+  nodeIowait?: Partial<Record<NodeName, Shape>>;
+  /** How many times slower the pods on each node answer (default 1). */
+  nodeLatency?: Partial<Record<NodeName, Shape>>;
   /** Each node's major page faults per second. */
   nodeMajorFaults?: Partial<Record<NodeName, Shape>>;
   /** Each dependency's probe result (1 up, 0 down). */
@@ -123,6 +136,10 @@ export interface ShopChanges {
   dbConnections?: Partial<Record<DatabaseName, Shape>>;
   /** The node each service's pods run on (default: spread over the nodes). */
   placement?: Partial<Record<ServiceName, NodeName>>;
+  /** Each pod's memory in use as a share of its limit, by service (the rest hold steady). */
+  podMemory?: Partial<Record<ServiceName, (pod: PodInfo, seconds: number) => number>>;
+  /** How many minutes of metrics before the issue (default 90): a slow incident needs a longer history. */
+  historyMinutes?: number;
 }
 
 /** A pod of the world, for scenarios that change pods' status or add logs from them. */
@@ -165,11 +182,11 @@ export interface ShopWorld {
 }
 
 /**
- * Builds the shop's data from `clock.issueAt - 90 min` (metrics; logs and documents from -65 min) to
+ * Builds the shop's data from `clock.issueAt - 90 min` (metrics, or `historyMinutes`; logs and documents from -65 min) to
  * 15 minutes after the issue time (the end of the playbooks' windows), with `changes` applied.
  */
 export function shopWorld(clock: Clock, changes: ShopChanges = {}): ShopWorld {
-  const dataStart = clock.seconds(-90);
+  const dataStart = clock.seconds(-(changes.historyMinutes ?? 90));
   const dataEnd = clock.seconds(15);
   const times = sampleTimes(dataStart, dataEnd);
   const logsFrom = clock.at(-65);
@@ -212,15 +229,42 @@ export function shopWorld(clock: Clock, changes: ShopChanges = {}): ShopWorld {
     const errors: Shape = (t) => rps(t) * traffic.errorShare(t) * (1 + 0.1 * (2 * hashUnit(`${service}-err`, t) - 1));
     series.push(counter("http_requests_total", { namespace: NAMESPACE, service, code: "200" }, times, (t) => rps(t) - errors(t)));
     series.push(counter("http_requests_total", { namespace: NAMESPACE, service, code: "500" }, times, errors));
-    series.push(...latencyHistogram("http_request_duration_seconds", { namespace: NAMESPACE, service }, times, rps, traffic.meanLatency));
+    // One histogram per node the service's pods run on, each with the share of the requests its pods take.
+    for (const node of NODES.filter((candidate) => pods.some((pod) => pod.service === service && pod.node === candidate))) {
+      const share = (t: number) => {
+        const running = podsAt(service, t);
+        return running.length === 0 ? 0 : running.filter((pod) => pod.node === node).length / running.length;
+      };
+      const slower = changes.nodeLatency?.[node] ?? constant(1);
+      series.push(
+        ...latencyHistogram("http_request_duration_seconds", { namespace: NAMESPACE, service, node, zone: ZONES[node] }, times, (t) => rps(t) * share(t), (t) => traffic.meanLatency(t) * slower(t)),
+      );
+    }
     for (const pod of pods.filter((candidate) => candidate.service === service && (candidate.until ?? Infinity) > dataStart && candidate.from < dataEnd)) {
       const share = (t: number) => 1 / Math.max(1, podsAt(service, t).length);
+      const running = (t: number) => t >= pod.from && t < (pod.until ?? Infinity);
+      // A container uses no more CPU than its limit: past it, the kernel throttles it just under.
+      const throttled = (t: number) => CPU_LIMIT_CORES * (0.96 + 0.04 * hashUnit(`${pod.name}-throttled`, t));
       series.push(
         counter("container_cpu_usage_seconds_total", { namespace: NAMESPACE, pod: pod.name, container: service, node: pod.node }, times, (t) =>
-          t < pod.from || t >= (pod.until ?? Infinity) ? Number.NaN : rps(t) * 0.004 * share(t) * (1 + 0.08 * (2 * hashUnit(pod.name, t) - 1)),
+          running(t) ? Math.min(throttled(t), rps(t) * 0.004 * share(t) * (1 + 0.08 * (2 * hashUnit(pod.name, t) - 1))) : Number.NaN,
+        ),
+      );
+      series.push(
+        gauge("kube_pod_container_resource_limits", { namespace: NAMESPACE, pod: pod.name, container: service, node: pod.node, resource: "cpu", unit: "core" }, times, (t) =>
+          running(t) ? CPU_LIMIT_CORES : Number.NaN,
         ),
       );
     }
+  }
+
+  // Pods: memory in use (cAdvisor's working set) and the limit (kube-state-metrics), per pod.
+  for (const pod of pods.filter((candidate) => (candidate.until ?? Infinity) > dataStart && candidate.from < dataEnd)) {
+    const labels = { namespace: NAMESPACE, pod: pod.name, container: pod.service, node: pod.node };
+    const share = changes.podMemory?.[pod.service] ?? (() => USUAL_MEMORY_SHARE[pod.service]);
+    const running = (t: number) => t >= pod.from && t < (pod.until ?? Infinity);
+    series.push(gauge("container_memory_working_set_bytes", labels, times, (t) => (running(t) ? Math.round(MEMORY_LIMIT_BYTES * share(pod, t) * (1 + 0.01 * (2 * hashUnit(`${pod.name}-mem`, t) - 1))) : Number.NaN)));
+    series.push(gauge("kube_pod_container_resource_limits", { ...labels, resource: "memory", unit: "byte" }, times, (t) => (running(t) ? MEMORY_LIMIT_BYTES : Number.NaN)));
   }
 
   // Nodes: memory in use and major page faults.
@@ -230,6 +274,9 @@ export function shopWorld(clock: Clock, changes: ShopChanges = {}): ShopWorld {
     series.push(gauge("node_memory_MemTotal_bytes", { node, instance: `${node}:9100` }, times, constant(NODE_MEMORY_BYTES)));
     series.push(gauge("node_memory_MemAvailable_bytes", { node, instance: `${node}:9100` }, times, (t) => Math.round(NODE_MEMORY_BYTES * (1 - Math.min(0.995, used(t))))));
     series.push(counter("node_vmstat_pgmajfault_total", { node, instance: `${node}:9100` }, times, jittered(changes.nodeMajorFaults?.[node] ?? constant(3), `${node}-pgmaj`, 0.2)));
+    for (const cpu of ["0", "1"]) {
+      series.push(counter("node_cpu_seconds_total", { node, instance: `${node}:9100`, cpu, mode: "iowait" }, times, jittered(changes.nodeIowait?.[node] ?? constant(0.02), `${node}-iowait-${cpu}`, 0.2)));
+    }
   }
 
   // Dependencies: blackbox probes and the callers' own view of each call.

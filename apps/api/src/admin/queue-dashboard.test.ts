@@ -1,6 +1,7 @@
 import { createLogger } from "@pes/logger";
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
-import { CHAT_POST_QUEUE, EXECUTION_QUEUE, MESSAGE_EXECUTION_QUEUE, openDashboardQueues, type DashboardQueues } from "@pes/queue";
+import { BATCH_START_QUEUE, CHAT_POST_QUEUE, EXECUTION_QUEUE, MESSAGE_EXECUTION_QUEUE, SERVICE_QUEUES } from "@pes/executions";
+import { openDashboardQueues, type DashboardQueues } from "@pes/jobs";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTokenVerifier } from "../auth/token-verifier.js";
@@ -19,7 +20,7 @@ let dashboard: DashboardQueues;
 
 beforeAll(async () => {
   [jwks, redis] = await Promise.all([startJwksServer([key.jwk]), startRedis()]);
-  dashboard = openDashboardQueues({ redisUrl: redis.url, prefix: uniquePrefix("api-dashboard"), logger: createLogger({ name: "test", level: "silent" }) });
+  dashboard = openDashboardQueues({ redisUrl: redis.url, prefix: uniquePrefix("api-dashboard"), logger: createLogger({ name: "test", level: "silent" }), queues: SERVICE_QUEUES });
   // One waiting job, for the board to count.
   const [queue] = dashboard.queues;
   await queue?.add("execute", { requestId: "r-1" });
@@ -87,6 +88,7 @@ describe("the queue dashboard at /admin/queues", () => {
     expect(api.body.queues).toEqual([
       expect.objectContaining({ name: EXECUTION_QUEUE, readOnlyMode: true, counts: expect.objectContaining({ waiting: 1 }) }),
       expect.objectContaining({ name: MESSAGE_EXECUTION_QUEUE, readOnlyMode: true }),
+      expect.objectContaining({ name: BATCH_START_QUEUE, readOnlyMode: true }),
       expect.objectContaining({ name: CHAT_POST_QUEUE, readOnlyMode: true }),
     ]);
 

@@ -1,7 +1,7 @@
 import { createBullBoard } from "@bull-board/api";
 import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
 import { ExpressAdapter } from "@bull-board/express";
-import type { DashboardQueues } from "@pes/queue";
+import type { DashboardQueues } from "@pes/jobs";
 import { Router } from "express";
 import type { TokenVerifier } from "../auth/token-verifier.js";
 import { type AdminAccess, requireAdmin } from "./admin-access.js";

@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import type { BatchView } from "@pes/queue";
+import type { BatchView } from "@pes/executions";
 import { AppError } from "../errors.js";
 import { clientGone } from "../slow-client.js";
 import { batchJson } from "./batch-json.js";

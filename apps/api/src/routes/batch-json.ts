@@ -1,6 +1,6 @@
 import type { BatchItemStatus, BatchStatus } from "@pes/contracts";
 import { JsonText } from "@pes/contracts";
-import type { BatchItemView, BatchView } from "@pes/queue";
+import type { BatchItemView, BatchView } from "@pes/executions";
 import { withOutcome } from "./execution-routes.js";
 
 /**

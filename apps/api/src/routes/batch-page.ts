@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import type { BatchView } from "@pes/queue";
+import type { BatchView } from "@pes/executions";
 import { writeWithBackpressure } from "../slow-client.js";
 import { batchEnvelope, batchItemJson } from "./batch-json.js";
 

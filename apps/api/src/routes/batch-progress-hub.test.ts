@@ -1,4 +1,4 @@
-import type { BatchView } from "@pes/queue";
+import type { BatchView } from "@pes/executions";
 import { describe, expect, it } from "vitest";
 import { createBatchProgressHub, type BatchProgress } from "./batch-progress-hub.js";
 

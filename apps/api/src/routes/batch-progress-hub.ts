@@ -1,4 +1,4 @@
-import type { BatchView } from "@pes/queue";
+import type { BatchView } from "@pes/executions";
 
 /** What a watcher of a batch learns: its progress (a view without items), that it is gone, or that reading it failed. */
 export type BatchProgress = { kind: "view"; view: BatchView } | { kind: "missing" } | { kind: "error"; error: unknown };

@@ -7,7 +7,8 @@ import { createServer, get as httpGet, type ClientRequest, type IncomingMessage,
 import { performance } from "node:perf_hooks";
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { createLogger } from "@pes/logger";
-import { createExecutionClient, createJobWorker, EXECUTE_JOB, handleJob, type ExecutionClient, type JobWorker } from "@pes/queue";
+import { createExecutionWorker, createExecutionClient, EXECUTE_JOB, type ExecutionClient } from "@pes/executions";
+import { handleJob, type JobWorker } from "@pes/jobs";
 import request from "supertest";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { rsaKey, signToken, startJwksServer, testApp, type JwksServer, type TestAppOptions } from "../testing/fixtures.js";
@@ -36,7 +37,7 @@ function queue(result: (host: string) => string = (host) => `disk-full on ${host
   return {
     client,
     async startWorker() {
-      worker = createJobWorker({
+      worker = createExecutionWorker({
         redisUrl: redis.url,
         prefix,
         logger,

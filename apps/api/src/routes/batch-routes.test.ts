@@ -5,7 +5,8 @@ import { once } from "node:events";
 import { get as httpGet, type IncomingMessage, type Server } from "node:http";
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { createLogger } from "@pes/logger";
-import { createExecutionClient, createJobWorker, EXECUTE_JOB, handleJob, type ExecutionClient, type JobWorker } from "@pes/queue";
+import { createExecutionWorker, createExecutionClient, EXECUTE_JOB, type ExecutionClient } from "@pes/executions";
+import { handleJob, type JobWorker } from "@pes/jobs";
 import request from "supertest";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { rsaKey, signToken, startJwksServer, testApp, type JwksServer, type TestAppOptions } from "../testing/fixtures.js";
@@ -46,7 +47,7 @@ afterEach(async () => {
 });
 
 async function startWorker(): Promise<void> {
-  worker = createJobWorker({
+  worker = createExecutionWorker({
     redisUrl: redis.url,
     prefix,
     logger,

@@ -8,7 +8,7 @@ import {
   RequestRefusal,
 } from "@pes/contracts";
 import { integrationIssues, resolveExecution } from "@pes/playbooks";
-import type { BatchItem } from "@pes/queue";
+import type { BatchItem } from "@pes/executions";
 import { z } from "zod";
 import type { Caller } from "../auth/authenticate.js";
 import { AppError } from "../errors.js";

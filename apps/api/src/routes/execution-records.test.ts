@@ -3,7 +3,8 @@
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { createLogger } from "@pes/logger";
 import { EVIDENCE_BUNDLE_VERSION } from "@pes/contracts";
-import { createEvidenceStore, createExecutionClient, createJobWorker, EXECUTE_JOB, handleJob, keySpace, type EvidenceStore, type ExecutionClient, type JobWorker } from "@pes/queue";
+import { createEvidenceStore, createExecutionWorker, createExecutionClient, EXECUTE_JOB, type EvidenceStore, type ExecutionClient } from "@pes/executions";
+import { handleJob, keySpace, type JobWorker } from "@pes/jobs";
 import { Redis } from "ioredis";
 import request from "supertest";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -58,7 +59,7 @@ beforeEach(async () => {
       joins += 1;
     },
   });
-  worker = createJobWorker({
+  worker = createExecutionWorker({
     redisUrl: redis.url,
     prefix,
     logger,

@@ -16,7 +16,7 @@ import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { ExecutionJob, JsonText, MAX_ATTRIBUTES, MessageExecutionJob } from "@pes/contracts";
 import { createLogger } from "@pes/logger";
-import { QueueUnavailableError, type ExecutionRequest, type MessageExecutionRequest } from "@pes/queue";
+import { QueueUnavailableError, type ExecutionRequest, type MessageExecutionRequest } from "@pes/executions";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_JSON_DEPTH } from "../json-body.js";

@@ -186,7 +186,7 @@ describe("POST /playbook/execution", () => {
     const times = client.requests.map((enqueued) => ("time" in enqueued ? enqueued.time : undefined));
     expect(times).toEqual(["0000-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z"]);
     for (const enqueued of client.requests) {
-      expect(ExecutionJob.safeParse({ ...enqueued, replyTo: "api-1", deadline: Date.now() + 60_000 }).error).toBeUndefined();
+      expect(ExecutionJob.safeParse({ ...enqueued, v: 1, replyTo: "api-1", deadline: Date.now() + 60_000 }).error).toBeUndefined();
     }
   });
 

@@ -11,7 +11,7 @@ import {
   type ValidationIssue,
 } from "@pes/contracts";
 import { resolveExecution, type ResolveExecutionResult } from "@pes/playbooks";
-import type { ExecutionOutcome, ExecutionRequest, ExecutionView, MessageExecutionRequest } from "@pes/queue";
+import type { ExecutionOutcome, ExecutionRequest, ExecutionView, MessageExecutionRequest } from "@pes/executions";
 import { z } from "zod";
 import type { Caller } from "../auth/authenticate.js";
 import { AppError } from "../errors.js";

@@ -1,5 +1,5 @@
 import { JsonText } from "@pes/contracts";
-import type { ExecutionClient } from "@pes/queue";
+import type { ExecutionClient } from "@pes/executions";
 import { z } from "zod";
 import { AppError } from "../errors.js";
 import { failures } from "./responses.js";

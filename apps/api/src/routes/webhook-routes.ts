@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { AlertWebhookAccepted, AlertWebhookPayload, AlertWebhookQuery, type StartedAlertExecution } from "@pes/contracts";
 import type { Logger } from "@pes/logger";
 import { integrationIssues, resolveAlert } from "@pes/playbooks";
-import type { ExecutionRequest } from "@pes/queue";
+import type { ExecutionRequest } from "@pes/executions";
 import { AppError } from "../errors.js";
 import type { Executions } from "../executions.js";
 import { prefixIssues } from "../validation.js";

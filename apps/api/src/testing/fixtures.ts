@@ -12,21 +12,7 @@ import { loadConfig, type Catalog } from "@pes/config";
 import { JsonText, RequestRefusal, type PlaybookExecutionResult } from "@pes/contracts";
 import { sendJson, startTestHttpServer } from "@pes/local-services";
 import { createLogger, type Logger } from "@pes/logger";
-import {
-  QueueUnavailableError,
-  type Batches,
-  type ExecuteOptions,
-  type ExecutionAnswer,
-  type ExecutionClient,
-  type ExecutionOutcome,
-  type ExecutionRequest,
-  type ExecutionView,
-  type IdempotencyKeys,
-  type MessageExecutionRequest,
-  type NewBatch,
-  type SubmitOptions,
-  type SubmittedExecution,
-} from "@pes/queue";
+import { QueueUnavailableError, type Batches, type ExecuteOptions, type ExecutionAnswer, type ExecutionClient, type ExecutionOutcome, type ExecutionRequest, type ExecutionView, type IdempotencyKeys, type MessageExecutionRequest, type NewBatch, type SubmitOptions, type SubmittedExecution } from "@pes/executions";
 import jwt from "jsonwebtoken";
 import { createApp, type AppDeps } from "../app.js";
 import { createTokenVerifier } from "../auth/token-verifier.js";

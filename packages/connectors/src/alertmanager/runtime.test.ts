@@ -81,8 +81,8 @@ describe("runAlertmanagerAction against a real Alertmanager", () => {
     const found = list(await runAlertmanagerAction(request(dataSource, byService)));
     const link = `${alertmanager.url}/#/alerts?silenced=false&inhibited=false&active=true&filter=${encodeURIComponent('{service="checkout"}')}`;
     expect(found).toEqual([
-      { kind: "alert", action: "Related alerts", link, name: "HighErrorRate", subject: "instance=checkout-1:8080, service=checkout", level: "critical", onset: new Date(now - 20 * MINUTE) },
-      { kind: "alert", action: "Related alerts", link, name: "HighLatency", subject: "service=checkout", level: "warning", onset: new Date(now - 30 * MINUTE) },
+      { kind: "alert", action: "Related alerts", link, name: "HighErrorRate", subject: "instance=checkout-1:8080, service=checkout", labels: { instance: "checkout-1:8080", service: "checkout" }, level: "critical", onset: new Date(now - 20 * MINUTE) },
+      { kind: "alert", action: "Related alerts", link, name: "HighLatency", subject: "service=checkout", labels: { service: "checkout" }, level: "warning", onset: new Date(now - 30 * MINUTE) },
     ]);
   });
 

@@ -70,6 +70,8 @@ export const kubernetesConnector = defineConnector({
     { path: ["name"], encoding: objectNameTemplate },
     { path: ["selector"], leaves: true, encoding: labelValueTemplate },
   ],
+  // A rollout is a ReplicaSet created in the window: a wider window finds older ones.
+  reportsChanges: (query) => query.resource === "rollouts",
   // No UI is common to every cluster: the link is the API's list this action read.
   link: (dataSource, query) => kubernetesRequestUrl(dataSource, query),
   runtime: async () => (await import("./runtime.js")).kubernetesRuntime,

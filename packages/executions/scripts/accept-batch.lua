@@ -1,0 +1,67 @@
+--[[
+  Accepts an async batch: its record (size, deadline, progress counters) and its items' places in the
+  organization's batch lane, all or none, before a worker begins them (start-batch). Admitting them here,
+  by the ids their executions will have, keeps the organization's limit whole across API instances.
+
+  KEYS[1] the organization's key prefix (execution-keys.ts)
+  ARGV[1] batch id
+  ARGV[2] now (ms)
+  ARGV[3] deadline (ms): when its items stop counting in the lane
+  ARGV[4] TTL of the batch (ms): its deadline and the retention after
+  ARGV[5] the items in all (valid and invalid)
+  ARGV[6] the organization's limit on its batch lane; 0: none
+  ARGV[7] how many valid items follow (N)
+  ARGV[8…7+N] the execution ids the valid items propose
+  ARGV[8+N…] two per invalid item: its index and its `{ error }` JSON, done and failed from the start
+
+  Returns {1} when accepted, {0} when the batch existed (a retry), {'limit', in flight, finished within the
+  pace window, ms until the earliest in flight expires} when over the limit (nothing changed).
+]]
+local prefix = KEYS[1]
+local batchKey = prefix .. 'batch:' .. ARGV[1]
+if redis.call('HEXISTS', batchKey, 'createdAt') == 1 then return {0} end
+local now = tonumber(ARGV[2])
+local lane = prefix .. 'lane:batch'
+local limit = tonumber(ARGV[6])
+local PACE_WINDOW_MS = 60000
+local adding = tonumber(ARGV[7])
+local lastId = 7 + adding
+if limit > 0 then
+  redis.call('ZREMRANGEBYSCORE', lane, '-inf', now)
+  local inFlight = redis.call('ZCARD', lane)
+  if adding > 0 and inFlight + adding > limit then
+    local finished = prefix .. 'finished'
+    redis.call('ZREMRANGEBYSCORE', finished, '-inf', now - PACE_WINDOW_MS)
+    local first = redis.call('ZRANGE', lane, 0, 0, 'WITHSCORES')
+    local untilFirst = 0
+    if first[2] then untilFirst = tonumber(first[2]) - now end
+    return {'limit', inFlight, redis.call('ZCARD', finished), untilFirst}
+  end
+  for i = 8, lastId, 1000 do
+    local args = {}
+    for j = i, math.min(i + 999, lastId) do
+      args[#args + 1] = ARGV[3]
+      args[#args + 1] = ARGV[j]
+    end
+    redis.call('ZADD', lane, unpack(args))
+  end
+  if adding > 0 then
+    local last = redis.call('ZRANGE', lane, -1, -1, 'WITHSCORES')
+    if last[2] then redis.call('PEXPIREAT', lane, math.ceil(tonumber(last[2]))) end
+  end
+end
+local invalid = (#ARGV - lastId) / 2
+redis.call('HSET', batchKey, 'createdAt', now, 'deadline', ARGV[3], 'total', ARGV[5], 'begun', 0)
+redis.call('HINCRBY', batchKey, 'done', invalid)
+redis.call('HINCRBY', batchKey, 'failed', invalid)
+redis.call('PEXPIRE', batchKey, ARGV[4])
+if invalid > 0 then
+  -- Readable before a worker records them in the item list (extend-batch.lua counts them no more).
+  for i = lastId + 1, #ARGV, 1000 do
+    redis.call('HSET', batchKey .. ':invalid', unpack(ARGV, i, math.min(i + 999, #ARGV)))
+  end
+  for i = lastId + 1, #ARGV, 2 do redis.call('SADD', batchKey .. ':counted', ARGV[i]) end
+  redis.call('PEXPIRE', batchKey .. ':invalid', ARGV[4])
+  redis.call('PEXPIRE', batchKey .. ':counted', ARGV[4])
+end
+return {1}

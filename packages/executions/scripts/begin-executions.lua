@@ -1,0 +1,141 @@
+--[[
+  Starts executions of one organization, or joins the ones that exist, in one atomic step: coalescing,
+  the organization's limit on the lane, the records, the callers waiting and the batches counting on
+  them. Every key is below the organization's prefix, in one slot of a Redis Cluster.
+
+  KEYS[1]  the organization's key prefix (execution-keys.ts)
+  ARGV[1]  now (ms)
+  ARGV[2]  lane: 'interactive' | 'batch'
+  ARGV[3]  the organization's limit on the lane (executions in it at once); 0: none
+  ARGV[4]  over the limit: 'refuse' (change nothing) or 'behind' (admit anyway; the caller enqueues behind);
+           'reserved': admitted beforehand under their candidate ids (accept-batch.lua), whose places a
+           request that joins another execution gives back
+  ARGV[5]  how many to admit against the limit; -1: the executions this call creates
+  ARGV[6]  deadline (ms): when the new executions stop counting in the lane, and their coalescing key's
+           reuse window starts at the latest
+  ARGV[7]  a new record's TTL until it finishes (ms)
+  ARGV[8]  how long a finished record is kept (ms)
+  ARGV[9]  how long a completed result serves identical requests (ms); 0: not at all
+  ARGV[10] the reply channel of the API instance that waits, or ''
+  ARGV[11] the batch the requests are items of, or ''
+  ARGV[12…] four per request: candidate execution id, coalescing fingerprint or '', queue, batch index or ''
+
+  Returns {'limit', in flight, finished within the pace window, ms until the earliest in flight expires}
+  when over a 'refuse' limit (nothing changed); else {behind ('1' when admitted over the limit), then per
+  request: execution id, state ('created' | 'pending' | 'completed' | 'failed'), reply or ''}.
+]]
+local prefix = KEYS[1]
+local now = tonumber(ARGV[1])
+local lane = prefix .. 'lane:' .. ARGV[2]
+local limit = tonumber(ARGV[3])
+local deadline = tonumber(ARGV[6])
+local ttl = tonumber(ARGV[7])
+local retain = tonumber(ARGV[8])
+local reuse = tonumber(ARGV[9])
+local channel = ARGV[10]
+local batch = ARGV[11]
+local PACE_WINDOW_MS = 60000
+
+local function record(id) return prefix .. 'execution:' .. id end
+
+-- Pass 1, reading only: which execution each request goes to.
+local requests = {}
+local fresh = {}
+local freshByPrint = {}
+local created = 0
+for i = 12, #ARGV, 4 do
+  local id, print, queue, index = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
+  if print ~= '' then
+    local other = freshByPrint[print] or redis.call('GET', prefix .. 'coalesce:' .. print)
+    -- A key whose record expired names nothing to join.
+    if other and (fresh[other] or redis.call('EXISTS', record(other)) == 1) then id = other end
+  end
+  local state, reply = 'created', ''
+  if fresh[id] then
+    state = 'pending'
+  else
+    local found = redis.call('HMGET', record(id), 'status', 'result')
+    if found[1] then
+      state, reply = found[1], found[2] or ''
+    else
+      fresh[id] = true
+      created = created + 1
+      if print ~= '' then freshByPrint[print] = id end
+    end
+  end
+  requests[#requests + 1] = {id = id, candidate = ARGV[i], print = print, queue = queue, index = index, state = state, reply = reply}
+end
+
+-- Pass 2: the organization's limit, all or nothing.
+local behind = '0'
+local reserved = ARGV[4] == 'reserved'
+if limit > 0 and not reserved then
+  redis.call('ZREMRANGEBYSCORE', lane, '-inf', now)
+  local inFlight = redis.call('ZCARD', lane)
+  local adding = tonumber(ARGV[5])
+  if adding < 0 then adding = created end
+  if adding > 0 and inFlight + adding > limit then
+    if ARGV[4] == 'refuse' then
+      local finished = prefix .. 'finished'
+      redis.call('ZREMRANGEBYSCORE', finished, '-inf', now - PACE_WINDOW_MS)
+      local first = redis.call('ZRANGE', lane, 0, 0, 'WITHSCORES')
+      local untilFirst = 0
+      if first[2] then untilFirst = tonumber(first[2]) - now end
+      return {'limit', inFlight, redis.call('ZCARD', finished), untilFirst}
+    end
+    behind = '1'
+  end
+end
+
+-- Pass 3: the writes.
+local answer = {behind}
+local laneExpiry = 0
+for _, r in ipairs(requests) do
+  local key = record(r.id)
+  if r.state == 'created' then
+    redis.call('HSET', key, 'status', 'pending', 'createdAt', now, 'queue', r.queue, 'coalesce', r.print,
+      'reuseMs', reuse, 'retainMs', retain)
+    redis.call('PEXPIRE', key, ttl)
+    if r.print ~= '' then
+      redis.call('SET', prefix .. 'coalesce:' .. r.print, r.id, 'PX', math.max(1, deadline - now + reuse))
+    end
+    if limit > 0 then
+      redis.call('ZADD', lane, deadline, r.id)
+      laneExpiry = deadline
+    end
+  end
+  if reserved and r.id ~= r.candidate then redis.call('ZREM', lane, r.candidate) end
+  local pending = r.state == 'created' or r.state == 'pending'
+  if pending and channel ~= '' then
+    redis.call('SADD', key .. ':waiters', channel)
+    redis.call('PEXPIRE', key .. ':waiters', ttl)
+  end
+  if batch ~= '' then
+    if pending then
+      redis.call('SADD', key .. ':batches', batch .. ' ' .. r.index)
+      redis.call('PEXPIRE', key .. ':batches', ttl)
+    else
+      -- Joined one that had finished: the item is done now, and counted once (see finish-execution.lua).
+      local batchKey = prefix .. 'batch:' .. batch
+      if redis.call('SADD', batchKey .. ':counted', r.index) == 1 then
+        redis.call('HINCRBY', batchKey, 'done', 1)
+        if r.state == 'failed' then redis.call('HINCRBY', batchKey, 'failed', 1) end
+        redis.call('HSET', batchKey, 'lastDoneAt', now)
+      end
+    end
+  end
+  answer[#answer + 1] = r.id
+  answer[#answer + 1] = r.state
+  answer[#answer + 1] = r.reply
+end
+if laneExpiry > 0 then
+  local last = redis.call('ZRANGE', lane, -1, -1, 'WITHSCORES')
+  if last[2] then redis.call('PEXPIREAT', lane, math.ceil(tonumber(last[2]))) end
+end
+if batch ~= '' then
+  local batchKey = prefix .. 'batch:' .. batch
+  for _, key in ipairs({batchKey, batchKey .. ':counted'}) do
+    if redis.call('PTTL', key) == -1 then redis.call('PEXPIRE', key, ttl) end
+  end
+end
+return answer

@@ -1,0 +1,290 @@
+import { createHash } from "node:crypto";
+import { decodeReply, encodeReply, JsonText, WIRE_VERSION, type ExecutionRequest, type MessageExecutionRequest, type StartBatchJob } from "@pes/contracts";
+import type { ExecutionOutcome } from "./execution-client.js";
+import {
+  acceptBatch,
+  claimLostCheck,
+  extendBatch,
+  finishExecution,
+  readBatch,
+  readBatchItems,
+  readInvalidItems,
+  readRecords,
+  releaseBatchPlaces,
+  type LaneLimit,
+  type StoredBatch,
+  type StoredRecord,
+} from "./execution-lifecycle.js";
+import type { KeySpace, RedisConnection } from "@pes/jobs";
+
+/** One input of a batch: a request to execute, or the `{ error }` it gets at once (an invalid input). */
+export type BatchItem = { request: ExecutionRequest | MessageExecutionRequest } | { invalid: JsonText };
+
+/** An async batch to start: its id (chosen beforehand: an Idempotency-Key's), organization and items in input order. */
+export interface NewBatch {
+  batchId: string;
+  orgId: string;
+  items: readonly BatchItem[];
+  /** False: its items neither join identical executions nor are joinable (`Cache-Control: no-cache`). */
+  coalesce?: boolean;
+  /** The organization's limit on queued batch items. */
+  limit?: LaneLimit;
+}
+
+/** Where one item of a batch stands: as an execution read back (ExecutionView), by its place in the batch. */
+export interface BatchItemView {
+  index: number;
+  /** Its execution; none for an input refused at once. */
+  executionId?: string;
+  status: "queued" | "running" | "completed" | "failed";
+  /** Once finished: its result (for `failed`, `{ error }`), or the worker's refusal of the request. */
+  outcome?: ExecutionOutcome;
+}
+
+/** A batch as its organization reads it back: `GET /playbook/execution/batch/{id}`. */
+export interface BatchView {
+  id: string;
+  /** `completed` once every item finished (with a result or an error). */
+  status: "running" | "completed";
+  createdAt: Date;
+  /**
+   * `done`: items finished, with a result or an error; `failed`: those of them that ended in an error.
+   * Counted as items finish (O(1) to read), each item once: they never go backwards.
+   */
+  progress: { total: number; done: number; failed: number };
+  /** The items of the page asked for, in input order. */
+  items: BatchItemView[];
+}
+
+/** Which items a read returns: `[offset, offset + limit)`. */
+export interface BatchPage {
+  offset: number;
+  limit: number;
+}
+
+/** Async batches: bulk-enqueued items with a parent record that lists their executions in order. */
+export interface Batches {
+  /**
+   * Enqueues the batch's valid items in bulk, in the batch lane, then stores the batch. Idempotent per
+   * batch id: a batch that exists is left as it is (`created: false`), and a retry of a start that failed
+   * midway joins the executions the first attempt enqueued (item ids derive from the batch id).
+   * Throws QueueUnavailableError or LimitExceededError as submit() does. Batch ids are per organization.
+   */
+  start(batch: NewBatch): Promise<{ created: boolean }>;
+  /**
+   * A batch of the organization with the items of `page`, or undefined when it has none of that id (or it
+   * expired). Its progress costs one read whatever its size; the page, a read per item in it.
+   */
+  read(batchId: string, orgId: string, page: BatchPage): Promise<BatchView | undefined>;
+}
+
+/** What a batch store needs of the execution client. */
+export interface BatchStoreDeps {
+  /** The records' connection (with the lifecycle's commands defined); throws QueueUnavailableError when Redis is unreachable. */
+  records(): RedisConnection;
+  keys: KeySpace;
+  /** The API instance that accepts batches: every execution job names one. */
+  replyTo: string;
+  /** Identical requests' fingerprint, when coalescing is on (executionFingerprint). */
+  fingerprint(request: ExecutionRequest | MessageExecutionRequest): string | undefined;
+  /** How long a completed item's result serves identical requests (ms); 0 without coalescing. */
+  reuseMs: number;
+  /** Adds a batch's start-batch job (its id is the batch's: adding it again does nothing while it exists). */
+  addStart(job: StartBatchJob): Promise<void>;
+  /** The state of a batch's start-batch job: `waiting` or `active` while it may still begin items. */
+  startState(batchId: string): Promise<"waiting" | "active" | "gone">;
+  /** The key of a job's hash in BullMQ's layout, for a queue of the client's. */
+  jobKey(queue: string, jobId: string): string | undefined;
+  /** How long a batch's items may wait and run (ASYNC_BATCH_TIMEOUT_SECONDS). */
+  timeoutMs: number;
+  /** How long a batch is kept after its deadline (EXECUTION_RETENTION_SECONDS). */
+  retentionMs: number;
+}
+
+/**
+ * A pending item whose job has been gone this long was lost (a Redis restart, an enqueue that failed);
+ * a batch none of whose items finished for this long is looked through for such items, by one reader.
+ */
+const LOST_AFTER_MS = 10_000;
+/** Items whose records are read in one round trip when a quiet batch is looked through. */
+const LOST_CHECK_CHUNK = 1_000;
+
+const lostReply = (executionId: string) => encodeReply(executionId, { error: "Execution result was lost" });
+
+/**
+ * The execution id of a batch's item: derived from the batch id and the item's place, so that a retry of
+ * the batch's start (an Idempotency-Key's) names the same executions and joins them. UUID-shaped (version 8).
+ */
+export function batchItemId(batchId: string, index: number): string {
+  const hex = createHash("sha256").update(`${batchId}\n${index}`).digest("hex");
+  const variant = ((Number.parseInt(hex.charAt(16), 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
+ * Batches over the execution records: a batch is a record (size, creation, deadline, progress counters)
+ * and the list of its items' execution ids; its items are ordinary executions, begun in chunks in the
+ * batch lane and coalesced like any other, each counted in the batch's progress once, when it finishes
+ * (finish-execution.lua) or when it joins one that had. A worker that dies mid-item leaves that item to
+ * BullMQ's stalled checker (re-run, then failed with a reply). A pending item whose job is gone (a Redis
+ * restart that lost it) is failed when a reader finds its batch quiet, so that every item ends in a
+ * result or an explicit error.
+ */
+export function createBatchStore(deps: BatchStoreDeps): Batches {
+  const { keys } = deps;
+
+  /**
+   * Accepts the batch (its record, and its items' places under the organization's limit), then adds the
+   * job with which a worker begins its items: two round trips however many items, so the API answers at
+   * once. A retry adds the job again, which does nothing while it exists, and begins nothing twice after.
+   */
+  async function start(batch: NewBatch): Promise<{ created: boolean }> {
+    const redis = deps.records();
+    const now = Date.now();
+    const deadline = now + deps.timeoutMs;
+    const coalesce = batch.coalesce !== false;
+    const items: StartBatchJob["items"] = batch.items.map((item, index) => {
+      if ("invalid" in item) return { index, invalid: item.invalid.text };
+      const fingerprint = coalesce ? deps.fingerprint(item.request) : undefined;
+      return { index, candidateId: batchItemId(batch.batchId, index), request: item.request, ...(fingerprint === undefined ? {} : { fingerprint }) };
+    });
+    const created = await acceptBatch(redis, keys, batch.orgId, {
+      batchId: batch.batchId,
+      deadline,
+      ttlMs: deps.timeoutMs + deps.retentionMs,
+      total: items.length,
+      ...(batch.limit === undefined ? {} : { limitMax: batch.limit.max }),
+      candidateIds: items.flatMap((item) => ("candidateId" in item ? [item.candidateId] : [])),
+      invalid: items.flatMap((item) => ("invalid" in item ? [{ index: item.index, entry: item.invalid }] : [])),
+    });
+    await deps.addStart({
+      v: WIRE_VERSION,
+      orgId: batch.orgId,
+      batchId: batch.batchId,
+      replyTo: deps.replyTo,
+      deadline,
+      ttlMs: deps.timeoutMs + deps.retentionMs,
+      // A batch item outlives its batch's record (kept for its deadline and the retention after).
+      retainMs: deps.timeoutMs + deps.retentionMs,
+      reuseMs: coalesce ? deps.reuseMs : 0,
+      items,
+    });
+    return { created };
+  }
+
+  async function read(batchId: string, orgId: string, page: BatchPage): Promise<BatchView | undefined> {
+    const redis = deps.records();
+    let stored = await readBatch(redis, keys, orgId, batchId);
+    if (stored === undefined) return undefined;
+    if (quiet(stored) && (await claimLostCheck(redis, keys, orgId, batchId, LOST_AFTER_MS))) {
+      if (stored.begun < stored.total && (await deps.startState(batchId)) === "gone") await failUnbegun(redis, orgId, batchId, stored);
+      await failLostItems(redis, orgId, batchId, stored.begun);
+      stored = (await readBatch(redis, keys, orgId, batchId)) ?? stored;
+    }
+    const items = page.limit === 0 || page.offset >= stored.total ? [] : await pageItems(redis, orgId, batchId, page, stored.total);
+    return {
+      id: batchId,
+      status: stored.done >= stored.total ? "completed" : "running",
+      createdAt: new Date(stored.createdAt),
+      progress: { total: stored.total, done: Math.min(stored.done, stored.total), failed: Math.min(stored.failed, stored.total) },
+      items,
+    };
+  }
+
+  /** The items of a page, each as its record and (while pending) its job say. */
+  async function pageItems(redis: RedisConnection, orgId: string, batchId: string, page: BatchPage, total: number): Promise<BatchItemView[]> {
+    const entries = await readBatchItems(redis, keys, orgId, batchId, page.offset, page.offset + page.limit - 1);
+    // Items a worker has not begun yet wait in the queue like any other.
+    const notBegun = Math.max(0, Math.min(total, page.offset + page.limit) - page.offset - entries.length);
+    const executionIds = entries.filter((entry) => !isInvalid(entry));
+    const stored = await readRecords(redis, keys, orgId, executionIds);
+    const records = new Map(executionIds.map((id, k) => [id, stored[k]]));
+    const jobs = await jobStates(redis, executionIds.flatMap((id) => {
+      const record = records.get(id);
+      return record?.status === "pending" ? [{ id, queue: record.queue }] : [];
+    }));
+    const begun = entries.map((entry, k) => itemView(entry, page.offset + k, records.get(entry), jobs.get(entry)));
+    const later = Array.from({ length: notBegun }, (_, k) => page.offset + entries.length + k);
+    const invalid = await readInvalidItems(redis, keys, orgId, batchId, later);
+    return [
+      ...begun,
+      ...later.map((index, k): BatchItemView => {
+        const entry = invalid[k];
+        return entry == null ? { index, status: "queued" } : itemView(entry, index, undefined, undefined);
+      }),
+    ];
+  }
+
+  /** Whether pending jobs are still in the queue (`queued`), taken by a worker (`running`), or `gone`. */
+  async function jobStates(redis: RedisConnection, pending: readonly { id: string; queue: string }[]): Promise<Map<string, "queued" | "running" | "gone">> {
+    const states = new Map<string, "queued" | "running" | "gone">();
+    const lookups = pending.flatMap(({ id, queue }) => {
+      const key = deps.jobKey(queue, id);
+      return key === undefined ? [] : [{ id, key }];
+    });
+    if (lookups.length === 0) return states;
+    // Jobs' hashes are BullMQ's, under its prefix: in one slot on a cluster too (keySpace).
+    const pipeline = redis.pipeline();
+    for (const { key } of lookups) pipeline.hmget(key, "timestamp", "processedOn");
+    const answers = (await pipeline.exec()) ?? [];
+    lookups.forEach(({ id }, k) => {
+      const [error, value] = answers[k] ?? [new Error("no answer"), null];
+      if (error !== null) throw error;
+      const [timestamp, processedOn] = value as (string | null)[];
+      states.set(id, timestamp == null ? "gone" : processedOn == null ? "queued" : "running");
+    });
+    return states;
+  }
+
+  /**
+   * Fails the pending items of a quiet batch whose jobs are gone and can no longer reply: their job left
+   * the queue without a reply in their record, long enough ago. A reply that comes after all loses to the
+   * failure (the first reply wins), so the batch's progress never goes back.
+   */
+  async function failLostItems(redis: RedisConnection, orgId: string, batchId: string, total: number): Promise<void> {
+    for (let from = 0; from < total; from += LOST_CHECK_CHUNK) {
+      const entries = (await readBatchItems(redis, keys, orgId, batchId, from, from + LOST_CHECK_CHUNK - 1)).filter((entry) => !isInvalid(entry));
+      const records = await readRecords(redis, keys, orgId, entries);
+      const pending = entries.flatMap((id, k) => {
+        const record = records[k];
+        return record?.status === "pending" && Date.now() - record.createdAt > LOST_AFTER_MS ? [{ id, queue: record.queue }] : [];
+      });
+      const jobs = await jobStates(redis, pending);
+      const lost = pending.filter(({ id }) => jobs.get(id) === "gone");
+      if (lost.length === 0) continue;
+      // Its record is read again by the finish: a reply stored since wins, and nothing is counted twice.
+      await Promise.all(lost.map(({ id }) => finishExecution(redis, keys, orgId, id, { reply: lostReply(id), status: "failed", reusable: false })));
+    }
+  }
+
+  /**
+   * Ends the items of a batch whose start is gone (failed for good, or lost with Redis' data) before it
+   * began them: each in an explicit error, and their places under the limit given back.
+   */
+  async function failUnbegun(redis: RedisConnection, orgId: string, batchId: string, stored: StoredBatch): Promise<void> {
+    const count = stored.total - stored.begun;
+    const entry = JsonText.of({ error: "Batch item was not started: the batch's start failed" }).text;
+    await extendBatch(redis, keys, orgId, { batchId, from: stored.begun, ttlMs: Math.max(1, stored.deadline - Date.now()) + deps.retentionMs, entries: Array(count).fill(entry) });
+    await releaseBatchPlaces(redis, keys, orgId, Array.from({ length: count }, (_, k) => batchItemId(batchId, stored.begun + k)));
+  }
+
+  return { start, read };
+}
+
+/** No item of the batch finished for a while, though some are still to: some may be lost. */
+function quiet(batch: StoredBatch): boolean {
+  return batch.done < batch.total && Date.now() - batch.lastDoneAt > LOST_AFTER_MS;
+}
+
+function isInvalid(entry: string): boolean {
+  return entry.startsWith("{");
+}
+
+function itemView(entry: string, index: number, record: StoredRecord | undefined, job: "queued" | "running" | "gone" | undefined): BatchItemView {
+  if (isInvalid(entry)) return { index, status: "failed", outcome: new JsonText(entry) };
+  const executionId = entry;
+  if (record === undefined) return { index, executionId, status: "failed", outcome: JsonText.of({ error: "Execution record expired or was lost" }) };
+  if (record.status === "pending") return { index, executionId, status: job === "running" ? "running" : "queued" };
+  const decoded = record.reply === undefined ? undefined : decodeReply(record.reply);
+  return { index, executionId, status: record.status, outcome: decoded?.result ?? JsonText.of({ error: "Execution result was unreadable" }) };
+}

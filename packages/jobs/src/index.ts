@@ -1,0 +1,21 @@
+export { keySpace, type KeySpace } from "./key-space.js";
+export { openDashboardQueues, type DashboardQueues } from "./dashboard-queues.js";
+export { jobToAdd, type AwaitedJobDeclaration, type AwaitedPayload, type JobDeclaration, type JobOptions } from "./job-declarations.js";
+export { handleJob, type CatalogEntry, type JobCatalog, type JobContext } from "./job-catalog.js";
+export { createJobWorker, type JobOutcome, type JobReplies, type JobWorker, type JobWorkerOptions } from "./job-worker.js";
+export { createQueueInspector, type QueueDepth, type QueueInspector } from "./queue-inspector.js";
+export { createJobProducer, type JobProducer } from "./job-producer.js";
+export { startEnqueueSpan } from "./job-trace-context.js";
+export {
+  CONNECT_TIMEOUT_MS,
+  closeConnection,
+  createProducerConnection,
+  createSubscriberConnection,
+  createWorkerConnection,
+  describeRedisUrl,
+  RedisRefusedError,
+  untilConnected,
+  withTimeout,
+  type RedisConnection,
+} from "./redis-connections.js";
+export { createRedisQuerySlots, type RedisQuerySlotsOptions } from "./query-slots.js";
