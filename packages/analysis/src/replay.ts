@@ -21,8 +21,13 @@ export interface Replay {
  */
 export function replayBundle(bundle: EvidenceBundle): Replay {
   const time = new Date(bundle.issue.time);
-  const findings: Finding[] = bundle.actions.flatMap((action) => evidenceOf(action).map((evidence) => ({ gadget: action.gadget, evidence })));
-  const judgement = judgeExecution(findings, { time });
+  const findings: Finding[] = bundle.actions.flatMap((action) =>
+    evidenceOf(action).map((evidence) => ({ gadget: action.gadget, evidence, ...(action.upstream === undefined ? {} : { upstream: action.upstream }) })),
+  );
+  // As the worker judged it: the issue's attributes tell the page from the other alerts; the upstreams, who the paged service calls.
+  const { attributes } = bundle.issue;
+  const upstreams = bundle.issue.upstreams ?? [...new Set(bundle.actions.flatMap(({ upstream }) => (upstream === undefined ? [] : [upstream])))];
+  const judgement = judgeExecution(findings, { time, attributes, upstreams });
   return {
     verdict: judgement.verdict,
     mitigations: bundle.mitigations.filter(({ when }) => when === undefined || mitigationFits(when, judgement.ranking, time)).map(({ name }) => name),

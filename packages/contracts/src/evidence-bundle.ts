@@ -27,6 +27,12 @@ export const BundleAction = z.object({
   connector: z.string(),
   /** Absent when the query could not be filled (the issue lacks an attribute). */
   query: z.unknown().optional(),
+  /** The upstream service its gadget's instance is about (a gadget's `upstreams`); absent for the paged service's. */
+  upstream: z.string().optional(),
+  /**
+   * The window it asked for: the playbook's, or a wider one when the engine looked back before a trend
+   * (then the observation is that second look's, the one the verdict was judged from).
+   */
   window: BundleWindow,
   observation: z.union([Observation, LaterObservation]),
 });
@@ -65,6 +71,8 @@ export const EvidenceBundle = z
       title: z.string().optional(),
       time: Instant,
       attributes: z.record(z.string(), z.string()),
+      /** The services the paged one calls, as the playbook declared them for this issue (its gadgets' upstreams). */
+      upstreams: z.array(z.string()).optional(),
     }),
     actions: z.array(BundleAction),
     /** The playbook's mitigations, so that a replay says which it would offer. */

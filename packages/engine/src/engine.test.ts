@@ -637,6 +637,21 @@ describe("engine with misbehaving actions", () => {
     // A service with no list of upstreams runs none.
     const search = await engineWith(catalog).execute(job("Book", { service: "search" }));
     expect(search.actionResults?.map((action) => action.title)).toEqual(["status of search"]);
+
+    // The bundle keeps who each instance is about, and the issue's upstreams: a replay judges as the worker did.
+    const acme = catalog.organizations.get("acme");
+    if (acme === undefined) throw new Error("no acme");
+    const keeping: Catalog = { organizations: new Map([["acme", { ...acme, evidence: { keep: true, retentionDays: 1 } }]]) };
+    const kept: KeptEvidence[] = [];
+    const keptResult = await engineWith(keeping, { keepEvidence: async (evidence) => void kept.push(evidence) }).execute(job("Book"), undefined, "exec-up");
+    const bundle = EvidenceBundle.parse(JSON.parse(JSON.stringify(kept[0]?.bundle)));
+    expect(bundle.issue.upstreams).toEqual(["orders", "cart"]);
+    expect(bundle.actions.map(({ gadget, upstream }) => [gadget, upstream])).toEqual([
+      ["Checks of checkout", undefined],
+      ["Upstream orders of checkout", "orders"],
+      ["Upstream cart of checkout", "cart"],
+    ]);
+    expect(replayBundle(bundle).verdict).toEqual(keptResult.verdict);
   });
 
   it("shares a fetch in flight between concurrent executions of one worker asking the same over the same window", async () => {

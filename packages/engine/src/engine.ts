@@ -394,10 +394,12 @@ export function createEngine(deps: EngineDeps): Engine {
           gadget: action.gadgetTitle,
           title: action.title,
           connector: action.connector,
+          ...(action.instance.upstream === undefined ? {} : { upstream: action.instance.upstream }),
+          window: runs[index]?.window ?? window,
           evidence: perAction[index] ?? [],
           ...(runs[index]?.observed === undefined ? {} : { observed: runs[index].observed }),
         }));
-        const bundle = bundleOf(executionId, job, window, actions, playbook.mitigations, judgement.verdict, now());
+        const bundle = bundleOf(executionId, job, upstreams, actions, playbook.mitigations, judgement.verdict, now());
         await deps.keepEvidence({ orgId: job.orgId, retentionDays: org.evidence.retentionDays, bundle }).catch((error: unknown) => {
           logger.warn({ err: error, requestId: job.requestId }, "could not keep the execution's evidence bundle");
         });

@@ -32,6 +32,10 @@ export interface ActionToKeep {
   gadget: string;
   title: string;
   connector: string;
+  /** The upstream its gadget's instance is about, if any. */
+  upstream?: string;
+  /** The window it ran over (a look-back's, when it ran again over a wider one). */
+  window: TimeWindow;
   /** What it observed; absent when it never asked (no data source, cancelled before it started…). */
   observed?: Observed;
   /** Its evidence: a bundle keeps an action that never asked as the failure it was. */
@@ -47,18 +51,23 @@ export interface ActionToKeep {
 export function bundleOf(
   executionId: string,
   job: ExecutionJob,
-  window: TimeWindow,
+  upstreams: readonly string[],
   actions: readonly ActionToKeep[],
   mitigations: readonly MitigationTemplate[],
   verdict: Verdict,
   recordedAt: Date,
 ): EvidenceBundle {
-  const bundleWindow = { start: window.start.toISOString(), time: window.time.toISOString(), end: window.end.toISOString() };
   return {
     v: EVIDENCE_BUNDLE_VERSION,
     executionId,
     recordedAt: recordedAt.toISOString(),
-    issue: { bookName: job.bookName, ...(job.title === undefined ? {} : { title: job.title }), time: job.time, attributes: job.attributes },
+    issue: {
+      bookName: job.bookName,
+      ...(job.title === undefined ? {} : { title: job.title }),
+      time: job.time,
+      attributes: job.attributes,
+      ...(upstreams.length === 0 ? {} : { upstreams: [...upstreams] }),
+    },
     actions: actions.map((action): BundleAction => {
       const { observed } = action;
       const observation: Observation = observed === undefined ? failureOf(action.evidence) : kept(observed.observation, observed.redact);
@@ -67,13 +76,18 @@ export function bundleOf(
         title: action.title,
         connector: action.connector,
         ...(observed?.query === undefined ? {} : { query: redacted(observed.query, observed.redact) }),
-        window: bundleWindow,
+        ...(action.upstream === undefined ? {} : { upstream: action.upstream }),
+        window: bundleWindow(action.window),
         observation,
       };
     }),
     mitigations: mitigations.flatMap((template) => bundleMitigation(template, job.attributes)),
     verdict,
   };
+}
+
+function bundleWindow(window: TimeWindow): EvidenceBundle["actions"][number]["window"] {
+  return { start: window.start.toISOString(), time: window.time.toISOString(), end: window.end.toISOString() };
 }
 
 /** An action that never asked, as the failure (or skip) its evidence says it was. */
