@@ -59,8 +59,19 @@ function causeOutcome(expected: ExpectedVerdict, verdict: Verdict): CauseOutcome
   const got = verdict.cause;
   if (wanted === undefined) return got === undefined || expected.conclusion !== "no-cause" ? "no cause expected" : "wrong cause";
   if (got === undefined) return "no cause";
-  const same = got.kind === wanted.kind && got.action === wanted.action && (wanted.subject === undefined || got.subject === wanted.subject);
-  return same ? "right cause" : "wrong cause";
+  // Ambiguous between two: the two named, in either order (which one the verdict puts first is a tie's).
+  const other = expected.alternative;
+  if (other !== undefined) {
+    const alternative = verdict.alternative;
+    if (alternative === undefined) return "wrong cause";
+    const both = (matches(got, wanted) && matches(alternative, other)) || (matches(got, other) && matches(alternative, wanted));
+    return both ? "right cause" : "wrong cause";
+  }
+  return matches(got, wanted) ? "right cause" : "wrong cause";
+}
+
+function matches(got: VerdictCause, wanted: NonNullable<ExpectedVerdict["cause"]>): boolean {
+  return got.kind === wanted.kind && got.action === wanted.action && (wanted.subject === undefined || got.subject === wanted.subject);
 }
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {

@@ -83,13 +83,17 @@ export const EvidenceBundle = z
   .meta({ id: "EvidenceBundle" });
 export type EvidenceBundle = z.infer<typeof EvidenceBundle>;
 
+const ExpectedCause = z.object({ kind: z.string(), subject: z.string().optional(), action: z.string() });
+
 /**
  * What a case of `pes eval` expects of a bundle's verdict: its conclusion, and when given the cause (its
- * kind, subject and action) and the mitigations that fit it (by title).
+ * kind, subject and action), for an ambiguous one the alternative too (the two in either order), and the
+ * mitigations that fit it (by title).
  */
 export const ExpectedVerdict = z.object({
   conclusion: z.enum(["cause", "no-cause", "ambiguous"]),
-  cause: z.object({ kind: z.string(), subject: z.string().optional(), action: z.string() }).optional(),
+  cause: ExpectedCause.optional(),
+  alternative: ExpectedCause.optional(),
   mitigations: z.array(z.string()).optional(),
 });
 export type ExpectedVerdict = z.infer<typeof ExpectedVerdict>;
