@@ -2,7 +2,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { replayReport } from "@pes/client";
-import type { ExpectedVerdict, PlaybookExecutionResult } from "@pes/contracts";
+import type { ExpectedVerdict, PlaybookExecutionResult, VerdictCause } from "@pes/contracts";
 import { expect } from "vitest";
 import { mitigationNames } from "./answer-checks.js";
 import type { RunningScenario } from "./run-scenario.js";
@@ -29,13 +29,18 @@ export async function checkEvidenceBundle(run: RunningScenario, result: Playbook
 
   if (process.env.PES_RECORD_BUNDLES !== "1") return;
   const name = run.scenario.name;
-  const cause = result.verdict?.cause;
+  const { cause, alternative } = result.verdict ?? {};
   const expected: ExpectedVerdict = {
     conclusion: result.verdict?.conclusion ?? "no-cause",
-    ...(cause === undefined ? {} : { cause: { kind: cause.kind, ...(cause.subject === undefined ? {} : { subject: cause.subject }), action: cause.action } }),
+    ...(cause === undefined ? {} : { cause: expectedCause(cause) }),
+    ...(alternative === undefined || result.verdict?.conclusion !== "ambiguous" ? {} : { alternative: expectedCause(alternative) }),
     mitigations: mitigationNames(result),
   };
   await mkdir(BUNDLES_DIR, { recursive: true });
   await writeFile(join(BUNDLES_DIR, `${name}.bundle.json`), `${JSON.stringify(bundle)}\n`);
   await writeFile(join(BUNDLES_DIR, `${name}.expected.json`), `${JSON.stringify(expected, null, 2)}\n`);
+}
+
+function expectedCause(cause: VerdictCause): NonNullable<ExpectedVerdict["cause"]> {
+  return { kind: cause.kind, ...(cause.subject === undefined ? {} : { subject: cause.subject }), action: cause.action };
 }
