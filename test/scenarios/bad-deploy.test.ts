@@ -3,6 +3,7 @@ import type { PlaybookExecutionResult } from "@pes/contracts";
 import { actionResult, causeSentence, mitigationNames } from "./answer-checks.js";
 import { expectEveryActionRanAndLinks } from "./common-checks.js";
 import { badDeploy } from "./data/bad-deploy.js";
+import { checkEvidenceBundle } from "./evidence-bundles.js";
 import { startScenario, type RunningScenario } from "./run-scenario.js";
 
 // checkout v1.42 is rolled out 8 minutes before the issue; its pods fail 14 % of requests with a new
@@ -89,6 +90,10 @@ describe("scenario: a bad deploy followed by an error spike", () => {
     const form = new URL(silence?.url ?? "");
     expect(form.origin).toBe(new URL(run.urls.alerts).origin);
     expect(decodeURIComponent(form.hash)).toBe('#/silences/new?filter={service="checkout", namespace="shop"}');
+  });
+
+  it("keeps an evidence bundle that replays offline to the same verdict and mitigations", async () => {
+    await checkEvidenceBundle(run, result);
   });
 
   it("runs every action against its server and links each to the data behind it", async () => {

@@ -3,6 +3,7 @@ import type { PlaybookExecutionResult } from "@pes/contracts";
 import { causeSentence, mitigationNames } from "./answer-checks.js";
 import { expectEveryActionRanAndLinks } from "./common-checks.js";
 import { briefBlip } from "./data/brief-blip.js";
+import { checkEvidenceBundle } from "./evidence-bundles.js";
 import { startScenario, type RunningScenario } from "./run-scenario.js";
 
 // For a minute, 5 minutes before the issue, the payments provider's probe fails and checkout's errors
@@ -46,6 +47,10 @@ describe("scenario: nothing but a brief blip", () => {
     const names = mitigationNames(result);
     expect(names).not.toContain("Roll back checkout");
     expect(names).not.toContain("Scale out checkout");
+  });
+
+  it("keeps an evidence bundle that replays offline to the same verdict and mitigations", async () => {
+    await checkEvidenceBundle(run, result);
   });
 
   it("runs every action against its server and links each to the data behind it", async () => {

@@ -3,6 +3,7 @@ import type { PlaybookExecutionResult } from "@pes/contracts";
 import { actionResult, causeSentence, mitigationNames, sentences } from "./answer-checks.js";
 import { expectEveryActionRanAndLinks } from "./common-checks.js";
 import { dbConnections } from "./data/db-connections.js";
+import { checkEvidenceBundle } from "./evidence-bundles.js";
 import { startScenario, type RunningScenario } from "./run-scenario.js";
 
 // orders-db's connections climb from 38 to its limit of 100 over 16 minutes; then Postgres refuses clients
@@ -61,6 +62,10 @@ describe("scenario: a database saturating its connections", () => {
     const names = mitigationNames(result);
     expect(names).toContain("Terminate idle-in-transaction sessions on orders-db");
     expect(names.some((name) => /roll back/i.test(name))).toBe(false);
+  });
+
+  it("keeps an evidence bundle that replays offline to the same verdict and mitigations", async () => {
+    await checkEvidenceBundle(run, result);
   });
 
   it("runs every action against its server and links each to the data behind it", async () => {

@@ -3,6 +3,7 @@ import type { PlaybookExecutionResult } from "@pes/contracts";
 import { actionResult, causeSentence, mitigationNames, sentences } from "./answer-checks.js";
 import { expectEveryActionRanAndLinks } from "./common-checks.js";
 import { deployNotCause } from "./data/deploy-not-cause.js";
+import { checkEvidenceBundle } from "./evidence-bundles.js";
 import { startScenario, type RunningScenario } from "./run-scenario.js";
 
 // catalog v2.8 goes out 25 minutes before the issue and runs normally for 19 minutes; then a crawler
@@ -58,6 +59,10 @@ describe("scenario: a deploy that happened but is not the cause", () => {
     const names = mitigationNames(result);
     expect(names).not.toContain("Roll back catalog");
     expect(names).toContain("Service dashboard of catalog");
+  });
+
+  it("keeps an evidence bundle that replays offline to the same verdict and mitigations", async () => {
+    await checkEvidenceBundle(run, result);
   });
 
   it("runs every action against its server and links each to the data behind it", async () => {

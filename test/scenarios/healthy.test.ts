@@ -3,6 +3,7 @@ import type { PlaybookExecutionResult } from "@pes/contracts";
 import { causeSentence, mitigationNames, sentences } from "./answer-checks.js";
 import { expectEveryActionRanAndLinks } from "./common-checks.js";
 import { healthy } from "./data/healthy.js";
+import { checkEvidenceBundle } from "./evidence-bundles.js";
 import { startScenario, type RunningScenario } from "./run-scenario.js";
 
 // Nothing is wrong with checkout: its usual errors at their usual rate, a rollout 50 minutes ago that
@@ -40,6 +41,10 @@ describe("scenario: a healthy service", () => {
 
   it("offers neither a roll back nor a silence: nothing is wrong, only the dashboard", () => {
     expect(mitigationNames(result)).toEqual(["Service dashboard of checkout"]);
+  });
+
+  it("keeps an evidence bundle that replays offline to the same verdict and mitigations", async () => {
+    await checkEvidenceBundle(run, result);
   });
 
   it("runs every action against its server and links each to the data behind it", async () => {

@@ -3,6 +3,7 @@ import type { PlaybookExecutionResult } from "@pes/contracts";
 import { mitigationNames } from "./answer-checks.js";
 import { expectEveryActionRanAndLinks } from "./common-checks.js";
 import { LEAKING_REVISION, memoryLeak } from "./data/memory-leak.js";
+import { checkEvidenceBundle } from "./evidence-bundles.js";
 import { startScenario, type RunningScenario } from "./run-scenario.js";
 
 // search v3.1 goes out 190 minutes before the issue and leaks: its pods' memory climbs for three hours
@@ -50,6 +51,10 @@ describe("scenario: a release that leaks memory for hours before the OOM kills",
     const names = mitigationNames(result);
     expect(names).toContain("Roll back search");
     expect(names).not.toContain("Raise the memory limit of search");
+  });
+
+  it("keeps an evidence bundle that replays offline to the same verdict and mitigations", async () => {
+    await checkEvidenceBundle(run, result);
   });
 
   it("runs every action against its server and links each to the data behind it", async () => {

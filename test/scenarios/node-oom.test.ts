@@ -3,6 +3,7 @@ import type { PlaybookExecutionResult } from "@pes/contracts";
 import { actionResult, causeSentence, mitigationNames, sentences } from "./answer-checks.js";
 import { expectEveryActionRanAndLinks } from "./common-checks.js";
 import { nodeOom } from "./data/node-oom.js";
+import { checkEvidenceBundle } from "./evidence-bundles.js";
 import { startScenario, type RunningScenario } from "./run-scenario.js";
 
 // node-2's memory fills over 17 minutes (recommendations leaks); the kernel OOM-kills recommendations
@@ -57,6 +58,10 @@ describe("scenario: a node under memory pressure OOM-killing pods", () => {
     const names = mitigationNames(result);
     expect(names).toContain("Cordon node-2");
     expect(names.some((name) => /roll back/i.test(name))).toBe(false);
+  });
+
+  it("keeps an evidence bundle that replays offline to the same verdict and mitigations", async () => {
+    await checkEvidenceBundle(run, result);
   });
 
   it("runs every action against its server and links each to the data behind it", async () => {

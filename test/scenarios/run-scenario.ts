@@ -3,9 +3,9 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { PlaybookExecutionResult } from "@pes/contracts";
+import { EvidenceBundle, type PlaybookExecutionResult } from "@pes/contracts";
 import { startAlertmanager, startFakeElasticsearch, startFakeKubernetes, startFakeLoki, startPrometheus, toOpenMetrics } from "@pes/local-services";
-import { exampleConfig, postJson, startStack, type Stack } from "../support/stack.js";
+import { exampleConfig, startStack, type Stack } from "../support/stack.js";
 import type { Scenario } from "./data/scenario.js";
 
 /** A scenario's servers and the service (API and worker processes) configured to query them. */
@@ -18,6 +18,8 @@ export interface RunningScenario {
   stack: Stack;
   /** Asks the service about the scenario's issue, as an on-call engineer would: its title and time. */
   investigate(): Promise<PlaybookExecutionResult>;
+  /** The evidence bundle the worker kept of the last investigation, read back through the API. */
+  evidence(): Promise<EvidenceBundle>;
   stop(): Promise<void>;
 }
 
@@ -61,22 +63,36 @@ export async function startScenario(build: (issueAt: Date) => Scenario): Promise
     const config = await exampleConfig(urls, {
       organization: "shop",
       fields: { cluster: { tls: { ca: { file: tls.caFile } }, auth: { bearerToken: { env: TOKEN_VARIABLE } } } },
+      // The shop keeps its executions' evidence: each scenario's bundle replays offline (bundles/).
+      organizationFields: { evidence: { keep: true, retentionDays: 1 } },
     });
     stops.push(() => config.remove());
     const stack = await startStack({ name: `scenario-${scenario.name}`, configDir: config.dir, workerEnv: { [TOKEN_VARIABLE]: token } });
     stops.push(() => stack.stop());
+    let executionId: string | undefined;
     return {
       scenario,
       urls,
       cluster: { token, ca: tls.ca },
       stack,
       async investigate() {
-        const { status, body } = await postJson(`${stack.baseUrl}/playbook/execution`, stack.token({ org: "shop" }), {
-          ...scenario.request,
-          time: issueAt.toISOString(),
+        const response = await fetch(`${stack.baseUrl}/playbook/execution`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${stack.token({ org: "shop" })}`, "content-type": "application/json" },
+          body: JSON.stringify({ ...scenario.request, time: issueAt.toISOString() }),
         });
-        if (status !== 200) throw new Error(`the investigation answered ${status}: ${JSON.stringify(body)}`);
+        const body: unknown = await response.json();
+        if (response.status !== 200) throw new Error(`the investigation answered ${response.status}: ${JSON.stringify(body)}`);
+        executionId = response.headers.get("x-execution-id") ?? undefined;
         return body as PlaybookExecutionResult;
+      },
+      async evidence() {
+        if (executionId === undefined) throw new Error("no investigation yet");
+        const response = await fetch(`${stack.baseUrl}/playbook/execution/${executionId}/evidence`, {
+          headers: { authorization: `Bearer ${stack.token({ org: "shop" })}` },
+        });
+        if (response.status !== 200) throw new Error(`the evidence answered ${response.status}`);
+        return EvidenceBundle.parse(await response.json());
       },
       stop: stopAll,
     };

@@ -3,6 +3,7 @@ import type { PlaybookExecutionResult } from "@pes/contracts";
 import { mitigationNames } from "./answer-checks.js";
 import { expectEveryActionRanAndLinks } from "./common-checks.js";
 import { slowNode } from "./data/slow-node.js";
+import { checkEvidenceBundle } from "./evidence-bundles.js";
 import { startScenario, type RunningScenario } from "./run-scenario.js";
 
 // node-2's disk saturates 8 minutes before the issue; the pods on node-2 answer seven times slower, the
@@ -47,6 +48,10 @@ describe("scenario: only the pods on one node are slow", () => {
     const names = mitigationNames(result);
     expect(names).toContain("Move the pods off the slow node");
     expect(names).not.toContain("Roll back catalog");
+  });
+
+  it("keeps an evidence bundle that replays offline to the same verdict and mitigations", async () => {
+    await checkEvidenceBundle(run, result);
   });
 
   it("runs every action against its server and links each to the data behind it", async () => {

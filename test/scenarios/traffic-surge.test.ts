@@ -3,6 +3,7 @@ import type { PlaybookExecutionResult } from "@pes/contracts";
 import { mitigationNames } from "./answer-checks.js";
 import { expectEveryActionRanAndLinks } from "./common-checks.js";
 import { trafficSurge } from "./data/traffic-surge.js";
+import { checkEvidenceBundle } from "./evidence-bundles.js";
 import { startScenario, type RunningScenario } from "./run-scenario.js";
 
 // search gets 7× its usual requests from 7 minutes before the issue; its pods' CPU reaches the limit and
@@ -46,6 +47,10 @@ describe("scenario: load as the cause", () => {
 
   it("names none of the noise", () => {
     expect(result.highlights).not.toMatch(/cart|DiskSpaceLow|Watchdog|report-generator/);
+  });
+
+  it("keeps an evidence bundle that replays offline to the same verdict and mitigations", async () => {
+    await checkEvidenceBundle(run, result);
   });
 
   it("runs every action against its server and links each to the data behind it", async () => {

@@ -3,6 +3,7 @@ import type { PlaybookExecutionResult } from "@pes/contracts";
 import { mitigationNames } from "./answer-checks.js";
 import { expectEveryActionRanAndLinks } from "./common-checks.js";
 import { twoCauses } from "./data/two-causes.js";
+import { checkEvidenceBundle } from "./evidence-bundles.js";
 import { startScenario, type RunningScenario } from "./run-scenario.js";
 
 // orders starts failing 8 minutes before the issue, the payments provider stops answering a minute later;
@@ -43,6 +44,10 @@ describe("scenario: two candidates too close to tell apart", () => {
   it("blames no change and offers no roll back", () => {
     expect(result.verdict?.ruledOut).toEqual([]);
     expect(mitigationNames(result)).not.toContain("Roll back checkout");
+  });
+
+  it("keeps an evidence bundle that replays offline to the same verdict and mitigations", async () => {
+    await checkEvidenceBundle(run, result);
   });
 
   it("runs every action against its server and links each to the data behind it", async () => {

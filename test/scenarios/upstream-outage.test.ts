@@ -3,6 +3,7 @@ import type { PlaybookExecutionResult } from "@pes/contracts";
 import { actionResult, causeSentence, mitigationNames } from "./answer-checks.js";
 import { expectEveryActionRanAndLinks } from "./common-checks.js";
 import { upstreamOutage } from "./data/upstream-outage.js";
+import { checkEvidenceBundle } from "./evidence-bundles.js";
 import { startScenario, type RunningScenario } from "./run-scenario.js";
 
 // The payments provider refuses connections from 5 minutes before the issue: its probe fails, checkout's
@@ -50,6 +51,10 @@ describe("scenario: an upstream dependency outage", () => {
 
   it("does not offer to roll back checkout", () => {
     expect(mitigationNames(result)).not.toContain("Roll back checkout");
+  });
+
+  it("keeps an evidence bundle that replays offline to the same verdict and mitigations", async () => {
+    await checkEvidenceBundle(run, result);
   });
 
   it("runs every action against its server and links each to the data behind it", async () => {

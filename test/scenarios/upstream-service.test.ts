@@ -3,6 +3,7 @@ import type { PlaybookExecutionResult } from "@pes/contracts";
 import { mitigationNames } from "./answer-checks.js";
 import { expectEveryActionRanAndLinks } from "./common-checks.js";
 import { upstreamService } from "./data/upstream-service.js";
+import { checkEvidenceBundle } from "./evidence-bundles.js";
 import { startScenario, type RunningScenario } from "./run-scenario.js";
 
 // orders fails from 8 minutes before the issue and alerts; a minute later checkout's errors climb, its
@@ -57,6 +58,10 @@ describe("scenario: a cause in another service", () => {
   it("names none of the noise and offers no roll back", () => {
     expect(result.highlights).not.toMatch(/cart|DiskSpaceLow|Watchdog|report-generator|inventory reservation/);
     expect(mitigationNames(result)).not.toContain("Roll back checkout");
+  });
+
+  it("keeps an evidence bundle that replays offline to the same verdict and mitigations", async () => {
+    await checkEvidenceBundle(run, result);
   });
 
   it("runs every action against its server and links each to the data behind it", async () => {

@@ -13,7 +13,7 @@ import { repoRoot, startService, waitForOk, type ServiceProcess } from "./proces
  */
 export async function exampleConfig(
   dataSourceUrls: Record<string, string>,
-  options: { organization?: string; fields?: Record<string, Record<string, unknown>> } = {},
+  options: { organization?: string; fields?: Record<string, Record<string, unknown>>; organizationFields?: Record<string, unknown> } = {},
 ): Promise<{ dir: string; remove(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), "pes-e2e-config-"));
   await cp(join(repoRoot, "config/example"), dir, { recursive: true });
@@ -23,6 +23,7 @@ export async function exampleConfig(
   for (const [name, fields] of Object.entries(options.fields ?? {})) {
     for (const [field, value] of Object.entries(fields)) doc.setIn(["dataSources", name, field], doc.createNode(value));
   }
+  for (const [field, value] of Object.entries(options.organizationFields ?? {})) doc.setIn([field], doc.createNode(value));
   await writeFile(orgFile, doc.toString());
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }

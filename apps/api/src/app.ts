@@ -2,7 +2,7 @@ import type { JsonWebKey } from "node:crypto";
 import type { Catalog, OrganizationLimits } from "@pes/config";
 import type { Logger } from "@pes/logger";
 import type { ApiMetrics } from "@pes/metrics";
-import type { ExecutionClient } from "@pes/executions";
+import type { EvidenceStore, ExecutionClient } from "@pes/executions";
 import express, { type Express, type RequestHandler } from "express";
 import { accessLog } from "./access-log.js";
 import { Admission } from "./admission.js";
@@ -73,6 +73,8 @@ export interface AppDeps {
   metricsToken?: string;
   /** Event streams of batches: their defaults (1 s, 15 s) unless given. */
   batchStream?: BatchStreamTiming;
+  /** Where executions' evidence bundles are kept (GET /playbook/execution/{id}/evidence); none: every read is a 404. */
+  evidence?: Pick<EvidenceStore, "read">;
 }
 
 /** Builds the Express app (no listen): request ids and access logs, the declared routes, 404, errors. */
@@ -104,6 +106,7 @@ export function createApp(deps: AppDeps): Express {
     admission,
     executionTimeoutMs: deps.limits.executionTimeoutMs,
     organizationLimits: deps.limits.organizationLimits ?? DEFAULT_ORGANIZATION_LIMITS,
+    ...(deps.evidence === undefined ? {} : { evidence: deps.evidence }),
   });
   const apiRoutes: Route[] = [
     ...executionRoutes({ executions, allowedChatHosts: deps.allowedChatHosts, now }),

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { OrganizationLimits } from "@pes/config";
-import { JsonText } from "@pes/contracts";
-import { batchItemId, LimitExceededError, QueueUnavailableError, type BatchItem, type BatchPage, type BatchView, type ExecutionAnswer, type ExecutionClient, type ExecutionOutcome, type ExecutionRequest, type ExecutionView, type IdempotentRequest, type MessageExecutionRequest, type SubmittedExecution } from "@pes/executions";
+import { JsonText, type EvidenceBundle } from "@pes/contracts";
+import { batchItemId, LimitExceededError, QueueUnavailableError, type BatchItem, type BatchPage, type BatchView, type EvidenceStore, type ExecutionAnswer, type ExecutionClient, type ExecutionOutcome, type ExecutionRequest, type ExecutionView, type IdempotentRequest, type MessageExecutionRequest, type SubmittedExecution } from "@pes/executions";
 import type { Admission } from "./admission.js";
 import type { Caller } from "./auth/authenticate.js";
 import { AppError } from "./errors.js";
@@ -42,6 +42,8 @@ export interface Executions {
   read(orgId: string, executionId: string): Promise<ExecutionView | undefined>;
   /** A batch of the organization with a page of its items, or undefined. Its progress costs one read, whatever its size. */
   readBatch(orgId: string, batchId: string, page: BatchPage): Promise<BatchView | undefined>;
+  /** The evidence bundle kept for an execution of the organization, or undefined (none kept, or no store). */
+  readEvidence(orgId: string, executionId: string): Promise<EvidenceBundle | undefined>;
 }
 
 export interface ExecutionsDeps {
@@ -51,6 +53,8 @@ export interface ExecutionsDeps {
   executionTimeoutMs: number;
   /** The limits of an organization that sets none of its own (ORG_EXECUTIONS_IN_FLIGHT, ORG_ITEMS_QUEUED). */
   organizationLimits: Required<OrganizationLimits>;
+  /** Where executions' evidence bundles are kept; none: no execution has one. */
+  evidence?: Pick<EvidenceStore, "read">;
 }
 
 export function createExecutions(deps: ExecutionsDeps): Executions {
@@ -153,6 +157,10 @@ export function createExecutions(deps: ExecutionsDeps): Executions {
       ),
 
     read: (orgId, executionId) => usingQueue(() => client.read(executionId, orgId)),
+    readEvidence: (orgId, executionId) => {
+      const store = deps.evidence;
+      return store === undefined ? Promise.resolve(undefined) : usingQueue(() => store.read(orgId, executionId));
+    },
 
     readBatch: (orgId, batchId, page) => usingQueue(() => client.batches.read(batchId, orgId, page)),
   };

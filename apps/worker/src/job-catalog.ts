@@ -12,7 +12,8 @@ import { deliverResult, postBatchItemReply } from "./result-delivery.js";
 export function createJobCatalog(deps: MessageExecutionDeps & { engine: Engine }): JobCatalog {
   return [
     handleJob(EXECUTE_JOB, async (job, { signal, jobId }) => {
-      const result = await deps.engine.execute(job, signal);
+      // The job id is the execution id: an evidence bundle kept for it is read back by it.
+      const result = await deps.engine.execute(job, signal, jobId);
       const { orgId, requestId, liveRun, attributes, channelId, batch, title } = job;
       return deliverResult(
         deps.delivery,

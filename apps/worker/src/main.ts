@@ -9,8 +9,8 @@ import { EnvError, parseWorkerEnv, type WorkerEnv } from "./env.js";
 import { createJobCatalog } from "./job-catalog.js";
 import { createWorkerHttpServer } from "./worker-http-server.js";
 import { createChannelPacer } from "@pes/integrations";
-import { createExecutionWorker, POST_BATCH_ITEM_JOB, START_BATCH_JOB } from "@pes/executions";
-import { createJobProducer, createRedisQuerySlots, RedisRefusedError } from "@pes/jobs";
+import { createEvidenceStore, createExecutionWorker, POST_BATCH_ITEM_JOB, START_BATCH_JOB } from "@pes/executions";
+import { createJobProducer, createRedisQuerySlots, keySpace, RedisRefusedError } from "@pes/jobs";
 import { buildIntegrations } from "./organization-integrations.js";
 
 /** Startup problems an operator must fix: printed as they are (no stack), exit code 1. */
@@ -57,6 +57,8 @@ async function main(): Promise<void> {
   // sources' query slots are shared there by every worker.
   const producer = createJobProducer({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger });
   const keyPrefix = `${env.queuePrefix}:`;
+  // The evidence bundles of organizations that keep them, under their keys, for their retention.
+  const evidence = createEvidenceStore(() => producer.connection, keySpace(env.queuePrefix, env.redisUrl));
   const engine = createEngine({
     catalog,
     secrets,
@@ -66,6 +68,7 @@ async function main(): Promise<void> {
     querySlots: createRedisQuerySlots({ redis: producer.connection, keyPrefix }),
     ...(env.languageModel === undefined ? {} : { languageModel: env.languageModel }),
     onActionFinished: (report) => metrics.actionFinished(report),
+    keepEvidence: ({ orgId, bundle, retentionDays }) => evidence.keep(orgId, bundle, retentionDays),
   });
   const integrations = buildIntegrations(catalog, integrationSecrets, env.allowedChatHosts);
   const delivery = {

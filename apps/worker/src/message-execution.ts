@@ -75,7 +75,7 @@ export async function executeMessageJob(
     ...(job.channelId === undefined ? {} : { channelId: job.channelId }),
     ...(job.batch === undefined ? {} : { batch: job.batch }),
   };
-  const result = await deps.engine.execute(execution, context.signal);
+  const result = await deps.engine.execute(execution, context.signal, context.jobId);
   const { link } = fetched;
   return deliverResult(
     deps.delivery,

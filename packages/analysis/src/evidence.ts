@@ -7,12 +7,7 @@
 /** A series' labels, e.g. `{ service: "checkout" }`. */
 export type Labels = Readonly<Record<string, string>>;
 
-/** The time an action looks at: `time` is the issue, `start`..`end` the window around it. */
-export interface TimeWindow {
-  start: Date;
-  time: Date;
-  end: Date;
-}
+export type { TimeWindow } from "@pes/contracts";
 
 /** What every item carries: where it came from. */
 export interface Cited {

@@ -1,6 +1,8 @@
-import type { Evidence, LogPatternEvidence, NoneEvidence, TimeWindow } from "./evidence.js";
+import { INCIDENT_LEAD_MS, incidentPhaseStart, type TimeWindow } from "@pes/contracts";
+import type { Evidence, LogPatternEvidence, NoneEvidence } from "./evidence.js";
 import { createTemplateMiner } from "./log-templates.js";
-import { INCIDENT_LEAD_MS } from "./metric-analysis.js";
+
+export { incidentPhaseStart } from "@pes/contracts";
 
 /** A pattern needs at least this many lines in the incident phase to be abnormal: a handful is chance. */
 export const MIN_ABNORMAL_LINES = 10;
@@ -51,24 +53,6 @@ export interface LogContext {
   window: TimeWindow;
   /** The action's most important link, carried into the evidence. */
   link?: string;
-}
-
-/**
- * When the incident phase starts: the same as for metrics (`analyzeSeries`), 5 minutes before the issue
- * time (at most half of the baseline). A source reads its lines per phase around it.
- */
-export function incidentPhaseStart(window: TimeWindow): Date {
-  const time = window.time.getTime();
-  return new Date(time - Math.min(INCIDENT_LEAD_MS, (time - window.start.getTime()) / 2));
-}
-
-/**
- * The step a source counts matching lines in: the window in at most MAX_BUCKETS counts, whole minutes,
- * at least one (finer counts cost the source more and only add noise to a rate).
- */
-export function logCountStepSeconds(window: TimeWindow): number {
-  const seconds = Math.max(0, (window.end.getTime() - window.start.getTime()) / 1000);
-  return Math.max(60, Math.ceil(seconds / MAX_BUCKETS / 60) * 60);
 }
 
 interface Phase {

@@ -1,4 +1,5 @@
-import type { Labels, MetricEvidence, MetricTrend, NoDataEvidence, TimeWindow, ValuesEvidence } from "./evidence.js";
+import { INCIDENT_LEAD_MS, type TimeWindow } from "@pes/contracts";
+import type { Labels, MetricEvidence, MetricTrend, NoDataEvidence, ValuesEvidence } from "./evidence.js";
 import { confinedTo } from "./placement.js";
 import { saturationCheck, type SaturationRule } from "./saturation.js";
 import { compareSeries, type Comparison } from "./series-comparison.js";
@@ -18,8 +19,6 @@ export {
 export { compactLimit, SATURATION_SHARE, type LimitSeries, type SaturationDirection, type SaturationRule } from "./saturation.js";
 export type { Series, SeriesPoint } from "./series.js";
 
-/** The incident phase starts this long before the issue time: alerts fire after the change began. */
-export const INCIDENT_LEAD_MS = 5 * 60_000;
 /** Instant values listed at most; the evidence counts the rest. */
 export const MAX_LISTED_VALUES = 5;
 /**

@@ -268,3 +268,120 @@ describe("pes batch", () => {
     expect(empty.stderr).toMatch(/stdin holds no input/);
   });
 });
+
+/**
+ * A bundle of one deploy and one metric that rose after it: the deploy is the likely cause. Its observations
+ * are what an HTTP API and Prometheus answered, as the worker kept them.
+ */
+function deployBundle(recordedConclusion: "cause" | "no-cause" = "cause") {
+  const window = { start: "2026-11-20T13:08:00.000Z", time: "2026-11-20T14:08:00.000Z", end: "2026-11-20T14:23:00.000Z" };
+  const values: Array<[number, string]> = [];
+  for (let at = Date.parse(window.start) / 1000; at <= Date.parse(window.end) / 1000; at += 15) {
+    values.push([at, at >= Date.parse("2026-11-20T14:05:00Z") / 1000 ? "1.9" : String(0.44 + ((at / 15) % 3) * 0.02)]);
+  }
+  const verdict = {
+    conclusion: recordedConclusion,
+    symptoms: [],
+    background: [],
+    ruledOut: [],
+    normal: [],
+    unchecked: [],
+  };
+  return {
+    v: 1,
+    executionId: "0b6f2c7e-1c1a-4f2e-9a63-2f0d8f1e9a01",
+    recordedAt: "2026-11-20T14:09:00.000Z",
+    issue: { bookName: "Checkout latency", time: window.time, attributes: { service: "checkout" } },
+    actions: [
+      {
+        gadget: "Latency",
+        title: "p99 latency",
+        connector: "prometheus",
+        query: { query: "p99", range: true },
+        window,
+        observation: { kind: "prometheus", data: { resultType: "matrix", result: [{ metric: { service: "checkout" }, values }] }, unit: "s" },
+      },
+      {
+        gadget: "Changes",
+        title: "Last deploy of checkout",
+        connector: "http",
+        window,
+        observation: {
+          kind: "json",
+          answer: { version: "v1.2.3", deployedAt: "2026-11-20T14:01:00Z" },
+          answerField: "version",
+          change: { kind: "deploy", timeField: "deployedAt", subject: "checkout" },
+        },
+      },
+    ],
+    mitigations: [{ name: "Roll back checkout", when: { likelyCause: "deploy" } }, { name: "Scale out checkout", when: { abnormal: false } }],
+    verdict,
+  };
+}
+
+describe("pes replay", () => {
+  it("replays a bundle file offline: the verdict as JSON on stdout, a line for a person on stderr", async () => {
+    const file = join(dir, "checkout.bundle.json");
+    await writeFile(file, JSON.stringify(deployBundle()));
+    const { code, stdout, stderr, requests } = await pes(["replay", file]);
+    expect(code).toBe(ExitCode.ok);
+    expect(requests).toEqual([]);
+    const report = JSON.parse(stdout);
+    expect(report).toMatchObject({
+      executionId: "0b6f2c7e-1c1a-4f2e-9a63-2f0d8f1e9a01",
+      verdict: { conclusion: "cause", cause: { kind: "deploy", subject: "checkout", action: "Last deploy of checkout", confidence: "high" } },
+      mitigations: ["Roll back checkout"],
+      unreadable: [],
+      // The recorded verdict above is a stand-in, not this one.
+      sameAsRecorded: false,
+    });
+    expect(stderr).toBe("0b6f2c7e-1c1a-4f2e-9a63-2f0d8f1e9a01: cause: deploy of checkout (Last deploy of checkout), high confidence (differs from the recorded verdict)\n");
+  });
+
+  it("reads a bundle by execution id from the API", async () => {
+    const bundle = deployBundle();
+    const { code, stdout, requests } = await pes(["replay", bundle.executionId], { answers: [{ status: 200, body: bundle }] });
+    expect(code).toBe(ExitCode.ok);
+    expect(requests.map((request) => `${request.method} ${request.url}`)).toEqual([`GET /playbook/execution/${bundle.executionId}/evidence`]);
+    expect(JSON.parse(stdout).verdict.conclusion).toBe("cause");
+  });
+
+  it("says a file is no bundle, and sends nothing", async () => {
+    const file = join(dir, "nope.json");
+    await writeFile(file, JSON.stringify({ v: 1, actions: "none" }));
+    const { code, stderr, requests } = await pes(["replay", file]);
+    expect(code).toBe(ExitCode.usage);
+    expect(stderr).toMatch(/nope\.json: /);
+    expect(requests).toEqual([]);
+  });
+});
+
+describe("pes eval", () => {
+  it("prints a table of the cases and exits 1 when one is wrong", async () => {
+    await writeFile(join(dir, "a.bundle.json"), JSON.stringify(deployBundle()));
+    await writeFile(
+      join(dir, "a.expected.json"),
+      JSON.stringify({ conclusion: "cause", cause: { kind: "deploy", subject: "checkout", action: "Last deploy of checkout" }, mitigations: ["Roll back checkout"] }),
+    );
+    await writeFile(join(dir, "b.bundle.json"), JSON.stringify(deployBundle()));
+    await writeFile(join(dir, "b.expected.json"), JSON.stringify({ conclusion: "cause", cause: { kind: "saturation", action: "p99 latency" }, mitigations: [] }));
+
+    const { code, stdout, requests } = await pes(["eval", dir]);
+    expect(requests).toEqual([]);
+    expect(stdout.split("\n")).toEqual([
+      "       case  expected  got    cause        mitigations",
+      "ok     a     cause     cause  right cause  fit",
+      "WRONG  b     cause     cause  wrong cause  do not fit",
+      "2 cases: 1 right cause, 1 wrong cause, 0 no cause, 1/2 mitigations fit; 1 wrong",
+      "",
+    ]);
+    expect(code).toBe(ExitCode.resultError);
+  });
+
+  it("needs each bundle's expected verdict beside it", async () => {
+    await writeFile(join(dir, "a.bundle.json"), JSON.stringify(deployBundle()));
+    const { code, stderr } = await pes(["eval", dir]);
+    expect(code).toBe(ExitCode.usage);
+    expect(stderr).toMatch(/cannot read .*a\.expected\.json/);
+  });
+});

@@ -1,11 +1,14 @@
-import { readFile } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
 import { text } from "node:stream/consumers";
-import { DEFAULT_BATCH_MAX_ITEMS, type PlaybookExecutionResult } from "@pes/contracts";
+import { DEFAULT_BATCH_MAX_ITEMS, EvidenceBundle, ExpectedVerdict, type PlaybookExecutionResult } from "@pes/contracts";
+import type { z } from "zod";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { runBatchInChunks } from "./batch-chunks.js";
 import { createBatchProgress, type OutputStream } from "./batch-progress.js";
 import { collectAttribute, inputFromFlags, inputsFromJsonLines, UsageError, type RunFlags } from "./cli-inputs.js";
 import { ApiError, InvalidResponseError, TimeoutError, UnreachableError } from "./client-errors.js";
+import { evaluateCase, renderEvalTable, replayReport, verdictLine, type EvalCase } from "./evidence-replay.js";
 import { createClient, DEFAULT_TIMEOUT_MS, type PesClient } from "./pes-client.js";
 import { renderPlaybooks, renderResult, terminalSafe } from "./result-rendering.js";
 
@@ -197,12 +200,96 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       }
     });
 
+  program
+    .command("replay")
+    .description("run an execution's analysis again, offline, from its evidence bundle, and print the verdict")
+    .argument("<id|file>", "a bundle file (- for stdin), or an execution id whose bundle the API kept")
+    .addHelpText(
+      "after",
+      "\nThe replay (verdict, mitigations, and whether the verdict is the recorded one) goes to stdout as JSON;\n" +
+        "a line for a person to stderr. Only reading a bundle by id needs the API.",
+    )
+    .action(async (source: string, _flags: unknown, command: Command) => {
+      const bundle = (await isFileSource(source))
+        ? parsedFile(EvidenceBundle, source, source === "-" ? await text(io.stdin) : await readFile(source, "utf8"))
+        : await setUp(command).client.readEvidence(source);
+      const report = replayReport(bundle);
+      io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      const recorded = report.sameAsRecorded === undefined ? "" : report.sameAsRecorded ? " (as recorded)" : " (differs from the recorded verdict)";
+      io.stderr.write(`${terminalSafe(bundle.executionId)}: ${terminalSafe(verdictLine(report.verdict))}${recorded}\n`);
+    });
+
+  program
+    .command("eval")
+    .description("replay every bundle of a folder and compare each verdict with the one it expects")
+    .argument("<folder>", "NAME.bundle.json files, each beside its NAME.expected.json")
+    .addHelpText(
+      "after",
+      '\nNAME.expected.json holds {"conclusion", "cause"?: {"kind", "subject"?, "action"}, "mitigations"?: [names]}.\n' +
+        "Prints a table (or the cases as JSON with --output json); exits 1 when any case is wrong. Needs no API.",
+    )
+    .action(async (folder: string, _flags: unknown, command: Command) => {
+      const cases = await evaluateFolder(folder);
+      if (cases.length === 0) throw new UsageError(`no *.bundle.json in ${folder}`);
+      const json = command.optsWithGlobals<GlobalFlags>().output === "json";
+      io.stdout.write(json ? `${JSON.stringify(cases, null, 2)}\n` : renderEvalTable(cases));
+      if (cases.some((item) => !item.ok)) exitCode = ExitCode.resultError;
+    });
+
   try {
     await program.parseAsync([...argv], { from: "user" });
     return exitCode;
   } catch (error) {
     return reportFailure(error, io.stderr);
   }
+}
+
+/** Whether `replay`'s argument names a file (or stdin) rather than an execution id. */
+async function isFileSource(source: string): Promise<boolean> {
+  if (source === "-") return true;
+  try {
+    return (await stat(source)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** A JSON file's content as `schema` reads it, or a usage error naming the file. */
+function parsedFile<T>(schema: z.ZodType<T>, file: string, content: string): T {
+  let json: unknown;
+  try {
+    json = JSON.parse(content);
+  } catch (error) {
+    throw new UsageError(`${file}: not JSON (${error instanceof Error ? error.message : String(error)})`);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new UsageError(`${file}: ${parsed.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`).join("; ")}`);
+  return parsed.data;
+}
+
+/** Every case of a folder, in name order: each NAME.bundle.json replayed against its NAME.expected.json. */
+async function evaluateFolder(folder: string): Promise<EvalCase[]> {
+  let names: string[];
+  try {
+    names = (await readdir(folder)).filter((name) => name.endsWith(".bundle.json")).sort();
+  } catch (error) {
+    throw new UsageError(`cannot read ${folder}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const cases: EvalCase[] = [];
+  for (const name of names) {
+    const base = name.slice(0, -".bundle.json".length);
+    const read = async (file: string) => {
+      try {
+        return await readFile(join(folder, file), "utf8");
+      } catch (error) {
+        throw new UsageError(`cannot read ${join(folder, file)}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    };
+    const bundle = parsedFile(EvidenceBundle, join(folder, name), await read(name));
+    const expected = parsedFile(ExpectedVerdict, join(folder, `${base}.expected.json`), await read(`${base}.expected.json`));
+    cases.push(evaluateCase(base, bundle, expected));
+  }
+  return cases;
 }
 
 /** Says what went wrong on stderr and picks the exit code. */

@@ -1,6 +1,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import {
   BatchExecutionResult,
+  EvidenceBundle,
   PlaybookExecutionResult,
   PlaybookList,
   type BatchExecutionInput,
@@ -57,6 +58,8 @@ export interface PesClient {
    * BATCH_MAX_ITEMS (100 by default) inputs in one request: see runBatchInChunks for any number.
    */
   runBatch(request: BatchRequest, options?: CallOptions): Promise<BatchExecutionResult>;
+  /** `GET /playbook/execution/{id}/evidence`: the evidence bundle kept for an execution of the organization. */
+  readEvidence(executionId: string, options?: CallOptions): Promise<EvidenceBundle>;
   // The asynchronous reads (`GET /playbook/execution/{id}`, a batch's progress) belong here once the
   // API serves them; each is one more `call()` with the contract's schema for its answer.
 }
@@ -138,6 +141,9 @@ export function createClient(options: ClientOptions): PesClient {
     },
     async run(input, callOptions) {
       return (await call("POST", "playbook/execution", input, PlaybookExecutionResult, callOptions)).value;
+    },
+    async readEvidence(executionId, callOptions) {
+      return (await call("GET", `playbook/execution/${encodeURIComponent(executionId)}/evidence`, undefined, EvidenceBundle, callOptions)).value;
     },
     async runBatch(request, callOptions) {
       const { status, value } = await call("POST", "playbook/execution/batch", request, BatchExecutionResult, callOptions);

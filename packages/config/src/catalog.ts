@@ -2,7 +2,7 @@ import type { DataSource } from "@pes/connectors/schemas";
 import type { Playbook } from "@pes/contracts";
 import type { MonitorNameMatcher, PlaybookDefinition } from "@pes/playbooks";
 import type { IncidentToolSettings, SlackSettings } from "./integration-settings.js";
-import type { OrganizationLimits } from "./organization-file.js";
+import type { EvidenceSettings, OrganizationLimits } from "./organization-file.js";
 
 /** One organization as loaded from CONFIG_DIR: who may call, what it can query, which playbooks it has. */
 export interface OrganizationCatalog {
@@ -20,6 +20,8 @@ export interface OrganizationCatalog {
   incidentTools?: IncidentToolSettings;
   /** Its own limits, where it sets them (the service's defaults otherwise). */
   limits?: OrganizationLimits;
+  /** Whether its executions keep their evidence bundles (absent: they do not). */
+  evidence?: EvidenceSettings;
 }
 
 /** Everything CONFIG_DIR holds, validated; immutable after load. */

@@ -99,6 +99,7 @@ export async function loadConfig(dir: string, options: { connectors?: ConnectorR
       ...(value.slack === undefined ? {} : { slack: value.slack }),
       ...(value.incidentTools === undefined ? {} : { incidentTools: value.incidentTools }),
       ...(value.limits === undefined ? {} : { limits: value.limits }),
+      ...(value.evidence === undefined ? {} : { evidence: value.evidence }),
     });
   }
   return { organizations: catalog };

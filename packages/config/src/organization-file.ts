@@ -20,6 +20,17 @@ export const OrganizationLimits = z.strictObject({
 export type OrganizationLimits = z.infer<typeof OrganizationLimits>;
 
 /**
+ * Whether an organization's executions keep what their actions observed (an evidence bundle, replayable
+ * offline with `pes replay`), and for how long. Off unless asked: a bundle holds the data sources' answers.
+ */
+export const EvidenceSettings = z.strictObject({
+  keep: z.boolean(),
+  /** Days a bundle is kept, from its execution (at most a year). */
+  retentionDays: z.int().min(1).max(366).default(7),
+});
+export type EvidenceSettings = z.infer<typeof EvidenceSettings>;
+
+/**
  * `organizations/<id>.yaml`: who may call the API for the organization, what its playbooks can query
  * (each data source checked by the schema of its connector in `connectors`), and the chat and incident
  * tools it works with.
@@ -39,6 +50,8 @@ export function organizationFileSchema(connectors: ConnectorRegistry) {
     incidentTools: IncidentToolSettings.optional(),
     /** Its own limits; each one unset takes the service's default (ORG_EXECUTIONS_IN_FLIGHT, ORG_ITEMS_QUEUED). */
     limits: OrganizationLimits.optional(),
+    /** Whether its executions keep their evidence bundles, and how long. */
+    evidence: EvidenceSettings.optional(),
   });
 }
 

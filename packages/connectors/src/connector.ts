@@ -1,10 +1,10 @@
-import type { Evidence, TimeWindow } from "@pes/analysis";
+import type { FailedObservation, Observation, TimeWindow } from "@pes/contracts";
 import type { TlsOptions } from "./connection-options.js";
 import type { DataSourceSecrets } from "./data-source-secrets.js";
 import type { HttpClient } from "./http-client.js";
 import type { SharedFetches } from "./shared-fetches.js";
 
-export type { TimeWindow } from "@pes/analysis";
+export type { TimeWindow } from "@pes/contracts";
 
 /** What every data source has, whatever its connector: what the engine and the HTTP client read. */
 export interface DataSourceBase {
@@ -18,7 +18,7 @@ export interface DataSourceBase {
 
 /** One run of an action, as the engine starts it. */
 export interface ActionContext {
-  /** The action's title: the evidence cites it. */
+  /** The action's title, for logs: the analysis cites it in the evidence. */
   title: string;
   attributes: Readonly<Record<string, string>>;
   window: TimeWindow;
@@ -44,30 +44,27 @@ export interface ActionRequest<DS extends DataSourceBase, Q> extends ActionConte
   spec: Q;
 }
 
-/** What a connector's fetch gets: the query with its template fields filled, and the action's link. */
-export interface FetchRequest<DS extends DataSourceBase, Q> extends ActionContext, DataSourceConnection {
+/**
+ * What a connector's fetch gets: the query with its template fields filled, the window, and the data
+ * source's connection. Not the action's title or the issue's attributes: what it asks is its query and
+ * window alone, so identical queries share one fetch.
+ */
+export interface FetchRequest<DS extends DataSourceBase, Q> extends Omit<ActionContext, "title" | "attributes">, DataSourceConnection {
   dataSource: DS;
-  /** The query, every template field filled with its encoding: exactly what is sent. */
+  /** The query, every template filled with its encoding: exactly what is sent. */
   query: Q;
-  /** The connector's deep link for this query (undefined when it has none): the evidence carries it. */
-  link: string | undefined;
 }
 
-/** What a runtime's fetch gives: one evidence, or several (strongest first). */
-export type Found = Evidence | readonly Evidence[];
-
 /**
- * The runtime half of a connector: loaded by the worker only, never by the API. `F` narrows what its
- * fetch gives (a connector that always answers with one evidence says `Evidence`, which its tests read).
+ * The runtime half of a connector: loaded by the worker only, never by the API. `O` narrows what its
+ * fetch gives (a connector that always answers with one kind of observation says which: its tests read it).
  */
-export interface ConnectorRuntime<DS extends DataSourceBase, Q, F extends Found = Found> {
+export interface ConnectorRuntime<DS extends DataSourceBase, Q, O extends Observation = Observation> {
   /**
-   * Asks the data source and returns what it found as evidence citing `title` (data, never sentences:
-   * the analysis words it). An action that finds several things (alerts, events, rollouts, log
-   * patterns) returns them all, strongest first; one that looked and found nothing returns a `none`
-   * evidence saying what it looked for (an empty list reads as "nothing found"). Any failure is a
-   * `failed` evidence in plain words, never a throw. The runner redacts the data source's secrets from
-   * every text of it, so a runtime need not.
+   * Asks the data source and returns what it answered, as parsed from its wire format (an observation:
+   * data, never evidence or sentences; the analysis reads it). Any failure is a `failed` observation in
+   * plain words, never a throw. The engine redacts the data source's secrets from every text read from
+   * it, so a runtime need not.
    */
-  fetch(request: FetchRequest<DS, Q>): Promise<F>;
+  fetch(request: FetchRequest<DS, Q>): Promise<O | FailedObservation>;
 }

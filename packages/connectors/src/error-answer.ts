@@ -1,4 +1,3 @@
-import { truncate } from "@pes/analysis";
 import { answerText, type HttpAnswer } from "./http-client.js";
 
 /** At most this much of an error's own words: enough for "parse error at line 1, col 12: …". */
@@ -13,7 +12,7 @@ const MAX_DETAIL_CHARS = 300;
 export function answeredError(target: string, answer: HttpAnswer, detail: string | undefined = errorDetail(answer)): string {
   const status = `${target} answered ${answer.status}${answer.statusText ? ` ${answer.statusText}` : ""}`;
   const words = detail?.replace(/\s+/g, " ").trim();
-  return words ? `${status}: ${truncate(words, MAX_DETAIL_CHARS)}` : status;
+  return words ? `${status}: ${words.length <= MAX_DETAIL_CHARS ? words : `${words.slice(0, MAX_DETAIL_CHARS - 1)}…`}` : status;
 }
 
 /** What an error body says, if it says something readable: HTML pages and unknown shapes say nothing. */

@@ -1,5 +1,3 @@
-import { mapEvidenceText, type Evidence } from "@pes/analysis";
-import type { DataSourceSecrets } from "./data-source-secrets.js";
 
 const REDACTED = "[redacted]";
 /** Too short to redact without garbling ordinary text; such a secret is no secret anyway. */
@@ -43,17 +41,4 @@ function computeForms(secrets: readonly string[]): string[] {
     forms.add(JSON.stringify(secret).slice(1, -1));
   }
   return [...forms].sort((a, b) => b.length - a.length);
-}
-
-/**
- * The evidence with the data source's secrets redacted from every text in it: labels, answers, error
- * texts, names, the title (an error text a Prometheus-compatible endpoint sent may quote the Authorization
- * header; an API may echo a header into its answer). The runner applies it to whatever a connector
- * returns, so a connector redacts by construction. Words are cut at rendering, after this: a cut cannot
- * leave half a secret behind.
- */
-export function redactEvidence<E extends Evidence>(evidence: E, secrets: DataSourceSecrets): E {
-  const { redacted } = secrets;
-  if (redacted.length === 0) return evidence;
-  return mapEvidenceText(evidence, (text) => redactSecrets(text, redacted));
 }

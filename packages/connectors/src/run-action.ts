@@ -1,23 +1,40 @@
-import { describeFetchFailure, type Evidence } from "@pes/analysis";
+import type { Observation } from "@pes/contracts";
 import { MissingAttributesError } from "@pes/templates";
-import type { ActionContext, ActionRequest, ConnectorRuntime, DataSourceBase, DataSourceConnection, Found } from "./connector.js";
+import type { ActionContext, ActionRequest, ConnectorRuntime, DataSourceBase, DataSourceConnection } from "./connector.js";
 import type { Connector, ConnectorDefinition } from "./connector-definition.js";
+import { describeFetchFailure } from "./fetch-failure.js";
 import type { HttpClient } from "./http-client.js";
 import { fillQuery } from "./query-templates.js";
-import { redactEvidence, redactSecrets } from "./redaction.js";
+import { redactSecrets } from "./redaction.js";
+
+/** What one run of an action observed, and what the engine needs to read and keep it. */
+export interface Observed<O extends Observation = Observation> {
+  /** What the data source answered (a `skipped` or `failed` one when nothing usable was asked or answered). */
+  observation: O;
+  /** The query as it was sent, every template filled: absent when it could not be filled. */
+  query?: unknown;
+  /** The connector's deep link for the query, when it has one: the evidence carries it. */
+  link?: string;
+  /**
+   * Takes the data source's secrets out of a text: a source may echo them (an error text quoting the
+   * Authorization header, an API echoing a header), so every text read from the observation passes here.
+   */
+  redact(text: string): string;
+}
 
 /**
  * Runs an action with one connector: fills the query's template fields with the encodings the connector
- * declares, builds its link, then lets it fetch. An attribute the issue lacks makes the action `skipped`;
- * a value a template cannot hold makes it `failed` before anything is sent. This is the one place where
- * runtimes are called: every evidence leaves it with the data source's secrets redacted from its texts.
+ * declares, builds its link, then lets it fetch. An attribute the issue lacks makes the observation
+ * `skipped`; a value a template cannot hold makes it `failed` before anything is sent. This is the one
+ * place where runtimes are called.
  */
-export async function runConnectorAction<DS extends DataSourceBase, Q, F extends Found>(
+export async function runConnectorAction<DS extends DataSourceBase, Q, O extends Observation>(
   definition: ConnectorDefinition<DS, Q>,
-  runtime: ConnectorRuntime<DS, Q, F>,
+  runtime: ConnectorRuntime<DS, Q, O>,
   request: ActionRequest<DS, Q>,
-): Promise<F | Evidence> {
-  const { title, dataSource, spec, attributes, window, signal, deadline, secrets } = request;
+): Promise<Observed<O | Observation>> {
+  const { dataSource, spec, attributes, window, signal, deadline, secrets } = request;
+  const redact = secrets.redacted.length === 0 ? (text: string) => text : (text: string) => redactSecrets(text, secrets.redacted);
   const http = deadline === undefined ? request.http : withDeadline(request.http, deadline);
   let query: Q;
   let link: string | undefined;
@@ -25,35 +42,23 @@ export async function runConnectorAction<DS extends DataSourceBase, Q, F extends
     query = fillQuery(spec, definition.templates, attributes, dataSource);
     link = definition.link(dataSource, query, window);
   } catch (error) {
-    if (error instanceof MissingAttributesError) return redactEvidence({ kind: "skipped", action: title, missing: error.names }, secrets);
+    if (error instanceof MissingAttributesError) return { observation: { kind: "skipped", missing: [...error.names] }, redact };
     const reason = `could not build the ${definition.builds}: ${error instanceof Error ? error.message : String(error)}`;
-    return redactEvidence({ kind: "failed", action: title, reason }, secrets);
+    return { observation: { kind: "failed", reason }, redact };
   }
-  let found: Found;
+  const asked = { query, ...(link === undefined ? {} : { link }), redact };
   try {
-    const fetch = (fetchSignal: AbortSignal) => runtime.fetch({ title, dataSource, query, attributes, window, signal: fetchSignal, secrets, http, link });
+    const fetch = (fetchSignal: AbortSignal) => runtime.fetch({ dataSource, query, window, signal: fetchSignal, secrets, http });
     // Runtimes read the filled query and the window, never the attributes: the same key asks the same.
     const key = JSON.stringify([definition.type, query, window.start, window.time, window.end]);
-    found = request.shared === undefined ? await fetch(signal) : citedBy(title, await request.shared.run(key, signal, fetch));
+    const observation = request.shared === undefined ? await fetch(signal) : await request.shared.run(key, signal, fetch);
+    return { ...asked, observation };
   } catch (error) {
-    // A shared fetch stops waiting at this action's signal, which runtimes answer with a failed evidence.
-    if (request.shared !== undefined && signal.aborted) {
-      const reason = describeFetchFailure(error, signal, "the data source");
-      return redactEvidence({ kind: "failed", action: title, reason, ...(link === undefined ? {} : { link }) }, secrets);
-    }
+    // A shared fetch stops waiting at this action's signal, as a runtime does on its own.
+    if (request.shared !== undefined && signal.aborted) return { ...asked, observation: { kind: "failed", reason: describeFetchFailure(error, signal, "the data source") } };
     // A runtime that throws has a bug, and what it threw goes to the worker log: redacted like its answers.
     throw redactedError(error, secrets.redacted);
   }
-  if (!isEvidenceList(found)) return redactEvidence(found, secrets);
-  if (found.length === 0) return redactEvidence({ kind: "none", action: title, what: "findings", ...(link === undefined ? {} : { link }) }, secrets);
-  // Each item is redacted: the list has the type the runtime declared.
-  return found.map((evidence) => redactEvidence(evidence, secrets)) as readonly Evidence[] as F;
-}
-
-/** What a fetch shared with other actions found, citing this action's title (its texts are the same). */
-function citedBy<F extends Found>(title: string, found: F): F {
-  if (!isEvidenceList(found)) return (found.action === title ? found : { ...found, action: title }) as F;
-  return found.map((evidence) => (evidence.action === title ? evidence : { ...evidence, action: title })) as readonly Evidence[] as F;
 }
 
 /**
@@ -62,16 +67,6 @@ function citedBy<F extends Found>(title: string, found: F): F {
  */
 function withDeadline(http: HttpClient, deadline: number): HttpClient {
   return { request: (url, options) => http.request(url, { deadline, ...options }), close: () => http.close() };
-}
-
-/** What a fetch found as a list (one evidence is a list of one). */
-export function evidenceList(found: Found): readonly Evidence[] {
-  return isEvidenceList(found) ? found : [found];
-}
-
-// Array.isArray does not narrow a readonly array out of a union.
-function isEvidenceList(found: Found): found is readonly Evidence[] {
-  return Array.isArray(found);
 }
 
 /** `error` with the secrets taken out of its message and stack (its cause is dropped: it may hold them too). */
@@ -89,7 +84,7 @@ export interface PreparedAction {
   readonly type: string;
   /** It reports the changes in its window (ConnectorDefinition.reportsChanges). */
   readonly reportsChanges: boolean;
-  run(context: ActionContext): Promise<Found>;
+  run(context: ActionContext): Promise<Observed>;
 }
 
 /**
@@ -117,6 +112,6 @@ export interface AnyActionRequest extends ActionContext {
 }
 
 /** Runs a prepared action with this run's context. */
-export function runAction(request: AnyActionRequest): Promise<Found> {
+export function runAction(request: AnyActionRequest): Promise<Observed> {
   return request.action.run(request);
 }

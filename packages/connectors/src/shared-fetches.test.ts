@@ -1,16 +1,16 @@
-import type { Evidence } from "@pes/analysis";
+import type { Observation } from "@pes/contracts";
 import { describe, expect, it } from "vitest";
 import { createSharedFetches } from "./shared-fetches.js";
 
 /** A fetch the test ends by hand (call by call), counting its calls and keeping the signal each ran on. */
 function controlledFetch() {
   const calls: AbortSignal[] = [];
-  const answers: Array<(found: Evidence) => void> = [];
+  const answers: Array<(found: Observation) => void> = [];
   const fetch = (signal: AbortSignal) => {
     calls.push(signal);
-    return new Promise<Evidence>((resolve) => answers.push(resolve));
+    return new Promise<Observation>((resolve) => answers.push(resolve));
   };
-  return { calls, fetch, answer: (call: number, text: string) => answers[call]?.({ kind: "answer", action: "first", text }) };
+  return { calls, fetch, answer: (call: number, text: string) => answers[call]?.({ kind: "text", text }) };
 }
 
 describe("createSharedFetches", () => {

@@ -1,4 +1,4 @@
-import type { Found } from "./connector.js";
+import type { Observation } from "@pes/contracts";
 
 /**
  * One data source's fetches in flight, by what they ask (connector, filled query, window): a second action
@@ -13,11 +13,11 @@ export interface SharedFetches {
    * signal, aborted once every caller sharing it has aborted; a caller whose `signal` aborts stops
    * waiting at once (rejecting with its reason) while the others keep theirs.
    */
-  run(key: string, signal: AbortSignal, fetch: (signal: AbortSignal) => Promise<Found>): Promise<Found>;
+  run(key: string, signal: AbortSignal, fetch: (signal: AbortSignal) => Promise<Observation>): Promise<Observation>;
 }
 
 interface InFlight {
-  answer: Promise<Found>;
+  answer: Promise<Observation>;
   join(signal: AbortSignal): void;
 }
 
@@ -37,7 +37,7 @@ export function createSharedFetches(): SharedFetches {
   };
 }
 
-function start(fetch: (signal: AbortSignal) => Promise<Found>, ended: () => void): InFlight {
+function start(fetch: (signal: AbortSignal) => Promise<Observation>, ended: () => void): InFlight {
   const controller = new AbortController();
   let waiting = 0;
   const answer = fetch(controller.signal).finally(ended);
@@ -56,15 +56,15 @@ function start(fetch: (signal: AbortSignal) => Promise<Found>, ended: () => void
 }
 
 /** `answer`, or a rejection with the signal's reason as soon as it aborts. */
-function untilAborted(answer: Promise<Found>, signal: AbortSignal): Promise<Found> {
+function untilAborted(answer: Promise<Observation>, signal: AbortSignal): Promise<Observation> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
     const abort = () => reject(signal.reason);
     signal.addEventListener("abort", abort, { once: true });
     answer.then(
-      (found) => {
+      (observation) => {
         signal.removeEventListener("abort", abort);
-        resolve(found);
+        resolve(observation);
       },
       (error: unknown) => {
         signal.removeEventListener("abort", abort);

@@ -11,10 +11,14 @@ import { sendJson, startTestHttpServer, type TestHttpHandler, type TestHttpServe
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveSecrets } from "./data-source-secrets.js";
 import { answerText } from "./http-client.js";
-import { runHttpAction } from "./http/runtime.js";
+import { runHttpAction as observe } from "./http/runtime.js";
+import { readingOne } from "./testing/observed-evidence.js";
 import { HttpDataSource } from "./http/schema.js";
 import { rendered, type RenderedEvidence } from "./testing/rendered-evidence.js";
 import { connectDataSource } from "./undici-http-client.js";
+
+/** The connector's run, then the analysis of what it observed: the evidence an execution gets. */
+const runHttpAction = readingOne(observe);
 
 const window = { start: new Date("2026-11-20T13:08:00Z"), time: new Date("2026-11-20T14:08:00Z"), end: new Date("2026-11-20T14:23:00Z") };
 

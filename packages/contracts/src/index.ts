@@ -11,3 +11,6 @@ export * from "./job-reply.js";
 export * from "./json-text.js";
 export * from "./playbook.js";
 export * from "./playbook-match.js";
+export * from "./time-window.js";
+export * from "./observation.js";
+export * from "./evidence-bundle.js";

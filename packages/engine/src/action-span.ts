@@ -17,7 +17,7 @@ export interface ActionSpanFacts {
  * span's children. The span records the evidence's kind; a failed action is an error span, without its
  * reason, which may quote the data source's answer.
  */
-export function inActionSpan(parent: Context, facts: ActionSpanFacts, run: () => Promise<readonly Evidence[]>): Promise<readonly Evidence[]> {
+export function inActionSpan<R extends { evidence: readonly Evidence[] }>(parent: Context, facts: ActionSpanFacts, run: () => Promise<R>): Promise<R> {
   return tracer.startActiveSpan(
     `action ${facts.connectorType}`,
     {
@@ -30,11 +30,12 @@ export function inActionSpan(parent: Context, facts: ActionSpanFacts, run: () =>
     parent,
     async (span) => {
       try {
-        const evidence = await run();
+        const ran = await run();
+        const { evidence } = ran;
         // One kind, or the kinds of what it found ("alert,alert,change").
         span.setAttribute(SpanAttributes.actionOutcome, evidence.map((item) => item.kind).join(","));
         if (evidence.some((item) => item.kind === "failed")) span.setStatus({ code: SpanStatusCode.ERROR });
-        return evidence;
+        return ran;
       } finally {
         span.end();
       }

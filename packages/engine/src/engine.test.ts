@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setImmediate as turn } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { Evidence } from "@pes/analysis";
 import { loadConfig, resolveCatalogSecrets, type Catalog } from "@pes/config";
-import { runAction, type AnyActionRequest, type DataSource, type Found } from "@pes/connectors";
+import { runAction, type AnyActionRequest, type DataSource, type Observed } from "@pes/connectors";
+import { EvidenceBundle, type Observation } from "@pes/contracts";
 import type { ExecutionJob } from "@pes/contracts";
 import {
   demoIncidentOpenMetrics,
@@ -17,7 +17,8 @@ import {
   type SeenRequest,
 } from "@pes/local-services";
 import { createLogger } from "@pes/logger";
-import { createEngine, type ActionReport, type EngineDeps } from "./engine.js";
+import { replayBundle } from "@pes/analysis";
+import { createEngine, type ActionReport, type EngineDeps, type KeptEvidence } from "./engine.js";
 import { createLocalQuerySlots } from "./query-slots.js";
 
 const INCIDENT = new Date("2026-11-20T14:05:00Z");
@@ -110,6 +111,11 @@ function withDataSourcesOf(checked: Catalog, current: Catalog): Catalog {
   const dataSources = current.organizations.get("acme")?.dataSources;
   if (playbooks === undefined || dataSources === undefined) throw new Error("both catalogs must hold acme");
   return { organizations: new Map([["acme", { ...playbooks, dataSources }]]) };
+}
+
+/** What a stand-in for a connector observed, as a run of it gives it (a data source without secrets). */
+function observed(observation: Observation): Observed {
+  return { observation, redact: (text) => text };
 }
 
 function engineWith(catalog: Catalog, overrides: Partial<EngineDeps> = {}) {
@@ -224,6 +230,45 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
       { toolName: "pager", customName: "Page the owners of checkout" },
       { toolName: "grafana", url: "https://grafana.example/d/x?var-service=checkout" },
     ]);
+  });
+
+  it("keeps what its actions observed for an organization that asks, which replays offline to the same verdict", async () => {
+    api.route = (_request, response) => sendJson(response, 200, { version: "v1.2.3", deployedAt: "2026-11-20T14:01:00Z" });
+    const acme = catalog.organizations.get("acme");
+    if (acme === undefined) throw new Error("no acme");
+    const keeping: Catalog = { organizations: new Map([["acme", { ...acme, evidence: { keep: true, retentionDays: 3 } }]]) };
+    const kept: KeptEvidence[] = [];
+    const keepEvidence = async (evidence: KeptEvidence) => {
+      kept.push(evidence);
+    };
+
+    await engineWith(catalog, { keepEvidence }).execute(job("Checkout latency"), undefined, "exec-1");
+    expect(kept).toEqual([]);
+    const result = await engineWith(keeping, { keepEvidence }).execute(job("Checkout latency"), undefined, "exec-2");
+
+    expect(kept.map(({ orgId, retentionDays, bundle }) => ({ orgId, retentionDays, executionId: bundle.executionId }))).toEqual([
+      { orgId: "acme", retentionDays: 3, executionId: "exec-2" },
+    ]);
+    // As stored and read back: JSON, parsed by the contract.
+    const bundle = EvidenceBundle.parse(JSON.parse(JSON.stringify(kept[0]?.bundle)));
+    expect(bundle.issue).toEqual({ bookName: "Checkout latency", time: "2026-11-20T14:08:00Z", attributes: { service: "checkout" } });
+    expect(bundle.actions.map(({ gadget, title, connector, observation }) => [gadget, title, connector, observation.kind])).toEqual([
+      ["Latency of checkout", "p99 latency", "prometheus", "prometheus"],
+      ["Errors and traffic", "error ratio", "prometheus", "prometheus"],
+      ["Errors and traffic", "request rate", "prometheus", "prometheus"],
+      ["Changes", "Last deploy of checkout", "http", "json"],
+    ]);
+    expect(bundle.actions[3]?.query).toEqual({ method: "GET", path: "/deploys/checkout", answerField: "version", change: { kind: "deploy", timeField: "deployedAt", subject: "checkout" } });
+    // What the sources answered and the filled queries; never where the sources are.
+    const text = JSON.stringify(bundle);
+    expect(text).not.toContain(prometheus.url);
+    expect(text).not.toContain(api.url);
+
+    const replay = replayBundle(bundle);
+    expect(replay.verdict).toEqual(result.verdict);
+    expect(replay.verdict.conclusion).toBe("cause");
+    expect(replay.mitigations).toEqual(["rollback", "Page the owners of checkout", "grafana"]);
+    expect(replay.unreadable).toEqual([]);
   });
 
   it("names what was abnormal first, and when it began, when no change preceded it", async () => {
@@ -345,7 +390,7 @@ describe("engine with misbehaving actions", () => {
     );
     const current = await loadCatalog({ web: { type: "http", url: api.url }, api: { type: "http", url: api.url } }, []);
     const catalog = withDataSourcesOf(checked, current);
-    const throwing = (request: AnyActionRequest): Promise<Found> =>
+    const throwing = (request: AnyActionRequest): Promise<Observed> =>
       request.title === "throws" ? Promise.reject(new Error("connector bug")) : runAction(request);
     const result = await engineWith(catalog, { runAction: throwing }).execute(job("Book"));
     expect(result.actionResults).toEqual([
@@ -363,18 +408,24 @@ describe("engine with misbehaving actions", () => {
 
   it("answers once per action when an action finds several things, and says what it did not find", async () => {
     const catalog = await catalogFor([httpAction("Related alerts", "/alerts"), httpAction("Warnings", "/events")]);
-    const at = new Date(NOW().getTime() - 5 * 60_000);
-    const several = async (request: AnyActionRequest): Promise<Found> =>
-      request.title === "Related alerts"
-        ? [
-            { kind: "alert", action: request.title, name: "HighErrorRate", subject: "service=checkout", onset: at },
-            { kind: "alert", action: request.title, name: "HighLatency", onset: at },
-          ]
-        : [];
+    const at = new Date("2026-11-20T14:03:00Z");
+    const endsAt = "2026-11-20T15:00:00Z";
+    const several = async (request: AnyActionRequest): Promise<Observed> =>
+      observed(
+        request.title === "Related alerts"
+          ? {
+              kind: "alertmanager",
+              alerts: [
+                { labels: { alertname: "HighErrorRate", service: "checkout" }, startsAt: at.toISOString(), endsAt },
+                { labels: { alertname: "HighLatency" }, startsAt: at.toISOString(), endsAt },
+              ],
+            }
+          : { kind: "kubernetes-events", items: [] },
+      );
     const result = await engineWith(catalog, { runAction: several }).execute(job("Book"));
     expect(result.actionResults?.map((item) => item.shortAnswer)).toEqual([
       `Related alerts: HighErrorRate firing for service=checkout since ${at.toISOString().slice(11, 16)} UTC (and 1 more)`,
-      "Warnings: no findings",
+      "Warnings: no warning events",
     ]);
     expect(result.highlights).toContain("HighLatency firing");
   });
@@ -387,7 +438,7 @@ describe("engine with misbehaving actions", () => {
       httpAction("stuck", "/stuck"),
       httpAction("Pods of {{pod}}", "/pods/{{pod}}"),
     ], {}, { optionalAttributes: ["service", "pod"] });
-    const stuck = (request: AnyActionRequest): Promise<Found> => (request.title === "stuck" ? new Promise<Found>(() => undefined) : runAction(request));
+    const stuck = (request: AnyActionRequest): Promise<Observed> => (request.title === "stuck" ? new Promise<Observed>(() => undefined) : runAction(request));
     const reports: ActionReport[] = [];
 
     await engineWith(catalog, { runAction: stuck, actionTimeoutMs: 200, onActionFinished: (report) => reports.push(report) }).execute(
@@ -420,8 +471,8 @@ describe("engine with misbehaving actions", () => {
 
   it("ends an action that ignores its signal at the deadline", async () => {
     const catalog = await catalogFor([httpAction("stuck", "/stuck"), httpAction("fine", "/fine")]);
-    const ignoresSignal = (request: AnyActionRequest): Promise<Evidence> =>
-      request.title === "stuck" ? new Promise<Evidence>(() => undefined) : Promise.resolve({ kind: "answer", action: "fine", text: "yes" });
+    const ignoresSignal = (request: AnyActionRequest): Promise<Observed> =>
+      request.title === "stuck" ? new Promise<Observed>(() => undefined) : Promise.resolve(observed({ kind: "text", text: "yes" }));
     const result = await engineWith(catalog, { runAction: ignoresSignal, actionTimeoutMs: 200 }).execute(job("Book"));
     expect(result.actionResults?.map((action) => action.shortAnswer)).toEqual(["stuck: timed out after 200 ms", "fine: yes"]);
   });
@@ -443,13 +494,13 @@ describe("engine with misbehaving actions", () => {
     let running = 0;
     let maxRunning = 0;
     const manual = (request: AnyActionRequest) =>
-      new Promise<Evidence>((resolve) => {
+      new Promise<Observed>((resolve) => {
         started.push(request.title);
         running += 1;
         maxRunning = Math.max(maxRunning, running);
         finish.set(request.title, () => {
           running -= 1;
-          resolve({ kind: "answer", action: request.title, text: "done" });
+          resolve(observed({ kind: "text", text: "done" }));
         });
       });
     const execution = engineWith(catalog, { runAction: manual, maxConcurrentActions: 2 }).execute(job("Book"));
@@ -586,6 +637,21 @@ describe("engine with misbehaving actions", () => {
     // A service with no list of upstreams runs none.
     const search = await engineWith(catalog).execute(job("Book", { service: "search" }));
     expect(search.actionResults?.map((action) => action.title)).toEqual(["status of search"]);
+
+    // The bundle keeps who each instance is about, and the issue's upstreams: a replay judges as the worker did.
+    const acme = catalog.organizations.get("acme");
+    if (acme === undefined) throw new Error("no acme");
+    const keeping: Catalog = { organizations: new Map([["acme", { ...acme, evidence: { keep: true, retentionDays: 1 } }]]) };
+    const kept: KeptEvidence[] = [];
+    const keptResult = await engineWith(keeping, { keepEvidence: async (evidence) => void kept.push(evidence) }).execute(job("Book"), undefined, "exec-up");
+    const bundle = EvidenceBundle.parse(JSON.parse(JSON.stringify(kept[0]?.bundle)));
+    expect(bundle.issue.upstreams).toEqual(["orders", "cart"]);
+    expect(bundle.actions.map(({ gadget, upstream }) => [gadget, upstream])).toEqual([
+      ["Checks of checkout", undefined],
+      ["Upstream orders of checkout", "orders"],
+      ["Upstream cart of checkout", "cart"],
+    ]);
+    expect(replayBundle(bundle).verdict).toEqual(keptResult.verdict);
   });
 
   it("shares a fetch in flight between concurrent executions of one worker asking the same over the same window", async () => {

@@ -15,7 +15,6 @@ import type { Catalog, CatalogSecrets } from "@pes/config";
 import {
   connectDataSource,
   connectorRegistry,
-  evidenceList,
   NO_SECRETS,
   prepareAction,
   runAction,
@@ -23,16 +22,17 @@ import {
   type ConnectorRegistry,
   type DataSource,
   type DataSourceConnection,
-  type Found,
+  type Observed,
   type PreparedAction,
   type TimeWindow,
 } from "@pes/connectors";
-import type { ActionResult, ExecutionJob, GadgetHighlights, PlaybookExecutionResult } from "@pes/contracts";
+import type { ActionResult, EvidenceBundle, ExecutionJob, GadgetHighlights, PlaybookExecutionResult } from "@pes/contracts";
 import type { Logger } from "@pes/logger";
 import { gadgetInstances, instanceAttributes, renderArgs, renderMitigations, type ActionDefinition, type GadgetInstance } from "@pes/playbooks";
 import { asText, fillTemplate, MissingAttributesError } from "@pes/templates";
 import { inActionSpan } from "./action-span.js";
 import { createConcurrencyLimit } from "./concurrency-limit.js";
+import { bundleOf, evidenceOf } from "./evidence-bundle.js";
 import { createLocalQuerySlots, inQuerySlot, NoQuerySlotError, type QuerySlotLimit, type QuerySlots } from "./query-slots.js";
 import { createOncePerQuery, sameQueryKey } from "./same-query.js";
 import { summarizeWithLanguageModel, type LanguageModelOptions } from "./language-model-summary.js";
@@ -59,7 +59,12 @@ export interface EngineDeps {
    */
   querySlots?: QuerySlots;
   /** Runs one prepared action; replaced in tests that need an action to misbehave. */
-  runAction?: (request: AnyActionRequest) => Promise<Found>;
+  runAction?: (request: AnyActionRequest) => Promise<Observed>;
+  /**
+   * Keeps the evidence bundle of an execution of an organization that opts in (`evidence.keep`), given
+   * its id: called once its result is known. A failure to keep it is logged; the result stands.
+   */
+  keepEvidence?: (kept: KeptEvidence) => Promise<void>;
   /**
    * An OpenAI-compatible model for one optional pass over the findings (language-model-summary.ts); none:
    * the deterministic text only, and no `analysis` in the result.
@@ -89,14 +94,33 @@ export interface ActionReport {
   seconds?: number;
 }
 
+/** An execution's evidence bundle, to be kept for the organization's retention. */
+export interface KeptEvidence {
+  orgId: string;
+  retentionDays: number;
+  bundle: EvidenceBundle;
+}
+
+/** What one action ran into: its evidence and, when it asked its data source, what it observed. */
+interface ActionRun {
+  evidence: readonly Evidence[];
+  observed?: Observed;
+}
+
+/** An action's run over the window it ran over (the playbook's, or a look-back's wider one). */
+interface WindowedRun extends ActionRun {
+  window: TimeWindow;
+}
+
 export interface Engine {
   /**
    * Runs a resolved job: every action of every gadget concurrently (bounded), each with its own deadline,
    * then judges their evidence (the verdict) and words the per-gadget and bottom-line summaries
    * (`@pes/analysis`). A failing action is a finding, never a failed execution; `{ error }` only when the
-   * job names a playbook this worker does not know.
+   * job names a playbook this worker does not know. With the execution's id, the evidence bundle of an
+   * organization that keeps them is handed to `keepEvidence`.
    */
-  execute(job: ExecutionJob, signal?: AbortSignal): Promise<PlaybookExecutionResult>;
+  execute(job: ExecutionJob, signal?: AbortSignal, executionId?: string): Promise<PlaybookExecutionResult>;
   /** Closes the data sources' HTTP clients (their keep-alive connections). */
   close(): Promise<void>;
 }
@@ -150,7 +174,7 @@ export function createEngine(deps: EngineDeps): Engine {
     attributes: Readonly<Record<string, string>>,
     window: TimeWindow,
     outer: AbortSignal | undefined,
-  ): Promise<readonly Evidence[]> {
+  ): Promise<ActionRun> {
     const { title, definition, prepared } = planned;
     const failed = (reason: string, link?: string): Evidence => ({ kind: "failed", action: title, reason, ...(link === undefined ? {} : { link }) });
     const report = (outcome: ActionOutcome, startedAt?: number) =>
@@ -163,7 +187,7 @@ export function createEngine(deps: EngineDeps): Engine {
       });
     if (outer?.aborted) {
       report("cancelled");
-      return [failed("cancelled before it started")];
+      return { evidence: [failed("cancelled before it started")] };
     }
     // One plain controller per action: AbortSignal.timeout/any build transferable signals, which the
     // benchmark profile showed costing more than the rest of the engine's bookkeeping. Both ways it can
@@ -199,7 +223,7 @@ export function createEngine(deps: EngineDeps): Engine {
     try {
       if (typeof prepared === "string") {
         report("failed");
-        return [failed(prepared)];
+        return { evidence: [failed(prepared)] };
       }
       // A slot is held for the action's deadline at most (its lease frees it after that, should this process die).
       const slotOptions = {
@@ -210,24 +234,28 @@ export function createEngine(deps: EngineDeps): Engine {
       };
       const ran = inQuerySlot(querySlots, planned.slots, slotOptions, () => run({ action: prepared, title, attributes, window, signal, deadline }));
       // Whatever the action does after the race is decided is handled by the race: never unhandled.
-      const found = await Promise.race([ran, abandoned]);
-      if (found === ABORTED) return [ended()];
-      const evidence = evidenceList(found);
+      const observed = await Promise.race([ran, abandoned]);
+      if (observed === ABORTED) return { evidence: [ended()] };
+      // The analysis reads what the action observed: the one way from a data source's answer to evidence.
+      const evidence = evidenceOf(observed, title, window);
       const [only] = evidence;
-      if (only === undefined) return [{ kind: "none", action: title, what: "findings" }];
-      if (evidence.length === 1 && only.kind === "failed" && signal.aborted) return [ended(only.link)];
+      if (only === undefined) return { evidence: [{ kind: "none", action: title, what: "findings" }], observed };
+      if (evidence.length === 1 && only.kind === "failed" && signal.aborted) {
+        const stopped = ended(only.link);
+        return { evidence: [stopped], observed: { ...observed, observation: { kind: "failed", reason: stopped.kind === "failed" ? stopped.reason : only.reason } } };
+      }
       if (evidence.length === 1 && only.kind === "skipped") report("skipped");
       else report(evidence.length === 1 && only.kind === "failed" ? "failed" : "ok", startedAt);
-      return evidence;
+      return { evidence, observed };
     } catch (error) {
       if (error instanceof NoQuerySlotError) {
         report(timedOut ? "timeout" : "failed", startedAt);
-        return [failed(error.message)];
+        return { evidence: [failed(error.message)] };
       }
-      if (signal.aborted) return [ended()];
+      if (signal.aborted) return { evidence: [ended()] };
       logger.warn({ err: error, action: title, dataSource: definition.dataSource }, "action threw instead of returning evidence");
       report("failed", startedAt);
-      return [failed("failed unexpectedly (details in the worker log)")];
+      return { evidence: [failed("failed unexpectedly (details in the worker log)")] };
     } finally {
       clearTimeout(timer);
       clearTimeout(grace);
@@ -239,7 +267,7 @@ export function createEngine(deps: EngineDeps): Engine {
     async close() {
       await Promise.all([...connections.values()].flatMap((byName) => [...byName.values()].map((connection) => connection.http.close())));
     },
-    async execute(job, signal) {
+    async execute(job, signal, executionId) {
       const org = deps.catalog.organizations.get(job.orgId);
       const playbook = org?.playbooks.get(job.bookName);
       const playbookSteps = steps.get(job.orgId)?.get(job.bookName);
@@ -281,22 +309,26 @@ export function createEngine(deps: EngineDeps): Engine {
       const parent = context.active();
       // One list of evidence per action (most actions find one thing; some list several).
       // The same query over the same window to the same data source is fetched once per execution.
-      const oncePerQuery = createOncePerQuery();
-      const runIn = (action: PlannedAction, over: TimeWindow) =>
-        limit.run(() => inActionSpan(parent, actionSpanOf(action, job.requestId), () => runOne(job.orgId, action, action.attributes, over, signal)));
-      const firstLook: (readonly Evidence[])[] = await Promise.all(
-        planned.map((action) => oncePerQuery(action.queryKey, action.title, () => runIn(action, window))),
-      );
-      // A symptom that was already climbing when the window began: date its start, and find the changes before it.
-      const perAction = await lookBeforeTrends(
+      const oncePerQuery = createOncePerQuery<WindowedRun>();
+      const runIn = (action: PlannedAction, over: TimeWindow): Promise<WindowedRun> =>
+        limit.run(async () => ({
+          ...(await inActionSpan(parent, actionSpanOf(action, job.requestId), () => runOne(job.orgId, action, action.attributes, over, signal))),
+          window: over,
+        }));
+      const firstLook: WindowedRun[] = await Promise.all(planned.map((action) => oncePerQuery(action.queryKey, action.title, () => runIn(action, window))));
+      // A symptom that was already climbing when the window began: date its start, and find the changes
+      // before it. A run again replaces the first one's evidence and observation both (and its window), so
+      // the bundle keeps what the verdict was judged from.
+      const runs = await lookBeforeTrends(
         firstLook,
         planned.map((action) => typeof action.prepared !== "string" && action.prepared.reportsChanges),
         window,
         (index, over) => {
           const action = planned[index];
-          return action === undefined ? Promise.resolve([]) : runIn(action, over);
+          return action === undefined ? Promise.resolve({ evidence: [], window: over }) : runIn(action, over);
         },
       );
+      const perAction = runs.map((run) => run.evidence);
       const findingsOf = (keep: (action: PlannedAction) => boolean): Finding[] =>
         planned.flatMap((action, index) =>
           keep(action)
@@ -357,6 +389,21 @@ export function createEngine(deps: EngineDeps): Engine {
         time,
         alertmanagerUrl: (name) => alertmanagerUiUrl(org.dataSources, name),
       });
+      if (executionId !== undefined && org.evidence?.keep === true && deps.keepEvidence !== undefined) {
+        const actions = planned.map((action, index) => ({
+          gadget: action.gadgetTitle,
+          title: action.title,
+          connector: action.connector,
+          ...(action.instance.upstream === undefined ? {} : { upstream: action.instance.upstream }),
+          window: runs[index]?.window ?? window,
+          evidence: perAction[index] ?? [],
+          ...(runs[index]?.observed === undefined ? {} : { observed: runs[index].observed }),
+        }));
+        const bundle = bundleOf(executionId, job, upstreams, actions, playbook.mitigations, judgement.verdict, now());
+        await deps.keepEvidence({ orgId: job.orgId, retentionDays: org.evidence.retentionDays, bundle }).catch((error: unknown) => {
+          logger.warn({ err: error, requestId: job.requestId }, "could not keep the execution's evidence bundle");
+        });
+      }
       return {
         highlights,
         verdict: judgement.verdict,

@@ -1,5 +1,10 @@
 import type { Evidence } from "@pes/analysis";
 
+/** What running an action gave: its evidence, and whatever else rides along with it. */
+interface Ran {
+  readonly evidence: readonly Evidence[];
+}
+
 /**
  * What an action asks, as far as one execution can tell: its data source, its connector and its query as
  * configured. Within one execution the attributes and the window are the same for every action, so two
@@ -14,12 +19,12 @@ export function sameQueryKey(dataSource: string, connector: string, query: unkno
  * sharing in-flight fetches is not enough): a later action of the same key gets the first one's evidence,
  * citing its own title.
  */
-export function createOncePerQuery(): (key: string | undefined, title: string, run: () => Promise<readonly Evidence[]>) => Promise<readonly Evidence[]> {
-  const runs = new Map<string, Promise<readonly Evidence[]>>();
+export function createOncePerQuery<R extends Ran>(): (key: string | undefined, title: string, run: () => Promise<R>) => Promise<R> {
+  const runs = new Map<string, Promise<R>>();
   return (key, title, run) => {
     if (key === undefined) return run();
     const first = runs.get(key);
-    if (first !== undefined) return first.then((evidence) => evidence.map((item) => ({ ...item, action: title })));
+    if (first !== undefined) return first.then((ran) => ({ ...ran, evidence: ran.evidence.map((item) => ({ ...item, action: title })) }));
     const running = run();
     runs.set(key, running);
     return running;

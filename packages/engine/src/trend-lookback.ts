@@ -7,6 +7,11 @@ import type { TimeWindow } from "@pes/connectors";
  */
 export const TREND_LOOKBACK_MS = 6 * 3_600_000;
 
+/** An action's run: its evidence, and whatever rides along with it (what it observed, over which window). */
+interface Run {
+  readonly evidence: readonly Evidence[];
+}
+
 /**
  * A second look, further back, when a metric's trend began before the window (`trend.beforeWindow`):
  *
@@ -16,34 +21,35 @@ export const TREND_LOOKBACK_MS = 6 * 3_600_000;
  *    earliest trend's start, so that the change that set it off, hours before the symptoms, is weighed
  *    as a cause (what they find replaces their first answer, unless they failed).
  *
- * Nothing runs again when no trend began before the window. Returns the evidence per action.
+ * Nothing runs again when no trend began before the window. Returns the run per action: a second run
+ * that replaces the first is returned whole, so what it observed stays with its evidence.
  */
-export async function lookBeforeTrends(
-  perAction: ReadonlyArray<readonly Evidence[]>,
+export async function lookBeforeTrends<R extends Run>(
+  perAction: readonly R[],
   reportsChanges: readonly boolean[],
   window: TimeWindow,
-  rerun: (index: number, window: TimeWindow) => Promise<readonly Evidence[]>,
-): Promise<Array<readonly Evidence[]>> {
+  rerun: (index: number, window: TimeWindow) => Promise<R>,
+): Promise<R[]> {
   const result = [...perAction];
-  const early = indexesWhere(result, (evidence) => evidence.some((item) => item.kind === "metric" && item.trend?.beforeWindow === true));
+  const early = indexesWhere(result, ({ evidence }) => evidence.some((item) => item.kind === "metric" && item.trend?.beforeWindow === true));
   if (early.length === 0) return result;
   const { time, end } = window;
   const wide: TimeWindow = { start: new Date(Math.min(window.start.getTime(), time.getTime() - TREND_LOOKBACK_MS)), time, end };
   if (wide.start < window.start) {
     const again = await Promise.all(early.map((index) => rerun(index, wide)));
     early.forEach((index, position) => {
-      const found = again[position] ?? [];
-      if (found.some((item) => item.kind === "metric" && item.trend !== undefined)) result[index] = found;
+      const found = again[position];
+      if (found?.evidence.some((item) => item.kind === "metric" && item.trend !== undefined)) result[index] = found;
     });
   }
-  const starts = result.flatMap((evidence) => evidence.flatMap((item) => (item.kind === "metric" && item.trend !== undefined ? [item.trend.since.getTime()] : [])));
+  const starts = result.flatMap(({ evidence }) => evidence.flatMap((item) => (item.kind === "metric" && item.trend !== undefined ? [item.trend.since.getTime()] : [])));
   const from = Math.min(...starts) - CHANGE_EFFECT_MS;
   if (!(from < window.start.getTime())) return result;
   const changes = indexesWhere(result, (_, index) => reportsChanges[index] === true);
   const before = await Promise.all(changes.map((index) => rerun(index, { start: new Date(from), time, end })));
   changes.forEach((index, position) => {
-    const found = before[position] ?? [];
-    if (found.length > 0 && !found.every((item) => item.kind === "failed")) result[index] = found;
+    const found = before[position];
+    if (found !== undefined && found.evidence.length > 0 && !found.evidence.every((item) => item.kind === "failed")) result[index] = found;
   });
   return result;
 }

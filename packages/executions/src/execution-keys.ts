@@ -19,6 +19,7 @@ import type { KeySpace } from "@pes/jobs";
  *   batch:<id>:invalid         hash: an invalid input's index → its `{ error }` JSON
  *   batch:<id>:lost-check      string: held by the one reader looking for a quiet batch's lost items
  *   idempotency:<key hash>     string: an Idempotency-Key's request hash and the id it stands for
+ *   evidence:<execution id>    string: the execution's evidence bundle (JSON), for the organization's retention
  *
  * An organization's executions therefore share one node of a cluster: an organization scales with its
  * node, and organizations spread over the nodes.
@@ -72,4 +73,9 @@ export function batchLostCheckKey(keys: KeySpace, orgId: string, batchId: string
 /** The Pub/Sub channel of one API instance: workers publish the replies of that instance's executions there. */
 export function replyChannel(keys: KeySpace, instanceId: string): string {
   return `${keys.prefix}:reply:${instanceId}`;
+}
+
+/** An execution's evidence bundle, kept when the organization asks (evidence-store.ts). */
+export function evidenceKey(keys: KeySpace, orgId: string, executionId: string): string {
+  return `${organizationPrefix(keys, orgId)}evidence:${executionId}`;
 }

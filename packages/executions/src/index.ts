@@ -35,3 +35,4 @@ export { createExecutionReplies, createExecutionWorker } from "./execution-repli
 export type { IdempotencyClaim, IdempotencyKeys, IdempotentRequest } from "./idempotency-keys.js";
 export { batchItemId, type BatchItem, type BatchItemView, type BatchPage, type Batches, type BatchView, type NewBatch } from "./batch-store.js";
 export { LimitExceededError, type Lane, type LaneLimit } from "./execution-lifecycle.js";
+export { createEvidenceStore, openEvidenceStore, type EvidenceStore, type OpenedEvidenceStore } from "./evidence-store.js";

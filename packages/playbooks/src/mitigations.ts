@@ -1,5 +1,5 @@
-import { causeKindOf, type Ranking } from "@pes/analysis";
-import type { ActionableMitigation } from "@pes/contracts";
+import { mitigationFits, type Ranking } from "@pes/analysis";
+import type { ActionableMitigation, MitigationCondition } from "@pes/contracts";
 import { asText, fillTemplate, fillTemplates, fillUrlTemplate, MissingAttributesError, UnsafeValueError } from "@pes/templates";
 import { silenceAction, silenceFormUrl } from "./alertmanager-silence.js";
 import type { MitigationTemplate, MitigationWhen } from "./playbook-definition.js";
@@ -43,34 +43,14 @@ export function renderMitigations(
   return mitigations;
 }
 
-/** Whether the findings meet every condition of `when` (see MitigationWhen). */
+/** Whether the findings meet every condition of `when` (mitigationFits), its action's title filled as the engine fills titles. */
 function meets(when: MitigationWhen, attributes: Readonly<Record<string, string>>, context: MitigationContext): boolean {
-  const { ranking, time } = context;
-  const cause = ranking.likelyCause;
-  const causeChange = cause?.basis === "change" ? cause.finding.evidence.change : undefined;
-  // The kind the verdict gives the cause: an upstream's symptom is `upstream`, never its own kind (an
-  // upstream's memory at its limit is no reason to raise the paged service's).
-  const causeKind =
-    cause?.basis === "node"
-      ? "node"
-      : cause?.basis === "symptom"
-        ? cause.finding.upstream === undefined
-          ? causeKindOf(cause.finding.evidence)
-          : "upstream"
-        : causeChange;
-  if (when.abnormal !== undefined && when.abnormal !== ranking.symptoms.length > 0) return false;
-  if (when.likelyCause !== undefined && when.likelyCause !== causeKind) return false;
-  if (when.change !== undefined) {
-    const before = ranking.changes.some(({ evidence }) => evidence.change === when.change && evidence.at.getTime() <= time.getTime());
-    if (!before && causeChange !== when.change) return false;
-  }
-  if (when.action !== undefined) {
-    // Titles are prose: filled as the engine fills them, a missing attribute kept as written.
-    const title = fillOrKeep(when.action, attributes);
-    const found = cause?.finding.evidence.action === title || ranking.symptoms.some(({ evidence }) => evidence.action === title);
-    if (!found) return false;
-  }
-  return true;
+  return mitigationFits(filledCondition(when, attributes), context.ranking, context.time);
+}
+
+/** A mitigation's `when` with its action's title filled (a missing attribute kept as written: titles are prose). */
+export function filledCondition(when: MitigationWhen, attributes: Readonly<Record<string, string>>): MitigationCondition {
+  return when.action === undefined ? when : { ...when, action: fillOrKeep(when.action, attributes) };
 }
 
 function renderMitigation(

@@ -2,8 +2,10 @@
 // with the real execution client and a job worker in this process.
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { createLogger } from "@pes/logger";
-import { createExecutionWorker, createExecutionClient, EXECUTE_JOB, type ExecutionClient } from "@pes/executions";
-import { handleJob, type JobWorker } from "@pes/jobs";
+import { EVIDENCE_BUNDLE_VERSION } from "@pes/contracts";
+import { createEvidenceStore, createExecutionWorker, createExecutionClient, EXECUTE_JOB, type EvidenceStore, type ExecutionClient } from "@pes/executions";
+import { handleJob, keySpace, type JobWorker } from "@pes/jobs";
+import { Redis } from "ioredis";
 import request from "supertest";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { rsaKey, signToken, startJwksServer, testApp, type JwksServer } from "../testing/fixtures.js";
@@ -26,6 +28,9 @@ let joins: number;
 let gate: Promise<void> | undefined;
 let started: () => void;
 let jobStarted: Promise<void>;
+/** The evidence bundles the worker keeps, on a connection of the test's. */
+let evidence: EvidenceStore;
+let evidenceConnection: Redis;
 
 beforeAll(async () => {
   [jwks, redis] = await Promise.all([startJwksServer([key.jwk]), startRedis()]);
@@ -37,6 +42,8 @@ afterAll(async () => {
 
 beforeEach(async () => {
   const prefix = uniquePrefix("api-records");
+  evidenceConnection = new Redis(redis.url);
+  evidence = createEvidenceStore(() => evidenceConnection, keySpace(prefix, redis.url));
   runs = [];
   joins = 0;
   gate = undefined;
@@ -62,6 +69,20 @@ beforeEach(async () => {
         runs.push(jobId);
         started();
         await gate;
+        // As the worker's engine does for an organization that keeps its evidence.
+        const window = { start: "2024-05-01T10:59:00.000Z", time: job.time, end: "2024-05-01T12:14:00.000Z" };
+        await evidence.keep(
+          job.orgId,
+          {
+            v: EVIDENCE_BUNDLE_VERSION,
+            executionId: jobId,
+            recordedAt: "2024-05-01T12:00:01.000Z",
+            issue: { bookName: job.bookName, time: job.time, attributes: job.attributes },
+            actions: [{ gadget: "Disk", title: "Free space", connector: "prometheus", window, observation: { kind: "failed", reason: "no answer" } }],
+            mitigations: [],
+          },
+          1,
+        );
         return { highlights: `${job.bookName} on ${job.attributes.host}` };
       }),
     ],
@@ -72,10 +93,11 @@ beforeEach(async () => {
 afterEach(async () => {
   await client.close();
   await worker.close(5_000);
+  await evidenceConnection.quit();
 });
 
 function api() {
-  const { app } = testApp({ jwksUrl: jwks.url, executionClient: client });
+  const { app } = testApp({ jwksUrl: jwks.url, executionClient: client, evidence });
   return {
     post: (token = acme) => request(app).post("/playbook/execution").set("Authorization", `Bearer ${token}`),
     get: (path: string, token = acme) => request(app).get(path).set("Authorization", `Bearer ${token}`),
@@ -111,6 +133,29 @@ describe("execution ids and read-back", () => {
       const missing = await get(path, token);
       expect(missing.status, path).toBe(404);
       expect(missing.body).toEqual({ error: "No such execution" });
+    }
+  });
+
+  it("reads an execution's evidence bundle back for its organization alone", async () => {
+    const { post, get } = api();
+    const answer = await post().send(body);
+    const id = answer.headers["x-execution-id"];
+    const read = await get(`/playbook/execution/${id}/evidence`);
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({
+      v: EVIDENCE_BUNDLE_VERSION,
+      executionId: id,
+      issue: { bookName: "disk-full", attributes: { host: "db-1" } },
+      actions: [{ title: "Free space", observation: { kind: "failed", reason: "no answer" } }],
+    });
+    for (const [path, token] of [
+      [`/playbook/execution/${id}/evidence`, globex],
+      ["/playbook/execution/00000000-0000-4000-8000-000000000000/evidence", acme],
+      ["/playbook/execution/not-an-id/evidence", acme],
+    ] as const) {
+      const missing = await get(path, token);
+      expect(missing.status, path).toBe(404);
+      expect(missing.body).toEqual({ error: "No evidence kept for such an execution" });
     }
   });
 

@@ -1,6 +1,7 @@
 import {
   describeIssues,
   ErrorResponse,
+  EvidenceBundle,
   ExecutionStatus,
   JsonText,
   PlaybookExecutionInput,
@@ -110,6 +111,32 @@ export function executionRoutes(deps: ExecutionRouteDeps): Route[] {
         const view = typeof id === "string" && EXECUTION_ID.test(id) ? await deps.executions.read(caller.orgId, id) : undefined;
         if (view === undefined) throw new AppError("not_found", "No such execution");
         return statusJson(view);
+      },
+    }),
+    organizationRoute({
+      method: "get",
+      path: `${EXECUTION_PATH}/:id/evidence`,
+      auth: "organization",
+      operation: {
+        operationId: "getExecutionEvidence",
+        summary: "Read an execution's evidence bundle: what its actions asked and what the data sources answered",
+        description:
+          "Kept only for organizations whose configuration asks (`evidence.keep`), for their retention. Replay it offline with " +
+          "`pes replay`. It never holds a data source's URL, credentials or headers.",
+        parameters: [{ name: "id", in: "path", description: "The execution id (X-Execution-Id, or the end of Location).", schema: z.string() }],
+        responses: {
+          200: { description: "The execution's evidence bundle.", body: EvidenceBundle },
+          404: {
+            description: "No bundle of that execution for the caller's organization: none kept, another organization's, or past its retention.",
+            body: ErrorResponse,
+          },
+        },
+      },
+      handle: async ({ req, caller }) => {
+        const { id } = req.params;
+        const bundle = typeof id === "string" && EXECUTION_ID.test(id) ? await deps.executions.readEvidence(caller.orgId, id) : undefined;
+        if (bundle === undefined) throw new AppError("not_found", "No evidence kept for such an execution");
+        return bundle;
       },
     }),
   ];

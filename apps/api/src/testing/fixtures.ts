@@ -341,6 +341,7 @@ export function testApp(options: TestAppOptions): { app: ReturnType<typeof creat
     now: options.now ?? (() => new Date("2024-05-01T12:00:00Z")),
     queueDashboard: options.queueDashboard,
     batchStream: options.batchStream,
+    ...(options.evidence === undefined ? {} : { evidence: options.evidence }),
   });
   return { app, client };
 }

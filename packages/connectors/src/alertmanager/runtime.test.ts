@@ -3,12 +3,16 @@
 import type { Evidence } from "@pes/analysis";
 import { sendJson, startAlertmanager, startTestHttpServer, type LocalAlertmanager, type TestHttpServer } from "@pes/local-services";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ActionRequest, Found, TimeWindow } from "../connector.js";
+import type { ActionRequest, TimeWindow } from "../connector.js";
 import { resolveSecrets } from "../data-source-secrets.js";
-import { evidenceList } from "../run-action.js";
+import { evidenceList } from "../testing/observed-evidence.js";
 import { createHttpClient } from "../undici-http-client.js";
-import { runAlertmanagerAction } from "./runtime.js";
+import { runAlertmanagerAction as observe } from "./runtime.js";
+import { reading } from "../testing/observed-evidence.js";
 import { AlertmanagerAction, AlertmanagerDataSource } from "./schema.js";
+
+/** The connector's run, then the analysis of what it observed: the evidence an execution gets. */
+const runAlertmanagerAction = reading(observe);
 
 const MINUTE = 60_000;
 /** Alertmanager holds alerts as of now: the window is around now (to the second, as it stores times). */
@@ -43,7 +47,7 @@ function request(
   };
 }
 
-const list = (found: Found): readonly Evidence[] => evidenceList(found);
+const list = (found: Evidence | readonly Evidence[]): readonly Evidence[] => evidenceList(found);
 const byService = { matchers: [{ name: "service", value: "{{service}}" }] };
 
 describe("runAlertmanagerAction against a real Alertmanager", () => {

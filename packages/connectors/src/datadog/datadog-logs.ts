@@ -1,6 +1,6 @@
-import { analyzeLogs, incidentPhaseStart, logCountStepSeconds, type Evidence, type LogCount, type LogLine } from "@pes/analysis";
+import { incidentPhaseStart, logCountStepSeconds, type FailedObservation, type LogsObservation, type ObservedLogLine } from "@pes/contracts";
 import type { FetchRequest } from "../connector.js";
-import { askDatadog, failedWith, TARGET } from "./datadog-request.js";
+import { askDatadog, TARGET } from "./datadog-request.js";
 import { DatadogLogsAggregate, DatadogLogsPage } from "./datadog-response.js";
 import type { DatadogDataSource, DatadogLogsAction } from "./schema.js";
 
@@ -20,23 +20,22 @@ class LogsFailure {
 /**
  * Asks Datadog, in parallel, for the search's line counts per step over the window (the aggregate API, a
  * `count` timeseries) and the latest `limit` lines of each phase (the search API, newest first, page after
- * page), then compares them pattern by pattern (`analyzeLogs`), as for Loki. Attribute values are quoted
- * sequences of the search (datadog-escape.ts), which is a JSON string of a body built by JSON.stringify.
- * Any failure is a `failed` evidence in plain words ("Datadog answered 400: …").
+ * page), as for Loki. Attribute values are quoted sequences of the search (datadog-escape.ts), which is a
+ * JSON string of a body built by JSON.stringify. Any failure is a `failed` observation in plain words
+ * ("Datadog answered 400: …").
  */
-export async function fetchLogs(request: LogsRequest): Promise<Evidence | Evidence[]> {
-  const { title, window, link } = request;
+export async function fetchLogs(request: LogsRequest): Promise<LogsObservation | FailedObservation> {
+  const { window } = request;
   const split = incidentPhaseStart(window);
   const [totals, before, during] = await Promise.all([countsOf(request), latestLines(request, window.start, split), latestLines(request, split, window.end)]);
-  const failed = failedWith(title, link);
-  if (totals instanceof LogsFailure) return failed(totals.reason);
-  if (before instanceof LogsFailure) return failed(before.reason);
-  if (during instanceof LogsFailure) return failed(during.reason);
-  return analyzeLogs({ lines: [...before, ...during], totals }, { action: title, window, ...(link === undefined ? {} : { link }) });
+  if (totals instanceof LogsFailure) return { kind: "failed", reason: totals.reason };
+  if (before instanceof LogsFailure) return { kind: "failed", reason: before.reason };
+  if (during instanceof LogsFailure) return { kind: "failed", reason: during.reason };
+  return { kind: "logs", streams: [{ lines: [...before, ...during] }], counts: totals };
 }
 
 /** Matching lines per step over the window: a `count` timeseries without groups, one point per step. */
-async function countsOf(request: LogsRequest): Promise<LogCount[] | LogsFailure> {
+async function countsOf(request: LogsRequest): Promise<LogsObservation["counts"] | LogsFailure> {
   const { query: action, window } = request;
   const step = logCountStepSeconds(window);
   const answer = await askDatadog(request, "/api/v2/logs/analytics/aggregate", {
@@ -48,16 +47,16 @@ async function countsOf(request: LogsRequest): Promise<LogCount[] | LogsFailure>
   if (!parsed.success) return new LogsFailure(`${TARGET} answered the count in a shape this connector does not know`);
   const unfinished = unfinishedReason(parsed.data.meta);
   if (unfinished !== undefined) return new LogsFailure(`${TARGET} could not finish counting the lines: ${unfinished}`);
-  return parsed.data.data.buckets.flatMap((bucket) => bucket.computes.c0.map((point) => ({ at: new Date(point.time), count: point.value })));
+  return parsed.data.data.buckets.flatMap((bucket) => bucket.computes.c0.map((point) => ({ at: Date.parse(point.time), count: point.value })));
 }
 
 /**
  * The latest `limit` lines in [from, to), newest first, following the search's cursor page after page. A
  * log without a message has no line to group and is left out.
  */
-async function latestLines(request: LogsRequest, from: Date, to: Date): Promise<LogLine[] | LogsFailure> {
+async function latestLines(request: LogsRequest, from: Date, to: Date): Promise<ObservedLogLine[] | LogsFailure> {
   const { query: action } = request;
-  const lines: LogLine[] = [];
+  const lines: ObservedLogLine[] = [];
   let read = 0;
   let cursor: string | undefined;
   do {
@@ -73,8 +72,8 @@ async function latestLines(request: LogsRequest, from: Date, to: Date): Promise<
     if (unfinished !== undefined) return new LogsFailure(`${TARGET} could not finish the log search: ${unfinished}`);
     read += parsed.data.data.length;
     for (const { attributes } of parsed.data.data) {
-      const at = new Date(attributes.timestamp);
-      if (attributes.message !== undefined && !Number.isNaN(at.getTime())) lines.push({ at, line: attributes.message });
+      const at = Date.parse(attributes.timestamp);
+      if (attributes.message !== undefined && !Number.isNaN(at)) lines.push({ at, line: attributes.message });
     }
     cursor = parsed.data.data.length === 0 ? undefined : parsed.data.meta?.page?.after;
   } while (cursor !== undefined && read < action.limit);

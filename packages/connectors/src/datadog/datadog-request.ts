@@ -1,5 +1,5 @@
-import { describeFetchFailure, type Evidence } from "@pes/analysis";
 import type { FetchRequest } from "../connector.js";
+import { describeFetchFailure } from "../fetch-failure.js";
 import { answerText, MAX_RESPONSE_BYTES, type HttpAnswer } from "../http-client.js";
 import { baseUrlOf } from "../url-text.js";
 import { DatadogErrors } from "./datadog-response.js";
@@ -46,9 +46,4 @@ export async function askDatadog(request: FetchRequest<DatadogDataSource, unknow
 
 function statusOf(answer: HttpAnswer): string {
   return `${answer.status}${answer.statusText === "" ? "" : ` ${answer.statusText}`}`;
-}
-
-/** A `failed` evidence of the action, with its link. */
-export function failedWith(action: string, link: string | undefined): (reason: string) => Evidence {
-  return (reason) => ({ kind: "failed", action, reason, ...(link === undefined ? {} : { link }) });
 }

@@ -4,11 +4,15 @@ import fc from "fast-check";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { ActionRequest, TimeWindow } from "../connector.js";
 import { resolveSecrets } from "../data-source-secrets.js";
-import { evidenceList } from "../run-action.js";
+import { evidenceList } from "../testing/observed-evidence.js";
 import { rendered as renderedAt } from "../testing/rendered-evidence.js";
 import { createHttpClient } from "../undici-http-client.js";
-import { runDatadogAction } from "./runtime.js";
+import { runDatadogAction as observe } from "./runtime.js";
+import { readingOne } from "../testing/observed-evidence.js";
 import type { DatadogAction, DatadogDataSource } from "./schema.js";
+
+/** The connector's run, then the analysis of what it observed: the evidence an execution gets. */
+const runDatadogAction = readingOne(observe);
 
 // A fixed past incident: the p99 of checkout jumps from 440 ms to 1.8 s at 14:05 UTC.
 const JUMP = Date.parse("2026-11-20T14:05:00Z");

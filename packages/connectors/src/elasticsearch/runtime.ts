@@ -1,9 +1,10 @@
-import { analyzeLogs, describeFetchFailure, incidentPhaseStart, logCountStepSeconds, type Evidence, type LogCount, type LogLine } from "@pes/analysis";
+import { incidentPhaseStart, logCountStepSeconds, type FailedObservation, type LogsObservation, type ObservedLogLine } from "@pes/contracts";
 import { errorAnswerText } from "../answer-text.js";
+import { describeFetchFailure } from "../fetch-failure.js";
 import type { ActionRequest, ConnectorRuntime } from "../connector.js";
 import { answerText, MAX_RESPONSE_BYTES, type HttpClient } from "../http-client.js";
 import { authorizationHeader } from "../http-auth.js";
-import { runConnectorAction } from "../run-action.js";
+import { runConnectorAction, type Observed } from "../run-action.js";
 import { baseUrlOf } from "../url-text.js";
 import { SearchAnswer, SearchError } from "./elasticsearch-response.js";
 import { elasticsearchConnector, type ElasticsearchAction, type ElasticsearchDataSource } from "./schema.js";
@@ -16,16 +17,16 @@ class SearchFailure {
 
 /**
  * Searches, in parallel, for the action's documents per step over the window (a date histogram, size 0)
- * and for the latest `limit` of each phase (sorted by time, newest first), then compares their messages
- * pattern by pattern (`analyzeLogs`). Attribute values are only ever JSON strings of `term` and
+ * and for the latest `limit` of each phase (sorted by time, newest first): their messages as log lines.
+ * Attribute values are only ever JSON strings of `term` and
  * `match_phrase` queries in a body built by JSON.stringify: no query syntax reads them. Any failure is a
- * `failed` evidence in plain words ("Elasticsearch answered 400: parsing_exception: …").
+ * `failed` observation in plain words ("Elasticsearch answered 400: parsing_exception: …").
  */
-export const elasticsearchRuntime: ConnectorRuntime<ElasticsearchDataSource, ElasticsearchAction> = {
+export const elasticsearchRuntime: ConnectorRuntime<ElasticsearchDataSource, ElasticsearchAction, LogsObservation> = {
   async fetch(request) {
-    const { title, dataSource, query: action, window, signal, secrets, link } = request;
+    const { dataSource, query: action, window, signal, secrets } = request;
     const target = dataSource.flavor === "opensearch" ? "OpenSearch" : "Elasticsearch";
-    const failed = (reason: string): Evidence => ({ kind: "failed", action: title, reason, ...(link === undefined ? {} : { link }) });
+    const failed = (reason: string): FailedObservation => ({ kind: "failed", reason });
 
     let headers: Record<string, string>;
     try {
@@ -67,13 +68,13 @@ export const elasticsearchRuntime: ConnectorRuntime<ElasticsearchDataSource, Ela
       search(latest({ gte: split, lte: window.end.getTime() })),
     ]);
     if (counts instanceof SearchFailure) return failed(counts.reason);
-    const totals: LogCount[] = (counts.aggregations?.per_step.buckets ?? []).map((bucket) => ({ at: new Date(bucket.key), count: bucket.doc_count }));
-    const lines: LogLine[] = [];
+    const totals = (counts.aggregations?.per_step.buckets ?? []).map((bucket) => ({ at: bucket.key, count: bucket.doc_count }));
+    const lines: ObservedLogLine[] = [];
     for (const answer of [before, during]) {
       if (answer instanceof SearchFailure) return failed(answer.reason);
       lines.push(...linesOf(answer, action));
     }
-    return analyzeLogs({ lines, totals }, { action: title, window, ...(link === undefined ? {} : { link }) });
+    return { kind: "logs", streams: [{ lines }], counts: totals };
   },
 };
 
@@ -122,12 +123,12 @@ function errorText(bytes: Buffer): string {
 }
 
 /** The hits as log lines: the message field (flat `a.b` or nested), at the sort value (epoch ms) or the time field. */
-function linesOf(answer: SearchAnswer, action: ElasticsearchAction): LogLine[] {
+function linesOf(answer: SearchAnswer, action: ElasticsearchAction): ObservedLogLine[] {
   return answer.hits.hits.flatMap((hit) => {
     const message = fieldOf(hit._source, action.messageField);
     const at = typeof hit.sort?.[0] === "number" ? new Date(hit.sort[0]) : timeOf(fieldOf(hit._source, action.timeField));
     if (message === undefined || at === undefined || Number.isNaN(at.getTime())) return [];
-    return [{ at, line: typeof message === "string" ? message : JSON.stringify(message) }];
+    return [{ at: at.getTime(), line: typeof message === "string" ? message : JSON.stringify(message) }];
   });
 }
 
@@ -154,6 +155,6 @@ function timeOf(value: unknown): Date | undefined {
  * Runs one search action: fills the filter values (as JSON strings), then searches. The worker runs
  * actions through the registry; this is the same path, for this connector's own tests.
  */
-export function runElasticsearchAction(request: ActionRequest<ElasticsearchDataSource, ElasticsearchAction>) {
+export function runElasticsearchAction(request: ActionRequest<ElasticsearchDataSource, ElasticsearchAction>): Promise<Observed> {
   return runConnectorAction(elasticsearchConnector.definition, elasticsearchRuntime, request);
 }

@@ -5,8 +5,12 @@ import type { ActionRequest } from "../connector.js";
 import { resolveSecrets } from "../data-source-secrets.js";
 import { rendered as renderedAt } from "../testing/rendered-evidence.js";
 import { createHttpClient } from "../undici-http-client.js";
-import { runHttpAction, valueAt } from "./runtime.js";
+import { runHttpAction as observe } from "./runtime.js";
+import { readingOne } from "../testing/observed-evidence.js";
 import type { HttpAction, HttpDataSource } from "./schema.js";
+
+/** The connector's run, then the analysis of what it observed: the evidence an execution gets. */
+const runHttpAction = readingOne(observe);
 
 const window = {
   start: new Date("2026-11-20T13:08:00Z"),
@@ -349,21 +353,5 @@ describe("runHttpAction with hostile attribute values", () => {
     expect(outcome.kind).toBe("failed");
     expect(rendered(outcome).shortAnswer).toContain("a dot segment");
     expect(seen).toHaveLength(0);
-  });
-});
-
-describe("valueAt", () => {
-  const document = { a: { b: [{ c: 1 }, { c: null }], "": 2 }, list: [0, false] };
-  it.each([
-    ["a.b.0.c", 1],
-    ["a.b.1.c", null],
-    ["list.1", false],
-    ["a.b.2.c", undefined],
-    ["a.b.x", undefined],
-    ["a.toString", undefined],
-    ["list.length", undefined],
-    ["missing", undefined],
-  ])("%s → %j", (path, expected) => {
-    expect(valueAt(document, path)).toBe(expected);
   });
 });

@@ -1,4 +1,4 @@
-import type { ChangeType } from "@pes/analysis";
+import { CHANGE_TYPES } from "@pes/contracts";
 import { z } from "zod";
 import { connectionFields } from "../connection-options.js";
 import { defineConnector } from "../connector-definition.js";
@@ -14,8 +14,6 @@ export const HttpDataSource = z.strictObject({
   headers: z.record(z.string(), z.union([z.string(), SecretRef])).optional(),
 });
 export type HttpDataSource = z.infer<typeof HttpDataSource>;
-
-const CHANGE_TYPES = ["deploy", "config", "restart"] as const satisfies readonly ChangeType[];
 
 /**
  * Declares that the answer is a change (a deploy, a configuration change, a restart) at a time: the

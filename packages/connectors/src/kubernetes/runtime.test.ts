@@ -7,14 +7,16 @@ import { join } from "node:path";
 import type { Evidence } from "@pes/analysis";
 import { sendJson, startFakeKubernetes, startTestHttpServer, type KubernetesObject, type TestHttpServer } from "@pes/local-services";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ActionRequest, Found, TimeWindow } from "../connector.js";
+import type { ActionRequest, TimeWindow } from "../connector.js";
 import { resolveSecrets } from "../data-source-secrets.js";
-import { evidenceList } from "../run-action.js";
+import { evidenceList } from "../testing/observed-evidence.js";
 import { connectDataSource, createHttpClient } from "../undici-http-client.js";
-import { leastRestartSpanMs, podFindings } from "./kubernetes-findings.js";
-import type { Pod } from "./kubernetes-response.js";
-import { runKubernetesAction } from "./runtime.js";
+import { runKubernetesAction as observe } from "./runtime.js";
+import { reading } from "../testing/observed-evidence.js";
 import { KubernetesAction, KubernetesDataSource } from "./schema.js";
+
+/** The connector's run, then the analysis of what it observed: the evidence an execution gets. */
+const runKubernetesAction = reading(observe);
 
 const window: TimeWindow = { start: new Date("2026-11-20T13:08:00Z"), time: new Date("2026-11-20T14:08:00Z"), end: new Date("2026-11-20T14:23:00Z") };
 const TOKEN = "k8s-token-0123456789";
@@ -122,7 +124,7 @@ function request(action: unknown, attributes: Record<string, string> = {}, overr
   };
 }
 
-const list = (found: Found): readonly Evidence[] => evidenceList(found);
+const list = (found: Evidence | readonly Evidence[]): readonly Evidence[] => evidenceList(found);
 const sent = (from: number) => cluster.requests.slice(from).map((seen) => decodeURIComponent(seen.url));
 
 describe("kubernetes rollouts", () => {
@@ -188,32 +190,6 @@ describe("kubernetes pods", () => {
     const found = list(await runKubernetesAction(request({ namespace: "shop", resource: "pods", selector: { app: "search" } })));
     expect(found).toMatchObject([{ kind: "event", subject: "pod/search-xyz", reason: "Error", onset: new Date("2026-11-20T13:40:00Z") }]);
     expect(sent(before)).toEqual(["/api/v1/namespaces/shop/pods?labelSelector=app=search"]);
-  });
-
-  // test/scenarios: node-oom, where a job crash-looping for six hours read as a symptom of the incident.
-  it("dates a pod whose restarts cannot fit in the window at the earliest they can have begun", () => {
-    const crashLooping = (restartCount: number): Pod => ({
-      metadata: { name: "report-generator-5d4-q7k" },
-      status: {
-        containerStatuses: [
-          {
-            name: "report-generator",
-            restartCount,
-            state: { waiting: { reason: "CrashLoopBackOff" } },
-            lastState: { terminated: { reason: "Error", exitCode: 1, finishedAt: "2026-11-20T14:04:00Z" } },
-          },
-        ],
-      },
-    });
-    expect(leastRestartSpanMs(1)).toBe(0);
-    expect(leastRestartSpanMs(6)).toBe(310_000);
-    expect(leastRestartSpanMs(7)).toBe(610_000);
-    // 71 restarts: 10 + 20 + 40 + 80 + 160 s, then 65 × 5 min, at least 5 h 30 min 10 s before the last.
-    const [old] = podFindings([crashLooping(71)], undefined, window, { action: "Pods" });
-    expect(old).toMatchObject({ reason: "CrashLoopBackOff", onset: new Date(Date.parse("2026-11-20T14:04:00Z") - 19_810_000) });
-    // A few restarts fit in the window: dated at the last one, as ever.
-    const [recent] = podFindings([crashLooping(4)], undefined, window, { action: "Pods" });
-    expect(recent).toMatchObject({ onset: new Date("2026-11-20T14:04:00Z") });
   });
 
   it("says no pod restarts when none restarted in the window", async () => {

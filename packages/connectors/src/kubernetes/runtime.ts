@@ -1,13 +1,13 @@
-import { describeFetchFailure, type Evidence } from "@pes/analysis";
+import { Deployment, KubernetesEvent, Pod, ReplicaSet, type FailedObservation } from "@pes/contracts";
 import type { z } from "zod";
-import type { ActionRequest, ConnectorRuntime, FetchRequest, Found } from "../connector.js";
+import type { ActionRequest, ConnectorRuntime, FetchRequest } from "../connector.js";
 import { answeredError } from "../error-answer.js";
+import { describeFetchFailure } from "../fetch-failure.js";
 import { authorizationHeader } from "../http-auth.js";
 import { answerText, MAX_RESPONSE_BYTES } from "../http-client.js";
-import { runConnectorAction } from "../run-action.js";
-import { eventFindings, podFindings, rolloutFindings } from "./kubernetes-findings.js";
+import { runConnectorAction, type Observed } from "../run-action.js";
 import { deploymentsUrl, eventsUrl, podsUrl, replicaSetsUrl } from "./kubernetes-requests.js";
-import { Deployment, KubernetesEvent, KubernetesStatus, listOf, Pod, ReplicaSet } from "./kubernetes-response.js";
+import { KubernetesStatus, listOf } from "./kubernetes-response.js";
 import { kubernetesConnector, type KubernetesAction, type KubernetesDataSource } from "./schema.js";
 
 const TARGET = "Kubernetes";
@@ -21,15 +21,14 @@ class Failure {
 }
 
 /**
- * Reads one namespace's events, Deployments' rollouts or pods' restarts from the API server and
- * returns what happened in the window (kubernetes-findings.ts); nothing there is a `none` saying what
- * was looked for, any failure a `failed` with the API server's own message.
+ * Reads one namespace's events, Deployments (and their ReplicaSets) or pods from the API server, as
+ * list items; the analysis finds what happened in the window. Any failure is a `failed` with the API
+ * server's own message.
  */
 export const kubernetesRuntime: ConnectorRuntime<KubernetesDataSource, KubernetesAction> = {
   async fetch(request) {
-    const { title, dataSource, query: action, window, link } = request;
-    const cited = { action: title, ...(link === undefined ? {} : { link }) };
-    const failed = (reason: string): Evidence => ({ kind: "failed", ...cited, reason });
+    const { dataSource, query: action } = request;
+    const failed = (reason: string): FailedObservation => ({ kind: "failed", reason });
     let headers: Record<string, string>;
     try {
       headers = { accept: "application/json", ...authorizationHeader(dataSource.auth, request.secrets) };
@@ -37,21 +36,17 @@ export const kubernetesRuntime: ConnectorRuntime<KubernetesDataSource, Kubernete
       return failed(`cannot authenticate to ${TARGET}: ${error instanceof Error ? error.message : String(error)}`);
     }
     const get: Get = (url, schema) => getJson(request, headers, url, schema);
-    const none = (what: string): Evidence => ({ kind: "none", ...cited, what });
     const { namespace, name, selector } = action;
+    const named = name === undefined ? {} : { name };
 
     switch (action.resource) {
       case "events": {
         const list = await get(eventsUrl(dataSource, namespace), listOf(KubernetesEvent));
-        if (list instanceof Failure) return failed(list.reason);
-        const found = eventFindings(list.items, name, window, cited);
-        return found.length > 0 ? found : none("warning events");
+        return list instanceof Failure ? failed(list.reason) : { kind: "kubernetes-events", items: list.items, ...named };
       }
       case "pods": {
         const list = await get(podsUrl(dataSource, namespace, selector), listOf(Pod));
-        if (list instanceof Failure) return failed(list.reason);
-        const found = podFindings(list.items, name, window, cited);
-        return found.length > 0 ? found : none("pod restarts");
+        return list instanceof Failure ? failed(list.reason) : { kind: "kubernetes-pods", items: list.items, ...named };
       }
       case "rollouts": {
         const deployments =
@@ -60,13 +55,12 @@ export const kubernetesRuntime: ConnectorRuntime<KubernetesDataSource, Kubernete
             : await get(deploymentsUrl(dataSource, namespace, name, undefined), Deployment);
         if (deployments instanceof Failure) return failed(deployments.reason);
         const items = "items" in deployments ? deployments.items : [deployments];
-        if (items.length === 0) return none("rollouts");
+        if (items.length === 0) return { kind: "kubernetes-rollouts", deployments: [], replicaSets: [] };
         // One Deployment: its own ReplicaSets (its selector's labels); several: the namespace's, by owner.
         const only = items.length === 1 ? items[0]?.spec.selector?.matchLabels : undefined;
         const replicaSets = await get(replicaSetsUrl(dataSource, namespace, only), listOf(ReplicaSet));
         if (replicaSets instanceof Failure) return failed(replicaSets.reason);
-        const found = rolloutFindings(items, replicaSets.items, window, cited);
-        return found.length > 0 ? found : none("rollouts");
+        return { kind: "kubernetes-rollouts", deployments: items, replicaSets: replicaSets.items };
       }
     }
   },
@@ -99,6 +93,6 @@ async function getJson<T>(request: Request, headers: Record<string, string>, url
  * Runs one Kubernetes action: fills and checks namespace, name and selector, then fetches. The worker
  * runs actions through the registry; this is the same path, for this connector's own tests.
  */
-export function runKubernetesAction(request: ActionRequest<KubernetesDataSource, KubernetesAction>): Promise<Found> {
+export function runKubernetesAction(request: ActionRequest<KubernetesDataSource, KubernetesAction>): Promise<Observed> {
   return runConnectorAction(kubernetesConnector.definition, kubernetesRuntime, request);
 }

@@ -12,11 +12,15 @@ import {
 } from "@pes/local-services";
 import type { ActionRequest, TimeWindow } from "../connector.js";
 import { resolveSecrets } from "../data-source-secrets.js";
-import { evidenceList } from "../run-action.js";
+import { evidenceList } from "../testing/observed-evidence.js";
 import { rendered as renderedAt } from "../testing/rendered-evidence.js";
 import { createHttpClient } from "../undici-http-client.js";
-import { runLokiAction } from "./runtime.js";
+import { runLokiAction as observe } from "./runtime.js";
+import { reading } from "../testing/observed-evidence.js";
 import type { LokiAction, LokiDataSource } from "./schema.js";
+
+/** The connector's run, then the analysis of what it observed: the evidence an execution gets. */
+const runLokiAction = reading(observe);
 
 // A fixed past incident: checkout cannot reach its database from 14:05 UTC.
 const ONSET = Date.parse("2026-11-20T14:05:00Z");

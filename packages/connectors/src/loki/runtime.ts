@@ -1,9 +1,10 @@
-import { analyzeLogs, describeFetchFailure, incidentPhaseStart, logCountStepSeconds, type Evidence, type LogCount, type LogLine } from "@pes/analysis";
+import { incidentPhaseStart, logCountStepSeconds, type FailedObservation, type LogsObservation } from "@pes/contracts";
 import type { ActionRequest, ConnectorRuntime } from "../connector.js";
 import { errorAnswerText } from "../answer-text.js";
+import { describeFetchFailure } from "../fetch-failure.js";
 import { answerText, MAX_RESPONSE_BYTES, type HttpClient } from "../http-client.js";
 import { authorizationHeader } from "../http-auth.js";
-import { runConnectorAction } from "../run-action.js";
+import { runConnectorAction, type Observed } from "../run-action.js";
 import { baseUrlOf } from "../url-text.js";
 import { LokiMatrix, LokiStreams } from "./loki-response.js";
 import { lokiConnector, type LokiAction, type LokiDataSource } from "./schema.js";
@@ -18,13 +19,13 @@ class LokiFailure {
 /**
  * Asks Loki, in parallel, for the selector's line counts over the window (`sum(count_over_time(…))`, a
  * matrix) and the latest `limit` lines of each phase (before the incident phase, and from it on: newest
- * first), then compares them pattern by pattern (`analyzeLogs`). Any failure is a `failed` evidence in
- * plain words, Loki's own for an error answer ("Loki answered 400: parse error at line 1, col 12: …").
+ * first), each stream's lines with its labels. Any failure is a `failed` observation in plain words, Loki's
+ * own for an error answer ("Loki answered 400: parse error at line 1, col 12: …").
  */
-export const lokiRuntime: ConnectorRuntime<LokiDataSource, LokiAction> = {
+export const lokiRuntime: ConnectorRuntime<LokiDataSource, LokiAction, LogsObservation> = {
   async fetch(request) {
-    const { title, dataSource, query: action, window, signal, secrets, link } = request;
-    const failed = (reason: string): Evidence => ({ kind: "failed", action: title, reason, ...(link === undefined ? {} : { link }) });
+    const { dataSource, query: action, window, signal, secrets } = request;
+    const failed = (reason: string): FailedObservation => ({ kind: "failed", reason });
 
     let headers: Record<string, string>;
     try {
@@ -58,13 +59,13 @@ export const lokiRuntime: ConnectorRuntime<LokiDataSource, LokiAction> = {
     ]);
     const totals = counts instanceof LokiFailure ? counts : totalsOf(counts, step);
     if (totals instanceof LokiFailure) return failed(totals.reason);
-    const read: LogLine[] = [];
+    const streams: LogsObservation["streams"] = [];
     for (const answer of [before, during]) {
-      const found = answer instanceof LokiFailure ? answer : linesOf(answer);
+      const found = answer instanceof LokiFailure ? answer : streamsOf(answer);
       if (found instanceof LokiFailure) return failed(found.reason);
-      read.push(...found);
+      streams.push(...found);
     }
-    return analyzeLogs({ lines: read, totals }, { action: title, window, ...(link === undefined ? {} : { link }) });
+    return { kind: "logs", streams, counts: totals };
   },
 };
 
@@ -93,17 +94,20 @@ async function getJson(http: HttpClient, url: string, headers: Record<string, st
  * The counts of a `sum(count_over_time(…[step]))` matrix: one series (none when no line matched). A
  * sample at t counts the lines in (t − step, t]: its step starts at t − step.
  */
-function totalsOf(body: unknown, step: number): LogCount[] | LokiFailure {
+function totalsOf(body: unknown, step: number): LogsObservation["counts"] | LokiFailure {
   const parsed = LokiMatrix.safeParse(body);
   if (!parsed.success) return new LokiFailure(`${TARGET} answered the count query in a shape this connector does not know`);
-  return parsed.data.data.result.flatMap((series) => series.values.map(([seconds, value]) => ({ at: new Date((seconds - step) * 1000), count: Number(value) })));
+  return parsed.data.data.result.flatMap((series) => series.values.map(([seconds, value]) => ({ at: (seconds - step) * 1000, count: Number(value) })));
 }
 
-/** The lines of every stream of a log query's answer. */
-function linesOf(body: unknown): LogLine[] | LokiFailure {
+/** Every stream of a log query's answer: its labels and its lines (at: epoch ms). */
+function streamsOf(body: unknown): LogsObservation["streams"] | LokiFailure {
   const parsed = LokiStreams.safeParse(body);
   if (!parsed.success) return new LokiFailure(`${TARGET} answered the log query in a shape this connector does not know`);
-  return parsed.data.data.result.flatMap((stream) => stream.values.map(([at, line]) => ({ at: new Date(Number(at) / 1e6), line })));
+  return parsed.data.data.result.map((stream) => ({
+    ...(stream.stream === undefined ? {} : { labels: stream.stream }),
+    lines: stream.values.map(([at, line]) => ({ at: Number(at) / 1e6, line })),
+  }));
 }
 
 
@@ -116,6 +120,6 @@ function nanoseconds(date: Date, through = false): string {
  * Runs one Loki action: fills the selector (attribute values as LogQL string literals), then fetches.
  * The worker runs actions through the registry; this is the same path, for this connector's own tests.
  */
-export function runLokiAction(request: ActionRequest<LokiDataSource, LokiAction>) {
+export function runLokiAction(request: ActionRequest<LokiDataSource, LokiAction>): Promise<Observed> {
   return runConnectorAction(lokiConnector.definition, lokiRuntime, request);
 }

@@ -1,5 +1,5 @@
-// What the prometheus connector keeps while it reads a range answer near the 32 MiB cap: the answer is
-// analyzed one series at a time, so it runs in a process whose heap could not hold the answer's objects
+// What the prometheus connector and the analysis keep while they read a range answer near the 32 MiB cap:
+// the answer is analyzed one series at a time, so it runs in a process whose heap could not hold the answer's objects
 // (a whole parse of this answer peaks near 155 MB of heap). The built connector runs in a child process
 // with a small heap ceiling; the answer comes from a stub Prometheus in this process.
 import { spawn } from "node:child_process";
@@ -20,19 +20,22 @@ const END = LARGE_ANSWER_END;
 
 const RUN = `
 const { createHttpClient, NO_SECRETS, runPrometheusAction } = await import(process.env.CONNECTORS);
-const { shortAnswer } = await import(process.env.ANALYSIS);
+const { readObservation, shortAnswer } = await import(process.env.ANALYSIS);
 const http = createHttpClient();
 const time = new Date((${END} - 600) * 1000);
-const evidence = await runPrometheusAction({
+const window = { start: new Date((${END} - 7200) * 1000), time, end: new Date(${END} * 1000) };
+const observed = await runPrometheusAction({
   title: "p99 latency",
   dataSource: { type: "prometheus", url: process.env.PROMETHEUS_URL },
   spec: { query: "http_request_duration_seconds", range: true, unit: "s" },
   attributes: {},
-  window: { start: new Date((${END} - 7200) * 1000), time, end: new Date(${END} * 1000) },
+  window,
   signal: AbortSignal.timeout(60_000),
   secrets: NO_SECRETS,
   http,
 });
+// The analysis reads the series from the answer's bytes one at a time, as the engine has it do.
+const [evidence] = readObservation(observed.observation, { action: "p99 latency", window });
 await http.close();
 process.stdout.write(JSON.stringify({ ...evidence, shortAnswer: shortAnswer(evidence, time) }));
 `;

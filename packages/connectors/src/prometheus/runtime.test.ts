@@ -15,8 +15,12 @@ import type { ActionRequest, TimeWindow } from "../connector.js";
 import { resolveSecrets } from "../data-source-secrets.js";
 import { rendered as renderedAt } from "../testing/rendered-evidence.js";
 import { createHttpClient } from "../undici-http-client.js";
-import { rangeStepSeconds, runPrometheusAction } from "./runtime.js";
+import { rangeStepSeconds, runPrometheusAction as observe } from "./runtime.js";
+import { readingOne } from "../testing/observed-evidence.js";
 import type { PrometheusAction, PrometheusDataSource } from "./schema.js";
+
+/** The connector's run, then the analysis of what it observed: the evidence an execution gets. */
+const runPrometheusAction = readingOne(observe);
 
 // A fixed past incident: the latency of checkout jumps from 440 ms to 1.8 s at 14:05 UTC.
 const JUMP = Date.parse("2026-11-20T14:05:00Z") / 1000;

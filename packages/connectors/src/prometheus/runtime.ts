@@ -1,30 +1,21 @@
 import {
-  analyzeInstant,
-  analyzeSeries,
-  compactLimit,
-  describeFetchFailure,
-  type Evidence,
-  type InstantValue,
-  type LimitSeries,
-  type MetricContext,
-  type SaturationRule,
-  type Series,
-} from "@pes/analysis";
+  PrometheusMatrixSeries,
+  PrometheusVectorSample,
+  UnreadableObservationError,
+  type FailedObservation,
+  type PrometheusObservation,
+  type PrometheusQueryData,
+} from "@pes/contracts";
 import type { z } from "zod";
 import type { ActionRequest, ConnectorRuntime, TimeWindow } from "../connector.js";
+import { describeFetchFailure } from "../fetch-failure.js";
 import { answerText, MAX_RESPONSE_BYTES, type HttpAnswer } from "../http-client.js";
 import { authorizationHeader } from "../http-auth.js";
-import { runConnectorAction } from "../run-action.js";
+import { runConnectorAction, type Observed } from "../run-action.js";
 import { baseUrlOf } from "../url-text.js";
 import { splitAnswer, type SplitAnswer } from "./prometheus-answer.js";
 import { promqlMetricName } from "./promql-metric-name.js";
-import {
-  PrometheusFailure,
-  PrometheusMatrixSeries,
-  PrometheusSuccess,
-  PrometheusVectorSample,
-  type PrometheusQueryData,
-} from "./prometheus-response.js";
+import { PrometheusFailure, PrometheusSuccess } from "./prometheus-response.js";
 import { prometheusConnector, type PrometheusAction, type PrometheusDataSource } from "./schema.js";
 
 const TARGET = "Prometheus";
@@ -35,17 +26,16 @@ const MAX_POINTS = 500;
 
 /**
  * Asks Prometheus for the window (range query, default) or the issue time (instant query) and returns
- * its answer as evidence: a range compared with the level before the issue (`analyzeSeries`), instant
- * values as they are. With a `limit`, the limit query is asked for the same window at the same time, and
- * each series is also judged against its limit; a limit query that fails fails the action, saying so.
- * Any failure becomes a `failed` evidence in plain words, never a throw.
+ * its answer, with the action's unit and what it saturates against. With a `limit`, the limit query is
+ * asked for the same window at the same time; a limit query that fails fails the action, saying so.
+ * Any failure becomes a `failed` observation in plain words, never a throw.
  */
-export const prometheusRuntime: ConnectorRuntime<PrometheusDataSource, PrometheusAction, Evidence> = {
+export const prometheusRuntime: ConnectorRuntime<PrometheusDataSource, PrometheusAction, PrometheusObservation> = {
   async fetch(request) {
-    const { title, dataSource, query: action, window, signal, secrets, link } = request;
+    const { dataSource, query: action, window, signal, secrets } = request;
     // A Prometheus-compatible endpoint may quote the request, Authorization header included, in its error
-    // text: the runner redacts the data source's secrets from whatever this returns.
-    const failed = (reason: string): Evidence => ({ kind: "failed", action: title, reason, ...(link === undefined ? {} : { link }) });
+    // text: the engine redacts the data source's secrets from whatever is read from this.
+    const failed = (reason: string): FailedObservation => ({ kind: "failed", reason });
 
     let headers: Record<string, string>;
     try {
@@ -73,30 +63,46 @@ export const prometheusRuntime: ConnectorRuntime<PrometheusDataSource, Prometheu
 
     const [answer, limitAnswer] = await Promise.all([ask(action.query), action.limit === undefined ? undefined : ask(action.limit)]);
     if (typeof answer === "string") return failed(answer);
-    const direction = action.direction ?? "up";
-    let saturation: SaturationRule | undefined = action.threshold === undefined ? undefined : { direction, threshold: action.threshold };
+    let limit: PrometheusObservation["limit"];
     if (action.limit !== undefined && limitAnswer !== undefined) {
       const limits = typeof limitAnswer === "string" ? limitAnswer : readLimits(limitAnswer);
       if (typeof limits === "string") return failed(`limit query: ${limits}`);
-      saturation = { direction, limits, name: promqlMetricName(action.limit) ?? action.limit };
+      limit = { name: promqlMetricName(action.limit) ?? action.limit, result: limits };
     }
-    const context: MetricContext = {
-      action: title,
-      window,
+    const data = readData(answer);
+    if (typeof data === "string") return failed(data);
+    return {
+      kind: "prometheus",
+      data,
       ...(action.unit === undefined ? {} : { unit: action.unit }),
-      ...(link === undefined ? {} : { link }),
-      ...(saturation === undefined ? {} : { saturation }),
+      ...(action.direction === undefined ? {} : { direction: action.direction }),
+      ...(action.threshold === undefined ? {} : { threshold: action.threshold }),
+      ...(limit === undefined ? {} : { limit }),
     };
-
-    // A successful range or instant answer is read one series at a time (prometheus-answer.ts).
-    const bySeries = isSuccess(answer) ? analyzeBySeries(answer.body, context) : undefined;
-    if (bySeries === NOT_JSON) return failed(`${TARGET} answered with something that is not JSON`);
-    if (bySeries === UNKNOWN_SHAPE) return failed(`${TARGET} answered in a shape this connector does not know`);
-    if (bySeries !== undefined) return bySeries;
-    const data = readWhole(answer);
-    return typeof data === "string" ? failed(data) : evidenceOf(data, context);
   },
 };
+
+/**
+ * A successful range or instant answer is read one series at a time (prometheus-answer.ts): its result
+ * stays the answer's bytes until the analysis reads it. Any other answer (an error answer, a scalar,
+ * something that is not JSON) is small: parsed whole, its data or what is wrong with it in plain words.
+ */
+function readData(answer: HttpAnswer): PrometheusQueryData | string {
+  const split = isSuccess(answer) ? splitAnswer(answer.body) : undefined;
+  const envelope = split === undefined ? undefined : parseOrUndefined(split.envelope);
+  const success = split === undefined || isErrorStatus(envelope) ? undefined : PrometheusSuccess.safeParse(envelope);
+  if (split !== undefined && success?.success === true) {
+    switch (success.data.data.resultType) {
+      case "matrix":
+        return { resultType: "matrix", result: new SeriesReader(answer.body, split, PrometheusMatrixSeries, "") };
+      case "vector":
+        return { resultType: "vector", result: new SeriesReader(answer.body, split, PrometheusVectorSample, "") };
+      default:
+        break;
+    }
+  }
+  return readWhole(answer);
+}
 
 /**
  * An answer that is not a range or instant answer read one series at a time (an error answer, a scalar,
@@ -121,25 +127,16 @@ function readWhole(answer: HttpAnswer): PrometheusQueryData | string {
   return success.success ? success.data.data : `${TARGET} answered in a shape this connector does not know`;
 }
 
-/**
- * The series of a limit query's range answer, each reduced to its changes as it is read (a limit rarely
- * moves, so the window costs one entry per series); what is wrong in plain words otherwise.
- */
-function readLimits(answer: HttpAnswer): LimitSeries[] | string {
+/** The series of a limit query's range answer, read when the analysis reaches them; what is wrong in plain words otherwise. */
+function readLimits(answer: HttpAnswer): Iterable<PrometheusMatrixSeries> | string {
   const split = isSuccess(answer) ? splitAnswer(answer.body) : undefined;
   const envelope = split === undefined ? undefined : parseOrUndefined(split.envelope);
   if (split !== undefined && PrometheusSuccess.safeParse(envelope).data?.data.resultType === "matrix") {
-    try {
-      return Array.from(elementsOf(answer.body, split, PrometheusMatrixSeries), (series) => compactLimit(seriesOf(series)));
-    } catch (error) {
-      if (error instanceof SyntaxError) return `${TARGET} answered with something that is not JSON`;
-      if (error instanceof UnknownShapeError) return `${TARGET} answered in a shape this connector does not know`;
-      throw error;
-    }
+    return new SeriesReader(answer.body, split, PrometheusMatrixSeries, "limit query: ");
   }
   const data = readWhole(answer);
   if (typeof data === "string") return data;
-  return data.resultType === "matrix" ? data.result.map((series) => compactLimit(seriesOf(series))) : `${TARGET} answered a ${data.resultType}, not series over the window`;
+  return data.resultType === "matrix" ? data.result : `${TARGET} answered a ${data.resultType}, not series over the window`;
 }
 
 function isSuccess(answer: HttpAnswer): boolean {
@@ -154,81 +151,38 @@ function parseOrUndefined(text: string): unknown {
   }
 }
 
-/** A query's answer as evidence: a matrix compared with its baseline, instant values and scalars as they are. */
-function evidenceOf(data: PrometheusQueryData, context: MetricContext): Evidence {
-  switch (data.resultType) {
-    case "matrix":
-      return analyzeSeries(data.result.map(seriesOf), context);
-    case "vector":
-      return analyzeInstant(data.result.flatMap(instantValueOf), context);
-    case "scalar":
-      return analyzeInstant([{ labels: {}, value: sampleValue(data.result[1]) }], context);
-    case "string":
-      return { kind: "answer", action: context.action, text: data.result[1], ...(context.link === undefined ? {} : { link: context.link }) };
-  }
-}
-
-function seriesOf(series: PrometheusMatrixSeries): Series {
-  return { labels: series.metric, points: series.values.map(([seconds, value]) => ({ at: seconds * 1000, value: sampleValue(value) })) };
-}
-
-/** A vector sample's value; none for a sample without one (a native-histogram-only series). */
-function instantValueOf(sample: PrometheusVectorSample): InstantValue[] {
-  return sample.value === undefined ? [] : [{ labels: sample.metric, value: sampleValue(sample.value[1]) }];
-}
-
-/** A sample's value: Prometheus writes "+Inf" and "-Inf", which Number() reads as NaN. */
-function sampleValue(text: string): number {
-  if (text === "+Inf") return Infinity;
-  if (text === "-Inf") return -Infinity;
-  return Number(text);
-}
-
-const NOT_JSON = Symbol("not JSON");
-const UNKNOWN_SHAPE = Symbol("unknown shape");
-
-/** A series (or a vector sample) of the answer that does not have the shape Prometheus gives it. */
-class UnknownShapeError extends Error {}
-
 /**
- * Analyzes a successful matrix or vector answer one series at a time: each element of `data.result` is
- * parsed and checked when the analysis reaches it, and is garbage once it has moved on, so what the
- * heap holds is one series and the findings, not the whole answer. Undefined when the answer is not
- * such an answer (the caller parses it whole).
+ * The elements of an answer's `data.result`, each parsed and checked when it is reached and garbage once
+ * the reader has moved on: what the heap holds is one series, not the whole answer, whose bytes stay
+ * outside it. Read again, it parses again. An element that is not JSON, or not a series, stops the
+ * reading with an UnreadableObservationError, which the analysis makes a failed action. A bundle writes
+ * it as the array it is (`toJSON`).
  */
-function analyzeBySeries(body: Buffer, context: MetricContext): Evidence | typeof NOT_JSON | typeof UNKNOWN_SHAPE | undefined {
-  const split = splitAnswer(body);
-  if (split === undefined) return undefined;
-  const envelope = parseOrUndefined(split.envelope);
-  const success = isErrorStatus(envelope) ? undefined : PrometheusSuccess.safeParse(envelope);
-  if (success?.success !== true) return undefined;
-  try {
-    switch (success.data.data.resultType) {
-      case "matrix":
-        return analyzeSeries(mapped(elementsOf(body, split, PrometheusMatrixSeries), seriesOf), context);
-      case "vector":
-        // One sample per series: small even when there are many, and its analysis sorts them.
-        return analyzeInstant([...elementsOf(body, split, PrometheusVectorSample)].flatMap(instantValueOf), context);
-      default:
-        return undefined;
+class SeriesReader<T> implements Iterable<T> {
+  constructor(
+    private readonly body: Buffer,
+    private readonly split: SplitAnswer,
+    private readonly schema: z.ZodType<T>,
+    /** What the failure's words start with (`limit query: `). */
+    private readonly which: string,
+  ) {}
+
+  *[Symbol.iterator](): Generator<T> {
+    for (const [start, end] of this.split.elements) {
+      let json: unknown;
+      try {
+        json = JSON.parse(this.body.toString("utf8", start, end));
+      } catch {
+        throw new UnreadableObservationError(`${this.which}${TARGET} answered with something that is not JSON`);
+      }
+      const parsed = this.schema.safeParse(json);
+      if (!parsed.success) throw new UnreadableObservationError(`${this.which}${TARGET} answered in a shape this connector does not know`);
+      yield parsed.data;
     }
-  } catch (error) {
-    if (error instanceof SyntaxError) return NOT_JSON;
-    if (error instanceof UnknownShapeError) return UNKNOWN_SHAPE;
-    throw error;
   }
-}
 
-/** Each item as `map` makes it, when it is reached: a series is converted only when the analysis gets to it. */
-function* mapped<T, U>(items: Iterable<T>, map: (item: T) => U): Generator<U> {
-  for (const item of items) yield map(item);
-}
-
-function* elementsOf<T>(body: Buffer, split: SplitAnswer, schema: z.ZodType<T>): Generator<T> {
-  for (const [start, end] of split.elements) {
-    const parsed = schema.safeParse(JSON.parse(body.toString("utf8", start, end)));
-    if (!parsed.success) throw new UnknownShapeError();
-    yield parsed.data;
+  toJSON(): T[] {
+    return [...this];
   }
 }
 
@@ -236,7 +190,7 @@ function* elementsOf<T>(body: Buffer, split: SplitAnswer, schema: z.ZodType<T>):
  * Runs one PromQL action: fills the query (attribute values as PromQL string literals), then fetches.
  * The worker runs actions through the registry; this is the same path, for this connector's own tests.
  */
-export function runPrometheusAction(request: ActionRequest<PrometheusDataSource, PrometheusAction>): Promise<Evidence> {
+export function runPrometheusAction(request: ActionRequest<PrometheusDataSource, PrometheusAction>): Promise<Observed> {
   return runConnectorAction(prometheusConnector.definition, prometheusRuntime, request);
 }
 

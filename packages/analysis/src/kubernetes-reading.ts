@@ -1,5 +1,5 @@
-import type { Evidence, TimeWindow } from "@pes/analysis";
-import type { ContainerStatus, Deployment, KubernetesEvent, Pod, ReplicaSet } from "./kubernetes-response.js";
+import type { ContainerStatus, Deployment, KubernetesEvent, Pod, ReplicaSet, TimeWindow } from "@pes/contracts";
+import type { Evidence } from "./evidence.js";
 
 /** At most this many events or pods are reported: the strongest first. */
 const MAX_FINDINGS = 20;

@@ -1,0 +1,36 @@
+import type { MitigationCondition } from "@pes/contracts";
+import { causeKindOf, type Ranking } from "./ranking.js";
+
+/**
+ * Whether the findings meet every condition of a mitigation's `when`: `abnormal` (any symptom, or none),
+ * `likelyCause` (the likely cause is of that kind, as the verdict gives it: a change's, a symptom's such as
+ * `saturation`, `upstream` for an upstream's symptom, `node`), `change` (a change of that kind came before
+ * the issue time, or is the likely cause), `action` (that action, by its filled title, showed the likely
+ * cause or a symptom). The worker offers mitigations by it, and a replay says which it would offer.
+ */
+export function mitigationFits(when: MitigationCondition, ranking: Ranking, time: Date): boolean {
+  const cause = ranking.likelyCause;
+  const causeChange = cause?.basis === "change" ? cause.finding.evidence.change : undefined;
+  if (when.abnormal !== undefined && when.abnormal !== ranking.symptoms.length > 0) return false;
+  // The kind the verdict gives the cause: an upstream's symptom is `upstream`, never its own kind (an
+  // upstream's memory at its limit is no reason to raise the paged service's).
+  const causeKind =
+    cause?.basis === "node"
+      ? "node"
+      : cause?.basis === "symptom"
+        ? cause.finding.upstream === undefined
+          ? causeKindOf(cause.finding.evidence)
+          : "upstream"
+        : causeChange;
+  if (when.likelyCause !== undefined && when.likelyCause !== causeKind) return false;
+  if (when.change !== undefined) {
+    const before = ranking.changes.some(({ evidence }) => evidence.change === when.change && evidence.at.getTime() <= time.getTime());
+    if (!before && causeChange !== when.change) return false;
+  }
+  if (when.action !== undefined) {
+    const title = when.action;
+    const found = cause?.finding.evidence.action === title || ranking.symptoms.some(({ evidence }) => evidence.action === title);
+    if (!found) return false;
+  }
+  return true;
+}

@@ -1,0 +1,99 @@
+import { z } from "zod";
+import { CHANGE_TYPES, Observation } from "./observation.js";
+import { Verdict } from "./execution-verdict.js";
+
+/** The version of the bundle format this build writes. A reader takes any version: later ones only add. */
+export const EVIDENCE_BUNDLE_VERSION = 1;
+
+const Instant = z.iso.datetime({ offset: true });
+
+/** An action's window as a bundle holds it: ISO 8601 instants. */
+export const BundleWindow = z.object({ start: Instant, time: Instant, end: Instant });
+export type BundleWindow = z.infer<typeof BundleWindow>;
+
+/**
+ * An observation of a kind this build does not know (a later version's): kept, read as an action that
+ * could not be replayed rather than refusing the whole bundle.
+ */
+const LaterObservation = z.looseObject({ kind: z.string() });
+
+/**
+ * One action of a recorded execution: its title and gadget (the verdict cites them), its connector type,
+ * the query as it was sent (every template filled), the window it asked for, and what its source answered.
+ */
+export const BundleAction = z.object({
+  gadget: z.string(),
+  title: z.string(),
+  connector: z.string(),
+  /** Absent when the query could not be filled (the issue lacks an attribute). */
+  query: z.unknown().optional(),
+  /** The upstream service its gadget's instance is about (a gadget's `upstreams`); absent for the paged service's. */
+  upstream: z.string().optional(),
+  /**
+   * The window it asked for: the playbook's, or a wider one when the engine looked back before a trend
+   * (then the observation is that second look's, the one the verdict was judged from).
+   */
+  window: BundleWindow,
+  observation: z.union([Observation, LaterObservation]),
+});
+export type BundleAction = z.infer<typeof BundleAction>;
+
+/**
+ * When a playbook's mitigation is offered (its `when`, every template filled): the findings are abnormal
+ * or not, a change of that kind came before the issue, the likely cause is of that kind, an action showed a symptom.
+ */
+export const MitigationCondition = z.object({
+  abnormal: z.boolean().optional(),
+  change: z.enum(CHANGE_TYPES).optional(),
+  /** A change's kind or a cause's (`saturation`, `upstream`, `node`…); read as any text, so that a later kind still reads. */
+  likelyCause: z.string().optional(),
+  action: z.string().optional(),
+});
+export type MitigationCondition = z.infer<typeof MitigationCondition>;
+
+/** A mitigation of the playbook, by its name (`customName`, else `toolName`, filled), and when it is offered. */
+export const BundleMitigation = z.object({ name: z.string(), when: MitigationCondition.optional() });
+export type BundleMitigation = z.infer<typeof BundleMitigation>;
+
+/**
+ * What an execution's actions observed, kept so that its analysis can be re-run offline (`pes replay`,
+ * `pes eval`): the issue, then per action what it asked and what came back. Never a data source's URL,
+ * credentials or headers; the data sources' secrets are redacted from every text of it. Read tolerantly:
+ * fields a later version adds are dropped, and an observation of an unknown kind is kept as it is.
+ */
+export const EvidenceBundle = z
+  .object({
+    v: z.number().int().positive(),
+    executionId: z.string(),
+    recordedAt: Instant,
+    issue: z.object({
+      bookName: z.string(),
+      title: z.string().optional(),
+      time: Instant,
+      attributes: z.record(z.string(), z.string()),
+      /** The services the paged one calls, as the playbook declared them for this issue (its gadgets' upstreams). */
+      upstreams: z.array(z.string()).optional(),
+    }),
+    actions: z.array(BundleAction),
+    /** The playbook's mitigations, so that a replay says which it would offer. */
+    mitigations: z.array(BundleMitigation).default([]),
+    /** The verdict the execution reached when it was recorded: what a replay is compared with. */
+    verdict: Verdict.optional(),
+  })
+  .meta({ id: "EvidenceBundle" });
+export type EvidenceBundle = z.infer<typeof EvidenceBundle>;
+
+const ExpectedCause = z.object({ kind: z.string(), subject: z.string().optional(), action: z.string() });
+
+/**
+ * What a case of `pes eval` expects of a bundle's verdict: its conclusion, and when given the cause (its
+ * kind, subject and action), for an ambiguous one the alternative too (the two in either order), and the
+ * mitigations that fit it (by title).
+ */
+export const ExpectedVerdict = z.object({
+  conclusion: z.enum(["cause", "no-cause", "ambiguous"]),
+  cause: ExpectedCause.optional(),
+  alternative: ExpectedCause.optional(),
+  mitigations: z.array(z.string()).optional(),
+});
+export type ExpectedVerdict = z.infer<typeof ExpectedVerdict>;

@@ -1,0 +1,133 @@
+import type { Evidence } from "@pes/analysis";
+import { mapEvidenceText, readObservation } from "@pes/analysis";
+import {
+  EVIDENCE_BUNDLE_VERSION,
+  UnreadableObservationError,
+  type BundleAction,
+  type BundleMitigation,
+  type EvidenceBundle,
+  type ExecutionJob,
+  type Observation,
+  type TimeWindow,
+  type Verdict,
+} from "@pes/contracts";
+import type { Observed } from "@pes/connectors";
+import type { MitigationTemplate } from "@pes/playbooks";
+import { asText, fillTemplate, MissingAttributesError } from "@pes/templates";
+import { filledCondition } from "@pes/playbooks";
+
+/**
+ * An action's evidence, as the worker and a replay read it: the analysis reads what the action observed
+ * (citing its title, with its link), then the data source's secrets are redacted from every text, since
+ * a source may echo them.
+ */
+export function evidenceOf(observed: Observed, title: string, window: TimeWindow): readonly Evidence[] {
+  return readObservation(observed.observation, { action: title, window, ...(observed.link === undefined ? {} : { link: observed.link }) }).map((evidence) =>
+    mapEvidenceText(evidence, observed.redact),
+  );
+}
+
+/** One action of an execution, as a bundle will keep it. */
+export interface ActionToKeep {
+  gadget: string;
+  title: string;
+  connector: string;
+  /** The upstream its gadget's instance is about, if any. */
+  upstream?: string;
+  /** The window it ran over (a look-back's, when it ran again over a wider one). */
+  window: TimeWindow;
+  /** What it observed; absent when it never asked (no data source, cancelled before it started…). */
+  observed?: Observed;
+  /** Its evidence: a bundle keeps an action that never asked as the failure it was. */
+  evidence: readonly Evidence[];
+}
+
+/**
+ * The evidence bundle of an execution: the issue, then per action what it asked (the filled query) and
+ * what came back, with the data source's secrets redacted from every text of both. Data source URLs,
+ * credentials and headers are never in an observation or a query; the link of an action is left out too,
+ * as it holds the data source's address.
+ */
+export function bundleOf(
+  executionId: string,
+  job: ExecutionJob,
+  upstreams: readonly string[],
+  actions: readonly ActionToKeep[],
+  mitigations: readonly MitigationTemplate[],
+  verdict: Verdict,
+  recordedAt: Date,
+): EvidenceBundle {
+  return {
+    v: EVIDENCE_BUNDLE_VERSION,
+    executionId,
+    recordedAt: recordedAt.toISOString(),
+    issue: {
+      bookName: job.bookName,
+      ...(job.title === undefined ? {} : { title: job.title }),
+      time: job.time,
+      attributes: job.attributes,
+      ...(upstreams.length === 0 ? {} : { upstreams: [...upstreams] }),
+    },
+    actions: actions.map((action): BundleAction => {
+      const { observed } = action;
+      const observation: Observation = observed === undefined ? failureOf(action.evidence) : kept(observed.observation, observed.redact);
+      return {
+        gadget: action.gadget,
+        title: action.title,
+        connector: action.connector,
+        ...(observed?.query === undefined ? {} : { query: redacted(observed.query, observed.redact) }),
+        ...(action.upstream === undefined ? {} : { upstream: action.upstream }),
+        window: bundleWindow(action.window),
+        observation,
+      };
+    }),
+    mitigations: mitigations.flatMap((template) => bundleMitigation(template, job.attributes)),
+    verdict,
+  };
+}
+
+function bundleWindow(window: TimeWindow): EvidenceBundle["actions"][number]["window"] {
+  return { start: window.start.toISOString(), time: window.time.toISOString(), end: window.end.toISOString() };
+}
+
+/** An action that never asked, as the failure (or skip) its evidence says it was. */
+function failureOf(evidence: readonly Evidence[]): Observation {
+  const [only] = evidence;
+  if (only?.kind === "skipped") return { kind: "skipped", missing: [...only.missing] };
+  return { kind: "failed", reason: only?.kind === "failed" ? only.reason : "not run" };
+}
+
+/**
+ * The observation as plain JSON (a Prometheus answer read from its bytes becomes its array here), every
+ * text redacted. An answer that turns out unreadable is kept as the failure the analysis made of it.
+ */
+function kept(observation: Observation, redact: (text: string) => string): Observation {
+  try {
+    return redacted(observation, redact) as Observation;
+  } catch (error) {
+    if (error instanceof UnreadableObservationError) return { kind: "failed", reason: redact(error.message) };
+    throw error;
+  }
+}
+
+/** A JSON value with `redact` applied to every string in it, keys included. */
+function redacted(value: unknown, redact: (text: string) => string): unknown {
+  return JSON.parse(JSON.stringify(value), (_key, item: unknown) => {
+    if (typeof item === "string") return redact(item);
+    if (item !== null && typeof item === "object" && !Array.isArray(item)) {
+      return Object.fromEntries(Object.entries(item).map(([key, field]) => [redact(key), field]));
+    }
+    return item;
+  });
+}
+
+/** A mitigation by its name and its condition, filled as the execution fills them; none when its name cannot be filled. */
+function bundleMitigation(template: MitigationTemplate, attributes: Readonly<Record<string, string>>): BundleMitigation[] {
+  try {
+    const name = fillTemplate(template.customName ?? template.toolName, attributes, asText);
+    return [{ name, ...(template.when === undefined ? {} : { when: filledCondition(template.when, attributes) }) }];
+  } catch (error) {
+    if (error instanceof MissingAttributesError) return [];
+    throw error;
+  }
+}

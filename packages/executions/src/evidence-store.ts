@@ -1,0 +1,61 @@
+import { EvidenceBundle } from "@pes/contracts";
+import { closeConnection, createProducerConnection, keySpace, type KeySpace, type RedisConnection } from "@pes/jobs";
+import type { Logger } from "pino";
+import { QueueUnavailableError } from "./execution-client.js";
+import { evidenceKey } from "./execution-keys.js";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The evidence bundles of executions, one Redis string per execution under its organization's keys, gone
+ * at the end of the organization's retention (a TTL): what `GET /playbook/execution/{id}/evidence` reads.
+ */
+export interface EvidenceStore {
+  /** Keeps a bundle for `retentionDays` (a second one for the same execution replaces it). */
+  keep(orgId: string, bundle: EvidenceBundle, retentionDays: number): Promise<void>;
+  /**
+   * The organization's bundle of that execution, or undefined: none kept, another organization's, past
+   * its retention, or not a bundle this build can read. Throws QueueUnavailableError when Redis is away.
+   */
+  read(orgId: string, executionId: string): Promise<EvidenceBundle | undefined>;
+}
+
+/** The store on a connection its caller owns (the worker's producer connection). */
+export function createEvidenceStore(connection: () => RedisConnection, keys: KeySpace): EvidenceStore {
+  return {
+    async keep(orgId, bundle, retentionDays) {
+      await connection().set(evidenceKey(keys, orgId, bundle.executionId), JSON.stringify(bundle), "PX", Math.round(retentionDays * DAY_MS));
+    },
+    async read(orgId, executionId) {
+      let text: string | null;
+      try {
+        text = await connection().get(evidenceKey(keys, orgId, executionId));
+      } catch (error) {
+        throw new QueueUnavailableError("could not read the evidence bundle", { cause: error });
+      }
+      if (text === null) return undefined;
+      // Read tolerantly (the schema drops fields a later version adds); anything else is not a bundle.
+      const parsed = EvidenceBundle.safeParse(JSON.parse(text));
+      return parsed.success ? parsed.data : undefined;
+    },
+  };
+}
+
+/** An evidence store on a connection of its own (the API's): nothing connects before start(). */
+export interface OpenedEvidenceStore extends EvidenceStore {
+  start(): void;
+  close(): Promise<void>;
+}
+
+export function openEvidenceStore(options: { redisUrl: string; prefix: string; logger: Logger }): OpenedEvidenceStore {
+  const connection = createProducerConnection(options.redisUrl, options.logger, "pes:evidence");
+  const store = createEvidenceStore(() => connection, keySpace(options.prefix, options.redisUrl));
+  return {
+    ...store,
+    start() {
+      // Fails fast until Redis answers (a read is then a 503), and reconnects by itself.
+      connection.connect().catch(() => {});
+    },
+    close: () => closeConnection(connection),
+  };
+}
