@@ -24,7 +24,7 @@ const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   if (!existsSync(fileURLToPath(new URL("../dist/index.js", import.meta.url)))) {
-    throw new Error("packages/queue is not built: run `npx tsc -p packages/queue/tsconfig.build.json` first");
+    throw new Error("packages/executions is not built: run `npx turbo run build --filter=@pes/executions` first");
   }
   redis = await startRedis();
 });
