@@ -5,7 +5,7 @@ import { ConfigError, loadConfig, type Catalog } from "@pes/config";
 import { devJwks, loadOrCreateDevKey } from "@pes/dev-issuer";
 import { createLogger, type Logger } from "@pes/logger";
 import { createApiMetrics } from "@pes/metrics";
-import { createExecutionClient, EXECUTION_QUEUE, openEvidenceStore, QueueUnavailableError, SERVICE_QUEUES, type ExecutionClient, type OpenedEvidenceStore } from "@pes/executions";
+import { BATCH_EXECUTION_QUEUE, createExecutionClient, EXECUTION_QUEUE, openEvidenceStore, QueueUnavailableError, SERVICE_QUEUES, type ExecutionClient, type OpenedEvidenceStore } from "@pes/executions";
 import { createQueueInspector, openDashboardQueues, type DashboardQueues, type QueueInspector } from "@pes/jobs";
 import type { RequestHandler } from "express";
 import { startTracing, TracingConfigError, type Tracing } from "@pes/tracing";
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
   }
 
   // Queue depth is read here, on a scrape, so that one process reads it rather than every worker.
-  const queueInspector = createQueueInspector({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger, queues: [EXECUTION_QUEUE] });
+  const queueInspector = createQueueInspector({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger, queues: [EXECUTION_QUEUE, BATCH_EXECUTION_QUEUE] });
   const metrics = createApiMetrics({
     readQueues: () => queueInspector.read(),
     queueCacheMs: env.metricsQueueCacheMs,

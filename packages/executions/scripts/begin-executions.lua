@@ -10,16 +10,15 @@
   ARGV[4]  over the limit: 'refuse' (change nothing) or 'behind' (admit anyway; the caller enqueues behind);
            'reserved': admitted beforehand under their candidate ids (accept-batch.lua), whose places a
            request that joins another execution gives back
-  ARGV[5]  how many to admit against the limit; -1: the executions this call creates
-  ARGV[6]  deadline (ms): when the new executions stop counting in the lane, and their coalescing key's
+  ARGV[5]  deadline (ms): when the new executions stop counting in the lane, and their coalescing key's
            reuse window starts at the latest
-  ARGV[7]  a new record's TTL until it finishes (ms)
-  ARGV[8]  how long a finished record is kept (ms)
-  ARGV[9]  how long a completed result serves identical requests (ms); 0: not at all
-  ARGV[10] the reply channel of the API instance that waits, or ''
-  ARGV[11] the batch the requests are items of, or ''
-  ARGV[12] the queue of executions admitted over the limit ('behind'), or ''
-  ARGV[13…] four per request: candidate execution id, coalescing fingerprint or '', queue, batch index or ''
+  ARGV[6]  a new record's TTL until it finishes (ms)
+  ARGV[7]  how long a finished record is kept (ms)
+  ARGV[8]  how long a completed result serves identical requests (ms); 0: not at all
+  ARGV[9]  the reply channel of the API instance that waits, or ''
+  ARGV[10] the batch the requests are items of, or ''
+  ARGV[11] the queue of executions admitted over the limit ('behind'), or ''
+  ARGV[12…] four per request: candidate execution id, coalescing fingerprint or '', queue, batch index or ''
 
   Returns {'limit', in flight, finished within the pace window, ms until the earliest in flight expires}
   when over a 'refuse' limit (nothing changed); else {behind ('1' when admitted over the limit), then per
@@ -29,12 +28,12 @@ local prefix = KEYS[1]
 local now = tonumber(ARGV[1])
 local lane = prefix .. 'lane:' .. ARGV[2]
 local limit = tonumber(ARGV[3])
-local deadline = tonumber(ARGV[6])
-local ttl = tonumber(ARGV[7])
-local retain = tonumber(ARGV[8])
-local reuse = tonumber(ARGV[9])
-local channel = ARGV[10]
-local batch = ARGV[11]
+local deadline = tonumber(ARGV[5])
+local ttl = tonumber(ARGV[6])
+local retain = tonumber(ARGV[7])
+local reuse = tonumber(ARGV[8])
+local channel = ARGV[9]
+local batch = ARGV[10]
 local PACE_WINDOW_MS = 60000
 
 local function record(id) return prefix .. 'execution:' .. id end
@@ -44,7 +43,7 @@ local requests = {}
 local fresh = {}
 local freshByPrint = {}
 local created = 0
-for i = 13, #ARGV, 4 do
+for i = 12, #ARGV, 4 do
   local id, print, queue, index = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
   if print ~= '' then
     local other = freshByPrint[print] or redis.call('GET', prefix .. 'coalesce:' .. print)
@@ -73,8 +72,7 @@ local reserved = ARGV[4] == 'reserved'
 if limit > 0 and not reserved then
   redis.call('ZREMRANGEBYSCORE', lane, '-inf', now)
   local inFlight = redis.call('ZCARD', lane)
-  local adding = tonumber(ARGV[5])
-  if adding < 0 then adding = created end
+  local adding = created
   if adding > 0 and inFlight + adding > limit then
     if ARGV[4] == 'refuse' then
       local finished = prefix .. 'finished'
@@ -95,7 +93,7 @@ for _, r in ipairs(requests) do
   local key = record(r.id)
   if r.state == 'created' then
     local queue = r.queue
-    if behind == '1' and ARGV[12] ~= '' then queue = ARGV[12] end
+    if behind == '1' and ARGV[11] ~= '' then queue = ARGV[11] end
     redis.call('HSET', key, 'status', 'pending', 'createdAt', now, 'queue', queue, 'coalesce', r.print,
       'reuseMs', reuse, 'retainMs', retain)
     redis.call('PEXPIRE', key, ttl)

@@ -20,8 +20,6 @@ export type Lane = "interactive" | "batch";
 export interface LaneLimit {
   max: number;
   over?: "refuse" | "behind";
-  /** How many executions to admit against it; default: those the call creates (not those it joins). */
-  admit?: number;
 }
 
 /** Where an execution stands in its record: `pending` until its reply is stored. */
@@ -168,7 +166,6 @@ export async function beginExecutions(redis: RedisConnection, keys: KeySpace, se
     settings.lane,
     settings.limit?.max ?? 0,
     settings.reserved === true ? "reserved" : (settings.limit?.over ?? "refuse"),
-    settings.limit?.admit ?? -1,
     Math.ceil(settings.deadline),
     Math.ceil(settings.ttlMs),
     Math.ceil(settings.retainMs),
@@ -179,7 +176,7 @@ export async function beginExecutions(redis: RedisConnection, keys: KeySpace, se
   ];
   for (const request of requests) args.push(request.candidateId, request.fingerprint ?? "", request.queue, request.batchIndex ?? "");
   const answer = await redis.beginExecutions(organizationPrefix(keys, settings.orgId), ...args);
-  if (answer[0] === "limit") throw limitExceeded(settings.lane, settings.limit?.max ?? 0, answer.slice(1).map(Number), settings.limit?.admit ?? requests.length);
+  if (answer[0] === "limit") throw limitExceeded(settings.lane, settings.limit?.max ?? 0, answer.slice(1).map(Number), requests.length);
   const executions: Begun[] = [];
   for (let i = 1; i + 2 < answer.length; i += 3) {
     const executionId = String(answer[i]);
