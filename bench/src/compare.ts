@@ -6,8 +6,9 @@
  * node or V8 flags on one build). Both run side by side on one Redis (own queue prefixes) and one stub data
  * source; the load alternates between them (A B B A …), so that drift of this shared machine falls on
  * both alike. Per round it measures the p50 at 1 in flight (scenario 1) and executions/s at 64 in flight
- * (scenario 2); it prints every round's ratio (this build / baseline) and their median. A change worth a
- * few percent cannot be timed any other way on this host: see BENCHMARKS.md, "Method".
+ * (scenario 2), with the CPU time the API and workers spent per execution at 64 in flight; it prints every
+ * round's ratio (this build / baseline) and their median. A change worth a few percent cannot be timed any
+ * other way on this host: see BENCHMARKS.md, "Method".
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,6 +19,7 @@ import { loadOrCreateDevKey, mintDevToken } from "@pes/dev-issuer";
 import { freePort } from "@pes/local-services";
 import { BENCH_CLIENT_ID, BENCH_ORG, ONE_ACTION_PLAYBOOK, writeBenchConfig } from "./bench-config.js";
 import { stopAll, type ChildHandle } from "./child-processes.js";
+import { cpuWindow, type ProcessRoles } from "./cpu-time.js";
 import { runHttpLoad, type HttpLoadResult } from "./http-load.js";
 import { startBenchRedis } from "./redis-server.js";
 import { isExecutionSuccess, smokeTest, THROUGHPUT_IN_FLIGHT, type ServiceTarget } from "./scenarios.js";
@@ -27,11 +29,15 @@ import { startStubProcess } from "./stub-process.js";
 interface Side {
   name: string;
   target: ServiceTarget;
+  /** The side's own processes, whose CPU time is read around its loaded run (Redis is shared: not counted). */
+  pids: ProcessRoles;
 }
 
 interface Measurement {
   latencyP50: number;
   throughput: number;
+  /** CPU of the API and workers per execution at 64 in flight, µs: steadier than wall figures on a busy host. */
+  cpuUs: number;
 }
 
 const { values } = parseArgs({
@@ -95,12 +101,14 @@ try {
     const port = await freePort();
     const api = await startApi(context, { port, executionTimeoutMs: 30_000, batchMaxItems: 100 });
     children.push(api);
+    const workers: ChildHandle[] = [];
     for (let index = 1; index <= workerCount; index += 1) {
-      children.push(await startWorker(context, { index, concurrency: 64, maxConcurrentActions: 64 }));
+      workers.push(await startWorker(context, { index, concurrency: 64, maxConcurrentActions: 64 }));
     }
+    children.push(...workers);
     const target = { baseUrl: `http://127.0.0.1:${port}`, token };
     await smokeTest(target, ONE_ACTION_PLAYBOOK);
-    return { name, target };
+    return { name, target, pids: { api: [api.pid], workers: workers.map((worker) => worker.pid) } };
   };
   const sides = [
     await startSide("baseline", baselineRoot, []),
@@ -118,10 +126,11 @@ try {
   const measure = async (side: Side): Promise<Measurement> => {
     const latency = await load(side, 1, seconds);
     await load(side, THROUGHPUT_IN_FLIGHT, 1);
-    const loaded = await load(side, THROUGHPUT_IN_FLIGHT, seconds);
+    const cpu = cpuWindow(side.pids);
+    const loaded = await cpu.around(() => load(side, THROUGHPUT_IN_FLIGHT, seconds));
     const failures = latency.responses - latency.successes + loaded.responses - loaded.successes;
     if (failures > 0) throw new Error(`${side.name}: ${failures} failed responses: ${latency.firstErrorBody ?? loaded.firstErrorBody}`);
-    return { latencyP50: latency.latency.p50, throughput: loaded.throughput };
+    return { latencyP50: latency.latency.p50, throughput: loaded.throughput, cpuUs: cpu.per(loaded.successes).totalUs };
   };
 
   log("warming both up …");
@@ -138,7 +147,8 @@ try {
     results.push({ baseline, candidate });
     log(
       `round ${round + 1}: p50 ${baseline.latencyP50.toFixed(3)} → ${candidate.latencyP50.toFixed(3)} ms, ` +
-        `${baseline.throughput.toFixed(0)} → ${candidate.throughput.toFixed(0)} /s`,
+        `${baseline.throughput.toFixed(0)} → ${candidate.throughput.toFixed(0)} /s, ` +
+        `${baseline.cpuUs.toFixed(0)} → ${candidate.cpuUs.toFixed(0)} µs CPU per execution`,
     );
   }
 
@@ -153,6 +163,7 @@ try {
     "|---|---|---|",
     row("p50 at 1 in flight", ratio((m) => m.latencyP50)),
     row("executions/s at 64 in flight", ratio((m) => m.throughput)),
+    row("CPU per execution at 64 in flight (API + workers)", ratio((m) => m.cpuUs)),
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
   completed = true;
