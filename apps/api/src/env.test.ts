@@ -27,7 +27,7 @@ describe("parseEnv", () => {
       bodyLimit: "1mb",
       maxInFlight: 2000,
       http: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 65_000 },
-      auth: { devIssuer: false, jwksUrl: idp.AUTH_JWKS_URL, issuer: idp.AUTH_ISSUER, audience: idp.AUTH_AUDIENCE, orgClaim: "org_id", jwksTimeoutMs: 3000 },
+      auth: { devIssuer: false, jwksUrl: idp.AUTH_JWKS_URL, issuer: idp.AUTH_ISSUER, audience: idp.AUTH_AUDIENCE, orgClaim: "org_id", jwksTimeoutMs: 3000, devKeyDir: expect.stringMatching(/\.dev-issuer$/) },
       allowedChatHosts: [],
       logLevel: "info",
       shutdownDrainMs: 5_000,
@@ -111,7 +111,9 @@ describe("parseEnv", () => {
       audience: DEV_AUDIENCE,
       orgClaim: "org_id",
       jwksTimeoutMs: 3000,
+      devKeyDir: expect.stringMatching(/\.dev-issuer$/),
     });
+    expect(parseEnv({ AUTH_DEV_ISSUER: "true", CONFIG_DIR: "/config", DEV_ISSUER_DIR: "/keys" }).auth.devKeyDir).toBe("/keys");
   });
 
   it("takes a Redis Cluster's nodes as REDIS_URL", () => {

@@ -1,54 +1,106 @@
 import { envInteger as integer, parseEnvironment, sharedEnvFields } from "@pes/config";
 import { DEFAULT_BATCH_MAX_ITEMS } from "@pes/contracts";
-import { DEV_AUDIENCE, DEV_ISSUER } from "@pes/dev-issuer";
+import { DEV_AUDIENCE, DEV_ISSUER, defaultDevKeyDir } from "@pes/dev-issuer";
 import { z } from "zod";
-import type { QueueDashboardSettings } from "./admin/queue-dashboard.js";
 
 export { EnvError } from "@pes/config";
 
 /**
- * Every environment variable the API reads, parsed once at start. Empty values count as unset.
- * When AUTH_DEV_ISSUER is false (the default) the three AUTH_* identity-provider settings are required.
+ * Every environment variable the API reads, parsed once at start. Empty values count as unset. Each
+ * variable's description is its documentation: docs/configuration.md is generated from this schema.
  */
 export const ApiEnvSchema = z
   .object({
-    PORT: integer(0, 65_535).default(8080),
-    HOST: z.string().min(1).default("0.0.0.0"),
+    PORT: integer(0, 65_535).default(8080).describe("Where the API listens (`0`: a free port)."),
+    HOST: z.string().min(1).default("0.0.0.0").describe("The address the API listens on."),
     ...sharedEnvFields,
-    EXECUTION_TIMEOUT_MS: integer(1, 3_600_000).default(120_000),
-    EXECUTION_RETENTION_SECONDS: integer(1, 30 * 86_400).default(3_600),
-    COALESCE_BUCKET_SECONDS: integer(0, 86_400).default(60),
-    COALESCE_REUSE_SECONDS: integer(0, 86_400).default(10),
-    BATCH_MAX_ITEMS: integer(1, 10_000).default(DEFAULT_BATCH_MAX_ITEMS),
-    ASYNC_BATCH_MAX_ITEMS: integer(1, 1_000_000).default(10_000),
-    ASYNC_BATCH_TIMEOUT_SECONDS: integer(1, 7 * 86_400).default(3_600),
+    EXECUTION_TIMEOUT_MS: integer(1, 3_600_000)
+      .default(120_000)
+      .describe('How long a caller waits for an execution before `200 {"error":"…timed out…"}`.'),
+    EXECUTION_RETENTION_SECONDS: integer(1, 30 * 86_400)
+      .default(3_600)
+      .describe("How long a finished execution can be read back (`GET /playbook/execution/{id}`), and an `Idempotency-Key` is remembered."),
+    COALESCE_BUCKET_SECONDS: integer(0, 86_400)
+      .default(60)
+      .describe("Identical requests whose issue times fall in one bucket of this length share one execution; `0` turns coalescing off."),
+    COALESCE_REUSE_SECONDS: integer(0, 86_400)
+      .default(10)
+      .describe("How long a completed result is still given to identical newcomers (at most `EXECUTION_RETENTION_SECONDS`)."),
+    BATCH_MAX_ITEMS: integer(1, 10_000).default(DEFAULT_BATCH_MAX_ITEMS).describe("The largest synchronous batch (at most `MAX_IN_FLIGHT`)."),
+    ASYNC_BATCH_MAX_ITEMS: integer(1, 1_000_000).default(10_000).describe("The largest batch with `Prefer: respond-async`."),
+    ASYNC_BATCH_TIMEOUT_SECONDS: integer(1, 7 * 86_400)
+      .default(3_600)
+      .describe("How long an async batch's items may wait and run; the batch is kept this long plus `EXECUTION_RETENTION_SECONDS`."),
     ASYNC_BATCH_BODY_LIMIT: z
       .string()
       .regex(/^\d+(\.\d+)?\s*(b|kb|mb)?$/i, 'must be a size such as "16mb", "512kb" or "65536"')
-      .default("16mb"),
-    ORG_EXECUTIONS_IN_FLIGHT: integer(1, 1_000_000).default(2_000),
-    ORG_ITEMS_QUEUED: integer(1, 10_000_000).default(20_000),
+      .default("16mb")
+      .describe("The largest batch request body (413 above)."),
+    ORG_EXECUTIONS_IN_FLIGHT: integer(1, 1_000_000)
+      .default(2_000)
+      .describe("An organization's executions in flight across all API replicas, unless its file sets `limits.executionsInFlight` (429 above)."),
+    ORG_ITEMS_QUEUED: integer(1, 10_000_000)
+      .default(20_000)
+      .describe("An organization's async batch items queued or running, unless its file sets `limits.itemsQueued` (429 above)."),
     BODY_LIMIT: z
       .string()
       .regex(/^\d+(\.\d+)?\s*(b|kb|mb)?$/i, 'must be a size such as "1mb", "512kb" or "65536"')
-      .default("1mb"),
-    MAX_IN_FLIGHT: integer(1, 1_000_000).default(2000),
-    METRICS_QUEUE_CACHE_MS: integer(0, 600_000).default(5_000),
-    SHUTDOWN_DRAIN_MS: integer(0, 3_600_000).default(5_000),
-    HTTP_HEADERS_TIMEOUT_MS: integer(1, 3_600_000).default(10_000),
-    HTTP_REQUEST_TIMEOUT_MS: integer(1, 3_600_000).default(30_000),
-    HTTP_KEEP_ALIVE_TIMEOUT_MS: integer(1, 3_600_000).default(65_000),
-    AUTH_DEV_ISSUER: z.stringbool({ error: 'must be "true" or "false"' }).default(false),
-    AUTH_JWKS_URL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional(),
-    AUTH_ISSUER: z.string().min(1).optional(),
-    AUTH_AUDIENCE: z.string().min(1).optional(),
-    AUTH_ORG_CLAIM: z.string().min(1).default("org_id"),
-    AUTH_JWKS_TIMEOUT_MS: integer(1, 60_000).default(3000),
-    ADMIN_DASHBOARD: z.stringbool({ error: 'must be "true" or "false"' }).default(false),
-    ADMIN_DASHBOARD_READ_ONLY: z.stringbool({ error: 'must be "true" or "false"' }).default(true),
-    ADMIN_SCOPE: z.string().regex(/^\S+$/, "must be one scope or role, without spaces").default("pes:admin"),
-    ADMIN_USER: z.string().regex(/^[^:\s]+$/, "must be a user name without ':' or spaces").default("admin"),
-    ADMIN_PASSWORD: z.string().min(16, "must be at least 16 characters").optional(),
+      .default("1mb")
+      .describe("The largest request body (413 above)."),
+    MAX_IN_FLIGHT: integer(1, 1_000_000)
+      .default(2000)
+      .describe("Executions (batch items count) one API instance waits for at once (429 above)."),
+    METRICS_QUEUE_CACHE_MS: integer(0, 600_000).default(5_000).describe("How long one reading of the queues' depth serves every scrape of `/metrics`."),
+    SHUTDOWN_DRAIN_MS: integer(0, 3_600_000)
+      .default(5_000)
+      .describe("After SIGTERM, how long the API keeps serving with `/readyz` answering 503 before it stops accepting (not on SIGINT)."),
+    HTTP_HEADERS_TIMEOUT_MS: integer(1, 3_600_000)
+      .default(10_000)
+      .describe("A client must send a request's headers within this (from its first byte, or from connecting): else 408 and the socket is closed."),
+    HTTP_REQUEST_TIMEOUT_MS: integer(1, 3_600_000)
+      .default(30_000)
+      .describe("…and the whole request, body included, within this; waiting for the execution is not counted."),
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: integer(1, 3_600_000)
+      .default(65_000)
+      .describe("How long an idle keep-alive connection stays open: longer than the usual load balancer's idle timeout (60 s), so the balancer closes first."),
+    AUTH_DEV_ISSUER: z
+      .stringbool({ error: 'must be "true" or "false"' })
+      .default(false)
+      .describe("`true` serves a development JWKS at `/.well-known/jwks.json` and defaults the three `AUTH_*` settings to it; never in production."),
+    DEV_ISSUER_DIR: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Where the development issuer's key lives (read by the API and `npm run token`); unset: `.dev-issuer` at the repository's root."),
+    AUTH_JWKS_URL: z
+      .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+      .optional()
+      .describe("The identity provider's JWKS. Required unless `AUTH_DEV_ISSUER=true`."),
+    AUTH_ISSUER: z.string().min(1).optional().describe("The `iss` a token must carry. Required unless `AUTH_DEV_ISSUER=true`."),
+    AUTH_AUDIENCE: z.string().min(1).optional().describe("The `aud` a token must carry. Required unless `AUTH_DEV_ISSUER=true`."),
+    AUTH_ORG_CLAIM: z.string().min(1).default("org_id").describe("The token claim that names the organization."),
+    AUTH_JWKS_TIMEOUT_MS: integer(1, 60_000)
+      .default(3000)
+      .describe("Deadline of one JWKS fetch, headers and body (answers over 256 KiB or 100 keys are refused); past it the caller gets 503 with `Retry-After`."),
+    ADMIN_DASHBOARD: z
+      .stringbool({ error: 'must be "true" or "false"' })
+      .default(false)
+      .describe("`true` serves the queue dashboard at `/admin/queues`."),
+    ADMIN_DASHBOARD_READ_ONLY: z
+      .stringbool({ error: 'must be "true" or "false"' })
+      .default(true)
+      .describe("`false` lets admins retry, remove, pause and empty from the dashboard."),
+    ADMIN_SCOPE: z
+      .string()
+      .regex(/^\S+$/, "must be one scope or role, without spaces")
+      .default("pes:admin")
+      .describe("What a token's `scope`, `scp` or `roles` must grant to open the dashboard."),
+    ADMIN_USER: z
+      .string()
+      .regex(/^[^:\s]+$/, "must be a user name without ':' or spaces")
+      .default("admin")
+      .describe("With `ADMIN_PASSWORD`, the HTTP Basic user that opens the dashboard too, for a browser."),
+    ADMIN_PASSWORD: z.string().min(16, "must be at least 16 characters").optional().describe("The HTTP Basic password of `ADMIN_USER` (a secret)."),
   })
   .superRefine((env, ctx) => {
     if (!env.AUTH_DEV_ISSUER) {
@@ -75,63 +127,11 @@ export const ApiEnvSchema = z
     }
   });
 
-/** Identity-provider settings after defaults: with the dev issuer on, the API verifies against its own JWKS. */
-export interface AuthSettings {
-  devIssuer: boolean;
-  jwksUrl: string;
-  issuer: string;
-  audience: string;
-  orgClaim: string;
-  /** Overall deadline of one JWKS fetch; past it the caller gets 503 with Retry-After. */
-  jwksTimeoutMs: number;
-}
-
-/** How long the HTTP server waits on a slow client (Node's server options of the same names). */
-export interface HttpTimeouts {
-  /** From the first byte of a request (or the connection) to the end of its headers; then 408. */
-  headersTimeoutMs: number;
-  /** From the first byte of a request to the end of its body; then 408. The response may take longer. */
-  requestTimeoutMs: number;
-  /** How long an idle keep-alive connection stays open between requests. */
-  keepAliveTimeoutMs: number;
-}
-
-export interface ApiEnv {
-  port: number;
-  host: string;
-  redisUrl: string;
-  queuePrefix: string;
-  configDir: string;
-  executionTimeoutMs: number;
-  /** How long a finished execution (and an Idempotency-Key) is kept for reading back. */
-  executionRetentionMs: number;
-  /** Identical requests share one execution; undefined (COALESCE_BUCKET_SECONDS=0): never. */
-  coalescing: { bucketMs: number; reuseMs: number } | undefined;
-  batchMaxItems: number;
-  /** Async batches (`Prefer: respond-async`): their longest inputList, and how long their items may wait and run. */
-  asyncBatch: { maxItems: number; timeoutMs: number; bodyLimit: string };
-  /** The limits of an organization that sets none of its own (`limits` in its file). */
-  organizationLimits: { executionsInFlight: number; itemsQueued: number };
-  bodyLimit: string;
-  maxInFlight: number;
-  http: HttpTimeouts;
-  auth: AuthSettings;
-  allowedChatHosts: readonly string[];
-  /** The queue dashboard at /admin/queues; undefined unless ADMIN_DASHBOARD=true. */
-  adminDashboard: QueueDashboardSettings | undefined;
-  logLevel: string;
-  /** How long the API keeps serving after SIGTERM, /readyz answering 503, before it stops accepting. */
-  shutdownDrainMs: number;
-  /** How long in-flight requests may run on once the API stops accepting, before the execution client is closed. */
-  shutdownTimeoutMs: number;
-  /** The bearer token `GET /metrics` wants (METRICS_TOKEN); none: anyone who reaches it may scrape. */
-  metricsToken: string | undefined;
-  /** How long one reading of the queue's depth serves every scrape (METRICS_QUEUE_CACHE_MS). */
-  metricsQueueCacheMs: number;
-}
+/** The API's settings, as parseEnv gives them. */
+export type ApiEnv = ReturnType<typeof parseEnv>;
 
 /** Parses the environment once; throws EnvError naming each bad or missing variable. */
-export function parseEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
+export function parseEnv(source: NodeJS.ProcessEnv = process.env) {
   const env = parseEnvironment(ApiEnvSchema, source);
   return {
     port: env.PORT,
@@ -160,6 +160,7 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
       audience: env.AUTH_AUDIENCE ?? DEV_AUDIENCE,
       orgClaim: env.AUTH_ORG_CLAIM,
       jwksTimeoutMs: env.AUTH_JWKS_TIMEOUT_MS,
+      devKeyDir: defaultDevKeyDir({ DEV_ISSUER_DIR: env.DEV_ISSUER_DIR }),
     },
     allowedChatHosts: env.CHAT_ALLOWED_HOSTS,
     adminDashboard: env.ADMIN_DASHBOARD

@@ -49,7 +49,7 @@ async function main(): Promise<void> {
 
   let jwks: ReturnType<typeof devJwks> | undefined;
   if (env.auth.devIssuer) {
-    jwks = devJwks(await loadOrCreateDevKey());
+    jwks = devJwks(await loadOrCreateDevKey(env.auth.devKeyDir));
     logger.warn(
       { jwksUrl: env.auth.jwksUrl, issuer: env.auth.issuer },
       "AUTH_DEV_ISSUER is on: tokens from `npm run token` are accepted. Never enable it in production.",

@@ -1,68 +1,57 @@
 import { envInteger as integer, parseEnvironment, sharedEnvFields } from "@pes/config";
-import type { LanguageModelOptions } from "@pes/engine";
 import { z } from "zod";
 
 export { EnvError } from "@pes/config";
 
-/** Every environment variable the worker reads, parsed once at start. Empty values count as unset. */
-export const WorkerEnvSchema = z.object({
-  ...sharedEnvFields,
-  WORKER_CONCURRENCY: integer(1, 10_000).default(50),
-  /** Executions behind every other caller's work (async batch items, alerts over their organization's limit) at once; unset: a quarter of WORKER_CONCURRENCY. */
-  WORKER_BATCH_CONCURRENCY: integer(1, 10_000).optional(),
-  ACTION_TIMEOUT_MS: integer(1, 3_600_000).default(15_000),
-  MAX_CONCURRENT_ACTIONS: integer(1, 10_000).default(32),
-  WORKER_LOCK_DURATION_MS: integer(1_000, 3_600_000).default(30_000),
-  WORKER_STALLED_INTERVAL_MS: integer(1_000, 3_600_000).default(30_000),
-  /** The worker's own small HTTP listener: /metrics, /healthz, /readyz. 9464 is Prometheus' usual exporter port; 0 picks a free one. */
-  WORKER_HTTP_PORT: integer(0, 65_535).default(9464),
-  WORKER_HTTP_HOST: z.string().min(1).default("0.0.0.0"),
-  /** Spacing of the posts to one Slack channel, across all workers: Slack allows about one per second. */
-  SLACK_POST_INTERVAL_MS: integer(0, 60_000).default(1_000),
-  /** An OpenAI-compatible chat-completions API for one optional pass over the findings; unset: none. */
-  LLM_BASE_URL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://api.openai.com/v1" }).optional(),
-  LLM_MODEL: z.string().min(1).optional(),
-  /** A secret: sent to LLM_BASE_URL only, never logged. */
-  LLM_API_KEY: z.string().optional(),
-  /** How long the pass may take before the deterministic text is used. */
-  LLM_TIMEOUT_MS: integer(100, 600_000).default(10_000),
-}).refine((env) => (env.LLM_BASE_URL === undefined) === (env.LLM_MODEL === undefined), {
-  message: "LLM_BASE_URL and LLM_MODEL go together: set both to use a language model, or neither",
-  path: ["LLM_MODEL"],
-});
+/**
+ * Every environment variable the worker reads, parsed once at start. Empty values count as unset. Each
+ * variable's description is its documentation: docs/configuration.md is generated from this schema.
+ */
+export const WorkerEnvSchema = z
+  .object({
+    ...sharedEnvFields,
+    WORKER_CONCURRENCY: integer(1, 10_000).default(50).describe("Executions one worker process runs at once."),
+    WORKER_BATCH_CONCURRENCY: integer(1, 10_000)
+      .optional()
+      .describe(
+        "Of those, executions behind every other caller's work (async batch items, alerts over their organization's limit) " +
+          "one worker process runs at once, so that room stays free for interactive executions; unset: a quarter of `WORKER_CONCURRENCY`.",
+      ),
+    ACTION_TIMEOUT_MS: integer(1, 3_600_000).default(15_000).describe("Deadline of one action (data-source query)."),
+    MAX_CONCURRENT_ACTIONS: integer(1, 10_000)
+      .default(32)
+      .describe("Actions one worker process runs at once, across its executions (a data source's `maxConcurrentQueries` bounds it across all workers)."),
+    WORKER_LOCK_DURATION_MS: integer(1_000, 3_600_000)
+      .default(30_000)
+      .describe("How long a job's lock lives without renewal: a crashed worker's execution is run again after about this long."),
+    WORKER_STALLED_INTERVAL_MS: integer(1_000, 3_600_000)
+      .default(30_000)
+      .describe("How often a worker looks for executions whose lock expired and puts them back in the queue."),
+    WORKER_HTTP_PORT: integer(0, 65_535)
+      .default(9464)
+      .describe("The worker's own listener: `/metrics`, `/healthz`, `/readyz` (9464 is Prometheus' usual exporter port; `0`: a free port, logged). Give each worker on one host its own."),
+    WORKER_HTTP_HOST: z.string().min(1).default("0.0.0.0").describe("The address of that listener."),
+    SLACK_POST_INTERVAL_MS: integer(0, 60_000)
+      .default(1_000)
+      .describe("Time between two posts to one Slack channel, across all workers (Slack allows about one per second)."),
+    LLM_BASE_URL: z
+      .url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://api.openai.com/v1" })
+      .optional()
+      .describe("An OpenAI-compatible chat-completions API (`https://api.openai.com/v1`, a local vLLM or Ollama `…/v1`) for one optional pass over the findings; with `LLM_MODEL`, or neither."),
+    LLM_MODEL: z.string().min(1).optional().describe("The model of that pass."),
+    LLM_API_KEY: z.string().optional().describe("Sent as `Authorization: Bearer …` to `LLM_BASE_URL` only, never logged (a secret)."),
+    LLM_TIMEOUT_MS: integer(100, 600_000).default(10_000).describe("How long the pass may take before the deterministic text is used."),
+  })
+  .refine((env) => (env.LLM_BASE_URL === undefined) === (env.LLM_MODEL === undefined), {
+    message: "LLM_BASE_URL and LLM_MODEL go together: set both to use a language model, or neither",
+    path: ["LLM_MODEL"],
+  });
 
-export interface WorkerEnv {
-  redisUrl: string;
-  queuePrefix: string;
-  configDir: string;
-  /** Jobs one worker process runs at once. */
-  concurrency: number;
-  /** Of those, at most this many behind every other caller's work (WORKER_BATCH_CONCURRENCY). */
-  batchConcurrency: number;
-  /** Deadline of each data-source action. */
-  actionTimeoutMs: number;
-  /** Data-source actions this worker process runs at once, across all its jobs. */
-  maxConcurrentActions: number;
-  /** A dead worker's job is re-run after its lock expires (this long) and a stalled check runs. */
-  lockDurationMs: number;
-  stalledIntervalMs: number;
-  /** How long active jobs may run on after SIGTERM before they are handed back to the queue. */
-  shutdownTimeoutMs: number;
-  logLevel: string;
-  /** Where the worker serves /metrics, /healthz and /readyz. */
-  http: { port: number; host: string };
-  /** The bearer token `GET /metrics` wants (METRICS_TOKEN); none: anyone who reaches it may scrape. */
-  metricsToken: string | undefined;
-  /** Time between two posts to one Slack channel (all workers together). */
-  slackPostIntervalMs: number;
-  /** Chat hosts accepted in message links besides `*.slack.com` and each organization's own. */
-  allowedChatHosts: readonly string[];
-  /** The language model of the optional summary pass (LLM_*); undefined: deterministic text only. */
-  languageModel: LanguageModelOptions | undefined;
-}
+/** The worker's settings, as parseWorkerEnv gives them. */
+export type WorkerEnv = ReturnType<typeof parseWorkerEnv>;
 
 /** Parses the environment once; throws EnvError naming each bad variable. */
-export function parseWorkerEnv(source: NodeJS.ProcessEnv = process.env): WorkerEnv {
+export function parseWorkerEnv(source: NodeJS.ProcessEnv = process.env) {
   const env = parseEnvironment(WorkerEnvSchema, source);
   return {
     redisUrl: env.REDIS_URL,

@@ -11,32 +11,30 @@ function isRedisUrl(value: string): boolean {
   return URL.canParse(value) && /^rediss?:$/.test(new URL(value).protocol);
 }
 
-/** The variables every process of the service reads, with the same meaning and defaults everywhere. */
+/**
+ * The variables every process of the service reads, with the same meaning and defaults everywhere. Each
+ * description is the variable's documentation (docs/configuration.md is generated from the schemas).
+ */
 export const sharedEnvFields = {
-  /**
-   * One Redis (`redis://`, `rediss://` with TLS), or a Redis Cluster: `redis+cluster://[user:password@]host:port,host:port/`
-   * (`rediss+cluster://` with TLS), any of its nodes as seeds.
-   */
   REDIS_URL: z
     .string()
     .refine(isRedisUrl, "must be a redis:// or rediss:// URL, or redis+cluster://host:port,host:port/ for a Redis Cluster")
-    .default("redis://127.0.0.1:6379"),
-  /** API and workers must agree on it: it prefixes the queue, the reply channels and the result keys. */
+    .default("redis://127.0.0.1:6379")
+    .describe(
+      "One Redis (`redis://`, `rediss://` with TLS), or a Redis Cluster: `redis+cluster://[user:password@]host:port,host:port/` " +
+        "(`rediss+cluster://` with TLS), any of its nodes as seeds. It must run with `maxmemory-policy noeviction`.",
+    ),
   QUEUE_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9:_-]{1,64}$/, "must be 1-64 letters, digits, ':', '_' or '-'")
-    .default("pes"),
-  /**
-   * Required: a service that silently ran the shipped example would answer for organizations nobody
-   * configured. The quickstart and the tests name their own; `config/example` is there for a trial.
-   */
-  CONFIG_DIR: z.string({ error: "is required: the folder holding organizations/ and playbooks/ (config/example for a trial)" }).min(1),
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  /**
-   * Chat hosts accepted in message links besides `*.slack.com` and the organization's own
-   * (`slack.allowedHosts`), comma-separated: the API checks links with them, the worker again before it
-   * reads a message.
-   */
+    .default("pes")
+    .describe("Prefixes the queues, the reply channels and the result keys: the API and the workers must agree on it."),
+  // Required: a service that silently ran the shipped example would answer for organizations nobody configured.
+  CONFIG_DIR: z
+    .string({ error: "is required: the folder holding organizations/ and playbooks/ (config/example for a trial)" })
+    .min(1)
+    .describe("The folder holding `organizations/` and `playbooks/` (`config/example` for a trial)."),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info").describe("The pino log level."),
   CHAT_ALLOWED_HOSTS: z
     .string()
     .default("")
@@ -45,11 +43,19 @@ export const sharedEnvFields = {
         .split(",")
         .map((host) => host.trim().toLowerCase())
         .filter((host) => host !== ""),
+    )
+    .describe(
+      "Chat hosts accepted in message links besides `*.slack.com` and each organization's own (`slack.allowedHosts`), " +
+        "comma-separated: the API checks links with them, the workers again before they read a message. Set the same on both.",
     ),
-  /** How long in-flight work may go on after SIGTERM. */
-  SHUTDOWN_TIMEOUT_MS: envInteger(0, 3_600_000).default(25_000),
-  /** When set, `GET /metrics` (API and workers) wants it as a bearer token; unset, anyone who can reach it may scrape. */
-  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters (e.g. openssl rand -hex 32)").optional(),
+  SHUTDOWN_TIMEOUT_MS: envInteger(0, 3_600_000)
+    .default(25_000)
+    .describe("After SIGTERM, how long in-flight work may go on (a worker then hands its active executions back to the queue)."),
+  METRICS_TOKEN: z
+    .string()
+    .min(16, "must be at least 16 characters (e.g. openssl rand -hex 32)")
+    .optional()
+    .describe("When set, `GET /metrics` wants it as `Authorization: Bearer …`; unset, anyone who can reach it may scrape (a secret)."),
 };
 
 /** A bad environment; the message names every offending variable. */
