@@ -1,10 +1,12 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { freePort } from "@pes/local-services";
 import { ExitCode, runCli } from "./cli-program.js";
+import { batchIdempotencyKey } from "./batch-idempotency-key.js";
+import { isEventStream, startFakeBatchApi, type FakeBatchApi } from "./testing/batch-api.js";
 import { startScriptedApi, type ScriptedAnswer, type ScriptedApi } from "./testing/scripted-api.js";
 
 const result = {
@@ -137,6 +139,17 @@ describe("pes run", () => {
     [["run", "--book", "node-cpu", "--bogus"], /unknown option '--bogus'/],
     [["run", "--book", "node-cpu", "-o", "yaml"], /Allowed choices are json, text/],
     [["batch", "x.jsonl", "--chunk", "0"], /--chunk.*must be a positive integer/],
+    [["batch"], /missing the input file \(- for stdin\), or --resume <id>/],
+    [["batch", "x.jsonl", "--resume", "b-1"], /--resume follows a batch already submitted: give no input file/],
+    [["batch", "--resume", "b-1", "--async"], /--resume and --async: choose one/],
+    [["batch", "--resume", "b-1", "--live"], /--live is for submitting a batch, not for --resume/],
+    [["batch", "x.jsonl", "--async", "--chunk", "10"], /--chunk is for synchronous batches/],
+    [["batch", "--resume", "b-1", "--out", "r.jsonl", "--from", "3"], /--from is for stdout/],
+    [["batch", "--resume", "b-1", "--out", "r.jsonl", "-o", "text"], /--out writes JSON lines/],
+    [["batch", "x.jsonl", "--out", "r.jsonl"], /--out needs --async or --resume/],
+    [["batch", "x.jsonl", "--idempotency-key", "k"], /--idempotency-key needs --async or --resume/],
+    [["batch", "--resume", "b-1", "--from", "-1"], /--from.*must be a non-negative integer/],
+    [["batch", "x.jsonl", "--async", "--idempotency-key", "é"], /--idempotency-key must be 1-255 printable ASCII characters/],
     [["frobnicate"], /unknown command 'frobnicate'/],
     [["playbooks", "--url", "ftp://example.com"], /--url: baseUrl must be an http\(s\) URL/],
   ])("exits 2 for a usage error and sends nothing: %j", async (argv, message) => {
@@ -266,6 +279,158 @@ describe("pes batch", () => {
     const empty = await pes(["batch", "-"], { stdin: "\n\n" });
     expect(empty.code).toBe(ExitCode.usage);
     expect(empty.stderr).toMatch(/stdin holds no input/);
+  });
+});
+
+describe("pes batch --async and --resume", () => {
+  const total = 5;
+  const inputs = Array.from({ length: total }, (_, i) => ({ bookName: "node-cpu", attributes: { host: `web-${i}` } }));
+  const resultOf = (i: number) => ({ highlights: `web-${i}` });
+  let batchApi: FakeBatchApi | undefined;
+  afterEach(async () => {
+    await batchApi?.close();
+    batchApi = undefined;
+  });
+
+  /** Runs `pes` in-process against a fake API serving one batch of five items, the first `finished` of them done. */
+  async function pesAsync(argv: string[], options: { finished?: number; stdin?: string; stderrTTY?: boolean; during?: (api: FakeBatchApi) => Promise<void> } = {}) {
+    batchApi ??= await startFakeBatchApi(total);
+    const fake = batchApi;
+    for (let i = 0; i < (options.finished ?? total); i++) fake.finish(i, i === 3 ? { error: "Execution timed out after 120000 ms" } : resultOf(i));
+    const stdout = new Buffered();
+    const stderr = new Buffered(options.stderrTTY);
+    const io = { stdout, stderr, env: { PES_URL: fake.url, PES_TOKEN: "env-token" }, stdin: Readable.from([options.stdin ?? ""]) };
+    // Reconnect waits are not spent.
+    const running = runCli(argv, { ...io, sleep: async () => {} });
+    await options.during?.(fake);
+    const code = await running;
+    return { code, stdout: stdout.text, stderr: stderr.text, requests: fake.requests };
+  }
+
+  async function inputFile(lines: readonly unknown[]): Promise<string> {
+    const file = join(dir, "issues.jsonl");
+    await writeFile(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+    return file;
+  }
+
+  const jsonLines = (text: string): unknown[] => text.trimEnd().split("\n").map((line) => JSON.parse(line));
+  const expectedLines = (from: number) => Array.from({ length: total - from }, (_, k) => (k + from === 3 ? { error: "Execution timed out after 120000 ms" } : resultOf(k + from)));
+
+  it("submits the file as one batch under a key derived from its inputs, and writes every result in order", async () => {
+    const file = await inputFile(inputs);
+    const { code, stdout, stderr, requests } = await pesAsync(["batch", "--async", file, "--channel", "C9"], {
+      finished: 2,
+      // The rest finish once the CLI follows the batch's progress.
+      during: async (fake) => {
+        await fake.waitFor(isEventStream);
+        for (let i = 2; i < total; i++) fake.finish(i, i === 3 ? { error: "Execution timed out after 120000 ms" } : resultOf(i));
+      },
+    });
+    const [submit] = requests;
+    expect(submit).toMatchObject({
+      method: "POST",
+      url: "/playbook/execution/batch",
+      headers: { prefer: "respond-async", "idempotency-key": batchIdempotencyKey({ inputList: inputs, channelId: "C9" }) },
+    });
+    expect(JSON.parse(submit?.body ?? "")).toEqual({ inputList: inputs, channelId: "C9" });
+    expect(jsonLines(stdout)).toEqual(expectedLines(0));
+    // Item 3 failed: exit 1.
+    expect(code).toBe(ExitCode.resultError);
+    // stderr is not a terminal: JSON lines, the batch id first.
+    const events = jsonLines(stderr) as Array<Record<string, unknown>>;
+    expect(events[0]).toEqual({ event: "accepted", batchId: batchApi?.batchId, total, resume: `pes batch --resume ${batchApi?.batchId}` });
+    expect(events.at(-1)).toEqual({ event: "progress", batchId: batchApi?.batchId, status: "completed", total, done: total, failed: 1, written: total });
+  });
+
+  it("derives the same key from the same inputs however their keys are ordered, and another from other inputs", () => {
+    const reordered = inputs.map(({ bookName, attributes }) => ({ attributes, bookName }));
+    expect(batchIdempotencyKey({ inputList: reordered })).toBe(batchIdempotencyKey({ inputList: inputs }));
+    expect(batchIdempotencyKey({ inputList: inputs.slice(1) })).not.toBe(batchIdempotencyKey({ inputList: inputs }));
+    expect(batchIdempotencyKey({ inputList: inputs, liveRun: true })).not.toBe(batchIdempotencyKey({ inputList: inputs }));
+    expect(batchIdempotencyKey({ inputList: inputs })).toMatch(/^pes-batch-[0-9a-f]{64}$/);
+  });
+
+  it("takes --idempotency-key over the derived key", async () => {
+    const file = await inputFile(inputs);
+    const { requests } = await pesAsync(["batch", "--async", file, "--idempotency-key", "nightly-2026-11-21", "-q"]);
+    expect(requests[0]?.headers["idempotency-key"]).toBe("nightly-2026-11-21");
+  });
+
+  it("with --out, continues after the complete lines the file holds, cutting off a half-written one", async () => {
+    const file = await inputFile(inputs);
+    const out = join(dir, "results.jsonl");
+    await writeFile(out, `${JSON.stringify(resultOf(0))}\n${JSON.stringify(resultOf(1))}\n{"highli`);
+    const { code, stdout, stderr } = await pesAsync(["batch", "--async", file, "--out", out]);
+    expect(code).toBe(ExitCode.resultError);
+    expect(stdout).toBe("");
+    expect(jsonLines(await readFile(out, "utf8"))).toEqual(expectedLines(0));
+    expect((jsonLines(stderr)[0] as { resume: string }).resume).toBe(`pes batch --resume ${batchApi?.batchId} --out ${out}`);
+    // Nothing before the third result was read again.
+    expect(batchApi?.requests.find((request) => request.url.includes("offset="))?.url).toContain("offset=2&");
+  });
+
+  it("--resume <id> follows a batch by its id without submitting, from --from on stdout", async () => {
+    batchApi = await startFakeBatchApi(total);
+    const { code, stdout, requests } = await pesAsync(["batch", "--resume", batchApi.batchId, "--from", "3", "-q"]);
+    expect(requests.every((request) => request.method === "GET")).toBe(true);
+    expect(jsonLines(stdout)).toEqual(expectedLines(3));
+    expect(code).toBe(ExitCode.resultError);
+  });
+
+  it("--resume --out with the whole batch already written writes nothing more", async () => {
+    const out = join(dir, "results.jsonl");
+    await writeFile(out, expectedLines(0).map((line) => `${JSON.stringify(line)}\n`).join(""));
+    batchApi = await startFakeBatchApi(total);
+    const { stdout } = await pesAsync(["batch", "--resume", batchApi.batchId, "--out", out, "-q"]);
+    expect(stdout).toBe("");
+    expect(jsonLines(await readFile(out, "utf8"))).toEqual(expectedLines(0));
+  });
+
+  it("refuses an --out file with more lines than the batch has items, sending nothing", async () => {
+    const file = await inputFile(inputs);
+    const out = join(dir, "results.jsonl");
+    await writeFile(out, "{}\n".repeat(total + 1));
+    const { code, stderr, requests } = await pesAsync(["batch", "--async", file, "--out", out]);
+    expect(code).toBe(ExitCode.usage);
+    expect(stderr).toMatch(/holds 6 lines, more than the batch's 5 items/);
+    expect(requests).toHaveLength(0);
+  });
+
+  it("exits 3 for a batch id the API does not know", async () => {
+    const { code, stderr } = await pesAsync(["batch", "--resume", "no-such-batch"]);
+    expect(code).toBe(ExitCode.api);
+    expect(stderr).toMatch(/^pes: HTTP 404: No such batch/m);
+  });
+
+  it("draws a bar on a terminal, with the batch id and the command that resumes above it", async () => {
+    const file = await inputFile(inputs);
+    const { stderr } = await pesAsync(["batch", "--async", file], { stderrTTY: true });
+    expect(stderr).toContain(`pes batch: batch ${batchApi?.batchId}, 5 inputs; if interrupted: pes batch --resume ${batchApi?.batchId}\n`);
+    const frames = stderr.split("\r\u001b[2K").filter((frame) => frame !== "");
+    expect(frames.at(-1)).toBe(`pes batch [${"#".repeat(30)}] 5/5 (100%) done, 5 written, 1 failed\n`);
+    expect(stderr).not.toContain("{");
+  });
+
+  it("stops with exit 4 when the API stays away, saying how to resume", async () => {
+    const file = await inputFile(inputs);
+    const out = join(dir, "results.jsonl");
+    const { code, stderr } = await pesAsync(["batch", "--async", file, "--out", out], {
+      finished: 2,
+      during: async (fake) => {
+        await fake.waitFor(isEventStream);
+        await fake.close();
+      },
+    });
+    batchApi = undefined;
+    expect(code).toBe(ExitCode.unreachable);
+    expect(stderr).toContain(`"event":"reconnecting"`);
+    // However many results came before the API went: the file holds them, and the message says so.
+    const stopped = /^pes batch: stopped with (\d) of 5 results written; resume with: pes batch --resume 4b7c0f3e-2a51-4c7e-9d1e-6f0a8b3c2d19 --out (.+)$/m.exec(stderr);
+    expect(stopped?.[2]).toBe(out);
+    const written = Number(stopped?.[1]);
+    expect(written).toBeLessThanOrEqual(2);
+    expect((await readFile(out, "utf8")).split("\n").filter((line) => line !== "").map((line) => JSON.parse(line))).toEqual(expectedLines(0).slice(0, written));
+    expect(stderr).toMatch(/^pes: .*unreachable: ECONNREFUSED/m);
   });
 });
 

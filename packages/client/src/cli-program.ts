@@ -5,11 +5,13 @@ import { DEFAULT_BATCH_MAX_ITEMS, EvidenceBundle, ExpectedVerdict, type Playbook
 import type { z } from "zod";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { runBatchInChunks } from "./batch-chunks.js";
+import { batchIdempotencyKey } from "./batch-idempotency-key.js";
 import { createBatchProgress, type OutputStream } from "./batch-progress.js";
+import { resumeAndFollow, submitAndFollow, type FollowOptions } from "./cli-async-batch.js";
 import { collectAttribute, inputFromFlags, inputsFromJsonLines, UsageError, type RunFlags } from "./cli-inputs.js";
 import { ApiError, InvalidResponseError, TimeoutError, UnreachableError } from "./client-errors.js";
 import { evaluateCase, renderEvalTable, replayReport, verdictLine, type EvalCase } from "./evidence-replay.js";
-import { createClient, DEFAULT_TIMEOUT_MS, type PesClient } from "./pes-client.js";
+import { createClient, DEFAULT_TIMEOUT_MS, type BatchRequest, type PesClient } from "./pes-client.js";
 import { renderPlaybooks, renderResult, terminalSafe } from "./result-rendering.js";
 
 /** What the CLI touches of the process, so that tests run it in-process. */
@@ -18,6 +20,8 @@ export interface CliIo {
   stderr: OutputStream;
   env: Readonly<Record<string, string | undefined>>;
   stdin: NodeJS.ReadableStream;
+  /** How the client waits before a retry or a reconnect; tests replace it to see the waits without spending them. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
 /** Exit codes, for shell scripts (`case $? in …`); the README lists them too. */
@@ -59,10 +63,20 @@ interface BatchFlags {
   live?: boolean;
   channel?: string;
   quiet?: boolean;
+  async?: boolean;
+  resume?: string;
+  out?: string;
+  from?: number;
+  idempotencyKey?: string;
 }
 
 function positiveInteger(value: string): number {
   if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError("must be a positive integer");
+  return Number(value);
+}
+
+function nonNegativeInteger(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError("must be a non-negative integer");
   return Number(value);
 }
 
@@ -109,7 +123,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const baseUrl = flags.url ?? nonEmpty(io.env.PES_URL) ?? DEFAULT_URL;
     let client: PesClient;
     try {
-      const options = { baseUrl, token, ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout * 1000 }) };
+      const options = {
+        baseUrl,
+        token,
+        ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout * 1000 }),
+        ...(io.sleep === undefined ? {} : { sleep: io.sleep }),
+      };
       client = createClient(options);
     } catch (error) {
       throw new UsageError(`--url: ${error instanceof Error ? error.message : String(error)}`);
@@ -152,28 +171,73 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   program
     .command("batch")
     .description("run every input of a JSON Lines file (one PlaybookExecutionInput per line; - for stdin)")
-    .argument("<file>", "the inputs, one JSON object per line")
+    .argument("[file]", "the inputs, one JSON object per line (none with --resume)")
     .addOption(
       new Option("--chunk <n>", "inputs per request; at most the API's BATCH_MAX_ITEMS").argParser(positiveInteger).default(DEFAULT_BATCH_MAX_ITEMS),
     )
     .option("--channel <id>", "chat channel for the inputs that name none")
     .option("--live", "liveRun for the inputs that do not set it")
     .option("-q, --quiet", "no progress on stderr")
+    .option("--async", "submit the whole file as one async batch (up to the API's ASYNC_BATCH_MAX_ITEMS) and follow it")
+    .option("--idempotency-key <key>", "with --async: the batch's Idempotency-Key (default: derived from the inputs)")
+    .option("--resume <id>", "follow a batch submitted before, by its id, writing its results")
+    .option("--out <file>", "with --async or --resume: append the results to this file, after those it already holds")
+    .addOption(new Option("--from <n>", "with --async or --resume, on stdout: the index of the first result to write").argParser(nonNegativeInteger))
     .addHelpText(
       "after",
-      "\nResults go to stdout in input order as each request returns: JSON Lines (one result per input), or text\n" +
-        "with --output text. Progress goes to stderr: a bar on a terminal, a line per request otherwise.",
+      "\nResults go to stdout in input order: JSON Lines (one result per input), or text with --output text.\n" +
+        "Progress goes to stderr: a bar on a terminal; otherwise a line per request, or with --async JSON lines\n" +
+        '({"event":"accepted"|"progress"|"reconnecting",…}).\n\n' +
+        "Without --async, the file is sent --chunk inputs per request, one request at a time, each request's\n" +
+        "results printed as it returns.\n\n" +
+        "With --async, the file is one batch the API runs on its own: the batch id is printed on stderr at once,\n" +
+        "each result is written as soon as it and every one before it finished, and a dropped connection is\n" +
+        "made again (a growing wait, 8 failures in a row at most). The batch's Idempotency-Key is derived from\n" +
+        "the inputs, so running the same command again (within the API's retention time) follows the same\n" +
+        "batch rather than starting another; --idempotency-key <key> to choose it.\n\n" +
+        "Resuming: with --out, the file is the memory: a run appends to it after the complete lines it holds, so\n" +
+        "the same command, or --resume <id> --out <file>, picks up where a killed run stopped. On stdout,\n" +
+        "--resume <id> writes from the first result unless --from <n> (append with >>). A run that stops\n" +
+        "prints the command that resumes it.\n\n" +
+        "Examples:\n" +
+        "  pes batch --async issues.jsonl --out results.jsonl\n" +
+        "  pes batch --resume 4b7c0f3e-… --out results.jsonl\n",
     )
-    .action(async (file: string, flags: BatchFlags, command: Command) => {
-      const source = file === "-" ? "stdin" : file;
+    .action(async (file: string | undefined, flags: BatchFlags, command: Command) => {
+      const asyncMode = flags.async === true || flags.resume !== undefined;
+      checkBatchFlags(file, flags, command, asyncMode);
+      const follow = (output: "json" | "text"): FollowOptions => ({
+        stdout: io.stdout,
+        stderr: io.stderr,
+        output,
+        quiet: flags.quiet === true,
+        ...(flags.out === undefined ? {} : { out: flags.out }),
+        ...(flags.from === undefined ? {} : { from: flags.from }),
+      });
+      if (flags.resume !== undefined) {
+        const { client, output } = setUp(command);
+        if (await resumeAndFollow(client, flags.resume, follow(output))) exitCode = ExitCode.resultError;
+        return;
+      }
+
+      const source = file === undefined || file === "-" ? "stdin" : file;
       let content: string;
       try {
-        content = file === "-" ? await text(io.stdin) : await readFile(file, "utf8");
+        content = file === undefined || file === "-" ? await text(io.stdin) : await readFile(file, "utf8");
       } catch (error) {
         throw new UsageError(`cannot read ${source}: ${error instanceof Error ? error.message : String(error)}`);
       }
       const inputs = inputsFromJsonLines(content, source);
       const { client, output } = setUp(command);
+      if (asyncMode) {
+        const request: BatchRequest = { inputList: inputs };
+        if (flags.live === true) request.liveRun = true;
+        if (flags.channel !== undefined) request.channelId = flags.channel;
+        const key = flags.idempotencyKey ?? batchIdempotencyKey(request);
+        if (await submitAndFollow(client, request, key, follow(output))) exitCode = ExitCode.resultError;
+        return;
+      }
+
       const requests = Math.ceil(inputs.length / flags.chunk);
       const progress = createBatchProgress(io.stderr, inputs.length, requests, flags.quiet === true);
       let done = 0;
@@ -241,6 +305,39 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return exitCode;
   } catch (error) {
     return reportFailure(error, io.stderr);
+  }
+}
+
+/** The combinations of `pes batch` flags that mean nothing, refused before anything is read or sent. */
+function checkBatchFlags(file: string | undefined, flags: BatchFlags, command: Command, asyncMode: boolean): void {
+  if (flags.resume !== undefined) {
+    if (file !== undefined) throw new UsageError("--resume follows a batch already submitted: give no input file");
+    if (flags.async === true) throw new UsageError("--resume and --async: choose one");
+    for (const [given, flag] of [
+      [flags.channel !== undefined, "--channel"],
+      [flags.live === true, "--live"],
+      [flags.idempotencyKey !== undefined, "--idempotency-key"],
+    ] as const) {
+      if (given) throw new UsageError(`${flag} is for submitting a batch, not for --resume`);
+    }
+  } else if (file === undefined) {
+    throw new UsageError("missing the input file (- for stdin), or --resume <id>");
+  }
+  if (flags.idempotencyKey !== undefined && !/^[\x20-\x7e]{1,255}$/.test(flags.idempotencyKey)) {
+    throw new UsageError("--idempotency-key must be 1-255 printable ASCII characters");
+  }
+  if (asyncMode) {
+    if (command.getOptionValueSource("chunk") === "cli") throw new UsageError("--chunk is for synchronous batches, not with --async or --resume");
+    if (flags.out !== undefined && flags.from !== undefined) throw new UsageError("--from is for stdout: with --out, the file's lines say where to resume");
+    if (flags.out !== undefined && command.optsWithGlobals<GlobalFlags>().output === "text") throw new UsageError("--out writes JSON lines: no --output text");
+  } else {
+    for (const [given, flag] of [
+      [flags.out !== undefined, "--out"],
+      [flags.from !== undefined, "--from"],
+      [flags.idempotencyKey !== undefined, "--idempotency-key"],
+    ] as const) {
+      if (given) throw new UsageError(`${flag} needs --async or --resume`);
+    }
   }
 }
 

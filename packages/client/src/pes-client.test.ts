@@ -184,6 +184,43 @@ describe("createClient", () => {
     expect(api.requests.map((request) => request.headers.authorization)).toEqual(["Bearer token-1", "Bearer token-2"]);
   });
 
+  const accepted = { id: "b-1", status: "running", createdAt: "2026-11-21T13:43:00.000Z", progress: { total: 2, done: 0, failed: 0 }, offset: 0, items: [] };
+
+  it("submits an async batch with Prefer: respond-async and the Idempotency-Key, answering its status", async () => {
+    const { api, client } = await clientFor([{ status: 202, body: accepted, headers: { location: "/playbook/execution/batch/b-1" } }]);
+    expect(await client.submitBatch({ inputList: [input, input], channelId: "C1" }, { idempotencyKey: "nightly-1" })).toEqual(accepted);
+    expect(api.requests[0]).toMatchObject({
+      method: "POST",
+      url: "/playbook/execution/batch",
+      headers: { prefer: "respond-async", "idempotency-key": "nightly-1", authorization: "Bearer t0k3n" },
+    });
+    expect(JSON.parse(api.requests[0]?.body ?? "")).toEqual({ inputList: [input, input], channelId: "C1" });
+  });
+
+  it("sends an async batch again after a connection cut only under an Idempotency-Key", async () => {
+    const keyed = await clientFor(["drop", { status: 202, body: accepted }]);
+    expect(await keyed.client.submitBatch({ inputList: [input] }, { idempotencyKey: "k" })).toEqual(accepted);
+    expect(keyed.api.requests).toHaveLength(2);
+    expect(keyed.waits).toHaveLength(1);
+    await keyed.api.close();
+
+    const unkeyed = await clientFor(["drop", { status: 202, body: accepted }]);
+    expect(await rejection(unkeyed.client.submitBatch({ inputList: [input] }))).toBeInstanceOf(UnreachableError);
+    expect(unkeyed.api.requests).toHaveLength(1);
+  });
+
+  it("refuses a synchronous answer to an async batch (an API that ignored Prefer)", async () => {
+    const { client } = await clientFor([{ status: 200, body: accepted }]);
+    expect(await rejection(client.submitBatch({ inputList: [input] }))).toMatchObject({ kind: "response", message: expect.stringMatching(/expected 202/) });
+  });
+
+  it("reads a batch's page with offset and limit", async () => {
+    const page = { ...accepted, offset: 1, items: [{ index: 1, executionId: "e-1", status: "completed", result }] };
+    const { api, client } = await clientFor([{ status: 200, body: page }]);
+    expect(await client.readBatch("b/1", { offset: 1, limit: 1 })).toEqual(page);
+    expect(api.requests[0]?.url).toBe("/playbook/execution/batch/b%2F1?offset=1&limit=1");
+  });
+
   it("refuses a base URL that is not http(s)", () => {
     expect(() => createClient({ baseUrl: "ftp://example.com" })).toThrow(/http\(s\)/);
   });

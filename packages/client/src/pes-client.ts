@@ -1,13 +1,16 @@
 import { setTimeout as delay } from "node:timers/promises";
 import {
   BatchExecutionResult,
+  BatchStatus,
   EvidenceBundle,
   PlaybookExecutionResult,
   PlaybookList,
   type BatchExecutionInput,
   type PlaybookExecutionInput,
 } from "@pes/contracts";
+import { EventSourceParserStream } from "eventsource-parser/stream";
 import type { z } from "zod";
+import { followBatchResults, type BatchItemResult, type BatchResultsOptions } from "./batch-results.js";
 import { ApiError, InvalidResponseError, TimeoutError, UnreachableError } from "./client-errors.js";
 import { backoffMs, DEFAULT_RETRY, isRetryableStatus, parseRetryAfter, type RetryOptions } from "./retry-policy.js";
 
@@ -40,6 +43,35 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
+/** How a batch is submitted asynchronously. */
+export interface SubmitBatchOptions extends CallOptions {
+  /**
+   * Sent as `Idempotency-Key`: the same key with the same request, within the API's retention time,
+   * gives the same batch instead of starting another, so a re-run resumes it. With a key, a connection
+   * that broke after the request was sent is retried too (without one it is not: the batch may have started).
+   */
+  idempotencyKey?: string;
+}
+
+/** Which items of a batch a read returns: from `offset` (default 0), at most `limit` (default 100, at most 1,000). */
+export interface BatchPageOptions extends CallOptions {
+  offset?: number;
+  limit?: number;
+}
+
+/** One event stream of a batch's progress. */
+export interface BatchEventsOptions {
+  signal?: AbortSignal;
+  /**
+   * The stream is given up (a {@link TimeoutError}) after this long without a byte: an event, or the
+   * keep-alive comment the API sends every 15 s of quiet. Default {@link DEFAULT_STREAM_IDLE_MS}.
+   */
+  idleTimeoutMs?: number;
+}
+
+/** Three of the API's keep-alive intervals: a stream this quiet is a connection that died without a word. */
+export const DEFAULT_STREAM_IDLE_MS = 45_000;
+
 /** The batch envelope with typed items (the API validates each item on its own, hence `unknown` there). */
 export type BatchRequest = Omit<BatchExecutionInput, "inputList"> & { inputList: readonly PlaybookExecutionInput[] };
 
@@ -60,8 +92,27 @@ export interface PesClient {
   runBatch(request: BatchRequest, options?: CallOptions): Promise<BatchExecutionResult>;
   /** `GET /playbook/execution/{id}/evidence`: the evidence bundle kept for an execution of the organization. */
   readEvidence(executionId: string, options?: CallOptions): Promise<EvidenceBundle>;
-  // The asynchronous reads (`GET /playbook/execution/{id}`, a batch's progress) belong here once the
-  // API serves them; each is one more `call()` with the contract's schema for its answer.
+  /**
+   * `POST /playbook/execution/batch` with `Prefer: respond-async`: the API accepts up to its
+   * ASYNC_BATCH_MAX_ITEMS (10,000 by default) inputs and answers at once with the batch's id and
+   * progress (no items yet). Read the results with {@link PesClient.batchResults}.
+   */
+  submitBatch(request: BatchRequest, options?: SubmitBatchOptions): Promise<BatchStatus>;
+  /** `GET /playbook/execution/batch/{id}`: the batch's progress, and one page of its items in input order. */
+  readBatch(batchId: string, options?: BatchPageOptions): Promise<BatchStatus>;
+  /**
+   * `GET /playbook/execution/batch/{id}` as server-sent events: the batch's progress (a BatchStatus
+   * without items) at once and at each change, the last one `completed`, then the end. One connection,
+   * not resumed when it breaks (it throws): {@link PesClient.batchResults} reconnects.
+   */
+  batchEvents(batchId: string, options?: BatchEventsOptions): AsyncGenerator<BatchStatus, void, undefined>;
+  /**
+   * Every result of a batch, in input order from `options.from`, each as soon as it and every item
+   * before it finished: the progress stream says when to read the next page. A dropped connection
+   * (the stream or a read) is reconnected after a growing wait, up to `reconnectAttempts` failures in
+   * a row; then the iteration ends with the last error, and a caller resumes with `from` where it stopped.
+   */
+  batchResults(batchId: string, options?: BatchResultsOptions): AsyncGenerator<BatchItemResult, void, undefined>;
 }
 
 /** Builds a client. Nothing is sent until a method is called. */
@@ -80,12 +131,17 @@ export function createClient(options: ClientOptions): PesClient {
     return result;
   }
 
+  /**
+   * One call, retried as retry-policy.ts says. `idempotent`: the request may be sent again after a
+   * connection that broke once it was sent (reads, and a POST under an Idempotency-Key).
+   */
   async function call<T>(
     method: "GET" | "POST",
     path: string,
     body: unknown,
     schema: z.ZodType<T>,
     callOptions: CallOptions = {},
+    how: { headers?: Record<string, string>; idempotent?: boolean } = {},
   ): Promise<{ status: number; value: T }> {
     const url = new URL(path, base).toString();
     const timeoutMs = callOptions.timeoutMs ?? defaultTimeoutMs;
@@ -103,26 +159,29 @@ export function createClient(options: ClientOptions): PesClient {
 
     let waited = 0;
     for (let attempt = 1; ; attempt += 1) {
-      const init: RequestInit = { method, headers: await headers(text !== undefined), signal };
+      const init: RequestInit = { method, headers: { ...(await headers(text !== undefined)), ...how.headers }, signal };
       if (text !== undefined) init.body = text;
-      let response: Response;
-      let payload: unknown;
+      let error: unknown;
+      let wait: number;
       try {
-        response = await fetchImpl(url, init);
-        payload = await readBody(response);
-      } catch (error) {
-        throw failure(error);
+        const response = await fetchImpl(url, init);
+        const payload = await readBody(response);
+        if (response.ok) {
+          const parsed = schema.safeParse(payload);
+          if (!parsed.success) throw new InvalidResponseError(response.status, payload, firstIssue(parsed.error));
+          return { status: response.status, value: parsed.data };
+        }
+        const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"), Date.now());
+        error = new ApiError(response.status, payload, response.headers.get("x-request-id") ?? undefined, retryAfterMs);
+        if (!isRetryableStatus(response.status)) throw error;
+        wait = retryAfterMs ?? backoffMs(attempt);
+      } catch (thrown) {
+        if (thrown instanceof ApiError || thrown instanceof InvalidResponseError) throw thrown;
+        error = failure(thrown);
+        if (!(how.idempotent === true && error instanceof UnreachableError)) throw error;
+        wait = backoffMs(attempt);
       }
-      if (response.ok) {
-        const parsed = schema.safeParse(payload);
-        if (!parsed.success) throw new InvalidResponseError(response.status, payload, firstIssue(parsed.error));
-        return { status: response.status, value: parsed.data };
-      }
-
-      const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"), Date.now());
-      const error = new ApiError(response.status, payload, response.headers.get("x-request-id") ?? undefined, retryAfterMs);
-      if (!isRetryableStatus(response.status) || attempt >= retry.attempts) throw error;
-      const wait = retryAfterMs ?? backoffMs(attempt);
+      if (attempt >= retry.attempts) throw error;
       const left = timeoutMs - (Date.now() - startedAt);
       // Waiting past either bound would only end in a timeout: the API's own answer says more.
       if (waited + wait > retry.maxWaitMs || wait >= left) throw error;
@@ -135,7 +194,73 @@ export function createClient(options: ClientOptions): PesClient {
     }
   }
 
-  return {
+  /** One event stream of a batch, its events checked against the contract. */
+  async function* batchEvents(batchId: string, eventOptions: BatchEventsOptions = {}): AsyncGenerator<BatchStatus, void, undefined> {
+    const url = new URL(`${BATCH_PATH}/${encodeURIComponent(batchId)}`, base).toString();
+    const idleMs = eventOptions.idleTimeoutMs ?? DEFAULT_STREAM_IDLE_MS;
+    const own = new AbortController();
+    const signal = eventOptions.signal === undefined ? own.signal : AbortSignal.any([eventOptions.signal, own.signal]);
+    let idle: NodeJS.Timeout | undefined;
+    let idled = false;
+    const quiet = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => {
+        idled = true;
+        own.abort();
+      }, idleMs);
+    };
+    const failure = (error: unknown): unknown => {
+      if (eventOptions.signal?.aborted === true) return eventOptions.signal.reason;
+      if (idled) return new TimeoutError(url, idleMs);
+      return new UnreachableError(url, error);
+    };
+    quiet();
+    try {
+      let response: Response;
+      try {
+        response = await fetchImpl(url, { headers: { ...(await headers(false)), accept: "text/event-stream" }, signal });
+      } catch (error) {
+        throw failure(error);
+      }
+      if (!response.ok || response.body === null) {
+        let payload: unknown;
+        try {
+          payload = await readBody(response);
+        } catch (error) {
+          throw failure(error);
+        }
+        if (response.ok) throw new InvalidResponseError(response.status, payload, "no event stream");
+        const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"), Date.now());
+        throw new ApiError(response.status, payload, response.headers.get("x-request-id") ?? undefined, retryAfterMs);
+      }
+      const events = response.body
+        .pipeThrough(new TextDecoderStream())
+        .pipeThrough(new EventSourceParserStream({ onComment: quiet }));
+      try {
+        for await (const event of events) {
+          quiet();
+          if (event.event === "error") {
+            // The API lost its Redis while streaming: what a read would have answered with a 503.
+            throw new ApiError(503, parseJson(event.data), response.headers.get("x-request-id") ?? undefined, undefined);
+          }
+          if (event.event !== "progress" && event.event !== "completed") continue;
+          const json = parseJson(event.data);
+          const parsed = BatchStatus.safeParse(json);
+          if (!parsed.success) throw new InvalidResponseError(response.status, json, `event ${event.event}: ${firstIssue(parsed.error)}`);
+          yield parsed.data;
+        }
+      } catch (error) {
+        if (error instanceof ApiError || error instanceof InvalidResponseError) throw error;
+        throw failure(error);
+      }
+    } finally {
+      clearTimeout(idle);
+      // Whether it ended, failed or the caller stopped iterating: the connection goes.
+      own.abort();
+    }
+  }
+
+  const client: PesClient = {
     async listPlaybooks(callOptions) {
       return (await call("GET", "playbook", undefined, PlaybookList, callOptions)).value;
     },
@@ -146,13 +271,42 @@ export function createClient(options: ClientOptions): PesClient {
       return (await call("GET", `playbook/execution/${encodeURIComponent(executionId)}/evidence`, undefined, EvidenceBundle, callOptions)).value;
     },
     async runBatch(request, callOptions) {
-      const { status, value } = await call("POST", "playbook/execution/batch", request, BatchExecutionResult, callOptions);
+      const { status, value } = await call("POST", BATCH_PATH, request, BatchExecutionResult, callOptions);
       if (value.length !== request.inputList.length) {
         throw new InvalidResponseError(status, value, `${value.length} results for ${request.inputList.length} inputs`);
       }
       return value;
     },
+    async submitBatch(request, { idempotencyKey, ...callOptions } = {}) {
+      const headers: Record<string, string> = { prefer: "respond-async" };
+      if (idempotencyKey !== undefined) headers["idempotency-key"] = idempotencyKey;
+      const { status, value } = await call("POST", BATCH_PATH, request, BatchStatus, callOptions, { headers, idempotent: idempotencyKey !== undefined });
+      if (status !== 202) throw new InvalidResponseError(status, value, `expected 202 Accepted for an async batch`);
+      return value;
+    },
+    async readBatch(batchId, { offset, limit, ...callOptions } = {}) {
+      const query = new URLSearchParams();
+      if (offset !== undefined) query.set("offset", String(offset));
+      if (limit !== undefined) query.set("limit", String(limit));
+      const path = `${BATCH_PATH}/${encodeURIComponent(batchId)}${query.size > 0 ? `?${query}` : ""}`;
+      return (await call("GET", path, undefined, BatchStatus, callOptions)).value;
+    },
+    batchEvents,
+    batchResults: (batchId, resultOptions) => followBatchResults(client, batchId, { sleep, ...resultOptions }),
   };
+  return client;
+}
+
+const BATCH_PATH = "playbook/execution/batch";
+
+/** JSON when it parses, else the text (a proxy's HTML error page, an event's data). */
+function parseJson(text: string): unknown {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value;
+  } catch {
+    return text;
+  }
 }
 
 /** The base URL as a directory, so that relative paths keep its path prefix. */
@@ -168,13 +322,7 @@ function baseUrlOf(baseUrl: string): URL {
 /** JSON when it parses, else the text (a proxy's HTML error page), else undefined for no body. */
 async function readBody(response: Response): Promise<unknown> {
   const text = await response.text();
-  if (text === "") return undefined;
-  try {
-    const value: unknown = JSON.parse(text);
-    return value;
-  } catch {
-    return text;
-  }
+  return text === "" ? undefined : parseJson(text);
 }
 
 function firstIssue(error: z.ZodError): string {

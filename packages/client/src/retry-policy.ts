@@ -4,7 +4,8 @@
  * provider unreachable), so a retry does not run an investigation twice. (One narrow exception: an
  * enqueue whose Redis command times out is a 503 although Redis may still have added the job.) Any
  * other status, and a connection that broke after the request was sent, may mean the execution
- * started: never retried.
+ * started: never retried, except for a request under an Idempotency-Key (an async batch submitted with
+ * one), which the API answers with the same batch however often it is sent.
  */
 export interface RetryOptions {
   /** Attempts per call, the first included (default 4); 1 turns retries off. */

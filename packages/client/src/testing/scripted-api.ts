@@ -9,10 +9,14 @@ export interface ReceivedRequest {
   body: string;
 }
 
-/** What to do with one request: answer it, or hold it open (a hung API) until the server closes. */
+/**
+ * What to do with one request: answer it, hold it open (a hung API) until the server closes, or reset
+ * its connection once the request arrived (a network cut after the request was sent).
+ */
 export type ScriptedAnswer =
   | { status: number; body?: unknown; headers?: Record<string, string> }
-  | "hold";
+  | "hold"
+  | "drop";
 
 export interface ScriptedApi {
   url: string;
@@ -43,6 +47,10 @@ export async function startScriptedApi(answers: readonly ScriptedAnswer[]): Prom
       const answer = answers[Math.min(requests.length, answers.length) - 1] ?? { status: 500 };
       if (answer === "hold") {
         held.push(response);
+        return;
+      }
+      if (answer === "drop") {
+        request.socket.resetAndDestroy();
         return;
       }
       const text = answer.body === undefined ? "" : typeof answer.body === "string" ? answer.body : JSON.stringify(answer.body);

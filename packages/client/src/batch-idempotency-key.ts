@@ -1,0 +1,24 @@
+import { createHash } from "node:crypto";
+import type { BatchRequest } from "./pes-client.js";
+
+/**
+ * An Idempotency-Key derived from a batch request itself: the same inputs (whatever the order of their
+ * keys, whatever the file's blank lines) give the same key, so that submitting them again finds the
+ * batch already running instead of starting a second one. Within the API's retention time only; after
+ * it, the same inputs start a new batch.
+ */
+export function batchIdempotencyKey(request: BatchRequest): string {
+  return `pes-batch-${createHash("sha256").update(canonicalJson(request)).digest("hex")}`;
+}
+
+/** JSON with object keys sorted and undefined members left out. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value)
+      .filter(([, child]) => child !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, child]) => `${JSON.stringify(key)}:${canonicalJson(child)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
