@@ -19,6 +19,8 @@ export const WorkerEnvSchema = z.object({
   WORKER_HTTP_HOST: z.string().min(1).default("0.0.0.0"),
   /** Spacing of the posts to one Slack channel, across all workers: Slack allows about one per second. */
   SLACK_POST_INTERVAL_MS: integer(0, 60_000).default(1_000),
+  /** Spacing of the posts to one Teams channel, across all workers: Graph allows 4 requests per second per app on a channel, 3000 messages a day. */
+  TEAMS_POST_INTERVAL_MS: integer(0, 60_000).default(1_000),
   /** An OpenAI-compatible chat-completions API for one optional pass over the findings; unset: none. */
   LLM_BASE_URL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://api.openai.com/v1" }).optional(),
   LLM_MODEL: z.string().min(1).optional(),
@@ -55,6 +57,8 @@ export interface WorkerEnv {
   metricsToken: string | undefined;
   /** Time between two posts to one Slack channel (all workers together). */
   slackPostIntervalMs: number;
+  /** Time between two posts to one Teams channel (all workers together). */
+  teamsPostIntervalMs: number;
   /** Chat hosts accepted in message links besides `*.slack.com` and each organization's own. */
   allowedChatHosts: readonly string[];
   /** The language model of the optional summary pass (LLM_*); undefined: deterministic text only. */
@@ -79,6 +83,7 @@ export function parseWorkerEnv(source: NodeJS.ProcessEnv = process.env): WorkerE
     http: { port: env.WORKER_HTTP_PORT, host: env.WORKER_HTTP_HOST },
     metricsToken: env.METRICS_TOKEN,
     slackPostIntervalMs: env.SLACK_POST_INTERVAL_MS,
+    teamsPostIntervalMs: env.TEAMS_POST_INTERVAL_MS,
     allowedChatHosts: env.CHAT_ALLOWED_HOSTS,
     languageModel:
       env.LLM_BASE_URL === undefined || env.LLM_MODEL === undefined
