@@ -201,6 +201,9 @@ describe("deliverResult to Microsoft Teams", () => {
     expect(graph.posts).toHaveLength(1);
     expect(results.map((item) => item.enrichmentLink)).toEqual([root?.webUrl, root?.webUrl]);
     expect(enqueued.map(({ job }) => job.rootTs)).toEqual([root?.id, root?.id]);
+    // A job id BullMQ takes: no `:`.
+    expect(enqueued.map(({ jobId }) => jobId).sort()).toEqual([0, 1].map((index) => `batch-t.${index}.${encodeURIComponent(CHANNEL)}`));
+    expect(enqueued.every(({ jobId }) => !jobId.includes(":"))).toBe(true);
 
     for (const { job } of enqueued) await postBatchItemReply(deps(withTeams()), job, { windowMs: 10_000, signal: new AbortController().signal });
     expect(graph.posts.slice(1).map((reply) => ({ replyToId: reply.replyToId, summary: reply.summary }))).toEqual([

@@ -126,7 +126,8 @@ async function postToBatchThread(
   try {
     await deps.enqueueBatchItemPost(
       { orgId: delivery.orgId, channelId: channel, rootTs: root.rootId, batch, result, ...(delivery.title === undefined ? {} : { title: delivery.title }) },
-      `${batch.id}.${batch.index}.${channel}`,
+      // BullMQ refuses a job id with `:`, which a Teams channel has; a Slack channel ID encodes to itself.
+      `${batch.id}.${batch.index}.${encodeURIComponent(channel)}`,
     );
   } catch (error) {
     return { status: "failed", reason: `posting to ${poster.service} failed: this item's reply could not be queued (${messageOf(error)})` };
