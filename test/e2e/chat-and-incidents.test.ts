@@ -1,11 +1,12 @@
 // Chat and incident tools, black-box: the API and worker processes with fakes on 127.0.0.1 speaking
-// Slack's Web API (reading linked messages, posting results), PagerDuty's REST API and Opsgenie's Alert
-// API (notes). Message links and alert notifications in, enrichment threads and incident notes out.
+// Slack's Web API (reading linked messages, posting results), Microsoft Graph and its token service
+// (posting results to Teams), PagerDuty's REST API and Opsgenie's Alert API (notes). Message links and
+// alert notifications in, enrichment threads and incident notes out.
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import type { TestHttpServer } from "@pes/local-services";
+import { startFakeMicrosoftGraph, type FakeMicrosoftGraph, type TestHttpServer } from "@pes/local-services";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeOpsgenie, startFakePagerDuty, type FakeIncidentTool } from "../support/fake-incident-tools.js";
 import { startFakeSlack, type FakeSlack, type SeededMessage } from "../support/fake-slack.js";
@@ -15,6 +16,14 @@ import { postJson, startStack, type Stack } from "../support/stack.js";
 const SLACK_TOKEN = "xoxb-e2e-slack-token";
 const PAGERDUTY_TOKEN = "pd-e2e-token";
 const OPSGENIE_KEY = "og-e2e-key";
+const TEAMS = {
+  tenantId: "0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0",
+  clientId: "11111111-2222-3333-4444-555555555555",
+  clientSecret: "teams-e2e-client-secret",
+  refreshToken: "teams-e2e-refresh-token",
+};
+const TEAMS_OPS = "fbe2bf47-16c8-47cf-b4a5-4b9b187c508b/19:ops@thread.tacv2";
+const TEAMS_BATCH = "fbe2bf47-16c8-47cf-b4a5-4b9b187c508b/19:batch@thread.tacv2";
 
 /** Alertmanager's Slack notifier with `text: '{{ template "__text_alert_list" .Alerts }}'`, as Slack stores it. */
 function alertmanager(ts: string, subject: string, lines: string[]): SeededMessage {
@@ -79,14 +88,17 @@ gadgets:
         prometheus: { query: 'histogram_quantile(0.99, rate(http_request_duration_seconds_bucket{service={{service}}}[5m]))', unit: s }
 `;
 
-async function writeConfig(urls: { prometheus: string; slack: string; pagerduty: string; opsgenie: string }): Promise<string> {
+async function writeConfig(urls: { prometheus: string; slack: string; pagerduty: string; opsgenie: string; graph: string; login: string }): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "pes-chat-config-"));
   const slack = `slack:\n  botToken: { env: E2E_SLACK_TOKEN }\n  apiUrl: ${urls.slack}\n  alertChannelId: C0PAGES\n`;
+  const teams =
+    `teams:\n  tenantId: ${TEAMS.tenantId}\n  clientId: ${TEAMS.clientId}\n  clientSecret: { env: E2E_TEAMS_SECRET }\n` +
+    `  refreshToken: { env: E2E_TEAMS_REFRESH }\n  graphUrl: ${urls.graph}\n  loginUrl: ${urls.login}\n`;
   const metrics = `dataSources:\n  metrics: { type: prometheus, url: "${urls.prometheus}" }\n`;
   await mkdir(join(dir, "organizations"));
   await writeFile(
     join(dir, "organizations/acme.yaml"),
-    `id: acme\nclientIds: [quickstart-cli]\n${metrics}${slack}incidentTools:\n  pagerduty: { apiToken: { env: E2E_PD_TOKEN }, from: oncall@acme.example, apiUrl: "${urls.pagerduty}" }\n`,
+    `id: acme\nclientIds: [quickstart-cli]\n${metrics}${slack}${teams}incidentTools:\n  pagerduty: { apiToken: { env: E2E_PD_TOKEN }, from: oncall@acme.example, apiUrl: "${urls.pagerduty}" }\n`,
   );
   await writeFile(
     join(dir, "organizations/globex.yaml"),
@@ -110,6 +122,7 @@ let prometheus: TestHttpServer;
 let slack: FakeSlack;
 let pagerduty: FakeIncidentTool;
 let opsgenie: FakeIncidentTool;
+let graph: FakeMicrosoftGraph;
 let configDir: string;
 let stack: Stack;
 
@@ -128,7 +141,15 @@ beforeAll(async () => {
   });
   pagerduty = await startFakePagerDuty({ token: PAGERDUTY_TOKEN, incidents: ["PINC001", "PINC002"] });
   opsgenie = await startFakeOpsgenie({ apiKey: OPSGENIE_KEY });
-  configDir = await writeConfig({ prometheus: prometheus.url, slack: slack.apiUrl, pagerduty: pagerduty.url, opsgenie: opsgenie.url });
+  graph = await startFakeMicrosoftGraph({ ...TEAMS, channels: [TEAMS_OPS, TEAMS_BATCH] });
+  configDir = await writeConfig({
+    prometheus: prometheus.url,
+    slack: slack.apiUrl,
+    pagerduty: pagerduty.url,
+    opsgenie: opsgenie.url,
+    graph: graph.graphUrl,
+    login: graph.loginUrl,
+  });
   stack = await startStack({
     name: "chat-and-incidents",
     configDir,
@@ -139,17 +160,20 @@ beforeAll(async () => {
       E2E_SLACK_TOKEN: SLACK_TOKEN,
       E2E_PD_TOKEN: PAGERDUTY_TOKEN,
       E2E_OPSGENIE_KEY: OPSGENIE_KEY,
+      E2E_TEAMS_SECRET: TEAMS.clientSecret,
+      E2E_TEAMS_REFRESH: TEAMS.refreshToken,
       // A killed worker's job runs again within seconds; posts to a channel 10 ms apart instead of Slack's 1 s.
       WORKER_LOCK_DURATION_MS: "1500",
       WORKER_STALLED_INTERVAL_MS: "1000",
       SLACK_POST_INTERVAL_MS: "10",
+      TEAMS_POST_INTERVAL_MS: "10",
     },
   });
 });
 
 afterAll(async () => {
   await stack?.stop();
-  await Promise.all([prometheus, slack, pagerduty, opsgenie].map((fake) => fake?.close()));
+  await Promise.all([prometheus, slack, pagerduty, opsgenie, graph].map((fake) => fake?.close()));
   if (configDir !== undefined) await rm(configDir, { recursive: true, force: true });
 });
 
@@ -283,6 +307,51 @@ describe("channelId", () => {
     const replies = slack.posts.filter((post) => post.channel === "C0BATCH" && post.threadTs === root?.ts);
     const headings = replies.map((reply) => /Issue (\d+) of 100/.exec(reply.blocksJson)?.[1]).sort((a, b) => Number(a) - Number(b));
     expect(headings).toEqual(Array.from({ length: 100 }, (_, index) => String(index + 1)));
+  });
+});
+
+describe("channelId on Microsoft Teams", () => {
+  /** Every element of a card, nested ones included. */
+  const elementsOf = (card: unknown): { type: string; text?: unknown }[] => {
+    if (Array.isArray(card)) return card.flatMap(elementsOf);
+    if (typeof card !== "object" || card === null) return [];
+    const own = "type" in card && typeof card.type === "string" ? [card as { type: string; text?: unknown }] : [];
+    return [...own, ...Object.values(card).flatMap(elementsOf)];
+  };
+
+  it("posts the result as one Adaptive Card in the Teams channel and returns the message's link, alert text as text", async () => {
+    const { status, body } = await execute({ messageLink: link("C0ALERTS", ALERT.ts), channelId: TEAMS_OPS });
+    expect(status).toBe(200);
+    expect(body.error).toBeUndefined();
+    const post = graph.posts.at(-1);
+    expect(post).toMatchObject({ teamId: "fbe2bf47-16c8-47cf-b4a5-4b9b187c508b", channelId: "19:ops@thread.tacv2" });
+    expect(post?.replyToId).toBeUndefined();
+    expect(body.enrichmentLink).toBe(post?.webUrl);
+    const elements = elementsOf(post?.attachments[0]?.card);
+    const texts = elements.flatMap((element) => (element.type === "TextRun" ? [String(element.text)] : []));
+    // The bottom line leads the card; nothing was read as Markdown; the Slack thread got nothing.
+    expect(texts).toContain(body.highlights);
+    expect(elements.some((element) => element.type === "TextBlock")).toBe(false);
+    expect(slack.posts.some((candidate) => candidate.channel === "19:ops@thread.tacv2")).toBe(false);
+    // The service account's secrets went to the token service only, never into a message.
+    expect(JSON.stringify(graph.posts)).not.toMatch(/teams-e2e-(client-secret|refresh-token)/);
+  });
+
+  it("posts a batch to one Teams channel as one thread: every item returns its root's link, each gets a reply", async () => {
+    const posts = graph.posts.length;
+    const inputList = Array.from({ length: 30 }, (_, index) => ({ bookName: "checkout-latency", attributes: { service: `svc-${index}` } }));
+    const { status, body } = await postJson(`${stack.baseUrl}/playbook/execution/batch`, stack.token(), { channelId: TEAMS_BATCH, inputList });
+    expect(status).toBe(200);
+    const results = body as Result[];
+    const root = graph.posts.find((post) => post.channelId === "19:batch@thread.tacv2" && post.replyToId === undefined);
+    expect(results.filter((result) => result.error !== undefined)).toEqual([]);
+    expect(new Set(results.map((result) => result.enrichmentLink))).toEqual(new Set([root?.webUrl]));
+
+    // The replies follow after the answer, paced: every one of them arrives, once, in the root's thread.
+    await graph.waitForPosts(posts + 31);
+    const replies = graph.posts.filter((post) => post.replyToId === root?.id);
+    const headings = replies.map((reply) => /^Issue (\d+) of 30:/.exec(reply.summary ?? "")?.[1]).sort((a, b) => Number(a) - Number(b));
+    expect(headings).toEqual(Array.from({ length: 30 }, (_, index) => String(index + 1)));
   });
 });
 

@@ -18,6 +18,7 @@ describe("parseWorkerEnv", () => {
       http: { port: 9464, host: "0.0.0.0" },
       metricsToken: undefined,
       slackPostIntervalMs: 1_000,
+      teamsPostIntervalMs: 1_000,
       allowedChatHosts: [],
     });
   });

@@ -34,6 +34,9 @@ export const WorkerEnvSchema = z
     SLACK_POST_INTERVAL_MS: integer(0, 60_000)
       .default(1_000)
       .describe("Time between two posts to one Slack channel, across all workers (Slack allows about one per second)."),
+    TEAMS_POST_INTERVAL_MS: integer(0, 60_000)
+      .default(1_000)
+      .describe("Time between two posts to one Microsoft Teams channel, across all workers (Graph allows 4 requests a second per app on a channel, 3,000 messages a day)."),
     LLM_BASE_URL: z
       .url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://api.openai.com/v1" })
       .optional()
@@ -68,6 +71,7 @@ export function parseWorkerEnv(source: NodeJS.ProcessEnv = process.env) {
     http: { port: env.WORKER_HTTP_PORT, host: env.WORKER_HTTP_HOST },
     metricsToken: env.METRICS_TOKEN,
     slackPostIntervalMs: env.SLACK_POST_INTERVAL_MS,
+    teamsPostIntervalMs: env.TEAMS_POST_INTERVAL_MS,
     allowedChatHosts: env.CHAT_ALLOWED_HOSTS,
     languageModel:
       env.LLM_BASE_URL === undefined || env.LLM_MODEL === undefined

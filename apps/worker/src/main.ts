@@ -76,6 +76,7 @@ async function main(): Promise<void> {
     redis: producer.connection,
     keyPrefix,
     pacer: createChannelPacer({ redis: producer.connection, keyPrefix, intervalMs: env.slackPostIntervalMs }),
+    teamsPacer: createChannelPacer({ redis: producer.connection, keyPrefix, intervalMs: env.teamsPostIntervalMs, service: "teams" }),
     enqueueBatchItemPost: (job: BatchItemPostJob, jobId: string) => producer.add(POST_BATCH_ITEM_JOB, job, jobId),
     logger,
   };

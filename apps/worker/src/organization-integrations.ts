@@ -1,7 +1,7 @@
 import type { Catalog, IntegrationSecrets } from "@pes/config";
-import { createSlackPostClient, type IncidentToolConfig, type SlackConnection } from "@pes/integrations";
+import { createSlackPostClient, createTeamsPostClient, type IncidentToolConfig, type SlackConnection, type TeamsPostClient } from "@pes/integrations";
 
-/** One organization's Slack app and incident tools, their secrets resolved: built once, at start. */
+/** One organization's Slack app, Teams account and incident tools, their secrets resolved: built once, at start. */
 export interface OrganizationIntegrations {
   slack?: {
     /** For reading linked messages (`fetchLinkedMessage`). */
@@ -11,6 +11,8 @@ export interface OrganizationIntegrations {
     /** Hosts accepted in message links besides `*.slack.com`: the organization's and CHAT_ALLOWED_HOSTS. */
     allowedHosts: readonly string[];
   };
+  /** For posting to Teams channels (`postTeamsEnrichment`): no retries of its own, throttling left to the caller. */
+  teams?: { postClient: TeamsPostClient };
   /** In the order a note is tried: PagerDuty, then Opsgenie. Empty without `incidentTools`. */
   incidentTools: IncidentToolConfig[];
 }
@@ -34,6 +36,19 @@ export function buildIntegrations(
         connection: { token, slackApiUrl: org.slack.apiUrl },
         postClient: createSlackPostClient({ token, apiUrl: org.slack.apiUrl }),
         allowedHosts: [...org.slack.allowedHosts, ...allowedChatHosts],
+      };
+    }
+    if (org.teams !== undefined && resolved !== undefined) {
+      const { tenantId, clientId, graphUrl, loginUrl } = org.teams;
+      integrations.teams = {
+        postClient: createTeamsPostClient({
+          tenantId,
+          clientId,
+          clientSecret: resolved.value(org.teams.clientSecret),
+          refreshToken: resolved.value(org.teams.refreshToken),
+          graphUrl,
+          loginUrl,
+        }),
       };
     }
     const { pagerduty, opsgenie } = org.incidentTools ?? {};

@@ -1,9 +1,18 @@
 // Delivering a result where the caller asked: through the real Slack client against a local server
 // speaking chat.postMessage and chat.getPermalink, with a real Redis holding the records.
 import type { BatchItemPostJob, PlaybookExecutionResult } from "@pes/contracts";
-import { createChannelPacer, createSlackPostClient } from "@pes/integrations";
+import { createChannelPacer, createSlackPostClient, createTeamsPostClient } from "@pes/integrations";
 import { createLogger } from "@pes/logger";
-import { sendJson, startRedis, startTestHttpServer, uniquePrefix, type RedisHandle, type TestHttpServer } from "@pes/local-services";
+import {
+  sendJson,
+  startFakeMicrosoftGraph,
+  startRedis,
+  startTestHttpServer,
+  uniquePrefix,
+  type FakeMicrosoftGraph,
+  type RedisHandle,
+  type TestHttpServer,
+} from "@pes/local-services";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { OrganizationIntegrations } from "./organization-integrations.js";
@@ -59,6 +68,7 @@ function deps(integrations: OrganizationIntegrations = withSlack()): DeliveryDep
     redis,
     keyPrefix: prefix,
     pacer: createChannelPacer({ redis, keyPrefix: prefix, intervalMs: 1 }),
+    teamsPacer: createChannelPacer({ redis, keyPrefix: prefix, intervalMs: 1, service: "teams" }),
     enqueueBatchItemPost: async (job, jobId) => {
       enqueued.push({ job, jobId });
     },
@@ -146,6 +156,60 @@ describe("deliverResult", () => {
     await expect(postBatchItemReply(deps(), job, { windowMs: 10_000, signal: new AbortController().signal })).rejects.toThrow(
       /^reply 3 of 3 in C0NOTHERE: posting to Slack failed: Slack answered not_in_channel/,
     );
+  });
+});
+
+describe("deliverResult to Microsoft Teams", () => {
+  const TEAM = "fbe2bf47-16c8-47cf-b4a5-4b9b187c508b";
+  const CHANNEL = `${TEAM}/19:ops@thread.tacv2`;
+  const credentials = { tenantId: "contoso.onmicrosoft.com", clientId: "11111111-2222-3333-4444-555555555555", clientSecret: "s", refreshToken: "r" };
+  let graph: FakeMicrosoftGraph;
+
+  beforeEach(async () => {
+    graph = await startFakeMicrosoftGraph({ ...credentials, channels: [CHANNEL] });
+  });
+
+  afterEach(async () => {
+    await graph.close();
+  });
+
+  const withTeams = (): OrganizationIntegrations => ({
+    ...withSlack(),
+    teams: { postClient: createTeamsPostClient({ ...credentials, graphUrl: graph.graphUrl, loginUrl: graph.loginUrl }) },
+  });
+
+  it("posts to a channel named <team-id>/<channel-id> with the Teams account, and links the message", async () => {
+    const source = { channelId: "C0ALERTS", threadTs: "1714650000.000100", incidentRefs: [] };
+    const delivered = await deliverResult(deps(withTeams()), delivery({ channelId: CHANNEL, source, title: "High latency" }), result, bounds());
+
+    expect(graph.posts).toHaveLength(1);
+    expect(delivered).toEqual({ ...result, enrichmentLink: graph.posts[0]?.webUrl });
+    expect(posted).toEqual([]);
+  });
+
+  it("says so when the organization has no Teams account, and posts nowhere", async () => {
+    const delivered = await deliverResult(deps(), delivery({ channelId: CHANNEL }), result, bounds());
+    expect(delivered.error).toBe("Posting to Microsoft Teams failed: the organization has no Teams account configured");
+    expect(graph.posts).toEqual([]);
+  });
+
+  it("puts a batch in one Teams thread: the root while the callers wait, each item's reply from its own job", async () => {
+    const results = await Promise.all(
+      [0, 1].map((index) => deliverResult(deps(withTeams()), delivery({ jobId: `job-${index}`, channelId: CHANNEL, batch: { id: "batch-t", index, total: 2 } }), result, bounds())),
+    );
+    const [root] = graph.posts;
+    expect(graph.posts).toHaveLength(1);
+    expect(results.map((item) => item.enrichmentLink)).toEqual([root?.webUrl, root?.webUrl]);
+    expect(enqueued.map(({ job }) => job.rootTs)).toEqual([root?.id, root?.id]);
+    // A job id BullMQ takes: no `:`.
+    expect(enqueued.map(({ jobId }) => jobId).sort()).toEqual([0, 1].map((index) => `batch-t.${index}.${encodeURIComponent(CHANNEL)}`));
+    expect(enqueued.every(({ jobId }) => !jobId.includes(":"))).toBe(true);
+
+    for (const { job } of enqueued) await postBatchItemReply(deps(withTeams()), job, { windowMs: 10_000, signal: new AbortController().signal });
+    expect(graph.posts.slice(1).map((reply) => ({ replyToId: reply.replyToId, summary: reply.summary }))).toEqual([
+      { replyToId: root?.id, summary: expect.stringMatching(/^Issue \d of 2: /) },
+      { replyToId: root?.id, summary: expect.stringMatching(/^Issue \d of 2: /) },
+    ]);
   });
 });
 

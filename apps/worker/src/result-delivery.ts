@@ -1,31 +1,19 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { BatchItemPostJob, BatchPosition, PlaybookExecutionResult } from "@pes/contracts";
-import {
-  addIncidentNote,
-  findIncidentReference,
-  INCIDENT_ATTRIBUTES,
-  postBatchRoot,
-  postEnrichment,
-  postItemReply,
-  type ChannelPacer,
-  type IncidentRef,
-  type IncidentToolConfig,
-  type SlackPostContext,
-  type SlackPostOutcome,
-} from "@pes/integrations";
+import { addIncidentNote, findIncidentReference, INCIDENT_ATTRIBUTES, type IncidentRef, type IncidentToolConfig } from "@pes/integrations";
 import type { Logger } from "@pes/logger";
 import type { Cluster, Redis } from "ioredis";
+import { channelPoster, type ChannelPoster, type ChannelPostOutcome, type PostingDeps } from "./channel-posters.js";
 import type { OrganizationIntegrations } from "./organization-integrations.js";
 
 /** What delivering a result needs: each organization's integrations and where side effects are recorded. */
-export interface DeliveryDeps {
+export interface DeliveryDeps extends PostingDeps {
   integrations: ReadonlyMap<string, OrganizationIntegrations>;
   /** Holds the records that make each post and note happen once, and the channels' pacing. */
   /** One Redis or a Redis Cluster: single-key commands and scripts only. */
   redis: Redis | Cluster;
   /** Prefix of those records' keys (`<QUEUE_PREFIX>:`). */
   keyPrefix: string;
-  pacer: ChannelPacer;
   /** Queues a batch item's reply in its batch's thread (POST_BATCH_ITEM_JOB), once per item and channel. */
   enqueueBatchItemPost(job: BatchItemPostJob, jobId: string): Promise<void>;
   logger: Logger;
@@ -56,9 +44,9 @@ const BATCH_ROOT_POLL_MS = 50;
 
 /**
  * Sends a finished execution's result where the caller asked, before the caller's deadline:
- * - `channelId`: posts it to the channel (in the linked message's thread when the issue came from a
- *   message in that channel) and sets `enrichmentLink` to the post's permalink; a batch item goes in its
- *   batch's thread (see postToBatchThread);
+ * - `channelId`: posts it to the Slack or Teams channel (in the linked message's thread when the issue
+ *   came from a Slack message in that channel) and sets `enrichmentLink` to the post's permalink; a batch
+ *   item goes in its batch's thread (see postToBatchThread);
  * - `liveRun`: adds it as a note to the incident the issue names, in the organization's incident tool.
  * Each happens once per execution, also when the job runs again. What fails is said in `error`, after
  * any error of the execution; the investigation is returned either way. A result without findings (the
@@ -84,7 +72,7 @@ export async function deliverResult(
     if (posted.status === "posted") {
       delivered.enrichmentLink = posted.permalink;
     } else {
-      errors.push(posted.reason.startsWith("posting to Slack") ? capitalized(posted.reason) : `Posting to Slack: ${posted.reason}`);
+      errors.push(capitalized(posted.reason));
     }
   }
 
@@ -104,84 +92,84 @@ async function post(
   channel: string,
   result: PlaybookExecutionResult,
   bounds: { deadline: number; signal: AbortSignal },
-): Promise<SlackPostOutcome> {
-  const { slack } = integrations;
-  // The API refuses channelId without Slack: this is configuration drift between API and worker.
-  if (slack === undefined) return { status: "failed", reason: "posting to Slack failed: the organization has no Slack app configured" };
-  const context: SlackPostContext = { client: slack.postClient, redis: deps.redis, keyPrefix: deps.keyPrefix, pacer: deps.pacer, ...bounds };
-  const title = delivery.title;
-  if (delivery.batch !== undefined) return postToBatchThread(deps, context, delivery, delivery.batch, channel, result);
+): Promise<ChannelPostOutcome> {
+  const poster = channelPoster(deps, integrations, channel, delivery.source);
+  if (typeof poster === "string") return { status: "failed", reason: poster };
+  if (delivery.batch !== undefined) return postToBatchThread(deps, poster, delivery, delivery.batch, channel, result, bounds);
 
-  // Slack threads are one level deep: a reply to the linked message goes in its thread, whatever it is.
-  const threadTs = delivery.source?.channelId === channel ? delivery.source.threadTs : undefined;
-  const outcome = await postEnrichment(context, {
-    key: delivery.jobId,
-    channel,
-    ...(threadTs === undefined ? {} : { threadTs }),
-    view: { result, ...(title === undefined ? {} : { title }) },
-  });
+  const title = delivery.title;
+  const outcome = await poster.postResult(delivery.jobId, { result, ...(title === undefined ? {} : { title }) }, bounds);
   if (outcome.status === "posted" && outcome.incomplete !== undefined) {
-    deps.logger.warn({ jobId: delivery.jobId, requestId: delivery.requestId, channel, reason: outcome.incomplete }, "posted to Slack, but not all of it");
+    deps.logger.warn({ jobId: delivery.jobId, requestId: delivery.requestId, channel, reason: outcome.incomplete }, `posted to ${poster.service}, but not all of it`);
   }
   return outcome;
 }
 
 /**
- * A batch item's post. Slack takes about one message per second per channel, so a batch of 100 cannot
- * post a message per item within the caller's deadline. Instead the batch has one thread per channel:
- * its root is posted while the callers wait (once, by whichever item gets there first; the others wait
- * for it), its permalink is every item's `enrichmentLink`, and each item's reply in it is a job of its own
- * (POST_BATCH_ITEM_JOB) that nobody waits for, paced per channel and retried.
+ * A batch item's post. Slack and Teams take about one message per second per channel, so a batch of 100
+ * cannot post a message per item within the caller's deadline. Instead the batch has one thread per
+ * channel: its root is posted while the callers wait (once, by whichever item gets there first; the
+ * others wait for it), its permalink is every item's `enrichmentLink`, and each item's reply in it is a
+ * job of its own (POST_BATCH_ITEM_JOB) that nobody waits for, paced per channel and retried.
  */
 async function postToBatchThread(
   deps: DeliveryDeps,
-  context: SlackPostContext,
+  poster: ChannelPoster,
   delivery: Delivery,
   batch: BatchPosition,
   channel: string,
   result: PlaybookExecutionResult,
-): Promise<SlackPostOutcome> {
-  const root = await batchRoot(deps, context, batch, channel);
+  bounds: { deadline: number; signal: AbortSignal },
+): Promise<ChannelPostOutcome> {
+  const root = await batchRoot(deps, poster, batch, channel, bounds);
   if (root.status === "failed") return root;
   try {
     await deps.enqueueBatchItemPost(
-      { orgId: delivery.orgId, channelId: channel, rootTs: root.ts, batch, result, ...(delivery.title === undefined ? {} : { title: delivery.title }) },
-      `${batch.id}.${batch.index}.${channel}`,
+      { orgId: delivery.orgId, channelId: channel, rootTs: root.rootId, batch, result, ...(delivery.title === undefined ? {} : { title: delivery.title }) },
+      // BullMQ refuses a job id with `:`, which a Teams channel has; a Slack channel ID encodes to itself.
+      `${batch.id}.${batch.index}.${encodeURIComponent(channel)}`,
     );
   } catch (error) {
-    return { status: "failed", reason: `posting to Slack failed: this item's reply could not be queued (${messageOf(error)})` };
+    return { status: "failed", reason: `posting to ${poster.service} failed: this item's reply could not be queued (${messageOf(error)})` };
   }
   return root;
 }
 
 /** The batch's root in `channel`: read from Redis once an item posted it, else posted under a short lock. */
-async function batchRoot(deps: DeliveryDeps, context: SlackPostContext, batch: BatchPosition, channel: string): Promise<SlackPostOutcome> {
+async function batchRoot(
+  deps: DeliveryDeps,
+  poster: ChannelPoster,
+  batch: BatchPosition,
+  channel: string,
+  bounds: { deadline: number; signal: AbortSignal },
+): Promise<ChannelPostOutcome> {
   const key = `${deps.keyPrefix}batch-root:${batch.id}:${channel}`;
   const lock = `${key}:lock`;
   const token = `${process.pid}:${Math.random()}`;
   try {
     for (;;) {
       const known = parseRoot(await deps.redis.get(key));
-      if (known !== undefined) return { status: "posted", channel, ...known };
-      if (Date.now() >= context.deadline || context.signal?.aborted === true) {
-        return { status: "failed", reason: "posting to Slack failed: the batch thread's root was not posted before the deadline" };
+      if (known !== undefined) return { status: "posted", rootId: known.ts, permalink: known.permalink };
+      if (Date.now() >= bounds.deadline || bounds.signal.aborted) {
+        return { status: "failed", reason: `posting to ${poster.service} failed: the batch thread's root was not posted before the deadline` };
       }
-      const leaseMs = Math.max(1_000, context.deadline - Date.now());
+      const leaseMs = Math.max(1_000, bounds.deadline - Date.now());
       if ((await deps.redis.set(lock, token, "PX", leaseMs, "NX")) === "OK") {
         try {
-          const outcome = await postBatchRoot(context, { key: batch.id, channel, itemCount: batch.total });
+          const outcome = await poster.postBatchRoot(batch.id, batch.total, bounds);
           if (outcome.status === "posted") {
-            await deps.redis.set(key, JSON.stringify({ ts: outcome.ts, permalink: outcome.permalink }), "PX", BATCH_ROOT_RETAIN_MS);
+            // `ts` whatever the service: the field name an earlier version wrote, which it still reads.
+            await deps.redis.set(key, JSON.stringify({ ts: outcome.rootId, permalink: outcome.permalink }), "PX", BATCH_ROOT_RETAIN_MS);
           }
           return outcome;
         } finally {
           if ((await deps.redis.get(lock)) === token) await deps.redis.del(lock);
         }
       }
-      await sleep(BATCH_ROOT_POLL_MS, undefined, context.signal === undefined ? {} : { signal: context.signal });
+      await sleep(BATCH_ROOT_POLL_MS, undefined, { signal: bounds.signal });
     }
   } catch (error) {
-    return { status: "failed", reason: `posting to Slack failed: the batch thread's root: ${messageOf(error)}` };
+    return { status: "failed", reason: `posting to ${poster.service} failed: the batch thread's root: ${messageOf(error)}` };
   }
 }
 
@@ -195,28 +183,23 @@ export async function postBatchItemReply(
   job: BatchItemPostJob,
   bounds: { windowMs: number; signal: AbortSignal },
 ): Promise<void> {
-  const slack = deps.integrations.get(job.orgId)?.slack;
-  if (slack === undefined) {
-    deps.logger.error({ orgId: job.orgId, channel: job.channelId }, "a batch item's reply names an organization without Slack; dropped");
+  const integrations = deps.integrations.get(job.orgId);
+  const poster = integrations === undefined ? "the organization is unknown" : channelPoster(deps, integrations, job.channelId);
+  if (typeof poster === "string") {
+    deps.logger.error({ orgId: job.orgId, channel: job.channelId, reason: poster }, "a batch item's reply cannot be posted; dropped");
     return;
   }
-  const context: SlackPostContext = {
-    client: slack.postClient,
-    redis: deps.redis,
-    keyPrefix: deps.keyPrefix,
-    pacer: deps.pacer,
-    deadline: Date.now() + bounds.windowMs,
-    signal: bounds.signal,
-  };
   const { batch } = job;
-  const outcome = await postItemReply(context, {
-    batchKey: batch.id,
-    channel: job.channelId,
-    rootTs: job.rootTs,
-    index: batch.index,
-    total: batch.total,
-    view: { result: job.result, ...(job.title === undefined ? {} : { title: job.title }) },
-  });
+  const outcome = await poster.postItemReply(
+    {
+      batchKey: batch.id,
+      rootId: job.rootTs,
+      index: batch.index,
+      total: batch.total,
+      view: { result: job.result, ...(job.title === undefined ? {} : { title: job.title }) },
+    },
+    { deadline: Date.now() + bounds.windowMs, signal: bounds.signal },
+  );
   if (outcome.status === "failed") throw new Error(`reply ${batch.index + 1} of ${batch.total} in ${job.channelId}: ${outcome.reason}`);
 }
 

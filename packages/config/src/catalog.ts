@@ -1,7 +1,7 @@
 import type { DataSource } from "@pes/connectors/schemas";
 import type { Playbook } from "@pes/contracts";
 import type { MonitorNameMatcher, PlaybookDefinition } from "@pes/playbooks";
-import type { IncidentToolSettings, SlackSettings } from "./integration-settings.js";
+import type { IncidentToolSettings, SlackSettings, TeamsSettings } from "./integration-settings.js";
 import type { EvidenceSettings, OrganizationLimits } from "./organization-file.js";
 
 /** One organization as loaded from CONFIG_DIR: who may call, what it can query, which playbooks it has. */
@@ -16,6 +16,8 @@ export interface OrganizationCatalog {
   matcher: MonitorNameMatcher;
   /** Its Slack app, when configured: message links and channel posts need it. */
   slack?: SlackSettings;
+  /** Its Microsoft Teams posting account, when configured: posts to Teams channels need it. */
+  teams?: TeamsSettings;
   /** Its incident tools, when configured: `liveRun: true` needs one. */
   incidentTools?: IncidentToolSettings;
   /** Its own limits, where it sets them (the service's defaults otherwise). */

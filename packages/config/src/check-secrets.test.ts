@@ -19,17 +19,19 @@ describe("checkSecrets", () => {
     expect(checkSecrets(catalog, {}).join("\n")).not.toMatch(/s3cret|sre/);
   });
 
-  it("lists the Slack token and incident-tool keys that cannot be resolved, and resolves the others", async () => {
+  it("lists the Slack token, Teams secrets and incident-tool keys that cannot be resolved, and resolves the others", async () => {
     const withTools = await loadConfig(fileURLToPath(new URL("./testing/config-with-integrations", import.meta.url)));
-    expect(checkSecrets(withTools, { ACME_PD_TOKEN: "pd-secret" })).toEqual([
+    expect(checkSecrets(withTools, { ACME_PD_TOKEN: "pd-secret", ACME_TEAMS_SECRET: "teams-secret" })).toEqual([
       "organization acme, slack: environment variable ACME_SLACK_TOKEN (slack.botToken) is not set",
+      "organization acme, teams: environment variable ACME_TEAMS_REFRESH (teams.refreshToken) is not set",
       "organization acme, incidentTools: environment variable ACME_OPSGENIE_KEY (incidentTools.opsgenie.apiKey) is not set",
     ]);
     const { integrations, missing } = resolveCatalogSecrets(withTools, {
-      env: { ACME_SLACK_TOKEN: "xoxb-secret", ACME_PD_TOKEN: "pd-secret", ACME_OPSGENIE_KEY: "og-secret" },
+      env: { ACME_SLACK_TOKEN: "xoxb-secret", ACME_PD_TOKEN: "pd-secret", ACME_OPSGENIE_KEY: "og-secret", ACME_TEAMS_SECRET: "teams-secret", ACME_TEAMS_REFRESH: "refresh-secret" },
     });
     expect(missing).toEqual([]);
     expect(integrations.get("acme")?.value({ env: "ACME_SLACK_TOKEN" })).toBe("xoxb-secret");
-    expect(integrations.get("acme")?.redacted).toEqual(["xoxb-secret", "pd-secret", "og-secret"]);
+    expect(integrations.get("acme")?.value({ env: "ACME_TEAMS_REFRESH" })).toBe("refresh-secret");
+    expect(integrations.get("acme")?.redacted).toEqual(["xoxb-secret", "teams-secret", "refresh-secret", "pd-secret", "og-secret"]);
   });
 });

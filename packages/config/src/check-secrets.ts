@@ -4,7 +4,7 @@ import type { Catalog } from "./catalog.js";
 /** Every data source's secrets, by organization then data-source name. */
 export type CatalogSecrets = ReadonlyMap<string, ReadonlyMap<string, DataSourceSecrets>>;
 
-/** The secrets of each organization's Slack app and incident tools (`slack`, `incidentTools`), by organization. */
+/** The secrets of each organization's chat apps and incident tools (`slack`, `teams`, `incidentTools`), by organization. */
 export type IntegrationSecrets = ReadonlyMap<string, DataSourceSecrets>;
 
 /**
@@ -31,7 +31,7 @@ export function resolveCatalogSecrets(
     }
     secrets.set(organization.id, byName);
 
-    const tools = resolveSecrets({ slack: organization.slack, incidentTools: organization.incidentTools }, sources);
+    const tools = resolveSecrets({ slack: organization.slack, teams: organization.teams, incidentTools: organization.incidentTools }, sources);
     integrations.set(organization.id, tools.secrets);
     for (const { path, ref, problem } of tools.missing) {
       missing.push(`organization ${organization.id}, ${path[0]}: ${describeSecretRef(ref)} (${path.join(".")}) ${problem}`);

@@ -1,8 +1,13 @@
 import { SecretRef } from "@pes/connectors/schemas";
+import { parseTeamsChannelId } from "@pes/contracts";
 import { z } from "zod";
 
 /** Slack's Web API; GovSlack and tests configure another. */
 export const DEFAULT_SLACK_API_URL = "https://slack.com/api/";
+/** Microsoft Graph, version 1.0; national clouds have their own (`https://graph.microsoft.us/v1.0/`). */
+export const DEFAULT_GRAPH_URL = "https://graph.microsoft.com/v1.0/";
+/** The Microsoft identity platform's token service; national clouds have their own. */
+export const DEFAULT_LOGIN_URL = "https://login.microsoftonline.com/";
 /** PagerDuty's REST API. */
 export const DEFAULT_PAGERDUTY_API_URL = "https://api.pagerduty.com";
 /** Opsgenie's API in its US region; the EU region is `https://api.eu.opsgenie.com`. */
@@ -40,6 +45,52 @@ export const SlackSettings = z.strictObject({
   alertChannelId: z.string().trim().min(1).max(256).optional(),
 });
 export type SlackSettings = z.infer<typeof SlackSettings>;
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+/**
+ * A Microsoft endpoint that receives the app's secret or a bearer token: https, or plain http to this
+ * machine only (a local fake in tests, or a local TLS-terminating proxy). Always ends in `/`.
+ */
+const microsoftUrl = (fallback: string) =>
+  z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL", abort: true })
+    .refine((url) => url.startsWith("https:") || LOOPBACK_HOSTS.has(new URL(url).hostname), "must be https (plain http only to 127.0.0.1 or localhost)")
+    .default(fallback)
+    .transform((url) => (url.endsWith("/") ? url : `${url}/`));
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * `teams:` in an organization file: the Microsoft Entra app and the service account it posts results to
+ * Microsoft Teams channels as (Microsoft Graph, delegated `ChannelMessage.Send`: Graph posts channel
+ * messages without a signed-in user only to import history). `channelId` names a Teams channel as
+ * `<team-id>/<channel-id>`. Secrets are references, resolved by the worker at start (docs/microsoft-teams.md).
+ */
+export const TeamsSettings = z.strictObject({
+  /** The directory (tenant) ID, or its verified domain name. */
+  tenantId: z
+    .string()
+    .trim()
+    .regex(/^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[a-z0-9.-]{1,253})$/i, "tenantId must be the directory's GUID or domain name"),
+  /** The application (client) ID of the app registration. */
+  clientId: z.string().trim().regex(GUID, "clientId must be the app registration's application (client) ID, a GUID"),
+  /** A client secret of the app registration. */
+  clientSecret: SecretRef,
+  /** The service account's refresh token, from its one-time sign-in to the app (docs/microsoft-teams.md). */
+  refreshToken: SecretRef,
+  /** Microsoft Graph's base URL, with its version (`https://graph.microsoft.com/v1.0/`). */
+  graphUrl: microsoftUrl(DEFAULT_GRAPH_URL),
+  /** The token service's base URL; the token endpoint is `<loginUrl><tenantId>/oauth2/v2.0/token`. */
+  loginUrl: microsoftUrl(DEFAULT_LOGIN_URL),
+  /** As `slack.alertChannelId`, for a Teams channel (`<team-id>/<channel-id>`). */
+  alertChannelId: z
+    .string()
+    .trim()
+    .refine((id) => parseTeamsChannelId(id) !== undefined, "alertChannelId must be <team-id>/<channel-id>, e.g. 0b1c…/19:…@thread.tacv2")
+    .optional(),
+});
+export type TeamsSettings = z.infer<typeof TeamsSettings>;
 
 /** PagerDuty's REST API, for incident notes (`POST /incidents/{id}/notes`). */
 export const PagerDutySettings = z.strictObject({

@@ -461,6 +461,62 @@ incidentTools:
     expect(catalog.organizations.get("globex")?.incidentTools).toBeUndefined();
   });
 
+  it("loads an organization's Microsoft Teams account, with Graph's and the token service's URLs by default", async () => {
+    const dir = await configDir({
+      "organizations/acme.yaml": `${acme}teams:
+  tenantId: contoso.onmicrosoft.com
+  clientId: 11111111-2222-3333-4444-555555555555
+  clientSecret: { env: ACME_TEAMS_SECRET }
+  refreshToken: { file: /run/secrets/teams-refresh-token }
+  alertChannelId: 0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0/19:pages@thread.tacv2
+`,
+      "organizations/globex.yaml": `id: globex
+clientIds: []
+teams:
+  tenantId: 0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0
+  clientId: 11111111-2222-3333-4444-555555555555
+  clientSecret: { env: GLOBEX_TEAMS_SECRET }
+  refreshToken: { env: GLOBEX_TEAMS_REFRESH }
+  graphUrl: http://127.0.0.1:9/v1.0
+  loginUrl: http://localhost:9
+`,
+    });
+    const catalog = await loadConfig(dir);
+    expect(catalog.organizations.get("acme")?.teams).toEqual({
+      tenantId: "contoso.onmicrosoft.com",
+      clientId: "11111111-2222-3333-4444-555555555555",
+      clientSecret: { env: "ACME_TEAMS_SECRET" },
+      refreshToken: { file: "/run/secrets/teams-refresh-token" },
+      graphUrl: "https://graph.microsoft.com/v1.0/",
+      loginUrl: "https://login.microsoftonline.com/",
+      alertChannelId: "0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0/19:pages@thread.tacv2",
+    });
+    expect(catalog.organizations.get("globex")?.teams).toMatchObject({ graphUrl: "http://127.0.0.1:9/v1.0/", loginUrl: "http://localhost:9/" });
+  });
+
+  it("refuses Teams secrets written in the file, plain http to another host, and a Slack channel as the Teams alert channel", async () => {
+    const error = await loadError({
+      "organizations/acme.yaml": `${acme}teams:
+  tenantId: "contoso tenant"
+  clientId: my-app
+  clientSecret: written-in-the-file
+  refreshToken: { env: ACME_TEAMS_REFRESH }
+  graphUrl: http://graph.example/v1.0
+  loginUrl: ftp://login.example
+  alertChannelId: C0PAGES
+`,
+    });
+    expect(error.problems.map((problem) => problem.path)).toEqual([
+      "teams.tenantId",
+      "teams.clientId",
+      "teams.clientSecret",
+      "teams.graphUrl",
+      "teams.loginUrl",
+      "teams.alertChannelId",
+    ]);
+    expect(error.message).not.toContain("written-in-the-file");
+  });
+
   it("loads an organization's limits, and refuses limits that are not positive whole numbers or unknown", async () => {
     const dir = await configDir({
       "organizations/acme.yaml": `${acme}limits: { executionsInFlight: 50, itemsQueued: 20000 }\n`,

@@ -97,6 +97,7 @@ export async function loadConfig(dir: string, options: { connectors?: ConnectorR
       playbookList: definitions.map(toPlaybook),
       matcher: createMonitorNameMatcher(definitions),
       ...(value.slack === undefined ? {} : { slack: value.slack }),
+      ...(value.teams === undefined ? {} : { teams: value.teams }),
       ...(value.incidentTools === undefined ? {} : { incidentTools: value.incidentTools }),
       ...(value.limits === undefined ? {} : { limits: value.limits }),
       ...(value.evidence === undefined ? {} : { evidence: value.evidence }),

@@ -1,6 +1,6 @@
 import { connectorRegistry, type ConnectorRegistry } from "@pes/connectors/schemas";
 import { z } from "zod";
-import { IncidentToolSettings, SlackSettings } from "./integration-settings.js";
+import { IncidentToolSettings, SlackSettings, TeamsSettings } from "./integration-settings.js";
 
 /** Organization IDs are file names and token claims: letters, digits, `.`, `_`, `-`. */
 export const ORGANIZATION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -46,6 +46,8 @@ export function organizationFileSchema(connectors: ConnectorRegistry) {
       .default({}),
     /** The Slack app that reads message links (`messageLink`) and posts results (`channelId`). */
     slack: SlackSettings.optional(),
+    /** The Microsoft Teams service account that posts results to Teams channels (`channelId` as `<team-id>/<channel-id>`). */
+    teams: TeamsSettings.optional(),
     /** Where `liveRun: true` adds the result as a note: PagerDuty and/or Opsgenie. */
     incidentTools: IncidentToolSettings.optional(),
     /** Its own limits; each one unset takes the service's default (ORG_EXECUTIONS_IN_FLIGHT, ORG_ITEMS_QUEUED). */

@@ -54,7 +54,7 @@ export type AlertWebhookPayload = z.infer<typeof AlertWebhookPayload>;
 /** The query of `POST /webhooks/alertmanager`. */
 export const AlertWebhookQuery = z.strictObject({
   channelId: executionInputShape.channelId.meta({
-    description: "Chat channel for the results; default: the organization's `slack.alertChannelId`, else none.",
+    description: "Chat channel for the results; default: the organization's `slack.alertChannelId`, else its `teams.alertChannelId`, else none.",
   }),
 });
 export type AlertWebhookQuery = z.infer<typeof AlertWebhookQuery>;

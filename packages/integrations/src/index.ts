@@ -7,3 +7,4 @@ export * from "./slack/slack-message.js";
 export * from "./slack/slack-text.js";
 export * from "./slack-post/index.js";
 export * from "./incident-tools/index.js";
+export * from "./teams-post/index.js";

@@ -5,6 +5,7 @@ export * from "./demo-logs.js";
 export * from "./fake-elasticsearch.js";
 export * from "./fake-kubernetes.js";
 export * from "./fake-loki.js";
+export * from "./fake-microsoft-graph.js";
 export * from "./free-port.js";
 export * from "./large-range-answer.js";
 export * from "./prometheus.js";

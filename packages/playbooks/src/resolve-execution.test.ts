@@ -2,7 +2,7 @@ import { PlaybookExecutionInput } from "@pes/contracts";
 import { describe, expect, it } from "vitest";
 import { createMonitorNameMatcher } from "./monitor-name-matcher.js";
 import { PlaybookDefinition } from "./playbook-definition.js";
-import { resolveExecution, resolveMessageExecution } from "./resolve-execution.js";
+import { resolveExecution, resolveMessageExecution, type ResolveExecutionOrganization } from "./resolve-execution.js";
 
 const gadgets = [{ title: "g", actions: [{ title: "a", dataSource: "metrics", prometheus: { query: "up" } }] }];
 const definitions = [
@@ -150,6 +150,26 @@ describe("resolveExecution", () => {
       ],
     });
     expect(resolve({ bookName: "node-cpu", liveRun: false }, bare).ok).toBe(true);
+  });
+
+  it("checks a Microsoft Teams channel against the organization's Teams account, and names the form it must have", () => {
+    const teamsChannel = "fbe2bf47-16c8-47cf-b4a5-4b9b187c508b/19:4a95f7d8db4c4e7fae857bcebe0623e6@thread.tacv2";
+    const issuesOf = (channelId: string, org: ResolveExecutionOrganization) => {
+      const resolved = resolve({ bookName: "node-cpu", channelId }, org);
+      return resolved.ok ? [] : resolved.issues.map((issue) => issue.message);
+    };
+    const teamsOnly = { ...bare, teams: {} };
+    expect(issuesOf(teamsChannel, teamsOnly)).toEqual([]);
+    expect(issuesOf(teamsChannel, { ...org, teams: {} })).toEqual([]);
+    expect(issuesOf(teamsChannel, org)).toEqual([
+      "channelId names a Microsoft Teams channel: the organization has no Microsoft Teams account configured (teams: in its organization file)",
+    ]);
+    expect(issuesOf("C0OPS", teamsOnly)).toEqual([
+      "channelId needs Slack: the organization has no Slack app configured (slack.botToken in its organization file); a Microsoft Teams channel is written <team-id>/<channel-id>",
+    ]);
+    expect(issuesOf("19:4a95f7d8db4c4e7fae857bcebe0623e6@thread.tacv2", teamsOnly)).toEqual([
+      "channelId looks like a Microsoft Teams channel but is not <team-id>/<channel-id> (the team's GUID, then the channel's 19:…@thread.tacv2 id)",
+    ]);
   });
 
   it("refuses a message link on a host that is not a chat host", () => {

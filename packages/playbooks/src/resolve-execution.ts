@@ -1,4 +1,4 @@
-import { issueTime, utcIssueTime, type PlaybookExecutionInput, type ValidationIssue } from "@pes/contracts";
+import { issueTime, looksLikeTeamsChannelId, parseTeamsChannelId, utcIssueTime, type PlaybookExecutionInput, type ValidationIssue } from "@pes/contracts";
 import { MessageLinkError, parseMessageLink, type MessageLink } from "./message-link.js";
 import type { MonitorNameMatcher } from "./monitor-name-matcher.js";
 import type { PlaybookDefinition } from "./playbook-definition.js";
@@ -27,6 +27,8 @@ export interface ResolveExecutionOrganization {
   matcher: MonitorNameMatcher;
   /** Its Slack app, when configured: message links and channel posts need it. */
   slack?: { allowedHosts: readonly string[] };
+  /** Its Microsoft Teams account, when configured: posts to Teams channels need it. */
+  teams?: object;
   /** Its incident tools, when configured: `liveRun: true` needs one. */
   incidentTools?: object;
 }
@@ -47,6 +49,7 @@ export type ResolveExecutionResult =
 const MessageTime = issueTime("time");
 
 const SLACK_MISSING = "the organization has no Slack app configured (slack.botToken in its organization file)";
+const TEAMS_MISSING = "the organization has no Microsoft Teams account configured (teams: in its organization file)";
 const INCIDENT_TOOL_MISSING =
   "the organization has no incident tool configured (incidentTools.pagerduty or incidentTools.opsgenie in its organization file)";
 
@@ -127,16 +130,18 @@ export function resolveExecution(
 }
 
 /**
- * The issues of fields that ask for an integration the organization does not configure: `channelId` and
- * `messageLink` need its Slack app, `liveRun: true` an incident tool. Also for a batch's envelope.
+ * The issues of fields that ask for an integration the organization does not configure: `channelId`
+ * needs its Slack app, or its Teams account for a Teams channel (`<team-id>/<channel-id>`); `messageLink`
+ * its Slack app; `liveRun: true` an incident tool. Also for a batch's envelope.
  */
 export function integrationIssues(
   fields: { channelId?: string | undefined; liveRun?: boolean | undefined; messageLink?: string | undefined },
-  org: Pick<ResolveExecutionOrganization, "slack" | "incidentTools">,
+  org: Pick<ResolveExecutionOrganization, "slack" | "teams" | "incidentTools">,
 ): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
-  if (fields.channelId !== undefined && org.slack === undefined) {
-    issues.push({ path: ["channelId"], message: `channelId needs Slack: ${SLACK_MISSING}` });
+  if (fields.channelId !== undefined) {
+    const issue = channelIdIssue(fields.channelId, org);
+    if (issue !== undefined) issues.push({ path: ["channelId"], message: issue });
   }
   if (fields.liveRun === true && org.incidentTools === undefined) {
     issues.push({ path: ["liveRun"], message: `liveRun needs an incident tool: ${INCIDENT_TOOL_MISSING}` });
@@ -145,6 +150,17 @@ export function integrationIssues(
     issues.push({ path: ["messageLink"], message: `messageLink needs Slack to read the message: ${SLACK_MISSING}` });
   }
   return issues;
+}
+
+function channelIdIssue(channelId: string, org: Pick<ResolveExecutionOrganization, "slack" | "teams">): string | undefined {
+  if (parseTeamsChannelId(channelId) !== undefined) return org.teams === undefined ? `channelId names a Microsoft Teams channel: ${TEAMS_MISSING}` : undefined;
+  if (looksLikeTeamsChannelId(channelId)) {
+    return "channelId looks like a Microsoft Teams channel but is not <team-id>/<channel-id> (the team's GUID, then the channel's 19:…@thread.tacv2 id)";
+  }
+  if (org.slack !== undefined) return undefined;
+  return org.teams === undefined
+    ? `channelId needs Slack: ${SLACK_MISSING}`
+    : `channelId needs Slack: ${SLACK_MISSING}; a Microsoft Teams channel is written <team-id>/<channel-id>`;
 }
 
 /** What resolveMessageExecution reads from a chat message (`@pes/integrations`' MessageIssue). */

@@ -40,7 +40,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
         description:
           "Alertmanager's webhook payload (version 4) or Grafana Alerting's webhook contact point payload. Each firing alert " +
           "starts an investigation (or joins an identical one under way); the answer comes before they run. Results go to " +
-          "`channelId`, else the organization's `slack.alertChannelId`, and are read with `GET /playbook/execution/{id}`. " +
+          "`channelId`, else the organization's `slack.alertChannelId`, else its `teams.alertChannelId`, and are read with `GET /playbook/execution/{id}`. " +
           `At most ${deps.maxAlerts} firing alerts of one notification start investigations; the others are counted in \`skipped\`.`,
         responses: {
           202: { description: "What became of each alert: investigations started or joined, alerts that matched nothing.", body: AlertWebhookAccepted },
@@ -49,7 +49,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
       handle: async ({ caller, body, query, requestId }) => {
         const channelIssues = integrationIssues({ channelId: query.channelId }, caller.org);
         if (channelIssues.length > 0) throw new AppError("validation", prefixIssues(channelIssues, ["query"]));
-        const channelId = query.channelId ?? caller.org.slack?.alertChannelId;
+        const channelId = query.channelId ?? caller.org.slack?.alertChannelId ?? caller.org.teams?.alertChannelId;
         const now = deps.now();
 
         const accepted: AlertWebhookAccepted = {

@@ -2,10 +2,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Cluster, Redis } from "ioredis";
 
 /**
- * Spaces the messages posted to one Slack channel, across every worker sharing the Redis: Slack allows
- * about one message per second per channel (docs.slack.dev, "Rate limits": chat.postMessage), and a batch
- * of 100 results sent as fast as possible would mostly be refused. Each post reserves the channel's next
- * free slot; a 429's `Retry-After` pushes that slot later for everyone.
+ * Spaces the messages posted to one chat channel, across every worker sharing the Redis: Slack allows
+ * about one message per second per channel (docs.slack.dev, "Rate limits": chat.postMessage), Microsoft
+ * Graph at most 4 requests per second per app on a channel and 3000 messages a day (Graph throttling
+ * limits, Teams), and a batch of 100 results sent as fast as possible would mostly be refused. Each post
+ * reserves the channel's next free slot; a 429's `Retry-After` pushes that slot later for everyone.
  */
 export interface ChannelPacer {
   /**
@@ -14,16 +15,18 @@ export interface ChannelPacer {
    * @throws the signal's reason when it aborts during the wait.
    */
   waitForSlot(channel: string, bounds: { deadline: number; signal?: AbortSignal }): Promise<boolean>;
-  /** Moves the channel's next free slot to at least `ms` from now (Slack answered 429 with Retry-After). */
+  /** Moves the channel's next free slot to at least `ms` from now (a 429 with Retry-After). */
   holdOff(channel: string, ms: number): Promise<void>;
 }
 
 export interface ChannelPacerOptions {
   /** One Redis or a Redis Cluster: single-key commands and scripts only. */
   redis: Redis | Cluster;
-  /** Prefix of the pacing keys (`<prefix>slack-pace:<channel>`). */
+  /** Prefix of the pacing keys (`<prefix><service>-pace:<channel>`). */
   keyPrefix: string;
-  /** Time between two posts to one channel. Default 1000 ms, Slack's documented rate. */
+  /** Whose channels these are: `slack` (the default) or `teams`; each has its own keys. */
+  service?: "slack" | "teams";
+  /** Time between two posts to one channel. Default 1000 ms, Slack's documented rate (well within Graph's). */
   intervalMs?: number;
 }
 
@@ -49,11 +52,11 @@ local until_ms = now + tonumber(ARGV[1])
 if until_ms > free then redis.call('SET', KEYS[1], until_ms, 'PX', tonumber(ARGV[1]) + 1000) end
 return 1`;
 
-/** A pacer over Redis, shared by every process posting to the same workspace. */
+/** A pacer over Redis, shared by every process posting to the same workspace or tenant. */
 export function createChannelPacer(options: ChannelPacerOptions): ChannelPacer {
   const { redis, keyPrefix } = options;
   const intervalMs = options.intervalMs ?? 1_000;
-  const keyOf = (channel: string) => `${keyPrefix}slack-pace:${channel}`;
+  const keyOf = (channel: string) => `${keyPrefix}${options.service ?? "slack"}-pace:${channel}`;
   return {
     async waitForSlot(channel, { deadline, signal }) {
       const longest = Math.max(0, Math.floor(deadline - Date.now()));
