@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { decodeReply, encodeReply, JsonText, WIRE_VERSION, type ExecutionRequest, type MessageExecutionRequest, type StartBatchJob } from "@pes/contracts";
-import type { ExecutionOutcome } from "./execution-client.js";
+import type { ExecutionOutcome } from "./execution-lifecycle.js";
 import {
   acceptBatch,
   claimLostCheck,

@@ -23,6 +23,7 @@ import {
   readRecords,
   LimitExceededError,
   type Begun,
+  type ExecutionOutcome,
   type LaneLimit,
   type StoredRecord,
 } from "./execution-lifecycle.js";
@@ -43,11 +44,7 @@ import {
 
 export type { ExecutionRequest, MessageExecutionRequest } from "@pes/contracts";
 
-/**
- * What an execution gave: the result as JSON (a PlaybookExecutionResult, as the worker encoded it), or
- * the worker's refusal of the request (a 400 on what only it could check).
- */
-export type ExecutionOutcome = JsonText | RequestRefusal;
+export type { ExecutionOutcome } from "./execution-lifecycle.js";
 
 /** Which execution a request went to: one it started, or one it `joined` (identical, or the same Idempotency-Key). */
 export interface SubmittedExecution {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { ExecutionRequest, MessageExecutionRequest } from "./execution-client.js";
+import type { ExecutionRequest, MessageExecutionRequest } from "@pes/contracts";
 
 /**
  * What makes two executions identical, hashed: the organization, the playbook, the attributes and the

@@ -1,8 +1,15 @@
 import { readFileSync } from "node:fs";
+import type { JsonText, RequestRefusal } from "@pes/contracts";
 import type { Result } from "ioredis";
 import { batchInvalidKey, batchItemsKey, batchKey, batchLostCheckKey, executionKey, laneKey, organizationPrefix } from "./execution-keys.js";
 import type { KeySpace } from "@pes/jobs";
 import type { RedisConnection } from "@pes/jobs";
+
+/**
+ * What an execution gave: the result as JSON (a PlaybookExecutionResult, as the worker encoded it), or
+ * the worker's refusal of the request (a 400 on what only it could check).
+ */
+export type ExecutionOutcome = JsonText | RequestRefusal;
 
 /**
  * Which line an execution waits in. Workers take `interactive` executions (a caller's own, synchronous or
