@@ -29,7 +29,7 @@ import {
 import type { ActionResult, EvidenceBundle, ExecutionJob, GadgetHighlights, PlaybookExecutionResult } from "@pes/contracts";
 import type { Logger } from "@pes/logger";
 import { gadgetInstances, instanceAttributes, renderArgs, renderMitigations, type ActionDefinition, type GadgetInstance } from "@pes/playbooks";
-import { asText, fillTemplate, MissingAttributesError } from "@pes/templates";
+import { fillTextOrKeep } from "@pes/templates";
 import { inActionSpan } from "./action-span.js";
 import { createConcurrencyLimit } from "./concurrency-limit.js";
 import { bundleOf, evidenceOf } from "./evidence-bundle.js";
@@ -286,7 +286,7 @@ export function createEngine(deps: EngineDeps): Engine {
       const instances = playbook.gadgets.flatMap((gadget, gadgetIndex) =>
         gadgetInstances(gadget, attributes).map((instance) => {
           const bound = instanceAttributes(attributes, instance);
-          return { gadget, gadgetIndex, instance, attributes: bound, title: fillOrKeep(gadget.title, bound) };
+          return { gadget, gadgetIndex, instance, attributes: bound, title: fillTextOrKeep(gadget.title, bound) };
         }),
       );
       const planned: PlannedAction[] = instances.flatMap((instance, instanceIndex) =>
@@ -296,7 +296,7 @@ export function createEngine(deps: EngineDeps): Engine {
             ...step,
             // Instances fill the same query with another upstream: not the same query.
             ...(step.queryKey === undefined || instance.instance.upstream === undefined ? {} : { queryKey: `${step.queryKey}\u0000${instance.instance.upstream}` }),
-            title: fillOrKeep(step.definition.title, instance.attributes),
+            title: fillTextOrKeep(step.definition.title, instance.attributes),
             gadgetTitle: instance.title,
             instance: instance.instance,
             instanceIndex,
@@ -521,16 +521,6 @@ function alertmanagerUiUrl(dataSources: ReadonlyMap<string, DataSource>, name: s
   // Data sources read as what every one has; the alertmanager schema checked `externalUrl` is a URL.
   const { externalUrl } = dataSource;
   return typeof externalUrl === "string" ? externalUrl : dataSource.url;
-}
-
-/** Titles are prose: a placeholder the issue cannot fill stays visible rather than failing the run. */
-function fillOrKeep(template: string, attributes: Readonly<Record<string, string>>): string {
-  try {
-    return fillTemplate(template, attributes, asText);
-  } catch (error) {
-    if (error instanceof MissingAttributesError) return template;
-    throw error;
-  }
 }
 
 /** How many actions found what: symptoms, changes, normal, answers, no data, failed, skipped. */

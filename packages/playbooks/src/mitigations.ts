@@ -1,6 +1,6 @@
 import { mitigationFits, type Ranking } from "@pes/analysis";
 import type { ActionableMitigation, MitigationCondition } from "@pes/contracts";
-import { asText, fillTemplate, fillTemplates, fillUrlTemplate, MissingAttributesError, UnsafeValueError } from "@pes/templates";
+import { asText, fillTemplate, fillTemplates, fillTextOrKeep, fillUrlTemplate, MissingAttributesError, UnsafeValueError } from "@pes/templates";
 import { silenceAction, silenceFormUrl } from "./alertmanager-silence.js";
 import type { MitigationTemplate, MitigationWhen } from "./playbook-definition.js";
 
@@ -50,7 +50,7 @@ function meets(when: MitigationWhen, attributes: Readonly<Record<string, string>
 
 /** A mitigation's `when` with its action's title filled (a missing attribute kept as written: titles are prose). */
 export function filledCondition(when: MitigationWhen, attributes: Readonly<Record<string, string>>): MitigationCondition {
-  return when.action === undefined ? when : { ...when, action: fillOrKeep(when.action, attributes) };
+  return when.action === undefined ? when : { ...when, action: fillTextOrKeep(when.action, attributes) };
 }
 
 function renderMitigation(
@@ -77,15 +77,6 @@ function renderMitigation(
     return mitigation;
   } catch (error) {
     if (error instanceof MissingAttributesError || error instanceof UnsafeValueError) return undefined;
-    throw error;
-  }
-}
-
-function fillOrKeep(template: string, attributes: Readonly<Record<string, string>>): string {
-  try {
-    return fillTemplate(template, attributes, asText);
-  } catch (error) {
-    if (error instanceof MissingAttributesError) return template;
     throw error;
   }
 }

@@ -3,6 +3,7 @@ import {
   asText,
   asUrlComponent,
   fillTemplate,
+  fillTextOrKeep,
   fillTemplates,
   isDotSegment,
   MissingAttributesError,
@@ -101,5 +102,12 @@ describe("fillTemplates", () => {
       k: ["v", true, null],
       "{{a}}": "x-v",
     });
+  });
+});
+
+describe("fillTextOrKeep", () => {
+  it("fills prose as text, and keeps it as written when an attribute is missing", () => {
+    expect(fillTextOrKeep("Errors of {{service}}", { service: "checkout" })).toBe("Errors of checkout");
+    expect(fillTextOrKeep("Errors of {{service}} on {{node}}", { service: "checkout" })).toBe("Errors of {{service}} on {{node}}");
   });
 });

@@ -96,6 +96,19 @@ export function fillTemplates(value: unknown, attributes: Readonly<Record<string
 /** Plain-text encoder: the value as it is (for titles, highlights and other prose). */
 export const asText: Encoder = (value) => value;
 
+/**
+ * Fills prose (a title, a condition's words) as text: a placeholder the attributes cannot fill stays
+ * visible, as written, rather than failing what the prose belongs to.
+ */
+export function fillTextOrKeep(template: string, attributes: Readonly<Record<string, string>>): string {
+  try {
+    return fillTemplate(template, attributes, asText);
+  } catch (error) {
+    if (error instanceof MissingAttributesError) return template;
+    throw error;
+  }
+}
+
 const DOT_SEGMENT = /^\.{1,2}$/;
 const PERCENT_BYTE = /%([0-9A-Fa-f]{2})/g;
 // In a `u` regex a well-formed surrogate pair is one code point, so only lone halves match.
