@@ -7,7 +7,7 @@ import {
   type ExecutionJob,
   type PlaybookExecutionResult,
 } from "@pes/contracts";
-import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
+import { eventually, startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { pino, type Logger } from "pino";
@@ -652,16 +652,6 @@ async function beginRecord(job: ExecutionJob, jobId: string): Promise<void> {
   } finally {
     await connection.quit();
   }
-}
-
-/** Polls `read` (bounded) until `done` accepts its value; for state that settles just after an event we saw. */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const value = await read();
-    if (done(value)) return value;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error("condition not reached within 2 s");
 }
 
 /** Waits (bounded) until the queue holds at least one waiting job and returns the waiting jobs. */

@@ -1,7 +1,7 @@
 // The job runtime's seam: a job type other than executions, declared and handled here, runs through the
 // same worker as the execute job, with the attempts, backoff and timeout its own declaration states.
 import { JsonText } from "@pes/contracts";
-import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
+import { eventually, startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { pino } from "pino";
@@ -88,16 +88,6 @@ function deferred<T = void>() {
     resolve = r;
   });
   return { promise, resolve };
-}
-
-/** Polls `read` (bounded) until `done` accepts its value; for state that settles just after an event we saw. */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const value = await read();
-    if (done(value)) return value;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error("condition not reached within 2 s");
 }
 
 describe("job worker over a catalog", () => {

@@ -2,6 +2,7 @@ export * from "./alertmanager.js";
 export * from "./demo-deploys.js";
 export * from "./demo-incident.js";
 export * from "./demo-logs.js";
+export * from "./eventually.js";
 export * from "./fake-elasticsearch.js";
 export * from "./fake-kubernetes.js";
 export * from "./fake-loki.js";
