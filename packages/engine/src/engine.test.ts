@@ -664,9 +664,10 @@ describe("engine with misbehaving actions", () => {
     await until(() => api.held.length === 1);
     const same = engine.execute(job("Book"));
     const otherService = engine.execute(job("Book", { service: "cart" }));
+    // Both took the same steps from the same turn, `same` first: once the other service's request has
+    // arrived, `same` has asked for its fetch. Had it not joined the one in flight, its own request would be
+    // held here unanswered and the test would time out.
     await until(() => api.held.length === 2);
-    // The same item has had time to join the fetch in flight; a fetch of its own would arrive as a third request.
-    await new Promise((resolve) => setTimeout(resolve, 200));
     for (const response of api.held.splice(0)) sendJson(response, 200, { answer: `seen ${response.req.url}` });
     const results = await Promise.all([first, same, otherService]);
     expect(results.map((result) => result.actionResults?.[0]?.shortAnswer)).toEqual([
