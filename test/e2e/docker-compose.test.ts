@@ -1,6 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createRequire } from "node:module";
+import { ApiEnvSchema } from "@pes/api/dist/env.js";
+import { parseEnvironment } from "@pes/config";
+import { WorkerEnvSchema } from "@pes/worker/dist/env.js";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
@@ -26,10 +29,31 @@ interface ComposeService {
   build?: unknown;
   image?: string;
   command?: string[];
+  env_file?: string[];
   environment?: Record<string, string>;
   ports?: string[];
   container_name?: string;
   volumes?: string[];
+  stop_grace_period?: string;
+}
+
+/** Where docker-compose.yml reads its env files from: PES_ENV_DIR, by default deploy/compose. */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: compose interpolation, compared as text
+const ENV_DIR = "${PES_ENV_DIR:-./deploy/compose}";
+/** An env file as docker-compose.yml names it, with PES_ENV_DIR unset. */
+const envFilePath = (entry: string) => join(repoRoot, entry.replace(ENV_DIR, "deploy/compose"));
+
+/**
+ * The variables an env file sets or documents: `KEY=value` lines, and `# KEY=value` lines (a setting
+ * commented out, with its default).
+ */
+async function documentedVariables(path: string): Promise<Map<string, string>> {
+  const variables = new Map<string, string>();
+  for (const line of (await readFile(path, "utf8")).split("\n")) {
+    const match = /^(?:#\s*)?([A-Z][A-Z0-9_]*)=(.*)$/.exec(line.trim());
+    if (match?.[1] !== undefined && match[2] !== undefined) variables.set(match[1], match[2]);
+  }
+  return variables;
 }
 
 async function loadCompose(): Promise<{ services: Record<string, ComposeService> }> {
@@ -70,7 +94,72 @@ describe("docker-compose.yml", () => {
       expect(services[name]?.volumes).toContain("${CONFIG_DIR:-./config/example}:/config:ro");
       expect(services[name]?.environment?.CONFIG_DIR).toBe("/config");
     }
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: compose interpolation, compared as text
-    expect(services.api?.environment?.AUTH_DEV_ISSUER).toBe("${AUTH_DEV_ISSUER:-false}");
+    expect(services.api?.environment?.AUTH_DEV_ISSUER).toBeUndefined();
+    const apiEnv = await readFile(join(repoRoot, "deploy/compose/api.env"), "utf8");
+    expect(apiEnv.split("\n").filter((line) => line.startsWith("AUTH_DEV_ISSUER"))).toEqual([]);
+    expect(apiEnv).toContain("# AUTH_DEV_ISSUER=false");
+  });
+
+  // Each process: its schema, the env files compose passes it, and the variables read beside the schema.
+  const processes: {
+    service: string;
+    variables: string[];
+    parse: (env: Record<string, string>) => Record<string, unknown>;
+    files: string[];
+    extra: string[];
+    base: Record<string, string>;
+  }[] = [
+    {
+      service: "api",
+      variables: Object.keys(ApiEnvSchema.shape),
+      parse: (env: Record<string, string>) => parseEnvironment(ApiEnvSchema, env) as Record<string, unknown>,
+      files: ["common.env", "api.env"],
+      extra: ["DEV_ISSUER_DIR"],
+      base: { AUTH_DEV_ISSUER: "true" },
+    },
+    {
+      service: "worker",
+      variables: Object.keys(WorkerEnvSchema.shape),
+      parse: (env: Record<string, string>) => parseEnvironment(WorkerEnvSchema, env) as Record<string, unknown>,
+      files: ["common.env", "worker.env"],
+      extra: [],
+      base: {},
+    },
+  ];
+
+  it("passes every setting the services document through env files, with the defaults they document", async () => {
+    const { services } = await loadCompose();
+    for (const { service, variables, parse: parseEnv, files, extra, base } of processes) {
+      const compose = services[service];
+      expect(compose?.env_file).toEqual(files.map((file) => `${ENV_DIR}/${file}`));
+      const documented = new Map<string, string>();
+      for (const entry of compose?.env_file ?? []) for (const [key, value] of await documentedVariables(envFilePath(entry))) documented.set(key, value);
+      const setByCompose = Object.keys(compose?.environment ?? {});
+
+      for (const variable of variables) {
+        // Exactly one place: what compose sets itself would silently win over the env file.
+        expect([documented.has(variable), setByCompose.includes(variable)], `${service}: ${variable}`).toContain(true);
+        expect(documented.has(variable) && setByCompose.includes(variable), `${service}: ${variable} both in an env file and in environment:`).toBe(false);
+      }
+      for (const [variable, value] of documented) {
+        // Besides the schema: OpenTelemetry's own variables, and secrets referenced by organization files.
+        const known = variables.includes(variable) || extra.includes(variable) || variable.startsWith("OTEL_") || (service === "worker" && /_(TOKEN|KEY)$/.test(variable));
+        expect(known, `${service}: ${variable} is documented in an env file but not a setting of the ${service}`).toBe(true);
+        if (!variables.includes(variable) || variable in base) continue;
+        // The value shown is the default: the schema reads it as it reads nothing.
+        const defaults = parseEnv({ CONFIG_DIR: "/config", ...base });
+        const shown = parseEnv({ CONFIG_DIR: "/config", ...base, [variable]: value });
+        expect(shown[variable], `${service}: ${variable}=${value} is not its default`).toEqual(defaults[variable]);
+      }
+    }
+  });
+
+  it("gives the SIGTERM drain its time: stop_grace_period covers the shutdown settings and 15 s to close", async () => {
+    const { services } = await loadCompose();
+    const seconds = (period: string | undefined) => Number(/^(\d+)s$/.exec(period ?? "")?.[1] ?? Number.NaN);
+    const api = services.api?.environment ?? {};
+    const worker = services.worker?.environment ?? {};
+    expect(seconds(services.api?.stop_grace_period) * 1_000).toBeGreaterThanOrEqual(Number(api.SHUTDOWN_DRAIN_MS) + Number(api.SHUTDOWN_TIMEOUT_MS) + 15_000);
+    expect(seconds(services.worker?.stop_grace_period) * 1_000).toBeGreaterThanOrEqual(Number(worker.SHUTDOWN_TIMEOUT_MS) + 15_000);
   });
 });

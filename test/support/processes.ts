@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
@@ -15,8 +16,9 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export function startService(app: "api" | "worker", env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, [`${repoRoot}apps/${app}/dist/main.js`], {
+/** `root`: the repository to start it from (another copy of it, e.g. a production install); this one by default. */
+export function startService(app: "api" | "worker", env: Record<string, string>, root = repoRoot): ServiceProcess {
+  const child = spawn(process.execPath, [join(root, `apps/${app}/dist/main.js`)], {
     env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

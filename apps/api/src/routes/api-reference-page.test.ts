@@ -21,7 +21,7 @@ describe("GET /docs", () => {
     expect(response.text).not.toMatch(/(src|href)="(https?:)?\/\//);
   });
 
-  it("serves Redoc's bundle from the installed package, with no CDN address left in it", async () => {
+  it("serves the Redoc bundle the build copied, with no CDN address left in it", async () => {
     const response = await request(app).get("/docs/redoc.standalone.js");
     expect(response.status).toBe(200);
     expect(response.headers["content-type"]).toBe("text/javascript; charset=utf-8");

@@ -1,25 +1,19 @@
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type { RequestHandler } from "express";
 import type { Route } from "./route.js";
 
 /**
- * Redoc's standalone bundle (React and its styles in one file), served from the installed package so
- * that the page needs no network but this API's. Resolved at start: a missing package stops the process
- * instead of serving a blank page.
+ * Redoc's standalone bundle (React and its styles in one file), copied into dist/docs/ by the build
+ * (`scripts/copy-redoc-bundle.mjs`, which also swaps its one CDN address, a logo, for an empty image) so
+ * that the page needs no network but this API's and the production install needs no `redoc`. The same
+ * path from src/routes/ and dist/routes/.
  */
-const REDOC_BUNDLE = fileURLToPath(import.meta.resolve("redoc/bundles/redoc.standalone.js"));
+const REDOC_BUNDLE = fileURLToPath(new URL("../../dist/docs/redoc.standalone.js", import.meta.url));
 
 /** Where the page loads the bundle from. */
 const REDOC_PATH = "/docs/redoc.standalone.js";
-
-/**
- * The one address the bundle would fetch from elsewhere: the logo beside "API docs by Redocly" at the
- * foot of the menu, which no option hides (Redoc 2.5). An empty image of our own takes its place, so
- * the page asks nothing of a CDN; the Chromium test sees any new one.
- */
-const REDOC_LOGO = "https://cdn.redoc.ly/redoc/logo-mini.svg";
-const EMPTY_IMAGE = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg'/%3E";
 
 /**
  * Only this origin's script and document. Redoc's search index runs in a worker it starts from a blob.
@@ -71,19 +65,16 @@ let bundle: Promise<Buffer> | undefined;
 
 /** The bundle as served, read on first use (1 MB that an API nobody reads the docs of need not hold). */
 function redocBundle(): Promise<Buffer> {
-  bundle ??= readFile(REDOC_BUNDLE, "utf8").then(
-    (source) => Buffer.from(source.replace(REDOC_LOGO, EMPTY_IMAGE)),
-    (error: unknown) => {
-      bundle = undefined;
-      throw error;
-    },
-  );
+  bundle ??= readFile(REDOC_BUNDLE).catch((error: unknown) => {
+    bundle = undefined;
+    throw error;
+  });
   return bundle;
 }
 
 const serveBundle: RequestHandler = async (_req, res) => {
   const body = await redocBundle();
-  // It changes only with the installed package: an hour's caching spares reloads, an upgrade shows within the hour.
+  // It changes only with a build: an hour's caching spares reloads, an upgrade shows within the hour.
   res
     .set({ "Cache-Control": "public, max-age=3600", "X-Content-Type-Options": "nosniff" })
     .type("js")
@@ -95,6 +86,10 @@ const serveBundle: RequestHandler = async (_req, res) => {
  * document, it needs no token. Not part of the document it shows.
  */
 export function apiReferenceRoutes(): Route[] {
+  // Checked when the app is built: a missing bundle stops the process instead of serving a blank page.
+  if (!existsSync(REDOC_BUNDLE)) {
+    throw new Error(`${REDOC_BUNDLE} is missing: \`npm run build\` in apps/api copies it from the redoc package`);
+  }
   return [
     { method: "get", path: "/docs", operation: undefined, toHandler: () => servePage },
     { method: "get", path: REDOC_PATH, operation: undefined, toHandler: () => serveBundle },
