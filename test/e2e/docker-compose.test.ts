@@ -114,8 +114,9 @@ describe("docker-compose.yml", () => {
       variables: Object.keys(ApiEnvSchema.shape),
       parse: (env: Record<string, string>) => parseEnvironment(ApiEnvSchema, env) as Record<string, unknown>,
       files: ["common.env", "api.env"],
-      extra: ["DEV_ISSUER_DIR"],
-      base: { AUTH_DEV_ISSUER: "true" },
+      extra: [],
+      // The image sets DEV_ISSUER_DIR to a writable folder (its root file system is read-only).
+      base: { AUTH_DEV_ISSUER: "true", DEV_ISSUER_DIR: "/tmp/dev-issuer" },
     },
     {
       service: "worker",
