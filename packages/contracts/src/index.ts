@@ -14,3 +14,4 @@ export * from "./playbook-match.js";
 export * from "./time-window.js";
 export * from "./observation.js";
 export * from "./evidence-bundle.js";
+export * from "./execution-charts.js";
