@@ -1,5 +1,6 @@
 import { envInteger as integer, parseEnvironment, sharedEnvFields } from "@pes/config";
 import type { LanguageModelOptions } from "@pes/engine";
+import { DEFAULT_LINK_LIFETIME_SECONDS, type LinkSettings } from "@pes/signed-links";
 import { z } from "zod";
 
 export { EnvError } from "@pes/config";
@@ -26,6 +27,10 @@ export const WorkerEnvSchema = z.object({
   LLM_API_KEY: z.string().optional(),
   /** How long the pass may take before the deterministic text is used. */
   LLM_TIMEOUT_MS: integer(100, 600_000).default(10_000),
+  /** Where people reach the API (`https://pes.example.com`): results link charts and pages under it. */
+  PUBLIC_URL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://pes.example.com" }).optional(),
+  /** How long a signed link to an execution's page or chart image is valid from when the worker writes it. */
+  LINK_LIFETIME_SECONDS: integer(60, 366 * 86_400).default(DEFAULT_LINK_LIFETIME_SECONDS),
 }).refine((env) => (env.LLM_BASE_URL === undefined) === (env.LLM_MODEL === undefined), {
   message: "LLM_BASE_URL and LLM_MODEL go together: set both to use a language model, or neither",
   path: ["LLM_MODEL"],
@@ -59,6 +64,12 @@ export interface WorkerEnv {
   allowedChatHosts: readonly string[];
   /** The language model of the optional summary pass (LLM_*); undefined: deterministic text only. */
   languageModel: LanguageModelOptions | undefined;
+  /** How long an execution's charts are kept (EXECUTION_RETENTION_SECONDS, as its record). */
+  executionRetentionMs: number;
+  /** PUBLIC_URL: results' chart links are absolute under it; undefined: they are paths on the API. */
+  publicUrl: string | undefined;
+  /** Signed links to pages and chart images: undefined unless both LINK_SIGNING_SECRET and PUBLIC_URL are set. */
+  links: LinkSettings | undefined;
 }
 
 /** Parses the environment once; throws EnvError naming each bad variable. */
@@ -80,6 +91,12 @@ export function parseWorkerEnv(source: NodeJS.ProcessEnv = process.env): WorkerE
     metricsToken: env.METRICS_TOKEN,
     slackPostIntervalMs: env.SLACK_POST_INTERVAL_MS,
     allowedChatHosts: env.CHAT_ALLOWED_HOSTS,
+    executionRetentionMs: env.EXECUTION_RETENTION_SECONDS * 1_000,
+    publicUrl: env.PUBLIC_URL,
+    links:
+      env.LINK_SIGNING_SECRET === undefined || env.PUBLIC_URL === undefined
+        ? undefined
+        : { secret: env.LINK_SIGNING_SECRET, publicUrl: env.PUBLIC_URL, lifetimeSeconds: env.LINK_LIFETIME_SECONDS },
     languageModel:
       env.LLM_BASE_URL === undefined || env.LLM_MODEL === undefined
         ? undefined

@@ -1,7 +1,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { BatchItemPostJob, BatchPosition, PlaybookExecutionResult } from "@pes/contracts";
+import { chartCaption, chartPng } from "@pes/charts";
+import type { BatchItemPostJob, BatchPosition, ChartData, PlaybookExecutionResult } from "@pes/contracts";
 import {
   addIncidentNote,
+  MAX_CHART_FILES,
+  postChartFiles,
   findIncidentReference,
   INCIDENT_ATTRIBUTES,
   postBatchRoot,
@@ -15,6 +18,7 @@ import {
 } from "@pes/integrations";
 import type { Logger } from "@pes/logger";
 import type { Cluster, Redis } from "ioredis";
+import { citedCharts, type ChartSettings } from "./execution-charts.js";
 import type { OrganizationIntegrations } from "./organization-integrations.js";
 
 /** What delivering a result needs: each organization's integrations and where side effects are recorded. */
@@ -28,6 +32,8 @@ export interface DeliveryDeps {
   pacer: ChannelPacer;
   /** Queues a batch item's reply in its batch's thread (POST_BATCH_ITEM_JOB), once per item and channel. */
   enqueueBatchItemPost(job: BatchItemPostJob, jobId: string): Promise<void>;
+  /** Where executions' charts are kept and how results link them; none: no charts. */
+  charts?: ChartSettings;
   logger: Logger;
 }
 
@@ -45,6 +51,8 @@ export interface Delivery {
   attributes: Readonly<Record<string, string>>;
   /** The message the issue came from: its thread (the post replies there when in the same channel) and the incidents it names. */
   source?: { channelId: string; threadTs: string; incidentRefs: readonly IncidentRef[] };
+  /** The data of the execution's charts by action index: those the bottom line cites go in the post's thread. */
+  charts?: ReadonlyMap<number, ChartData>;
 }
 
 /** Time kept between the side effects and the caller's deadline, for the reply to get there. */
@@ -57,8 +65,9 @@ const BATCH_ROOT_POLL_MS = 50;
 /**
  * Sends a finished execution's result where the caller asked, before the caller's deadline:
  * - `channelId`: posts it to the channel (in the linked message's thread when the issue came from a
- *   message in that channel) and sets `enrichmentLink` to the post's permalink; a batch item goes in its
- *   batch's thread (see postToBatchThread);
+ *   message in that channel), then the charts of the findings the bottom line cites in the same thread,
+ *   and sets `enrichmentLink` to the post's permalink; a batch item goes in its batch's thread (see
+ *   postToBatchThread), without charts;
  * - `liveRun`: adds it as a note to the incident the issue names, in the organization's incident tool.
  * Each happens once per execution, also when the job runs again. What fails is said in `error`, after
  * any error of the execution; the investigation is returned either way. A result without findings (the
@@ -122,6 +131,15 @@ async function post(
   });
   if (outcome.status === "posted" && outcome.incomplete !== undefined) {
     deps.logger.warn({ jobId: delivery.jobId, requestId: delivery.requestId, channel, reason: outcome.incomplete }, "posted to Slack, but not all of it");
+  }
+  if (outcome.status === "posted" && delivery.charts !== undefined) {
+    const cited = citedCharts(result, delivery.charts, MAX_CHART_FILES);
+    // Rendered here, only for a post: the stored charts are data, drawn when someone asks.
+    const files = cited.map(([index, chart]) => ({ filename: `chart-${index + 1}.png`, title: chart.title, altText: chartCaption(chart), png: chartPng(chart) }));
+    const shared = await postChartFiles(context, { key: delivery.jobId, channel, threadTs: threadTs ?? outcome.ts, files });
+    if (shared.status === "failed") {
+      deps.logger.warn({ jobId: delivery.jobId, requestId: delivery.requestId, channel, reason: shared.reason }, "posted to Slack, but not the charts");
+    }
   }
   return outcome;
 }

@@ -48,8 +48,8 @@ function optionOf(chart: ChartData): echarts.EChartsCoreOption {
   const [main, ...others] = chart.series;
   const verticals = [
     { xAxis: chart.window.time, name: "issue", lineStyle: { color: COLORS.issue, type: "dotted" as const }, label: { formatter: "issue" } },
-    ...(chart.onset === undefined ? [] : [{ xAxis: chart.onset, name: "onset", lineStyle: { color: COLORS.onset, type: "solid" as const }, label: { formatter: "onset" } }]),
-    ...(chart.endedAt === undefined ? [] : [{ xAxis: chart.endedAt, name: "over", lineStyle: { color: COLORS.over, type: "solid" as const }, label: { formatter: "over" } }]),
+    ...(chart.onset === undefined ? [] : [{ xAxis: chart.onset, name: "onset", lineStyle: { color: COLORS.onset, type: "solid" as const }, label: { formatter: "onset", position: "insideEndTop" as const } }]),
+    ...(chart.endedAt === undefined ? [] : [{ xAxis: chart.endedAt, name: "over", lineStyle: { color: COLORS.over, type: "solid" as const }, label: { formatter: "over", position: "insideEndTop" as const } }]),
   ];
   const { band, limit } = chart;
   const threshold = limit?.value === undefined ? [] : [{ yAxis: limit.value, name: limit.name, lineStyle: { color: COLORS.limit, type: "dashed" as const }, label: { formatter: `${limit.name} {c}`, position: "insideEndTop" as const } }];
@@ -109,7 +109,7 @@ function optionOf(chart: ChartData): echarts.EChartsCoreOption {
 
 function subtitleOf(chart: ChartData): string {
   const issue = new Date(chart.window.time).toISOString().slice(0, 16).replace("T", " ");
-  const what = chart.kind === "log-count" ? "matching log lines per step" : chart.unit;
+  const what = chart.kind === "log-count" ? "matching log lines per step" : chart.unit === undefined ? undefined : `in ${chart.unit}`;
   return [what, chart.abnormal ? "abnormal" : "within its usual range", `issue at ${issue} UTC`].filter((part) => part !== undefined && part !== "").join(" · ");
 }
 

@@ -50,6 +50,17 @@ export const sharedEnvFields = {
   SHUTDOWN_TIMEOUT_MS: envInteger(0, 3_600_000).default(25_000),
   /** When set, `GET /metrics` (API and workers) wants it as a bearer token; unset, anyone who can reach it may scrape. */
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters (e.g. openssl rand -hex 32)").optional(),
+  /**
+   * How long a finished execution is kept: its record (the API), and its charts' data (the worker writes
+   * them for as long). API and workers must agree on it.
+   */
+  EXECUTION_RETENTION_SECONDS: envInteger(1, 30 * 86_400).default(3_600),
+  /**
+   * Signs the links to executions' pages and chart images that browsers and chat cards open without a
+   * token (HMAC-SHA256): the workers sign, the API checks, so both need the same. Unset: no such links,
+   * and the API serves no page.
+   */
+  LINK_SIGNING_SECRET: z.string().min(32, "must be at least 32 characters (e.g. openssl rand -hex 32)").optional(),
 };
 
 /** A bad environment; the message names every offending variable. */
