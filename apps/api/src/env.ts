@@ -16,7 +16,6 @@ export const ApiEnvSchema = z
     HOST: z.string().min(1).default("0.0.0.0"),
     ...sharedEnvFields,
     EXECUTION_TIMEOUT_MS: integer(1, 3_600_000).default(120_000),
-    EXECUTION_RETENTION_SECONDS: integer(1, 30 * 86_400).default(3_600),
     COALESCE_BUCKET_SECONDS: integer(0, 86_400).default(60),
     COALESCE_REUSE_SECONDS: integer(0, 86_400).default(10),
     BATCH_MAX_ITEMS: integer(1, 10_000).default(DEFAULT_BATCH_MAX_ITEMS),
@@ -128,6 +127,8 @@ export interface ApiEnv {
   metricsToken: string | undefined;
   /** How long one reading of the queue's depth serves every scrape (METRICS_QUEUE_CACHE_MS). */
   metricsQueueCacheMs: number;
+  /** LINK_SIGNING_SECRET: checks the signed links of executions' pages; undefined: no page is served. */
+  linkSigningSecret: string | undefined;
 }
 
 /** Parses the environment once; throws EnvError naming each bad or missing variable. */
@@ -174,5 +175,6 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     metricsToken: env.METRICS_TOKEN,
     metricsQueueCacheMs: env.METRICS_QUEUE_CACHE_MS,
+    linkSigningSecret: env.LINK_SIGNING_SECRET,
   };
 }
