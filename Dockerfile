@@ -20,6 +20,10 @@ ENV NODE_ENV=production \
     NODE_OPTIONS="--max-old-space-size=192" \
     CONFIG_DIR=/config \
     DEV_ISSUER_DIR=/tmp/dev-issuer
+# The chart renderer (resvg, for the PNGs chat gets) draws text with the system's fonts: DejaVu Sans.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends fonts-dejavu-core \
+ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build --chown=node:node /app ./
 USER node

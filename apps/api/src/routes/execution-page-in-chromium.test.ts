@@ -93,8 +93,9 @@ describe("the execution page in Chromium", () => {
     // Both charts drawn by this service, loaded and decoded.
     const images = page.locator("figure.chart img");
     expect(await images.count()).toBe(2);
-    await page.waitForFunction(() => [...document.querySelectorAll("figure.chart img")].every((image) => (image as HTMLImageElement).complete));
-    const sizes = await images.evaluateAll((all) => all.map((image) => (image as HTMLImageElement).naturalWidth));
+    // Browser-side code as text: this package is typed for Node, without the DOM's types.
+    await page.waitForFunction('[...document.querySelectorAll("figure.chart img")].every((image) => image.complete)');
+    const sizes: unknown = await page.evaluate('[...document.querySelectorAll("figure.chart img")].map((image) => image.naturalWidth)');
     expect(sizes).toEqual([800, 800]);
     await mkdir(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: `${ARTIFACTS}execution-page.png`, fullPage: true });
