@@ -99,7 +99,8 @@ function optionOf(chart: ChartData): echarts.EChartsCoreOption {
     backgroundColor: "#ffffff",
     textStyle: { fontFamily: FONT_FAMILY },
     title: { text: chart.title, subtext: subtitleOf(chart), left: 12, top: 6, textStyle: { fontSize: 15 }, subtextStyle: { fontSize: 11 } },
-    legend: { bottom: 4, left: 12, itemWidth: 18, itemGap: 28, textStyle: { fontSize: 11 } },
+    // One line: a long name (a series's labels) is cut here, and given whole in the chart's caption (its alt text).
+    legend: { bottom: 4, left: 12, right: 12, itemWidth: 18, itemGap: 24, textStyle: { fontSize: 11, width: 240, overflow: "truncate" } },
     grid: { left: 64, right: 28, top: 64, bottom: 64 },
     xAxis: { type: "time", min: chart.window.start, max: chart.window.end, axisLabel: { fontSize: 11, hideOverlap: true } },
     yAxis: { type: "value", scale: true, axisLabel: { fontSize: 11 } },
