@@ -22,6 +22,10 @@ ENV NODE_ENV=production \
     NODE_OPTIONS="--max-old-space-size=192" \
     CONFIG_DIR=/config \
     DEV_ISSUER_DIR=/tmp/dev-issuer
+# The chart renderer (resvg, for the PNGs chat gets) draws text with the system's fonts: DejaVu Sans.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends fonts-dejavu-core \
+ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 # Owned by root: the process (the image's `node` user, uid 1000) reads its code and cannot change it. It
 # writes nothing but the development issuer's key under /tmp, so the root file system can be read-only.

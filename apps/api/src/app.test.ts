@@ -88,6 +88,7 @@ describe("GET /openapi.json", () => {
       "/playbook/execution/batch",
       "/playbook/execution/batch/{id}",
       "/playbook/execution/{id}",
+      "/playbook/execution/{id}/charts/{action}",
       "/playbook/execution/{id}/evidence",
       "/playbook/match",
       "/readyz",

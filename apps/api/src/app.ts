@@ -2,7 +2,7 @@ import type { JsonWebKey } from "node:crypto";
 import type { Catalog, OrganizationLimits } from "@pes/config";
 import type { Logger } from "@pes/logger";
 import type { ApiMetrics } from "@pes/metrics";
-import type { EvidenceStore, ExecutionClient } from "@pes/executions";
+import type { ChartStore, EvidenceStore, ExecutionClient } from "@pes/executions";
 import express, { type Express, type RequestHandler } from "express";
 import { accessLog } from "./access-log.js";
 import { Admission } from "./admission.js";
@@ -13,6 +13,7 @@ import { httpMetrics, metricsEndpoint } from "./http-metrics.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { documentRoutes } from "./routes/document-routes.js";
 import { batchRoutes } from "./routes/batch-routes.js";
+import { chartRoutes } from "./routes/chart-routes.js";
 import { executionRoutes } from "./routes/execution-routes.js";
 import { healthRoutes } from "./routes/health-routes.js";
 import { matchRoutes } from "./routes/match-routes.js";
@@ -75,6 +76,10 @@ export interface AppDeps {
   batchStream?: BatchStreamTiming;
   /** Where executions' evidence bundles are kept (GET /playbook/execution/{id}/evidence); none: every read is a 404. */
   evidence?: Pick<EvidenceStore, "read">;
+  /** Where executions' charts are kept (GET /playbook/execution/{id}/charts/{action}, the execution's page); none: every chart is a 404. */
+  charts?: Pick<ChartStore, "read">;
+  /** LINK_SIGNING_SECRET: checks the signed links of executions' pages and chart images; none: they are 404s. */
+  linkSigningSecret?: string;
 }
 
 /** Builds the Express app (no listen): request ids and access logs, the declared routes, 404, errors. */
@@ -107,9 +112,11 @@ export function createApp(deps: AppDeps): Express {
     executionTimeoutMs: deps.limits.executionTimeoutMs,
     organizationLimits: deps.limits.organizationLimits ?? DEFAULT_ORGANIZATION_LIMITS,
     ...(deps.evidence === undefined ? {} : { evidence: deps.evidence }),
+    ...(deps.charts === undefined ? {} : { charts: deps.charts }),
   });
   const apiRoutes: Route[] = [
     ...executionRoutes({ executions, allowedChatHosts: deps.allowedChatHosts, now }),
+    ...chartRoutes({ executions, catalog: deps.catalog, linkSigningSecret: deps.linkSigningSecret, now }),
     ...batchRoutes({
       executions,
       batchMaxItems: deps.limits.batchMaxItems,

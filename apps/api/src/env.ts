@@ -17,9 +17,6 @@ export const ApiEnvSchema = z
     EXECUTION_TIMEOUT_MS: integer(1, 3_600_000)
       .default(120_000)
       .describe('How long a caller waits for an execution before `200 {"error":"…timed out…"}`.'),
-    EXECUTION_RETENTION_SECONDS: integer(1, 30 * 86_400)
-      .default(3_600)
-      .describe("How long a finished execution can be read back (`GET /playbook/execution/{id}`), and an `Idempotency-Key` is remembered."),
     COALESCE_BUCKET_SECONDS: integer(0, 86_400)
       .default(60)
       .describe("Identical requests whose issue times fall in one bucket of this length share one execution; `0` turns coalescing off."),
@@ -175,5 +172,6 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env) {
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     metricsToken: env.METRICS_TOKEN,
     metricsQueueCacheMs: env.METRICS_QUEUE_CACHE_MS,
+    linkSigningSecret: env.LINK_SIGNING_SECRET,
   };
 }

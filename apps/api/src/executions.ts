@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { OrganizationLimits } from "@pes/config";
-import { JsonText, type EvidenceBundle } from "@pes/contracts";
-import { batchItemId, LimitExceededError, QueueUnavailableError, type BatchItem, type BatchPage, type BatchView, type EvidenceStore, type ExecutionAnswer, type ExecutionClient, type ExecutionOutcome, type ExecutionRequest, type ExecutionView, type IdempotentRequest, type MessageExecutionRequest, type SubmittedExecution } from "@pes/executions";
+import { JsonText, type ChartData, type EvidenceBundle } from "@pes/contracts";
+import { batchItemId, LimitExceededError, QueueUnavailableError, type BatchItem, type BatchPage, type BatchView, type ChartStore, type EvidenceStore, type ExecutionAnswer, type ExecutionClient, type ExecutionOutcome, type ExecutionRequest, type ExecutionView, type IdempotentRequest, type MessageExecutionRequest, type SubmittedExecution } from "@pes/executions";
 import type { Admission } from "./admission.js";
 import type { Caller } from "./auth/authenticate.js";
 import { AppError } from "./errors.js";
@@ -44,6 +44,8 @@ export interface Executions {
   readBatch(orgId: string, batchId: string, page: BatchPage): Promise<BatchView | undefined>;
   /** The evidence bundle kept for an execution of the organization, or undefined (none kept, or no store). */
   readEvidence(orgId: string, executionId: string): Promise<EvidenceBundle | undefined>;
+  /** The data of an execution's charts by action index (empty: none drawn, gone, or no store). */
+  readCharts(orgId: string, executionId: string): Promise<Map<number, ChartData>>;
 }
 
 export interface ExecutionsDeps {
@@ -55,6 +57,8 @@ export interface ExecutionsDeps {
   organizationLimits: Required<OrganizationLimits>;
   /** Where executions' evidence bundles are kept; none: no execution has one. */
   evidence?: Pick<EvidenceStore, "read">;
+  /** Where executions' charts are kept; none: no execution has one. */
+  charts?: Pick<ChartStore, "read">;
 }
 
 export function createExecutions(deps: ExecutionsDeps): Executions {
@@ -160,6 +164,11 @@ export function createExecutions(deps: ExecutionsDeps): Executions {
     readEvidence: (orgId, executionId) => {
       const store = deps.evidence;
       return store === undefined ? Promise.resolve(undefined) : usingQueue(() => store.read(orgId, executionId));
+    },
+
+    readCharts: (orgId, executionId) => {
+      const store = deps.charts;
+      return store === undefined ? Promise.resolve(new Map()) : usingQueue(() => store.read(orgId, executionId));
     },
 
     readBatch: (orgId, batchId, page) => usingQueue(() => client.batches.read(batchId, orgId, page)),

@@ -5,7 +5,7 @@ import { ConfigError, loadConfig, type Catalog } from "@pes/config";
 import { devJwks, loadOrCreateDevKey } from "@pes/dev-issuer";
 import { createLogger, type Logger } from "@pes/logger";
 import { createApiMetrics } from "@pes/metrics";
-import { BATCH_EXECUTION_QUEUE, createExecutionClient, EXECUTION_QUEUE, openEvidenceStore, QueueUnavailableError, SERVICE_QUEUES, type ExecutionClient, type OpenedEvidenceStore } from "@pes/executions";
+import { BATCH_EXECUTION_QUEUE, createExecutionClient, EXECUTION_QUEUE, openChartStore, openEvidenceStore, QueueUnavailableError, SERVICE_QUEUES, type ExecutionClient, type OpenedChartStore, type OpenedEvidenceStore } from "@pes/executions";
 import { createQueueInspector, openDashboardQueues, type DashboardQueues, type QueueInspector } from "@pes/jobs";
 import type { RequestHandler } from "express";
 import { startTracing, TracingConfigError, type Tracing } from "@pes/tracing";
@@ -76,6 +76,8 @@ async function main(): Promise<void> {
   });
   // Executions' evidence bundles, read back by id (organizations that keep them).
   const evidence = openEvidenceStore({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger });
+  // Executions' chart data, drawn on request and on their pages.
+  const charts = openChartStore({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger });
   const tokenVerifier = createTokenVerifier({
     jwksUrl: env.auth.jwksUrl,
     issuer: env.auth.issuer,
@@ -116,10 +118,13 @@ async function main(): Promise<void> {
     metrics,
     metricsToken: env.metricsToken,
     evidence,
+    charts,
+    ...(env.linkSigningSecret === undefined ? {} : { linkSigningSecret: env.linkSigningSecret }),
   });
 
   try {
     evidence.start();
+    charts.start();
     await executionClient.start();
   } catch (error) {
     if (!(error instanceof QueueUnavailableError)) throw error;
@@ -155,7 +160,7 @@ async function main(): Promise<void> {
       logger.info({ signal, drainMs: env.shutdownDrainMs }, "draining: /readyz answers 503, requests are still served");
       await delay(env.shutdownDrainMs);
     }
-    await stop({ server, executionClient, queueInspector, dashboardQueues, evidence, logger, signal, timeoutMs: env.shutdownTimeoutMs });
+    await stop({ server, executionClient, queueInspector, dashboardQueues, evidence, charts, logger, signal, timeoutMs: env.shutdownTimeoutMs });
     // The spans still buffered (the last requests') are exported before the process goes.
     await tracing.shutdown();
     process.exit(0);
@@ -174,17 +179,18 @@ async function stop(options: {
   dashboardQueues: DashboardQueues | undefined;
   queueInspector: QueueInspector;
   evidence: OpenedEvidenceStore;
+  charts: OpenedChartStore;
   logger: Logger;
   signal: string;
   timeoutMs: number;
 }): Promise<void> {
-  const { server, executionClient, queueInspector, dashboardQueues, evidence, logger } = options;
+  const { server, executionClient, queueInspector, dashboardQueues, evidence, charts, logger } = options;
   logger.info({ signal: options.signal, timeoutMs: options.timeoutMs }, "shutting down: no longer accepting connections");
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   const finished = await within(closed, options.timeoutMs);
   logger.info(finished ? "in-flight requests finished" : "shutdown deadline reached with requests in flight");
 
-  await Promise.all([executionClient.close(), queueInspector.close(), dashboardQueues?.close(), evidence.close()]);
+  await Promise.all([executionClient.close(), queueInspector.close(), dashboardQueues?.close(), evidence.close(), charts.close()]);
   logger.info("execution client closed");
   if (!(await within(closed, 1_000))) server.closeAllConnections();
   logger.info("shutdown complete");

@@ -77,5 +77,7 @@ describe("the api process", () => {
     expect(modules.filter((url) => url.includes("/node_modules/undici/"))).toEqual([]);
     // Bull Board is loaded only when ADMIN_DASHBOARD is on.
     expect(modules.filter((url) => url.includes("/node_modules/@bull-board/"))).toEqual([]);
+    // The chart renderer (ECharts, resvg) is loaded on the first chart asked for.
+    expect(modules.filter((url) => /\/node_modules\/(echarts|@resvg)\/|\/packages\/charts\//.test(url))).toEqual([]);
   });
 });

@@ -30,6 +30,9 @@ function responseObjects(responses: Responses): JsonObject {
   for (const [status, response] of Object.entries(responses)) {
     const object: JsonObject = { description: response.description };
     if (response.body !== undefined) Object.assign(object, jsonContent(response.body));
+    if (response.images !== undefined) {
+      object.content = Object.fromEntries(response.images.map((type) => [type, { schema: { type: "string", contentMediaType: type } }]));
+    }
     if (response.eventStream !== undefined) {
       const content = (object.content ?? {}) as JsonObject;
       object.content = { ...content, "text/event-stream": { schema: { type: "string", description: response.eventStream } } };

@@ -1,11 +1,15 @@
-import { parseTeamsChannelId } from "@pes/contracts";
+import { chartCaption, chartPng } from "@pes/charts";
+import { parseTeamsChannelId, type ChartData } from "@pes/contracts";
 import {
+  MAX_CHART_FILES,
   postBatchRoot,
+  postChartFiles,
   postEnrichment,
   postItemReply,
   postTeamsBatchRoot,
   postTeamsEnrichment,
   postTeamsItemReply,
+  TEAMS_LIMITS,
   type ChannelPacer,
   type EnrichmentView,
   type SlackPostOutcome,
@@ -16,8 +20,17 @@ import type { OrganizationIntegrations } from "./organization-integrations.js";
 
 /** `posted`: the message is in the channel; `rootId` its thread's root (Slack `ts`, Teams message id). */
 export type ChannelPostOutcome =
-  | { status: "posted"; rootId: string; permalink: string; incomplete?: string }
+  | { status: "posted"; rootId: string; permalink: string; incomplete?: string; chartsLeftOut?: string }
   | { status: "failed"; reason: string };
+
+/**
+ * A result as a channel shows it: the post, and the charts of the findings its bottom line cites, each
+ * with its data (Slack uploads it drawn as PNG) and its signed image URL when links are signed (a Teams
+ * card shows the image from there).
+ */
+export interface ResultView extends EnrichmentView {
+  charts: readonly { index: number; chart: ChartData; pngUrl?: string | undefined }[];
+}
 
 /** What the posts of every organization share: where their records live, and the channels' pacing. */
 export interface PostingDeps {
@@ -36,7 +49,9 @@ export interface PostingDeps {
 export interface ChannelPoster {
   /** The service's name, as reasons say it. */
   service: "Slack" | "Microsoft Teams";
-  postResult(key: string, view: EnrichmentView, bounds: Bounds): Promise<ChannelPostOutcome>;
+  /** At most this many charts go with a result. */
+  maxCharts: number;
+  postResult(key: string, view: ResultView, bounds: Bounds): Promise<ChannelPostOutcome>;
   postBatchRoot(key: string, itemCount: number, bounds: Bounds): Promise<ChannelPostOutcome>;
   postItemReply(item: { batchKey: string; rootId: string; index: number; total: number; view: EnrichmentView }, bounds: Bounds): Promise<ChannelPostOutcome>;
 }
@@ -65,7 +80,18 @@ export function channelPoster(
     const context = (bounds: Bounds) => ({ client: teams.postClient, redis: deps.redis, keyPrefix: deps.keyPrefix, pacer: deps.teamsPacer, ...bounds });
     return {
       service: "Microsoft Teams",
-      postResult: async (key, view, bounds) => fromTeams(await postTeamsEnrichment(context(bounds), { key, channel: teamsChannel, view })),
+      maxCharts: TEAMS_LIMITS.charts,
+      postResult: async (key, { charts, ...view }, bounds) => {
+        // Teams shows an image from its URL only: charts without a signed link stay out of the card.
+        const images = charts.flatMap(({ chart, pngUrl }) => (pngUrl === undefined ? [] : [{ title: chart.title, url: pngUrl }]));
+        const pageUrl = view.result.pageUrl;
+        const card = { ...view, charts: images, ...(pageUrl === undefined ? {} : { pageUrl }) };
+        const outcome = fromTeams(await postTeamsEnrichment(context(bounds), { key, channel: teamsChannel, view: card }));
+        if (outcome.status === "posted" && images.length < charts.length) {
+          return { ...outcome, chartsLeftOut: "charts are shown on Teams from signed links: set LINK_SIGNING_SECRET and PUBLIC_URL" };
+        }
+        return outcome;
+      },
       postBatchRoot: async (key, itemCount, bounds) => fromTeams(await postTeamsBatchRoot(context(bounds), { key, channel: teamsChannel, itemCount })),
       postItemReply: async (item, bounds) => fromTeams(await postTeamsItemReply(context(bounds), { ...item, channel: teamsChannel })),
     };
@@ -79,8 +105,15 @@ export function channelPoster(
   const threadTs = thread?.channelId === channelId ? thread.threadTs : undefined;
   return {
     service: "Slack",
-    postResult: async (key, view, bounds) =>
-      fromSlack(await postEnrichment(context(bounds), { key, channel: channelId, ...(threadTs === undefined ? {} : { threadTs }), view })),
+    maxCharts: MAX_CHART_FILES,
+    postResult: async (key, { charts, ...view }, bounds) => {
+      const outcome = fromSlack(await postEnrichment(context(bounds), { key, channel: channelId, ...(threadTs === undefined ? {} : { threadTs }), view }));
+      if (outcome.status === "failed" || charts.length === 0) return outcome;
+      // Drawn here, only for a post: the stored charts are data, drawn when someone asks.
+      const files = charts.map(({ index, chart }) => ({ filename: `chart-${index + 1}.png`, title: chart.title, altText: chartCaption(chart), png: chartPng(chart) }));
+      const shared = await postChartFiles(context(bounds), { key, channel: channelId, threadTs: threadTs ?? outcome.rootId, files });
+      return shared.status === "failed" ? { ...outcome, chartsLeftOut: shared.reason } : outcome;
+    },
     postBatchRoot: async (key, itemCount, bounds) => fromSlack(await postBatchRoot(context(bounds), { key, channel: channelId, itemCount })),
     postItemReply: async ({ batchKey, rootId, index, total, view }, bounds) =>
       fromSlack(await postItemReply(context(bounds), { batchKey, channel: channelId, rootTs: rootId, index, total, view })),

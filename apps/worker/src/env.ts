@@ -1,4 +1,5 @@
 import { envInteger as integer, parseEnvironment, sharedEnvFields } from "@pes/config";
+import { DEFAULT_LINK_LIFETIME_SECONDS } from "@pes/signed-links";
 import { z } from "zod";
 
 export { EnvError } from "@pes/config";
@@ -44,6 +45,13 @@ export const WorkerEnvSchema = z
     LLM_MODEL: z.string().min(1).optional().describe("The model of that pass."),
     LLM_API_KEY: z.string().optional().describe("Sent as `Authorization: Bearer …` to `LLM_BASE_URL` only, never logged (a secret)."),
     LLM_TIMEOUT_MS: integer(100, 600_000).default(10_000).describe("How long the pass may take before the deterministic text is used."),
+    PUBLIC_URL: z
+      .url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://pes.example.com" })
+      .optional()
+      .describe("Where people reach the API (`https://pes.example.com`): results link charts and pages under it. Unset: chart links are paths on the API, and no page is linked."),
+    LINK_LIFETIME_SECONDS: integer(60, 366 * 86_400)
+      .default(DEFAULT_LINK_LIFETIME_SECONDS)
+      .describe("How long a signed link to an execution's page or chart image is valid from when the worker writes it."),
   })
   .refine((env) => (env.LLM_BASE_URL === undefined) === (env.LLM_MODEL === undefined), {
     message: "LLM_BASE_URL and LLM_MODEL go together: set both to use a language model, or neither",
@@ -73,6 +81,14 @@ export function parseWorkerEnv(source: NodeJS.ProcessEnv = process.env) {
     slackPostIntervalMs: env.SLACK_POST_INTERVAL_MS,
     teamsPostIntervalMs: env.TEAMS_POST_INTERVAL_MS,
     allowedChatHosts: env.CHAT_ALLOWED_HOSTS,
+    executionRetentionMs: env.EXECUTION_RETENTION_SECONDS * 1_000,
+    /** Results' chart links are absolute under PUBLIC_URL; undefined: they are paths on the API. */
+    publicUrl: env.PUBLIC_URL,
+    /** Signed links to pages and chart images: undefined unless both LINK_SIGNING_SECRET and PUBLIC_URL are set. */
+    links:
+      env.LINK_SIGNING_SECRET === undefined || env.PUBLIC_URL === undefined
+        ? undefined
+        : { secret: env.LINK_SIGNING_SECRET, publicUrl: env.PUBLIC_URL, lifetimeSeconds: env.LINK_LIFETIME_SECONDS },
     languageModel:
       env.LLM_BASE_URL === undefined || env.LLM_MODEL === undefined
         ? undefined

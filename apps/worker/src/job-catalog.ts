@@ -1,6 +1,7 @@
 import type { Engine } from "@pes/engine";
 import { BATCH_ITEM_POST_WINDOW_MS, EXECUTE_JOB, EXECUTE_MESSAGE_JOB, POST_BATCH_ITEM_JOB } from "@pes/executions";
 import { handleJob, type JobCatalog } from "@pes/jobs";
+import { keepCharts } from "./execution-charts.js";
 import { executeMessageJob, type MessageExecutionDeps } from "./message-execution.js";
 import { deliverResult, postBatchItemReply } from "./result-delivery.js";
 
@@ -12,9 +13,11 @@ import { deliverResult, postBatchItemReply } from "./result-delivery.js";
 export function createJobCatalog(deps: MessageExecutionDeps & { engine: Engine }): JobCatalog {
   return [
     handleJob(EXECUTE_JOB, async (job, { signal, jobId }) => {
-      // The job id is the execution id: an evidence bundle kept for it is read back by it.
-      const result = await deps.engine.execute(job, signal, jobId);
+      // The job id is the execution id: an evidence bundle and charts kept for it are read back by it.
+      const investigation = await deps.engine.investigate(job, signal, jobId);
       const { orgId, requestId, liveRun, attributes, channelId, batch, title } = job;
+      const execution = { orgId, executionId: jobId, requestId, deadline: job.deadline };
+      const result = await keepCharts(deps.delivery.charts, execution, investigation, deps.delivery.logger);
       return deliverResult(
         deps.delivery,
         {
@@ -26,6 +29,7 @@ export function createJobCatalog(deps: MessageExecutionDeps & { engine: Engine }
           ...(channelId === undefined ? {} : { channelId }),
           ...(batch === undefined ? {} : { batch }),
           ...(title === undefined ? {} : { title }),
+          charts: investigation.charts,
         },
         result,
         { deadline: job.deadline, signal },

@@ -9,7 +9,7 @@ import { EnvError, parseWorkerEnv, type WorkerEnv } from "./env.js";
 import { createJobCatalog } from "./job-catalog.js";
 import { createWorkerHttpServer } from "./worker-http-server.js";
 import { createChannelPacer } from "@pes/integrations";
-import { createEvidenceStore, createExecutionWorker, POST_BATCH_ITEM_JOB, START_BATCH_JOB } from "@pes/executions";
+import { createChartStore, createEvidenceStore, createExecutionWorker, POST_BATCH_ITEM_JOB, START_BATCH_JOB } from "@pes/executions";
 import { createJobProducer, createRedisQuerySlots, keySpace, RedisRefusedError } from "@pes/jobs";
 import { buildIntegrations } from "./organization-integrations.js";
 
@@ -78,6 +78,13 @@ async function main(): Promise<void> {
     pacer: createChannelPacer({ redis: producer.connection, keyPrefix, intervalMs: env.slackPostIntervalMs }),
     teamsPacer: createChannelPacer({ redis: producer.connection, keyPrefix, intervalMs: env.teamsPostIntervalMs, service: "teams" }),
     enqueueBatchItemPost: (job: BatchItemPostJob, jobId: string) => producer.add(POST_BATCH_ITEM_JOB, job, jobId),
+    // The data of executions' charts, under their organization's keys, for as long as their records.
+    charts: {
+      store: createChartStore(() => producer.connection, keySpace(env.queuePrefix, env.redisUrl)),
+      retentionMs: env.executionRetentionMs,
+      ...(env.publicUrl === undefined ? {} : { publicUrl: env.publicUrl }),
+      ...(env.links === undefined ? {} : { links: env.links }),
+    },
     logger,
   };
   const jobs = createJobCatalog({ engine, catalog, integrations, delivery });

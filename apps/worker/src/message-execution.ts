@@ -4,11 +4,12 @@ import type { Engine } from "@pes/engine";
 import { fetchLinkedMessage, issueFromSlackMessage } from "@pes/integrations";
 import { resolveMessageExecution } from "@pes/playbooks";
 import type { OrganizationIntegrations } from "./organization-integrations.js";
+import { keepCharts } from "./execution-charts.js";
 import { deliverResult, type DeliveryDeps } from "./result-delivery.js";
 
 export interface MessageExecutionDeps {
   catalog: Catalog;
-  engine: Pick<Engine, "execute">;
+  engine: Pick<Engine, "investigate">;
   integrations: ReadonlyMap<string, OrganizationIntegrations>;
   delivery: DeliveryDeps;
   now?: () => Date;
@@ -75,7 +76,9 @@ export async function executeMessageJob(
     ...(job.channelId === undefined ? {} : { channelId: job.channelId }),
     ...(job.batch === undefined ? {} : { batch: job.batch }),
   };
-  const result = await deps.engine.execute(execution, context.signal, context.jobId);
+  const investigation = await deps.engine.investigate(execution, context.signal, context.jobId);
+  const charted = { orgId: job.orgId, executionId: context.jobId, requestId: job.requestId, deadline: job.deadline };
+  const result = await keepCharts(deps.delivery.charts, charted, investigation, deps.delivery.logger);
   const { link } = fetched;
   return deliverResult(
     deps.delivery,
@@ -90,6 +93,7 @@ export async function executeMessageJob(
       source: { channelId: link.channelId, threadTs: link.threadTs ?? link.ts, incidentRefs: issue.incidentRefs },
       ...(job.channelId === undefined ? {} : { channelId: job.channelId }),
       ...(job.batch === undefined ? {} : { batch: job.batch }),
+      charts: investigation.charts,
     },
     result,
     { deadline: job.deadline, signal: context.signal },

@@ -1,9 +1,11 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { BatchItemPostJob, BatchPosition, PlaybookExecutionResult } from "@pes/contracts";
+import type { BatchItemPostJob, BatchPosition, ChartData, PlaybookExecutionResult } from "@pes/contracts";
 import { addIncidentNote, findIncidentReference, INCIDENT_ATTRIBUTES, type IncidentRef, type IncidentToolConfig } from "@pes/integrations";
 import type { Logger } from "@pes/logger";
 import type { Cluster, Redis } from "ioredis";
 import { channelPoster, type ChannelPoster, type ChannelPostOutcome, type PostingDeps } from "./channel-posters.js";
+import { citedCharts, type ChartSettings } from "./execution-charts.js";
+import { executionLinks } from "@pes/signed-links";
 import type { OrganizationIntegrations } from "./organization-integrations.js";
 
 /** What delivering a result needs: each organization's integrations and where side effects are recorded. */
@@ -16,6 +18,8 @@ export interface DeliveryDeps extends PostingDeps {
   keyPrefix: string;
   /** Queues a batch item's reply in its batch's thread (POST_BATCH_ITEM_JOB), once per item and channel. */
   enqueueBatchItemPost(job: BatchItemPostJob, jobId: string): Promise<void>;
+  /** Where executions' charts are kept and how results link them; none: no charts. */
+  charts?: ChartSettings;
   logger: Logger;
 }
 
@@ -33,6 +37,8 @@ export interface Delivery {
   attributes: Readonly<Record<string, string>>;
   /** The message the issue came from: its thread (the post replies there when in the same channel) and the incidents it names. */
   source?: { channelId: string; threadTs: string; incidentRefs: readonly IncidentRef[] };
+  /** The data of the execution's charts by action index: those the bottom line cites go with the post. */
+  charts?: ReadonlyMap<number, ChartData>;
 }
 
 /** Time kept between the side effects and the caller's deadline, for the reply to get there. */
@@ -45,8 +51,9 @@ const BATCH_ROOT_POLL_MS = 50;
 /**
  * Sends a finished execution's result where the caller asked, before the caller's deadline:
  * - `channelId`: posts it to the Slack or Teams channel (in the linked message's thread when the issue
- *   came from a Slack message in that channel) and sets `enrichmentLink` to the post's permalink; a batch
- *   item goes in its batch's thread (see postToBatchThread);
+ *   came from a Slack message in that channel) with the charts of the findings the bottom line cites (in
+ *   the post's thread on Slack, in the card on Teams), and sets `enrichmentLink` to the post's permalink;
+ *   a batch item goes in its batch's thread (see postToBatchThread), without charts;
  * - `liveRun`: adds it as a note to the incident the issue names, in the organization's incident tool.
  * Each happens once per execution, also when the job runs again. What fails is said in `error`, after
  * any error of the execution; the investigation is returned either way. A result without findings (the
@@ -98,9 +105,21 @@ async function post(
   if (delivery.batch !== undefined) return postToBatchThread(deps, poster, delivery, delivery.batch, channel, result, bounds);
 
   const title = delivery.title;
-  const outcome = await poster.postResult(delivery.jobId, { result, ...(title === undefined ? {} : { title }) }, bounds);
+  const charts = citedCharts(result, delivery.charts ?? new Map(), poster.maxCharts);
+  const links = deps.charts?.links;
+  const signedCharts =
+    links === undefined || charts.length === 0 ? [] : executionLinks(links, { executionId: delivery.jobId, orgId: delivery.orgId, result }).charts;
+  const view = {
+    result,
+    ...(title === undefined ? {} : { title }),
+    charts: charts.map(([index, chart]) => ({ index, chart, pngUrl: signedCharts.find((signed) => signed.action === index)?.pngUrl })),
+  };
+  const outcome = await poster.postResult(delivery.jobId, view, bounds);
   if (outcome.status === "posted" && outcome.incomplete !== undefined) {
     deps.logger.warn({ jobId: delivery.jobId, requestId: delivery.requestId, channel, reason: outcome.incomplete }, `posted to ${poster.service}, but not all of it`);
+  }
+  if (outcome.status === "posted" && outcome.chartsLeftOut !== undefined) {
+    deps.logger.warn({ jobId: delivery.jobId, requestId: delivery.requestId, channel, reason: outcome.chartsLeftOut }, `posted to ${poster.service}, but not the charts`);
   }
   return outcome;
 }

@@ -83,7 +83,7 @@ function logInput(observation: LogsObservation): { lines: LogLine[]; totals: Arr
 }
 
 /** A Datadog series named by its tags (`service:checkout` → service=checkout); by its scope when it has none. */
-function datadogSeries(series: DatadogMetricSeries): Series {
+export function datadogSeries(series: DatadogMetricSeries): Series {
   const tags = series.tag_set.length > 0 ? series.tag_set : series.scope === "*" ? [] : series.scope.split(",");
   return {
     labels: Object.fromEntries(tags.map(labelOf)),

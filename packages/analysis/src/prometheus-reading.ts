@@ -33,7 +33,8 @@ export function readPrometheus(observation: PrometheusObservation, reading: Read
   }
 }
 
-function saturationOf(observation: PrometheusObservation): { saturation?: SaturationRule } {
+/** What the action's series saturate against, read from its observation (its `threshold` or `limit` answer). */
+export function saturationOf(observation: PrometheusObservation): { saturation?: SaturationRule } {
   const direction = observation.direction ?? "up";
   if (observation.limit !== undefined) {
     // A limit rarely moves: each of its series is reduced to its changes as it is read.
@@ -43,7 +44,8 @@ function saturationOf(observation: PrometheusObservation): { saturation?: Satura
   return observation.threshold === undefined ? {} : { saturation: { direction, threshold: observation.threshold } };
 }
 
-function seriesOf(series: PrometheusMatrixSeries): Series {
+/** A range answer's series as the analysis reads it: its labels and its samples in ms. */
+export function seriesOf(series: PrometheusMatrixSeries): Series {
   return { labels: series.metric, points: series.values.map(([seconds, value]) => ({ at: seconds * 1000, value: sampleValue(value) })) };
 }
 

@@ -56,6 +56,20 @@ export const sharedEnvFields = {
     .min(16, "must be at least 16 characters (e.g. openssl rand -hex 32)")
     .optional()
     .describe("When set, `GET /metrics` wants it as `Authorization: Bearer …`; unset, anyone who can reach it may scrape (a secret)."),
+  EXECUTION_RETENTION_SECONDS: envInteger(1, 30 * 86_400)
+    .default(3_600)
+    .describe(
+      "How long a finished execution is kept: its record, read back by `GET /playbook/execution/{id}` (an `Idempotency-Key` is " +
+        "remembered as long), and its charts' data, which the workers write. The API and the workers must agree on it.",
+    ),
+  LINK_SIGNING_SECRET: z
+    .string()
+    .min(32, "must be at least 32 characters (e.g. openssl rand -hex 32)")
+    .optional()
+    .describe(
+      "Signs the links to executions' pages and chart images that browsers and chat cards open without a token (HMAC-SHA256): " +
+        "the workers sign, the API checks, so both need the same. Unset: no such links, and the API serves no page (a secret).",
+    ),
 };
 
 /** A bad environment; the message names every offending variable. */

@@ -14,4 +14,5 @@ export * from "./playbook-match.js";
 export * from "./time-window.js";
 export * from "./observation.js";
 export * from "./evidence-bundle.js";
+export * from "./execution-charts.js";
 export * from "./teams-channel.js";

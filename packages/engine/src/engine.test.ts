@@ -232,6 +232,27 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
     ]);
   });
 
+  it("gives the data of each metric action's chart, by its index in actionResults, from the answers it already had", async () => {
+    api.route = (_request, response) => sendJson(response, 200, { version: "v1.2.3", deployedAt: "2026-11-20T14:01:00Z" });
+    let runs = 0;
+    const counted = (request: AnyActionRequest) => {
+      runs += 1;
+      return runAction(request);
+    };
+    const { result, charts } = await engineWith(catalog, { runAction: counted }).investigate(job("Checkout latency"));
+
+    // p99 latency, error ratio, request rate: drawn; the deploy (an http answer): not.
+    expect([...charts.keys()]).toEqual([0, 1, 2]);
+    const latency = charts.get(0);
+    expect(latency).toMatchObject({ title: "p99 latency", kind: "metric", unit: "s", abnormal: true, onset: Date.parse("2026-11-20T14:05:00Z") });
+    expect(latency?.series).toHaveLength(1);
+    expect(latency?.series[0]?.points.length).toBeGreaterThan(100);
+    expect(charts.get(2)).toMatchObject({ title: "request rate", abnormal: false });
+    expect(result.verdict?.cause?.action).toBe("Last deploy of checkout");
+    // Nothing was asked again for the charts: one run per action.
+    expect(runs).toBe(4);
+  });
+
   it("keeps what its actions observed for an organization that asks, which replays offline to the same verdict", async () => {
     api.route = (_request, response) => sendJson(response, 200, { version: "v1.2.3", deployedAt: "2026-11-20T14:01:00Z" });
     const acme = catalog.organizations.get("acme");

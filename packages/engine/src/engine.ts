@@ -2,6 +2,7 @@ import { context } from "@opentelemetry/api";
 import {
   actionResultOf,
   bottomLineOf,
+  chartOf,
   formatDuration,
   judgeExecution,
   roleOf,
@@ -26,7 +27,7 @@ import {
   type PreparedAction,
   type TimeWindow,
 } from "@pes/connectors";
-import type { ActionResult, EvidenceBundle, ExecutionJob, GadgetHighlights, PlaybookExecutionResult } from "@pes/contracts";
+import type { ActionResult, ChartData, EvidenceBundle, ExecutionJob, GadgetHighlights, PlaybookExecutionResult } from "@pes/contracts";
 import type { Logger } from "@pes/logger";
 import { gadgetInstances, instanceAttributes, renderArgs, renderMitigations, type ActionDefinition, type GadgetInstance } from "@pes/playbooks";
 import { fillTextOrKeep } from "@pes/templates";
@@ -121,8 +122,19 @@ export interface Engine {
    * organization that keeps them is handed to `keepEvidence`.
    */
   execute(job: ExecutionJob, signal?: AbortSignal, executionId?: string): Promise<PlaybookExecutionResult>;
+  /**
+   * As `execute`, with what its actions' charts are drawn from (`chartOf`: a metric finding's series, a
+   * log finding's counts), by the action's index in `actionResults`: made from the points already fetched.
+   */
+  investigate(job: ExecutionJob, signal?: AbortSignal, executionId?: string): Promise<Investigation>;
   /** Closes the data sources' HTTP clients (their keep-alive connections). */
   close(): Promise<void>;
+}
+
+/** An execution's result, and the data of the charts its actions can draw, by action index. */
+export interface Investigation {
+  result: PlaybookExecutionResult;
+  charts: Map<number, ChartData>;
 }
 
 /** An action of a playbook, bound to its connector and data source once, when the engine is built. */
@@ -263,21 +275,24 @@ export function createEngine(deps: EngineDeps): Engine {
     }
   }
 
-  return {
+  const engine: Engine = {
     async close() {
       await Promise.all([...connections.values()].flatMap((byName) => [...byName.values()].map((connection) => connection.http.close())));
     },
     async execute(job, signal, executionId) {
+      return (await engine.investigate(job, signal, executionId)).result;
+    },
+    async investigate(job, signal, executionId) {
       const org = deps.catalog.organizations.get(job.orgId);
       const playbook = org?.playbooks.get(job.bookName);
       const playbookSteps = steps.get(job.orgId)?.get(job.bookName);
       if (org === undefined || playbook === undefined || playbookSteps === undefined) {
         // The API validated the name against its own catalog: this is configuration drift between the two.
         logger.warn({ orgId: job.orgId, requestId: job.requestId, bookName: job.bookName }, "job names an unknown playbook");
-        return { error: `Unknown playbook "${job.bookName}" for this organization` };
+        return { result: { error: `Unknown playbook "${job.bookName}" for this organization` }, charts: new Map() };
       }
       const time = new Date(job.time);
-      if (Number.isNaN(time.getTime())) return { error: `Invalid issue time "${job.time}"` };
+      if (Number.isNaN(time.getTime())) return { result: { error: `Invalid issue time "${job.time}"` }, charts: new Map() };
       const startedAt = performance.now();
       const { attributes } = job;
       const window = issueWindow(time, playbook.window, now());
@@ -404,7 +419,7 @@ export function createEngine(deps: EngineDeps): Engine {
           logger.warn({ err: error, requestId: job.requestId }, "could not keep the execution's evidence bundle");
         });
       }
-      return {
+      const result: PlaybookExecutionResult = {
         highlights,
         verdict: judgement.verdict,
         gadgetsHighlights,
@@ -412,7 +427,39 @@ export function createEngine(deps: EngineDeps): Engine {
         actionResults,
         ...(summary === undefined ? {} : { analysis: summary.analysis }),
       };
+      return { result, charts: chartsOf(planned, runs, logger.child({ requestId: job.requestId })) };
     },
+  };
+  return engine;
+}
+
+/**
+ * The data of each action's chart, from what it observed over the window it ran (a look-back's wider one
+ * included) and its evidence, with the data source's secrets redacted from its texts. A chart that cannot
+ * be made is logged and left out: it never costs the execution.
+ */
+function chartsOf(planned: readonly PlannedAction[], runs: readonly WindowedRun[], logger: Logger): Map<number, ChartData> {
+  const charts = new Map<number, ChartData>();
+  runs.forEach((run, index) => {
+    const title = planned[index]?.title;
+    if (run.observed === undefined || title === undefined) return;
+    const { observation, redact } = run.observed;
+    try {
+      const chart = chartOf(observation, run.evidence, { action: title, window: run.window });
+      if (chart !== undefined) charts.set(index, redactedChart(chart, redact));
+    } catch (error) {
+      logger.warn({ err: error, action: title }, "could not make the action's chart");
+    }
+  });
+  return charts;
+}
+
+function redactedChart(chart: ChartData, redact: (text: string) => string): ChartData {
+  return {
+    ...chart,
+    title: redact(chart.title),
+    series: chart.series.map((series) => ({ ...series, name: redact(series.name) })),
+    ...(chart.limit === undefined ? {} : { limit: { ...chart.limit, name: redact(chart.limit.name) } }),
   };
 }
 

@@ -7,7 +7,6 @@ import {
   type ExecutionRequest,
   type MessageExecutionRequest,
   type PlaybookExecutionResult,
-  type RequestRefusal,
   type StartBatchJob,
 } from "@pes/contracts";
 import { Queue } from "bullmq";

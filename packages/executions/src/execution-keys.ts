@@ -20,6 +20,7 @@ import type { KeySpace } from "@pes/jobs";
  *   batch:<id>:lost-check      string: held by the one reader looking for a quiet batch's lost items
  *   idempotency:<key hash>     string: an Idempotency-Key's request hash and the id it stands for
  *   evidence:<execution id>    string: the execution's evidence bundle (JSON), for the organization's retention
+ *   charts:<execution id>      string: the data of the execution's charts (JSON), as long as its record
  *
  * An organization's executions therefore share one node of a cluster: an organization scales with its
  * node, and organizations spread over the nodes.
@@ -78,4 +79,9 @@ export function replyChannel(keys: KeySpace, instanceId: string): string {
 /** An execution's evidence bundle, kept when the organization asks (evidence-store.ts). */
 export function evidenceKey(keys: KeySpace, orgId: string, executionId: string): string {
   return `${organizationPrefix(keys, orgId)}evidence:${executionId}`;
+}
+
+/** The data of an execution's charts, kept as long as its record (chart-store.ts). */
+export function chartsKey(keys: KeySpace, orgId: string, executionId: string): string {
+  return `${organizationPrefix(keys, orgId)}charts:${executionId}`;
 }

@@ -36,3 +36,4 @@ export type { IdempotencyClaim, IdempotencyKeys, IdempotentRequest } from "./ide
 export { batchItemId, type BatchItem, type BatchItemView, type BatchPage, type Batches, type BatchView, type NewBatch } from "./batch-store.js";
 export { LimitExceededError, type Lane, type LaneLimit } from "./execution-lifecycle.js";
 export { createEvidenceStore, openEvidenceStore, type EvidenceStore, type OpenedEvidenceStore } from "./evidence-store.js";
+export { createChartStore, openChartStore, type ChartStore, type OpenedChartStore } from "./chart-store.js";

@@ -13,6 +13,8 @@ export interface ResponseDeclaration {
   description: string;
   /** A contract schema with `.meta({ id })` is shown as a reference to its component. */
   body?: z.ZodType;
+  /** When the answer is an image instead of JSON: its media types, by `Accept`. */
+  images?: readonly string[];
   /** When the answer may instead be a stream of server-sent events (`Accept: text/event-stream`): what its events are. */
   eventStream?: string;
   headers?: Readonly<Record<string, HeaderDeclaration>>;

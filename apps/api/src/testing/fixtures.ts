@@ -342,6 +342,8 @@ export function testApp(options: TestAppOptions): { app: ReturnType<typeof creat
     queueDashboard: options.queueDashboard,
     batchStream: options.batchStream,
     ...(options.evidence === undefined ? {} : { evidence: options.evidence }),
+    ...(options.charts === undefined ? {} : { charts: options.charts }),
+    ...(options.linkSigningSecret === undefined ? {} : { linkSigningSecret: options.linkSigningSecret }),
   });
   return { app, client };
 }

@@ -58,6 +58,16 @@ describe("renderEnrichment", () => {
     for (const block of messages[0]?.blocks ?? []) if (block.type === "section") expect(block.text.verbatim).toBe(true);
   });
 
+  it("links the investigation's page first among the links, when the result has one", () => {
+    const pageUrl = "https://pes.example.com/view/execution/0b9c7f4e-1d7a-4b8e-9f51-5e6f7a8b9c0d?org=acme&exp=1795000000&sig=abc";
+    const [message] = renderEnrichment({ result: { ...result, pageUrl } });
+    const links = sectionTexts(message ?? { text: "", blocks: [] }).find((text) => text.startsWith("*Links:*"));
+    expect(links).toBe(
+      "*Links:* <https://pes.example.com/view/execution/0b9c7f4e-1d7a-4b8e-9f51-5e6f7a8b9c0d?org=acme&amp;exp=1795000000&amp;sig=abc|Investigation page>  ·  " +
+        "<https://grafana.example/d/1?var-service=checkout|p99 latency>  ·  <https://grafana.example/d/2|error ratio>  ·  <https://deploys.example/checkout|Last deploy of checkout>",
+    );
+  });
+
   it("lists each action under its gadget when told which gadget it belongs to", () => {
     const [message] = renderEnrichment({ result, actionGadgets: [0, 0, 1] });
     const texts = sectionTexts(message ?? { text: "", blocks: [] });

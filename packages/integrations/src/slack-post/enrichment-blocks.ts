@@ -80,6 +80,8 @@ export function renderEnrichment(view: EnrichmentView, options: RenderOptions = 
     .filter((action) => action.mostImportantLink !== undefined)
     .slice(0, ROOT_LINKS)
     .map((action) => slackLink(action.mostImportantLink ?? "", clipLabel(action.title ?? "link")));
+  // The whole investigation, charts included, for people who are not in the channel (a signed link).
+  if (result.pageUrl !== undefined) links.unshift(slackLink(result.pageUrl, "Investigation page"));
   if (links.length > 0) sections.push(...toSections([`*Links:* ${links.join("  ·  ")}`]));
 
   const actions = result.actionResults ?? [];

@@ -8,6 +8,7 @@ export {
   type RenderOptions,
   type SlackPostMessage,
 } from "./enrichment-blocks.js";
+export { MAX_CHART_FILES, postChartFiles, type ChartFile, type ChartPostOutcome } from "./post-charts.js";
 export { runOncePerKey, type AttemptResult, type OnceOutcome, type OncePerKeyOptions } from "./once-per-key.js";
 export {
   postBatchRoot,

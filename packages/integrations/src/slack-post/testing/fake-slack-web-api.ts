@@ -6,6 +6,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
  * answers are HTTP 200 `{ok:true,…}` or `{ok:false,error}`, and 429 with `Retry-After` (seconds) when
  * rate-limited. It enforces the message limits Slack enforces (50 blocks, 3000 characters per section,
  * about 12,000 characters per message), so that a message over them fails here as it would there.
+ *
+ * Files go up by the external upload flow, as `filesUploadV2` drives it: `files.getUploadURLExternal`
+ * (`filename`, `length`; `alt_text` at most 1000 characters) answers an `upload_url` on this server and a
+ * `file_id`; the bytes are POSTed there (raw or multipart) and must be `length` long; then
+ * `files.completeUploadExternal` (`files` as JSON `[{id,title}]`, `channel_id`, `thread_ts`) shares the
+ * uploaded files in one message of the channel (a reply when `thread_ts` names a message there).
  */
 export interface FakeSlack {
   /** The `slackApiUrl` to give the client: `http://127.0.0.1:<port>/api/`. */
@@ -34,6 +40,17 @@ export interface StoredMessage {
   text: string;
   blocks: unknown;
   metadata?: unknown;
+  /** The files a `files.completeUploadExternal` shared in it. */
+  files?: SharedFile[];
+}
+
+/** A file shared in a message: what was uploaded for it. */
+export interface SharedFile {
+  id: string;
+  title: string;
+  filename: string;
+  altText?: string;
+  bytes: Buffer;
 }
 
 export type Behaviour =
@@ -58,7 +75,7 @@ export interface FakeSlackOptions {
   channels?: readonly string[];
 }
 
-const LIMITS = { blocks: 50, sectionChars: 3_000, messageChars: 12_000 };
+const LIMITS = { blocks: 50, sectionChars: 3_000, messageChars: 12_000, altTextChars: 1_000 };
 
 /** Starts the fake on 127.0.0.1 and a free port. */
 export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSlack> {
@@ -68,6 +85,9 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
   const buckets = new Map<string, { tokens: number; at: number }>();
   let rateLimited = 0;
   let lastMicros = 0n;
+  /** Files asked for by files.getUploadURLExternal, and their bytes once uploaded. */
+  const uploads = new Map<string, { filename: string; length: number; altText?: string; bytes?: Buffer }>();
+  let baseUrl = "";
 
   const nextTs = () => {
     const now = BigInt(Date.now()) * 1000n;
@@ -150,17 +170,83 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
         const ordered = method === "conversations.history" ? found.reverse() : found;
         return ok({ ok: true, messages: ordered.slice(0, Number(params.limit ?? "100")), has_more: false });
       }
+      case "files.getUploadURLExternal": {
+        const length = Number(params.length);
+        if ((params.filename ?? "") === "") return ok({ ok: false, error: "invalid_arguments" });
+        if (!Number.isInteger(length) || length <= 0) return ok({ ok: false, error: "invalid_arguments" });
+        if ((params.alt_text ?? "").length > LIMITS.altTextChars) return ok({ ok: false, error: "alt_txt_too_large" });
+        const fileId = `F${String(uploads.size + 1).padStart(10, "0")}`;
+        uploads.set(fileId, { filename: params.filename ?? "", length, ...(params.alt_text === undefined ? {} : { altText: params.alt_text }) });
+        return ok({ ok: true, upload_url: `${baseUrl}/upload/v1/${fileId}`, file_id: fileId });
+      }
+      case "files.completeUploadExternal": {
+        let files: unknown;
+        try {
+          files = JSON.parse(params.files ?? "");
+        } catch {
+          return ok({ ok: false, error: "invalid_arguments" });
+        }
+        if (!Array.isArray(files) || files.length === 0) return ok({ ok: false, error: "invalid_arguments" });
+        const shared: SharedFile[] = [];
+        for (const file of files as Array<{ id?: unknown; title?: unknown }>) {
+          const upload = typeof file.id === "string" ? uploads.get(file.id) : undefined;
+          if (upload?.bytes === undefined || typeof file.id !== "string") return ok({ ok: false, error: "file_not_found" });
+          shared.push({
+            id: file.id,
+            title: typeof file.title === "string" ? file.title : upload.filename,
+            filename: upload.filename,
+            bytes: upload.bytes,
+            ...(upload.altText === undefined ? {} : { altText: upload.altText }),
+          });
+        }
+        const channelId = params.channel_id;
+        if (channelId !== undefined) {
+          if (options.channels !== undefined && !options.channels.includes(channelId)) return ok({ ok: false, error: "channel_not_found" });
+          const threadTs = params.thread_ts;
+          if (threadTs !== undefined && !(stored.get(channelId) ?? []).some((message) => message.ts === threadTs)) {
+            return ok({ ok: false, error: "thread_not_found" });
+          }
+          const message: StoredMessage = { ts: nextTs(), channel: channelId, text: params.initial_comment ?? "", blocks: undefined, files: shared, ...(threadTs === undefined ? {} : { threadTs }) };
+          stored.set(channelId, [...(stored.get(channelId) ?? []), message]);
+        }
+        for (const file of shared) uploads.delete(file.id);
+        return ok({ ok: true, files: shared.map((file) => ({ id: file.id, title: file.title })) });
+      }
       default:
         return ok({ ok: false, error: "unknown_method" });
     }
+  };
+
+  /** The bytes POSTed to an upload URL, raw or as the one file part of a multipart form. */
+  const readUpload = async (request: IncomingMessage, body: Buffer): Promise<Buffer | undefined> => {
+    const type = request.headers["content-type"] ?? "";
+    if (!type.startsWith("multipart/form-data")) return body;
+    const form = await new Response(body, { headers: { "content-type": type } }).formData();
+    const file = [...form.values()].find((value): value is File => typeof value !== "string");
+    return file === undefined ? undefined : Buffer.from(await file.arrayBuffer());
   };
 
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     void (async () => {
       const chunks: Buffer[] = [];
       for await (const chunk of request) chunks.push(chunk as Buffer);
+      const body = Buffer.concat(chunks);
+      const upload = /^\/upload\/v1\/(F\d+)$/.exec(request.url ?? "");
+      if (upload !== null) {
+        // The upload URL is pre-authorized: no token, any content type.
+        const pending = uploads.get(upload[1] ?? "");
+        const bytes = request.method === "POST" ? await readUpload(request, body) : undefined;
+        calls.push({ method: "upload", params: { fileId: upload[1] ?? "", bytes: String(bytes?.length ?? 0) }, authorization: request.headers.authorization });
+        if (pending === undefined || bytes === undefined || bytes.length !== pending.length) {
+          response.writeHead(400, { "content-type": "text/plain" });
+          return response.end("upload refused");
+        }
+        pending.bytes = bytes;
+        response.writeHead(200, { "content-type": "text/plain" });
+        return response.end(`OK - ${bytes.length}`);
+      }
       const method = (request.url ?? "").replace(/^\/api\//, "").split("?")[0] ?? "";
-      const params = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString("utf8")));
+      const params = Object.fromEntries(new URLSearchParams(body.toString("utf8")));
       calls.push({ method, params, authorization: request.headers.authorization });
       const send = (status: number, body: object, headers: Record<string, string> = {}) => {
         response.writeHead(status, { "content-type": "application/json", ...headers });
@@ -186,6 +272,7 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
   const address = server.address();
   if (address === null || typeof address === "string") throw new Error("the fake Slack has no TCP address");
   const { port } = address;
+  baseUrl = `http://127.0.0.1:${port}`;
   return {
     apiUrl: `http://127.0.0.1:${port}/api/`,
     calls,

@@ -1,0 +1,1 @@
+export { chartCaption, chartPng, chartSvg, CHART_SIZE } from "./render-chart.js";
