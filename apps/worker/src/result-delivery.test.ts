@@ -214,7 +214,7 @@ describe("deliverResult to Microsoft Teams", () => {
 });
 
 describe("incidentAttributes", () => {
-  it("adds what the linked message refers to where the attributes name no incident, and reads opsgenie_alias", () => {
+  it("adds what the linked message refers to where the attributes name no incident", () => {
     const refs = [
       { tool: "pagerduty", incidentId: "PFROMLINK" },
       { tool: "opsgenie", alertId: "22a1d1f7-8a77-4e3a-8050-8c51405541c1" },
@@ -223,14 +223,13 @@ describe("incidentAttributes", () => {
     expect(incidentAttributes({ pagerduty_incident_id: "PEXPLICIT", opsgenie_alias: "checkout-eu", service: "checkout" }, refs)).toEqual({
       pagerduty_incident_id: "PEXPLICIT",
       opsgenie_alias: "checkout-eu",
-      opsgenie_alert_alias: "checkout-eu",
       opsgenie_alert_id: "22a1d1f7-8a77-4e3a-8050-8c51405541c1",
       service: "checkout",
     });
     expect(incidentAttributes({}, refs)).toEqual({
       pagerduty_incident_id: "PFROMLINK",
       opsgenie_alert_id: "22a1d1f7-8a77-4e3a-8050-8c51405541c1",
-      opsgenie_alert_alias: "from-label",
+      opsgenie_alias: "from-label",
     });
   });
 });

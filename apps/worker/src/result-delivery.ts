@@ -255,15 +255,14 @@ async function note(
 
 /**
  * The attributes that name an incident, as the note library reads them: the issue's own, then what the
- * linked message refers to (its incident links and labels) where the attributes name none. `opsgenie_alias`,
- * the label alert rules write, counts as the library's `opsgenie_alert_alias`.
+ * linked message refers to (its incident links and labels) where the attributes name none (a message's
+ * attributes carry them already, unless the attribute caps left one out).
  */
 export function incidentAttributes(attributes: Readonly<Record<string, string>>, refs: readonly IncidentRef[]): Record<string, string> {
   const named: Record<string, string> = { ...attributes };
   const setIfAbsent = (name: string, value: string | undefined) => {
     if (value !== undefined && value.trim() !== "" && !Object.hasOwn(named, name)) named[name] = value;
   };
-  setIfAbsent(INCIDENT_ATTRIBUTES.opsgenieAlias, attributes.opsgenie_alias);
   for (const ref of refs) {
     if (ref.tool === "pagerduty") setIfAbsent(INCIDENT_ATTRIBUTES.pagerduty, ref.incidentId);
     else if ("alertId" in ref) setIfAbsent(INCIDENT_ATTRIBUTES.opsgenieId, ref.alertId);
