@@ -107,10 +107,14 @@ async function post(
 
 /**
  * A batch item's post. Slack and Teams take about one message per second per channel, so a batch of 100
- * cannot post a message per item within the caller's deadline. Instead the batch has one thread per
- * channel: its root is posted while the callers wait (once, by whichever item gets there first; the
- * others wait for it), its permalink is every item's `enrichmentLink`, and each item's reply in it is a
- * job of its own (POST_BATCH_ITEM_JOB) that nobody waits for, paced per channel and retried.
+ * cannot post a message per item at once. Instead the batch has one thread per channel: its root is
+ * posted once, by whichever item gets there first (the others wait for it), and each item's result is a
+ * reply in it. When the batch's caller waits for its items (`callerWaits`), an item posts its reply at
+ * the channel's pace before it is answered, and its `enrichmentLink` opens that reply; a reply the pace
+ * leaves no room for before the caller's deadline (or that fails) is queued instead. Otherwise (an async
+ * batch, whose items would hold their workers for the pace) the reply is a job of its own
+ * (POST_BATCH_ITEM_JOB) that nobody waits for, paced per channel and retried. A queued reply's item
+ * links the thread's root.
  */
 async function postToBatchThread(
   deps: DeliveryDeps,
@@ -123,9 +127,15 @@ async function postToBatchThread(
 ): Promise<ChannelPostOutcome> {
   const root = await batchRoot(deps, poster, batch, channel, bounds);
   if (root.status === "failed") return root;
+  const title = delivery.title === undefined ? {} : { title: delivery.title };
+  if (batch.callerWaits === true) {
+    const reply = await poster.postItemReply({ batchKey: batch.id, rootId: root.rootId, index: batch.index, total: batch.total, view: { result, ...title } }, bounds);
+    if (reply.status === "posted") return reply;
+    deps.logger.info({ jobId: delivery.jobId, requestId: delivery.requestId, channel, reason: reply.reason }, "a batch item's reply was not posted while its caller waited; queued");
+  }
   try {
     await deps.enqueueBatchItemPost(
-      { orgId: delivery.orgId, channelId: channel, rootTs: root.rootId, batch, result, ...(delivery.title === undefined ? {} : { title: delivery.title }) },
+      { orgId: delivery.orgId, channelId: channel, rootTs: root.rootId, batch, result, ...title },
       // BullMQ refuses a job id with `:`, which a Teams channel has; a Slack channel ID encodes to itself.
       `${batch.id}.${batch.index}.${encodeURIComponent(channel)}`,
     );
