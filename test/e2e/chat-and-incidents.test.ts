@@ -292,22 +292,27 @@ describe("channelId", () => {
     expect(body.enrichmentLink).toBe(slack.permalinkOf("C0OPS", post?.ts ?? ""));
   });
 
-  it("posts a batch to one channel as one thread: every item returns its root's permalink, each gets a reply", async () => {
+  it("posts a batch to one channel as one thread: a root, then a reply per item, whose permalink is that item's enrichmentLink", async () => {
     const posts = slack.posts.length;
     const inputList = Array.from({ length: 100 }, (_, index) => ({ bookName: "checkout-latency", attributes: { service: `svc-${index}` } }));
     const { status, body } = await postJson(`${stack.baseUrl}/playbook/execution/batch`, stack.token(), { channelId: "C0BATCH", inputList });
     expect(status).toBe(200);
     const results = body as Result[];
-    const root = slack.posts.find((post) => post.channel === "C0BATCH" && post.threadTs === undefined);
     expect(results.filter((result) => result.error !== undefined)).toEqual([]);
-    expect(new Set(results.map((result) => result.enrichmentLink))).toEqual(new Set([slack.permalinkOf("C0BATCH", root?.ts ?? "")]));
 
-    // The replies follow after the answer, paced: every one of them arrives, once.
-    await slack.waitForPosts(posts + 101);
+    // The caller waited for the thread (10 ms a post here): every reply is in it, once, before the answer.
+    expect(slack.posts).toHaveLength(posts + 101);
+    const root = slack.posts.find((post) => post.channel === "C0BATCH" && post.threadTs === undefined);
     const replies = slack.posts.filter((post) => post.channel === "C0BATCH" && post.threadTs === root?.ts);
     const headings = replies.map((reply) => /Issue (\d+) of 100/.exec(reply.blocksJson)?.[1]).sort((a, b) => Number(a) - Number(b));
     expect(headings).toEqual(Array.from({ length: 100 }, (_, index) => String(index + 1)));
+    // Item i links the reply headed "Issue i+1 of 100".
+    results.forEach((result, index) => {
+      const reply = replies.find((candidate) => candidate.blocksJson.includes(`Issue ${index + 1} of 100`));
+      expect(result.enrichmentLink).toBe(slack.permalinkOf("C0BATCH", reply?.ts ?? "", root?.ts));
+    });
   });
+
 });
 
 describe("channelId on Microsoft Teams", () => {
@@ -337,22 +342,27 @@ describe("channelId on Microsoft Teams", () => {
     expect(JSON.stringify(graph.posts)).not.toMatch(/teams-e2e-(client-secret|refresh-token)/);
   });
 
-  it("posts a batch to one Teams channel as one thread: every item returns its root's link, each gets a reply", async () => {
+  it("posts a batch to one Teams channel as one thread: a root, then a reply per item, whose link is that item's enrichmentLink", async () => {
     const posts = graph.posts.length;
     const inputList = Array.from({ length: 30 }, (_, index) => ({ bookName: "checkout-latency", attributes: { service: `svc-${index}` } }));
     const { status, body } = await postJson(`${stack.baseUrl}/playbook/execution/batch`, stack.token(), { channelId: TEAMS_BATCH, inputList });
     expect(status).toBe(200);
     const results = body as Result[];
-    const root = graph.posts.find((post) => post.channelId === "19:batch@thread.tacv2" && post.replyToId === undefined);
     expect(results.filter((result) => result.error !== undefined)).toEqual([]);
-    expect(new Set(results.map((result) => result.enrichmentLink))).toEqual(new Set([root?.webUrl]));
 
-    // The replies follow after the answer, paced: every one of them arrives, once, in the root's thread.
-    await graph.waitForPosts(posts + 31);
+    // The caller waited for the thread (10 ms a post here): every reply is in it, once, before the answer.
+    expect(graph.posts).toHaveLength(posts + 31);
+    const root = graph.posts.find((post) => post.channelId === "19:batch@thread.tacv2" && post.replyToId === undefined);
     const replies = graph.posts.filter((post) => post.replyToId === root?.id);
     const headings = replies.map((reply) => /^Issue (\d+) of 30:/.exec(reply.summary ?? "")?.[1]).sort((a, b) => Number(a) - Number(b));
     expect(headings).toEqual(Array.from({ length: 30 }, (_, index) => String(index + 1)));
+    // Item i links the reply headed "Issue i+1 of 30".
+    results.forEach((result, index) => {
+      const reply = replies.find((candidate) => candidate.summary?.startsWith(`Issue ${index + 1} of 30:`));
+      expect(result.enrichmentLink).toBe(reply?.webUrl);
+    });
   });
+
 });
 
 describe("alert webhook", () => {

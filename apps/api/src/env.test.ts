@@ -116,6 +116,28 @@ describe("parseEnv", () => {
     expect(parseEnv({ AUTH_DEV_ISSUER: "true", CONFIG_DIR: "/config", DEV_ISSUER_DIR: "/keys" }).auth.devKeyDir).toBe("/keys");
   });
 
+  it("takes a user and password out of AUTH_JWKS_URL, as Basic credentials, the URL left without them", () => {
+    const auth = parseEnv({ ...idp, AUTH_JWKS_URL: "https://pes-api:s3cret%20p%40ss%3Aword@idp.test/.well-known/jwks.json" }).auth;
+    expect(auth.jwksUrl).toBe("https://idp.test/.well-known/jwks.json");
+    expect(auth.jwksBasicAuth).toEqual({ user: "pes-api", password: "s3cret p@ss:word" });
+    // A user alone is a user with an empty password, as curl reads it.
+    expect(parseEnv({ ...idp, AUTH_JWKS_URL: "https://pes-api@idp.test/jwks" }).auth).toMatchObject({ jwksUrl: "https://idp.test/jwks", jwksBasicAuth: { user: "pes-api", password: "" } });
+    expect(parseEnv(idp).auth.jwksBasicAuth).toBeUndefined();
+  });
+
+  it("refuses credentials in AUTH_JWKS_URL that cannot be Basic credentials, never quoting them", () => {
+    for (const url of ["https://pes%3Aapi:pw@idp.test/jwks", "https://pes:s3cret%zz@idp.test/jwks"]) {
+      let message = "";
+      try {
+        parseEnv({ ...idp, AUTH_JWKS_URL: url });
+      } catch (error) {
+        message = String(error);
+      }
+      expect(message).toMatch(/AUTH_JWKS_URL: /);
+      expect(message).not.toMatch(/s3cret|pes%3Aapi|pes:api/);
+    }
+  });
+
   it("takes a Redis Cluster's nodes as REDIS_URL", () => {
     const url = "rediss+cluster://pes:s3cret@10.0.0.1:6379,[::1]:7000,redis-2.internal:6379/";
     expect(parseEnv({ ...idp, REDIS_URL: url }).redisUrl).toBe(url);

@@ -71,8 +71,11 @@ export const ApiEnvSchema = z
       .describe("Where the development issuer's key lives (read by the API and `npm run token`); unset: `.dev-issuer` at the repository's root."),
     AUTH_JWKS_URL: z
       .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+      .transform(jwksEndpoint)
       .optional()
-      .describe("The identity provider's JWKS. Required unless `AUTH_DEV_ISSUER=true`."),
+      .describe(
+        "The identity provider's JWKS. Required unless `AUTH_DEV_ISSUER=true`. A `user:password@` in it is sent as HTTP Basic credentials (percent-encoded as in any URL) and never logged.",
+      ),
     AUTH_ISSUER: z.string().min(1).optional().describe("The `iss` a token must carry. Required unless `AUTH_DEV_ISSUER=true`."),
     AUTH_AUDIENCE: z.string().min(1).optional().describe("The `aud` a token must carry. Required unless `AUTH_DEV_ISSUER=true`."),
     AUTH_ORG_CLAIM: z.string().min(1).default("org_id").describe("The token claim that names the organization."),
@@ -127,6 +130,32 @@ export const ApiEnvSchema = z
 /** The API's settings, as parseEnv gives them. */
 export type ApiEnv = ReturnType<typeof parseEnv>;
 
+/**
+ * AUTH_JWKS_URL split into the URL to fetch and its user and password, if any: fetch() refuses a URL
+ * that holds credentials, and a URL is logged where a password must never be. They become Basic
+ * credentials (RFC 7617: a user without `:`), percent-decoded as curl does; the issue never quotes them.
+ */
+function jwksEndpoint(raw: string, ctx: z.RefinementCtx): { url: string; basicAuth?: { user: string; password: string } } {
+  const url = new URL(raw);
+  if (url.username === "" && url.password === "") return { url: raw };
+  let user: string;
+  let password: string;
+  try {
+    user = decodeURIComponent(url.username);
+    password = decodeURIComponent(url.password);
+  } catch {
+    ctx.addIssue({ code: "custom", message: "its user or password is not valid percent-encoding (write a % in them as %25)" });
+    return z.NEVER;
+  }
+  if (user.includes(":")) {
+    ctx.addIssue({ code: "custom", message: "its user cannot contain ':' (Basic credentials split user and password at the first ':')" });
+    return z.NEVER;
+  }
+  url.username = "";
+  url.password = "";
+  return { url: url.href, basicAuth: { user, password } };
+}
+
 /** Parses the environment once; throws EnvError naming each bad or missing variable. */
 export function parseEnv(source: NodeJS.ProcessEnv = process.env) {
   const env = parseEnvironment(ApiEnvSchema, source);
@@ -152,7 +181,9 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env) {
     },
     auth: {
       devIssuer: env.AUTH_DEV_ISSUER,
-      jwksUrl: env.AUTH_JWKS_URL ?? `http://127.0.0.1:${env.PORT}/.well-known/jwks.json`,
+      // Without the user and password AUTH_JWKS_URL may hold: safe to log. Those are a secret, never logged.
+      jwksUrl: env.AUTH_JWKS_URL?.url ?? `http://127.0.0.1:${env.PORT}/.well-known/jwks.json`,
+      ...(env.AUTH_JWKS_URL?.basicAuth === undefined ? {} : { jwksBasicAuth: env.AUTH_JWKS_URL.basicAuth }),
       issuer: env.AUTH_ISSUER ?? DEV_ISSUER,
       audience: env.AUTH_AUDIENCE ?? DEV_AUDIENCE,
       orgClaim: env.AUTH_ORG_CLAIM,

@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { loadOrCreateDevKey, mintDevToken } from "@pes/dev-issuer";
 import { freePort, startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { AUDIENCE, ISSUER, rsaKey, signToken, startJwksServer } from "./testing/fixtures.js";
 
 /** The built entry point, started as a user would (`npm start` runs `node dist/main.js`). */
 const MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
@@ -215,6 +216,75 @@ describe("api process with Redis and the development issuer", () => {
       expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     }
     expect(await statusOf(`${base}/readyz`)).toBe(200);
+  });
+});
+
+describe("api process whose AUTH_JWKS_URL holds a user and password", () => {
+  const PASSWORD = "s3cret p@ss:word";
+  const key = rsaKey("idp-key");
+  let redis: RedisHandle;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+
+  afterAll(async () => {
+    await redis.stop();
+  });
+
+  it("sends them as Basic credentials, and never logs or answers the password", async () => {
+    const idp = await startJwksServer([key.jwk]);
+    const expected = `Basic ${Buffer.from(`pes-api:${PASSWORD}`).toString("base64")}`;
+    const seen: (string | undefined)[] = [];
+    // The identity provider answers only with the credentials; later it fails, so that the API logs about it.
+    let failing = false;
+    idp.fault = (req, res) => {
+      seen.push(req.headers.authorization);
+      if (req.headers.authorization !== expected) res.writeHead(401, { "WWW-Authenticate": "Basic" }).end();
+      else if (failing) res.writeHead(500).end(`internal error`);
+      else res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ keys: [key.jwk] }));
+    };
+    try {
+      const port = await freePort();
+      const jwksUrl = new URL(idp.url);
+      jwksUrl.username = "pes-api";
+      jwksUrl.password = PASSWORD;
+      const run = startApi({
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        REDIS_URL: redis.url,
+        QUEUE_PREFIX: uniquePrefix("api-main-jwks"),
+        AUTH_JWKS_URL: jwksUrl.href,
+        AUTH_ISSUER: ISSUER,
+        AUTH_AUDIENCE: AUDIENCE,
+        CONFIG_DIR: fileURLToPath(new URL("../../../config/example", import.meta.url)),
+        SHUTDOWN_DRAIN_MS: "0",
+      });
+      await logLine(run, "listening");
+      const base = `http://127.0.0.1:${port}`;
+      const token = signToken({ key, claims: { org_id: "acme", client_id: "quickstart-cli" } });
+      const listed = await fetch(`${base}/playbook`, { headers: { Authorization: `Bearer ${token}` } });
+      expect(listed.status).toBe(200);
+      expect(seen).toEqual([expected]);
+
+      // A kid the key set lacks makes the API fetch it again, which fails: 503, and a warning in the log.
+      failing = true;
+      const unknownKid = signToken({ key, kid: "rotated-in", claims: { org_id: "acme", client_id: "quickstart-cli" } });
+      const refused = await fetch(`${base}/playbook`, { headers: { Authorization: `Bearer ${unknownKid}` } });
+      expect(refused.status).toBe(503);
+      const answer = await refused.text();
+      const warning = await logLine(run, "identity provider's JWKS misbehaves; the callers concerned get 503");
+      expect(warning).toMatchObject({ jwksUrl: idp.url, problem: "answered HTTP 500" });
+
+      run.child.kill("SIGTERM");
+      expect(await run.exited).toBe(0);
+      const output = [answer, run.stdout.join(""), run.stderr.join("")].join("\n");
+      for (const secret of [PASSWORD, encodeURIComponent(PASSWORD), jwksUrl.password, expected.slice("Basic ".length)]) {
+        expect(output).not.toContain(secret);
+      }
+    } finally {
+      await idp.close();
+    }
   });
 });
 

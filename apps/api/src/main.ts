@@ -80,6 +80,7 @@ async function main(): Promise<void> {
   const charts = openChartStore({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger });
   const tokenVerifier = createTokenVerifier({
     jwksUrl: env.auth.jwksUrl,
+    jwksBasicAuth: env.auth.jwksBasicAuth,
     issuer: env.auth.issuer,
     audience: env.auth.audience,
     orgClaim: env.auth.orgClaim,

@@ -1,4 +1,3 @@
-import { once } from "node:events";
 import { ConfigError, loadConfig, resolveCatalogSecrets, type Catalog } from "@pes/config";
 import type { BatchItemPostJob } from "@pes/contracts";
 import { createEngine } from "@pes/engine";
@@ -7,7 +6,7 @@ import { createWorkerMetrics } from "@pes/metrics";
 import { startTracing, TracingConfigError, type Tracing } from "@pes/tracing";
 import { EnvError, parseWorkerEnv, type WorkerEnv } from "./env.js";
 import { createJobCatalog } from "./job-catalog.js";
-import { createWorkerHttpServer } from "./worker-http-server.js";
+import { createWorkerHttpServer, listenWorkerHttp } from "./worker-http-server.js";
 import { createChannelPacer } from "@pes/integrations";
 import { createChartStore, createEvidenceStore, createExecutionWorker, POST_BATCH_ITEM_JOB, START_BATCH_JOB } from "@pes/executions";
 import { createJobProducer, createRedisQuerySlots, keySpace, RedisRefusedError } from "@pes/jobs";
@@ -128,14 +127,12 @@ async function main(): Promise<void> {
 
   // Up before the worker connects: /healthz answers (and /readyz says 503) while Redis is awaited.
   const http = createWorkerHttpServer({ metrics, metricsToken: env.metricsToken, isReady: () => !stopping && worker.isReady() });
-  http.listen(env.http.port, env.http.host);
+  let port: number;
   try {
-    await once(http, "listening");
+    port = await listenWorkerHttp(http, env.http);
   } catch (error) {
-    stop(`The worker's HTTP listener (WORKER_HTTP_PORT=${env.http.port}, WORKER_HTTP_HOST=${env.http.host}) could not start: ${error instanceof Error ? error.message : String(error)}`);
+    stop(error instanceof Error ? error.message : String(error));
   }
-  const address = http.address();
-  const port = typeof address === "object" && address !== null ? address.port : env.http.port;
   logger.info({ host: env.http.host, port }, "worker http listening: /metrics, /healthz, /readyz");
 
   producer.start();

@@ -52,7 +52,11 @@ beforeEach(async () => {
       return sendJson(response, 200, { ok: true, channel, ts: `1714651200.${String(posted.length).padStart(6, "0")}` });
     }
     if (request.url === "/api/chat.getPermalink") {
-      return sendJson(response, 200, { ok: true, permalink: `https://acme.slack.com/archives/${channel}/p${(args.message_ts ?? "").replace(".", "")}` });
+      // A reply's permalink names its thread, as Slack's does.
+      const ts = args.message_ts ?? "";
+      const threadTs = posted[Number(ts.split(".")[1]) - 1]?.threadTs;
+      const thread = threadTs === undefined ? "" : `?thread_ts=${threadTs}&cid=${channel}`;
+      return sendJson(response, 200, { ok: true, permalink: `https://acme.slack.com/archives/${channel}/p${ts.replace(".", "")}${thread}` });
     }
     sendJson(response, 200, { ok: false, error: "unknown_method" });
   });
@@ -62,12 +66,12 @@ afterEach(async () => {
   await slack.close();
 });
 
-function deps(integrations: OrganizationIntegrations = withSlack()): DeliveryDeps {
+function deps(integrations: OrganizationIntegrations = withSlack(), postIntervalMs = 1): DeliveryDeps {
   return {
     integrations: new Map([["acme", integrations]]),
     redis,
     keyPrefix: prefix,
-    pacer: createChannelPacer({ redis, keyPrefix: prefix, intervalMs: 1 }),
+    pacer: createChannelPacer({ redis, keyPrefix: prefix, intervalMs: postIntervalMs }),
     teamsPacer: createChannelPacer({ redis, keyPrefix: prefix, intervalMs: 1, service: "teams" }),
     enqueueBatchItemPost: async (job, jobId) => {
       enqueued.push({ job, jobId });
@@ -102,7 +106,7 @@ describe("deliverResult", () => {
       { channel: "C0ALERTS", threadTs: "1714650000.000100", text: expect.any(String) },
       { channel: "C0OPS", text: expect.any(String) },
     ]);
-    expect(inThread).toEqual({ ...result, enrichmentLink: "https://acme.slack.com/archives/C0ALERTS/p1714651200000001" });
+    expect(inThread).toEqual({ ...result, enrichmentLink: "https://acme.slack.com/archives/C0ALERTS/p1714651200000001?thread_ts=1714650000.000100&cid=C0ALERTS" });
     expect(elsewhere.enrichmentLink).toBe("https://acme.slack.com/archives/C0OPS/p1714651200000002");
   });
 
@@ -149,6 +153,41 @@ describe("deliverResult", () => {
 
     await postBatchItemReply(deps(), enqueued[0]?.job ?? expect.unreachable(), { windowMs: 10_000, signal: new AbortController().signal });
     expect(posted[1]).toEqual({ channel: "C0OPS", threadTs: "1714651200.000001", text: expect.stringMatching(/Issue \d+ of 10/) });
+  });
+
+  it("links each item of a batch its caller waits for to its own reply in the batch's thread", async () => {
+    const batch = (index: number) => ({ id: "batch-2", index, total: 10, callerWaits: true });
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, index) => deliverResult(deps(), delivery({ jobId: `job-${index}`, channelId: "C0OPS", batch: batch(index) }), result, bounds())),
+    );
+
+    const [root, ...replies] = posted;
+    expect(root).toEqual({ channel: "C0OPS", text: expect.stringContaining("10 issues") });
+    expect(replies).toHaveLength(10);
+    expect(replies.every((reply) => reply.threadTs === "1714651200.000001")).toBe(true);
+    // Item i's link opens the reply headed "Issue i+1 of 10": the reply's ts, in the root's thread.
+    results.forEach((item, index) => {
+      const ts = /\/p(\d{10})(\d{6})\?thread_ts=1714651200\.000001&cid=C0OPS$/.exec(item.enrichmentLink ?? "");
+      expect(ts, item.enrichmentLink).not.toBeNull();
+      const reply = posted[Number(ts?.[2]) - 1];
+      expect(reply?.text).toContain(`Issue ${index + 1} of 10`);
+    });
+    expect(enqueued).toEqual([]);
+  });
+
+  it("queues an item's reply and links the thread's root when the channel's pace leaves no time before the caller's deadline", async () => {
+    // One post a minute: the root takes this minute's slot, the reply's would come after the deadline.
+    const slow = deps(withSlack(), 60_000);
+    const item = await deliverResult(
+      slow,
+      delivery({ channelId: "C0OPS", batch: { id: "batch-3", index: 0, total: 2, callerWaits: true } }),
+      result,
+      { deadline: Date.now() + 5_000, signal: new AbortController().signal },
+    );
+
+    expect(posted).toEqual([{ channel: "C0OPS", text: expect.stringContaining("2 issues") }]);
+    expect(item).toEqual({ ...result, enrichmentLink: "https://acme.slack.com/archives/C0OPS/p1714651200000001" });
+    expect(enqueued.map(({ jobId }) => jobId)).toEqual(["batch-3.0.C0OPS"]);
   });
 
   it("fails a batch item's reply job when the reply cannot be posted, so that it is retried", async () => {
@@ -213,8 +252,35 @@ describe("deliverResult to Microsoft Teams", () => {
   });
 });
 
+describe("deliverResult to Microsoft Teams, a batch its caller waits for", () => {
+  const CHANNEL = "fbe2bf47-16c8-47cf-b4a5-4b9b187c508b/19:ops@thread.tacv2";
+  const credentials = { tenantId: "contoso.onmicrosoft.com", clientId: "11111111-2222-3333-4444-555555555555", clientSecret: "s", refreshToken: "r" };
+
+  it("links each item to its own reply in the root's thread", async () => {
+    const graph = await startFakeMicrosoftGraph({ ...credentials, channels: [CHANNEL] });
+    try {
+      const integrations: OrganizationIntegrations = {
+        ...withSlack(),
+        teams: { postClient: createTeamsPostClient({ ...credentials, graphUrl: graph.graphUrl, loginUrl: graph.loginUrl }) },
+      };
+      const batch = (index: number) => ({ id: "batch-tw", index, total: 2, callerWaits: true });
+      const results = await Promise.all(
+        [0, 1].map((index) => deliverResult(deps(integrations), delivery({ jobId: `job-${index}`, channelId: CHANNEL, batch: batch(index) }), result, bounds())),
+      );
+      const [root, ...replies] = graph.posts;
+      expect(replies.map((reply) => reply.replyToId)).toEqual([root?.id, root?.id]);
+      results.forEach((item, index) => {
+        expect(item.enrichmentLink).toBe(replies.find((reply) => reply.summary?.startsWith(`Issue ${index + 1} of 2:`))?.webUrl);
+      });
+      expect(enqueued).toEqual([]);
+    } finally {
+      await graph.close();
+    }
+  });
+});
+
 describe("incidentAttributes", () => {
-  it("adds what the linked message refers to where the attributes name no incident, and reads opsgenie_alias", () => {
+  it("adds what the linked message refers to where the attributes name no incident", () => {
     const refs = [
       { tool: "pagerduty", incidentId: "PFROMLINK" },
       { tool: "opsgenie", alertId: "22a1d1f7-8a77-4e3a-8050-8c51405541c1" },
@@ -223,14 +289,13 @@ describe("incidentAttributes", () => {
     expect(incidentAttributes({ pagerduty_incident_id: "PEXPLICIT", opsgenie_alias: "checkout-eu", service: "checkout" }, refs)).toEqual({
       pagerduty_incident_id: "PEXPLICIT",
       opsgenie_alias: "checkout-eu",
-      opsgenie_alert_alias: "checkout-eu",
       opsgenie_alert_id: "22a1d1f7-8a77-4e3a-8050-8c51405541c1",
       service: "checkout",
     });
     expect(incidentAttributes({}, refs)).toEqual({
       pagerduty_incident_id: "PFROMLINK",
       opsgenie_alert_id: "22a1d1f7-8a77-4e3a-8050-8c51405541c1",
-      opsgenie_alert_alias: "from-label",
+      opsgenie_alias: "from-label",
     });
   });
 });

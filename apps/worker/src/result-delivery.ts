@@ -126,10 +126,14 @@ async function post(
 
 /**
  * A batch item's post. Slack and Teams take about one message per second per channel, so a batch of 100
- * cannot post a message per item within the caller's deadline. Instead the batch has one thread per
- * channel: its root is posted while the callers wait (once, by whichever item gets there first; the
- * others wait for it), its permalink is every item's `enrichmentLink`, and each item's reply in it is a
- * job of its own (POST_BATCH_ITEM_JOB) that nobody waits for, paced per channel and retried.
+ * cannot post a message per item at once. Instead the batch has one thread per channel: its root is
+ * posted once, by whichever item gets there first (the others wait for it), and each item's result is a
+ * reply in it. When the batch's caller waits for its items (`callerWaits`), an item posts its reply at
+ * the channel's pace before it is answered, and its `enrichmentLink` opens that reply; a reply the pace
+ * leaves no room for before the caller's deadline (or that fails) is queued instead. Otherwise (an async
+ * batch, whose items would hold their workers for the pace) the reply is a job of its own
+ * (POST_BATCH_ITEM_JOB) that nobody waits for, paced per channel and retried. A queued reply's item
+ * links the thread's root.
  */
 async function postToBatchThread(
   deps: DeliveryDeps,
@@ -142,9 +146,15 @@ async function postToBatchThread(
 ): Promise<ChannelPostOutcome> {
   const root = await batchRoot(deps, poster, batch, channel, bounds);
   if (root.status === "failed") return root;
+  const title = delivery.title === undefined ? {} : { title: delivery.title };
+  if (batch.callerWaits === true) {
+    const reply = await poster.postItemReply({ batchKey: batch.id, rootId: root.rootId, index: batch.index, total: batch.total, view: { result, ...title } }, bounds);
+    if (reply.status === "posted") return reply;
+    deps.logger.info({ jobId: delivery.jobId, requestId: delivery.requestId, channel, reason: reply.reason }, "a batch item's reply was not posted while its caller waited; queued");
+  }
   try {
     await deps.enqueueBatchItemPost(
-      { orgId: delivery.orgId, channelId: channel, rootTs: root.rootId, batch, result, ...(delivery.title === undefined ? {} : { title: delivery.title }) },
+      { orgId: delivery.orgId, channelId: channel, rootTs: root.rootId, batch, result, ...title },
       // BullMQ refuses a job id with `:`, which a Teams channel has; a Slack channel ID encodes to itself.
       `${batch.id}.${batch.index}.${encodeURIComponent(channel)}`,
     );
@@ -274,15 +284,14 @@ async function note(
 
 /**
  * The attributes that name an incident, as the note library reads them: the issue's own, then what the
- * linked message refers to (its incident links and labels) where the attributes name none. `opsgenie_alias`,
- * the label alert rules write, counts as the library's `opsgenie_alert_alias`.
+ * linked message refers to (its incident links and labels) where the attributes name none (a message's
+ * attributes carry them already, unless the attribute caps left one out).
  */
 export function incidentAttributes(attributes: Readonly<Record<string, string>>, refs: readonly IncidentRef[]): Record<string, string> {
   const named: Record<string, string> = { ...attributes };
   const setIfAbsent = (name: string, value: string | undefined) => {
     if (value !== undefined && value.trim() !== "" && !Object.hasOwn(named, name)) named[name] = value;
   };
-  setIfAbsent(INCIDENT_ATTRIBUTES.opsgenieAlias, attributes.opsgenie_alias);
   for (const ref of refs) {
     if (ref.tool === "pagerduty") setIfAbsent(INCIDENT_ATTRIBUTES.pagerduty, ref.incidentId);
     else if ("alertId" in ref) setIfAbsent(INCIDENT_ATTRIBUTES.opsgenieId, ref.alertId);

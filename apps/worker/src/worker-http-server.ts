@@ -1,3 +1,4 @@
+import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { scrapeAllowed, sendMetrics, type WorkerMetrics } from "@pes/metrics";
 
@@ -21,6 +22,30 @@ export function createWorkerHttpServer(deps: WorkerHttpDeps): Server {
       else res.destroy();
     });
   });
+}
+
+/**
+ * Starts `server` listening on WORKER_HTTP_HOST:WORKER_HTTP_PORT; resolves with the port (the one picked
+ * for 0). Rejects with an Error of one line for the operator, naming the setting to change: a port in use
+ * is most often a second worker on the same host, which needs a port of its own.
+ */
+export async function listenWorkerHttp(server: Server, where: { port: number; host: string }): Promise<number> {
+  server.listen(where.port, where.host);
+  try {
+    await once(server, "listening");
+  } catch (error) {
+    const code = error instanceof Error && "code" in error ? error.code : undefined;
+    if (code === "EADDRINUSE") {
+      throw new Error(
+        `WORKER_HTTP_PORT=${where.port} is in use on ${where.host} (another worker on this host?): give each worker on a host its own WORKER_HTTP_PORT, or 0 for a free one`,
+      );
+    }
+    throw new Error(
+      `The worker's HTTP listener (WORKER_HTTP_PORT=${where.port}, WORKER_HTTP_HOST=${where.host}) could not start: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  const address = server.address();
+  return typeof address === "object" && address !== null ? address.port : where.port;
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse, deps: WorkerHttpDeps): Promise<void> {

@@ -128,7 +128,7 @@ describe("worker process (dist/main.js)", () => {
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
   });
 
-  it("refuses to start when its HTTP port is taken, naming WORKER_HTTP_PORT", async () => {
+  it("refuses to start when its HTTP port is taken, in one line saying to set WORKER_HTTP_PORT", async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
     try {
@@ -136,7 +136,9 @@ describe("worker process (dist/main.js)", () => {
       if (address === null || typeof address === "string") throw new Error("no port");
       const worker = launch({ WORKER_HTTP_PORT: String(address.port) });
       expect(await worker.exited).toBe(1);
-      expect(worker.stderr()).toMatch(/WORKER_HTTP_PORT=\d+.*could not start: .*EADDRINUSE/);
+      expect(worker.stderr()).toBe(
+        `WORKER_HTTP_PORT=${address.port} is in use on 127.0.0.1 (another worker on this host?): give each worker on a host its own WORKER_HTTP_PORT, or 0 for a free one\n`,
+      );
     } finally {
       taken.close();
     }

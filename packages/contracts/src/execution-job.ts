@@ -33,6 +33,12 @@ export const BatchPosition = z.object({
   id: z.string().min(1),
   index: z.number().int().nonnegative(),
   total: z.number().int().positive(),
+  /**
+   * The batch's caller waits for every item (a synchronous batch): an item's reply is posted in the
+   * thread before the item is answered, so that its `enrichmentLink` opens that reply. Otherwise (an
+   * async batch, or an API of the version before) the reply follows and the link opens the thread.
+   */
+  callerWaits: z.boolean().optional(),
 });
 export type BatchPosition = z.infer<typeof BatchPosition>;
 

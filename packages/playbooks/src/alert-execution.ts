@@ -1,7 +1,7 @@
 import { utcIssueTime, type AlertmanagerAlert, type TitleSource } from "@pes/contracts";
-import { monitorNamePlaceholders, normalizeText, type MonitorNameMatch } from "./monitor-name-matcher.js";
+import { normalizeText, type MonitorNameMatch } from "./monitor-name-matcher.js";
 import type { PlaybookDefinition } from "./playbook-definition.js";
-import { missingAttributes, type ResolveExecutionOrganization, type ResolvedExecution } from "./resolve-execution.js";
+import { attributeNamesOf, missingAttributes, type ResolveExecutionOrganization, type ResolvedExecution } from "./resolve-execution.js";
 
 /** As the API's `title` and `details` and the job's attribute values (packages/contracts execution-input.ts). */
 const MAX_TITLE_LENGTH = 1024;
@@ -46,15 +46,6 @@ export function alertTitles(alert: Pick<AlertmanagerAlert, "labels" | "annotatio
     if (text !== "" && !titles.some((title) => title.text === text)) titles.push({ source, text });
   }
   return titles;
-}
-
-/** The attribute names a playbook knows: required, optional, and captured by its monitor names. */
-export function attributeNamesOf(playbook: PlaybookDefinition): Set<string> {
-  return new Set([
-    ...(playbook.requiredAttributes ?? []),
-    ...(playbook.optionalAttributes ?? []),
-    ...playbook.monitorNames.flatMap(monitorNamePlaceholders),
-  ]);
 }
 
 /**

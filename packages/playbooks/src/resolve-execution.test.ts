@@ -233,6 +233,23 @@ describe("resolveMessageExecution", () => {
     expect(result.ok && result.value.attributes).toEqual({ service: "payments", env: "prod" });
   });
 
+  it("takes a field only for an attribute the playbook declares and nothing else gave", () => {
+    // PagerDuty's Service field names a PagerDuty service: the title's capture stays, as does a label.
+    const fields = { service: "checkout-prod", env: "production", urgency: "High" };
+    const result = resolveMessageExecution({ ...message, attributes: { env: "staging" }, fields }, undefined, org);
+    expect(result.ok && result.value.attributes).toEqual({ service: "checkout", env: "staging" });
+
+    // Captured by nothing: the declared attribute is filled from the field, an undeclared one is not.
+    const untitled = resolveMessageExecution({ ...message, titleCandidates: ["Checkout p99 latency above SLO"], attributes: {}, fields }, undefined, org);
+    expect(untitled).toEqual({
+      ok: true,
+      value: { bookName: "checkout-latency", attributes: { service: "checkout-prod", env: "production" }, time: "2024-05-01T09:59:00.000Z" },
+    });
+    // A blank label gives nothing: the field fills it.
+    const blank = resolveMessageExecution({ ...message, titleCandidates: ["Checkout p99 latency above SLO"], attributes: { service: " " }, fields }, undefined, org);
+    expect(blank.ok && blank.value.attributes.service).toBe("checkout-prod");
+  });
+
   it("runs the named playbook, with captures only from its own monitor names", () => {
     expect(resolveMessageExecution({ ...message, attributes: { host: "web-1" } }, "node-cpu", org)).toEqual({
       ok: true,

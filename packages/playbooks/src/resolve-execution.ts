@@ -1,6 +1,6 @@
 import { issueTime, looksLikeTeamsChannelId, parseTeamsChannelId, utcIssueTime, type PlaybookExecutionInput, type ValidationIssue } from "@pes/contracts";
 import { MessageLinkError, parseMessageLink, type MessageLink } from "./message-link.js";
-import type { MonitorNameMatcher } from "./monitor-name-matcher.js";
+import { monitorNamePlaceholders, type MonitorNameMatcher } from "./monitor-name-matcher.js";
 import type { PlaybookDefinition } from "./playbook-definition.js";
 
 /** What an execution runs: the playbook, the issue's attributes and the issue time. */
@@ -167,8 +167,10 @@ function channelIdIssue(channelId: string, org: Pick<ResolveExecutionOrganizatio
 export interface MessageIssueInput {
   /** Names to try against the monitor names, in order: the first that matches identifies the playbook. */
   titleCandidates: readonly string[];
-  /** The message's labels that can be attributes. */
+  /** The message's labels that can be attributes (and the incident it links to). */
   attributes: Readonly<Record<string, string>>;
+  /** The tool's labelled values (PagerDuty's Service, Urgency…): only fill in a declared attribute. */
+  fields?: Readonly<Record<string, string>>;
   /** The issue time, ISO 8601. */
   time: string;
 }
@@ -177,7 +179,10 @@ export interface MessageIssueInput {
  * Resolves an execution whose issue is a chat message, once the worker has read it, with the same rules
  * as resolveExecution: `bookName` when given (it must exist; a title candidate that matches one of its
  * own monitor names contributes captures), else the first title candidate that matches a monitor name.
- * Attributes: the captures, overridden by the message's labels. Time: the message's. A message that
+ * Attributes: the captures, overridden by the message's labels; then a field (the tool's labelled
+ * values) for each attribute the playbook declares (attributeNamesOf) that is still without a non-blank
+ * value: a field says what the tool calls things (PagerDuty's Service is a PagerDuty service), so it
+ * never overrides what the title or the alert's labels say. Time: the message's. A message that
  * matches no playbook or lacks a required attribute is an issue on `messageLink`, saying which.
  */
 export function resolveMessageExecution(
@@ -210,8 +215,15 @@ export function resolveMessageExecution(
   if (!MessageTime.safeParse(message.time).success) {
     return { ok: false, issues: [{ path: ["messageLink"], message: "the linked message has no usable time" }] };
   }
-  const attributes = { ...captured, ...message.attributes };
-  const missing = missingAttributes(org.playbooks.get(chosen), attributes);
+  const attributes: Record<string, string> = { ...captured, ...message.attributes };
+  const playbook = org.playbooks.get(chosen);
+  if (playbook !== undefined) {
+    for (const name of attributeNamesOf(playbook)) {
+      const field = message.fields !== undefined && Object.hasOwn(message.fields, name) ? message.fields[name] : undefined;
+      if (field !== undefined && field.trim() !== "" && !hasValue(attributes, name)) attributes[name] = field;
+    }
+  }
+  const missing = missingAttributes(playbook, attributes);
   if (missing.length > 0) {
     const names = missing.map((name) => JSON.stringify(name)).join(", ");
     return {
@@ -227,9 +239,22 @@ export function resolveMessageExecution(
   return { ok: true, value: { bookName: chosen, attributes, time: utcIssueTime(message.time) } };
 }
 
+/** The attribute names a playbook knows: required, optional, and captured by its monitor names. */
+export function attributeNamesOf(playbook: PlaybookDefinition): Set<string> {
+  return new Set([
+    ...(playbook.requiredAttributes ?? []),
+    ...(playbook.optionalAttributes ?? []),
+    ...playbook.monitorNames.flatMap(monitorNamePlaceholders),
+  ]);
+}
+
 /** The playbook's required attributes without a non-blank value (a blank value scopes nothing). */
 export function missingAttributes(playbook: PlaybookDefinition | undefined, attributes: Readonly<Record<string, string>>): string[] {
-  return (playbook?.requiredAttributes ?? []).filter((name) => !(Object.hasOwn(attributes, name) && attributes[name]?.trim() !== ""));
+  return (playbook?.requiredAttributes ?? []).filter((name) => !hasValue(attributes, name));
+}
+
+function hasValue(attributes: Readonly<Record<string, string>>, name: string): boolean {
+  return Object.hasOwn(attributes, name) && attributes[name]?.trim() !== "";
 }
 
 function firstMatch<T>(titles: readonly string[], match: (title: string) => T | undefined): T | undefined {

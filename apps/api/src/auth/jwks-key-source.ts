@@ -12,6 +12,8 @@ const MIN_RSA_MODULUS_BITS = 2048;
 
 export interface JwksKeySourceOptions {
   url: string;
+  /** The `Authorization` header of every fetch (Basic credentials of an endpoint that wants them); a secret. */
+  authorization?: string;
   /** Overall deadline of one fetch, headers and body together. */
   timeoutMs: number;
   /** How long an answered key set is used before it is fetched again. */
@@ -68,7 +70,7 @@ export function createJwksKeySource(options: JwksKeySourceOptions): JwksKeySourc
   let lastFailure: string | undefined;
 
   function refetch(): Promise<FetchOutcome> {
-    inFlight ??= fetchKeySet(options.url, options.timeoutMs)
+    inFlight ??= fetchKeySet(options.url, options.authorization, options.timeoutMs)
       .then(
         (keys): FetchOutcome => {
           const now = options.now();
@@ -150,12 +152,12 @@ class JwksFetchError extends Error {
 }
 
 /** GET the JWKS under one deadline for headers and body alike; the keys by kid. */
-async function fetchKeySet(url: string, timeoutMs: number): Promise<ReadonlyMap<string, KeyEntry>> {
+async function fetchKeySet(url: string, authorization: string | undefined, timeoutMs: number): Promise<ReadonlyMap<string, KeyEntry>> {
   const response = await fetch(url, {
     signal: AbortSignal.timeout(timeoutMs),
     // A JWKS that moves is a misconfiguration to fix, not a hop to follow.
     redirect: "manual",
-    headers: { Accept: "application/jwk-set+json, application/json" },
+    headers: { Accept: "application/jwk-set+json, application/json", ...(authorization === undefined ? {} : { Authorization: authorization }) },
   });
   if (response.status !== 200) {
     void response.body?.cancel().catch(() => {});

@@ -19,7 +19,10 @@ const JWKS_ANSWERS_PER_MINUTE = 10;
 const RETRY_AFTER_SECONDS = "5";
 
 export interface TokenVerifierOptions {
+  /** Without credentials in it (fetch refuses them): those go in `jwksBasicAuth`. */
   jwksUrl: string;
+  /** Sent as `Authorization: Basic` with every JWKS fetch, for an endpoint behind Basic authentication. */
+  jwksBasicAuth?: { user: string; password: string } | undefined;
   issuer: string;
   audience: string;
   /** The claim naming the organization (AUTH_ORG_CLAIM, default `org_id`). */
@@ -54,6 +57,9 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
   const now = options.now ?? Date.now;
   const keys = createJwksKeySource({
     url: options.jwksUrl,
+    ...(options.jwksBasicAuth === undefined
+      ? {}
+      : { authorization: `Basic ${Buffer.from(`${options.jwksBasicAuth.user}:${options.jwksBasicAuth.password}`).toString("base64")}` }),
     timeoutMs: options.jwksTimeoutMs ?? 3000,
     maxAgeMs: KEY_SET_MAX_AGE_MS,
     answersPerMinute: JWKS_ANSWERS_PER_MINUTE,

@@ -23,6 +23,8 @@ let client: ExecutionClient;
 let worker: JobWorker | undefined;
 /** The execution ids the worker ran. */
 let runs: string[];
+/** The batch position of each job the worker ran, by execution id. */
+let positions: Map<string, unknown>;
 let prefix: string;
 
 beforeAll(async () => {
@@ -36,6 +38,7 @@ afterAll(async () => {
 beforeEach(async () => {
   prefix = uniquePrefix("api-batches");
   runs = [];
+  positions = new Map();
   client = createExecutionClient({ redisUrl: redis.url, prefix, logger, coalescing: { bucketMs: 60_000, reuseMs: 60_000 } });
   await client.start();
 });
@@ -55,6 +58,7 @@ async function startWorker(): Promise<void> {
     catalog: [
       handleJob(EXECUTE_JOB, async (job, { jobId }) => {
         runs.push(jobId);
+        positions.set(jobId, job.batch);
         return { highlights: `${job.bookName} on ${job.attributes.host}` };
       }),
     ],
@@ -82,6 +86,17 @@ async function completed(get: ReturnType<typeof api>["get"], location: string): 
 }
 
 describe("async batches", () => {
+  it("posts an item's reply in the batch's thread after the item, as nobody waits for it (no callerWaits)", async () => {
+    const { async, get } = api();
+    const accepted = await async().send({ channelId: "C-ALL", inputList: [item("db-1"), item("db-2")] });
+    expect(accepted.status).toBe(202);
+    await startWorker();
+    await completed(get, accepted.headers.location ?? "");
+    expect([...positions.values()].map((position) => JSON.stringify(position)).sort()).toEqual(
+      [0, 1].map((index) => JSON.stringify({ id: accepted.body.id, index, total: 2 })),
+    );
+  });
+
   it("answers 202 with Location for 1,000 items, and reads them back with progress, a page at a time, in order", async () => {
     const { async, get } = api();
     const inputList = Array.from({ length: 1_000 }, (_, index) => (index === 3 ? { bookName: "disk-full", time: "yesterday" } : item(`db-${index}`)));

@@ -41,10 +41,11 @@ const ITEMS_PER_TURN = 250;
 export function batchRoutes(deps: BatchRouteDeps): Route[] {
   /**
    * Validates every item on its own: a bad item becomes that item's `{ error }`, the valid ones requests.
-   * Items posted to a channel go in one thread per batch and channel, a reply per item. A turn of the
-   * event loop at a time, so that other callers are answered while a large batch is taken in.
+   * Items posted to a channel go in one thread per batch and channel, a reply per item (posted before the
+   * item is answered when `callerWaits`). A turn of the event loop at a time, so that other callers are
+   * answered while a large batch is taken in.
    */
-  async function batchItems(caller: Caller, requestId: string, body: BatchExecutionInput, batchId: string): Promise<BatchItem[]> {
+  async function batchItems(caller: Caller, requestId: string, body: BatchExecutionInput, batchId: string, callerWaits: boolean): Promise<BatchItem[]> {
     const now = deps.now();
     const total = body.inputList.length;
     const item = (index: number): BatchItem => {
@@ -57,7 +58,7 @@ export function batchRoutes(deps: BatchRouteDeps): Route[] {
       };
       const resolved = resolveExecution(input, caller.org, { now, allowedChatHosts: deps.allowedChatHosts });
       if (!resolved.ok) return { invalid: itemError(resolved.issues) };
-      const batch = input.channelId === undefined ? undefined : { id: batchId, index, total };
+      const batch = input.channelId === undefined ? undefined : { id: batchId, index, total, ...(callerWaits ? { callerWaits } : {}) };
       return { request: executionRequest(caller, `${requestId}.${index}`, input, resolved, batch) };
     };
     const items: BatchItem[] = [];
@@ -113,7 +114,7 @@ export function batchRoutes(deps: BatchRouteDeps): Route[] {
           coalesce: mayShare(req.headers),
           ...(key === undefined ? {} : { idempotent: { orgId: caller.orgId, key, requestHash: requestHash(`POST ${BATCH_PATH}`, body) } }),
         };
-        const items = (batchId: string) => batchItems(caller, requestId, body, batchId);
+        const items = (batchId: string) => batchItems(caller, requestId, body, batchId, !async);
 
         if (async) {
           const view = await deps.executions.startBatch(caller, options, items);

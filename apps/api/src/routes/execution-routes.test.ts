@@ -320,10 +320,11 @@ describe("POST /playbook/execution/batch", () => {
     expect(response.status).toBe(200);
     expect(response.body).toEqual([CANNED_RESULT, { error: "messageLink: message 1700000000.123456 was not found in channel C123" }, CANNED_RESULT]);
     const batches = client.requests.map((item) => item.batch);
+    // The caller waits: each item's reply is posted before it is answered, so that its link opens it.
     expect(batches).toEqual([
-      { id: expect.any(String), index: 0, total: 3 },
-      { id: batches[0]?.id, index: 1, total: 3 },
-      { id: batches[0]?.id, index: 2, total: 3 },
+      { id: expect.any(String), index: 0, total: 3, callerWaits: true },
+      { id: batches[0]?.id, index: 1, total: 3, callerWaits: true },
+      { id: batches[0]?.id, index: 2, total: 3, callerWaits: true },
     ]);
     // Without a channel, no batch thread.
     await batch().send({ inputList: [{ bookName: "disk-full" }] });

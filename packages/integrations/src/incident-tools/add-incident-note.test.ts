@@ -61,7 +61,7 @@ async function opsgenie(): Promise<{ fake: FakeIncidentTool; tool: OpsgenieConfi
 }
 
 function request(tool: IncidentNoteRequest["tool"], overrides: Partial<IncidentNoteRequest> = {}): IncidentNoteRequest {
-  return { executionId: "exec-1", tool, attributes: { pagerduty_incident_id: INCIDENT, opsgenie_alert_alias: ALERT.alias }, result, title: "High latency", ...overrides };
+  return { executionId: "exec-1", tool, attributes: { pagerduty_incident_id: INCIDENT, opsgenie_alias: ALERT.alias }, result, title: "High latency", ...overrides };
 }
 
 describe("PagerDuty incident notes", () => {
@@ -189,9 +189,9 @@ describe("Opsgenie alert notes", () => {
 
   it("keeps an alias inside its path segment", async () => {
     const { fake, tool } = await opsgenie();
-    const path = await addIncidentNote(context(), request(tool, { attributes: { opsgenie_alert_alias: "../heartbeats/x?y=1#z" } }));
+    const path = await addIncidentNote(context(), request(tool, { attributes: { opsgenie_alias: "../heartbeats/x?y=1#z" } }));
     // `..` alone would be resolved by URL parsing, encoded or not: it names no alert we can address.
-    const dots = await addIncidentNote(context(), request(tool, { executionId: "exec-2", attributes: { opsgenie_alert_alias: ".." } }));
+    const dots = await addIncidentNote(context(), request(tool, { executionId: "exec-2", attributes: { opsgenie_alias: ".." } }));
     expect(path.status).toBe("failed");
     expect(dots.status).toBe("no_reference");
     expect(fake.requests.map((each) => each.path)).toEqual(["/v2/alerts/..%2Fheartbeats%2Fx%3Fy%3D1%23z/notes"]);

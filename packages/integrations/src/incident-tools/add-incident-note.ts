@@ -22,7 +22,7 @@ export interface IncidentNoteRequest {
   executionId: string;
   /** The organization's incident tool, its secrets resolved. */
   tool: IncidentToolConfig;
-  /** The issue's attributes: `pagerduty_incident_id`, `opsgenie_alert_id` or `opsgenie_alert_alias` name the incident. */
+  /** The issue's attributes: `pagerduty_incident_id`, `opsgenie_alert_id` or `opsgenie_alias` name the incident. */
   attributes: Readonly<Record<string, string>>;
   /** The text of the message the issue came from (links unescaped), searched for an incident link. */
   messageText?: string;

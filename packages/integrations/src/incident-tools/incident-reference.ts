@@ -5,11 +5,14 @@ export type IncidentReference =
 
 export type IncidentToolKind = IncidentReference["tool"];
 
-/** Attributes that name the incident directly (alert labels such as Alertmanager's carry them). */
+/**
+ * Attributes that name the incident directly: alert labels carry them, and an issue read from a chat
+ * message gets the incident its links name under the same names.
+ */
 export const INCIDENT_ATTRIBUTES = {
   pagerduty: "pagerduty_incident_id",
   opsgenieId: "opsgenie_alert_id",
-  opsgenieAlias: "opsgenie_alert_alias",
+  opsgenieAlias: "opsgenie_alias",
 } as const;
 
 // What an identifier may hold: it becomes a URL path segment, so nothing that could change the path
@@ -30,7 +33,7 @@ const OPSGENIE_URL = /https:\/\/(?:[a-z0-9-]+\.)*app\.(?:eu\.)?opsgenie\.com\/al
 
 /**
  * The incident of `tool` that an issue refers to: an attribute naming it first (`pagerduty_incident_id`;
- * `opsgenie_alert_id`, then `opsgenie_alert_alias`), else an incident link in the text of the message the
+ * `opsgenie_alert_id`, then `opsgenie_alias`), else an incident link in the text of the message the
  * issue came from. Undefined when there is none, or when the value is no valid identifier.
  */
 export function findIncidentReference(

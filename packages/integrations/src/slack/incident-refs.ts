@@ -1,3 +1,4 @@
+import { INCIDENT_ATTRIBUTES } from "../incident-tools/incident-reference.js";
 import type { SlackLink } from "./slack-text.js";
 
 /**
@@ -54,15 +55,15 @@ export function findIncidentRefs(links: readonly SlackLink[], labels: Readonly<R
     if (alertId !== undefined && !refs.has(`opsgenie:${alertId}`)) refs.set(`opsgenie:${alertId}`, { tool: "opsgenie", alertId, url });
   }
   const labelled = (name: string): string | undefined => (Object.hasOwn(labels, name) ? labels[name]?.trim() : undefined);
-  const incidentId = labelled("pagerduty_incident_id");
+  const incidentId = labelled(INCIDENT_ATTRIBUTES.pagerduty);
   if (incidentId !== undefined && PAGERDUTY_ID.test(incidentId) && !refs.has(`pagerduty:${incidentId}`)) {
     refs.set(`pagerduty:${incidentId}`, { tool: "pagerduty", incidentId });
   }
-  const alertId = labelled("opsgenie_alert_id");
+  const alertId = labelled(INCIDENT_ATTRIBUTES.opsgenieId);
   if (alertId !== undefined && OPSGENIE_ID.test(alertId) && !refs.has(`opsgenie:${alertId}`)) {
     refs.set(`opsgenie:${alertId}`, { tool: "opsgenie", alertId });
   }
-  const alias = labelled("opsgenie_alias");
+  const alias = labelled(INCIDENT_ATTRIBUTES.opsgenieAlias);
   if (alias !== undefined && alias !== "" && alias.length <= MAX_ALIAS_LENGTH) refs.set(`opsgenie-alias:${alias}`, { tool: "opsgenie", alias });
   return [...refs.values()];
 }

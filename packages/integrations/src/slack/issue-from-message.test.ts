@@ -6,7 +6,7 @@ import { issueFromAlertMessage } from "./issue-from-message.js";
 const MESSAGE_TIME = new Date("2024-05-02T12:00:00Z");
 
 function parsed(overrides: Partial<ParsedAlertMessage> = {}): ParsedAlertMessage {
-  return { source: "generic", title: "t", titleCandidates: ["t"], labels: {}, details: "", links: [], ...overrides };
+  return { source: "generic", title: "t", titleCandidates: ["t"], labels: {}, fields: {}, details: "", links: [], ...overrides };
 }
 
 describe("issueFromAlertMessage", () => {
@@ -81,5 +81,29 @@ describe("issueFromAlertMessage", () => {
       { tool: "pagerduty", incidentId: "PABC123", url: "https://acme.pagerduty.com/incidents/PABC123/timeline" },
       { tool: "opsgenie", alias: "checkout-latency" },
     ]);
+  });
+
+  it("makes the incident a link names an attribute, unless a label names it", () => {
+    const opsgenieId = "22a1d1f7-8a77-4e3a-8050-8c51405541c1-1714651100000";
+    const links = [
+      { url: "https://acme.pagerduty.com/incidents/PABC123" },
+      { url: `https://acme.app.opsgenie.com/alert/detail/${opsgenieId}/details` },
+    ];
+    expect(issueFromAlertMessage(parsed({ links, labels: { service: "checkout" } }), MESSAGE_TIME).attributes).toEqual({
+      pagerduty_incident_id: "PABC123",
+      opsgenie_alert_id: opsgenieId,
+      service: "checkout",
+    });
+    const labelled = issueFromAlertMessage(parsed({ links, labels: { pagerduty_incident_id: "PLABEL1" } }), MESSAGE_TIME);
+    expect(labelled.attributes).toEqual({ opsgenie_alert_id: opsgenieId, pagerduty_incident_id: "PLABEL1" });
+  });
+
+  it("keeps a message's fields apart from its labels, under the same rules", () => {
+    const issue = issueFromAlertMessage(
+      parsed({ labels: { service: "checkout" }, fields: { service: "checkout-prod", urgency: " High ", "team-name": "payments", blank: " " } }),
+      MESSAGE_TIME,
+    );
+    expect(issue.attributes).toEqual({ service: "checkout" });
+    expect(issue.fields).toEqual({ service: "checkout-prod", urgency: "High" });
   });
 });

@@ -30,6 +30,7 @@ describe("parseAlertMessage and issueFromSlackMessage, per alerting tool", () =>
       incidentRefs: [],
     });
     expect(issue.attributes).toEqual({});
+    expect(issue.fields).toEqual({});
   });
 
   it("reads Alertmanager's __text_alert_list: the labels common to the firing alerts, the alertname as title", () => {
@@ -41,6 +42,7 @@ describe("parseAlertMessage and issueFromSlackMessage, per alerting tool", () =>
       time: MESSAGE_TIME,
     });
     expect(issue.attributes).toEqual({ alertname: "HighCPU", job: "node", severity: "critical" });
+    expect(issue.fields).toEqual({});
     expect(issue.details).toContain("for 5 minutes & rising");
     expect(issue.details).toContain("g0.tab=1");
   });
@@ -115,7 +117,7 @@ describe("parseAlertMessage and issueFromSlackMessage, per alerting tool", () =>
     expect(parsed.labels).toEqual({ service: "checkout" });
   });
 
-  it("reads PagerDuty's attachment message: the incident title, its fields, the incident reference", () => {
+  it("reads PagerDuty's attachment message: the incident title, its fields apart from attributes, the incident as an attribute", () => {
     const issue = issueFromSlackMessage(read(pagerDutyAttachment));
     expect(issue).toMatchObject({
       source: "pagerduty",
@@ -124,7 +126,9 @@ describe("parseAlertMessage and issueFromSlackMessage, per alerting tool", () =>
       time: MESSAGE_TIME,
       incidentRefs: [{ tool: "pagerduty", incidentId: "Q2W3E4R5T6Y7U8", url: "https://acme.pagerduty.com/incidents/Q2W3E4R5T6Y7U8" }],
     });
-    expect(issue.attributes).toEqual({ status: "Triggered", urgency: "High", service: "checkout", assigned: "@U0ONCALL" });
+    // The Service field names a PagerDuty service: a vendor field, not a label of the alert.
+    expect(issue.attributes).toEqual({ pagerduty_incident_id: "Q2W3E4R5T6Y7U8" });
+    expect(issue.fields).toEqual({ status: "Triggered", urgency: "High", service: "checkout", assigned: "@U0ONCALL" });
   });
 
   it("reads PagerDuty's blocks message: the linked title, section fields, an EU incident URL", () => {
@@ -134,10 +138,11 @@ describe("parseAlertMessage and issueFromSlackMessage, per alerting tool", () =>
       title: "Checkout latency above SLO",
       incidentRefs: [{ tool: "pagerduty", incidentId: "Q9Z8X7C6V5B4N3" }],
     });
-    expect(issue.attributes).toEqual({ service: "checkout", urgency: "High", status: "Triggered" });
+    expect(issue.attributes).toEqual({ pagerduty_incident_id: "Q9Z8X7C6V5B4N3" });
+    expect(issue.fields).toEqual({ service: "checkout", urgency: "High", status: "Triggered" });
   });
 
-  it("reads another bot's blocks generically: header as title, fields as attributes, a stated start, an Opsgenie link", () => {
+  it("reads another bot's blocks generically: header as title, its fields, a stated start, an Opsgenie link as an attribute", () => {
     const issue = issueFromSlackMessage(read(genericBlocks));
     expect(issue).toMatchObject({
       source: "generic",
@@ -146,7 +151,8 @@ describe("parseAlertMessage and issueFromSlackMessage, per alerting tool", () =>
       timeSource: "alert",
       incidentRefs: [{ tool: "opsgenie", alertId: "22a1d1f7-8a77-4e3a-8050-8c51405541c1-1714651100000" }],
     });
-    expect(issue.attributes).toMatchObject({ host: "db-3", severity: "warning", alert_name: "DiskFull" });
+    expect(issue.attributes).toEqual({ opsgenie_alert_id: "22a1d1f7-8a77-4e3a-8050-8c51405541c1-1714651100000" });
+    expect(issue.fields).toMatchObject({ host: "db-3", severity: "warning", alert_name: "DiskFull" });
     expect(issue.details).toContain("is below 5% & falling.");
     // With blocks, `text` is the notification fallback: it is not read again.
     expect(issue.details.match(/Disk almost full/g)).toHaveLength(1);
@@ -161,6 +167,7 @@ describe("parseAlertMessage and issueFromSlackMessage, per alerting tool", () =>
       timeSource: "message",
     });
     expect(issue.attributes).toEqual({ service: "checkout", region: "eu-west-1" });
+    expect(issue.fields).toEqual({});
     // Rich text repeats the message's text: it is read once.
     expect(issue.details.match(/checkout is slow/g)).toHaveLength(1);
   });
@@ -186,6 +193,7 @@ describe("parseAlertMessage and issueFromSlackMessage, per alerting tool", () =>
       title: "Backup failed on <db-1>",
       links: [{ url: "https://ci.example/jobs/42", label: "#42" }],
     });
-    expect(parsed.labels).toEqual({ environment: "prod", job: "nightly-backup" });
+    expect(parsed.labels).toEqual({});
+    expect(parsed.fields).toEqual({ environment: "prod", job: "nightly-backup" });
   });
 });

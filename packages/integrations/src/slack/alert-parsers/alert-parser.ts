@@ -14,8 +14,17 @@ export interface ParsedAlertMessage {
    * or monitor name, the title as posted. Each is tried in turn against the playbooks' monitor names.
    */
   titleCandidates: string[];
-  /** The alert's labels (Alertmanager, Grafana), scope tags (Datadog) or fields, names as written. */
+  /**
+   * The name/value pairs the alert itself carries, names as written: its labels (Alertmanager, Grafana),
+   * scope tags (Datadog), `name = value` lines.
+   */
   labels: Record<string, string>;
+  /**
+   * The labelled values the tool displays about the alert (attachment and section fields, `Key: value`
+   * lines), named from their labels (`Alert Name` → `alert_name`): the tool's words, not the alert's
+   * (PagerDuty's `Service` is a PagerDuty service), so they only fill in what the labels lack.
+   */
+  fields: Record<string, string>;
   /** The message as plain text: what the tool wrote about the alert. */
   details: string;
   /** When the alert started, where the message says so. */

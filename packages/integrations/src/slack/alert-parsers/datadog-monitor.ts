@@ -41,7 +41,6 @@ export const datadogParser: AlertParser = {
       const colon = tag.indexOf(":");
       if (colon > 0) labels.set(tag.slice(0, colon).trim(), tag.slice(colon + 1).trim());
     }
-    for (const [name, value] of labelsFromFields(content.fields)) if (!labels.has(name)) labels.set(name, value);
     const monitorName = match?.[2]?.trim();
     const titleCandidates = distinctTitles([monitorName, title]);
 
@@ -50,6 +49,7 @@ export const datadogParser: AlertParser = {
       title: titleCandidates[0] ?? "",
       titleCandidates,
       labels: Object.fromEntries(labels),
+      fields: Object.fromEntries(labelsFromFields(content.fields)),
       details: text,
       links: content.links,
     };

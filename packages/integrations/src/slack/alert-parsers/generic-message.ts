@@ -12,8 +12,9 @@ const MAX_LABELLED_LINE = 300;
  * text, fields, fallback, pretext}`, `blocks[]` header, section text and fields, context):
  * - title: the first header block, else the first attachment title, else the first line of the text,
  *   of the first block, or of the attachment's fallback;
- * - labels: attachment and section fields, then `name = value` and `Key: value` lines of the text
- *   (field labels become names as `Alert Name` → `alert_name`; the first of each name is kept);
+ * - labels: `name = value` lines of the text (the first of each name is kept);
+ * - fields: attachment and section fields, then `Key: value` lines of the text (labels become names as
+ *   `Alert Name` → `alert_name`; the first of each name is kept);
  * - start time: a `Started:`/`Starts at:`/`Triggered at:` line with a time, if any.
  */
 export function parseGenericMessage(content: MessageContent): ParsedAlertMessage {
@@ -26,7 +27,8 @@ export function parseGenericMessage(content: MessageContent): ParsedAlertMessage
     ...content.attachments.map((attachment) => firstLine(attachment.text) ?? firstLine(attachment.fallback)),
   ]);
 
-  const labels = labelsFromFields(content.fields);
+  const labels = new Map<string, string>();
+  const fields = labelsFromFields(content.fields);
   for (const line of text.split("\n")) {
     const equals = EQUALS_LINE.exec(line);
     if (equals !== null) {
@@ -37,7 +39,7 @@ export function parseGenericMessage(content: MessageContent): ParsedAlertMessage
     if (line.length > MAX_LABELLED_LINE) continue;
     for (const field of labelledValue(line)) {
       const name = labelName(field.label);
-      if (name !== undefined && field.value !== "" && !labels.has(name)) labels.set(name, field.value);
+      if (name !== undefined && field.value !== "" && !fields.has(name)) fields.set(name, field.value);
     }
   }
 
@@ -46,6 +48,7 @@ export function parseGenericMessage(content: MessageContent): ParsedAlertMessage
     title: titleCandidates[0] ?? "",
     titleCandidates,
     labels: Object.fromEntries(labels),
+    fields: Object.fromEntries(fields),
     details: text,
     links: content.links,
   };

@@ -30,7 +30,9 @@ export const pagerDutyParser: AlertParser = {
       source: "pagerduty",
       title: titleCandidates[0] ?? "",
       titleCandidates,
-      labels: Object.fromEntries(labelsFromFields(content.fields)),
+      // Every labelled value is the app's (Service, Urgency, Status, Assigned): none is the alert's label.
+      labels: {},
+      fields: Object.fromEntries(labelsFromFields(content.fields)),
       details: allText(content),
       links: content.links,
     };

@@ -1,6 +1,6 @@
 import { findStartTime } from "../alert-time.js";
 import type { AttachmentContent, MessageContent } from "../message-content.js";
-import { allText, distinctTitles, firstLine, type AlertParser, type AlertSource, type ParsedAlertMessage } from "./alert-parser.js";
+import { allText, distinctTitles, firstLine, labelsFromFields, type AlertParser, type AlertSource, type ParsedAlertMessage } from "./alert-parser.js";
 
 /**
  * The `__subject` template, the attachment title of both tools: `[FIRING:2] <group label values>
@@ -78,6 +78,7 @@ function fromAlertList(source: AlertSource, content: MessageContent, attachment:
     title: titleCandidates[0] ?? "",
     titleCandidates,
     labels: Object.fromEntries(labels),
+    fields: Object.fromEntries(labelsFromFields(content.fields)),
     details: allText(content),
     links: content.links,
   };
