@@ -97,9 +97,9 @@ function deps(executed: ExecutionJob[]): MessageExecutionDeps {
     catalog,
     integrations,
     engine: {
-      execute: async (job) => {
+      investigate: async (job) => {
         executed.push(job);
-        return { highlights: "recorded" };
+        return { result: { highlights: "recorded" }, charts: new Map() };
       },
     },
     // Neither channelId nor liveRun: nothing is delivered, so Redis is never connected.
