@@ -1,6 +1,6 @@
 // Delivering a result where the caller asked: through the real Slack client against a local server
 // speaking chat.postMessage and chat.getPermalink, with a real Redis holding the records.
-import type { BatchItemPostJob, PlaybookExecutionResult } from "@pes/contracts";
+import type { BatchItemPostJob, ChartData, PlaybookExecutionResult } from "@pes/contracts";
 import { createChannelPacer, createSlackPostClient, createTeamsPostClient } from "@pes/integrations";
 import { createLogger } from "@pes/logger";
 import {
@@ -224,6 +224,34 @@ describe("deliverResult to Microsoft Teams", () => {
     expect(graph.posts).toHaveLength(1);
     expect(delivered).toEqual({ ...result, enrichmentLink: graph.posts[0]?.webUrl });
     expect(posted).toEqual([]);
+  });
+
+  it("shows the charts the bottom line cites as images from their signed links, and links the page", async () => {
+    const chart: ChartData = {
+      title: "Latency p99",
+      kind: "metric",
+      window: { start: 0, time: 600, end: 1_200 },
+      series: [{ name: "service=checkout", points: [[0, 1], [600, 4]] }],
+      abnormal: true,
+    };
+    const cited: PlaybookExecutionResult = {
+      ...result,
+      verdict: { conclusion: "no-cause", symptoms: [{ kind: "latency", action: "Latency p99" }], background: [], ruledOut: [], normal: [], unchecked: [] },
+      actionResults: [{ title: "Latency p99", shortAnswer: "4× its usual", chartUrl: "https://pes.example.com/playbook/execution/job-1/charts/0" }],
+      pageUrl: "https://pes.example.com/view/execution/job-1?org=acme&exp=1&sig=x",
+    };
+    const links = { secret: "a-signing-secret-of-at-least-32-characters", publicUrl: "https://pes.example.com", lifetimeSeconds: 3_600 };
+    const signed = { ...deps(withTeams()), charts: { store: { keep: async () => {} }, retentionMs: 3_600_000, links } };
+    await deliverResult(signed, delivery({ channelId: CHANNEL, charts: new Map([[0, chart]]) }), cited, bounds());
+
+    const card = JSON.stringify(graph.posts[0]?.attachments);
+    const image = /"type":"Image","url":"([^"]+)"/.exec(card)?.[1];
+    expect(image).toMatch(/^https:\/\/pes\.example\.com\/view\/execution\/job-1\/charts\/0\.png\?/);
+    expect(card).toContain(cited.pageUrl);
+
+    // Unsigned, Teams cannot show the image: the card goes without it.
+    await deliverResult({ ...deps(withTeams()), charts: { store: { keep: async () => {} }, retentionMs: 3_600_000 } }, delivery({ jobId: "job-2", channelId: CHANNEL, charts: new Map([[0, chart]]) }), cited, bounds());
+    expect(JSON.stringify(graph.posts[1]?.attachments)).not.toContain('"type":"Image"');
   });
 
   it("says so when the organization has no Teams account, and posts nowhere", async () => {
