@@ -9,11 +9,12 @@
 // - The other workspaces (tests, benchmark, client, local-services with testcontainers) are removed
 //   first: npm links every workspace it finds and installs that workspace's dependencies, whatever
 //   --workspace says.
-// - --omit=optional: Bull Board's valibot names TypeScript as an optional peer, and npm keeps an optional
-//   peer the lockfile holds (our own development TypeScript, 30 MB with its native compiler) even with
-//   --omit=dev; npm's documented answer is to omit optional dependencies too. The only other optional
-//   package of the run-time tree is msgpackr-extract, which speeds up msgpack *decoding*: BullMQ only
-//   encodes with msgpackr.
+// - TypeScript is removed after the install: Bull Board's valibot names it as an optional peer, and npm
+//   keeps an optional peer the lockfile holds (our own development TypeScript, 30 MB with its native
+//   compiler) even with --omit=dev and --omit=peer. Nothing imports it at run time. Optional dependencies
+//   are installed: resvg's native renderer (the charts' PNGs) is one, per platform.
+// - Then what no process reads at run time goes: type declarations, source maps and markdown of the
+//   dependencies (a third of their size: OpenTelemetry ships three builds, each declared and mapped).
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -57,13 +58,26 @@ while (pending.length > 0) {
 const removed = [...byName].filter(([name]) => !needed.has(name)).map(([, dir]) => join(root, dir));
 for (const dir of removed) rmSync(dir, { recursive: true, force: true });
 
-const install = spawnSync("npm", ["ci", "--omit=dev", "--omit=optional", "--prefer-offline", "--no-audit", "--no-fund"], {
+const install = spawnSync("npm", ["ci", "--omit=dev", "--prefer-offline", "--no-audit", "--no-fund"], {
   cwd: root,
   stdio: "inherit",
 });
 if (install.status !== 0) process.exit(install.status ?? 1);
 // npm still writes the lockfile's entries nested under a removed workspace (its own copies of a package).
 for (const dir of removed) rmSync(dir, { recursive: true, force: true });
+for (const peer of ["typescript", "@typescript"]) rmSync(join(root, "node_modules", peer), { recursive: true, force: true });
+
+/** Files of a dependency that nothing reads at run time. */
+const NOT_RUN = /(\.d\.[cm]?ts|\.map|\.md|\.markdown)$/i;
+
+/** Deletes what NOT_RUN matches under `dir`, not following links (the workspaces are links). */
+function prune(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) prune(path);
+    else if (entry.isFile() && NOT_RUN.test(entry.name)) rmSync(path);
+  }
+}
 
 /** Disk usage in bytes (`du`: what the files take, blocks included), not following the workspace links. */
 function diskUsage(path) {
@@ -75,6 +89,7 @@ function diskUsage(path) {
 const modules = join(root, "node_modules");
 // The root's, and those npm nests in a workspace (a version that differs from the root's).
 const folders = [modules, ...[...needed].map((name) => join(root, byName.get(name), "node_modules")).filter((dir) => existsSync(dir))];
+for (const dir of folders) prune(dir);
 const total = folders.reduce((sum, dir) => sum + diskUsage(dir), 0);
 const largest = readdirSync(modules, { withFileTypes: true })
   .filter((entry) => entry.isDirectory() && !entry.name.startsWith("."))

@@ -5,12 +5,13 @@
  * What must hold: node_modules under 100 MB, no development package in it, and both processes working
  * on it: ready, an execution answered, Redoc's page and the queue dashboard served, traces exported.
  */
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { once } from "node:events";
 import { cp, mkdtemp, readdir, rm } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
+import { promisify } from "node:util";
 import { loadOrCreateDevKey, mintDevToken } from "@pes/dev-issuer";
 import { freePort, startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -113,11 +114,22 @@ describe("the image's production install (scripts/production-install.mjs)", () =
     expect(Number(printed?.[1]) * 1e6).toBeGreaterThanOrEqual(measured - 1e5);
 
     const installed = await readdir(join(copy, "node_modules"));
-    for (const devOnly of ["redoc", "react", "core-js", "typescript", "testcontainers", "vitest", "supertest", "@biomejs"]) {
+    for (const devOnly of ["redoc", "react", "core-js", "typescript", "testcontainers", "vitest", "supertest", "@biomejs", "echarts", "zrender"]) {
       expect(installed).not.toContain(devOnly);
     }
     // Workspaces the processes do not import are gone, their nested installs with them.
     for (const dir of ["test", "bench", "packages/local-services", "packages/client"]) expect(existsSync(join(copy, dir))).toBe(false);
+  });
+
+  it("draws charts with what it installed: ECharts bundled into @pes/charts, resvg's native renderer", async () => {
+    expect(install.code, install.output).toBe(0);
+    const draw = `
+      import { chartPng, chartSvg } from "@pes/charts";
+      const chart = { title: "Latency", kind: "metric", window: { start: 0, time: 60, end: 120 }, series: [{ name: "p99", points: [[0, 1], [60, 4], [120, 4]] }], abnormal: true };
+      process.stdout.write(JSON.stringify({ svg: chartSvg(chart).slice(0, 4), png: chartPng(chart).subarray(1, 4).toString() }));
+    `;
+    const { stdout } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", draw], { cwd: join(copy, "apps/worker") });
+    expect(JSON.parse(stdout)).toEqual({ svg: "<svg", png: "PNG" });
   });
 
   it("runs the API and a worker: an execution answered, Redoc's page, the queue dashboard, traces", async () => {
