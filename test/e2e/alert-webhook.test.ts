@@ -45,7 +45,7 @@ beforeAll(async () => {
     deliveries.push({ status: answer.status, body: JSON.parse(text) as AlertWebhookAccepted });
     response.writeHead(answer.status, { "content-type": "application/json" }).end(text);
   });
-  // The receiver configuration the README documents, with a token of the development issuer.
+  // The receiver configuration docs/http-api.md documents, with a token of the development issuer.
   alertmanager = await startAlertmanager({
     config: [
       "route:",

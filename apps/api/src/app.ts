@@ -97,7 +97,7 @@ export function createApp(deps: AppDeps): Express {
   const admission = new Admission(deps.limits.maxInFlight);
   // A page holds up to 1,000 results in memory until its client took them: a few at a time, the rest
   // wait briefly, then 429 like executions beyond MAX_IN_FLIGHT (one answer to retry for every overload
-  // of this instance; docs/decisions.md).
+  // of this instance; docs/decisions/0008-async-batches.md).
   const pageReadLimits = deps.limits.batchPageReads ?? DEFAULT_BATCH_PAGE_READS;
   const pageReads = new Admission(pageReadLimits.inFlight, {
     maxWaiting: pageReadLimits.waiting,

@@ -168,7 +168,7 @@ export function roleOf(evidence: Evidence): Role {
 }
 
 /**
- * Ranks an execution's findings into a likely cause, by evidence, then by time. The rules (README, "How
+ * Ranks an execution's findings into a likely cause, by evidence, then by time. The rules (docs/investigations.md, "How
  * the analysis judges"):
  *
  * 1. Symptoms are abnormal metrics and log patterns, firing alerts and warning events, strongest first.

@@ -24,7 +24,7 @@ export interface CliIo {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
-/** Exit codes, for shell scripts (`case $? in …`); the README lists them too. */
+/** Exit codes, for shell scripts (`case $? in …`); docs/cli.md lists them too. */
 export const ExitCode = {
   ok: 0,
   /** The API answered, and a result (or any batch item) carries `error`. */
