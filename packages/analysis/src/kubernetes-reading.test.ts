@@ -1,6 +1,11 @@
-import type { Pod, TimeWindow } from "@pes/contracts";
+import type { KubernetesEvent, KubernetesEventsObservation, KubernetesPodsObservation, Pod, TimeWindow } from "@pes/contracts";
 import { describe, expect, it } from "vitest";
-import { leastRestartSpanMs, podFindings } from "./kubernetes-reading.js";
+import type { Evidence, MetricEvidence } from "./evidence.js";
+import { shortAnswer } from "./evidence-text.js";
+import { eventFindings, leastRestartSpanMs, podFindings } from "./kubernetes-reading.js";
+import { readObservation } from "./observation-reading.js";
+import type { Finding } from "./ranking.js";
+import { judgeExecution } from "./verdict.js";
 
 const window: TimeWindow = { start: new Date("2026-11-20T13:08:00Z"), time: new Date("2026-11-20T14:08:00Z"), end: new Date("2026-11-20T14:23:00Z") };
 
@@ -31,4 +36,226 @@ describe("podFindings", () => {
     expect(recent).toMatchObject({ onset: new Date("2026-11-20T14:04:00Z") });
   });
 
+});
+
+/** A core/v1 event as the API server lists it: first seen `first`, last seen `last` (`count` times). */
+function k8sEvent(
+  kind: string,
+  name: string,
+  reason: string,
+  message: string,
+  first: string,
+  fields: { type?: string; last?: string; count?: number; fieldPath?: string } = {},
+): KubernetesEvent {
+  return {
+    metadata: { name: `${name}.${reason}.${first}` },
+    involvedObject: { kind, name, ...(fields.fieldPath === undefined ? {} : { fieldPath: fields.fieldPath }) },
+    reason,
+    message,
+    type: fields.type ?? "Normal",
+    count: fields.count ?? 1,
+    firstTimestamp: `2026-11-20T${first}Z`,
+    lastTimestamp: `2026-11-20T${fields.last ?? first}Z`,
+  };
+}
+
+const clock = (time: string) => new Date(`2026-11-20T${time}Z`);
+const IMAGE = "registry.example/shop/checkout:v2.3.1";
+const pulled = (pod: string, at: string) => [
+  k8sEvent("Pod", pod, "Pulling", `Pulling image "${IMAGE}"`, at, { fieldPath: "spec.containers{checkout}" }),
+  k8sEvent("Pod", pod, "Pulled", `Successfully pulled image "${IMAGE}" in 1.204s (1.204s including waiting). Image size: 52428800 bytes.`, at, { fieldPath: "spec.containers{checkout}" }),
+  k8sEvent("Pod", pod, "Started", "Started container checkout", at, { fieldPath: "spec.containers{checkout}" }),
+];
+
+describe("eventFindings: a release seen only in the kubelet's events", () => {
+  const cited = { action: "Events of checkout" };
+
+  it("reads pods pulling a new image as a deploy of it, at the first pull, on those pods, and lists the other events", () => {
+    const events = [...pulled("checkout-7d9f8c6b5-x2k4p", "14:01:10"), ...pulled("checkout-7d9f8c6b5-b5n2q", "14:01:40")];
+    const found = eventFindings(events, "checkout", window, cited);
+    expect(found.filter((evidence) => evidence.kind === "change")).toEqual([
+      {
+        kind: "change",
+        action: "Events of checkout",
+        change: "deploy",
+        subject: "checkout",
+        detail: "checkout:v2.3.1",
+        at: clock("14:01:10"),
+        pods: ["pod/checkout-7d9f8c6b5-x2k4p", "pod/checkout-7d9f8c6b5-b5n2q"],
+      },
+    ]);
+    // The pulls are the change; what else happened is still listed, as events that are not warnings.
+    expect(found.flatMap((evidence) => (evidence.kind === "event" ? [evidence.reason] : []))).toEqual(["Started", "Started"]);
+    expect(shortAnswer(found[0] as Evidence, window.time)).toBe(
+      "Events of checkout: deploy of checkout to checkout:v2.3.1 at 14:01 UTC on pod/checkout-7d9f8c6b5-x2k4p and pod/checkout-7d9f8c6b5-b5n2q",
+    );
+  });
+
+  it("reads a Deployment scaling up a ReplicaSet from 0 as a deploy, at the scale-up, of the images its pods pulled", () => {
+    const events = [
+      k8sEvent("Deployment", "checkout", "ScalingReplicaSet", "Scaled up replica set checkout-7d9f8c6b5 to 1 from 0", "14:00:50"),
+      ...pulled("checkout-7d9f8c6b5-x2k4p", "14:01:10"),
+      k8sEvent("Deployment", "checkout", "ScalingReplicaSet", "Scaled down replica set checkout-5b6c4f9d8 to 1 from 2", "14:01:30"),
+    ];
+    expect(eventFindings(events, "checkout", window, cited).filter((evidence) => evidence.kind === "change")).toMatchObject([
+      { change: "deploy", subject: "checkout", detail: "checkout:v2.3.1", at: clock("14:00:50"), pods: ["pod/checkout-7d9f8c6b5-x2k4p"] },
+    ]);
+    // Kubernetes before 1.26 says no "from": a scale-up that replaced another ReplicaSet is a rollout too.
+    const older = [
+      k8sEvent("Deployment", "checkout", "ScalingReplicaSet", "Scaled up replica set checkout-7d9f8c6b5 to 1", "14:00:50"),
+      k8sEvent("Deployment", "checkout", "ScalingReplicaSet", "Scaled down replica set checkout-5b6c4f9d8 to 1", "14:01:30"),
+    ];
+    expect(eventFindings(older, "checkout", window, cited).filter((evidence) => evidence.kind === "change")).toMatchObject([
+      { change: "deploy", subject: "checkout", at: clock("14:00:50") },
+    ]);
+  });
+
+  it("reads no release from scaling the running ReplicaSet, a container restarted on its image, or a pod moved to another node", () => {
+    const scaled = [
+      k8sEvent("Deployment", "checkout", "ScalingReplicaSet", "Scaled up replica set checkout-7d9f8c6b5 to 5 from 3", "14:01:00"),
+      k8sEvent("Deployment", "checkout", "ScalingReplicaSet", "Scaled up replica set checkout-7d9f8c6b5 to 6", "14:02:00"),
+    ];
+    const restarted = [k8sEvent("Pod", "checkout-7d9f8c6b5-x2k4p", "Pulled", `Container image "${IMAGE}" already present on machine`, "14:03:00")];
+    // Its sibling ran the image before the pod was rescheduled onto a node that had to pull it.
+    const moved = [
+      k8sEvent("Pod", "checkout-7d9f8c6b5-x2k4p", "Pulled", `Container image "${IMAGE}" already present on machine`, "13:40:00"),
+      ...pulled("checkout-7d9f8c6b5-q7wzt", "14:04:00"),
+    ];
+    for (const events of [scaled, restarted, moved]) {
+      expect(eventFindings(events, "checkout", window, cited).map((evidence) => evidence.kind)).not.toContain("change");
+    }
+  });
+
+  it("names the workload a pod's generated name says: a StatefulSet's ordinal, a DaemonSet's suffix", () => {
+    const subjects = (pod: string) =>
+      eventFindings([k8sEvent("Pod", pod, "Pulling", 'Pulling image "redis:7.2.4"', "14:01:00")], undefined, window, cited).flatMap((evidence) =>
+        evidence.kind === "change" ? [evidence.subject] : [],
+      );
+    expect(subjects("cart-redis-0")).toEqual(["cart-redis"]);
+    expect(subjects("node-exporter-x2k4p")).toEqual(["node-exporter"]);
+    expect(subjects("checkout-api-7d9f8c6b5-x2k4p")).toEqual(["checkout-api"]);
+  });
+
+  it("makes the release the likely cause of the errors that began right after it, as a deploy tracker's would be", () => {
+    const events: KubernetesEventsObservation = { kind: "kubernetes-events", name: "checkout", items: [...pulled("checkout-7d9f8c6b5-x2k4p", "14:01:10")] };
+    const errors: MetricEvidence = {
+      kind: "metric",
+      action: "Error ratio of checkout",
+      labels: {},
+      seriesCount: 1,
+      value: 0.14,
+      baseline: 0.004,
+      low: 0.003,
+      high: 0.005,
+      ratio: 35,
+      severity: 34,
+      abnormal: true,
+      onset: clock("14:02:15"),
+      baselineMs: 3_600_000,
+    };
+    const findings: Finding[] = [
+      { gadget: "Traffic of checkout", evidence: errors },
+      ...readObservation(events, { action: "Events of checkout", window }).map((evidence) => ({ gadget: "Changes to checkout", evidence })),
+    ];
+    const { verdict } = judgeExecution(findings, { time: window.time });
+    expect(verdict.conclusion).toBe("cause");
+    expect(verdict.cause).toEqual({
+      kind: "deploy",
+      subject: "checkout",
+      detail: "checkout:v2.3.1",
+      action: "Events of checkout",
+      onset: "2026-11-20T14:01:10.000Z",
+      confidence: "high",
+    });
+  });
+});
+
+describe("an OOM kill and the crash loop of the same container: one story", () => {
+  // The pod's status dates its latest OOM kill (14:05); the kubelet began backing off at 14:02, after the first.
+  const pods: KubernetesPodsObservation = {
+    kind: "kubernetes-pods",
+    name: "checkout",
+    items: [
+      {
+        metadata: { name: "checkout-7d9f8c6b5-x2k4p" },
+        status: {
+          containerStatuses: [
+            {
+              name: "checkout",
+              restartCount: 4,
+              state: { waiting: { reason: "CrashLoopBackOff" } },
+              lastState: { terminated: { reason: "OOMKilled", exitCode: 137, finishedAt: "2026-11-20T14:05:00Z" } },
+            },
+            { name: "envoy", restartCount: 0, state: { running: { startedAt: "2026-11-20T13:00:00Z" } } },
+          ],
+        },
+      },
+    ],
+  };
+  const backOff = (pod: string, container: string): KubernetesEventsObservation => ({
+    kind: "kubernetes-events",
+    name: "checkout",
+    items: [
+      k8sEvent("Pod", pod, "BackOff", `Back-off restarting failed container ${container} in pod ${pod}_shop(5b0e6a1c-2f7d-4e8a-9c3b-1d2e3f4a5b6c)`, "14:02:00", {
+        type: "Warning",
+        last: "14:07:30",
+        count: 9,
+        fieldPath: `spec.containers{${container}}`,
+      }),
+    ],
+  });
+  const latency: MetricEvidence = {
+    kind: "metric",
+    action: "p99 latency of checkout",
+    labels: {},
+    seriesCount: 1,
+    value: 2.4,
+    baseline: 0.4,
+    low: 0.35,
+    high: 0.45,
+    ratio: 6,
+    severity: 5,
+    abnormal: true,
+    onset: clock("14:03:00"),
+    baselineMs: 3_600_000,
+  };
+  const judge = (events: KubernetesEventsObservation) =>
+    judgeExecution(
+      [
+        { gadget: "Traffic of checkout", evidence: latency },
+        ...readObservation(pods, { action: "Restarted pods of checkout", window }).map((evidence) => ({ gadget: "Changes to checkout", evidence })),
+        ...readObservation(events, { action: "Events of checkout", window }).map((evidence) => ({ gadget: "Changes to checkout", evidence })),
+      ],
+      { time: window.time },
+    ).verdict;
+
+  it("names the OOM kill as the cause, dated when the crash loop it set off began, and the crash loop as its symptom", () => {
+    const verdict = judge(backOff("checkout-7d9f8c6b5-x2k4p", "checkout"));
+    expect(verdict.conclusion).toBe("cause");
+    expect(verdict.cause).toEqual({
+      kind: "oom",
+      subject: "pod/checkout-7d9f8c6b5-x2k4p",
+      detail: "OOMKilled",
+      action: "Restarted pods of checkout",
+      onset: "2026-11-20T14:02:00.000Z",
+      confidence: "high",
+    });
+    expect(verdict.alternative).toBeUndefined();
+    expect(verdict.symptoms.map(({ kind, subject, action }) => ({ kind, subject, action }))).toEqual([
+      { kind: "rise", subject: undefined, action: "p99 latency of checkout" },
+      { kind: "oom", subject: "pod/checkout-7d9f8c6b5-x2k4p", action: "Restarted pods of checkout" },
+      { kind: "crash-loop", subject: "pod/checkout-7d9f8c6b5-x2k4p", action: "Events of checkout" },
+    ]);
+  });
+
+  it("keeps two stories apart: another container's crash loop, or another pod's", () => {
+    for (const [pod, container] of [
+      ["checkout-7d9f8c6b5-x2k4p", "envoy"],
+      ["checkout-7d9f8c6b5-b5n2q", "checkout"],
+    ] as const) {
+      const verdict = judge(backOff(pod, container));
+      // The crash loop began first and stands on its own: the likely cause, as without the OOM kill.
+      expect(verdict.cause).toMatchObject({ kind: "crash-loop", subject: `pod/${pod}`, action: "Events of checkout" });
+    }
+  });
 });

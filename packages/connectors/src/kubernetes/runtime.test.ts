@@ -178,6 +178,7 @@ describe("kubernetes pods", () => {
         link: `${cluster.url}/api/v1/namespaces/shop/pods`,
         subject: "pod/checkout-7f8-abc",
         reason: "OOMKilled",
+        container: "app",
         message: "container app restarted 3 times, last exit code 137",
         warning: true,
         onset: new Date("2026-11-20T14:06:30Z"),
