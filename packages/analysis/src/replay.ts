@@ -1,4 +1,4 @@
-import { Observation, type BundleAction, type EvidenceBundle, type Verdict } from "@pes/contracts";
+import { Observation, type ActionableMitigation, type BundleAction, type EvidenceBundle, type Verdict } from "@pes/contracts";
 import type { Evidence } from "./evidence.js";
 import { mitigationFits } from "./mitigation-fit.js";
 import { readObservation } from "./observation-reading.js";
@@ -8,8 +8,12 @@ import { judgeExecution } from "./verdict.js";
 /** What a bundle's analysis gives when it is run again. */
 export interface Replay {
   verdict: Verdict;
-  /** The names of the playbook's mitigations the findings call for, in the playbook's order. */
-  mitigations: string[];
+  /**
+   * The mitigations the findings call for, as the execution rendered them, in the playbook's order: the
+   * result's `actionableMitigations` when the verdict is the recorded one (a silence form's link apart,
+   * which a bundle does not hold).
+   */
+  actionableMitigations: ActionableMitigation[];
   /** The titles of the actions whose observation this build cannot read (a later version's kind). */
   unreadable: string[];
 }
@@ -30,7 +34,8 @@ export function replayBundle(bundle: EvidenceBundle): Replay {
   const judgement = judgeExecution(findings, { time, attributes, upstreams });
   return {
     verdict: judgement.verdict,
-    mitigations: bundle.mitigations.filter(({ when }) => when === undefined || mitigationFits(when, judgement.ranking, time)).map(({ name }) => name),
+    // As the worker offered them: the same rendering, kept in the bundle, by the same rule.
+    actionableMitigations: bundle.mitigations.filter(({ when }) => when === undefined || mitigationFits(when, judgement.ranking, time)).map(({ mitigation }) => mitigation),
     unreadable: bundle.actions.filter(({ observation }) => !isKnown(observation.kind)).map(({ title }) => title),
   };
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CHANGE_TYPES, Observation } from "./observation.js";
+import { ActionableMitigation } from "./execution-result.js";
 import { Verdict } from "./execution-verdict.js";
 
 /** The version of the bundle format this build writes. A reader takes any version: later ones only add. */
@@ -51,8 +52,23 @@ export const MitigationCondition = z.object({
 });
 export type MitigationCondition = z.infer<typeof MitigationCondition>;
 
-/** A mitigation of the playbook, by its name (`customName`, else `toolName`, filled), and when it is offered. */
-export const BundleMitigation = z.object({ name: z.string(), when: MitigationCondition.optional() });
+/**
+ * A mitigation of the playbook as the execution rendered it (every template filled; one the issue could
+ * not fill is left out, as the execution left it out), when it is offered, and whether the execution
+ * offered it: a replay offers those whose `when` its findings meet, exactly as the worker did.
+ */
+export const BundleMitigation = z.object({
+  /**
+   * As the result gives it, but for the link to an Alertmanager's silence form, which holds that data
+   * source's address: a bundle never holds one (`silenceForm` names the data source instead).
+   */
+  mitigation: ActionableMitigation,
+  when: MitigationCondition.optional(),
+  /** The Alertmanager data source whose silence form the result's `url` opened, left out here. */
+  silenceForm: z.string().optional(),
+  /** Whether the execution offered it (its findings met `when`). */
+  offered: z.boolean(),
+});
 export type BundleMitigation = z.infer<typeof BundleMitigation>;
 
 /**
@@ -75,7 +91,7 @@ export const EvidenceBundle = z
       upstreams: z.array(z.string()).optional(),
     }),
     actions: z.array(BundleAction),
-    /** The playbook's mitigations, so that a replay says which it would offer. */
+    /** The playbook's mitigations as the execution rendered them, so that a replay offers the same ones. */
     mitigations: z.array(BundleMitigation).default([]),
     /** The verdict the execution reached when it was recorded: what a replay is compared with. */
     verdict: Verdict.optional(),

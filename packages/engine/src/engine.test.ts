@@ -130,9 +130,50 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
   beforeAll(async () => {
     prometheus = await startPrometheus({ openMetrics: demoIncidentOpenMetrics({ incidentAt: INCIDENT }) });
     api = await startApi();
+    const checkoutLatency = (name: string, mitigations: object[]) => ({
+      name,
+      monitorNames: [`${name} on {{service}}`],
+      optionalAttributes: ["team", "replicas"],
+      gadgets: [
+        {
+          title: "Latency of {{service}}",
+          args: { service: "{{service}}", quantile: 0.99 },
+          actions: [{ title: "p99 latency", dataSource: "metrics", prometheus: { query: P99, unit: "s" } }],
+        },
+        {
+          title: "Changes",
+          actions: [
+            {
+              title: "Last deploy of {{service}}",
+              dataSource: "deploys",
+              http: { path: "/deploys/{{service}}", answerField: "version", change: { kind: "deploy", timeField: "deployedAt", subject: "{{service}}" } },
+            },
+          ],
+        },
+      ],
+      mitigations,
+    });
     catalog = await loadCatalog(
-      { metrics: { type: "prometheus", url: prometheus.url }, deploys: { type: "http", url: api.url } },
+      {
+        metrics: { type: "prometheus", url: prometheus.url },
+        deploys: { type: "http", url: api.url },
+        // Never asked: its address makes the silence form's link, which no bundle holds.
+        alerts: { type: "alertmanager", url: "http://127.0.0.1:9", externalUrl: "https://alertmanager.internal.example/" },
+      },
       [
+        checkoutLatency("Checkout latency, every mitigation", [
+          { toolName: "rollback", url: "https://deploy.example.com/rollback/{{service}}", when: { likelyCause: "deploy" } },
+          // Its name fills, its URL cannot (the issue has no team): the worker offers it to no one.
+          { toolName: "runbook", url: "https://runbooks.example/{{team}}/{{service}}" },
+          { toolName: "scale", customName: "Scale {{service}} out", action: { replicas: "{{replicas}}" }, when: { abnormal: true } },
+          { toolName: "pager", customName: "Page the owners of {{service}}", when: { abnormal: false } },
+          {
+            toolName: "alertmanager",
+            customName: "Silence {{service}} for 2h",
+            silence: { dataSource: "alerts", matchers: [{ name: "service", value: "{{service}}" }], duration: "2h" },
+            when: { abnormal: true },
+          },
+        ]),
         {
           name: "Checkout latency",
           monitorNames: ["High latency on {{service}}"],
@@ -267,8 +308,47 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
     const replay = replayBundle(bundle);
     expect(replay.verdict).toEqual(result.verdict);
     expect(replay.verdict.conclusion).toBe("cause");
-    expect(replay.mitigations).toEqual(["rollback", "Page the owners of checkout", "grafana"]);
+    expect(replay.actionableMitigations).toEqual(result.actionableMitigations);
     expect(replay.unreadable).toEqual([]);
+  });
+
+  it("keeps the mitigations as the execution rendered them, so that a replay offers exactly the ones it offered", async () => {
+    api.route = (_request, response) => sendJson(response, 200, { version: "v1.2.3", deployedAt: "2026-11-20T14:01:00Z" });
+    const acme = catalog.organizations.get("acme");
+    if (acme === undefined) throw new Error("no acme");
+    const keeping: Catalog = { organizations: new Map([["acme", { ...acme, evidence: { keep: true, retentionDays: 3 } }]]) };
+    const kept: KeptEvidence[] = [];
+    const result = await engineWith(keeping, { keepEvidence: async (evidence) => void kept.push(evidence) }).execute(
+      job("Checkout latency, every mitigation"),
+      undefined,
+      "exec-mitigations",
+    );
+    const silenceForm = "https://alertmanager.internal.example/#/silences/new?filter=%7Bservice%3D%22checkout%22%7D";
+    const silence = {
+      matchers: [{ name: "service", value: "checkout", isRegex: false, isEqual: true }],
+      startsAt: "2026-11-20T14:08:00.000Z",
+      endsAt: "2026-11-20T16:08:00.000Z",
+      createdBy: "playbook-execution-service",
+      comment: "Silence checkout for 2h",
+    };
+    expect(result.actionableMitigations).toEqual([
+      { toolName: "rollback", url: "https://deploy.example.com/rollback/checkout" },
+      { toolName: "alertmanager", customName: "Silence checkout for 2h", url: silenceForm, action: silence },
+    ]);
+    const bundle = EvidenceBundle.parse(JSON.parse(JSON.stringify(kept[0]?.bundle)));
+    // The silence form's link holds the Alertmanager's address: the bundle names its data source instead.
+    expect(JSON.stringify(bundle)).not.toContain("alertmanager.internal.example");
+    expect(bundle.mitigations.map(({ mitigation, offered, silenceForm: form }) => ({ name: mitigation.customName ?? mitigation.toolName, offered, form }))).toEqual([
+      { name: "rollback", offered: true, form: undefined },
+      { name: "Page the owners of checkout", offered: false, form: undefined },
+      { name: "Silence checkout for 2h", offered: true, form: "alerts" },
+    ]);
+    const replay = replayBundle(bundle);
+    expect(replay.verdict).toEqual(result.verdict);
+    expect(replay.actionableMitigations).toEqual([
+      { toolName: "rollback", url: "https://deploy.example.com/rollback/checkout" },
+      { toolName: "alertmanager", customName: "Silence checkout for 2h", action: silence },
+    ]);
   });
 
   it("names what was abnormal first, and when it began, when no change preceded it", async () => {

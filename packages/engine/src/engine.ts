@@ -28,7 +28,15 @@ import {
 } from "@pes/connectors";
 import type { ActionResult, EvidenceBundle, ExecutionJob, GadgetHighlights, PlaybookExecutionResult } from "@pes/contracts";
 import type { Logger } from "@pes/logger";
-import { gadgetInstances, instanceAttributes, renderArgs, renderMitigations, type ActionDefinition, type GadgetInstance } from "@pes/playbooks";
+import {
+  gadgetInstances,
+  instanceAttributes,
+  offeredMitigations,
+  renderArgs,
+  renderMitigationTemplates,
+  type ActionDefinition,
+  type GadgetInstance,
+} from "@pes/playbooks";
 import { asText, fillTemplate, MissingAttributesError } from "@pes/templates";
 import { inActionSpan } from "./action-span.js";
 import { createConcurrencyLimit } from "./concurrency-limit.js";
@@ -384,11 +392,9 @@ export function createEngine(deps: EngineDeps): Engine {
         },
         "execution finished",
       );
-      const actionableMitigations = renderMitigations(playbook.mitigations, attributes, {
-        ranking: judgement.ranking,
-        time,
-        alertmanagerUrl: (name) => alertmanagerUiUrl(org.dataSources, name),
-      });
+      // Rendered once for the issue, offered by the findings: a bundle keeps both, so a replay offers the same.
+      const mitigations = renderMitigationTemplates(playbook.mitigations, attributes, { time, alertmanagerUrl: (name) => alertmanagerUiUrl(org.dataSources, name) });
+      const actionableMitigations = offeredMitigations(mitigations, judgement.ranking, time);
       if (executionId !== undefined && org.evidence?.keep === true && deps.keepEvidence !== undefined) {
         const actions = planned.map((action, index) => ({
           gadget: action.gadgetTitle,
@@ -399,7 +405,9 @@ export function createEngine(deps: EngineDeps): Engine {
           evidence: perAction[index] ?? [],
           ...(runs[index]?.observed === undefined ? {} : { observed: runs[index].observed }),
         }));
-        const bundle = bundleOf(executionId, job, upstreams, actions, playbook.mitigations, judgement.verdict, now());
+        const offered = new Set(actionableMitigations);
+        const kept = mitigations.map((rendered) => ({ ...rendered, offered: offered.has(rendered.mitigation) }));
+        const bundle = bundleOf(executionId, job, upstreams, actions, kept, judgement.verdict, now());
         await deps.keepEvidence({ orgId: job.orgId, retentionDays: org.evidence.retentionDays, bundle }).catch((error: unknown) => {
           logger.warn({ err: error, requestId: job.requestId }, "could not keep the execution's evidence bundle");
         });

@@ -34,7 +34,7 @@ const bundle: EvidenceBundle = {
       observation: { kind: "json", answer: { version: "v1.2.3" }, answerField: "version" },
     },
   ],
-  mitigations: [{ name: "rollback", when: { likelyCause: "deploy" } }],
+  mitigations: [{ mitigation: { toolName: "rollback" }, when: { likelyCause: "deploy" }, offered: true }],
 };
 
 describe("createEvidenceStore", () => {
