@@ -11,3 +11,4 @@ export { readObservation, type ReadingContext } from "./observation-reading.js";
 export { leastRestartSpanMs } from "./kubernetes-reading.js";
 export { mitigationFits } from "./mitigation-fit.js";
 export { replayBundle, type Replay } from "./replay.js";
+export { fitBundle } from "./bundle-fitting.js";

@@ -337,6 +337,7 @@ describe("pes replay", () => {
       verdict: { conclusion: "cause", cause: { kind: "deploy", subject: "checkout", action: "Last deploy of checkout", confidence: "high" } },
       actionableMitigations: [{ toolName: "argo", customName: "Roll back checkout", action: { rollback: "checkout" } }],
       unreadable: [],
+      truncated: [],
       // The recorded verdict above is a stand-in, not this one.
       sameAsRecorded: false,
     });
@@ -368,6 +369,19 @@ describe("pes replay", () => {
       expect(JSON.parse(stdout).sameAsRecorded).toBe(same);
       expect(stderr.endsWith(same ? " (as recorded)\n" : " (differs from the recorded verdict or mitigations)\n")).toBe(true);
     }
+  });
+
+  it("names the actions whose observation was cut to fit the bundle's cap, and replays them", async () => {
+    const bundle = deployBundle();
+    const [latency, deploy] = bundle.actions;
+    if (latency === undefined || deploy === undefined) throw new Error("the bundle has two actions");
+    const cut = { ...bundle, actions: [{ ...latency, truncated: [{ cut: "thinned", path: "data.result.*.values", every: 2, kept: 31, of: 61 }] }, deploy], truncated: { maxBytes: 65_536, bytes: 2_400_000 } };
+    const file = join(dir, "cut.bundle.json");
+    await writeFile(file, JSON.stringify(cut));
+    const { code, stdout, stderr } = await pes(["replay", file]);
+    expect(code).toBe(ExitCode.ok);
+    expect(JSON.parse(stdout)).toMatchObject({ verdict: { conclusion: "cause" }, truncated: ["p99 latency"] });
+    expect(stderr).toMatch(/; 1 action was cut to fit the bundle's cap \(truncated\)\n$/);
   });
 
   it("says a file is no bundle, and sends nothing", async () => {

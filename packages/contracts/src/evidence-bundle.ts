@@ -19,6 +19,26 @@ export type BundleWindow = z.infer<typeof BundleWindow>;
 const LaterObservation = z.looseObject({ kind: z.string() });
 
 /**
+ * How an action's observation was cut so that its bundle fits its organization's cap (`evidence.maxBytes`),
+ * each cut kept only when the bundle still replayed to the same verdict, unless nothing else fitted:
+ * `thinned`: the lists at `path` (`*` for each element of a list: `data.result.*.values`, a series'
+ * samples) keep one element in `every`, the last always, `kept` of `of` elements in all; `shortened`:
+ * `texts` texts longer than `maxChars` were cut there and end in "…"; `left-out`: the whole observation
+ * (`bytes` long) did not fit, and a `failed` one stands in for it. A later version's cut reads as its kind.
+ */
+export const ObservationCut = z.union([
+  z.object({ cut: z.literal("thinned"), path: z.string(), every: z.int().min(2), kept: z.int().nonnegative(), of: z.int().nonnegative() }),
+  z.object({ cut: z.literal("shortened"), maxChars: z.int().positive(), texts: z.int().nonnegative() }),
+  z.object({ cut: z.literal("left-out"), bytes: z.int().nonnegative() }),
+  z.looseObject({ cut: z.string() }),
+]);
+export type ObservationCut = z.infer<typeof ObservationCut>;
+
+/** The cap a bundle was cut to fit (bytes of its JSON), and its size before. */
+export const BundleTruncation = z.object({ maxBytes: z.int().positive(), bytes: z.int().positive() });
+export type BundleTruncation = z.infer<typeof BundleTruncation>;
+
+/**
  * One action of a recorded execution: its title and gadget (the verdict cites them), its connector type,
  * the query as it was sent (every template filled), the window it asked for, and what its source answered.
  */
@@ -36,6 +56,8 @@ export const BundleAction = z.object({
    */
   window: BundleWindow,
   observation: z.union([Observation, LaterObservation]),
+  /** How its observation was cut to fit the bundle's cap; absent when it is whole. */
+  truncated: z.array(ObservationCut).optional(),
 });
 export type BundleAction = z.infer<typeof BundleAction>;
 
@@ -95,6 +117,8 @@ export const EvidenceBundle = z
     mitigations: z.array(BundleMitigation).default([]),
     /** The verdict the execution reached when it was recorded: what a replay is compared with. */
     verdict: Verdict.optional(),
+    /** Present when observations were cut to fit the cap (each action's `truncated` says how). */
+    truncated: BundleTruncation.optional(),
   })
   .meta({ id: "EvidenceBundle" });
 export type EvidenceBundle = z.infer<typeof EvidenceBundle>;

@@ -2,6 +2,7 @@ import { context } from "@opentelemetry/api";
 import {
   actionResultOf,
   bottomLineOf,
+  fitBundle,
   formatDuration,
   judgeExecution,
   roleOf,
@@ -106,6 +107,8 @@ export interface ActionReport {
 export interface KeptEvidence {
   orgId: string;
   retentionDays: number;
+  /** The organization's cap on a bundle's JSON: the bundle was cut to fit it (fitBundle). */
+  maxBytes: number;
   bundle: EvidenceBundle;
 }
 
@@ -407,8 +410,10 @@ export function createEngine(deps: EngineDeps): Engine {
         }));
         const offered = new Set(actionableMitigations);
         const kept = mitigations.map((rendered) => ({ ...rendered, offered: offered.has(rendered.mitigation) }));
-        const bundle = bundleOf(executionId, job, upstreams, actions, kept, judgement.verdict, now());
-        await deps.keepEvidence({ orgId: job.orgId, retentionDays: org.evidence.retentionDays, bundle }).catch((error: unknown) => {
+        // Within the organization's cap: observations cut (and marked) where the verdict allows it.
+        const { retentionDays, maxBytes } = org.evidence;
+        const bundle = fitBundle(bundleOf(executionId, job, upstreams, actions, kept, judgement.verdict, now()), maxBytes);
+        await deps.keepEvidence({ orgId: job.orgId, retentionDays, maxBytes, bundle }).catch((error: unknown) => {
           logger.warn({ err: error, requestId: job.requestId }, "could not keep the execution's evidence bundle");
         });
       }
