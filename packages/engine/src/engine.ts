@@ -412,7 +412,9 @@ export function createEngine(deps: EngineDeps): Engine {
         const kept = mitigations.map((rendered) => ({ ...rendered, offered: offered.has(rendered.mitigation) }));
         // Within the organization's cap: observations cut (and marked) where the verdict allows it.
         const { retentionDays, maxBytes } = org.evidence;
-        const bundle = fitBundle(bundleOf(executionId, job, upstreams, actions, kept, judgement.verdict, now()), maxBytes);
+        // The findings as judged, per action: only the observations that are cut are read again.
+        const judged = planned.map((action) => findingsOf((other) => other === action));
+        const bundle = fitBundle(bundleOf(executionId, job, upstreams, actions, kept, judgement.verdict, now()), maxBytes, { findings: judged });
         await deps.keepEvidence({ orgId: job.orgId, retentionDays, maxBytes, bundle }).catch((error: unknown) => {
           logger.warn({ err: error, requestId: job.requestId }, "could not keep the execution's evidence bundle");
         });
