@@ -1,8 +1,17 @@
-import type { KubernetesEvent, KubernetesEventsObservation, KubernetesPodsObservation, Pod, TimeWindow } from "@pes/contracts";
+import type {
+  ContainerStatus,
+  Deployment,
+  KubernetesEvent,
+  KubernetesEventsObservation,
+  KubernetesPodsObservation,
+  Pod,
+  ReplicaSet,
+  TimeWindow,
+} from "@pes/contracts";
 import { describe, expect, it } from "vitest";
 import type { Evidence, MetricEvidence } from "./evidence.js";
 import { shortAnswer } from "./evidence-text.js";
-import { eventFindings, leastRestartSpanMs, podFindings } from "./kubernetes-reading.js";
+import { eventFindings, leastRestartSpanMs, podFindings, rolloutFindings } from "./kubernetes-reading.js";
 import { readObservation } from "./observation-reading.js";
 import type { Finding } from "./ranking.js";
 import { judgeExecution } from "./verdict.js";
@@ -257,5 +266,116 @@ describe("an OOM kill and the crash loop of the same container: one story", () =
       // The crash loop began first and stands on its own: the likely cause, as without the OOM kill.
       expect(verdict.cause).toMatchObject({ kind: "crash-loop", subject: `pod/${pod}`, action: "Events of checkout" });
     }
+  });
+});
+
+describe("reading the Kubernetes API's lists", () => {
+  const cited = { action: "Cluster" };
+  const owner = (uid: string) => [{ kind: "Deployment", name: "checkout", uid }];
+  const replicaSet = (name: string, uid: string, revision: number, created: string, images: string[]): ReplicaSet => ({
+    metadata: { name, creationTimestamp: created, annotations: { "deployment.kubernetes.io/revision": String(revision) }, ownerReferences: owner(uid) },
+    spec: { template: { spec: { containers: images.map((image, index) => ({ name: `c${index}`, image })) } } },
+  });
+  const deployment = (name: string, uid: string): Deployment => ({ metadata: { name, uid }, spec: { template: { spec: { containers: [{ name, image: `${name}:old` }] } } } });
+
+  it("names a Deployment's revisions created in the window, with their images, the latest first", () => {
+    const replicaSets = [
+      replicaSet("checkout-5d9", "uid-checkout", 6, "2026-11-19T10:00:00Z", ["registry.example/shop/checkout:v1.41"]),
+      replicaSet("checkout-7f8", "uid-checkout", 7, "2026-11-20T14:02:00Z", ["registry.example/shop/checkout:v1.42", "envoyproxy/envoy@sha256:abc"]),
+      { ...replicaSet("search-abc", "uid-search", 3, "2026-11-20T13:30:00Z", ["search:2.0"]), metadata: { name: "search-abc", creationTimestamp: "2026-11-20T13:30:00Z", ownerReferences: [{ kind: "Deployment", name: "search", uid: "uid-search" }] } },
+    ];
+    const found = rolloutFindings([deployment("checkout", "uid-checkout"), deployment("search", "uid-search")], replicaSets, window, cited);
+    expect(found).toEqual([
+      { kind: "change", action: "Cluster", change: "deploy", subject: "checkout", detail: "checkout:v1.42, envoy@sha256:abc", at: new Date("2026-11-20T14:02:00Z") },
+      { kind: "change", action: "Cluster", change: "deploy", subject: "search", detail: "search:2.0", at: new Date("2026-11-20T13:30:00Z") },
+    ]);
+    // A ReplicaSet another Deployment owns is not this one's revision; none in an earlier window.
+    expect(rolloutFindings([deployment("checkout", "uid-other")], replicaSets, window, cited)).toEqual([]);
+    const earlier = { start: new Date("2026-11-20T11:00:00Z"), time: new Date("2026-11-20T12:00:00Z"), end: new Date("2026-11-20T12:15:00Z") };
+    expect(readObservation({ kind: "kubernetes-rollouts", deployments: [deployment("checkout", "uid-checkout")], replicaSets }, { action: "Cluster", window: earlier })).toEqual([
+      { kind: "none", action: "Cluster", what: "rollouts" },
+    ]);
+  });
+
+  it("reports pods that restarted in the window, OOMKilled before CrashLoopBackOff, a failing exit as Error, dated at the termination", () => {
+    const pod = (name: string, status: ContainerStatus): Pod => ({ metadata: { name }, status: { containerStatuses: [status] } });
+    const pods = [
+      pod("checkout-7f8-abc", { name: "app", restartCount: 3, state: { waiting: { reason: "CrashLoopBackOff" } }, lastState: { terminated: { reason: "OOMKilled", exitCode: 137, finishedAt: "2026-11-20T14:06:30Z" } } }),
+      pod("checkout-7f8-def", { name: "app", restartCount: 0, state: { running: { startedAt: "2026-11-20T14:02:10Z" } } }),
+      pod("checkout-5d9-old", { name: "app", restartCount: 1, lastState: { terminated: { reason: "Error", exitCode: 1, finishedAt: "2026-11-19T10:00:00Z" } } }),
+      pod("search-xyz", { name: "app", restartCount: 1, lastState: { terminated: { reason: "Error", exitCode: 2, finishedAt: "2026-11-20T13:40:00Z" } } }),
+    ];
+    expect(podFindings(pods, "checkout", window, cited)).toEqual([
+      {
+        kind: "event",
+        action: "Cluster",
+        subject: "pod/checkout-7f8-abc",
+        reason: "OOMKilled",
+        container: "app",
+        message: "container app restarted 3 times, last exit code 137",
+        warning: true,
+        onset: new Date("2026-11-20T14:06:30Z"),
+      },
+    ]);
+    expect(podFindings(pods, "search", window, cited)).toMatchObject([{ subject: "pod/search-xyz", reason: "Error", onset: new Date("2026-11-20T13:40:00Z") }]);
+    expect(readObservation({ kind: "kubernetes-pods", items: [], name: "cart" }, { action: "Cluster", window })).toEqual([{ kind: "none", action: "Cluster", what: "pod restarts" }]);
+  });
+
+  /** A core/v1 event, last seen `at`; a recurring one (`count` > 1) began at `first`. */
+  const event = (name: string, kind: string, type: string, reason: string, at: string, message: string, count = 1, first = at): KubernetesEvent => ({
+    metadata: { name: `${name}.${reason}` },
+    involvedObject: { kind, name },
+    reason,
+    message,
+    type,
+    count,
+    firstTimestamp: first,
+    lastTimestamp: at,
+  });
+  /** An events.k8s.io event as core/v1 shows it: first observed at `eventTime`, its series holds the last. */
+  const seriesEvent = (name: string, reason: string, eventTime: string, last: string, message: string, count: number): KubernetesEvent => ({
+    metadata: { name: `${name}.${reason}` },
+    involvedObject: { kind: "Pod", name },
+    reason,
+    message,
+    type: "Warning",
+    eventTime,
+    firstTimestamp: null,
+    lastTimestamp: null,
+    series: { count, lastObservedTime: last },
+  });
+  const events = [
+    event("checkout", "Deployment", "Normal", "ScalingReplicaSet", "2026-11-20T14:02:00Z", "Scaled up replica set checkout-7f8 to 2 from 1"),
+    event("checkout-7f8-abc", "Pod", "Warning", "BackOff", "2026-11-20T14:07:00Z", "Back-off restarting failed container", 4, "2026-11-20T14:03:00Z"),
+    event("checkout-7f8-abc", "Pod", "Warning", "Unhealthy", "2026-11-20T14:05:00Z", "Readiness probe failed"),
+    event("checkout-7f8-abc", "Pod", "Warning", "Old", "2026-11-20T10:00:00Z", "before the window"),
+    event("checkoutx", "Pod", "Warning", "NotOurs", "2026-11-20T14:06:00Z", "another app whose name starts alike"),
+    event("search-xyz", "Pod", "Warning", "BackOff", "2026-11-20T13:41:00Z", "Back-off restarting failed container"),
+    // Recurring from before the window into it; and one that began in it, last seen after it.
+    event("search-xyz", "Pod", "Warning", "Unhealthy", "2026-11-20T14:01:00Z", "Readiness probe failed", 60, "2026-11-20T11:00:00Z"),
+    event("search-xyz", "Pod", "Warning", "FailedMount", "2026-11-20T15:00:00Z", "MountVolume.SetUp failed", 9, "2026-11-20T14:20:00Z"),
+    seriesEvent("search-xyz", "FailedScheduling", "2026-11-20T13:50:00.123456Z", "2026-11-20T14:06:00.000000Z", "0/3 nodes are available", 5),
+  ];
+
+  it("lists the window's events of the object and those named after it, warnings first, latest first", () => {
+    const found = eventFindings(events, "checkout", window, cited);
+    expect(found.map((evidence) => (evidence.kind === "event" ? [evidence.subject, evidence.reason, evidence.warning, evidence.message] : evidence.kind))).toEqual([
+      ["pod/checkout-7f8-abc", "BackOff", true, "Back-off restarting failed container (4 times)"],
+      ["pod/checkout-7f8-abc", "Unhealthy", true, "Readiness probe failed"],
+      ["deployment/checkout", "ScalingReplicaSet", false, "Scaled up replica set checkout-7f8 to 2 from 1"],
+    ]);
+    expect(readObservation({ kind: "kubernetes-events", items: [], name: "checkout" }, { action: "Cluster", window })).toEqual([{ kind: "none", action: "Cluster", what: "warning events" }]);
+  });
+
+  it("dates a recurring event when it began (firstTimestamp, else eventTime), counted, and keeps every event that happened in the window", () => {
+    const onsets = (found: readonly Evidence[]) => found.map((evidence) => (evidence.kind === "event" ? [evidence.reason, evidence.onset, evidence.message] : [evidence.kind]));
+    expect(onsets(eventFindings(events, "checkout-7f8-abc", window, cited))[0]).toEqual(["BackOff", new Date("2026-11-20T14:03:00Z"), "Back-off restarting failed container (4 times)"]);
+    // Latest first by last occurrence: FailedMount (15:00), FailedScheduling (14:06), Unhealthy (14:01), BackOff (13:41).
+    expect(onsets(eventFindings(events, "search-xyz", window, cited))).toEqual([
+      ["FailedMount", new Date("2026-11-20T14:20:00Z"), "MountVolume.SetUp failed (9 times)"],
+      ["FailedScheduling", new Date("2026-11-20T13:50:00.123Z"), "0/3 nodes are available (5 times)"],
+      ["Unhealthy", new Date("2026-11-20T11:00:00Z"), "Readiness probe failed (60 times)"],
+      ["BackOff", new Date("2026-11-20T13:41:00Z"), "Back-off restarting failed container"],
+    ]);
   });
 });
