@@ -2,11 +2,12 @@
 // incidents' data sources answered, must still reach the verdicts they expect. No Redis, no network: a
 // change to the analysis that moves a verdict fails here, in `npm test`. Re-record the bundles with
 // PES_RECORD_BUNDLES=1 and the scenario files (evidence-bundles.ts), then review the diff.
-import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import { ExitCode, runCli } from "@pes/client";
+import { ExitCode, replayReport, runCli } from "@pes/client";
+import { EvidenceBundle } from "@pes/contracts";
 import { describe, expect, it } from "vitest";
 import { BUNDLES_DIR } from "./evidence-bundles.js";
 
@@ -54,6 +55,17 @@ describe("pes eval over the scenarios' bundles", () => {
       })),
     );
     expect(code).toBe(ExitCode.ok);
+  });
+
+  it("replays every scenario to exactly the verdict and the mitigations its execution recorded", async () => {
+    for (const name of SCENARIOS) {
+      const bundle = EvidenceBundle.parse(JSON.parse(await readFile(join(BUNDLES_DIR, `${name}.bundle.json`), "utf8")));
+      const replay = replayReport(bundle);
+      expect({ name, verdict: replay.verdict }).toEqual({ name, verdict: bundle.verdict });
+      const offered = bundle.mitigations.filter((mitigation) => mitigation.offered).map(({ mitigation }) => mitigation);
+      expect({ name, mitigations: replay.actionableMitigations }).toEqual({ name, mitigations: offered });
+      expect(replay.sameAsRecorded).toBe(true);
+    }
   });
 
   it("prints a table with the counts", async () => {

@@ -67,7 +67,7 @@ async function main(): Promise<void> {
     querySlots: createRedisQuerySlots({ redis: producer.connection, keyPrefix }),
     ...(env.languageModel === undefined ? {} : { languageModel: env.languageModel }),
     onActionFinished: (report) => metrics.actionFinished(report),
-    keepEvidence: ({ orgId, bundle, retentionDays }) => evidence.keep(orgId, bundle, retentionDays),
+    keepEvidence: ({ orgId, bundle, retentionDays, maxBytes }) => evidence.keep(orgId, bundle, { retentionDays, maxBytes }),
   });
   const integrations = buildIntegrations(catalog, integrationSecrets, env.allowedChatHosts);
   const delivery = {

@@ -28,6 +28,8 @@ const CHANGE_WORDS: Readonly<Record<ChangeEvidence["change"], string>> = {
   restart: "restart",
 };
 const LOG_RATE_UNIT = "lines/min";
+/** A change names at most this many of the pods it reached. */
+const MAX_PODS_NAMED = 2;
 /** A summary of an action's events that are not warnings names at most this many of their reasons. */
 const MAX_EVENT_REASONS = 3;
 /** Label text longer than this is cut: a short answer has 300 characters for everything. */
@@ -213,10 +215,22 @@ function linesText(count: number): string {
   return `${formatValue(count)} line${count === 1 ? "" : "s"}`;
 }
 
-/** "deploy of checkout to v1.2.3 at 14:01 UTC", "restart of pod/checkout-1 at 14:04 UTC". */
+/**
+ * "deploy of checkout to v1.2.3 at 14:01 UTC", "restart of pod/checkout-1 at 14:04 UTC", and the pods it
+ * reached when known: "… at 14:01 UTC on pod/checkout-7d9f8c6b5-x2k4p and pod/checkout-7d9f8c6b5-b5n2q".
+ */
 export function describeChange(change: ChangeEvidence, time: Date): string {
   const detail = change.detail === undefined ? "" : ` to ${change.detail}`;
-  return `${CHANGE_WORDS[change.change]} of ${change.subject}${detail} at ${formatClock(change.at, time)}`;
+  const pods = change.pods ?? [];
+  const shown = pods.slice(0, MAX_PODS_NAMED);
+  const more = pods.length - shown.length;
+  const where = pods.length === 0 ? "" : ` on ${more === 0 ? joinedList(shown) : `${shown.join(", ")} and ${more} more ${more === 1 ? "pod" : "pods"}`}`;
+  return `${CHANGE_WORDS[change.change]} of ${change.subject}${detail} at ${formatClock(change.at, time)}${where}`;
+}
+
+/** "a", "a and b", "a, b and c". */
+function joinedList(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1] ?? ""}`;
 }
 
 /**

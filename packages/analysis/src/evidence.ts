@@ -160,6 +160,8 @@ export interface EventEvidence extends Cited {
   subject: string;
   /** Its reason, e.g. "OOMKilled". */
   reason: string;
+  /** The pod's container it is about, when the event or the pod's status names it. */
+  container?: string;
   message?: string;
   /** A warning is a symptom; any other event is context. */
   warning: boolean;
@@ -196,6 +198,8 @@ export interface ChangeEvidence extends Cited {
   /** The version or the name of what changed, e.g. "v1.2.3". */
   detail?: string;
   at: Date;
+  /** The pods it reached, when its evidence names them (a release read from the kubelet's events): `pod/checkout-7d9f8c6b5-x2k4p`. */
+  pods?: readonly string[];
 }
 
 /**
@@ -287,6 +291,7 @@ export function mapEvidenceText(evidence: Evidence, map: (text: string) => strin
         action,
         subject: map(evidence.subject),
         reason: map(evidence.reason),
+        ...(evidence.container === undefined ? {} : { container: map(evidence.container) }),
         ...(evidence.message === undefined ? {} : { message: map(evidence.message) }),
       };
     case "alert":
@@ -299,7 +304,13 @@ export function mapEvidenceText(evidence: Evidence, map: (text: string) => strin
         ...(evidence.level === undefined ? {} : { level: map(evidence.level) }),
       };
     case "change":
-      return { ...evidence, action, subject: map(evidence.subject), ...(evidence.detail === undefined ? {} : { detail: map(evidence.detail) }) };
+      return {
+        ...evidence,
+        action,
+        subject: map(evidence.subject),
+        ...(evidence.detail === undefined ? {} : { detail: map(evidence.detail) }),
+        ...(evidence.pods === undefined ? {} : { pods: evidence.pods.map(map) }),
+      };
     case "answer":
       return { ...evidence, action, text: map(evidence.text) };
     case "failed":

@@ -12,3 +12,4 @@ export { leastRestartSpanMs } from "./kubernetes-reading.js";
 export { mitigationFits } from "./mitigation-fit.js";
 export { replayBundle, type Replay } from "./replay.js";
 export { chartOf, downsample, MAX_CHART_POINTS } from "./chart-data.js";
+export { fitBundle } from "./bundle-fitting.js";

@@ -1,5 +1,6 @@
 import type { ContainerStatus, Deployment, KubernetesEvent, Pod, ReplicaSet, TimeWindow } from "@pes/contracts";
-import type { Evidence } from "./evidence.js";
+import type { EventEvidence, Evidence } from "./evidence.js";
+import { eventReleases, shortImage } from "./kubernetes-releases.js";
 
 /** At most this many events or pods are reported: the strongest first. */
 const MAX_FINDINGS = 20;
@@ -33,9 +34,10 @@ function eventSpan(event: KubernetesEvent): { began: Date; last: Date } | undefi
 }
 
 /**
- * Events that happened in the window (a recurring one that began before it counts), warnings first, then
- * the latest first. Each is dated when it began, so that what came first reads first: a crash loop that
- * recurs until the issue time still began after the OOM kill that set it off.
+ * Events that happened in the window (a recurring one that began before it counts): warnings first, then
+ * the releases the events tell (eventReleases: a deploy, as a change), then the other events, the latest
+ * first. Each is dated when it began, so that what came first reads first: a crash loop that recurs until
+ * the issue time still began after the OOM kill that set it off.
  */
 export function eventFindings(events: readonly KubernetesEvent[], name: string | undefined, window: TimeWindow, cited: Cited): Evidence[] {
   const found = events.flatMap((event) => {
@@ -43,8 +45,13 @@ export function eventFindings(events: readonly KubernetesEvent[], name: string |
     if (span === undefined || span.last < window.start || span.began > window.end || !namedAfter(event.involvedObject.name, name)) return [];
     return [{ event, ...span, warning: event.type === "Warning" }];
   });
-  found.sort((a, b) => Number(b.warning) - Number(a.warning) || b.last.getTime() - a.last.getTime());
-  return found.slice(0, MAX_FINDINGS).map(({ event, began, warning }) => {
+  const releases = eventReleases(
+    found.filter(({ warning }) => !warning),
+    cited,
+  );
+  const listed = found.filter(({ event }) => !releases.used.has(event));
+  listed.sort((a, b) => Number(b.warning) - Number(a.warning) || b.last.getTime() - a.last.getTime());
+  const reported = listed.slice(0, MAX_FINDINGS).map(({ event, began, warning }): EventEvidence => {
     const count = event.series?.count ?? event.count ?? 1;
     const message = event.message === undefined ? undefined : `${event.message}${count > 1 ? ` (${count} times)` : ""}`;
     return {
@@ -52,11 +59,26 @@ export function eventFindings(events: readonly KubernetesEvent[], name: string |
       ...cited,
       subject: `${(event.involvedObject.kind ?? "object").toLowerCase()}/${event.involvedObject.name ?? event.metadata.name}`,
       reason: event.reason ?? "(no reason)",
+      ...containerOf(event),
       ...(message === undefined ? {} : { message }),
       warning,
       onset: began,
     };
   });
+  const warnings = reported.filter(({ warning }) => warning);
+  return [...warnings, ...releases.changes, ...reported.slice(warnings.length)];
+}
+
+/** A container's field path (`spec.containers{checkout}`, `spec.initContainers{migrate}`). */
+const CONTAINER_FIELD = /^spec\.(?:initContainers|containers|ephemeralContainers)\{([^}]+)\}$/;
+/** The kubelet's words for a container it backs off restarting: "Back-off restarting failed container checkout in pod …". */
+const FAILED_CONTAINER = /\bfailed container (\S+)/;
+
+/** The pod's container an event is about: its field path says, else the kubelet's message names it. */
+function containerOf(event: KubernetesEvent): { container?: string } {
+  if (event.involvedObject.kind !== "Pod") return {};
+  const container = CONTAINER_FIELD.exec(event.involvedObject.fieldPath ?? "")?.[1] ?? FAILED_CONTAINER.exec(event.message ?? "")?.[1];
+  return container === undefined ? {} : { container };
 }
 
 /**
@@ -86,14 +108,6 @@ export function rolloutFindings(deployments: readonly Deployment[], replicaSets:
 
 function revisionOf(replicaSet: ReplicaSet): number {
   return Number(replicaSet.metadata.annotations?.[REVISION] ?? 0);
-}
-
-/** An image without its registry and repository path: `checkout:v1.42` for `registry.example/shop/checkout:v1.42`. */
-function shortImage(image: string): string {
-  const digest = image.indexOf("@");
-  const path = digest === -1 ? image : image.slice(0, digest);
-  const short = path.slice(path.lastIndexOf("/") + 1);
-  return digest === -1 ? short : `${short}${image.slice(digest)}`;
 }
 
 /** The kubelet's restart back-off: 10 s, doubling after each restart, at most 5 min (its defaults). */
@@ -136,6 +150,7 @@ export function podFindings(pods: readonly Pod[], name: string | undefined, wind
       ...cited,
       subject: `pod/${pod}`,
       reason: restartReason(status),
+      container: status.name,
       message: restartMessage(status),
       warning: true,
       onset: began < window.start ? began : at,

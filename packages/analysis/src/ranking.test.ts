@@ -95,10 +95,34 @@ describe("rankFindings", () => {
   });
 
   it("keeps playbook order between changes at the same time", () => {
-    const ranking = rankFindings([metric("latency", 4, "14:05"), change("first", "14:01"), change("second", "14:01")], { time });
+    const to = (finding: Finding<ChangeEvidence>, detail: string): Finding<ChangeEvidence> => ({ ...finding, evidence: { ...finding.evidence, detail } });
+    const ranking = rankFindings([metric("latency", 4, "14:05"), to(change("first", "14:01"), "v1.42"), to(change("second", "14:01"), "v1.43")], { time });
     expect(ranking.likelyCause?.finding.evidence.action).toBe("first");
     expect(ranking.likelyCause?.rival).toBeUndefined();
     expect(titles(ranking.changes)).toEqual(["second"]);
+  });
+
+  it("counts a change seen by several actions once, at its first sighting", () => {
+    const seen = (action: string, clock: string, detail?: string): Finding<ChangeEvidence> => {
+      const base = change(action, clock);
+      return detail === undefined ? base : { ...base, evidence: { ...base.evidence, detail } };
+    };
+    // The rollout's new ReplicaSet, its pods pulling the image a minute later, the deploy tracker's tag.
+    const rollout = seen("Rollouts of checkout", "14:01", "checkout:v1.42, envoy:1.29");
+    const pulls = seen("Events of checkout", "14:02", "checkout:v1.42");
+    const tracker = seen("Last deploy", "14:02", "v1.42");
+    const ranking = rankFindings([metric("latency", 4, "14:05"), tracker, pulls, rollout], { time });
+    expect(ranking.likelyCause?.finding.evidence.action).toBe("Rollouts of checkout");
+    expect(ranking.changes).toEqual([]);
+    // Another version, another action's quick re-deploy, the same action's two ReplicaSets: changes of their own.
+    const other = rankFindings([metric("latency", 4, "14:05"), rollout, seen("Events of checkout", "14:02", "checkout:v1.43")], { time });
+    expect(other.likelyCause?.finding.evidence.action).toBe("Events of checkout");
+    expect(titles(other.changes)).toEqual(["Rollouts of checkout"]);
+    const twice = rankFindings([metric("latency", 4, "14:05"), rollout, seen("Rollouts of checkout", "14:02", "checkout:v1.42")], { time });
+    expect(twice.changes.map(({ evidence }) => evidence.at)).toEqual([at("14:01")]);
+    // Further apart than a rollout takes: two changes, the later one the cause.
+    const later = rankFindings([metric("latency", 4, "14:05"), rollout, seen("Events of checkout", "14:04", "checkout:v1.42")], { time });
+    expect(later.likelyCause?.finding.evidence.action).toBe("Events of checkout");
   });
 
   it("names a rival: a change of another subject within 2 min of the likely cause, not one further before", () => {

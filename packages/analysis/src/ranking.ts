@@ -1,6 +1,7 @@
 import type { RuledOutChange } from "@pes/contracts";
 import type {
   ChangeEvidence,
+  EventEvidence,
   Evidence,
   FailedEvidence,
   LogPatternEvidence,
@@ -179,12 +180,13 @@ export function roleOf(evidence: Evidence): Role {
  * 2. No symptom, no cause: changes are listed with `no-symptom`.
  * 3. A change at most CHANGE_EFFECT_MS before the incident's first symptom is the likely cause (the
  *    latest such change). A change after the first symptom, or longer before it (followed by nothing
- *    abnormal for that long), is not.
+ *    abnormal for that long), is not. A change seen by several actions counts once (firstSightings).
  * 4. Otherwise the earliest symptom of a cause's kind (isCauseKind: a saturated metric, a metric fallen
  *    to zero such as a failing probe, an OOM kill, a crash loop, an eviction; an alert that fired before
  *    anything else, unless it is the page) or of an upstream that turned abnormal before the paged service
  *    (upstreamCandidates) is the likely cause, when other symptoms began with it or after it; of several
- *    at the same time, the strongest. A blip (isBlip: a move over within minutes) is none. A first
+ *    at the same time, the strongest. A blip (isBlip: a move over within minutes) is none, nor a crash loop
+ *    an OOM kill of the same container set off (oomStories: the kill is the cause, dated when the loop began). A first
  *    symptom of another kind (an error ratio, a latency) of the paged service is named as the place to
  *    look, not as the cause.
  *    When the metric symptoms a node label places are all confined to one node and something fires or
@@ -245,6 +247,7 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
   // Array.prototype.sort is stable: equal keys stay in playbook order.
   ranking.symptoms.sort((a, b) => compareNumbers(severityOf(b.evidence), severityOf(a.evidence)));
   changes.sort((a, b) => compareNumbers(a.evidence.at.getTime(), b.evidence.at.getTime()));
+  const distinct = firstSightings(changes);
 
   const onsetOf = (symptom: Finding<SymptomEvidence>) => symptom.evidence.onset?.getTime() ?? time;
   // A slow climb still going into the incident phase is the incident's, however long ago it began.
@@ -253,19 +256,20 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
   ranking.background = ranking.symptoms.filter(
     (symptom) => early.includes(symptom) || (symptom.evidence.kind === "event" && recurring.has(symptom.evidence.reason)),
   );
-  ranking.symptoms = ranking.symptoms.filter((symptom) => !ranking.background.includes(symptom));
+  const stories = oomStories(ranking.symptoms.filter((symptom) => !ranking.background.includes(symptom)));
+  ranking.symptoms = stories.symptoms;
   const incident = ranking.symptoms;
   const dated = incident.filter((symptom) => symptom.evidence.onset !== undefined);
   const earliest = Math.min(...dated.map(onsetOf));
   if (Number.isFinite(earliest)) ranking.first = { at: new Date(earliest), symptoms: dated.filter((symptom) => onsetOf(symptom) === earliest) };
 
   if (incident.length === 0) {
-    ranking.changes = changes.map((change) => ({ ...change, verdict: "no-symptom" }));
+    ranking.changes = distinct.map((change) => ({ ...change, verdict: "no-symptom" }));
     return ranking;
   }
   const reference = ranking.first?.at.getTime() ?? time;
   // The latest change in range; of several at that time, the first in playbook order.
-  const inRange = changes.filter((change) => reference - change.evidence.at.getTime() >= 0 && reference - change.evidence.at.getTime() <= changeEffect);
+  const inRange = distinct.filter((change) => reference - change.evidence.at.getTime() >= 0 && reference - change.evidence.at.getTime() <= changeEffect);
   const latest = Math.max(...inRange.map((change) => change.evidence.at.getTime()));
   const cause = inRange.find((change) => change.evidence.at.getTime() === latest);
   if (cause !== undefined) {
@@ -284,12 +288,12 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
     // A node says more than an alert that fired first or an upstream (which would slow the pods on every
     // node), and less than the node's resource at its limit (its memory full, a pod killed): that is what
     // made it slow.
-    const bySymptom = symptomCause(incident, onsetOf, options);
+    const bySymptom = symptomCause(incident, stories.crashLoops, onsetOf, options);
     const onNode = nodeCause(incident, onsetOf);
     const yields = bySymptom === undefined || bySymptom.finding.evidence.kind === "alert" || bySymptom.finding.upstream !== undefined;
     ranking.likelyCause = onNode !== undefined && yields ? onNode : bySymptom;
   }
-  ranking.changes = changes
+  ranking.changes = distinct
     .filter((change) => change !== cause)
     .map((change) => {
       const leadMs = reference - change.evidence.at.getTime();
@@ -300,11 +304,44 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
 }
 
 /**
+ * The changes, one per change: the same change seen by several actions (a rollout's new ReplicaSet and
+ * its pods pulling the new image, a deploy tracker and the cluster) is one, and its first sighting stands
+ * for it (sameChange). `changes` are in time order; so is what is returned.
+ */
+function firstSightings(changes: ReadonlyArray<Finding<ChangeEvidence>>): Array<Finding<ChangeEvidence>> {
+  const kept: Array<Finding<ChangeEvidence>> = [];
+  for (const change of changes) if (!kept.some((earlier) => sameChange(earlier.evidence, change.evidence))) kept.push(change);
+  return kept;
+}
+
+/**
+ * Whether two actions saw the same change: of the same kind and subject, within RIVAL_MS of each other
+ * (what each dates it by, a ReplicaSet's creation or a pod's pull, is seconds apart), to versions that
+ * agree (the same image, or a tag and an image of it: `v1.42` and `checkout:v1.42`) or with one unnamed.
+ */
+function sameChange(a: ChangeEvidence, b: ChangeEvidence): boolean {
+  return (
+    a.action !== b.action &&
+    a.change === b.change &&
+    a.subject === b.subject &&
+    Math.abs(a.at.getTime() - b.at.getTime()) <= RIVAL_MS &&
+    (a.detail === undefined || b.detail === undefined || versionsAgree(a.detail, b.detail))
+  );
+}
+
+/** Whether two details name a version in common (each may list several images: `checkout:v1.42, envoy:1.29`). */
+function versionsAgree(a: string, b: string): boolean {
+  const versions = (detail: string) => detail.split(", ");
+  return versions(a).some((one) => versions(b).some((other) => one === other || one.endsWith(`:${other}`) || other.endsWith(`:${one}`)));
+}
+
+/**
  * Rule 4 of rankFindings: the earliest symptom of a cause's kind, or of an upstream that turned abnormal
  * before the paged service (upstreamCandidates), when others began with it or after it.
  */
 function symptomCause(
   incident: ReadonlyArray<Finding<SymptomEvidence>>,
+  crashLoops: ReadonlySet<Finding<SymptomEvidence>>,
   onsetOf: (symptom: Finding<SymptomEvidence>) => number,
   scope: IssueScope,
 ): LikelyCause | undefined {
@@ -313,9 +350,11 @@ function symptomCause(
   // An alert is a cause only when it fired before everything else: one that began with an error spike is
   // more likely about it. The page (an alert for what was paged) never is: it is what the issue says.
   // A blip (over within minutes) is never one: it does not explain an incident.
+  // A crash loop an OOM kill set off is the kill's consequence (oomStories), never a candidate of its own.
   const candidates = incident.filter(
     (symptom) =>
       !isBlip(symptom.evidence) &&
+      !crashLoops.has(symptom) &&
       (upstream.has(symptom) ||
         (symptom.upstream === undefined &&
           isCauseKind(symptom.evidence) &&
@@ -326,8 +365,11 @@ function symptomCause(
   const candidate = candidates.find((symptom) => onsetOf(symptom) === earliest);
   if (candidate === undefined) return undefined;
   const followers = incident.filter((symptom) => symptom !== candidate && onsetOf(symptom) >= earliest);
-  // An upstream's other symptoms are the same trouble seen by another action: the lead is to what followed it.
-  const next = Math.min(...followers.filter((symptom) => candidate.upstream === undefined || symptom.upstream !== candidate.upstream).map(onsetOf));
+  // An upstream's other symptoms are the same trouble seen by another action, as is the crash loop an OOM
+  // kill set off: the lead is to what followed them, when anything else did.
+  const beyond = followers.filter((symptom) => candidate.upstream === undefined || symptom.upstream !== candidate.upstream);
+  const further = beyond.filter((symptom) => !crashLoops.has(symptom));
+  const next = Math.min(...(further.length > 0 ? further : beyond).map(onsetOf));
   if (!Number.isFinite(next)) return undefined;
   // Another action's candidate that began close to it is as likely: what came first by a scrape step says
   // little. An upstream's own symptoms are one candidate, whichever of its actions showed them.
@@ -338,6 +380,37 @@ function symptomCause(
       onsetOf(symptom) - earliest <= RIVAL_MS,
   );
   return { basis: "symptom", finding: candidate, leadMs: next - earliest, followers, ...(rival === undefined ? {} : { rival }) };
+}
+
+/**
+ * An OOM kill and the crash loop of the same pod's container (the kubelet backing off restarting what the
+ * kernel keeps killing: a pod's status and its events, by the same or by two actions) are one story: the
+ * memory limit, then the crash loop. The crash loop is the kill's consequence, never a cause candidate
+ * or its rival; the kill is dated when the story began, at the crash loop's onset when that came first
+ * (a pod's status dates only its latest termination, and the kills had begun before the loop did).
+ * Paired by the pod (`subject`), and by the container when both name it. Returns the symptoms in the same
+ * order with those kills re-dated, and the crash loops so paired.
+ */
+function oomStories(symptoms: ReadonlyArray<Finding<SymptomEvidence>>): { symptoms: Array<Finding<SymptomEvidence>>; crashLoops: Set<Finding<SymptomEvidence>> } {
+  const eventsOf = (kind: "oom" | "crash-loop") =>
+    symptoms.flatMap((symptom) => (symptom.evidence.kind === "event" && causeKindOf(symptom.evidence) === kind ? [{ symptom, event: symptom.evidence }] : []));
+  const loops = eventsOf("crash-loop");
+  const crashLoops = new Set<Finding<SymptomEvidence>>();
+  const redated = new Map<Finding<SymptomEvidence>, Finding<SymptomEvidence>>();
+  for (const { symptom, event } of eventsOf("oom")) {
+    const set = loops.filter((loop) => loop.symptom.upstream === symptom.upstream && sameContainer(event, loop.event));
+    for (const loop of set) crashLoops.add(loop.symptom);
+    const began = Math.min(...[event, ...set.map((loop) => loop.event)].flatMap(({ onset }) => (onset === undefined ? [] : [onset.getTime()])));
+    if (Number.isFinite(began) && began < (event.onset?.getTime() ?? Number.POSITIVE_INFINITY)) {
+      redated.set(symptom, { ...symptom, evidence: { ...event, onset: new Date(began) } });
+    }
+  }
+  return { symptoms: symptoms.map((symptom) => redated.get(symptom) ?? symptom), crashLoops };
+}
+
+/** Whether two events are about the same pod's container: the same pod, and the same container when both name one. */
+function sameContainer(a: EventEvidence, b: EventEvidence): boolean {
+  return a.subject.startsWith("pod/") && a.subject === b.subject && (a.container === undefined || b.container === undefined || a.container === b.container);
 }
 
 /**

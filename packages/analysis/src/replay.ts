@@ -1,4 +1,4 @@
-import { Observation, type BundleAction, type EvidenceBundle, type Verdict } from "@pes/contracts";
+import { Observation, type ActionableMitigation, type BundleAction, type EvidenceBundle, type Verdict } from "@pes/contracts";
 import type { Evidence } from "./evidence.js";
 import { mitigationFits } from "./mitigation-fit.js";
 import { readObservation } from "./observation-reading.js";
@@ -8,10 +8,16 @@ import { judgeExecution } from "./verdict.js";
 /** What a bundle's analysis gives when it is run again. */
 export interface Replay {
   verdict: Verdict;
-  /** The names of the playbook's mitigations the findings call for, in the playbook's order. */
-  mitigations: string[];
+  /**
+   * The mitigations the findings call for, as the execution rendered them, in the playbook's order: the
+   * result's `actionableMitigations` when the verdict is the recorded one (a silence form's link apart,
+   * which a bundle does not hold).
+   */
+  actionableMitigations: ActionableMitigation[];
   /** The titles of the actions whose observation this build cannot read (a later version's kind). */
   unreadable: string[];
+  /** The titles of the actions whose observation was cut to fit the bundle's cap (their `truncated` says how). */
+  truncated: string[];
 }
 
 /**
@@ -20,18 +26,34 @@ export interface Replay {
  * execution's own when the analysis has not changed since it was recorded.
  */
 export function replayBundle(bundle: EvidenceBundle): Replay {
+  const { verdict, actionableMitigations } = judgeBundle(bundle, bundle.actions.map(findingsOfAction));
+  return {
+    verdict,
+    actionableMitigations,
+    unreadable: bundle.actions.filter(({ observation }) => !isKnown(observation.kind)).map(({ title }) => title),
+    truncated: bundle.actions.filter(({ truncated }) => truncated !== undefined && truncated.length > 0).map(({ title }) => title),
+  };
+}
+
+/** One action's findings, as the worker had them: its observation read over its window, cited by its title. */
+export function findingsOfAction(action: BundleAction): Finding[] {
+  return evidenceOf(action).map((evidence) => ({ gadget: action.gadget, evidence, ...(action.upstream === undefined ? {} : { upstream: action.upstream }) }));
+}
+
+/**
+ * The verdict and the mitigations of a bundle's findings (one list per action, as findingsOfAction gives
+ * them), judged as the worker judged them: the issue's attributes tell the page from the other alerts;
+ * the upstreams, who the paged service calls.
+ */
+export function judgeBundle(bundle: EvidenceBundle, perAction: ReadonlyArray<readonly Finding[]>): Pick<Replay, "verdict" | "actionableMitigations"> {
   const time = new Date(bundle.issue.time);
-  const findings: Finding[] = bundle.actions.flatMap((action) =>
-    evidenceOf(action).map((evidence) => ({ gadget: action.gadget, evidence, ...(action.upstream === undefined ? {} : { upstream: action.upstream }) })),
-  );
-  // As the worker judged it: the issue's attributes tell the page from the other alerts; the upstreams, who the paged service calls.
   const { attributes } = bundle.issue;
   const upstreams = bundle.issue.upstreams ?? [...new Set(bundle.actions.flatMap(({ upstream }) => (upstream === undefined ? [] : [upstream])))];
-  const judgement = judgeExecution(findings, { time, attributes, upstreams });
+  const judgement = judgeExecution(perAction.flat(), { time, attributes, upstreams });
   return {
     verdict: judgement.verdict,
-    mitigations: bundle.mitigations.filter(({ when }) => when === undefined || mitigationFits(when, judgement.ranking, time)).map(({ name }) => name),
-    unreadable: bundle.actions.filter(({ observation }) => !isKnown(observation.kind)).map(({ title }) => title),
+    // As the worker offered them: the same rendering, kept in the bundle, by the same rule.
+    actionableMitigations: bundle.mitigations.filter(({ when }) => when === undefined || mitigationFits(when, judgement.ranking, time)).map(({ mitigation }) => mitigation),
   };
 }
 

@@ -3,10 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { EvidenceBundle } from "@pes/contracts";
 import { freePort } from "@pes/local-services";
 import { ExitCode, runCli } from "./cli-program.js";
 import { batchIdempotencyKey } from "./batch-idempotency-key.js";
 import { isEventStream, startFakeBatchApi, type FakeBatchApi } from "./testing/batch-api.js";
+import { replayReport } from "./evidence-replay.js";
 import { startScriptedApi, type ScriptedAnswer, type ScriptedApi } from "./testing/scripted-api.js";
 
 const result = {
@@ -479,7 +481,10 @@ function deployBundle(recordedConclusion: "cause" | "no-cause" = "cause") {
         },
       },
     ],
-    mitigations: [{ name: "Roll back checkout", when: { likelyCause: "deploy" } }, { name: "Scale out checkout", when: { abnormal: false } }],
+    mitigations: [
+      { mitigation: { toolName: "argo", customName: "Roll back checkout", action: { rollback: "checkout" } }, when: { likelyCause: "deploy" }, offered: true },
+      { mitigation: { toolName: "kubectl", customName: "Scale out checkout" }, when: { abnormal: false }, offered: false },
+    ],
     verdict,
   };
 }
@@ -495,12 +500,13 @@ describe("pes replay", () => {
     expect(report).toMatchObject({
       executionId: "0b6f2c7e-1c1a-4f2e-9a63-2f0d8f1e9a01",
       verdict: { conclusion: "cause", cause: { kind: "deploy", subject: "checkout", action: "Last deploy of checkout", confidence: "high" } },
-      mitigations: ["Roll back checkout"],
+      actionableMitigations: [{ toolName: "argo", customName: "Roll back checkout", action: { rollback: "checkout" } }],
       unreadable: [],
+      truncated: [],
       // The recorded verdict above is a stand-in, not this one.
       sameAsRecorded: false,
     });
-    expect(stderr).toBe("0b6f2c7e-1c1a-4f2e-9a63-2f0d8f1e9a01: cause: deploy of checkout (Last deploy of checkout), high confidence (differs from the recorded verdict)\n");
+    expect(stderr).toBe("0b6f2c7e-1c1a-4f2e-9a63-2f0d8f1e9a01: cause: deploy of checkout (Last deploy of checkout), high confidence (differs from the recorded verdict or mitigations)\n");
   });
 
   it("reads a bundle by execution id from the API", async () => {
@@ -509,6 +515,38 @@ describe("pes replay", () => {
     expect(code).toBe(ExitCode.ok);
     expect(requests.map((request) => `${request.method} ${request.url}`)).toEqual([`GET /playbook/execution/${bundle.executionId}/evidence`]);
     expect(JSON.parse(stdout).verdict.conclusion).toBe("cause");
+  });
+
+  it("says it is as recorded only when the verdict and the mitigations offered both are", async () => {
+    const bundle = deployBundle();
+    const recorded = { ...bundle, verdict: replayReport(EvidenceBundle.parse(bundle)).verdict };
+    const [rollBack, scaleOut] = bundle.mitigations;
+    if (rollBack === undefined || scaleOut === undefined) throw new Error("the bundle has two mitigations");
+    const offeredAlso = { ...recorded, mitigations: [rollBack, { ...scaleOut, offered: true }] };
+    for (const [name, body, same] of [
+      ["same", recorded, true],
+      ["offered-also", offeredAlso, false],
+    ] as const) {
+      const file = join(dir, `${name}.bundle.json`);
+      await writeFile(file, JSON.stringify(body));
+      const { code, stdout, stderr } = await pes(["replay", file]);
+      expect(code).toBe(ExitCode.ok);
+      expect(JSON.parse(stdout).sameAsRecorded).toBe(same);
+      expect(stderr.endsWith(same ? " (as recorded)\n" : " (differs from the recorded verdict or mitigations)\n")).toBe(true);
+    }
+  });
+
+  it("names the actions whose observation was cut to fit the bundle's cap, and replays them", async () => {
+    const bundle = deployBundle();
+    const [latency, deploy] = bundle.actions;
+    if (latency === undefined || deploy === undefined) throw new Error("the bundle has two actions");
+    const cut = { ...bundle, actions: [{ ...latency, truncated: [{ cut: "thinned", path: "data.result.*.values", every: 2, kept: 31, of: 61 }] }, deploy], truncated: { maxBytes: 65_536, bytes: 2_400_000 } };
+    const file = join(dir, "cut.bundle.json");
+    await writeFile(file, JSON.stringify(cut));
+    const { code, stdout, stderr } = await pes(["replay", file]);
+    expect(code).toBe(ExitCode.ok);
+    expect(JSON.parse(stdout)).toMatchObject({ verdict: { conclusion: "cause" }, truncated: ["p99 latency"] });
+    expect(stderr).toMatch(/; 1 action was cut to fit the bundle's cap \(truncated\)\n$/);
   });
 
   it("says a file is no bundle, and sends nothing", async () => {

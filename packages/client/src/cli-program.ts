@@ -270,7 +270,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .argument("<id|file>", "a bundle file (- for stdin), or an execution id whose bundle the API kept")
     .addHelpText(
       "after",
-      "\nThe replay (verdict, mitigations, and whether the verdict is the recorded one) goes to stdout as JSON;\n" +
+      "\nThe replay (verdict, mitigations, and whether both are the recorded ones) goes to stdout as JSON;\n" +
         "a line for a person to stderr. Only reading a bundle by id needs the API.",
     )
     .action(async (source: string, _flags: unknown, command: Command) => {
@@ -279,8 +279,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         : await setUp(command).client.readEvidence(source);
       const report = replayReport(bundle);
       io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-      const recorded = report.sameAsRecorded === undefined ? "" : report.sameAsRecorded ? " (as recorded)" : " (differs from the recorded verdict)";
-      io.stderr.write(`${terminalSafe(bundle.executionId)}: ${terminalSafe(verdictLine(report.verdict))}${recorded}\n`);
+      const recorded = report.sameAsRecorded === undefined ? "" : report.sameAsRecorded ? " (as recorded)" : " (differs from the recorded verdict or mitigations)";
+      const cut = report.truncated.length;
+      const truncated = cut === 0 ? "" : `; ${cut} ${cut === 1 ? "action was" : "actions were"} cut to fit the bundle's cap (truncated)`;
+      io.stderr.write(`${terminalSafe(bundle.executionId)}: ${terminalSafe(verdictLine(report.verdict))}${recorded}${truncated}\n`);
     });
 
   program

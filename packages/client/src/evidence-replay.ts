@@ -1,21 +1,23 @@
+import { isDeepStrictEqual } from "node:util";
 import { replayBundle, type Replay } from "@pes/analysis";
 import type { EvidenceBundle, ExpectedVerdict, Verdict, VerdictCause } from "@pes/contracts";
 
-/** What `pes replay` prints: the verdict the analysis reaches again, and whether it is the recorded one. */
+/** What `pes replay` prints: the verdict and mitigations the analysis reaches again, and whether they are the recorded ones. */
 export interface ReplayReport extends Replay {
   executionId: string;
-  /** Whether the verdict is the one recorded with the bundle; absent when none was recorded. */
+  /**
+   * Whether the verdict is the one recorded with the bundle and the mitigations the ones the execution
+   * offered; absent when no verdict was recorded.
+   */
   sameAsRecorded?: boolean;
 }
 
-/** Replays a bundle offline and compares its verdict with the one recorded with it. */
+/** Replays a bundle offline and compares its verdict and mitigations with those recorded with it. */
 export function replayReport(bundle: EvidenceBundle): ReplayReport {
   const replay = replayBundle(bundle);
-  return {
-    executionId: bundle.executionId,
-    ...replay,
-    ...(bundle.verdict === undefined ? {} : { sameAsRecorded: JSON.stringify(replay.verdict) === JSON.stringify(bundle.verdict) }),
-  };
+  const offered = bundle.mitigations.filter(({ offered }) => offered).map(({ mitigation }) => mitigation);
+  const same = isDeepStrictEqual(replay.verdict, bundle.verdict) && isDeepStrictEqual(replay.actionableMitigations, offered);
+  return { executionId: bundle.executionId, ...replay, ...(bundle.verdict === undefined ? {} : { sameAsRecorded: same }) };
 }
 
 /** A verdict in a line: `cause: deploy of checkout (Rollouts of checkout), high confidence`. */
@@ -47,9 +49,10 @@ export interface EvalCase {
 
 /** Replays a bundle and judges it against what it expects. */
 export function evaluateCase(name: string, bundle: EvidenceBundle, expected: ExpectedVerdict): EvalCase {
-  const { verdict, mitigations } = replayBundle(bundle);
+  const { verdict, actionableMitigations } = replayBundle(bundle);
   const cause = causeOutcome(expected, verdict);
-  const mitigationsFit = expected.mitigations === undefined ? undefined : sameSet(expected.mitigations, mitigations);
+  const names = actionableMitigations.map((mitigation) => mitigation.customName ?? mitigation.toolName);
+  const mitigationsFit = expected.mitigations === undefined ? undefined : sameSet(expected.mitigations, names);
   const ok = verdict.conclusion === expected.conclusion && (cause === "right cause" || cause === "no cause expected") && mitigationsFit !== false;
   return { name, expected, verdict, cause, ...(mitigationsFit === undefined ? {} : { mitigationsFit }), ok };
 }

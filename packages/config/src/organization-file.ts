@@ -19,6 +19,9 @@ export const OrganizationLimits = z.strictObject({
 });
 export type OrganizationLimits = z.infer<typeof OrganizationLimits>;
 
+/** A bundle's cap when its organization sets none: 2 MiB of JSON. */
+export const DEFAULT_EVIDENCE_MAX_BYTES = 2 * 1024 * 1024;
+
 /**
  * Whether an organization's executions keep what their actions observed (an evidence bundle, replayable
  * offline with `pes replay`), and for how long. Off unless asked: a bundle holds the data sources' answers.
@@ -27,6 +30,11 @@ export const EvidenceSettings = z.strictObject({
   keep: z.boolean(),
   /** Days a bundle is kept, from its execution (at most a year). */
   retentionDays: z.int().min(1).max(366).default(7),
+  /**
+   * The most a bundle's JSON may take, in bytes: a larger one has its observations cut to fit (series
+   * thinned, long texts shortened, each cut marked; fitBundle in the analysis). 64 KiB to 64 MiB.
+   */
+  maxBytes: z.int().min(64 * 1024).max(64 * 1024 * 1024).default(DEFAULT_EVIDENCE_MAX_BYTES),
 });
 export type EvidenceSettings = z.infer<typeof EvidenceSettings>;
 

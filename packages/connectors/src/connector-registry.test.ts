@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createConnectorRegistry } from "./connector-registry.js";
-import { httpConnector } from "./http/schema.js";
-import { prometheusConnector } from "./prometheus/schema.js";
+import { httpConnector } from "./http/definition.js";
+import { prometheusConnector } from "./prometheus/definition.js";
 import { connectorRegistry } from "./stock-connectors.js";
 
 describe("connectorRegistry", () => {

@@ -1,10 +1,8 @@
-import { shortAnswer } from "@pes/analysis";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { ConnectorDefinition } from "./connector-definition.js";
 import { NO_SECRETS, resolveSecrets } from "./data-source-secrets.js";
 import { prepareAction, runAction, runConnectorAction } from "./run-action.js";
-import { evidenceOf } from "./testing/observed-evidence.js";
 import { createHttpClient } from "./undici-http-client.js";
 import { connectorRegistry } from "./stock-connectors.js";
 import { sendJson, startTestHttpServer, type TestHttpServer } from "@pes/local-services";
@@ -37,8 +35,11 @@ describe("runAction", () => {
       { title: "scalar", action: prepare({ type: "prometheus", url: server.url }, { query: "42", range: false }), attributes: {}, window, signal: AbortSignal.timeout(5_000) },
       { title: "api", action: prepare({ type: "http", url: server.url }, { method: "GET", path: "/x", answerField: "answer" }), attributes: {}, window, signal: AbortSignal.timeout(5_000) },
     ];
-    const outcomes = await Promise.all(requests.map(async (request) => evidenceOf(await runAction(request), request)));
-    expect(outcomes.flatMap((evidence) => evidence.map((item) => shortAnswer(item, window.time)))).toEqual(["scalar 42", "api: from http"]);
+    const outcomes = await Promise.all(requests.map(async (request) => (await runAction(request)).observation));
+    expect(outcomes).toEqual([
+      { kind: "prometheus", data: { resultType: "scalar", result: [1, "42"] } },
+      { kind: "json", answer: { answer: "from http" }, answerField: "answer" },
+    ]);
     expect(server.requests.map((seen) => `${seen.method} ${seen.url}`).sort()).toEqual(["GET /x", "POST /api/v1/query"]);
   });
 

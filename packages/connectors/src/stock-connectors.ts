@@ -1,11 +1,11 @@
-import { alertmanagerConnector } from "./alertmanager/schema.js";
+import { alertmanagerConnector } from "./alertmanager/definition.js";
 import { createConnectorRegistry } from "./connector-registry.js";
-import { datadogConnector } from "./datadog/schema.js";
-import { elasticsearchConnector } from "./elasticsearch/schema.js";
-import { httpConnector } from "./http/schema.js";
-import { kubernetesConnector } from "./kubernetes/schema.js";
-import { lokiConnector } from "./loki/schema.js";
-import { prometheusConnector } from "./prometheus/schema.js";
+import { datadogConnector } from "./datadog/definition.js";
+import { elasticsearchConnector } from "./elasticsearch/definition.js";
+import { httpConnector } from "./http/definition.js";
+import { kubernetesConnector } from "./kubernetes/definition.js";
+import { lokiConnector } from "./loki/definition.js";
+import { prometheusConnector } from "./prometheus/definition.js";
 
 /** The connectors this service ships: one line each. */
 export const stockConnectors = [

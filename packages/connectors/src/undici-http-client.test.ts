@@ -11,14 +11,12 @@ import { sendJson, startTestHttpServer, type TestHttpHandler, type TestHttpServe
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveSecrets } from "./data-source-secrets.js";
 import { answerText } from "./http-client.js";
-import { runHttpAction as observe } from "./http/runtime.js";
-import { readingOne } from "./testing/observed-evidence.js";
+import type { Observation } from "@pes/contracts";
+import { httpRuntime } from "./http/runtime.js";
+import { httpConnector } from "./http/definition.js";
 import { HttpDataSource } from "./http/schema.js";
-import { rendered, type RenderedEvidence } from "./testing/rendered-evidence.js";
+import { runConnectorAction } from "./run-action.js";
 import { connectDataSource } from "./undici-http-client.js";
-
-/** The connector's run, then the analysis of what it observed: the evidence an execution gets. */
-const runHttpAction = readingOne(observe);
 
 const window = { start: new Date("2026-11-20T13:08:00Z"), time: new Date("2026-11-20T14:08:00Z"), end: new Date("2026-11-20T14:23:00Z") };
 
@@ -48,14 +46,17 @@ async function https(options: ServerOptions): Promise<TestHttpServer> {
   return startTestHttpServer(answerState, { https: { key: await readFile(pem("server.key")), cert: await readFile(pem("server.pem")), ...options } });
 }
 
-/** Asks the data source (as configuration writes it) with its own client, as the worker would; rendered. */
-async function ask(configured: unknown, env: Record<string, string> = {}): Promise<RenderedEvidence> {
+/** What the state endpoint answers through a client that reached it. */
+const OK = { kind: "json", answer: { state: "ok" } };
+
+/** Asks the data source (as configuration writes it) with its own client, as the worker would. */
+async function ask(configured: unknown, env: Record<string, string> = {}): Promise<Observation> {
   const dataSource = HttpDataSource.parse(configured);
   const { secrets, missing } = resolveSecrets(dataSource, { env });
   expect(missing).toEqual([]);
   const connection = connectDataSource(dataSource, secrets);
   try {
-    const evidence = await runHttpAction({
+    const observed = await runConnectorAction(httpConnector.definition, httpRuntime, {
       title: "TLS",
       dataSource,
       spec: { method: "GET", path: "/state", answerField: "state" },
@@ -64,7 +65,7 @@ async function ask(configured: unknown, env: Record<string, string> = {}): Promi
       signal: AbortSignal.timeout(5_000),
       ...connection,
     });
-    return rendered(evidence, window.time);
+    return observed.observation;
   } finally {
     await connection.http.close();
   }
@@ -92,23 +93,22 @@ describe("a data source's HTTP client over TLS", () => {
   });
 
   it("accepts the server with the data source's CA, from a file or from the environment", async () => {
-    expect(await ask({ type: "http", url: server.url, tls: { ca: { file: pem("ca.pem") } } })).toMatchObject({ kind: "answer", shortAnswer: "TLS: ok" });
+    expect(await ask({ type: "http", url: server.url, tls: { ca: { file: pem("ca.pem") } } })).toMatchObject(OK);
     const ca = await readFile(pem("ca.pem"), "utf8");
-    expect(await ask({ type: "http", url: server.url, tls: { ca: { env: "PES_TEST_CA" } } }, { PES_TEST_CA: ca })).toMatchObject({ kind: "answer" });
+    expect(await ask({ type: "http", url: server.url, tls: { ca: { env: "PES_TEST_CA" } } }, { PES_TEST_CA: ca })).toMatchObject(OK);
   });
 
   it("refuses it without that CA, or with another one, before sending anything", async () => {
     const before = server.requests.length;
     const refused = [await ask({ type: "http", url: server.url }), await ask({ type: "http", url: server.url, tls: { ca: { file: pem("other-ca.pem") } } })];
     for (const outcome of refused) {
-      expect(outcome.kind).toBe("failed");
-      expect(outcome.shortAnswer).toMatch(/^TLS: could not reach the data source \((UNABLE_TO_VERIFY_LEAF_SIGNATURE|unable to verify the first certificate)\)$/);
+      expect(outcome).toEqual({ kind: "failed", reason: expect.stringMatching(/^could not reach the data source \((UNABLE_TO_VERIFY_LEAF_SIGNATURE|unable to verify the first certificate)\)$/) });
     }
     expect(server.requests).toHaveLength(before);
   });
 
   it("accepts any certificate with insecureSkipVerify", async () => {
-    expect(await ask({ type: "http", url: server.url, tls: { insecureSkipVerify: true } })).toMatchObject({ kind: "answer", shortAnswer: "TLS: ok" });
+    expect(await ask({ type: "http", url: server.url, tls: { insecureSkipVerify: true } })).toMatchObject(OK);
   });
 
   it("keeps one pool per data source: no connection shared with another's, and closing one leaves the other", async () => {
@@ -150,7 +150,7 @@ describe("a data source's HTTP client with mutual TLS", () => {
   it("presents the configured client certificate, and is refused without one", async () => {
     const tls = { ca: { file: pem("ca.pem") }, cert: { file: pem("client.pem") }, key: { env: "PES_TEST_CLIENT_KEY" } };
     const key = await readFile(pem("client.key"), "utf8");
-    expect(await ask({ type: "http", url: server.url, tls }, { PES_TEST_CLIENT_KEY: key })).toMatchObject({ kind: "answer", shortAnswer: "TLS: ok" });
+    expect(await ask({ type: "http", url: server.url, tls }, { PES_TEST_CLIENT_KEY: key })).toMatchObject(OK);
     const without = await ask({ type: "http", url: server.url, tls: { ca: { file: pem("ca.pem") } } });
     expect(without.kind).toBe("failed");
     expect(server.requests).toHaveLength(1);
@@ -203,14 +203,14 @@ describe("a data source's HTTP client through a proxy", () => {
   });
 
   it("sends an http and an https data source's requests through the data source's proxy", async () => {
-    expect(await ask({ type: "http", url: target.url, proxy: proxy.url })).toMatchObject({ kind: "answer", shortAnswer: "TLS: ok" });
-    expect(await ask({ type: "http", url: secureTarget.url, proxy: proxy.url, tls: { ca: { file: pem("ca.pem") } } })).toMatchObject({ kind: "answer" });
+    expect(await ask({ type: "http", url: target.url, proxy: proxy.url })).toMatchObject(OK);
+    expect(await ask({ type: "http", url: secureTarget.url, proxy: proxy.url, tls: { ca: { file: pem("ca.pem") } } })).toMatchObject(OK);
     expect(tunnels).toEqual([new URL(target.url).host, new URL(secureTarget.url).host]);
   });
 
   it("goes direct without one", async () => {
     const before = tunnels.length;
-    expect(await ask({ type: "http", url: target.url })).toMatchObject({ kind: "answer" });
+    expect(await ask({ type: "http", url: target.url })).toMatchObject(OK);
     expect(tunnels).toHaveLength(before);
   });
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CHANGE_TYPES, Observation } from "./observation.js";
+import { ActionableMitigation } from "./execution-result.js";
 import { Verdict } from "./execution-verdict.js";
 
 /** The version of the bundle format this build writes. A reader takes any version: later ones only add. */
@@ -16,6 +17,26 @@ export type BundleWindow = z.infer<typeof BundleWindow>;
  * could not be replayed rather than refusing the whole bundle.
  */
 const LaterObservation = z.looseObject({ kind: z.string() });
+
+/**
+ * How an action's observation was cut so that its bundle fits its organization's cap (`evidence.maxBytes`),
+ * each cut kept only when the bundle still replayed to the same verdict, unless nothing else fitted:
+ * `thinned`: the lists at `path` (`*` for each element of a list: `data.result.*.values`, a series'
+ * samples) keep one element in `every`, the last always, `kept` of `of` elements in all; `shortened`:
+ * `texts` texts longer than `maxChars` were cut there and end in "…"; `left-out`: the whole observation
+ * (`bytes` long) did not fit, and a `failed` one stands in for it. A later version's cut reads as its kind.
+ */
+export const ObservationCut = z.union([
+  z.object({ cut: z.literal("thinned"), path: z.string(), every: z.int().min(2), kept: z.int().nonnegative(), of: z.int().nonnegative() }),
+  z.object({ cut: z.literal("shortened"), maxChars: z.int().positive(), texts: z.int().nonnegative() }),
+  z.object({ cut: z.literal("left-out"), bytes: z.int().nonnegative() }),
+  z.looseObject({ cut: z.string() }),
+]);
+export type ObservationCut = z.infer<typeof ObservationCut>;
+
+/** The cap a bundle was cut to fit (bytes of its JSON), and its size before. */
+export const BundleTruncation = z.object({ maxBytes: z.int().positive(), bytes: z.int().positive() });
+export type BundleTruncation = z.infer<typeof BundleTruncation>;
 
 /**
  * One action of a recorded execution: its title and gadget (the verdict cites them), its connector type,
@@ -35,6 +56,8 @@ export const BundleAction = z.object({
    */
   window: BundleWindow,
   observation: z.union([Observation, LaterObservation]),
+  /** How its observation was cut to fit the bundle's cap; absent when it is whole. */
+  truncated: z.array(ObservationCut).optional(),
 });
 export type BundleAction = z.infer<typeof BundleAction>;
 
@@ -51,8 +74,23 @@ export const MitigationCondition = z.object({
 });
 export type MitigationCondition = z.infer<typeof MitigationCondition>;
 
-/** A mitigation of the playbook, by its name (`customName`, else `toolName`, filled), and when it is offered. */
-export const BundleMitigation = z.object({ name: z.string(), when: MitigationCondition.optional() });
+/**
+ * A mitigation of the playbook as the execution rendered it (every template filled; one the issue could
+ * not fill is left out, as the execution left it out), when it is offered, and whether the execution
+ * offered it: a replay offers those whose `when` its findings meet, exactly as the worker did.
+ */
+export const BundleMitigation = z.object({
+  /**
+   * As the result gives it, but for the link to an Alertmanager's silence form, which holds that data
+   * source's address: a bundle never holds one (`silenceForm` names the data source instead).
+   */
+  mitigation: ActionableMitigation,
+  when: MitigationCondition.optional(),
+  /** The Alertmanager data source whose silence form the result's `url` opened, left out here. */
+  silenceForm: z.string().optional(),
+  /** Whether the execution offered it (its findings met `when`). */
+  offered: z.boolean(),
+});
 export type BundleMitigation = z.infer<typeof BundleMitigation>;
 
 /**
@@ -75,10 +113,12 @@ export const EvidenceBundle = z
       upstreams: z.array(z.string()).optional(),
     }),
     actions: z.array(BundleAction),
-    /** The playbook's mitigations, so that a replay says which it would offer. */
+    /** The playbook's mitigations as the execution rendered them, so that a replay offers the same ones. */
     mitigations: z.array(BundleMitigation).default([]),
     /** The verdict the execution reached when it was recorded: what a replay is compared with. */
     verdict: Verdict.optional(),
+    /** Present when observations were cut to fit the cap (each action's `truncated` says how). */
+    truncated: BundleTruncation.optional(),
   })
   .meta({ id: "EvidenceBundle" });
 export type EvidenceBundle = z.infer<typeof EvidenceBundle>;

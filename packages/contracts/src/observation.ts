@@ -129,7 +129,8 @@ const ObjectMeta = z.object({
 
 export const KubernetesEvent = z.object({
   metadata: ObjectMeta,
-  involvedObject: z.object({ kind: z.string().optional(), name: z.string().optional() }),
+  /** `fieldPath` names a pod's container when the event is about one (`spec.containers{checkout}`). */
+  involvedObject: z.object({ kind: z.string().optional(), name: z.string().optional(), fieldPath: z.string().optional() }),
   reason: z.string().optional(),
   message: z.string().optional(),
   type: z.string().optional(),

@@ -13,8 +13,10 @@ import {
   sendJson,
   startPrometheus,
   startTestHttpServer,
+  toOpenMetrics,
   type LocalPrometheus,
   type SeenRequest,
+  type SyntheticSeries,
 } from "@pes/local-services";
 import { createLogger } from "@pes/logger";
 import { replayBundle } from "@pes/analysis";
@@ -130,9 +132,50 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
   beforeAll(async () => {
     prometheus = await startPrometheus({ openMetrics: demoIncidentOpenMetrics({ incidentAt: INCIDENT }) });
     api = await startApi();
+    const checkoutLatency = (name: string, mitigations: object[]) => ({
+      name,
+      monitorNames: [`${name} on {{service}}`],
+      optionalAttributes: ["team", "replicas"],
+      gadgets: [
+        {
+          title: "Latency of {{service}}",
+          args: { service: "{{service}}", quantile: 0.99 },
+          actions: [{ title: "p99 latency", dataSource: "metrics", prometheus: { query: P99, unit: "s" } }],
+        },
+        {
+          title: "Changes",
+          actions: [
+            {
+              title: "Last deploy of {{service}}",
+              dataSource: "deploys",
+              http: { path: "/deploys/{{service}}", answerField: "version", change: { kind: "deploy", timeField: "deployedAt", subject: "{{service}}" } },
+            },
+          ],
+        },
+      ],
+      mitigations,
+    });
     catalog = await loadCatalog(
-      { metrics: { type: "prometheus", url: prometheus.url }, deploys: { type: "http", url: api.url } },
+      {
+        metrics: { type: "prometheus", url: prometheus.url },
+        deploys: { type: "http", url: api.url },
+        // Never asked: its address makes the silence form's link, which no bundle holds.
+        alerts: { type: "alertmanager", url: "http://127.0.0.1:9", externalUrl: "https://alertmanager.internal.example/" },
+      },
       [
+        checkoutLatency("Checkout latency, every mitigation", [
+          { toolName: "rollback", url: "https://deploy.example.com/rollback/{{service}}", when: { likelyCause: "deploy" } },
+          // Its name fills, its URL cannot (the issue has no team): the worker offers it to no one.
+          { toolName: "runbook", url: "https://runbooks.example/{{team}}/{{service}}" },
+          { toolName: "scale", customName: "Scale {{service}} out", action: { replicas: "{{replicas}}" }, when: { abnormal: true } },
+          { toolName: "pager", customName: "Page the owners of {{service}}", when: { abnormal: false } },
+          {
+            toolName: "alertmanager",
+            customName: "Silence {{service}} for 2h",
+            silence: { dataSource: "alerts", matchers: [{ name: "service", value: "{{service}}" }], duration: "2h" },
+            when: { abnormal: true },
+          },
+        ]),
         {
           name: "Checkout latency",
           monitorNames: ["High latency on {{service}}"],
@@ -257,7 +300,7 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
     api.route = (_request, response) => sendJson(response, 200, { version: "v1.2.3", deployedAt: "2026-11-20T14:01:00Z" });
     const acme = catalog.organizations.get("acme");
     if (acme === undefined) throw new Error("no acme");
-    const keeping: Catalog = { organizations: new Map([["acme", { ...acme, evidence: { keep: true, retentionDays: 3 } }]]) };
+    const keeping: Catalog = { organizations: new Map([["acme", { ...acme, evidence: { keep: true, retentionDays: 3, maxBytes: 2 * 1024 * 1024 } }]]) };
     const kept: KeptEvidence[] = [];
     const keepEvidence = async (evidence: KeptEvidence) => {
       kept.push(evidence);
@@ -288,8 +331,47 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
     const replay = replayBundle(bundle);
     expect(replay.verdict).toEqual(result.verdict);
     expect(replay.verdict.conclusion).toBe("cause");
-    expect(replay.mitigations).toEqual(["rollback", "Page the owners of checkout", "grafana"]);
+    expect(replay.actionableMitigations).toEqual(result.actionableMitigations);
     expect(replay.unreadable).toEqual([]);
+  });
+
+  it("keeps the mitigations as the execution rendered them, so that a replay offers exactly the ones it offered", async () => {
+    api.route = (_request, response) => sendJson(response, 200, { version: "v1.2.3", deployedAt: "2026-11-20T14:01:00Z" });
+    const acme = catalog.organizations.get("acme");
+    if (acme === undefined) throw new Error("no acme");
+    const keeping: Catalog = { organizations: new Map([["acme", { ...acme, evidence: { keep: true, retentionDays: 3, maxBytes: 2 * 1024 * 1024 } }]]) };
+    const kept: KeptEvidence[] = [];
+    const result = await engineWith(keeping, { keepEvidence: async (evidence) => void kept.push(evidence) }).execute(
+      job("Checkout latency, every mitigation"),
+      undefined,
+      "exec-mitigations",
+    );
+    const silenceForm = "https://alertmanager.internal.example/#/silences/new?filter=%7Bservice%3D%22checkout%22%7D";
+    const silence = {
+      matchers: [{ name: "service", value: "checkout", isRegex: false, isEqual: true }],
+      startsAt: "2026-11-20T14:08:00.000Z",
+      endsAt: "2026-11-20T16:08:00.000Z",
+      createdBy: "playbook-execution-service",
+      comment: "Silence checkout for 2h",
+    };
+    expect(result.actionableMitigations).toEqual([
+      { toolName: "rollback", url: "https://deploy.example.com/rollback/checkout" },
+      { toolName: "alertmanager", customName: "Silence checkout for 2h", url: silenceForm, action: silence },
+    ]);
+    const bundle = EvidenceBundle.parse(JSON.parse(JSON.stringify(kept[0]?.bundle)));
+    // The silence form's link holds the Alertmanager's address: the bundle names its data source instead.
+    expect(JSON.stringify(bundle)).not.toContain("alertmanager.internal.example");
+    expect(bundle.mitigations.map(({ mitigation, offered, silenceForm: form }) => ({ name: mitigation.customName ?? mitigation.toolName, offered, form }))).toEqual([
+      { name: "rollback", offered: true, form: undefined },
+      { name: "Page the owners of checkout", offered: false, form: undefined },
+      { name: "Silence checkout for 2h", offered: true, form: "alerts" },
+    ]);
+    const replay = replayBundle(bundle);
+    expect(replay.verdict).toEqual(result.verdict);
+    expect(replay.actionableMitigations).toEqual([
+      { toolName: "rollback", url: "https://deploy.example.com/rollback/checkout" },
+      { toolName: "alertmanager", customName: "Silence checkout for 2h", action: silence },
+    ]);
   });
 
   it("names what was abnormal first, and when it began, when no change preceded it", async () => {
@@ -662,7 +744,7 @@ describe("engine with misbehaving actions", () => {
     // The bundle keeps who each instance is about, and the issue's upstreams: a replay judges as the worker did.
     const acme = catalog.organizations.get("acme");
     if (acme === undefined) throw new Error("no acme");
-    const keeping: Catalog = { organizations: new Map([["acme", { ...acme, evidence: { keep: true, retentionDays: 1 } }]]) };
+    const keeping: Catalog = { organizations: new Map([["acme", { ...acme, evidence: { keep: true, retentionDays: 1, maxBytes: 2 * 1024 * 1024 } }]]) };
     const kept: KeptEvidence[] = [];
     const keptResult = await engineWith(keeping, { keepEvidence: async (evidence) => void kept.push(evidence) }).execute(job("Book"), undefined, "exec-up");
     const bundle = EvidenceBundle.parse(JSON.parse(JSON.stringify(kept[0]?.bundle)));
@@ -743,5 +825,72 @@ describe("engine with misbehaving actions", () => {
     const result = await engineWith(catalog).execute(job("Book", {}));
     expect(result.actionResults?.[0]).toEqual({ title: "Pods of {{pod}}", shortAnswer: "Pods of {{pod}}: not run, the issue has no attribute pod" });
     expect(result.highlights).toBe("Around 2026-11-20 14:08 UTC: nothing was compared with a baseline, so nothing was judged normal or abnormal. Other findings: fine: yes. Not run: Pods of {{pod}} (the issue has no attribute pod).");
+  });
+});
+
+describe("engine keeping the evidence of a large investigation", () => {
+  let prometheus: LocalPrometheus;
+  let api: TestApi;
+  let catalog: Catalog;
+  const JUMP = Date.parse("2026-11-20T14:05:00Z") / 1000;
+
+  beforeAll(async () => {
+    // 150 pods' latency every 15 s for three hours; pod 7's jumps 4× at 14:05, four minutes after a deploy.
+    const series: SyntheticSeries[] = Array.from({ length: 150 }, (_, pod) => {
+      const samples: Array<[number, number]> = [];
+      for (let t = JUMP - 3 * 3600; t <= JUMP + 30 * 60; t += 15) samples.push([t, (0.4 + 0.02 * ((t / 15 + pod) % 3)) * (pod === 7 && t >= JUMP ? 4 : 1)]);
+      return { name: "demo_pod_latency_seconds", labels: { pod: `checkout-${pod}` }, samples };
+    });
+    prometheus = await startPrometheus({ openMetrics: toOpenMetrics(series) });
+    api = await startApi();
+    api.route = (_request, response) => sendJson(response, 200, { version: "v1.2.3", deployedAt: "2026-11-20T14:01:00Z" });
+    catalog = await loadCatalog({ metrics: { type: "prometheus", url: prometheus.url }, deploys: { type: "http", url: api.url } }, [
+      {
+        name: "Checkout pods",
+        requiredAttributes: ["service"],
+        gadgets: [
+          { title: "Pods of {{service}}", actions: [{ title: "p99 latency by pod", dataSource: "metrics", prometheus: { query: "demo_pod_latency_seconds", unit: "s" } }] },
+          {
+            title: "Changes",
+            actions: [
+              {
+                title: "Last deploy of {{service}}",
+                dataSource: "deploys",
+                http: { path: "/deploys/{{service}}", answerField: "version", change: { kind: "deploy", timeField: "deployedAt", subject: "{{service}}" } },
+              },
+            ],
+          },
+        ],
+        mitigations: [{ toolName: "rollback", url: "https://deploy.example.com/rollback/{{service}}", when: { likelyCause: "deploy" } }],
+      },
+    ]);
+  });
+  afterAll(async () => {
+    await prometheus?.stop();
+    await api?.close();
+  });
+
+  it("keeps its bundle within the organization's cap, cut where the verdict allows, and it replays to the same verdict", async () => {
+    const acme = catalog.organizations.get("acme");
+    if (acme === undefined) throw new Error("no acme");
+    const maxBytes = 128 * 1024;
+    const capped: Catalog = { organizations: new Map([["acme", { ...acme, evidence: { keep: true, retentionDays: 1, maxBytes } }]]) };
+    const kept: KeptEvidence[] = [];
+    const result = await engineWith(capped, { keepEvidence: async (evidence) => void kept.push(evidence) }).execute(job("Checkout pods"), undefined, "exec-large");
+    expect(result.verdict?.cause).toMatchObject({ kind: "deploy", action: "Last deploy of checkout" });
+    expect(result.verdict?.symptoms).toContainEqual(expect.objectContaining({ action: "p99 latency by pod", subject: "pod=checkout-7" }));
+
+    expect(kept.map(({ maxBytes: cap, retentionDays }) => ({ cap, retentionDays }))).toEqual([{ cap: maxBytes, retentionDays: 1 }]);
+    const stored = JSON.stringify(kept[0]?.bundle);
+    expect(Buffer.byteLength(stored)).toBeLessThanOrEqual(maxBytes);
+    const bundle = EvidenceBundle.parse(JSON.parse(stored));
+    expect(bundle.truncated?.maxBytes).toBe(maxBytes);
+    expect(bundle.truncated?.bytes).toBeGreaterThan(5 * maxBytes);
+    expect(bundle.actions[0]?.truncated).toEqual([expect.objectContaining({ cut: "thinned", path: "data.result", of: 150 })]);
+
+    const replay = replayBundle(bundle);
+    expect(replay.verdict).toEqual(result.verdict);
+    expect(replay.actionableMitigations).toEqual(result.actionableMitigations);
+    expect(replay.truncated).toEqual(["p99 latency by pod"]);
   });
 });

@@ -3,6 +3,7 @@ import {
   actionResultOf,
   bottomLineOf,
   chartOf,
+  fitBundle,
   formatDuration,
   judgeExecution,
   roleOf,
@@ -29,7 +30,15 @@ import {
 } from "@pes/connectors";
 import type { ActionResult, ChartData, EvidenceBundle, ExecutionJob, GadgetHighlights, PlaybookExecutionResult } from "@pes/contracts";
 import type { Logger } from "@pes/logger";
-import { gadgetInstances, instanceAttributes, renderArgs, renderMitigations, type ActionDefinition, type GadgetInstance } from "@pes/playbooks";
+import {
+  gadgetInstances,
+  instanceAttributes,
+  offeredMitigations,
+  renderArgs,
+  renderMitigationTemplates,
+  type ActionDefinition,
+  type GadgetInstance,
+} from "@pes/playbooks";
 import { fillTextOrKeep } from "@pes/templates";
 import { inActionSpan } from "./action-span.js";
 import { createConcurrencyLimit } from "./concurrency-limit.js";
@@ -99,6 +108,8 @@ export interface ActionReport {
 export interface KeptEvidence {
   orgId: string;
   retentionDays: number;
+  /** The organization's cap on a bundle's JSON: the bundle was cut to fit it (fitBundle). */
+  maxBytes: number;
   bundle: EvidenceBundle;
 }
 
@@ -399,11 +410,9 @@ export function createEngine(deps: EngineDeps): Engine {
         },
         "execution finished",
       );
-      const actionableMitigations = renderMitigations(playbook.mitigations, attributes, {
-        ranking: judgement.ranking,
-        time,
-        alertmanagerUrl: (name) => alertmanagerUiUrl(org.dataSources, name),
-      });
+      // Rendered once for the issue, offered by the findings: a bundle keeps both, so a replay offers the same.
+      const mitigations = renderMitigationTemplates(playbook.mitigations, attributes, { time, alertmanagerUrl: (name) => alertmanagerUiUrl(org.dataSources, name) });
+      const actionableMitigations = offeredMitigations(mitigations, judgement.ranking, time);
       if (executionId !== undefined && org.evidence?.keep === true && deps.keepEvidence !== undefined) {
         const actions = planned.map((action, index) => ({
           gadget: action.gadgetTitle,
@@ -414,8 +423,14 @@ export function createEngine(deps: EngineDeps): Engine {
           evidence: perAction[index] ?? [],
           ...(runs[index]?.observed === undefined ? {} : { observed: runs[index].observed }),
         }));
-        const bundle = bundleOf(executionId, job, upstreams, actions, playbook.mitigations, judgement.verdict, now());
-        await deps.keepEvidence({ orgId: job.orgId, retentionDays: org.evidence.retentionDays, bundle }).catch((error: unknown) => {
+        const offered = new Set(actionableMitigations);
+        const kept = mitigations.map((rendered) => ({ ...rendered, offered: offered.has(rendered.mitigation) }));
+        // Within the organization's cap: observations cut (and marked) where the verdict allows it.
+        const { retentionDays, maxBytes } = org.evidence;
+        // The findings as judged, per action: only the observations that are cut are read again.
+        const judged = planned.map((action) => findingsOf((other) => other === action));
+        const bundle = fitBundle(bundleOf(executionId, job, upstreams, actions, kept, judgement.verdict, now()), maxBytes, { findings: judged });
+        await deps.keepEvidence({ orgId: job.orgId, retentionDays, maxBytes, bundle }).catch((error: unknown) => {
           logger.warn({ err: error, requestId: job.requestId }, "could not keep the execution's evidence bundle");
         });
       }

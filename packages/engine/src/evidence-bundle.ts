@@ -12,9 +12,12 @@ import {
   type Verdict,
 } from "@pes/contracts";
 import type { Observed } from "@pes/connectors";
-import type { MitigationTemplate } from "@pes/playbooks";
-import { asText, fillTemplate, MissingAttributesError } from "@pes/templates";
-import { filledCondition } from "@pes/playbooks";
+import type { RenderedMitigation } from "@pes/playbooks";
+
+/** A mitigation rendered for the issue, and whether the execution offered it. */
+export interface KeptMitigation extends RenderedMitigation {
+  offered: boolean;
+}
 
 /**
  * An action's evidence, as the worker and a replay read it: the analysis reads what the action observed
@@ -53,7 +56,7 @@ export function bundleOf(
   job: ExecutionJob,
   upstreams: readonly string[],
   actions: readonly ActionToKeep[],
-  mitigations: readonly MitigationTemplate[],
+  mitigations: readonly KeptMitigation[],
   verdict: Verdict,
   recordedAt: Date,
 ): EvidenceBundle {
@@ -81,7 +84,7 @@ export function bundleOf(
         observation,
       };
     }),
-    mitigations: mitigations.flatMap((template) => bundleMitigation(template, job.attributes)),
+    mitigations: mitigations.map(bundleMitigation),
     verdict,
   };
 }
@@ -121,13 +124,13 @@ function redacted(value: unknown, redact: (text: string) => string): unknown {
   });
 }
 
-/** A mitigation by its name and its condition, filled as the execution fills them; none when its name cannot be filled. */
-function bundleMitigation(template: MitigationTemplate, attributes: Readonly<Record<string, string>>): BundleMitigation[] {
-  try {
-    const name = fillTemplate(template.customName ?? template.toolName, attributes, asText);
-    return [{ name, ...(template.when === undefined ? {} : { when: filledCondition(template.when, attributes) }) }];
-  } catch (error) {
-    if (error instanceof MissingAttributesError) return [];
-    throw error;
-  }
+/** A mitigation as the execution rendered it, whether it offered it; a silence form's link (an Alertmanager's address) left out. */
+function bundleMitigation({ mitigation, when, silenceForm, offered }: KeptMitigation): BundleMitigation {
+  const { url, ...rest } = mitigation;
+  return {
+    mitigation: silenceForm === undefined || url === undefined ? mitigation : rest,
+    ...(when === undefined ? {} : { when }),
+    ...(silenceForm === undefined ? {} : { silenceForm }),
+    offered,
+  };
 }

@@ -3,7 +3,7 @@ import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services"
 import { keySpace } from "@pes/jobs";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createEvidenceStore } from "./evidence-store.js";
+import { createEvidenceStore, EvidenceTooLargeError } from "./evidence-store.js";
 import { evidenceKey } from "./execution-keys.js";
 
 let redis: RedisHandle;
@@ -34,7 +34,7 @@ const bundle: EvidenceBundle = {
       observation: { kind: "json", answer: { version: "v1.2.3" }, answerField: "version" },
     },
   ],
-  mitigations: [{ name: "rollback", when: { likelyCause: "deploy" } }],
+  mitigations: [{ mitigation: { toolName: "rollback" }, when: { likelyCause: "deploy" }, offered: true }],
 };
 
 describe("createEvidenceStore", () => {
@@ -43,7 +43,7 @@ describe("createEvidenceStore", () => {
     const keys = keySpace(uniquePrefix("evidence"), redis.url);
     const store = createEvidenceStore(() => connection, keys);
 
-    await store.keep("acme", bundle, 3);
+    await store.keep("acme", bundle, { retentionDays: 3, maxBytes: 64 * 1024 });
 
     expect(await store.read("acme", bundle.executionId)).toEqual(bundle);
     expect(await store.read("globex", bundle.executionId)).toBeUndefined();
@@ -51,6 +51,17 @@ describe("createEvidenceStore", () => {
     const ttl = await connection.pttl(evidenceKey(keys, "acme", bundle.executionId));
     expect(ttl).toBeGreaterThan(3 * 24 * 3600_000 - 60_000);
     expect(ttl).toBeLessThanOrEqual(3 * 24 * 3600_000);
+  });
+
+  it("refuses to keep a bundle over its cap, keeping nothing", async () => {
+    connection = new Redis(redis.url);
+    const keys = keySpace(uniquePrefix("evidence"), redis.url);
+    const store = createEvidenceStore(() => connection, keys);
+    const bytes = Buffer.byteLength(JSON.stringify(bundle));
+    await expect(store.keep("acme", bundle, { retentionDays: 3, maxBytes: bytes - 1 })).rejects.toThrow(EvidenceTooLargeError);
+    expect(await connection.exists(evidenceKey(keys, "acme", bundle.executionId))).toBe(0);
+    await store.keep("acme", bundle, { retentionDays: 3, maxBytes: bytes });
+    expect(await store.read("acme", bundle.executionId)).toEqual(bundle);
   });
 
   it("reads a later version's bundle, dropping what it does not know, and refuses what is no bundle", async () => {

@@ -11,8 +11,12 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * at the end of the organization's retention (a TTL): what `GET /playbook/execution/{id}/evidence` reads.
  */
 export interface EvidenceStore {
-  /** Keeps a bundle for `retentionDays` (a second one for the same execution replaces it). */
-  keep(orgId: string, bundle: EvidenceBundle, retentionDays: number): Promise<void>;
+  /**
+   * Keeps a bundle for `retentionDays` (a second one for the same execution replaces it).
+   * @throws EvidenceTooLargeError when its JSON is larger than `maxBytes` (nothing is kept): the worker
+   * cuts a bundle to its organization's cap before, so this is the last guard of Redis' memory.
+   */
+  keep(orgId: string, bundle: EvidenceBundle, limits: { retentionDays: number; maxBytes: number }): Promise<void>;
   /**
    * The organization's bundle of that execution, or undefined: none kept, another organization's, past
    * its retention, or not a bundle this build can read. Throws QueueUnavailableError when Redis is away.
@@ -20,11 +24,19 @@ export interface EvidenceStore {
   read(orgId: string, executionId: string): Promise<EvidenceBundle | undefined>;
 }
 
+/** A bundle over its organization's cap reached the store: it is not kept. */
+export class EvidenceTooLargeError extends Error {
+  override name = "EvidenceTooLargeError";
+}
+
 /** The store on a connection its caller owns (the worker's producer connection). */
 export function createEvidenceStore(connection: () => RedisConnection, keys: KeySpace): EvidenceStore {
   return {
-    async keep(orgId, bundle, retentionDays) {
-      await connection().set(evidenceKey(keys, orgId, bundle.executionId), JSON.stringify(bundle), "PX", Math.round(retentionDays * DAY_MS));
+    async keep(orgId, bundle, { retentionDays, maxBytes }) {
+      const text = JSON.stringify(bundle);
+      const bytes = Buffer.byteLength(text);
+      if (bytes > maxBytes) throw new EvidenceTooLargeError(`the evidence bundle of ${bundle.executionId} takes ${bytes} bytes, over its cap of ${maxBytes}`);
+      await connection().set(evidenceKey(keys, orgId, bundle.executionId), text, "PX", Math.round(retentionDays * DAY_MS));
     },
     async read(orgId, executionId) {
       let text: string | null;

@@ -5,18 +5,42 @@ import { silenceAction, silenceFormUrl } from "./alertmanager-silence.js";
 import type { MitigationTemplate, MitigationWhen } from "./playbook-definition.js";
 
 /** What the mitigations of one execution are rendered against. */
-export interface MitigationContext {
+export interface MitigationContext extends RenderingContext {
   /** What the analysis made of the findings: each template's `when` is checked against it. */
   ranking: Ranking;
+}
+
+/** What a mitigation is filled with, whatever the findings. */
+export interface RenderingContext {
   /** The issue time: `when.change` counts the changes before it, and a silence starts then. */
   time: Date;
   /** The UI address of the organization's Alertmanager data source of this name, if it has one. */
   alertmanagerUrl(dataSource: string): string | undefined;
 }
 
+/** A mitigation rendered for one issue, before the findings decide whether it is offered. */
+export interface RenderedMitigation {
+  mitigation: ActionableMitigation;
+  /** Its `when`, its action's title filled as the engine fills titles; absent: always offered. */
+  when?: MitigationCondition;
+  /** The Alertmanager data source whose silence form `mitigation.url` is, when it is one. */
+  silenceForm?: string;
+}
+
 /**
  * Renders a playbook's mitigation templates for one execution: those whose `when` the findings meet,
- * filled with the issue's attributes.
+ * filled with the issue's attributes (renderMitigationTemplates, then offeredMitigations).
+ */
+export function renderMitigations(
+  templates: readonly MitigationTemplate[],
+  attributes: Readonly<Record<string, string>>,
+  context: MitigationContext,
+): ActionableMitigation[] {
+  return offeredMitigations(renderMitigationTemplates(templates, attributes, context), context.ranking, context.time);
+}
+
+/**
+ * Renders a playbook's mitigation templates for one issue, whatever the findings, in the playbook's order:
  *
  * - `toolName` and `customName` are text; `url` is the playbook's own URL with each value URL-encoded as
  *   one component (fillUrlTemplate), so a value cannot change the scheme, host or path structure; `action`
@@ -28,24 +52,25 @@ export interface MitigationContext {
  * - A mitigation that needs an attribute the issue does not have, or whose URL would take a value it
  *   refuses (a dot segment such as `..`, which would point the URL at another path), is left out: it
  *   cannot be carried out as written, and the other mitigations still are.
+ *
+ * Rendering reads no finding: an evidence bundle keeps what this gives, and a replay offers the same
+ * mitigations by the same `when` (offeredMitigations).
  */
-export function renderMitigations(
+export function renderMitigationTemplates(
   templates: readonly MitigationTemplate[],
   attributes: Readonly<Record<string, string>>,
-  context: MitigationContext,
-): ActionableMitigation[] {
-  const mitigations: ActionableMitigation[] = [];
-  for (const template of templates) {
-    if (template.when !== undefined && !meets(template.when, attributes, context)) continue;
-    const mitigation = renderMitigation(template, attributes, context);
-    if (mitigation !== undefined) mitigations.push(mitigation);
-  }
-  return mitigations;
+  context: RenderingContext,
+): RenderedMitigation[] {
+  return templates.flatMap((template) => {
+    const rendered = renderMitigation(template, attributes, context);
+    if (rendered === undefined) return [];
+    return [{ ...rendered, ...(template.when === undefined ? {} : { when: filledCondition(template.when, attributes) }) }];
+  });
 }
 
-/** Whether the findings meet every condition of `when` (mitigationFits), its action's title filled as the engine fills titles. */
-function meets(when: MitigationWhen, attributes: Readonly<Record<string, string>>, context: MitigationContext): boolean {
-  return mitigationFits(filledCondition(when, attributes), context.ranking, context.time);
+/** The rendered mitigations whose `when` the findings meet (mitigationFits), in order. */
+export function offeredMitigations(rendered: readonly RenderedMitigation[], ranking: Ranking, time: Date): ActionableMitigation[] {
+  return rendered.filter(({ when }) => when === undefined || mitigationFits(when, ranking, time)).map(({ mitigation }) => mitigation);
 }
 
 /** A mitigation's `when` with its action's title filled (a missing attribute kept as written: titles are prose). */
@@ -56,8 +81,8 @@ export function filledCondition(when: MitigationWhen, attributes: Readonly<Recor
 function renderMitigation(
   template: MitigationTemplate,
   attributes: Readonly<Record<string, string>>,
-  context: MitigationContext,
-): ActionableMitigation | undefined {
+  context: RenderingContext,
+): Omit<RenderedMitigation, "when"> | undefined {
   try {
     const mitigation: ActionableMitigation = { toolName: fillTemplate(template.toolName, attributes, asText) };
     if (template.customName !== undefined) mitigation.customName = fillTemplate(template.customName, attributes, asText);
@@ -67,14 +92,15 @@ function renderMitigation(
         Object.entries(template.action).map(([key, value]) => [key, fillTemplates(value, attributes, asText)]),
       );
     }
-    if (template.silence !== undefined) {
-      const silence = silenceAction(template.silence, attributes, context.time, mitigation.customName ?? mitigation.toolName);
-      if (silence === undefined) return undefined;
-      mitigation.action = silence;
-      const base = template.silence.dataSource === undefined ? undefined : context.alertmanagerUrl(template.silence.dataSource);
-      if (base !== undefined) mitigation.url = silenceFormUrl(base, silence.matchers);
-    }
-    return mitigation;
+    if (template.silence === undefined) return { mitigation };
+    const silence = silenceAction(template.silence, attributes, context.time, mitigation.customName ?? mitigation.toolName);
+    if (silence === undefined) return undefined;
+    mitigation.action = silence;
+    const { dataSource } = template.silence;
+    const base = dataSource === undefined ? undefined : context.alertmanagerUrl(dataSource);
+    if (dataSource === undefined || base === undefined) return { mitigation };
+    mitigation.url = silenceFormUrl(base, silence.matchers);
+    return { mitigation, silenceForm: dataSource };
   } catch (error) {
     if (error instanceof MissingAttributesError || error instanceof UnsafeValueError) return undefined;
     throw error;

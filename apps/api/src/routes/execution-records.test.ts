@@ -81,7 +81,7 @@ beforeEach(async () => {
             actions: [{ gadget: "Disk", title: "Free space", connector: "prometheus", window, observation: { kind: "failed", reason: "no answer" } }],
             mitigations: [],
           },
-          1,
+          { retentionDays: 1, maxBytes: 64 * 1024 },
         );
         return { highlights: `${job.bookName} on ${job.attributes.host}` };
       }),

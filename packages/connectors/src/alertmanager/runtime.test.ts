@@ -1,18 +1,21 @@
 // The alertmanager connector against a real Alertmanager (Debian's prometheus-alertmanager), and against
-// a local server where what was sent, or a failure, must be seen exactly.
-import type { Evidence } from "@pes/analysis";
+// a local server where what was sent, or a failure, must be seen exactly. Which of the alerts it holds
+// fired in the window, most severe first, is the analysis' (alertmanager-reading.test.ts).
+import type { Observation } from "@pes/contracts";
 import { sendJson, startAlertmanager, startTestHttpServer, type LocalAlertmanager, type TestHttpServer } from "@pes/local-services";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ActionRequest, TimeWindow } from "../connector.js";
 import { resolveSecrets } from "../data-source-secrets.js";
-import { evidenceList } from "../testing/observed-evidence.js";
+import { runConnectorAction, type Observed } from "../run-action.js";
+import { redactedObservation } from "../testing/redacted-observation.js";
 import { createHttpClient } from "../undici-http-client.js";
-import { runAlertmanagerAction as observe } from "./runtime.js";
-import { reading } from "../testing/observed-evidence.js";
+import { alertmanagerRuntime } from "./runtime.js";
+import { alertmanagerConnector } from "./definition.js";
 import { AlertmanagerAction, AlertmanagerDataSource } from "./schema.js";
 
-/** The connector's run, then the analysis of what it observed: the evidence an execution gets. */
-const runAlertmanagerAction = reading(observe);
+/** Runs an action as the worker does: matchers filled with their escaping, then the fetch. */
+const runAlertmanagerAction = (request: ActionRequest<AlertmanagerDataSource, AlertmanagerAction>): Promise<Observed> =>
+  runConnectorAction(alertmanagerConnector.definition, alertmanagerRuntime, request);
 
 const MINUTE = 60_000;
 /** Alertmanager holds alerts as of now: the window is around now (to the second, as it stores times). */
@@ -47,8 +50,9 @@ function request(
   };
 }
 
-const list = (found: Evidence | readonly Evidence[]): readonly Evidence[] => evidenceList(found);
 const byService = { matchers: [{ name: "service", value: "{{service}}" }] };
+/** The names of the alerts an observation holds, sorted (Alertmanager answers in its own order). */
+const alertNames = (observation: Observation): string[] => (observation.kind === "alertmanager" ? observation.alerts.map(({ labels }) => labels.alertname ?? "").sort() : [observation.kind]);
 
 describe("runAlertmanagerAction against a real Alertmanager", () => {
   let alertmanager: LocalAlertmanager;
@@ -77,55 +81,53 @@ describe("runAlertmanagerAction against a real Alertmanager", () => {
     await alertmanager?.stop();
   });
 
-  it("finds the alerts firing for the service in the window, most severe first, linked to the UI's filtered list", async () => {
-    const found = list(await runAlertmanagerAction(request(dataSource, byService)));
-    const link = `${alertmanager.url}/#/alerts?silenced=false&inhibited=false&active=true&filter=${encodeURIComponent('{service="checkout"}')}`;
-    expect(found).toEqual([
-      { kind: "alert", action: "Related alerts", link, name: "HighErrorRate", subject: "instance=checkout-1:8080, service=checkout", labels: { instance: "checkout-1:8080", service: "checkout" }, level: "critical", onset: new Date(now - 20 * MINUTE) },
-      { kind: "alert", action: "Related alerts", link, name: "HighLatency", subject: "service=checkout", labels: { service: "checkout" }, level: "warning", onset: new Date(now - 30 * MINUTE) },
-    ]);
-  });
-
-  it("keeps only alerts firing in the window: an earlier window finds none", async () => {
-    const earlier = { start: new Date(now - 5 * 60 * MINUTE), time: new Date(now - 4 * 60 * MINUTE), end: new Date(now - 3 * 60 * MINUTE) };
-    const found = list(await runAlertmanagerAction(request(dataSource, byService, undefined, { window: earlier })));
-    expect(found).toEqual([{ kind: "none", action: "Related alerts", link: expect.any(String), what: "alerts firing" }]);
+  it("reads the alerts Alertmanager holds for the matchers, with their labels and times, linked to the UI's filtered list", async () => {
+    const observed = await runAlertmanagerAction(request(dataSource, byService));
+    expect(alertNames(observed.observation)).toEqual(["HighErrorRate", "HighLatency"]);
+    const alerts = observed.observation.kind === "alertmanager" ? observed.observation.alerts : [];
+    expect(alerts.find(({ labels }) => labels.alertname === "HighErrorRate")).toEqual({
+      labels: { alertname: "HighErrorRate", service: "checkout", instance: "checkout-1:8080", severity: "critical" },
+      startsAt: new Date(now - 20 * MINUTE).toISOString(),
+      endsAt: expect.any(String),
+    });
+    expect(observed.link).toBe(`${alertmanager.url}/#/alerts?silenced=false&inhibited=false&active=true&filter=${encodeURIComponent('{service="checkout"}')}`);
   });
 
   it("reads a hostile value as one literal value: it matches only the alert with exactly that label", async () => {
-    const found = list(await runAlertmanagerAction(request(dataSource, byService, { service: HOSTILE })));
-    expect(found.map((evidence) => (evidence.kind === "alert" ? evidence.name : evidence.kind))).toEqual(["Odd"]);
-    const prefix = list(await runAlertmanagerAction(request(dataSource, byService, { service: 'a"b' })));
-    expect(prefix.map((evidence) => evidence.kind)).toEqual(["none"]);
+    expect(alertNames((await runAlertmanagerAction(request(dataSource, byService, { service: HOSTILE }))).observation)).toEqual(["Odd"]);
+    expect(alertNames((await runAlertmanagerAction(request(dataSource, byService, { service: 'a"b' }))).observation)).toEqual([]);
   });
 
   it("escapes a value in a regex matcher: `.*` matches only itself, a plain value still matches", async () => {
     const regex = { matchers: [{ name: "service", value: "{{service|regex}}(-canary)?", isRegex: true }] };
-    const names = async (service: string) =>
-      list(await runAlertmanagerAction(request(dataSource, regex, { service }))).map((evidence) => (evidence.kind === "alert" ? evidence.name : evidence.kind));
+    const names = async (service: string) => alertNames((await runAlertmanagerAction(request(dataSource, regex, { service }))).observation);
     expect(await names("checkout")).toEqual(["CheckoutNoise", "HighErrorRate", "HighLatency"]);
-    expect(await names(".*")).toEqual(["none"]);
+    expect(await names(".*")).toEqual([]);
     expect(await names(HOSTILE)).toEqual(["Odd"]);
   });
 
-  it("reports the silences over the same matchers, and hides the alerts they silence unless asked", async () => {
+  it("reads the silences over the same matchers, and leaves out the alerts they silence unless asked", async () => {
     const cart = { matchers: [{ name: "service", value: "cart" }], silences: true };
-    const found = list(await runAlertmanagerAction(request(dataSource, cart)));
-    const until = new Date(now + 60 * MINUTE).toISOString();
-    const day = until.slice(0, 10) === window.time.toISOString().slice(0, 10) ? "" : `${until.slice(0, 10)} `;
-    expect(found.map((evidence) => ({ kind: evidence.kind, text: evidence.kind === "answer" ? evidence.text : undefined }))).toEqual([
-      { kind: "none", text: undefined },
-      { kind: "answer", text: `silenced by ops until ${day}${until.slice(11, 16)} UTC: cart maintenance` },
+    const observed = (await runAlertmanagerAction(request(dataSource, cart))).observation;
+    expect(alertNames(observed)).toEqual([]);
+    expect(observed.kind === "alertmanager" ? observed.silences : undefined).toEqual([
+      {
+        id: expect.any(String),
+        startsAt: expect.any(String),
+        endsAt: new Date(now + 60 * MINUTE).toISOString(),
+        createdBy: "ops",
+        comment: "cart maintenance",
+        status: { state: "active" },
+      },
     ]);
-    const withSilenced = list(await runAlertmanagerAction(request(dataSource, { ...cart, includeSilenced: true })));
-    expect(withSilenced.map((evidence) => evidence.kind)).toEqual(["alert", "answer"]);
+    expect(alertNames((await runAlertmanagerAction(request(dataSource, { ...cart, includeSilenced: true }))).observation)).toEqual(["CartDown"]);
   });
 
   it("says what Alertmanager refused, in its own words", async () => {
     const bad = { matchers: [{ name: "service", value: "(", isRegex: true }] };
-    const [failed] = list(await runAlertmanagerAction(request(dataSource, bad)));
-    expect(failed).toMatchObject({ kind: "failed", reason: expect.stringMatching(/^Alertmanager answered 400 Bad Request: .*error parsing regexp/) });
-    expect(failed?.link).toContain("/#/alerts?");
+    const failed = await runAlertmanagerAction(request(dataSource, bad));
+    expect(failed.observation).toEqual({ kind: "failed", reason: expect.stringMatching(/^Alertmanager answered 400 Bad Request: .*error parsing regexp/) });
+    expect(failed.link).toContain("/#/alerts?");
   });
 });
 
@@ -147,8 +149,8 @@ describe("runAlertmanagerAction on the wire", () => {
       ],
       silences: true,
     };
-    const found = list(await runAlertmanagerAction(request({ type: "alertmanager", url: `${server.url}/am/`, auth: { bearerToken: { env: "PES_TEST_AM_TOKEN" } } }, action, { service: HOSTILE })));
-    expect(found.map((evidence) => evidence.kind)).toEqual(["none"]);
+    const found = await runAlertmanagerAction(request({ type: "alertmanager", url: `${server.url}/am/`, auth: { bearerToken: { env: "PES_TEST_AM_TOKEN" } } }, action, { service: HOSTILE }));
+    expect(found.observation).toEqual({ kind: "alertmanager", alerts: [], silences: [] });
     const sent = server.requests.map((seen) => new URL(seen.url, server?.url));
     const alerts = sent.find((url) => url.pathname === "/am/api/v2/alerts");
     expect(alerts?.searchParams.getAll("filter")).toEqual([
@@ -163,29 +165,29 @@ describe("runAlertmanagerAction on the wire", () => {
 
   it("links to externalUrl when the data source has one", async () => {
     server = await startTestHttpServer((_request, response) => sendJson(response, 200, []));
-    const [none] = list(await runAlertmanagerAction(request({ type: "alertmanager", url: server.url, externalUrl: "https://alerts.example/" }, byService)));
-    expect(none?.link).toBe(`https://alerts.example/#/alerts?silenced=false&inhibited=false&active=true&filter=${encodeURIComponent('{service="checkout"}')}`);
+    const none = await runAlertmanagerAction(request({ type: "alertmanager", url: server.url, externalUrl: "https://alerts.example/" }, byService));
+    expect(none.link).toBe(`https://alerts.example/#/alerts?silenced=false&inhibited=false&active=true&filter=${encodeURIComponent('{service="checkout"}')}`);
   });
 
   it("fails without a request on a value no matcher can hold", async () => {
     server = await startTestHttpServer((_request, response) => sendJson(response, 200, []));
-    const [failed] = list(await runAlertmanagerAction(request({ type: "alertmanager", url: server.url }, byService, { service: "a\uD800" })));
-    expect(failed).toMatchObject({ kind: "failed", reason: expect.stringContaining("lone surrogate") });
+    const failed = await runAlertmanagerAction(request({ type: "alertmanager", url: server.url }, byService, { service: "a\uD800" }));
+    expect(failed.observation).toEqual({ kind: "failed", reason: expect.stringContaining("lone surrogate") });
     expect(server.requests).toHaveLength(0);
   });
 
   it("is skipped, without a request, when the issue lacks the attribute", async () => {
     server = await startTestHttpServer((_request, response) => sendJson(response, 200, []));
-    const [skipped] = list(await runAlertmanagerAction(request({ type: "alertmanager", url: server.url }, byService, {})));
-    expect(skipped).toMatchObject({ kind: "skipped", missing: ["service"] });
+    const skipped = await runAlertmanagerAction(request({ type: "alertmanager", url: server.url }, byService, {}));
+    expect(skipped.observation).toEqual({ kind: "skipped", missing: ["service"] });
     expect(server.requests).toHaveLength(0);
   });
 
   it("keeps a token that an error answer echoes out of the reason", async () => {
     server = await startTestHttpServer((request, response) => sendJson(response, 401, `invalid credentials: ${request.headers.authorization ?? ""}`));
     env.PES_TEST_AM_TOKEN = "am-token-123";
-    const [failed] = list(await runAlertmanagerAction(request({ type: "alertmanager", url: server.url, auth: { bearerToken: { env: "PES_TEST_AM_TOKEN" } } }, byService)));
-    expect(failed).toMatchObject({ kind: "failed", reason: expect.stringMatching(/^Alertmanager answered 401 Unauthorized: invalid credentials: Bearer /) });
+    const failed = redactedObservation(await runAlertmanagerAction(request({ type: "alertmanager", url: server.url, auth: { bearerToken: { env: "PES_TEST_AM_TOKEN" } } }, byService)));
+    expect(failed).toEqual({ kind: "failed", reason: "Alertmanager answered 401 Unauthorized: invalid credentials: Bearer [redacted]" });
     expect(JSON.stringify(failed)).not.toContain("am-token-123");
   });
 
@@ -193,14 +195,14 @@ describe("runAlertmanagerAction on the wire", () => {
     server = await startTestHttpServer(() => {
       // never answers
     });
-    const [failed] = list(await runAlertmanagerAction(request({ type: "alertmanager", url: server.url }, byService, undefined, { signal: AbortSignal.timeout(100) })));
-    expect(failed).toMatchObject({ kind: "failed", reason: "no answer from Alertmanager before the deadline (timed out)" });
+    const failed = await runAlertmanagerAction(request({ type: "alertmanager", url: server.url }, byService, undefined, { signal: AbortSignal.timeout(100) }));
+    expect(failed.observation).toEqual({ kind: "failed", reason: "no answer from Alertmanager before the deadline (timed out)" });
   });
 
   it("fails on an answer that is not Alertmanager's", async () => {
     server = await startTestHttpServer((_request, response) => sendJson(response, 200, { data: [] }));
-    const [failed] = list(await runAlertmanagerAction(request({ type: "alertmanager", url: server.url }, byService)));
-    expect(failed).toMatchObject({ kind: "failed", reason: "Alertmanager answered alerts in a shape this connector does not know" });
+    const failed = await runAlertmanagerAction(request({ type: "alertmanager", url: server.url }, byService));
+    expect(failed.observation).toEqual({ kind: "failed", reason: "Alertmanager answered alerts in a shape this connector does not know" });
   });
 });
 

@@ -1,15 +1,14 @@
 import type { AlertmanagerObservation, FailedObservation } from "@pes/contracts";
 import type { z } from "zod";
-import type { ActionRequest, ConnectorRuntime, FetchRequest } from "../connector.js";
+import type { ConnectorRuntime, FetchRequest } from "../connector.js";
 import { answeredError } from "../error-answer.js";
 import { describeFetchFailure } from "../fetch-failure.js";
 import { authorizationHeader } from "../http-auth.js";
 import { answerText, MAX_RESPONSE_BYTES } from "../http-client.js";
-import { runConnectorAction, type Observed } from "../run-action.js";
 import { baseUrlOf } from "../url-text.js";
 import { matcherText } from "./alertmanager-matchers.js";
 import { GettableAlerts, GettableSilences } from "./alertmanager-response.js";
-import { alertmanagerConnector, type AlertmanagerAction, type AlertmanagerDataSource } from "./schema.js";
+import type { AlertmanagerAction, AlertmanagerDataSource } from "./schema.js";
 
 const TARGET = "Alertmanager";
 
@@ -63,12 +62,4 @@ async function get<T>(request: Request, headers: Record<string, string>, resourc
   } catch (error) {
     return describeFetchFailure(error, signal, TARGET, MAX_RESPONSE_BYTES);
   }
-}
-
-/**
- * Runs one Alertmanager action: fills the matchers' values, then fetches. The worker runs actions
- * through the registry; this is the same path, for this connector's own tests.
- */
-export function runAlertmanagerAction(request: ActionRequest<AlertmanagerDataSource, AlertmanagerAction>): Promise<Observed> {
-  return runConnectorAction(alertmanagerConnector.definition, alertmanagerRuntime, request);
 }

@@ -1,10 +1,9 @@
 import { fillTemplate, placeholdersIn, type Encoder } from "@pes/templates";
 import { z } from "zod";
 import { connectionFields } from "../connection-options.js";
-import { defineConnector, type TemplateEncoding } from "../connector-definition.js";
+import type { TemplateEncoding } from "../connector-definition.js";
 import { BasicAuth, BearerAuth } from "../http-auth.js";
 import { hasLoneSurrogate, quoteRegexMeta } from "../regex-escape.js";
-import { alertmanagerLink } from "./alertmanager-link.js";
 
 /** An Alertmanager (API v2). */
 export const AlertmanagerDataSource = z.strictObject({
@@ -76,16 +75,3 @@ export const alertmanagerMatcherTemplate: TemplateEncoding = {
   filters: { names: ["regex"], where: "alertmanager regex matchers" },
   fill: (template, attributes) => fillTemplate(template, attributes, matcherValueEncoder),
 };
-
-/** The alertmanager connector: alerts firing around the issue, and the silences over them. */
-export const alertmanagerConnector = defineConnector({
-  type: "alertmanager",
-  noun: "an Alertmanager data source",
-  builds: "matchers",
-  dataSource: AlertmanagerDataSource,
-  query: AlertmanagerAction,
-  // Names are label names (no placeholder can be in one): only values are filled.
-  templates: [{ path: ["matchers"], leaves: true, encoding: alertmanagerMatcherTemplate }],
-  link: (dataSource, query) => alertmanagerLink(dataSource, query),
-  runtime: async () => (await import("./runtime.js")).alertmanagerRuntime,
-});

@@ -1,18 +1,19 @@
-import type { Evidence } from "@pes/analysis";
+// The datadog connector's log searches against a local server speaking Datadog's logs APIs as documented.
+// What the lines and counts say is the analysis' (log-analysis.test.ts; test/connectors for the words).
+import type { Observation } from "@pes/contracts";
 import { sendJson, startTestHttpServer, type SeenRequest, type TestHttpHandler, type TestHttpServer } from "@pes/local-services";
 import fc from "fast-check";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { ActionRequest, TimeWindow } from "../connector.js";
 import { resolveSecrets } from "../data-source-secrets.js";
-import { evidenceList } from "../testing/observed-evidence.js";
-import { rendered as renderedAt } from "../testing/rendered-evidence.js";
+import { runConnectorAction, type Observed } from "../run-action.js";
 import { createHttpClient } from "../undici-http-client.js";
-import { runDatadogAction as observe } from "./runtime.js";
-import { reading } from "../testing/observed-evidence.js";
+import { datadogRuntime } from "./runtime.js";
+import { datadogConnector } from "./definition.js";
 import { DatadogAction, type DatadogDataSource } from "./schema.js";
 
-/** The connector's run, then the analysis of what it observed: the evidence an execution gets. */
-const runDatadogAction = reading(observe);
+/** Runs an action as the worker does: the search filled (each value one quoted term), then the fetch. */
+const runDatadogAction = (request: ActionRequest<DatadogDataSource, DatadogAction>): Promise<Observed> => runConnectorAction(datadogConnector.definition, datadogRuntime, request);
 
 // A fixed past incident: checkout cannot reach its database from 14:05 UTC.
 const ONSET = Date.parse("2026-11-20T14:05:00Z");
@@ -24,7 +25,11 @@ const window: TimeWindow = {
 /** The incident phase starts 5 minutes before the issue time. */
 const SPLIT = window.time.getTime() - 5 * 60_000;
 
-const rendered = (evidence: Evidence) => renderedAt(evidence, window.time);
+/** How many lines the counts say matched in all, and every line the searches answered. */
+function seen(observation: Observation): { total: number; lines: string[] } {
+  if (observation.kind !== "logs") return { total: -1, lines: [observation.kind] };
+  return { total: observation.counts.reduce((sum, { count }) => sum + count, 0), lines: observation.streams.flatMap(({ lines }) => lines.map(({ line }) => line)) };
+}
 
 interface FakeLog {
   at: number;
@@ -135,15 +140,12 @@ describe("runDatadogAction: logs", () => {
     server = undefined;
   });
 
-  it("names the new error pattern with its count, onset, example and Log Explorer link, from the documented requests", async () => {
+  it("asks the counts and the latest lines of each phase with the documented requests, linked to the Log Explorer", async () => {
     server = await startTestHttpServer(fakeDatadog(INCIDENT));
-    const found = evidenceList(await runDatadogAction(request(server.url)));
-    expect(found).toHaveLength(1);
-    const [first] = found;
-    expect(first).toMatchObject({ kind: "log-pattern", abnormal: true, ratio: Infinity, count: 270, onset: new Date(ONSET + 1_000) });
-    expect(first && rendered(first).shortAnswer).toBe(
-      'Checkout error logs: "query failed: dial tcp <ip>:<num>: connect: connection refused" 270 lines, not seen in the hour before, since 14:05 UTC — e.g. "query failed: dial tcp 10.0.3.7:5432: connect: connection refused"',
-    );
+    const observed = await runDatadogAction(request(server.url));
+    const inWindow = INCIDENT.filter(({ at }) => at >= window.start.getTime() && at < window.end.getTime());
+    expect(seen(observed.observation)).toEqual({ total: inWindow.length, lines: expect.arrayContaining([inWindow.at(-1)?.message]) });
+    expect(seen(observed.observation).lines).toHaveLength(inWindow.length);
 
     // Three POSTs, in parallel, with both keys: the counts over the window, the latest lines before and from the incident phase.
     expect(server.requests.map((seen) => [seen.method, seen.headers["dd-api-key"], seen.headers["dd-application-key"], seen.headers["content-type"]])).toEqual(
@@ -160,45 +162,39 @@ describe("runDatadogAction: logs", () => {
       { path: "/api/v2/logs/events/search", body: { filter: { query, from: ms(SPLIT), to: ms(window.end) }, sort: "-timestamp", page: { limit: 1000 } } },
     ]);
 
-    const link = new URL(first?.link ?? "");
+    const link = new URL(observed.link ?? "");
     expect(`${link.origin}${link.pathname}`).toBe("https://app.datadoghq.eu/logs");
     expect(Object.fromEntries(link.searchParams)).toEqual({ query, from_ts: ms(window.start), to_ts: ms(window.end), live: "false" });
   });
 
-  it("reads at most `limit` lines of a phase, page after page with the cursor, and rates the phases by the counts", async () => {
+  it("reads at most `limit` lines of a phase, page after page with the cursor, and counts them all", async () => {
     // A line a second all along: 3,300 in the baseline phase, more than the 1,500 read.
     server = await startTestHttpServer(fakeDatadog(logs(1_000, (i) => `slow query took ${i % 90}ms on shard ${i % 4}`)));
-    const found = evidenceList(await runDatadogAction(request(server.url, { logs: "service:{{service}}", limit: 1500 })));
+    const observed = await runDatadogAction(request(server.url, { logs: "service:{{service}}", limit: 1500 }));
     const searches = inOrder(server.requests).filter((item) => item.path.endsWith("search"));
     const before = searches.filter((item) => (item.body as { filter: { from: string } }).filter.from === String(window.start.getTime()));
     expect(before.map((item) => (item.body as { page: unknown }).page)).toEqual([{ limit: 1000 }, { limit: 500, cursor: Buffer.from("1000").toString("base64url") }]);
-    expect(found).toHaveLength(1);
-    expect(found[0]).toMatchObject({ kind: "log-pattern", abnormal: false });
-    expect(found[0] && rendered(found[0]).shortAnswer).toBe(
-      'Checkout error logs: 1.2k lines (60.1 lines/min), within normal variation of its rate in the hour before (60 lines/min); most common: "slow query took <duration> on shard <num>"',
-    );
+    const { total, lines } = seen(observed.observation);
+    expect(total).toBe(75 * 60);
+    // 1,500 of the 3,300 before the incident phase, and all 1,200 of it.
+    expect(lines).toHaveLength(1500 + 1200);
   });
 
-  it("reports steady errors as normal", async () => {
-    server = await startTestHttpServer(fakeDatadog(logs(30_000, (i) => `payment retry attempt=${i % 3} error="timeout after 2s"`)));
-    const found = evidenceList(await runDatadogAction(request(server.url)));
-    expect(found).toHaveLength(1);
-    expect(found[0]).toMatchObject({ kind: "log-pattern", abnormal: false });
-  });
-
-  it("says 'none' when no line matched: not 'no data', not 'failed'", async () => {
+  it("reads no line and no count when nothing matched: not 'failed'", async () => {
     server = await startTestHttpServer(fakeDatadog([]));
-    const found = evidenceList(await runDatadogAction(request(server.url)));
-    expect(found).toEqual([{ kind: "none", action: "Checkout error logs", what: "matching log lines", link: expect.stringContaining("https://app.datadoghq.eu/logs?") }]);
+    const observed = await runDatadogAction(request(server.url));
+    expect(observed.observation).toEqual({ kind: "logs", streams: [{ lines: [] }], counts: [] });
+    expect(observed.link).toContain("https://app.datadoghq.eu/logs?");
   });
 
   it.each([
-    [400, { errors: ["Invalid query: unexpected token ')' at position 12"] }, "Checkout error logs: Datadog answered 400: Invalid query: unexpected token ')' at position 12"],
-    [403, { errors: ["Forbidden"] }, "Checkout error logs: Datadog answered 403: Forbidden"],
+    [400, { errors: ["Invalid query: unexpected token ')' at position 12"] }, "Datadog answered 400: Invalid query: unexpected token ')' at position 12"],
+    [403, { errors: ["Forbidden"] }, "Datadog answered 403: Forbidden"],
   ])("fails on Datadog's error answer %i, in its words and with the link", async (status, body, expected) => {
     server = await startTestHttpServer((_seen, response) => sendJson(response, status, body));
-    const found = evidenceList(await runDatadogAction(request(server.url)));
-    expect(found.map(rendered)).toEqual([{ kind: "failed", shortAnswer: expected, link: expect.stringContaining("/logs?") }]);
+    const observed = await runDatadogAction(request(server.url));
+    expect(observed.observation).toEqual({ kind: "failed", reason: expected });
+    expect(observed.link).toContain("/logs?");
   });
 
   it("fails when Datadog could not finish (status timeout): partial counts would read as a drop", async () => {
@@ -207,19 +203,20 @@ describe("runDatadogAction: logs", () => {
       if (!seen.url.endsWith("aggregate")) return fake(seen, response);
       sendJson(response, 200, { data: { buckets: [] }, meta: { status: "timeout", warnings: [{ code: "timeout", message: "The query timed out on some indexes", title: "Partial results" }] } });
     });
-    const found = evidenceList(await runDatadogAction(request(server.url)));
-    expect(found.map((item) => rendered(item).shortAnswer)).toEqual(["Checkout error logs: Datadog could not finish counting the lines: The query timed out on some indexes"]);
+    const observed = await runDatadogAction(request(server.url));
+    expect(observed.observation).toEqual({ kind: "failed", reason: "Datadog could not finish counting the lines: The query timed out on some indexes" });
   });
 
   it("fails with 'timed out' when the deadline passes before Datadog answers", async () => {
     server = await startTestHttpServer(() => {
       // never answers: the action's deadline must end it
     });
-    const found = evidenceList(await runDatadogAction(request(server.url, ERRORS, { signal: AbortSignal.timeout(100) })));
-    expect(found.map(rendered)).toEqual([{ kind: "failed", shortAnswer: "Checkout error logs: no answer from Datadog before the deadline (timed out)", link: expect.stringContaining("/logs?") }]);
+    const observed = await runDatadogAction(request(server.url, ERRORS, { signal: AbortSignal.timeout(100) }));
+    expect(observed.observation).toEqual({ kind: "failed", reason: "no answer from Datadog before the deadline (timed out)" });
+    expect(observed.link).toContain("/logs?");
   });
 
-  it("sends a search again after a 429 (both APIs only read), and analyzes the answers that follow", async () => {
+  it("sends a search again after a 429 (both APIs only read), and reads the answers that follow", async () => {
     const fake = fakeDatadog(INCIDENT);
     const limited = new Set<string>();
     server = await startTestHttpServer((seen, response) => {
@@ -229,17 +226,18 @@ describe("runDatadogAction: logs", () => {
       response.writeHead(429, { "content-type": "application/json", "retry-after": "0" });
       response.end(JSON.stringify({ errors: ["Rate limit exceeded"] }));
     });
-    const found = evidenceList(await runDatadogAction(request(server.url)));
-    expect(found[0]).toMatchObject({ kind: "log-pattern", abnormal: true, count: 270 });
+    const observed = await runDatadogAction(request(server.url));
+    expect(seen(observed.observation).total).toBe(INCIDENT.filter(({ at }) => at >= window.start.getTime() && at < window.end.getTime()).length);
     expect(server.requests).toHaveLength(6);
   });
 
   it("refuses at fill a placeholder written inside quotes, sending nothing", async () => {
     server = await startTestHttpServer(fakeDatadog(INCIDENT));
-    const found = evidenceList(await runDatadogAction(request(server.url, { logs: 'service:"{{service}}"', limit: 1000 })));
-    expect(found.map((item) => rendered(item).shortAnswer)).toEqual([
-      "Checkout error logs: could not build the query: placeholder {{service}} is inside a string literal: write it without quotes (each value becomes a string literal of its own)",
-    ]);
+    const observed = await runDatadogAction(request(server.url, { logs: 'service:"{{service}}"', limit: 1000 }));
+    expect(observed.observation).toEqual({
+      kind: "failed",
+      reason: "could not build the query: placeholder {{service}} is inside a string literal: write it without quotes (each value becomes a string literal of its own)",
+    });
     expect(server.requests).toHaveLength(0);
   });
 
@@ -285,10 +283,10 @@ describe("runDatadogAction: hostile attribute values in a log search", () => {
   });
 
   /** Runs the search with `value`; the queries as sent, none when nothing was sent. */
-  async function sent(value: string): Promise<{ found: readonly Evidence[]; queries: string[] }> {
+  async function sent(value: string): Promise<{ found: Observation; queries: string[] }> {
     server ??= await startTestHttpServer(fakeDatadog([]));
     const before = server.requests.length;
-    const found = evidenceList(await runDatadogAction(request(server.url, ERRORS, { attributes: { service: value } })));
+    const found = (await runDatadogAction(request(server.url, ERRORS, { attributes: { service: value } }))).observation;
     const queries = server.requests.slice(before).map((seen) => (JSON.parse(seen.body) as { filter: { query: string } }).filter.query);
     return { found, queries };
   }
@@ -314,7 +312,7 @@ describe("runDatadogAction: hostile attribute values in a log search", () => {
     "🙂 ünïcödé",
   ])("%j stays the one value of its term", async (value) => {
     const { found, queries } = await sent(value);
-    expect(found).toMatchObject([{ kind: "none" }]);
+    expect(found).toEqual({ kind: "logs", streams: [{ lines: [] }], counts: [] });
     expect(queries).toHaveLength(3);
     for (const query of queries) expect(searchTerms(query)).toEqual([`service:${value}`, "status:error"]);
     expect(queries[0]).toBe(`service:"${value.replace(/[\\"“”]/g, "\\$&")}" status:error`);
@@ -323,14 +321,14 @@ describe("runDatadogAction: hostile attribute values in a log search", () => {
   it.each(["a\nb", "a\rb", "a\tb", "a\u0000b", "a\u2028b", "\uD800", ""])("%j is refused before anything is sent", async (value) => {
     const { found, queries } = await sent(value);
     expect(queries).toEqual([]);
-    expect(found.map((item) => rendered(item).shortAnswer)).toEqual([expect.stringMatching(/^Checkout error logs: could not build the query: attribute service (holds a control character|is empty)/)]);
+    expect(found).toEqual({ kind: "failed", reason: expect.stringMatching(/^could not build the query: attribute service (holds a control character|is empty)/) });
   });
 
   it("any value is refused or stays the value of its one term", async () => {
     await fc.assert(
       fc.asyncProperty(fc.string({ unit: "binary", maxLength: 12 }), async (value) => {
         const { found, queries } = await sent(value);
-        if (queries.length === 0) return found.length === 1 && found[0]?.kind === "failed";
+        if (queries.length === 0) return found.kind === "failed";
         return queries.every((query) => JSON.stringify(searchTerms(query)) === JSON.stringify([`service:${value}`, "status:error"]));
       }),
       { numRuns: 200 },

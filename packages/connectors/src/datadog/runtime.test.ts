@@ -1,18 +1,17 @@
-import type { Evidence } from "@pes/analysis";
+// The datadog connector's metric queries against a local server speaking Datadog's v1 query API. What the
+// series say (the worst one by its tags, a gap, no data) is the analysis' (observation-reading.test.ts).
+import type { Observation } from "@pes/contracts";
 import { freePort, sendJson, startTestHttpServer, type TestHttpServer } from "@pes/local-services";
 import fc from "fast-check";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { ActionRequest, TimeWindow } from "../connector.js";
 import { resolveSecrets } from "../data-source-secrets.js";
-import { evidenceList } from "../testing/observed-evidence.js";
-import { rendered as renderedAt } from "../testing/rendered-evidence.js";
+import { runConnectorAction, type Observed } from "../run-action.js";
+import { redactedObservation } from "../testing/redacted-observation.js";
 import { createHttpClient } from "../undici-http-client.js";
-import { runDatadogAction as observe } from "./runtime.js";
-import { readingOne } from "../testing/observed-evidence.js";
+import { datadogRuntime } from "./runtime.js";
+import { datadogConnector } from "./definition.js";
 import type { DatadogAction, DatadogDataSource } from "./schema.js";
-
-/** The connector's run, then the analysis of what it observed: the evidence an execution gets. */
-const runDatadogAction = readingOne(observe);
 
 // A fixed past incident: the p99 of checkout jumps from 440 ms to 1.8 s at 14:05 UTC.
 const JUMP = Date.parse("2026-11-20T14:05:00Z");
@@ -33,8 +32,6 @@ const checkout = (ms: number) => (ms >= JUMP ? 1.8 : ([0.42, 0.44, 0.46][(ms / 2
 function answer(seriesList: unknown[]) {
   return { status: "ok", res_type: "time_series", series: seriesList, from_date: window.start.getTime(), to_date: window.end.getTime(), group_by: [], query: "q", message: "" };
 }
-
-const rendered = (evidence: Evidence) => renderedAt(evidence, window.time);
 
 /** The environment the keys are resolved from, as the worker does at start. */
 const env: Record<string, string> = { PES_TEST_DD_API_KEY: "dd-api-s3cret-0123", PES_TEST_DD_APP_KEY: "dd-app-s3cret-4567" };
@@ -61,12 +58,10 @@ function request(dataSource: DatadogDataSource, spec: DatadogAction, overrides: 
   };
 }
 
-/** Runs the action and gives its one evidence (a metric query gives one). */
-async function runOne(request: ActionRequest<DatadogDataSource, DatadogAction>): Promise<Evidence> {
-  const [only, ...more] = evidenceList(await runDatadogAction(request));
-  if (only === undefined || more.length > 0) throw new Error("expected one evidence");
-  return only;
-}
+/** Runs an action as the worker does: the query filled (values checked for its language), then the fetch. */
+const runDatadogAction = (request: ActionRequest<DatadogDataSource, DatadogAction>): Promise<Observed> => runConnectorAction(datadogConnector.definition, datadogRuntime, request);
+/** What the action observed. */
+const runOne = async (request: ActionRequest<DatadogDataSource, DatadogAction>): Promise<Observation> => (await runDatadogAction(request)).observation;
 
 const P99 = { metrics: "avg:trace.http.request.duration.by.service.99p{service:{{service}},env:prod} by {host}", unit: "s" };
 
@@ -77,9 +72,9 @@ describe("runDatadogAction: metrics", () => {
     server = undefined;
   });
 
-  it("asks the query API for the window with both keys, finds the jump and links to the explorer", async () => {
+  it("asks the query API for the window with both keys, answers its series and links to the explorer", async () => {
     server = await startTestHttpServer((_request, response) => sendJson(response, 200, answer([series(["service:checkout", "env:prod", "host:web-1"], checkout)])));
-    const outcome = await runOne(request(dataSourceAt(server.url), P99));
+    const observed = await runDatadogAction(request(dataSourceAt(server.url), P99));
     const seen = server.requests[0];
     expect(seen?.method).toBe("GET");
     const url = new URL(seen?.url ?? "", server.url);
@@ -90,9 +85,13 @@ describe("runDatadogAction: metrics", () => {
     expect(seen?.headers["dd-api-key"]).toBe("dd-api-s3cret-0123");
     expect(seen?.headers["dd-application-key"]).toBe("dd-app-s3cret-4567");
 
-    expect(outcome).toMatchObject({ kind: "metric", abnormal: true, onset: new Date(JUMP), seriesCount: 1 });
-    expect(rendered(outcome).shortAnswer).toBe("p99 latency (env=prod, host=web-1, service=checkout) 1.8 s, 4.1× its level in the hour before (440 ms), since 14:05 UTC");
-    const link = new URL(outcome.link ?? "");
+    const { pointlist } = series(["service:checkout", "env:prod", "host:web-1"], checkout);
+    expect(observed.observation).toEqual({
+      kind: "datadog-metrics",
+      series: [{ pointlist, tag_set: ["service:checkout", "env:prod", "host:web-1"], scope: "service:checkout,env:prod,host:web-1" }],
+      unit: "s",
+    });
+    const link = new URL(observed.link ?? "");
     expect(`${link.origin}${link.pathname}`).toBe(`${server.url}/metric/explorer`);
     expect(Object.fromEntries(link.searchParams)).toEqual({
       from_ts: String(window.start.getTime()),
@@ -104,58 +103,36 @@ describe("runDatadogAction: metrics", () => {
     });
   });
 
-  it("names the worst of several series by the tags that tell them apart, reading null points as gaps", async () => {
-    server = await startTestHttpServer((_request, response) =>
-      sendJson(response, 200, answer([
-        series(["service:checkout", "host:web-1"], () => 0.3),
-        series(["service:checkout", "host:web-2"], (ms) => (ms % 60_000 === 0 ? null : checkout(ms))),
-      ])),
+  it("keeps null points, which are gaps, and answers no series as none", async () => {
+    server = await startTestHttpServer((request, response) =>
+      sendJson(response, 200, answer(request.url.includes("search") ? [] : [series(["service:checkout", "host:web-2"], (ms) => (ms % 60_000 === 0 ? null : checkout(ms)))])),
     );
-    const outcome = await runOne(request(dataSourceAt(server.url), P99));
-    expect(outcome).toMatchObject({ kind: "metric", abnormal: true, labels: { host: "web-2" }, seriesCount: 2 });
-    expect(rendered(outcome).shortAnswer).toMatch(/^p99 latency \(host=web-2\) .*; worst of 2 series$/);
-  });
-
-  it("names a series without tags by its scope", async () => {
-    server = await startTestHttpServer((_request, response) => sendJson(response, 200, answer([series([], checkout, "service:checkout,env:prod")])));
-    const outcome = await runOne(request(dataSourceAt(server.url), P99));
-    expect(outcome).toMatchObject({ kind: "metric", labels: { service: "checkout", env: "prod" } });
-  });
-
-  it("reports a steady series as normal", async () => {
-    server = await startTestHttpServer((_request, response) => sendJson(response, 200, answer([series(["service:search"], () => 0.3)])));
-    const outcome = await runOne(request(dataSourceAt(server.url), P99));
-    expect(rendered(outcome)).toMatchObject({ kind: "metric", shortAnswer: "p99 latency (service=search) 300 ms, within its usual range (300 ms over the hour before)" });
-  });
-
-  it("says 'no data' when Datadog has no series, not 'normal' nor 'failed'", async () => {
-    server = await startTestHttpServer((_request, response) => sendJson(response, 200, answer([])));
-    const outcome = await runOne(request(dataSourceAt(server.url), P99));
-    expect(outcome).toMatchObject({ kind: "no-data", reason: "empty" });
-    expect(rendered(outcome).shortAnswer).toBe("p99 latency: no data in the window");
+    const observed = await runOne(request(dataSourceAt(server.url), P99));
+    expect(observed.kind === "datadog-metrics" ? observed.series[0]?.pointlist.filter(([, value]) => value === null).length : undefined).toBe(76);
+    expect(await runOne(request(dataSourceAt(server.url), P99, { attributes: { service: "search" } }))).toEqual({ kind: "datadog-metrics", series: [], unit: "s" });
   });
 
   it("skips an action whose attributes the issue lacks", async () => {
     server = await startTestHttpServer((_request, response) => sendJson(response, 200, answer([])));
     const outcome = await runOne(request(dataSourceAt(server.url), P99, { attributes: {} }));
-    expect(outcome).toEqual({ kind: "skipped", action: "p99 latency", missing: ["service"] });
+    expect(outcome).toEqual({ kind: "skipped", missing: ["service"] });
     expect(server.requests).toHaveLength(0);
   });
 
   it.each([
-    ["Datadog's error answer", 403, JSON.stringify({ errors: ["Forbidden"] }), "p99 latency: Datadog answered 403: Forbidden"],
-    ["a query Datadog rejects", 400, JSON.stringify({ errors: ["Error parsing query: unable to parse avg:x{: Rule 'scope_expr' didn't match"] }), "p99 latency: Datadog answered 400: Error parsing query: unable to parse avg:x{: Rule 'scope_expr' didn't match"],
-    ["an error without JSON", 502, "<html>bad gateway</html>", "p99 latency: Datadog answered 502 Bad Gateway"],
-    ["an error status in a 200", 200, JSON.stringify({ status: "error", error: "Rate limit of 300 requests in 3600 seconds reached", series: [] }), "p99 latency: Datadog could not run the query: Rate limit of 300 requests in 3600 seconds reached"],
-    ["a success that is not JSON", 200, "<html>login</html>", "p99 latency: Datadog answered with something that is not JSON"],
-    ["an unknown shape", 200, JSON.stringify({ status: "ok", series: [{ pointlist: [["soon", 1]] }] }), "p99 latency: Datadog answered in a shape this connector does not know"],
+    ["Datadog's error answer", 403, JSON.stringify({ errors: ["Forbidden"] }), "Datadog answered 403: Forbidden"],
+    ["a query Datadog rejects", 400, JSON.stringify({ errors: ["Error parsing query: unable to parse avg:x{: Rule 'scope_expr' didn't match"] }), "Datadog answered 400: Error parsing query: unable to parse avg:x{: Rule 'scope_expr' didn't match"],
+    ["an error without JSON", 502, "<html>bad gateway</html>", "Datadog answered 502 Bad Gateway"],
+    ["an error status in a 200", 200, JSON.stringify({ status: "error", error: "Rate limit of 300 requests in 3600 seconds reached", series: [] }), "Datadog could not run the query: Rate limit of 300 requests in 3600 seconds reached"],
+    ["a success that is not JSON", 200, "<html>login</html>", "Datadog answered with something that is not JSON"],
+    ["an unknown shape", 200, JSON.stringify({ status: "ok", series: [{ pointlist: [["soon", 1]] }] }), "Datadog answered in a shape this connector does not know"],
   ])("fails on %s, in plain words and with the link", async (_case, status, body, expected) => {
     server = await startTestHttpServer((_request, response) => {
       response.writeHead(status, { "content-type": body.startsWith("<") ? "text/html" : "application/json" });
       response.end(body);
     });
-    const outcome = await runOne(request(dataSourceAt(server.url), P99));
-    expect(rendered(outcome)).toMatchObject({ kind: "failed", shortAnswer: expected });
+    const outcome = await runDatadogAction(request(dataSourceAt(server.url), P99));
+    expect(outcome.observation).toEqual({ kind: "failed", reason: expected });
     expect(outcome.link).toContain("/metric/explorer?");
   });
 
@@ -163,8 +140,8 @@ describe("runDatadogAction: metrics", () => {
     server = await startTestHttpServer((seen, response) =>
       sendJson(response, 403, { errors: [`key ${String(seen.headers["dd-api-key"])} with ${String(seen.headers["dd-application-key"])} is not valid`] }),
     );
-    const outcome = await runOne(request(dataSourceAt(server.url), P99));
-    expect(rendered(outcome).shortAnswer).toBe("p99 latency: Datadog answered 403: key [redacted] with [redacted] is not valid");
+    const outcome = redactedObservation(await runDatadogAction(request(dataSourceAt(server.url), P99)));
+    expect(outcome).toEqual({ kind: "failed", reason: "Datadog answered 403: key [redacted] with [redacted] is not valid" });
     expect(JSON.stringify(outcome)).not.toMatch(/s3cret/);
   });
 
@@ -172,7 +149,7 @@ describe("runDatadogAction: metrics", () => {
     server = await startTestHttpServer((_request, response) => sendJson(response, 200, answer([])));
     const dataSource = { ...dataSourceAt(server.url), appKey: { env: "PES_TEST_DD_UNSET" } };
     const outcome = await runOne(request(dataSource, P99));
-    expect(rendered(outcome).shortAnswer).toBe("p99 latency: cannot authenticate to Datadog: environment variable PES_TEST_DD_UNSET is not set");
+    expect(outcome).toEqual({ kind: "failed", reason: "cannot authenticate to Datadog: environment variable PES_TEST_DD_UNSET is not set" });
     expect(server.requests).toHaveLength(0);
   });
 
@@ -180,15 +157,15 @@ describe("runDatadogAction: metrics", () => {
     server = await startTestHttpServer(() => {
       // never answers: the action's deadline must end it
     });
-    const outcome = await runOne(request(dataSourceAt(server.url), P99, { signal: AbortSignal.timeout(100) }));
-    expect(rendered(outcome)).toMatchObject({ kind: "failed", shortAnswer: "p99 latency: no answer from Datadog before the deadline (timed out)" });
+    const outcome = await runDatadogAction(request(dataSourceAt(server.url), P99, { signal: AbortSignal.timeout(100) }));
+    expect(outcome.observation).toEqual({ kind: "failed", reason: "no answer from Datadog before the deadline (timed out)" });
     expect(outcome.link).toContain("/metric/explorer?");
   });
 
   it("fails with 'connection refused' when nothing listens", async () => {
     const port = await freePort();
     const outcome = await runOne(request(dataSourceAt(`http://127.0.0.1:${port}`), P99));
-    expect(rendered(outcome).shortAnswer).toBe("p99 latency: could not reach Datadog (connection refused)");
+    expect(outcome).toEqual({ kind: "failed", reason: "could not reach Datadog (connection refused)" });
   });
 });
 
@@ -211,7 +188,7 @@ describe("runDatadogAction: hostile attribute values in a metric query", () => {
   });
 
   /** Runs the query with `value`; the query as sent, or undefined when nothing was sent. */
-  async function sent(value: string): Promise<{ outcome: Evidence; query: string | undefined }> {
+  async function sent(value: string): Promise<{ outcome: Observation; query: string | undefined }> {
     server ??= await startTestHttpServer((_request, response) => sendJson(response, 200, answer([])));
     const before = server.requests.length;
     const outcome = await runOne(request(dataSourceAt(server.url), spec, { attributes: { service: value } }));
@@ -224,8 +201,7 @@ describe("runDatadogAction: hostile attribute values in a metric query", () => {
   ])("%j is refused before anything is sent", async (value) => {
     const { outcome, query } = await sent(value);
     expect(query).toBeUndefined();
-    expect(outcome.kind).toBe("failed");
-    expect(rendered(outcome).shortAnswer).toMatch(/^p99 latency: could not build the query: attribute service (holds characters a Datadog tag cannot|is empty|is longer)/);
+    expect(outcome).toEqual({ kind: "failed", reason: expect.stringMatching(/^could not build the query: attribute service (holds characters a Datadog tag cannot|is empty|is longer)/) });
   });
 
   it.each(["checkout", "checkout-v2", "payments_api", "team:payments", "a/b", "..", ".", "1.42.0", "ünïcödé", "中文"])(

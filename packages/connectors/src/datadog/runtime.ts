@@ -1,10 +1,9 @@
 import type { DatadogMetricsObservation, FailedObservation } from "@pes/contracts";
-import type { ActionRequest, ConnectorRuntime, FetchRequest } from "../connector.js";
-import { runConnectorAction, type Observed } from "../run-action.js";
+import type { ConnectorRuntime, FetchRequest } from "../connector.js";
 import { fetchLogs } from "./datadog-logs.js";
 import { askDatadog, TARGET } from "./datadog-request.js";
 import { DatadogMetricsAnswer } from "./datadog-response.js";
-import { datadogConnector, type DatadogAction, type DatadogDataSource, type DatadogMetricsAction } from "./schema.js";
+import type { DatadogAction, DatadogDataSource, DatadogMetricsAction } from "./schema.js";
 
 /**
  * A metric query: Datadog's metrics query API over the window, its series as it answered them. A log
@@ -28,12 +27,4 @@ async function fetchMetrics(request: FetchRequest<DatadogDataSource, DatadogMetr
   if (!body.success) return failed(`${TARGET} answered in a shape this connector does not know`);
   if (body.data.status === "error") return failed(`${TARGET} could not run the query: ${body.data.error ?? "no reason given"}`);
   return { kind: "datadog-metrics", series: body.data.series, ...(action.unit === undefined ? {} : { unit: action.unit }) };
-}
-
-/**
- * Runs one Datadog action: fills the query (values checked for the query language), then fetches.
- * The worker runs actions through the registry; this is the same path, for this connector's own tests.
- */
-export function runDatadogAction(request: ActionRequest<DatadogDataSource, DatadogAction>): Promise<Observed> {
-  return runConnectorAction(datadogConnector.definition, datadogRuntime, request);
 }

@@ -1,10 +1,9 @@
 import { fillTemplate } from "@pes/templates";
 import { z } from "zod";
 import { connectionFields } from "../connection-options.js";
-import { defineConnector, type TemplateEncoding } from "../connector-definition.js";
+import type { TemplateEncoding } from "../connector-definition.js";
 import { SecretRef } from "../secret-ref.js";
 import { placeholderInLiteralProblem } from "../query-literals.js";
-import { datadogLogsLink, datadogMetricsLink } from "./datadog-link.js";
 import { datadogSearchEncoder, datadogTagEncoder } from "./datadog-escape.js";
 
 /**
@@ -70,22 +69,3 @@ export const datadogLogsTemplate: TemplateEncoding = {
     return fillTemplate(template, attributes, datadogSearchEncoder);
   },
 };
-
-/**
- * The datadog connector: a metric query over the window, compared with the level before the issue, or a
- * log search, its lines counted and grouped into patterns.
- */
-export const datadogConnector = defineConnector({
-  type: "datadog",
-  noun: "a Datadog data source",
-  builds: "query",
-  dataSource: DatadogDataSource,
-  query: DatadogAction,
-  templates: [
-    { path: ["metrics"], encoding: datadogMetricsTemplate },
-    { path: ["logs"], encoding: datadogLogsTemplate },
-  ],
-  link: (dataSource, query, window) =>
-    "logs" in query ? datadogLogsLink(dataSource, query.logs, window) : datadogMetricsLink(dataSource, query.metrics, window),
-  runtime: async () => (await import("./runtime.js")).datadogRuntime,
-});

@@ -1,5 +1,8 @@
+// The elasticsearch connector against a fake Elasticsearch speaking its search API (bool filters, date
+// histograms, sorting), and against a local server where a failure must be seen exactly. What the
+// messages and counts say is the analysis' (log-analysis.test.ts; test/connectors for the words).
+import type { Observation } from "@pes/contracts";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { Evidence } from "@pes/analysis";
 import {
   freePort,
   sendJson,
@@ -12,15 +15,16 @@ import {
 } from "@pes/local-services";
 import type { ActionRequest, TimeWindow } from "../connector.js";
 import { resolveSecrets } from "../data-source-secrets.js";
-import { evidenceList } from "../testing/observed-evidence.js";
-import { rendered as renderedAt } from "../testing/rendered-evidence.js";
+import { runConnectorAction, type Observed } from "../run-action.js";
+import { redactedObservation } from "../testing/redacted-observation.js";
 import { createHttpClient } from "../undici-http-client.js";
-import { runElasticsearchAction as observe } from "./runtime.js";
-import { reading } from "../testing/observed-evidence.js";
+import { elasticsearchRuntime } from "./runtime.js";
+import { elasticsearchConnector } from "./definition.js";
 import { ElasticsearchAction, type ElasticsearchDataSource } from "./schema.js";
 
-/** The connector's run, then the analysis of what it observed: the evidence an execution gets. */
-const runElasticsearchAction = reading(observe);
+/** Runs an action as the worker does: filter values filled as JSON strings, then the searches. */
+const runElasticsearchAction = (request: ActionRequest<ElasticsearchDataSource, ElasticsearchAction>): Promise<Observed> =>
+  runConnectorAction(elasticsearchConnector.definition, elasticsearchRuntime, request);
 
 // A fixed past incident: checkout's calls to payment are refused from 14:05 UTC.
 const ONSET = Date.parse("2026-11-20T14:05:00Z");
@@ -31,7 +35,6 @@ const window: TimeWindow = {
 };
 const SPLIT = window.time.getTime() - 5 * 60_000;
 
-const rendered = (evidence: Evidence) => renderedAt(evidence, window.time);
 const env: Record<string, string> = {};
 const http = createHttpClient();
 afterAll(async () => {
@@ -94,6 +97,12 @@ function bodiesOf(requests: readonly SeenRequest[]): Array<Record<string, unknow
   return bodies.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
+/** How many documents the counts say matched in all, and every message the searches answered. */
+function seen(observation: Observation): { total: number; lines: string[] } {
+  if (observation.kind !== "logs") return { total: -1, lines: [observation.kind] };
+  return { total: observation.counts.reduce((sum, { count }) => sum + count, 0), lines: observation.streams.flatMap(({ lines }) => lines.map(({ line }) => line)) };
+}
+
 const dataSource = (url: string, extra: Partial<ElasticsearchDataSource> = {}): ElasticsearchDataSource => ({ type: "elasticsearch", url, flavor: "elasticsearch", ...extra });
 
 describe("runElasticsearchAction against a fake Elasticsearch", () => {
@@ -108,28 +117,24 @@ describe("runElasticsearchAction against a fake Elasticsearch", () => {
     delete env.PES_TEST_ES_KEY;
   });
 
-  it("names the new error pattern of the filtered documents, with its count, onset, example and Discover link", async () => {
+  it("searches the counts per step and the latest messages of each phase, with the API key, linked to Discover", async () => {
     env.PES_TEST_ES_KEY = "ZXNrZXk6c2VjcmV0LWtleQ==";
     const before = search.requests.length;
-    const found = evidenceList(
-      await runElasticsearchAction(
-        request(dataSource(`${search.url}/`, { auth: { apiKey: { env: "PES_TEST_ES_KEY" } }, kibana: { url: "https://kibana.example/", dataViewId: "logs-view" } })),
-      ),
+    const observed = await runElasticsearchAction(
+      request(dataSource(`${search.url}/`, { auth: { apiKey: { env: "PES_TEST_ES_KEY" } }, kibana: { url: "https://kibana.example/", dataViewId: "logs-view" } })),
     );
-    expect(found).toHaveLength(1);
-    const [first] = found;
-    expect(first).toMatchObject({ kind: "log-pattern", abnormal: true, ratio: Infinity, count: 216, onset: new Date(ONSET + 2_000) });
-    expect(first && rendered(first).shortAnswer).toBe(
-      'Checkout errors: "call to payment failed: connection refused by <ip>:<num>" 216 lines, not seen in the hour before, since 14:05 UTC — e.g. "call to payment failed: connection refused by 10.0.4.2:8443"',
-    );
+    // checkout's errors in the logs indices: the payment retries all along, the refused calls from 14:05.
+    const expected = corpus.filter(({ index, source }) => index.startsWith("logs-") && JSON.stringify(source).includes('"name":"checkout"') && JSON.stringify(source).includes('"level":"error"'));
+    expect(seen(observed.observation)).toEqual({ total: expected.length, lines: expect.arrayContaining(["call to payment failed: connection refused by 10.0.4.2:8443", "payment retry 0 after timeout"]) });
+    expect(seen(observed.observation).lines).toHaveLength(expected.length);
 
-    const seen = search.requests.slice(before);
-    expect(seen.map((item) => `${item.method} ${item.url}`)).toEqual(Array(3).fill("POST /logs-*/_search"));
-    expect(seen.map((item) => item.headers.authorization)).toEqual(Array(3).fill("ApiKey ZXNrZXk6c2VjcmV0LWtleQ=="));
-    expect(seen.map((item) => item.headers["content-type"])).toEqual(Array(3).fill("application/json"));
+    const sent = search.requests.slice(before);
+    expect(sent.map((item) => `${item.method} ${item.url}`)).toEqual(Array(3).fill("POST /logs-*/_search"));
+    expect(sent.map((item) => item.headers.authorization)).toEqual(Array(3).fill("ApiKey ZXNrZXk6c2VjcmV0LWtleQ=="));
+    expect(sent.map((item) => item.headers["content-type"])).toEqual(Array(3).fill("application/json"));
     const filters = [{ term: { "service.name": "checkout" } }, { term: { "log.level": "error" } }];
     const range = (bounds: object) => ({ range: { "@timestamp": { ...bounds, format: "epoch_millis" } } });
-    expect(bodiesOf(seen)).toEqual([
+    expect(bodiesOf(sent)).toEqual([
       {
         size: 0,
         track_total_hits: true,
@@ -161,7 +166,7 @@ describe("runElasticsearchAction against a fake Elasticsearch", () => {
       },
     ]);
 
-    expect(first?.link).toBe(
+    expect(observed.link).toBe(
       `https://kibana.example/app/discover#/?_g=${encodeURIComponent("(time:(from:'2026-11-20T13:08:00.000Z',to:'2026-11-20T14:23:00.000Z'))")}` +
         `&_a=${encodeURIComponent(`(dataSource:(dataViewId:logs-view,type:dataView),query:(language:kuery,query:'service.name:"checkout" and log.level:"error"'))`)}`,
     );
@@ -169,32 +174,25 @@ describe("runElasticsearchAction against a fake Elasticsearch", () => {
 
   it("links to OpenSearch Dashboards' Discover with flavor opensearch, and names OpenSearch in errors", async () => {
     const opensearch = dataSource(search.url, { flavor: "opensearch", kibana: { url: "https://dashboards.example", dataViewId: "ip-1" } });
-    const found = evidenceList(await runElasticsearchAction(request(opensearch, { filters: [{ field: "message", phrase: "it's {{service}}" }] })));
-    expect(found[0]?.link).toBe(
+    const found = await runElasticsearchAction(request(opensearch, { filters: [{ field: "message", phrase: "it's {{service}}" }] }));
+    expect(found.link).toBe(
       "https://dashboards.example/app/data-explorer/discover#?" +
         `_a=${encodeURIComponent("(discover:(columns:!(_source),isDirty:!f,sort:!()),metadata:(indexPattern:ip-1,view:discover))")}` +
         `&_g=${encodeURIComponent("(time:(from:'2026-11-20T13:08:00.000Z',to:'2026-11-20T14:23:00.000Z'))")}` +
         `&_q=${encodeURIComponent(`(filters:!(),query:(language:kuery,query:'message:"it!'s checkout"'))`)}`,
     );
-    const failed = evidenceList(await runElasticsearchAction(request(opensearch, { index: "nope" })));
-    expect(failed.map((item) => rendered(item).shortAnswer)).toEqual(["Checkout errors: OpenSearch answered 404: index_not_found_exception: no such index [nope]"]);
+    const failed = await runElasticsearchAction(request(opensearch, { index: "nope" }));
+    expect(failed.observation).toEqual({ kind: "failed", reason: "OpenSearch answered 404: index_not_found_exception: no such index [nope]" });
   });
 
-  it("reports the steady errors of a healthy service as normal", async () => {
-    const found = evidenceList(await runElasticsearchAction(request(dataSource(search.url), { filters: [{ field: "message", phrase: "payment retry" }] })));
-    expect(found).toHaveLength(1);
-    expect(found[0]).toMatchObject({ kind: "log-pattern", total: true, abnormal: false });
-    expect(found[0] && rendered(found[0]).shortAnswer).toMatch(/^Checkout errors: \d+ lines? \([\d.]+ lines\/min\), within normal variation of its rate in the hour before/);
-  });
-
-  it("answers none when no document matches in the window", async () => {
-    const found = evidenceList(await runElasticsearchAction(request(dataSource(search.url), {}, { attributes: { service: "cart" } })));
-    expect(found).toEqual([{ kind: "none", action: "Checkout errors", what: "matching log lines" }]);
+  it("reads no message and zero counts when no document matches in the window", async () => {
+    const { total, lines } = seen((await runElasticsearchAction(request(dataSource(search.url), {}, { attributes: { service: "cart" } }))).observation);
+    expect({ total, lines }).toEqual({ total: 0, lines: [] });
   });
 
   it("fails with Elasticsearch's own words on an unknown index", async () => {
-    const found = evidenceList(await runElasticsearchAction(request(dataSource(search.url), { index: "logs-2026.11.21" })));
-    expect(found.map((item) => rendered(item).shortAnswer)).toEqual(["Checkout errors: Elasticsearch answered 404: index_not_found_exception: no such index [logs-2026.11.21]"]);
+    const failed = await runElasticsearchAction(request(dataSource(search.url), { index: "logs-2026.11.21" }));
+    expect(failed.observation).toEqual({ kind: "failed", reason: "Elasticsearch answered 404: index_not_found_exception: no such index [logs-2026.11.21]" });
   });
 
   describe("with hostile attribute values", () => {
@@ -212,12 +210,15 @@ describe("runElasticsearchAction against a fake Elasticsearch", () => {
         ],
       });
       try {
-        const found = evidenceList(await runElasticsearchAction(request(dataSource(hits.url), { index: "logs-x" }, { attributes: { service: value } })));
+        const observed = await runElasticsearchAction(request(dataSource(hits.url), { index: "logs-x" }, { attributes: { service: value } }));
         for (const body of bodiesOf(hits.requests)) {
           expect(body.query).toMatchObject({ bool: { filter: [expect.anything(), { term: { "service.name": value } }, { term: { "log.level": "error" } }] } });
           expect(Object.keys(body)).toEqual(body.size === 0 ? ["size", "track_total_hits", "query", "aggs"] : ["size", "track_total_hits", "sort", "_source", "query"]);
         }
-        expect(found).toMatchObject([{ kind: "log-pattern", pattern: "found it #<num>", count: 55 }]);
+        const { total, lines } = seen(observed.observation);
+        expect(total).toBe(55);
+        expect(lines).toHaveLength(55);
+        expect(lines.every((line) => line.startsWith("found it #"))).toBe(true);
       } finally {
         await hits.close();
       }
@@ -270,22 +271,23 @@ describe("runElasticsearchAction on the wire", () => {
       response.writeHead(status, { "content-type": "application/json" });
       response.end(body);
     });
-    const found = evidenceList(await runElasticsearchAction(request(dataSource(server.url, { kibana: { url: "https://kibana.example", dataViewId: "v" } }))));
-    expect(found.map((item) => rendered(item))).toEqual([{ kind: "failed", shortAnswer: `Checkout errors: ${expected}`, link: expect.stringMatching(/^https:\/\/kibana\.example\/app\/discover#\/\?_g=/) }]);
+    const failed = await runElasticsearchAction(request(dataSource(server.url, { kibana: { url: "https://kibana.example", dataViewId: "v" } })));
+    expect(failed.observation).toEqual({ kind: "failed", reason: expected });
+    expect(failed.link).toMatch(/^https:\/\/kibana\.example\/app\/discover#\/\?_g=/);
   });
 
   it("fails with 'timed out' when the deadline passes before Elasticsearch answers", async () => {
     server = await startTestHttpServer(() => {
       // never answers: the action's deadline must end it
     });
-    const found = evidenceList(await runElasticsearchAction(request(dataSource(server.url), {}, { signal: AbortSignal.timeout(100) })));
-    expect(found.map((item) => rendered(item).shortAnswer)).toEqual(["Checkout errors: no answer from Elasticsearch before the deadline (timed out)"]);
+    const failed = await runElasticsearchAction(request(dataSource(server.url), {}, { signal: AbortSignal.timeout(100) }));
+    expect(failed.observation).toEqual({ kind: "failed", reason: "no answer from Elasticsearch before the deadline (timed out)" });
   });
 
   it("fails with 'connection refused' when nothing listens", async () => {
     const port = await freePort();
-    const found = evidenceList(await runElasticsearchAction(request(dataSource(`http://127.0.0.1:${port}`))));
-    expect(found.map((item) => rendered(item).shortAnswer)).toEqual(["Checkout errors: could not reach Elasticsearch (connection refused)"]);
+    const failed = await runElasticsearchAction(request(dataSource(`http://127.0.0.1:${port}`)));
+    expect(failed.observation).toEqual({ kind: "failed", reason: "could not reach Elasticsearch (connection refused)" });
   });
 
   it("sends bearer and basic auth, and redacts a secret an error echoes", async () => {
@@ -293,12 +295,10 @@ describe("runElasticsearchAction on the wire", () => {
       sendJson(response, 401, { error: { type: "security_exception", reason: `unable to authenticate with provided credentials [${String(seen.headers.authorization)}]` }, status: 401 }),
     );
     env.PES_TEST_ES_KEY = "s3cret-es-token";
-    const bearer = evidenceList(await runElasticsearchAction(request(dataSource(server.url, { auth: { bearerToken: { env: "PES_TEST_ES_KEY" } } }))));
+    const bearer = redactedObservation(await runElasticsearchAction(request(dataSource(server.url, { auth: { bearerToken: { env: "PES_TEST_ES_KEY" } } }))));
     expect(server.requests[0]?.headers.authorization).toBe("Bearer s3cret-es-token");
-    expect(bearer.map((item) => rendered(item).shortAnswer)).toEqual([
-      "Checkout errors: Elasticsearch answered 401: security_exception: unable to authenticate with provided credentials [Bearer [redacted]]",
-    ]);
-    const basic = evidenceList(await runElasticsearchAction(request(dataSource(server.url, { auth: { basic: { username: "elastic", password: { env: "PES_TEST_ES_KEY" } } } }))));
+    expect(bearer).toEqual({ kind: "failed", reason: "Elasticsearch answered 401: security_exception: unable to authenticate with provided credentials [Bearer [redacted]]" });
+    const basic = redactedObservation(await runElasticsearchAction(request(dataSource(server.url, { auth: { basic: { username: "elastic", password: { env: "PES_TEST_ES_KEY" } } } }))));
     expect(server.requests.at(-1)?.headers.authorization).toBe(`Basic ${Buffer.from("elastic:s3cret-es-token").toString("base64")}`);
     expect(JSON.stringify([bearer, basic])).not.toMatch(/s3cret|ZWxhc3RpYzpzM2NyZXQtZXMtdG9rZW4/);
   });

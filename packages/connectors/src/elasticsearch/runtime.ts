@@ -1,13 +1,12 @@
 import { incidentPhaseStart, logCountStepSeconds, type FailedObservation, type LogsObservation, type ObservedLogLine } from "@pes/contracts";
 import { errorAnswerText } from "../answer-text.js";
 import { describeFetchFailure } from "../fetch-failure.js";
-import type { ActionRequest, ConnectorRuntime } from "../connector.js";
+import type { ConnectorRuntime } from "../connector.js";
 import { answerText, MAX_RESPONSE_BYTES, type HttpClient } from "../http-client.js";
 import { authorizationHeader } from "../http-auth.js";
-import { runConnectorAction, type Observed } from "../run-action.js";
 import { baseUrlOf } from "../url-text.js";
 import { SearchAnswer, SearchError } from "./elasticsearch-response.js";
-import { elasticsearchConnector, type ElasticsearchAction, type ElasticsearchDataSource } from "./schema.js";
+import type { ElasticsearchAction, ElasticsearchDataSource } from "./schema.js";
 
 
 /** Why one search got no usable answer, in plain words. */
@@ -148,13 +147,4 @@ function timeOf(value: unknown): Date | undefined {
   if (typeof value === "number") return new Date(value);
   if (typeof value === "string") return new Date(value);
   return undefined;
-}
-
-
-/**
- * Runs one search action: fills the filter values (as JSON strings), then searches. The worker runs
- * actions through the registry; this is the same path, for this connector's own tests.
- */
-export function runElasticsearchAction(request: ActionRequest<ElasticsearchDataSource, ElasticsearchAction>): Promise<Observed> {
-  return runConnectorAction(elasticsearchConnector.definition, elasticsearchRuntime, request);
 }

@@ -1,9 +1,6 @@
 import { z } from "zod";
 import { connectionFields } from "../connection-options.js";
-import { defineConnector } from "../connector-definition.js";
 import { ApiKeyAuth, BasicAuth, BearerAuth } from "../http-auth.js";
-import { jsonStringTemplate } from "../template-encodings.js";
-import { elasticsearchLink } from "./discover-link.js";
 
 /** Lines read per phase at most, like Loki's. */
 export const MAX_ELASTICSEARCH_LINES = 5000;
@@ -58,20 +55,3 @@ export const ElasticsearchAction = z.strictObject({
   limit: z.number().int().min(1).max(MAX_ELASTICSEARCH_LINES).default(1000),
 });
 export type ElasticsearchAction = z.infer<typeof ElasticsearchAction>;
-
-/**
- * The elasticsearch connector: `_search` with a time range and term / match_phrase filters (values are
- * JSON strings of the body, never query_string syntax), a date histogram for the counts, the latest
- * documents for the lines.
- */
-export const elasticsearchConnector = defineConnector({
-  type: "elasticsearch",
-  noun: "an Elasticsearch data source",
-  builds: "search",
-  dataSource: ElasticsearchDataSource,
-  query: ElasticsearchAction,
-  // Field names cannot hold a placeholder (FieldName), so only the values are filled.
-  templates: [{ path: ["filters"], leaves: true, encoding: jsonStringTemplate }],
-  link: (dataSource, query, window) => elasticsearchLink(dataSource, query, window),
-  runtime: async () => (await import("./runtime.js")).elasticsearchRuntime,
-});

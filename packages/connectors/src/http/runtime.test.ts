@@ -1,25 +1,25 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { Evidence } from "@pes/analysis";
 import { freePort, sendJson, startTestHttpServer, type SeenRequest, type TestHttpServer } from "@pes/local-services";
 import type { ActionRequest } from "../connector.js";
 import { resolveSecrets } from "../data-source-secrets.js";
-import { rendered as renderedAt } from "../testing/rendered-evidence.js";
+import { runConnectorAction, type Observed } from "../run-action.js";
+import { redactedObservation } from "../testing/redacted-observation.js";
 import { createHttpClient } from "../undici-http-client.js";
-import { runHttpAction as observe } from "./runtime.js";
-import { readingOne } from "../testing/observed-evidence.js";
+import { httpRuntime } from "./runtime.js";
+import { httpConnector } from "./definition.js";
 import type { HttpAction, HttpDataSource } from "./schema.js";
 
-/** The connector's run, then the analysis of what it observed: the evidence an execution gets. */
-const runHttpAction = readingOne(observe);
+// The http connector asks a JSON API and answers what it said; what the answer means (its field, a change
+// at its time, an empty list) is the analysis' (json-reading.test.ts).
+
+/** Runs an action as the worker does: templates filled with the connector's encodings, then its fetch. */
+const runHttpAction = (request: ActionRequest<HttpDataSource, HttpAction>): Promise<Observed> => runConnectorAction(httpConnector.definition, httpRuntime, request);
 
 const window = {
   start: new Date("2026-11-20T13:08:00Z"),
   time: new Date("2026-11-20T14:08:00Z"),
   end: new Date("2026-11-20T14:23:00Z"),
 };
-
-/** An evidence as the result shows it, at this window's issue time. */
-const rendered = (evidence: Evidence) => renderedAt(evidence, window.time);
 
 /** The environment the data sources' secrets are resolved from, as the worker does at start. */
 const env: Record<string, string> = {};
@@ -56,8 +56,9 @@ describe("runHttpAction", () => {
     const outcome = await runHttpAction(
       request({ type: "http", url: `${server.url}/api/`, headers: { "x-api-key": { env: "PES_TEST_HTTP_KEY" }, "x-team": "sre" } }, {}),
     );
-    expect(outcome).toEqual({ kind: "answer", action: "Last deploy", text: "v1.2.3", link: `${server.url}/api/deploys/check%20out%2F..%2Fx%3Fy%23z` });
-    expect(rendered(outcome).shortAnswer).toBe("Last deploy: v1.2.3");
+    expect(outcome.observation).toEqual({ kind: "json", answer: { version: "v1.2.3" }, answerField: "version" });
+    expect(outcome.link).toBe(`${server.url}/api/deploys/check%20out%2F..%2Fx%3Fy%23z`);
+    expect(outcome.query).toEqual({ method: "GET", path: "/deploys/check%20out%2F..%2Fx%3Fy%23z", answerField: "version" });
     const seen = server.requests[0];
     expect(seen?.method).toBe("GET");
     expect(seen?.url).toBe("/api/deploys/check%20out%2F..%2Fx%3Fy%23z");
@@ -81,29 +82,24 @@ describe("runHttpAction", () => {
         { service: hostile },
       ),
     );
-    expect(rendered(outcome)).toEqual({
-      kind: "answer",
-      shortAnswer: 'Last deploy: {"ok":true,"n":3}',
-      link: `https://status.example.com/services/${encodeURIComponent(hostile)}?from=dash`,
-    });
+    expect(outcome.observation).toEqual({ kind: "json", answer: { data: { items: [{ state: { ok: true, n: 3 } }] } }, answerField: "data.items.0.state" });
+    expect(outcome.link).toBe(`https://status.example.com/services/${encodeURIComponent(hostile)}?from=dash`);
     const seen = server.requests[0];
     expect(seen?.headers["content-type"]).toBe("application/json");
     expect(JSON.parse(seen?.body ?? "")).toEqual({ filter: { service: hostile, tags: [`svc:${hostile}`, 5] }, limit: 10 });
   });
 
-  it("keeps long answers whole; their short answer is cut", async () => {
+  it("keeps long answers whole", async () => {
     server = await startTestHttpServer((_request, response) => sendJson(response, 200, { version: "x".repeat(1000) }));
     const outcome = await runHttpAction(request({ type: "http", url: server.url }, {}));
-    expect(outcome).toMatchObject({ kind: "answer", text: "x".repeat(1000) });
-    expect(rendered(outcome).shortAnswer.length).toBe(300);
-    expect(rendered(outcome).shortAnswer.endsWith("…")).toBe(true);
+    expect(outcome.observation).toMatchObject({ kind: "json", answer: { version: "x".repeat(1000) } });
   });
 
   it("fails on an HTTP error without echoing the body or a header", async () => {
     env.PES_TEST_HTTP_KEY = "key-123456";
     server = await startTestHttpServer((seen, response) => sendJson(response, 500, { error: "boom", echo: seen.headers }));
     const outcome = await runHttpAction(request({ type: "http", url: server.url, headers: { authorization: { env: "PES_TEST_HTTP_KEY" } } }, {}));
-    expect(rendered(outcome)).toMatchObject({ kind: "failed", shortAnswer: "Last deploy: the data source answered HTTP 500 Internal Server Error" });
+    expect(outcome.observation).toEqual({ kind: "failed", reason: "the data source answered HTTP 500 Internal Server Error" });
     expect(outcome.link).toBe(`${server.url}/deploys/check%20out%2F..%2Fx%3Fy%23z`);
     expect(JSON.stringify(outcome)).not.toContain("key-123456");
   });
@@ -112,8 +108,8 @@ describe("runHttpAction", () => {
     env.PES_TEST_HTTP_KEY = "key-123456";
     server = await startTestHttpServer((seen, response) => sendJson(response, 200, { version: `seen ${String(seen.headers["x-api-key"])}` }));
     const outcome = await runHttpAction(request({ type: "http", url: server.url, headers: { "x-api-key": { env: "PES_TEST_HTTP_KEY" } } }, {}));
-    expect(rendered(outcome).shortAnswer).toBe("Last deploy: seen [redacted]");
-    expect(JSON.stringify(outcome)).not.toContain("key-123456");
+    expect(redactedObservation(outcome)).toMatchObject({ kind: "json", answer: { version: "seen [redacted]" } });
+    expect(JSON.stringify(redactedObservation(outcome))).not.toContain("key-123456");
   });
 
   it("redacts a secret header echoed URL-encoded", async () => {
@@ -122,29 +118,10 @@ describe("runHttpAction", () => {
       sendJson(response, 200, { version: `seen ${encodeURIComponent(String(seen.headers["x-api-key"]))} and ${new URLSearchParams({ k: String(seen.headers["x-api-key"]) }).toString()}` }),
     );
     const outcome = await runHttpAction(request({ type: "http", url: server.url, headers: { "x-api-key": { env: "PES_TEST_HTTP_KEY" } } }, {}));
-    expect(rendered(outcome).shortAnswer).toBe("Last deploy: seen [redacted] and k=[redacted]");
+    expect(redactedObservation(outcome)).toMatchObject({ answer: { version: "seen [redacted] and k=[redacted]" } });
   });
 
-  it("reads an empty list or null where the answer should be as no entries, not as a failure", async () => {
-    server = await startTestHttpServer((seen, response) => sendJson(response, 200, seen.url.endsWith("null") ? { items: null } : { items: [], total: 0 }));
-    const url = server.url;
-    const run = (path: string, answerField: string, change?: HttpAction["change"]) =>
-      runHttpAction(request({ type: "http", url }, { path, answerField, ...(change === undefined ? {} : { change }) }));
-    for (const outcome of [
-      await run("/deploys", "items"),
-      await run("/deploys", "items.0.version"),
-      await run("/deploys/null", "items.0.version"),
-      await run("/deploys", "items.0.version", { kind: "deploy", timeField: "items.0.at", subject: "checkout" }),
-    ]) {
-      expect(outcome).toMatchObject({ kind: "none", action: "Last deploy", what: "entries" });
-      expect(rendered(outcome).shortAnswer).toBe("Last deploy: no entries");
-    }
-    // A field that is simply not there is still a broken answer.
-    expect((await run("/deploys", "total.x")).kind).toBe("failed");
-    expect((await run("/deploys", "other")).kind).toBe("failed");
-  });
-
-  it("fails when the answer is not JSON, or lacks the field", async () => {
+  it("fails when the answer is not JSON, and keeps a JSON answer whatever its fields", async () => {
     server = await startTestHttpServer((seen, response) => {
       if (seen.url.startsWith("/deploys/html")) {
         response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
@@ -154,9 +131,9 @@ describe("runHttpAction", () => {
       }
     });
     const html = await runHttpAction(request({ type: "http", url: server.url }, {}, { service: "html" }));
-    expect(rendered(html)).toMatchObject({ kind: "failed", shortAnswer: "Last deploy: the data source answered with something that is not JSON (text/html)" });
-    const missing = await runHttpAction(request({ type: "http", url: server.url }, {}, { service: "json" }));
-    expect(rendered(missing)).toMatchObject({ kind: "failed", shortAnswer: "Last deploy: the answer has no field version" });
+    expect(html.observation).toEqual({ kind: "failed", reason: "the data source answered with something that is not JSON (text/html)" });
+    const other = await runHttpAction(request({ type: "http", url: server.url }, {}, { service: "json" }));
+    expect(other.observation).toEqual({ kind: "json", answer: { other: 1 }, answerField: "version" });
   });
 
   it("refuses an answer too large to hold, instead of buffering it", async () => {
@@ -178,8 +155,7 @@ describe("runHttpAction", () => {
       pump();
     });
     const outcome = await runHttpAction(request({ type: "http", url: server.url }, {}));
-    expect(outcome.kind).toBe("failed");
-    expect(rendered(outcome).shortAnswer).toMatch(/larger than 32 MiB/);
+    expect(outcome.observation).toEqual({ kind: "failed", reason: expect.stringMatching(/larger than 32 MiB/) });
   });
 
   it("fails at its deadline when the API does not answer", async () => {
@@ -187,25 +163,22 @@ describe("runHttpAction", () => {
       // held until the deadline
     });
     const outcome = await runHttpAction({ ...request({ type: "http", url: server.url }, {}), signal: AbortSignal.timeout(100) });
-    expect(rendered(outcome)).toMatchObject({ kind: "failed", shortAnswer: "Last deploy: no answer from the data source before the deadline (timed out)" });
+    expect(outcome.observation).toEqual({ kind: "failed", reason: "no answer from the data source before the deadline (timed out)" });
   });
 
   it("fails when nothing listens, and skips when attributes are missing", async () => {
     const port = await freePort();
     const refused = await runHttpAction(request({ type: "http", url: `http://127.0.0.1:${port}` }, {}));
-    expect(rendered(refused)).toMatchObject({ kind: "failed", shortAnswer: "Last deploy: could not reach the data source (connection refused)" });
+    expect(refused.observation).toEqual({ kind: "failed", reason: "could not reach the data source (connection refused)" });
     const skipped = await runHttpAction(request({ type: "http", url: `http://127.0.0.1:${port}` }, {}, {}));
-    expect(skipped).toEqual({ kind: "skipped", action: "Last deploy", missing: ["service"] });
-    expect(rendered(skipped)).toEqual({ kind: "skipped", shortAnswer: "Last deploy: not run, the issue has no attribute service" });
+    expect(skipped.observation).toEqual({ kind: "skipped", missing: ["service"] });
+    expect(skipped.query).toBeUndefined();
   });
 
   it("fails when a secret header's variable is unset, naming only the variable", async () => {
     server = await startTestHttpServer((_request, response) => sendJson(response, 200, { version: "v1" }));
     const outcome = await runHttpAction(request({ type: "http", url: server.url, headers: { "x-api-key": { env: "PES_TEST_HTTP_KEY" } } }, {}));
-    expect(rendered(outcome)).toMatchObject({
-      kind: "failed",
-      shortAnswer: "Last deploy: cannot build the request headers: environment variable PES_TEST_HTTP_KEY is not set",
-    });
+    expect(outcome.observation).toEqual({ kind: "failed", reason: "cannot build the request headers: environment variable PES_TEST_HTTP_KEY is not set" });
     expect(server.requests).toHaveLength(0);
   });
 });
@@ -223,44 +196,22 @@ describe("runHttpAction with change", () => {
     return { type: "http", url: server.url } as const;
   };
 
-  it("returns a change at the time the answer gives, what changed filled from the issue", async () => {
+  it("answers what the API said and where the change's time and subject are, what changed filled from the issue", async () => {
     const dataSource = await answering({ version: "v1.2.3", deployedAt: "2026-11-20T14:01:00Z" });
     const outcome = await runHttpAction(request(dataSource, { change: deploy }, { service: "checkout" }));
-    expect(outcome).toEqual({
-      kind: "change",
-      action: "Last deploy",
-      change: "deploy",
-      subject: "checkout",
-      detail: "v1.2.3",
-      at: new Date("2026-11-20T14:01:00Z"),
-      link: `${server?.url}/deploys/checkout`,
+    expect(outcome.observation).toEqual({
+      kind: "json",
+      answer: { version: "v1.2.3", deployedAt: "2026-11-20T14:01:00Z" },
+      answerField: "version",
+      change: { kind: "deploy", timeField: "deployedAt", subject: "checkout" },
     });
-    expect(rendered(outcome).shortAnswer).toBe("Last deploy: deploy of checkout to v1.2.3 at 14:01 UTC");
-  });
-
-  it.each([
-    ["an offset", "2026-11-20T15:01:00+01:00"],
-    ["seconds since the epoch", Date.parse("2026-11-20T14:01:00Z") / 1000],
-    ["milliseconds since the epoch", Date.parse("2026-11-20T14:01:00Z")],
-  ])("reads a time with %s", async (_case, deployedAt) => {
-    const outcome = await runHttpAction(request(await answering({ version: "v1", deployedAt }), { change: { ...deploy, kind: "restart" } }, { service: "checkout" }));
-    expect(outcome).toMatchObject({ kind: "change", change: "restart", at: new Date("2026-11-20T14:01:00Z") });
-  });
-
-  it.each([
-    ["no time", { version: "v1" }, "Last deploy: the answer has no field deployedAt"],
-    ["a time without an offset", { version: "v1", deployedAt: "2026-11-20T14:01:00" }, "Last deploy: the answer's deployedAt is not a time (an ISO 8601 date-time or seconds since the epoch)"],
-    ["a time that is not one", { version: "v1", deployedAt: "yesterday" }, "Last deploy: the answer's deployedAt is not a time (an ISO 8601 date-time or seconds since the epoch)"],
-    ["no version", { deployedAt: "2026-11-20T14:01:00Z" }, "Last deploy: the answer has no field version"],
-  ])("fails on an answer with %s", async (_case, body, expected) => {
-    const outcome = await runHttpAction(request(await answering(body), { change: deploy }, { service: "checkout" }));
-    expect(rendered(outcome)).toMatchObject({ kind: "failed", shortAnswer: expected });
+    expect(outcome.link).toBe(`${server?.url}/deploys/checkout`);
   });
 
   it("skips the action when what changed needs an attribute the issue lacks", async () => {
     const dataSource = await answering({ version: "v1", deployedAt: "2026-11-20T14:01:00Z" });
     const outcome = await runHttpAction(request(dataSource, { change: { ...deploy, subject: "{{service}} in {{env}}" } }, { service: "checkout" }));
-    expect(outcome).toEqual({ kind: "skipped", action: "Last deploy", missing: ["env"] });
+    expect(outcome.observation).toEqual({ kind: "skipped", missing: ["env"] });
     expect(server?.requests).toHaveLength(0);
   });
 });
@@ -286,7 +237,7 @@ describe("runHttpAction with hostile attribute values", () => {
   });
 
   /** The requests the server received while `run` ran. */
-  async function seenDuring(run: () => Promise<Evidence>): Promise<{ outcome: Evidence; seen: SeenRequest[] }> {
+  async function seenDuring(run: () => Promise<Observed>): Promise<{ outcome: Observed; seen: SeenRequest[] }> {
     const before = server.requests.length;
     const outcome = await run();
     return { outcome, seen: server.requests.slice(before) };
@@ -296,7 +247,7 @@ describe("runHttpAction with hostile attribute values", () => {
     const { outcome, seen } = await seenDuring(() =>
       runHttpAction(request(dataSource, { path: "/deploys/{{service}}/status?from=playbook" }, { service: value })),
     );
-    expect(outcome.kind).toBe("answer");
+    expect(outcome.observation.kind).toBe("json");
     expect(seen).toHaveLength(1);
     const url = new URL(seen[0]?.url ?? "", server.url);
     expect(url.pathname.split("/").map(decodeURIComponent)).toEqual(["", "api", "deploys", value, "status"]);
@@ -306,16 +257,16 @@ describe("runHttpAction with hostile attribute values", () => {
 
   it.each(DOT_SEGMENTS)("%j: refused, failed with the reason, nothing requested", async (value) => {
     const { outcome, seen } = await seenDuring(() => runHttpAction(request(dataSource, { path: "/{{service}}/status" }, { service: value })));
-    expect(rendered(outcome)).toEqual({
+    expect(outcome.observation).toEqual({
       kind: "failed",
-      shortAnswer: `Last deploy: could not build the request: attribute service is ${JSON.stringify(value)}, a dot segment, which would move the URL to another path`,
+      reason: `could not build the request: attribute service is ${JSON.stringify(value)}, a dot segment, which would move the URL to another path`,
     });
     expect(seen).toHaveLength(0);
   });
 
   it("refuses a path whose literal text leaves the data source's path", async () => {
     const { outcome, seen } = await seenDuring(() => runHttpAction(request(dataSource, { path: "/{{service}}/../../status" }, { service: "x" })));
-    expect(rendered(outcome)).toEqual({ kind: "failed", shortAnswer: "Last deploy: could not build the request: the URL would leave the base path /api" });
+    expect(outcome.observation).toEqual({ kind: "failed", reason: "could not build the request: the URL would leave the base path /api" });
     expect(seen).toHaveLength(0);
   });
 
@@ -329,7 +280,7 @@ describe("runHttpAction with hostile attribute values", () => {
         ),
       ),
     );
-    expect(outcome.kind).toBe("answer");
+    expect(outcome.observation.kind).toBe("json");
     expect(seen[0]?.url).toBe("/api/search");
     expect(JSON.parse(seen[0]?.body ?? "")).toEqual({ filter: { service: value, tags: [`svc:${value}`, 5] }, limit: 10 });
   });
@@ -338,7 +289,7 @@ describe("runHttpAction with hostile attribute values", () => {
     const outcome = await runHttpAction(
       request(dataSource, { path: "/deploys", link: "https://status.example.com/services/{{service}}/deploys?from=dash#{{service}}" }, { service: value }),
     );
-    expect(outcome.kind).toBe("answer");
+    expect(outcome.observation.kind).toBe("json");
     const url = new URL(outcome.link ?? "");
     expect(url.origin).toBe("https://status.example.com");
     expect(url.pathname.split("/").map(decodeURIComponent)).toEqual(["", "services", value, "deploys"]);
@@ -350,8 +301,7 @@ describe("runHttpAction with hostile attribute values", () => {
     const { outcome, seen } = await seenDuring(() =>
       runHttpAction(request(dataSource, { path: "/deploys", link: "https://status.example.com/services/{{service}}/x" }, { service: value })),
     );
-    expect(outcome.kind).toBe("failed");
-    expect(rendered(outcome).shortAnswer).toContain("a dot segment");
+    expect(outcome.observation).toEqual({ kind: "failed", reason: expect.stringContaining("a dot segment") });
     expect(seen).toHaveLength(0);
   });
 });

@@ -1,10 +1,10 @@
 import type { FailedObservation, JsonObservation } from "@pes/contracts";
-import type { ActionRequest, ConnectorRuntime } from "../connector.js";
+import type { ConnectorRuntime } from "../connector.js";
 import type { DataSourceSecrets } from "../data-source-secrets.js";
 import { describeFetchFailure } from "../fetch-failure.js";
 import { answerText, MAX_RESPONSE_BYTES } from "../http-client.js";
-import { runConnectorAction, type Observed } from "../run-action.js";
-import { httpConnector, httpRequestUrl, type HttpAction, type HttpDataSource } from "./schema.js";
+import { httpRequestUrl } from "./http-request-url.js";
+import type { HttpAction, HttpDataSource } from "./schema.js";
 
 const TARGET = "the data source";
 
@@ -58,15 +58,6 @@ export const httpRuntime: ConnectorRuntime<HttpDataSource, HttpAction, JsonObser
     return { kind: "json", answer: json, answerField: action.answerField, ...(action.change === undefined ? {} : { change: action.change }) };
   },
 };
-
-/**
- * Runs one HTTP action: fills path, link and body (a dot-segment value is refused: the request cannot
- * leave the data source's path), then fetches. The worker runs actions through the registry; this is the
- * same path, for this connector's own tests.
- */
-export function runHttpAction(request: ActionRequest<HttpDataSource, HttpAction>): Promise<Observed> {
-  return runConnectorAction(httpConnector.definition, httpRuntime, request);
-}
 
 function resolveHeaders(dataSource: HttpDataSource, secrets: DataSourceSecrets): Record<string, string> {
   const headers: Record<string, string> = {};

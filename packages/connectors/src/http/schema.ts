@@ -1,10 +1,7 @@
 import { CHANGE_TYPES } from "@pes/contracts";
 import { z } from "zod";
 import { connectionFields } from "../connection-options.js";
-import { defineConnector } from "../connector-definition.js";
 import { SecretRef } from "../secret-ref.js";
-import { absoluteUrlTemplate, dataSourceBaseUrl, dataSourcePathTemplate, jsonStringTemplate, textTemplate } from "../template-encodings.js";
-import { withoutCredentials } from "../url-text.js";
 
 /** A JSON HTTP API; its base URL and headers (secrets by reference) come only from configuration. */
 export const HttpDataSource = z.strictObject({
@@ -44,29 +41,3 @@ export const HttpAction = z.strictObject({
   change: HttpChange.optional(),
 });
 export type HttpAction = z.infer<typeof HttpAction>;
-
-/**
- * The http connector: one request to a JSON API, whose answer at `answerField` is the short answer. The
- * path cannot leave the data source's path, the link keeps the origin and path its template fixes, and
- * the body is serialized after filling, so a value cannot break its structure.
- */
-export const httpConnector = defineConnector({
-  type: "http",
-  noun: "an HTTP data source",
-  builds: "request",
-  dataSource: HttpDataSource,
-  query: HttpAction,
-  templates: [
-    { path: ["path"], encoding: dataSourcePathTemplate },
-    { path: ["link"], encoding: absoluteUrlTemplate },
-    { path: ["body"], leaves: true, encoding: jsonStringTemplate },
-    { path: ["change", "subject"], encoding: textTemplate },
-  ],
-  link: (dataSource, query) => query.link ?? withoutCredentials(httpRequestUrl(dataSource, query)),
-  runtime: async () => (await import("./runtime.js")).httpRuntime,
-});
-
-/** The URL an http action asks: the data source's URL, then the filled path. */
-export function httpRequestUrl(dataSource: HttpDataSource, query: HttpAction): string {
-  return `${dataSourceBaseUrl(dataSource)}${query.path}`;
-}

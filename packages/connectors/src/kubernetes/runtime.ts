@@ -1,14 +1,13 @@
 import { Deployment, KubernetesEvent, Pod, ReplicaSet, type FailedObservation } from "@pes/contracts";
 import type { z } from "zod";
-import type { ActionRequest, ConnectorRuntime, FetchRequest } from "../connector.js";
+import type { ConnectorRuntime, FetchRequest } from "../connector.js";
 import { answeredError } from "../error-answer.js";
 import { describeFetchFailure } from "../fetch-failure.js";
 import { authorizationHeader } from "../http-auth.js";
 import { answerText, MAX_RESPONSE_BYTES } from "../http-client.js";
-import { runConnectorAction, type Observed } from "../run-action.js";
 import { deploymentsUrl, eventsUrl, podsUrl, replicaSetsUrl } from "./kubernetes-requests.js";
 import { KubernetesStatus, listOf } from "./kubernetes-response.js";
-import { kubernetesConnector, type KubernetesAction, type KubernetesDataSource } from "./schema.js";
+import type { KubernetesAction, KubernetesDataSource } from "./schema.js";
 
 const TARGET = "Kubernetes";
 
@@ -87,12 +86,4 @@ async function getJson<T>(request: Request, headers: Record<string, string>, url
   } catch (error) {
     return new Failure(describeFetchFailure(error, signal, TARGET, MAX_RESPONSE_BYTES));
   }
-}
-
-/**
- * Runs one Kubernetes action: fills and checks namespace, name and selector, then fetches. The worker
- * runs actions through the registry; this is the same path, for this connector's own tests.
- */
-export function runKubernetesAction(request: ActionRequest<KubernetesDataSource, KubernetesAction>): Promise<Observed> {
-  return runConnectorAction(kubernetesConnector.definition, kubernetesRuntime, request);
 }

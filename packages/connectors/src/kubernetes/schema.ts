@@ -1,18 +1,7 @@
 import { z } from "zod";
 import { connectionFields } from "../connection-options.js";
-import { defineConnector } from "../connector-definition.js";
 import { BearerAuth } from "../http-auth.js";
-import { kubernetesRequestUrl } from "./kubernetes-requests.js";
-import {
-  isLabelKey,
-  isLabelValue,
-  isNamespaceName,
-  isObjectName,
-  labelValueTemplate,
-  literalIsValid,
-  namespaceTemplate,
-  objectNameTemplate,
-} from "./kubernetes-names.js";
+import { isLabelKey, isLabelValue, isNamespaceName, isObjectName, literalIsValid } from "./kubernetes-names.js";
 
 /**
  * A Kubernetes API server: its URL, its CA in `tls.ca` (a cluster's own CA, not a public one) and a
@@ -54,25 +43,3 @@ export const KubernetesAction = z
     path: ["selector"],
   });
 export type KubernetesAction = z.infer<typeof KubernetesAction>;
-
-/**
- * The kubernetes connector: plain HTTP to the API server through the data source's own client (its CA,
- * token, proxy, deadline and size cap), for three read-only lists.
- */
-export const kubernetesConnector = defineConnector({
-  type: "kubernetes",
-  noun: "a Kubernetes data source",
-  builds: "request",
-  dataSource: KubernetesDataSource,
-  query: KubernetesAction,
-  templates: [
-    { path: ["namespace"], encoding: namespaceTemplate },
-    { path: ["name"], encoding: objectNameTemplate },
-    { path: ["selector"], leaves: true, encoding: labelValueTemplate },
-  ],
-  // A rollout is a ReplicaSet created in the window: a wider window finds older ones.
-  reportsChanges: (query) => query.resource === "rollouts",
-  // No UI is common to every cluster: the link is the API's list this action read.
-  link: (dataSource, query) => kubernetesRequestUrl(dataSource, query),
-  runtime: async () => (await import("./runtime.js")).kubernetesRuntime,
-});

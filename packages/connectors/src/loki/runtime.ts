@@ -1,13 +1,12 @@
 import { incidentPhaseStart, logCountStepSeconds, type FailedObservation, type LogsObservation } from "@pes/contracts";
-import type { ActionRequest, ConnectorRuntime } from "../connector.js";
+import type { ConnectorRuntime } from "../connector.js";
 import { errorAnswerText } from "../answer-text.js";
 import { describeFetchFailure } from "../fetch-failure.js";
 import { answerText, MAX_RESPONSE_BYTES, type HttpClient } from "../http-client.js";
 import { authorizationHeader } from "../http-auth.js";
-import { runConnectorAction, type Observed } from "../run-action.js";
 import { baseUrlOf } from "../url-text.js";
 import { LokiMatrix, LokiStreams } from "./loki-response.js";
-import { lokiConnector, type LokiAction, type LokiDataSource } from "./schema.js";
+import type { LokiAction, LokiDataSource } from "./schema.js";
 
 const TARGET = "Loki";
 
@@ -110,16 +109,7 @@ function streamsOf(body: unknown): LogsObservation["streams"] | LokiFailure {
   }));
 }
 
-
 /** Loki's times: integer nanoseconds since the epoch (`through`: the last nanosecond of that millisecond). */
 function nanoseconds(date: Date, through = false): string {
   return `${date.getTime()}${through ? "999999" : "000000"}`;
-}
-
-/**
- * Runs one Loki action: fills the selector (attribute values as LogQL string literals), then fetches.
- * The worker runs actions through the registry; this is the same path, for this connector's own tests.
- */
-export function runLokiAction(request: ActionRequest<LokiDataSource, LokiAction>): Promise<Observed> {
-  return runConnectorAction(lokiConnector.definition, lokiRuntime, request);
 }

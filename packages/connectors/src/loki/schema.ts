@@ -1,9 +1,6 @@
 import { z } from "zod";
 import { connectionFields } from "../connection-options.js";
-import { defineConnector } from "../connector-definition.js";
 import { BasicAuth, BearerAuth } from "../http-auth.js";
-import { lokiLink } from "./loki-link.js";
-import { logqlTemplate } from "./logql-escape.js";
 
 /** Lines read per phase (before the issue, around it) at most: enough to find patterns, cheap to read. */
 export const MAX_LOKI_LINES = 5000;
@@ -47,15 +44,3 @@ export const LokiAction = z.strictObject({
   limit: z.number().int().min(1).max(MAX_LOKI_LINES).default(1000),
 });
 export type LokiAction = z.infer<typeof LokiAction>;
-
-/** The loki connector: log lines and counts of a LogQL selector over the window, grouped into patterns. */
-export const lokiConnector = defineConnector({
-  type: "loki",
-  noun: "a Loki data source",
-  builds: "query",
-  dataSource: LokiDataSource,
-  query: LokiAction,
-  templates: [{ path: ["selector"], encoding: logqlTemplate }],
-  link: (dataSource, query, window) => lokiLink(dataSource, query.selector, window),
-  runtime: async () => (await import("./runtime.js")).lokiRuntime,
-});

@@ -7,16 +7,15 @@ import {
   type PrometheusQueryData,
 } from "@pes/contracts";
 import type { z } from "zod";
-import type { ActionRequest, ConnectorRuntime, TimeWindow } from "../connector.js";
+import type { ConnectorRuntime, TimeWindow } from "../connector.js";
 import { describeFetchFailure } from "../fetch-failure.js";
 import { answerText, MAX_RESPONSE_BYTES, type HttpAnswer } from "../http-client.js";
 import { authorizationHeader } from "../http-auth.js";
-import { runConnectorAction, type Observed } from "../run-action.js";
 import { baseUrlOf } from "../url-text.js";
 import { splitAnswer, type SplitAnswer } from "./prometheus-answer.js";
 import { promqlMetricName } from "./promql-metric-name.js";
 import { PrometheusFailure, PrometheusSuccess } from "./prometheus-response.js";
-import { prometheusConnector, type PrometheusAction, type PrometheusDataSource } from "./schema.js";
+import type { PrometheusAction, PrometheusDataSource } from "./schema.js";
 
 const TARGET = "Prometheus";
 /** Never finer than a typical scrape interval: finer steps only repeat the same samples. */
@@ -184,14 +183,6 @@ class SeriesReader<T> implements Iterable<T> {
   toJSON(): T[] {
     return [...this];
   }
-}
-
-/**
- * Runs one PromQL action: fills the query (attribute values as PromQL string literals), then fetches.
- * The worker runs actions through the registry; this is the same path, for this connector's own tests.
- */
-export function runPrometheusAction(request: ActionRequest<PrometheusDataSource, PrometheusAction>): Promise<Observed> {
-  return runConnectorAction(prometheusConnector.definition, prometheusRuntime, request);
 }
 
 /**

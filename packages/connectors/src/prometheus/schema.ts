@@ -1,10 +1,9 @@
 import { fillTemplate } from "@pes/templates";
 import { z } from "zod";
 import { connectionFields } from "../connection-options.js";
-import { defineConnector, type TemplateEncoding } from "../connector-definition.js";
+import type { TemplateEncoding } from "../connector-definition.js";
 import { BasicAuth, BearerAuth } from "../http-auth.js";
 import { placeholderInLiteralProblem } from "../query-literals.js";
-import { prometheusLink } from "./prometheus-link.js";
 import { promqlEncoder } from "./promql-escape.js";
 
 /** A Prometheus (or Prometheus-compatible: Thanos, Mimir, VictoriaMetrics) HTTP API. */
@@ -71,18 +70,3 @@ export const promqlTemplate: TemplateEncoding = {
     return fillTemplate(template, attributes, promqlEncoder);
   },
 };
-
-/** The prometheus connector: a PromQL query over the window, compared with the level before the issue. */
-export const prometheusConnector = defineConnector({
-  type: "prometheus",
-  noun: "a Prometheus data source",
-  builds: "query",
-  dataSource: PrometheusDataSource,
-  query: PrometheusAction,
-  templates: [
-    { path: ["query"], encoding: promqlTemplate },
-    { path: ["limit"], encoding: promqlTemplate },
-  ],
-  link: (dataSource, query, window) => prometheusLink(dataSource, query.query, window, query.limit),
-  runtime: async () => (await import("./runtime.js")).prometheusRuntime,
-});

@@ -1,39 +1,31 @@
 // What the prometheus connector and the analysis keep while they read a range answer near the 32 MiB cap:
 // the answer is analyzed one series at a time, so it runs in a process whose heap could not hold the answer's objects
-// (a whole parse of this answer peaks near 155 MB of heap). The built connector runs in a child process
-// with a small heap ceiling; the answer comes from a stub Prometheus in this process.
+// (a whole parse of this answer peaks near 155 MB of heap). The built connector and analysis run in a child
+// process with a small heap ceiling, as a worker runs them; the answer comes from a stub Prometheus in this process.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LARGE_ANSWER_END, largeRangeAnswer, startTestHttpServer, type TestHttpServer } from "@pes/local-services";
 
-const CONNECTORS = fileURLToPath(new URL("../../dist/index.js", import.meta.url));
-const ANALYSIS = createRequire(import.meta.url).resolve("@pes/analysis");
+const resolve = createRequire(import.meta.url).resolve;
+const CONNECTORS = resolve("@pes/connectors");
+const ANALYSIS = resolve("@pes/analysis");
 const HEAP_MB = 64;
 const END = LARGE_ANSWER_END;
 
-
 const RUN = `
-const { createHttpClient, NO_SECRETS, runPrometheusAction } = await import(process.env.CONNECTORS);
+const { connectorRegistry, createHttpClient, NO_SECRETS, prepareAction } = await import(process.env.CONNECTORS);
 const { readObservation, shortAnswer } = await import(process.env.ANALYSIS);
 const http = createHttpClient();
 const time = new Date((${END} - 600) * 1000);
 const window = { start: new Date((${END} - 7200) * 1000), time, end: new Date(${END} * 1000) };
-const observed = await runPrometheusAction({
-  title: "p99 latency",
-  dataSource: { type: "prometheus", url: process.env.PROMETHEUS_URL },
-  spec: { query: "http_request_duration_seconds", range: true, unit: "s" },
-  attributes: {},
-  window,
-  signal: AbortSignal.timeout(60_000),
-  secrets: NO_SECRETS,
-  http,
-});
+const dataSource = { type: "prometheus", url: process.env.PROMETHEUS_URL };
+const action = prepareAction(connectorRegistry.get("prometheus"), dataSource, { query: "http_request_duration_seconds", range: true, unit: "s" }, { secrets: NO_SECRETS, http });
+const observed = await action.run({ title: "p99 latency", attributes: {}, window, signal: AbortSignal.timeout(60_000) });
 // The analysis reads the series from the answer's bytes one at a time, as the engine has it do.
 const [evidence] = readObservation(observed.observation, { action: "p99 latency", window });
 await http.close();
