@@ -6,11 +6,10 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import { startFakeMicrosoftGraph, type FakeMicrosoftGraph, type TestHttpServer } from "@pes/local-services";
+import { sendJson, startFakeMicrosoftGraph, startTestHttpServer, type FakeMicrosoftGraph, type TestHttpServer } from "@pes/local-services";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeOpsgenie, startFakePagerDuty, type FakeIncidentTool } from "../support/fake-incident-tools.js";
 import { startFakeSlack, type FakeSlack, type SeededMessage } from "../support/fake-slack.js";
-import { startHoldingPrometheus } from "../support/holding-prometheus.js";
 import { postJson, startStack, type Stack } from "../support/stack.js";
 
 const SLACK_TOKEN = "xoxb-e2e-slack-token";
@@ -22,6 +21,8 @@ const TEAMS = {
   clientSecret: "teams-e2e-client-secret",
   refreshToken: "teams-e2e-refresh-token",
 };
+const LINK_SIGNING_SECRET = "e2e-link-signing-secret-of-32-characters-at-least";
+const PUBLIC_URL = "https://pes.example.com";
 const TEAMS_OPS = "fbe2bf47-16c8-47cf-b4a5-4b9b187c508b/19:ops@thread.tacv2";
 const TEAMS_BATCH = "fbe2bf47-16c8-47cf-b4a5-4b9b187c508b/19:batch@thread.tacv2";
 
@@ -111,10 +112,31 @@ async function writeConfig(urls: { prometheus: string; slack: string; pagerduty:
   return dir;
 }
 
+/**
+ * A Prometheus query API whose one series is flat, then four times higher over the last quarter of the
+ * range asked (where the issue time falls): an investigation finds a symptom to cite, and to draw.
+ */
+function startRisingPrometheus(): Promise<TestHttpServer> {
+  return startTestHttpServer((request, response) => {
+    const query = new URLSearchParams(request.method === "POST" ? request.body : new URL(request.url, "http://prometheus").search);
+    // Prometheus takes a time as Unix seconds or RFC 3339, a step as seconds or a duration.
+    const seconds = (value: string | null, fallback: number) => (value === null ? fallback : Number.isNaN(Number(value)) ? Date.parse(value) / 1000 : Number(value));
+    const start = seconds(query.get("start"), Date.now() / 1000 - 3600);
+    const end = seconds(query.get("end"), Date.now() / 1000);
+    const step = Math.max(1, Number.parseFloat(query.get("step") ?? "60") || 60);
+    const values: [number, string][] = [];
+    for (let at = start; at <= end; at += step) values.push([at, at < end - (end - start) / 4 ? "0.21" : "0.86"]);
+    sendJson(response, 200, { status: "success", data: { resultType: "matrix", result: [{ metric: { service: "checkout" }, values }] } });
+  });
+}
+
 interface Result {
   error?: string;
   highlights?: string;
   enrichmentLink?: string;
+  verdict?: { cause?: { action: string }; symptoms: { action: string }[] };
+  actionResults?: { title?: string; chartUrl?: string }[];
+  pageUrl?: string;
   gadgetsHighlights?: { title: string; args?: Record<string, unknown> }[];
 }
 
@@ -127,7 +149,7 @@ let configDir: string;
 let stack: Stack;
 
 beforeAll(async () => {
-  prometheus = await startHoldingPrometheus();
+  prometheus = await startRisingPrometheus();
   slack = await startFakeSlack({
     token: SLACK_TOKEN,
     channels: {
@@ -155,8 +177,11 @@ beforeAll(async () => {
     configDir,
     workers: 1,
     // Its identical requests are meant as separate executions (the same link before and after Slack fails).
-    apiEnv: { EXECUTION_TIMEOUT_MS: "20000", COALESCE_BUCKET_SECONDS: "0" },
+    apiEnv: { EXECUTION_TIMEOUT_MS: "20000", COALESCE_BUCKET_SECONDS: "0", LINK_SIGNING_SECRET },
     workerEnv: {
+      // Pages and chart images by signed links, under the address people reach the API at.
+      LINK_SIGNING_SECRET,
+      PUBLIC_URL,
       E2E_SLACK_TOKEN: SLACK_TOKEN,
       E2E_PD_TOKEN: PAGERDUTY_TOKEN,
       E2E_OPSGENIE_KEY: OPSGENIE_KEY,
@@ -271,12 +296,19 @@ describe("message links", () => {
 });
 
 describe("channelId", () => {
-  it("posts the result in the linked message's thread and returns the post's permalink, alert text escaped", async () => {
+  it("posts the result and the charts its bottom line cites in the linked message's thread, returns the post's permalink, alert text escaped", async () => {
     const { status, body } = await execute({ messageLink: link("C0ALERTS", ALERT.ts), channelId: "C0ALERTS" });
     expect(status).toBe(200);
     expect(body.error).toBeUndefined();
     const post = slack.posts.at(-1);
     expect(post).toMatchObject({ channel: "C0ALERTS", threadTs: ALERT.ts });
+    // The charts of the findings the bottom line cites, drawn as PNG, shared in the same thread.
+    const cited = [body.verdict?.cause?.action, ...(body.verdict?.symptoms ?? []).map((symptom) => symptom.action)];
+    const drawn = (body.actionResults ?? []).filter((action) => action.chartUrl !== undefined && cited.includes(action.title));
+    expect(drawn.length).toBeGreaterThan(0);
+    const shared = slack.shares.filter((share) => share.channel === "C0ALERTS" && share.threadTs === ALERT.ts).flatMap((share) => share.files);
+    expect(shared.map((file) => file.title).sort()).toEqual(drawn.map((action) => action.title).sort());
+    expect(shared.every((file) => file.png)).toBe(true);
     expect(body.enrichmentLink).toBe(slack.permalinkOf("C0ALERTS", post?.ts ?? "", ALERT.ts));
     // The alert's `<!channel>` arrives as text: escaped, never a mention.
     expect(post?.blocksJson).toContain("High latency on checkout &lt;!channel&gt;");
@@ -340,6 +372,16 @@ describe("channelId on Microsoft Teams", () => {
     expect(slack.posts.some((candidate) => candidate.channel === "19:ops@thread.tacv2")).toBe(false);
     // The service account's secrets went to the token service only, never into a message.
     expect(JSON.stringify(graph.posts)).not.toMatch(/teams-e2e-(client-secret|refresh-token)/);
+    // The charts its bottom line cites are images by signed links, which the API answers without a token.
+    const images = elements.flatMap((element) => (element.type === "Image" ? [String((element as { url?: unknown }).url)] : []));
+    expect(images.length).toBeGreaterThan(0);
+    for (const image of images) {
+      expect(image.startsWith(`${PUBLIC_URL}/view/execution/`)).toBe(true);
+      const served = await fetch(image.replace(PUBLIC_URL, stack.baseUrl));
+      expect(served.status).toBe(200);
+      expect(served.headers.get("content-type")).toBe("image/png");
+    }
+    expect(body.pageUrl?.startsWith(`${PUBLIC_URL}/view/execution/`)).toBe(true);
   });
 
   it("posts a batch to one Teams channel as one thread: a root, then a reply per item, whose link is that item's enrichmentLink", async () => {

@@ -31,11 +31,19 @@ export interface PostedMessage {
   metadata?: unknown;
 }
 
+/** Files shared in a channel by the external upload flow: what was uploaded for each. */
+export interface SharedFiles {
+  channel: string;
+  threadTs?: string;
+  files: { id: string; title: string; bytes: number; png: boolean }[];
+}
+
 export interface FakeSlack {
   /** The Web API base URL to configure (`slack.apiUrl`), ending in `/api/`. */
   apiUrl: string;
   calls: SlackCall[];
   posts: PostedMessage[];
+  shares: SharedFiles[];
   /** Resolves once `count` messages have been posted in total. */
   waitForPosts(count: number): Promise<void>;
   /** The permalink the fake gives a message (what `chat.getPermalink` answers). */
@@ -49,14 +57,20 @@ export interface FakeSlack {
  * Slack's Web API on 127.0.0.1 as `@slack/web-api` speaks it (`POST /api/<method>`, form-encoded, objects
  * as JSON, `Authorization: Bearer`; errors as HTTP 200 `{ok:false,error}`): `conversations.history` and
  * `conversations.replies` over seeded and posted messages (bounded by `latest`/`oldest`/`inclusive`/
- * `limit`, metadata with `include_all_metadata`), `chat.postMessage` and `chat.getPermalink`.
+ * `limit`, metadata with `include_all_metadata`), `chat.postMessage` and `chat.getPermalink`, and the
+ * external upload flow `filesUploadV2` drives: `files.getUploadURLExternal` answers an upload URL on this
+ * server (pre-authorized: no token), the bytes are POSTed there, `files.completeUploadExternal` shares them.
  */
 export async function startFakeSlack(options: { token: string; channels: Record<string, FakeChannel> }): Promise<FakeSlack> {
   const calls: SlackCall[] = [];
   const posts: PostedMessage[] = [];
+  const shares: SharedFiles[] = [];
+  const uploads = new Map<string, { filename: string; bytes?: number; png?: boolean }>();
   const posted = new EventEmitter();
   let lastMicros = 0n;
   const state = { down: false };
+  /** The server's own address, for the upload URLs it hands out. */
+  let baseUrl = "";
 
   const nextTs = () => {
     const now = BigInt(Date.now()) * 1000n;
@@ -83,6 +97,20 @@ export async function startFakeSlack(options: { token: string; channels: Record<
   };
 
   const answer = (method: string, args: Record<string, string>): object => {
+    if (method === "files.getUploadURLExternal") {
+      const id = `F${String(uploads.size + 1).padStart(10, "0")}`;
+      uploads.set(id, { filename: args.filename ?? "" });
+      return { ok: true, upload_url: `${baseUrl}/upload/${id}`, file_id: id };
+    }
+    if (method === "files.completeUploadExternal") {
+      const channel = args.channel_id ?? "";
+      if (options.channels[channel] === undefined) return { ok: false, error: "channel_not_found" };
+      const listed = JSON.parse(args.files ?? "[]") as { id: string; title?: string }[];
+      const files = listed.map(({ id, title }) => ({ id, title: title ?? uploads.get(id)?.filename ?? "", bytes: uploads.get(id)?.bytes ?? 0, png: uploads.get(id)?.png ?? false }));
+      if (files.some((file) => file.bytes === 0)) return { ok: false, error: "file_not_found" };
+      shares.push({ channel, ...(args.thread_ts === undefined ? {} : { threadTs: args.thread_ts }), files });
+      return { ok: true, files: files.map(({ id, title }) => ({ id, title })) };
+    }
     const channel = args.channel ?? "";
     const seeded = options.channels[channel];
     if (seeded === undefined) return { ok: false, error: "channel_not_found" };
@@ -140,6 +168,14 @@ export async function startFakeSlack(options: { token: string; channels: Record<
       response.socket?.destroy();
       return;
     }
+    const upload = /^\/upload\/(F\d+)$/.exec(request.url);
+    const pending = uploads.get(upload?.[1] ?? "");
+    if (upload !== null && pending !== undefined) {
+      pending.bytes = Buffer.byteLength(request.body);
+      // The PNG signature's letters, whatever the part's encoding did to its first byte.
+      pending.png = request.body.includes("PNG\r\n");
+      return void response.writeHead(200, { "content-type": "text/plain" }).end("OK");
+    }
     const method = request.url.replace(/^\/api\//, "").split("?")[0] ?? "";
     const args = Object.fromEntries(new URLSearchParams(request.body));
     calls.push({ method, args });
@@ -148,10 +184,12 @@ export async function startFakeSlack(options: { token: string; channels: Record<
     sendJson(response, 200, answer(method, args));
   });
 
+  baseUrl = server.url;
   return {
     apiUrl: `${server.url}/api/`,
     calls,
     posts,
+    shares,
     waitForPosts: (count) =>
       new Promise<void>((resolve) => {
         const check = () => {
