@@ -1,4 +1,4 @@
-/** One performance target of issue 3 checked against one measurement. */
+/** One performance target (BENCHMARKS.md, "Scenarios and targets") checked against one measurement. */
 export interface TargetCheck {
   scenario: string;
   target: string;
