@@ -1,4 +1,3 @@
-import { chartCaption, chartPng } from "@pes/charts";
 import { parseTeamsChannelId, type ChartData } from "@pes/contracts";
 import {
   MAX_CHART_FILES,
@@ -109,7 +108,9 @@ export function channelPoster(
     postResult: async (key, { charts, ...view }, bounds) => {
       const outcome = fromSlack(await postEnrichment(context(bounds), { key, channel: channelId, ...(threadTs === undefined ? {} : { threadTs }), view }));
       if (outcome.status === "failed" || charts.length === 0) return outcome;
-      // Drawn here, only for a post: the stored charts are data, drawn when someone asks.
+      // Drawn here, only for a post: the stored charts are data, drawn when someone asks. The renderers
+      // (ECharts, resvg's native module) load on the first post with charts, not with every worker.
+      const { chartCaption, chartPng } = await import("@pes/charts");
       const files = charts.map(({ index, chart }) => ({ filename: `chart-${index + 1}.png`, title: chart.title, altText: chartCaption(chart), png: chartPng(chart) }));
       const shared = await postChartFiles(context(bounds), { key, channel: channelId, threadTs: threadTs ?? outcome.rootId, files });
       return shared.status === "failed" ? { ...outcome, chartsLeftOut: shared.reason } : outcome;
