@@ -6,12 +6,13 @@ import { devJwks, loadOrCreateDevKey } from "@pes/dev-issuer";
 import { createLogger, type Logger } from "@pes/logger";
 import { createApiMetrics } from "@pes/metrics";
 import { BATCH_EXECUTION_QUEUE, createExecutionClient, EXECUTION_QUEUE, openChartStore, openEvidenceStore, QueueUnavailableError, SERVICE_QUEUES, type ExecutionClient, type OpenedChartStore, type OpenedEvidenceStore } from "@pes/executions";
-import { createQueueInspector, openDashboardQueues, type DashboardQueues, type QueueInspector } from "@pes/jobs";
+import { createQueueInspector, openDashboardQueues, settlesWithin, type DashboardQueues, type QueueInspector } from "@pes/jobs";
 import type { RequestHandler } from "express";
 import { startTracing, TracingConfigError, type Tracing } from "@pes/tracing";
 import { createApp } from "./app.js";
 import { createTokenVerifier } from "./auth/token-verifier.js";
 import { EnvError, parseEnv, type ApiEnv } from "./env.js";
+import { errorMessage } from "@pes/contracts";
 
 /**
  * Reads the environment and CONFIG_DIR, starts the queue client, listens; one shutdown path on SIGTERM
@@ -61,7 +62,7 @@ async function main(): Promise<void> {
   const metrics = createApiMetrics({
     readQueues: () => queueInspector.read(),
     queueCacheMs: env.metricsQueueCacheMs,
-    onQueueReadError: (error) => logger.debug({ err: error instanceof Error ? error.message : String(error) }, "could not read the queues for /metrics"),
+    onQueueReadError: (error) => logger.debug({ err: errorMessage(error) }, "could not read the queues for /metrics"),
   });
   const executionClient = createExecutionClient({
     redisUrl: env.redisUrl,
@@ -188,25 +189,13 @@ async function stop(options: {
   const { server, executionClient, queueInspector, dashboardQueues, evidence, charts, logger } = options;
   logger.info({ signal: options.signal, timeoutMs: options.timeoutMs }, "shutting down: no longer accepting connections");
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  const finished = await within(closed, options.timeoutMs);
+  const finished = await settlesWithin(closed, options.timeoutMs);
   logger.info(finished ? "in-flight requests finished" : "shutdown deadline reached with requests in flight");
 
   await Promise.all([executionClient.close(), queueInspector.close(), dashboardQueues?.close(), evidence.close(), charts.close()]);
   logger.info("execution client closed");
-  if (!(await within(closed, 1_000))) server.closeAllConnections();
+  if (!(await settlesWithin(closed, 1_000))) server.closeAllConnections();
   logger.info("shutdown complete");
-}
-
-async function within(promise: Promise<void>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([promise.then(() => true), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 main().catch((error: unknown) => {

@@ -11,6 +11,7 @@ import { createChannelPacer } from "@pes/integrations";
 import { createChartStore, createEvidenceStore, createExecutionWorker, POST_BATCH_ITEM_JOB, START_BATCH_JOB } from "@pes/executions";
 import { createJobProducer, createRedisQuerySlots, keySpace, RedisRefusedError } from "@pes/jobs";
 import { buildIntegrations } from "./organization-integrations.js";
+import { errorMessage } from "@pes/contracts";
 
 /** Startup problems an operator must fix: printed as they are (no stack), exit code 1. */
 function stop(message: string): never {
@@ -131,7 +132,7 @@ async function main(): Promise<void> {
   try {
     port = await listenWorkerHttp(http, env.http);
   } catch (error) {
-    stop(error instanceof Error ? error.message : String(error));
+    stop(errorMessage(error));
   }
   logger.info({ host: env.http.host, port }, "worker http listening: /metrics, /healthz, /readyz");
 

@@ -7,6 +7,7 @@ import { channelPoster, type ChannelPoster, type ChannelPostOutcome, type Postin
 import { citedCharts, type ChartSettings } from "./execution-charts.js";
 import { executionLinks } from "@pes/signed-links";
 import type { OrganizationIntegrations } from "./organization-integrations.js";
+import { errorMessage } from "@pes/contracts";
 
 /** What delivering a result needs: each organization's integrations and where side effects are recorded. */
 export interface DeliveryDeps extends PostingDeps {
@@ -159,7 +160,7 @@ async function postToBatchThread(
       `${batch.id}.${batch.index}.${encodeURIComponent(channel)}`,
     );
   } catch (error) {
-    return { status: "failed", reason: `posting to ${poster.service} failed: this item's reply could not be queued (${messageOf(error)})` };
+    return { status: "failed", reason: `posting to ${poster.service} failed: this item's reply could not be queued (${errorMessage(error)})` };
   }
   return root;
 }
@@ -198,7 +199,7 @@ async function batchRoot(
       await sleep(BATCH_ROOT_POLL_MS, undefined, { signal: bounds.signal });
     }
   } catch (error) {
-    return { status: "failed", reason: `posting to ${poster.service} failed: the batch thread's root: ${messageOf(error)}` };
+    return { status: "failed", reason: `posting to ${poster.service} failed: the batch thread's root: ${errorMessage(error)}` };
   }
 }
 
@@ -304,6 +305,3 @@ function capitalized(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

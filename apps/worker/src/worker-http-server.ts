@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { scrapeAllowed, sendMetrics, type WorkerMetrics } from "@pes/metrics";
+import { errorMessage } from "@pes/contracts";
 
 export interface WorkerHttpDeps {
   metrics: Pick<WorkerMetrics, "registry">;
@@ -41,7 +42,7 @@ export async function listenWorkerHttp(server: Server, where: { port: number; ho
       );
     }
     throw new Error(
-      `The worker's HTTP listener (WORKER_HTTP_PORT=${where.port}, WORKER_HTTP_HOST=${where.host}) could not start: ${error instanceof Error ? error.message : String(error)}`,
+      `The worker's HTTP listener (WORKER_HTTP_PORT=${where.port}, WORKER_HTTP_HOST=${where.host}) could not start: ${errorMessage(error)}`,
     );
   }
   const address = server.address();

@@ -1,6 +1,7 @@
 import type { BatchStatus } from "@pes/contracts";
 import type { BatchReconnect } from "./batch-results.js";
 import { terminalSafe } from "./result-rendering.js";
+import { errorMessage } from "@pes/contracts";
 
 /** Where the CLI writes: process.stdout/stderr, or a test's buffer. */
 export interface OutputStream {
@@ -148,7 +149,7 @@ export function createAsyncBatchProgress(stderr: OutputStream, quiet: boolean): 
       changed();
     },
     reconnecting({ attempt, waitMs, error }) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = errorMessage(error);
       if (terminal) above(`pes batch: connection lost (${terminalSafe(reason)}); trying again in ${(waitMs / 1000).toFixed(1)} s (attempt ${attempt})\n`);
       else stderr.write(`${JSON.stringify({ event: "reconnecting", batchId, attempt, waitMs, error: reason })}\n`);
     },

@@ -4,6 +4,7 @@ import { UsageError } from "./cli-inputs.js";
 import type { BatchRequest, PesClient } from "./pes-client.js";
 import { renderResult } from "./result-rendering.js";
 import { openResultFile } from "./result-file.js";
+import { errorMessage } from "@pes/contracts";
 
 /** Where and how `pes batch --async` and `--resume` write. */
 export interface FollowOptions {
@@ -66,7 +67,7 @@ async function openSink({ out, from = 0, stdout }: FollowOptions): Promise<Sink>
   try {
     file = await openResultFile(out);
   } catch (error) {
-    throw new UsageError(`cannot open ${out}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(`cannot open ${out}: ${errorMessage(error)}`);
   }
   return { start: file.lines, write: (text) => file.append(text), close: () => file.close() };
 }

@@ -1,4 +1,4 @@
-import { PlaybookExecutionInput } from "@pes/contracts";
+import { errorMessage, PlaybookExecutionInput } from "@pes/contracts";
 import type { z } from "zod";
 
 /** A mistake in how the CLI was called (flags, input file): exit code 2, nothing sent. */
@@ -76,7 +76,7 @@ export function inputsFromJsonLines(text: string, source: string): PlaybookExecu
     try {
       value = JSON.parse(line);
     } catch (error) {
-      problems.push(`${where}: not JSON (${error instanceof Error ? error.message : String(error)})`);
+      problems.push(`${where}: not JSON (${errorMessage(error)})`);
       return;
     }
     const parsed = PlaybookExecutionInput.safeParse(value);

@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { text } from "node:stream/consumers";
-import { DEFAULT_BATCH_MAX_ITEMS, EvidenceBundle, ExpectedVerdict, type PlaybookExecutionResult } from "@pes/contracts";
+import { DEFAULT_BATCH_MAX_ITEMS, errorMessage, EvidenceBundle, ExpectedVerdict, type PlaybookExecutionResult } from "@pes/contracts";
 import type { z } from "zod";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { runBatchInChunks } from "./batch-chunks.js";
@@ -90,7 +90,7 @@ function attribute(value: string, previous: Record<string, string> | undefined):
   try {
     return collectAttribute(value, previous);
   } catch (error) {
-    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+    throw new InvalidArgumentError(errorMessage(error));
   }
 }
 
@@ -131,7 +131,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       };
       client = createClient(options);
     } catch (error) {
-      throw new UsageError(`--url: ${error instanceof Error ? error.message : String(error)}`);
+      throw new UsageError(`--url: ${errorMessage(error)}`);
     }
     return { client, output: flags.output ?? (io.stdout.isTTY === true ? "text" : "json") };
   }
@@ -225,7 +225,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       try {
         content = file === undefined || file === "-" ? await text(io.stdin) : await readFile(file, "utf8");
       } catch (error) {
-        throw new UsageError(`cannot read ${source}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new UsageError(`cannot read ${source}: ${errorMessage(error)}`);
       }
       const inputs = inputsFromJsonLines(content, source);
       const { client, output } = setUp(command);
@@ -359,7 +359,7 @@ function parsedFile<T>(schema: z.ZodType<T>, file: string, content: string): T {
   try {
     json = JSON.parse(content);
   } catch (error) {
-    throw new UsageError(`${file}: not JSON (${error instanceof Error ? error.message : String(error)})`);
+    throw new UsageError(`${file}: not JSON (${errorMessage(error)})`);
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) throw new UsageError(`${file}: ${parsed.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`).join("; ")}`);
@@ -372,7 +372,7 @@ async function evaluateFolder(folder: string): Promise<EvalCase[]> {
   try {
     names = (await readdir(folder)).filter((name) => name.endsWith(".bundle.json")).sort();
   } catch (error) {
-    throw new UsageError(`cannot read ${folder}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(`cannot read ${folder}: ${errorMessage(error)}`);
   }
   const cases: EvalCase[] = [];
   for (const name of names) {
@@ -381,7 +381,7 @@ async function evaluateFolder(folder: string): Promise<EvalCase[]> {
       try {
         return await readFile(join(folder, file), "utf8");
       } catch (error) {
-        throw new UsageError(`cannot read ${join(folder, file)}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new UsageError(`cannot read ${join(folder, file)}: ${errorMessage(error)}`);
       }
     };
     const bundle = parsedFile(EvidenceBundle, join(folder, name), await read(name));

@@ -11,6 +11,7 @@ import { organizationFileSchema, type OrganizationFile } from "./organization-fi
 import { checkPlaybooks, type LoadedPlaybook } from "./playbook-checks.js";
 import { schemaProblems } from "./schema-problems.js";
 import { parseYaml, type YamlFile } from "./yaml-file.js";
+import { errorMessage } from "@pes/contracts";
 
 const YAML_EXTENSION = /\.ya?ml$/;
 
@@ -194,6 +195,3 @@ function isNotFound(error: unknown): boolean {
   return error instanceof Error && "code" in error && error.code === "ENOENT";
 }
 
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -1,4 +1,5 @@
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from "yaml";
+import { errorMessage } from "@pes/contracts";
 
 /** A YAML file parsed once: its plain value and a way back from a field path to a line. */
 export interface YamlFile {
@@ -25,7 +26,7 @@ export function parseYaml(text: string): YamlParseResult {
   try {
     value = doc.toJS({ maxAliasCount: 100 });
   } catch (error) {
-    return { ok: false, errors: [{ message: error instanceof Error ? error.message : String(error) }] };
+    return { ok: false, errors: [{ message: errorMessage(error) }] };
   }
   return { ok: true, file: { value, lineOf: (path) => lineOf(doc, lineCounter, path) } };
 }

@@ -1,3 +1,5 @@
+import { errorMessage } from "@pes/contracts";
+
 /**
  * Plain words for why a request got no answer: the deadline, a cancellation, or the network error
  * code undici or the network puts on the error (or its `cause`). Never includes headers. The words
@@ -29,7 +31,7 @@ export function describeFetchFailure(error: unknown, signal: AbortSignal, target
   const words = code === undefined ? undefined : (known[code] ?? code);
   if (words !== undefined) return `could not reach ${target} (${words})`;
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : undefined;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return `could not reach ${target} (${cause ?? message})`;
 }
 

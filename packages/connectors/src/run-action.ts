@@ -6,6 +6,7 @@ import { describeFetchFailure } from "./fetch-failure.js";
 import type { HttpClient } from "./http-client.js";
 import { fillQuery } from "./query-templates.js";
 import { redactSecrets } from "./redaction.js";
+import { errorMessage } from "@pes/contracts";
 
 /** What one run of an action observed, and what the engine needs to read and keep it. */
 export interface Observed<O extends Observation = Observation> {
@@ -43,7 +44,7 @@ export async function runConnectorAction<DS extends DataSourceBase, Q, O extends
     link = definition.link(dataSource, query, window);
   } catch (error) {
     if (error instanceof MissingAttributesError) return { observation: { kind: "skipped", missing: [...error.names] }, redact };
-    const reason = `could not build the ${definition.builds}: ${error instanceof Error ? error.message : String(error)}`;
+    const reason = `could not build the ${definition.builds}: ${errorMessage(error)}`;
     return { observation: { kind: "failed", reason }, redact };
   }
   const asked = { query, ...(link === undefined ? {} : { link }), redact };

@@ -8,6 +8,7 @@ import type { DataSourceSecrets } from "./data-source-secrets.js";
 import { MAX_RESPONSE_BYTES, type HttpAnswer, type HttpClient, type HttpRequestOptions } from "./http-client.js";
 import { isIdempotent, isRetryableError, isRetryableStatus, retryDelay } from "./retry-policy.js";
 import { createSharedFetches } from "./shared-fetches.js";
+import { errorMessage } from "@pes/contracts";
 
 /** TLS settings with their PEM texts read, as undici's connector takes them. */
 export interface ResolvedTls {
@@ -106,7 +107,7 @@ function resolveTls(dataSource: DataSourceBase, secrets: DataSourceSecrets): Res
     if (tls.cert !== undefined) checkCertificates("cert", tls.cert);
     createSecureContext(tls);
   } catch (error) {
-    throw new Error(`unusable tls settings: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`unusable tls settings: ${errorMessage(error)}`);
   }
   return tls;
 }
@@ -121,7 +122,7 @@ function checkCertificates(field: string, pem: string): void {
     try {
       new X509Certificate(block);
     } catch (error) {
-      throw new Error(`${field}: certificate ${index + 1} does not parse (${error instanceof Error ? error.message : String(error)})`);
+      throw new Error(`${field}: certificate ${index + 1} does not parse (${errorMessage(error)})`);
     }
   });
 }

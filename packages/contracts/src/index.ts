@@ -16,3 +16,4 @@ export * from "./observation.js";
 export * from "./evidence-bundle.js";
 export * from "./execution-charts.js";
 export * from "./teams-channel.js";
+export * from "./error-message.js";

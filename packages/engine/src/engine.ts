@@ -48,6 +48,7 @@ import { createOncePerQuery, sameQueryKey } from "./same-query.js";
 import { summarizeWithLanguageModel, type LanguageModelOptions } from "./language-model-summary.js";
 import { issueWindow } from "./time-window.js";
 import { lookBeforeTrends } from "./trend-lookback.js";
+import { errorMessage } from "@pes/contracts";
 
 export interface EngineDeps {
   catalog: Catalog;
@@ -545,7 +546,7 @@ function connectDataSources(catalog: Catalog, secrets: CatalogSecrets): Map<stri
       try {
         byName.set(name, connectDataSource(dataSource, secrets.get(org.id)?.get(name) ?? NO_SECRETS));
       } catch (error) {
-        throw new Error(`organization ${org.id}, data source ${name}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new Error(`organization ${org.id}, data source ${name}: ${errorMessage(error)}`);
       }
     }
     byOrganization.set(org.id, byName);

@@ -1,4 +1,5 @@
 import { formatDuration } from "@pes/analysis";
+import { errorMessage } from "@pes/contracts";
 
 /** One data source's limit: `max` queries at once, under `key` (its organization and name). */
 export interface QuerySlotLimit {
@@ -52,7 +53,7 @@ export async function inQuerySlot<T>(
     const slotsOf = `${limit.max === 1 ? "the one query slot" : `one of the ${limit.max} query slots`} of data source ${limit.dataSource}`;
     if (signal.aborted && isTimeout(signal.reason)) throw new NoQuerySlotError(`waited ${formatDuration(options.timeoutMs)} for ${slotsOf}`);
     if (signal.aborted) throw error;
-    throw new NoQuerySlotError(`could not take ${slotsOf}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new NoQuerySlotError(`could not take ${slotsOf}: ${errorMessage(error)}`);
   }
   try {
     return await task();

@@ -1,14 +1,5 @@
 import { randomUUID } from "node:crypto";
-import {
-  decodeReply,
-  encodeReply,
-  JsonText,
-  type DecodedReply,
-  type ExecutionRequest,
-  type MessageExecutionRequest,
-  type PlaybookExecutionResult,
-  type StartBatchJob,
-} from "@pes/contracts";
+import { decodeReply, encodeReply, errorMessage, JsonText, type DecodedReply, type ExecutionRequest, type MessageExecutionRequest, type PlaybookExecutionResult, type StartBatchJob } from "@pes/contracts";
 import { Queue } from "bullmq";
 import { Cluster } from "ioredis";
 import type { Logger } from "pino";
@@ -708,6 +699,3 @@ function errorResult(message: string): JsonText {
   return JsonText.of({ error: message } satisfies PlaybookExecutionResult);
 }
 
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

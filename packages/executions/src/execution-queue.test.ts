@@ -12,7 +12,7 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { pino, type Logger } from "pino";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { keySpace, handleJob, type JobWorker, type JobWorkerOptions } from "@pes/jobs";
+import { handleJob, keySpace, settlesWithin, type JobWorker, type JobWorkerOptions } from "@pes/jobs";
 import {
   createExecutionClient,
   createExecutionWorker,
@@ -125,18 +125,6 @@ function deferred<T = void>() {
     resolve = r;
   });
   return { promise, resolve };
-}
-
-/** True when `promise` settles within `ms` (used only to show that something is still waiting). */
-function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    const done = () => {
-      clearTimeout(timer);
-      resolve(true);
-    };
-    promise.then(done, done);
-  });
 }
 
 describe("execution queue", () => {

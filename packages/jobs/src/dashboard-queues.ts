@@ -2,6 +2,7 @@ import { Queue } from "bullmq";
 import type { Logger } from "pino";
 import { keySpace } from "./key-space.js";
 import { closeConnection, createProducerConnection, withTimeout } from "./redis-connections.js";
+import { errorMessage } from "@pes/contracts";
 
 /** BullMQ queues to look into (and act on, unless read-only) from an operator's dashboard. */
 export interface DashboardQueues {
@@ -28,7 +29,7 @@ export function openDashboardQueues(options: { redisUrl: string; prefix: string;
     async close() {
       for (const queue of queues) {
         await withTimeout(queue.close(), 2_000, "closing a dashboard queue").catch((error: unknown) =>
-          logger.warn({ err: error instanceof Error ? error.message : String(error) }, "dashboard queue did not close cleanly"),
+          logger.warn({ err: errorMessage(error) }, "dashboard queue did not close cleanly"),
         );
       }
       await closeConnection(connection);

@@ -15,6 +15,7 @@ export {
   describeRedisUrl,
   RedisRefusedError,
   untilConnected,
+  settlesWithin,
   withTimeout,
   type RedisConnection,
 } from "./redis-connections.js";

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import { keySpace } from "./key-space.js";
 import { jobToAdd, type JobDeclaration } from "./job-declarations.js";
 import { closeConnection, createProducerConnection, PRODUCER_COMMAND_TIMEOUT_MS, withTimeout, type RedisConnection } from "./redis-connections.js";
+import { errorMessage } from "@pes/contracts";
 
 /**
  * A worker's own commands to Redis, outside BullMQ's worker: jobs it adds for later (a batch item's
@@ -53,7 +54,7 @@ export function createJobProducer(options: { redisUrl: string; prefix: string; l
       try {
         await withTimeout(Promise.all([...queues.values()].map((queue) => queue.close())), 2_000, "closing the queues");
       } catch (error) {
-        logger.warn({ err: error instanceof Error ? error.message : String(error) }, "queues did not close cleanly");
+        logger.warn({ err: errorMessage(error) }, "queues did not close cleanly");
       }
       await closeConnection(connection);
     },

@@ -4,7 +4,8 @@ import type { Logger } from "pino";
 import type { CatalogEntry, JobCatalog } from "./job-catalog.js";
 import { inJobSpan } from "./job-trace-context.js";
 import { keySpace } from "./key-space.js";
-import { closeConnection, createWorkerConnection, describeRedisUrl, untilConnected, type RedisConnection } from "./redis-connections.js";
+import { closeConnection, createWorkerConnection, describeRedisUrl, settlesWithin, untilConnected, type RedisConnection } from "./redis-connections.js";
+import { errorMessage } from "@pes/contracts";
 
 /** The worker side of the queues: runs the jobs of a catalog and replies to the callers that wait. */
 export interface JobWorker {
@@ -334,22 +335,6 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
   };
 }
 
-
-/** True when `promise` settles within `ms`. */
-function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), Math.max(0, ms));
-    const done = () => {
-      clearTimeout(timer);
-      resolve(true);
-    };
-    promise.then(done, done);
-  });
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /**
  * Until when an awaited job's caller waits, read from its payload without its job's schema, so that even

@@ -145,6 +145,18 @@ export async function closeConnection(connection: RedisConnection): Promise<void
   }
 }
 
+/** Whether `promise` settles (resolves or rejects) within `ms`: for waits that go on either way, as a close. */
+export function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), Math.max(0, ms));
+    const done = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    promise.then(done, done);
+  });
+}
+
 /** Rejects with a timeout error when `promise` takes longer than `ms`. */
 export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   return new Promise<T>((resolve, reject) => {

@@ -1,4 +1,5 @@
 import { createPublicKey, type JsonWebKey, type KeyObject } from "node:crypto";
+import { errorMessage } from "@pes/contracts";
 
 /**
  * Largest JWKS answer read. Real ones are a few KiB (Entra ID's, with certificate chains, about 20 KiB);
@@ -217,7 +218,7 @@ function importKey(jwk: JsonWebKey): KeyEntry {
   try {
     key = createPublicKey({ key: jwk, format: "jwk" });
   } catch (error) {
-    return { unusable: `a key that cannot be imported (${error instanceof Error ? error.message : String(error)})` };
+    return { unusable: `a key that cannot be imported (${errorMessage(error)})` };
   }
   // Node imports a garbled modulus as a zero-bit key rather than failing: the length check catches it too.
   if (key.asymmetricKeyType === "rsa" && (key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_MODULUS_BITS) {

@@ -9,6 +9,7 @@ import { baseUrlOf } from "../url-text.js";
 import { matcherText } from "./alertmanager-matchers.js";
 import { GettableAlerts, GettableSilences } from "./alertmanager-response.js";
 import type { AlertmanagerAction, AlertmanagerDataSource } from "./schema.js";
+import { errorMessage } from "@pes/contracts";
 
 const TARGET = "Alertmanager";
 
@@ -29,7 +30,7 @@ export const alertmanagerRuntime: ConnectorRuntime<AlertmanagerDataSource, Alert
     try {
       headers = { accept: "application/json", ...authorizationHeader(request.dataSource.auth, request.secrets) };
     } catch (error) {
-      return failed(`cannot authenticate to ${TARGET}: ${error instanceof Error ? error.message : String(error)}`);
+      return failed(`cannot authenticate to ${TARGET}: ${errorMessage(error)}`);
     }
     const filter = action.matchers.map((matcher): [string, string] => ["filter", matcherText(matcher)]);
     const alertParams: Array<[string, string]> = [...filter, ["active", "true"], ["silenced", String(action.includeSilenced)], ["inhibited", String(action.includeInhibited)]];

@@ -4,6 +4,7 @@ import { answerText, MAX_RESPONSE_BYTES, type HttpAnswer } from "../http-client.
 import { baseUrlOf } from "../url-text.js";
 import { DatadogErrors } from "./datadog-response.js";
 import type { DatadogDataSource } from "./schema.js";
+import { errorMessage } from "@pes/contracts";
 
 export const TARGET = "Datadog";
 
@@ -19,7 +20,7 @@ export async function askDatadog(request: FetchRequest<DatadogDataSource, unknow
   try {
     headers = { accept: "application/json", "dd-api-key": secrets.value(dataSource.apiKey), "dd-application-key": secrets.value(dataSource.appKey) };
   } catch (error) {
-    return { problem: `cannot authenticate to ${TARGET}: ${error instanceof Error ? error.message : String(error)}` };
+    return { problem: `cannot authenticate to ${TARGET}: ${errorMessage(error)}` };
   }
   let answer: HttpAnswer;
   try {

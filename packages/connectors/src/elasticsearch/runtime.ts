@@ -1,4 +1,4 @@
-import { incidentPhaseStart, logCountStepSeconds, type FailedObservation, type LogsObservation, type ObservedLogLine } from "@pes/contracts";
+import { errorMessage, incidentPhaseStart, logCountStepSeconds, type FailedObservation, type LogsObservation, type ObservedLogLine } from "@pes/contracts";
 import { errorAnswerText } from "../answer-text.js";
 import { describeFetchFailure } from "../fetch-failure.js";
 import type { ConnectorRuntime } from "../connector.js";
@@ -31,7 +31,7 @@ export const elasticsearchRuntime: ConnectorRuntime<ElasticsearchDataSource, Ela
     try {
       headers = { accept: "application/json", "content-type": "application/json", ...authorizationHeader(dataSource.auth, secrets) };
     } catch (error) {
-      return failed(`cannot authenticate to ${target}: ${error instanceof Error ? error.message : String(error)}`);
+      return failed(`cannot authenticate to ${target}: ${errorMessage(error)}`);
     }
     const url = `${baseUrlOf(dataSource)}/${encodeURIComponent(action.index)}/_search`;
     const search = (body: object) => postSearch(request.http, url, headers, JSON.stringify(body), signal, target);

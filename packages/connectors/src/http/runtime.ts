@@ -5,6 +5,7 @@ import { describeFetchFailure } from "../fetch-failure.js";
 import { answerText, MAX_RESPONSE_BYTES } from "../http-client.js";
 import { httpRequestUrl } from "./http-request-url.js";
 import type { HttpAction, HttpDataSource } from "./schema.js";
+import { errorMessage } from "@pes/contracts";
 
 const TARGET = "the data source";
 
@@ -24,7 +25,7 @@ export const httpRuntime: ConnectorRuntime<HttpDataSource, HttpAction, JsonObser
     try {
       headers = resolveHeaders(dataSource, secrets);
     } catch (error) {
-      return failed(`cannot build the request headers: ${messageOf(error)}`);
+      return failed(`cannot build the request headers: ${errorMessage(error)}`);
     }
     // An API that echoes its request (as some debug endpoints do) may put a secret into its answer: the
     // engine redacts the data source's secrets from whatever is read from it.
@@ -67,6 +68,3 @@ function resolveHeaders(dataSource: HttpDataSource, secrets: DataSourceSecrets):
   return headers;
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -1,4 +1,4 @@
-import { Deployment, KubernetesEvent, Pod, ReplicaSet, type FailedObservation } from "@pes/contracts";
+import { Deployment, errorMessage, KubernetesEvent, Pod, ReplicaSet, type FailedObservation } from "@pes/contracts";
 import type { z } from "zod";
 import type { ConnectorRuntime, FetchRequest } from "../connector.js";
 import { answeredError } from "../error-answer.js";
@@ -32,7 +32,7 @@ export const kubernetesRuntime: ConnectorRuntime<KubernetesDataSource, Kubernete
     try {
       headers = { accept: "application/json", ...authorizationHeader(dataSource.auth, request.secrets) };
     } catch (error) {
-      return failed(`cannot authenticate to ${TARGET}: ${error instanceof Error ? error.message : String(error)}`);
+      return failed(`cannot authenticate to ${TARGET}: ${errorMessage(error)}`);
     }
     const get: Get = (url, schema) => getJson(request, headers, url, schema);
     const { namespace, name, selector } = action;

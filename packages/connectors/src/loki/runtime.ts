@@ -1,4 +1,4 @@
-import { incidentPhaseStart, logCountStepSeconds, type FailedObservation, type LogsObservation } from "@pes/contracts";
+import { errorMessage, incidentPhaseStart, logCountStepSeconds, type FailedObservation, type LogsObservation } from "@pes/contracts";
 import type { ConnectorRuntime } from "../connector.js";
 import { errorAnswerText } from "../answer-text.js";
 import { describeFetchFailure } from "../fetch-failure.js";
@@ -34,7 +34,7 @@ export const lokiRuntime: ConnectorRuntime<LokiDataSource, LokiAction, LogsObser
         ...(dataSource.tenant === undefined ? {} : { "x-scope-orgid": dataSource.tenant }),
       };
     } catch (error) {
-      return failed(`cannot authenticate to ${TARGET}: ${error instanceof Error ? error.message : String(error)}`);
+      return failed(`cannot authenticate to ${TARGET}: ${errorMessage(error)}`);
     }
     const url = `${baseUrlOf(dataSource)}/loki/api/v1/query_range`;
     const ask = (parameters: Record<string, string>) => getJson(request.http, `${url}?${new URLSearchParams(parameters).toString()}`, headers, signal);

@@ -1,11 +1,4 @@
-import {
-  PrometheusMatrixSeries,
-  PrometheusVectorSample,
-  UnreadableObservationError,
-  type FailedObservation,
-  type PrometheusObservation,
-  type PrometheusQueryData,
-} from "@pes/contracts";
+import { errorMessage, PrometheusMatrixSeries, PrometheusVectorSample, UnreadableObservationError, type FailedObservation, type PrometheusObservation, type PrometheusQueryData } from "@pes/contracts";
 import type { z } from "zod";
 import type { ConnectorRuntime, TimeWindow } from "../connector.js";
 import { describeFetchFailure } from "../fetch-failure.js";
@@ -40,7 +33,7 @@ export const prometheusRuntime: ConnectorRuntime<PrometheusDataSource, Prometheu
     try {
       headers = { accept: "application/json", ...authorizationHeader(dataSource.auth, secrets) };
     } catch (error) {
-      return failed(`cannot authenticate to ${TARGET}: ${messageOf(error)}`);
+      return failed(`cannot authenticate to ${TARGET}: ${errorMessage(error)}`);
     }
     const range = action.range;
     const url = `${baseUrlOf(dataSource)}/api/v1/${range ? "query_range" : "query"}`;
@@ -210,6 +203,3 @@ function unixSeconds(date: Date): string {
   return String(date.getTime() / 1000);
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Cluster, Redis } from "ioredis";
+import { errorMessage } from "@pes/contracts";
 
 /**
  * What one try of a side effect (a Slack post, an incident note) did. `notDone`: certainly nothing
@@ -82,7 +83,7 @@ export async function runOncePerKey<T>(options: OncePerKeyOptions<T>): Promise<O
       try {
         found = await options.find(since);
       } catch (error) {
-        return { status: "failed", reason: `an earlier attempt may have done it already, and looking for it failed: ${messageOf(error)}` };
+        return { status: "failed", reason: `an earlier attempt may have done it already, and looking for it failed: ${errorMessage(error)}` };
       }
       if (found !== undefined) {
         await compareAndSet(redis, key, currentText, JSON.stringify({ s: "done", v: options.encode(found) } satisfies Record), retainMs);
@@ -93,7 +94,7 @@ export async function runOncePerKey<T>(options: OncePerKeyOptions<T>): Promise<O
     }
     return { status: "failed", reason: "other attempts of the same execution keep changing its record" };
   } catch (error) {
-    return { status: "failed", reason: `cannot record it in Redis: ${messageOf(error)}` };
+    return { status: "failed", reason: `cannot record it in Redis: ${errorMessage(error)}` };
   }
 }
 
@@ -103,7 +104,7 @@ async function attempt<T>(options: OncePerKeyOptions<T>, claimText: string): Pro
   try {
     result = await options.perform();
   } catch (error) {
-    result = { unsure: messageOf(error) };
+    result = { unsure: errorMessage(error) };
   }
   if ("done" in result) {
     // Unconditional: it happened, whatever another try wrote meanwhile. Should Redis fail now, the claim
@@ -143,6 +144,3 @@ function parseRecord(text: string): Record | undefined {
   }
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

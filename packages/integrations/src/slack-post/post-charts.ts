@@ -1,6 +1,7 @@
 import { runOncePerKey, type AttemptResult } from "./once-per-key.js";
 import type { SlackPostContext } from "./post-enrichment.js";
 import { callSlack, SlackCallError } from "./slack-calls.js";
+import { errorMessage } from "@pes/contracts";
 
 /** One chart to share: its PNG and the words that stand for it (title, screen-reader text). */
 export interface ChartFile {
@@ -88,5 +89,5 @@ function cut(text: string, max: number): string {
 }
 
 function reasonOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }

@@ -4,6 +4,7 @@ import type { ChannelPacer } from "./channel-pacer.js";
 import { renderBatchRoot, renderEnrichment, type EnrichmentView, type SlackPostMessage } from "./enrichment-blocks.js";
 import { runOncePerKey, type AttemptResult } from "./once-per-key.js";
 import { callSlack, SlackCallError, type CallBounds } from "./slack-calls.js";
+import { errorMessage } from "@pes/contracts";
 
 /** What every post needs: where, how, and until when. */
 export interface SlackPostContext extends CallBounds {
@@ -176,5 +177,5 @@ function markedWith(payload: unknown, partKey: string): boolean {
 }
 
 function reasonOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }

@@ -5,6 +5,7 @@ import { runOncePerKey, type AttemptResult } from "../slack-post/once-per-key.js
 import type { CallBounds } from "../slack-post/slack-calls.js";
 import { callTeams, TeamsCallError, type TeamsPostClient } from "./teams-calls.js";
 import { markOf, renderTeamsBatchRoot, renderTeamsMessage, type TeamsChatMessage, type TeamsView } from "./teams-card.js";
+import { errorMessage } from "@pes/contracts";
 
 /** What every post needs: where, how, and until when. */
 export interface TeamsPostContext extends CallBounds {
@@ -175,5 +176,5 @@ function nextPath(answer: unknown, client: TeamsPostClient): string | undefined 
 }
 
 function reasonOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
