@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { canonicalJson } from "@pes/contracts";
 import type { BatchRequest } from "./pes-client.js";
 
 /**
@@ -11,14 +12,3 @@ export function batchIdempotencyKey(request: BatchRequest): string {
   return `pes-batch-${createHash("sha256").update(canonicalJson(request)).digest("hex")}`;
 }
 
-/** JSON with object keys sorted and undefined members left out. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const entries = Object.entries(value)
-      .filter(([, child]) => child !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, child]) => `${JSON.stringify(key)}:${canonicalJson(child)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
-}

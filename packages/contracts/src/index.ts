@@ -17,3 +17,4 @@ export * from "./evidence-bundle.js";
 export * from "./execution-charts.js";
 export * from "./teams-channel.js";
 export * from "./error-message.js";
+export * from "./canonical-json.js";

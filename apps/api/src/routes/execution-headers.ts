@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
+import { canonicalJson } from "@pes/contracts";
 import { z } from "zod";
 import { AppError } from "../errors.js";
 import type { HeaderDeclaration } from "./responses.js";
@@ -85,15 +86,4 @@ export function idempotencyKeyOf(headers: IncomingHttpHeaders): string | undefin
  */
 export function requestHash(operation: string, body: unknown): string {
   return createHash("sha256").update(operation).update("\n").update(canonicalJson(body)).digest("hex");
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const entries = Object.entries(value)
-      .filter(([, child]) => child !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, child]) => `${JSON.stringify(key)}:${canonicalJson(child)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
 }

@@ -1,23 +1,14 @@
 import { fillTemplate, type Encoder } from "@pes/templates";
 import type { TemplateEncoding } from "../connector-definition.js";
-import { promqlRegexString, promqlString } from "../prometheus/promql-escape.js";
+import { goLiteralEncoder } from "../prometheus/promql-escape.js";
 import { placeholderInLiteralProblem } from "../query-literals.js";
 
 /**
- * The encoder of LogQL templates: `{{x}}` becomes a string literal, `{{x|regex}}` a regex-escaped string
- * literal (for `=~`, `!~`, `|~`, `!~`). LogQL's string literals are Go's, like PromQL's, and its regexes
- * RE2, so PromQL's escaping holds: a value can neither end its literal nor add regex syntax.
+ * The encoder of LogQL templates (for `=~`, `!~`, `|~`, `!~` with `|regex`). LogQL's string literals are
+ * Go's, like PromQL's, and its regexes RE2, so PromQL's escaping holds: a value can neither end its
+ * literal nor add regex syntax.
  */
-export const logqlEncoder: Encoder = (value, placeholder) => {
-  switch (placeholder.filter) {
-    case undefined:
-      return promqlString(value);
-    case "regex":
-      return promqlRegexString(value);
-    default:
-      throw new Error(`unknown filter "|${placeholder.filter}" on {{${placeholder.name}}}: LogQL templates know only "|regex"`);
-  }
-};
+export const logqlEncoder: Encoder = goLiteralEncoder("LogQL");
 
 /** LogQL: each value a string literal (label matchers and line filters alike), `|regex` regex-escaped first. */
 export const logqlTemplate: TemplateEncoding = {

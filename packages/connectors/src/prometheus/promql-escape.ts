@@ -22,16 +22,22 @@ export function promqlRegexString(value: string): string {
 }
 
 /**
- * The encoder of Prometheus query templates: `{{x}}` becomes a string literal, `{{x|regex}}` a
- * regex-escaped string literal. Any other filter is a playbook error, reported rather than guessed at.
+ * The encoder of a query language whose string literals are Go's and whose regexes are RE2 (PromQL,
+ * LogQL): `{{x}}` becomes a string literal, `{{x|regex}}` a regex-escaped string literal. Any other
+ * filter is a playbook error, reported rather than guessed at.
  */
-export const promqlEncoder: Encoder = (value, placeholder) => {
-  switch (placeholder.filter) {
-    case undefined:
-      return promqlString(value);
-    case "regex":
-      return promqlRegexString(value);
-    default:
-      throw new Error(`unknown filter "|${placeholder.filter}" on {{${placeholder.name}}}: PromQL templates know only "|regex"`);
-  }
-};
+export function goLiteralEncoder(language: string): Encoder {
+  return (value, placeholder) => {
+    switch (placeholder.filter) {
+      case undefined:
+        return promqlString(value);
+      case "regex":
+        return promqlRegexString(value);
+      default:
+        throw new Error(`unknown filter "|${placeholder.filter}" on {{${placeholder.name}}}: ${language} templates know only "|regex"`);
+    }
+  };
+}
+
+/** The encoder of Prometheus query templates. */
+export const promqlEncoder: Encoder = goLiteralEncoder("PromQL");
