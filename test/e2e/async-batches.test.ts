@@ -1,33 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startRedis, type RedisHandle, type TestHttpServer } from "@pes/local-services";
-import { startHoldingPrometheus } from "../support/holding-prometheus.js";
+import { describe, expect, it } from "vitest";
+import { startRedis } from "@pes/local-services";
 import { waitForOk } from "../support/processes.js";
-import { exampleConfig, startStack, type Stack } from "../support/stack.js";
+import { eachTestOnTheExample, FAST_STALLS, startStack, type Stack } from "../support/stack.js";
 
 // checkout-latency has three Prometheus actions: one execution = three queries at the data source.
 const ACTIONS = 3;
 const testTimeout = { timeout: 120_000 };
-// Short locks so that a killed worker's job is detected as stalled within seconds, not the default 30 s.
-const fastStalls = { WORKER_LOCK_DURATION_MS: "1500", WORKER_STALLED_INTERVAL_MS: "1000" };
 
-let prometheus: TestHttpServer;
-let config: Awaited<ReturnType<typeof exampleConfig>>;
-let stack: Stack | undefined;
-let redis: RedisHandle | undefined;
-
-beforeEach(async () => {
-  prometheus = await startHoldingPrometheus();
-  config = await exampleConfig({ metrics: prometheus.url });
-});
-
-afterEach(async () => {
-  await stack?.stop();
-  stack = undefined;
-  await redis?.stop();
-  redis = undefined;
-  await prometheus.close();
-  await config.remove();
-});
+const world = eachTestOnTheExample();
 
 /** `count` distinct issues: each item is an execution of its own. */
 function inputList(count: number) {
@@ -89,43 +69,43 @@ describe("async batches across processes", () => {
   it("a worker SIGKILLed mid-batch: its items run again elsewhere, and every item ends in a result", testTimeout, async () => {
     const total = 100;
     const concurrency = 10;
-    stack = await startStack({ name: "batch-kill", configDir: config.dir, workers: 1, workerEnv: { ...fastStalls, WORKER_CONCURRENCY: String(concurrency), WORKER_BATCH_CONCURRENCY: String(concurrency) } });
-    prometheus.hold();
-    const location = await startBatch(stack, total);
+    world.stack = await startStack({ name: "batch-kill", configDir: world.config.dir, workers: 1, workerEnv: { ...FAST_STALLS, WORKER_CONCURRENCY: String(concurrency), WORKER_BATCH_CONCURRENCY: String(concurrency) } });
+    world.prometheus.hold();
+    const location = await startBatch(world.stack, total);
     // The first worker holds `concurrency` items mid-run.
-    await prometheus.waitForRequests(concurrency * ACTIONS);
+    await world.prometheus.waitForRequests(concurrency * ACTIONS);
 
-    const [doomed] = stack.workers;
-    await stack.addWorker();
+    const [doomed] = world.stack.workers;
+    await world.stack.addWorker();
     await doomed?.stop("SIGKILL");
-    prometheus.release();
+    world.prometheus.release();
 
-    const batch = await untilCompleted(stack, location);
+    const batch = await untilCompleted(world.stack, location);
     expectEveryItemAnswered(batch, total);
     // A worker dying once does not use up an item: each ran again on the other worker.
     expect(batch.progress.failed).toBe(0);
-    expect(prometheus.requests.length).toBeGreaterThanOrEqual((total + concurrency) * ACTIONS);
+    expect(world.prometheus.requests.length).toBeGreaterThanOrEqual((total + concurrency) * ACTIONS);
   });
 
   it("Redis SIGKILLed and restarted from its AOF mid-batch: every item ends in a result or an explicit error", testTimeout, async () => {
-    redis = await startRedis({ spawn: true, appendOnly: true });
+    world.redis = await startRedis({ spawn: true, appendOnly: true });
     const total = 50;
     const concurrency = 5;
-    stack = await startStack({ name: "batch-redis-crash", configDir: config.dir, redis, workers: 1, workerEnv: { WORKER_CONCURRENCY: String(concurrency) } });
-    prometheus.hold();
-    const target = stack;
+    world.stack = await startStack({ name: "batch-redis-crash", configDir: world.config.dir, redis: world.redis, workers: 1, workerEnv: { WORKER_CONCURRENCY: String(concurrency) } });
+    world.prometheus.hold();
+    const target = world.stack;
     const location = await startBatch(target, total);
-    await prometheus.waitForRequests(concurrency * ACTIONS);
+    await world.prometheus.waitForRequests(concurrency * ACTIONS);
 
-    await redis.restart({
+    await world.redis.restart({
       crash: true,
       // The running items finish while Redis is away; their replies wait for it.
-      whileDown: async () => prometheus.release(),
+      whileDown: async () => world.prometheus.release(),
     });
 
-    await waitForOk(`${stack.baseUrl}/readyz`, 10_000);
-    expectEveryItemAnswered(await untilCompleted(stack, location), total);
-    expect(stack.api.child.exitCode).toBeNull();
-    expect(stack.workers[0]?.child.exitCode).toBeNull();
+    await waitForOk(`${world.stack.baseUrl}/readyz`, 10_000);
+    expectEveryItemAnswered(await untilCompleted(world.stack, location), total);
+    expect(world.stack.api.child.exitCode).toBeNull();
+    expect(world.stack.workers[0]?.child.exitCode).toBeNull();
   });
 });

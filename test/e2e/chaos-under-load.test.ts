@@ -1,37 +1,16 @@
 // Chaos under load, black-box: real API and worker processes, a real Redis, a Prometheus that holds its
 // answers so that executions are mid-flight when something dies. Every accepted request must end in a
 // 200 with a result or an explicit error: none hangs, none is lost.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { PlaybookExecutionResult } from "@pes/contracts";
-import { startRedis, type RedisHandle, type TestHttpServer } from "@pes/local-services";
-import { startHoldingPrometheus } from "../support/holding-prometheus.js";
+import { startRedis } from "@pes/local-services";
 import { waitForOk, waitForStatus } from "../support/processes.js";
-import { exampleConfig, postJson, startStack, type Stack } from "../support/stack.js";
+import { eachTestOnTheExample, FAST_STALLS, postJson, startStack, type Stack } from "../support/stack.js";
 
 // checkout-latency has three Prometheus actions: one execution = three queries.
 const ACTIONS = 3;
 
-let prometheus: TestHttpServer;
-let config: Awaited<ReturnType<typeof exampleConfig>>;
-let stack: Stack | undefined;
-let redis: RedisHandle | undefined;
-
-beforeEach(async () => {
-  prometheus = await startHoldingPrometheus();
-  config = await exampleConfig({ metrics: prometheus.url });
-});
-
-afterEach(async () => {
-  await stack?.stop();
-  stack = undefined;
-  await redis?.stop();
-  redis = undefined;
-  await prometheus.close();
-  await config.remove();
-});
-
-// Short locks so that a killed worker's jobs are detected as stalled within seconds, not the default 30 s.
-const fastStalls = { WORKER_LOCK_DURATION_MS: "1500", WORKER_STALLED_INTERVAL_MS: "1000" };
+const world = eachTestOnTheExample();
 
 /**
  * One execution; the `n`th asks about its own service, so that no two share a query (a worker fetches an
@@ -65,57 +44,57 @@ describe("chaos under load", () => {
   it("a worker SIGKILLed with 40 executions in flight: its jobs run again elsewhere and every caller gets a result", testTimeout, async () => {
     const requests = 40;
     // Each worker takes half of the executions, and runs all of their queries at once.
-    const workerEnv = { ...fastStalls, WORKER_CONCURRENCY: String(requests / 2), MAX_CONCURRENT_ACTIONS: String(requests * ACTIONS) };
+    const workerEnv = { ...FAST_STALLS, WORKER_CONCURRENCY: String(requests / 2), MAX_CONCURRENT_ACTIONS: String(requests * ACTIONS) };
     // 40 executions of their own: no coalescing (the services differ too).
-    stack = await startStack({ name: "kill-under-load", configDir: config.dir, workers: 2, workerEnv, apiEnv: { EXECUTION_TIMEOUT_MS: deadlineMs, ...separate } });
-    prometheus.hold();
-    const target = stack;
+    world.stack = await startStack({ name: "kill-under-load", configDir: world.config.dir, workers: 2, workerEnv, apiEnv: { EXECUTION_TIMEOUT_MS: deadlineMs, ...separate } });
+    world.prometheus.hold();
+    const target = world.stack;
     const pending = Array.from({ length: requests }, (_, n) => execute(target, n));
-    await prometheus.waitForRequests(requests * ACTIONS);
+    await world.prometheus.waitForRequests(requests * ACTIONS);
 
-    const [doomed] = stack.workers;
+    const [doomed] = world.stack.workers;
     await doomed?.stop("SIGKILL");
-    await stack.addWorker();
-    prometheus.release();
+    await world.stack.addWorker();
+    world.prometheus.release();
 
     expect(errorsOf(await Promise.all(pending))).toEqual([]);
     // The dead worker's half ran a second time.
-    expect(prometheus.requests.length).toBeGreaterThanOrEqual((requests + requests / 2) * ACTIONS);
+    expect(world.prometheus.requests.length).toBeGreaterThanOrEqual((requests + requests / 2) * ACTIONS);
   });
 
   it("Redis SIGKILLed and restarted from its AOF: 503 while it is down, then every accepted execution is answered and new ones succeed", testTimeout, async () => {
-    redis = await startRedis({ spawn: true, appendOnly: true });
+    world.redis = await startRedis({ spawn: true, appendOnly: true });
     const requests = 10;
     // Half run when Redis dies, half wait in the queue (kept by the AOF).
     const running = requests / 2;
-    stack = await startStack({
+    world.stack = await startStack({
       name: "redis-crash",
-      configDir: config.dir,
-      redis,
+      configDir: world.config.dir,
+      redis: world.redis,
       workers: 1,
       workerEnv: { WORKER_CONCURRENCY: String(running) },
       apiEnv: { EXECUTION_TIMEOUT_MS: deadlineMs, ...separate },
     });
-    prometheus.hold();
-    const target = stack;
+    world.prometheus.hold();
+    const target = world.stack;
     const accepted = Array.from({ length: requests }, () => execute(target));
-    await prometheus.waitForRequests(running * ACTIONS);
+    await world.prometheus.waitForRequests(running * ACTIONS);
 
-    await redis.restart({
+    await world.redis.restart({
       crash: true,
       whileDown: async () => {
         await waitForStatus(`${target.baseUrl}/readyz`, 503, 10_000);
         expect((await execute(target)).status).toBe(503);
         // The running executions finish while Redis is away; their replies wait for it.
-        prometheus.release();
+        world.prometheus.release();
       },
     });
 
     // The same API and worker processes, reconnected on their own.
-    await waitForOk(`${stack.baseUrl}/readyz`, 10_000);
-    expect(errorsOf([await execute(stack)])).toEqual([]);
+    await waitForOk(`${world.stack.baseUrl}/readyz`, 10_000);
+    expect(errorsOf([await execute(world.stack)])).toEqual([]);
     expect(errorsOf(await Promise.all(accepted))).toEqual([]);
-    expect(stack.api.child.exitCode).toBeNull();
-    expect(stack.workers[0]?.child.exitCode).toBeNull();
+    expect(world.stack.api.child.exitCode).toBeNull();
+    expect(world.stack.workers[0]?.child.exitCode).toBeNull();
   });
 });

@@ -3,7 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseDocument } from "yaml";
 import { loadOrCreateDevKey, mintDevToken } from "@pes/dev-issuer";
-import { freePort, startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
+import { freePort, startRedis, uniquePrefix, type RedisHandle, type TestHttpServer } from "@pes/local-services";
+import { afterEach, beforeEach } from "vitest";
+import { startHoldingPrometheus } from "./holding-prometheus.js";
 import { repoRoot, startService, waitForOk, type ServiceProcess } from "./processes.js";
 
 /**
@@ -123,4 +125,39 @@ export async function postJson(url: string, token: string, body: unknown): Promi
     body: JSON.stringify(body),
   });
   return { status: response.status, body: await response.json() };
+}
+
+/** Short locks: a killed worker's job is found stalled within seconds, not after the default 30 s. */
+export const FAST_STALLS = { WORKER_LOCK_DURATION_MS: "1500", WORKER_STALLED_INTERVAL_MS: "1000" };
+
+/** What each test of a file gets from eachTestOnTheExample: its stack and Redis are its own to start. */
+export interface ExampleWorld {
+  /** A Prometheus that answers a flat series and can hold its answers (`hold()` … `release()`). */
+  prometheus: TestHttpServer;
+  config: Awaited<ReturnType<typeof exampleConfig>>;
+  /** Set by the test; stopped after it. */
+  stack?: Stack | undefined;
+  /** A Redis of the test's own, when it crashes or restarts one; stopped after it. */
+  redis?: RedisHandle | undefined;
+}
+
+/**
+ * For each test of the file: a holding Prometheus and the example configuration pointed at it; after the
+ * test, whatever stack and Redis it started are stopped, then those two.
+ */
+export function eachTestOnTheExample(): ExampleWorld {
+  const world = {} as ExampleWorld;
+  beforeEach(async () => {
+    world.prometheus = await startHoldingPrometheus();
+    world.config = await exampleConfig({ metrics: world.prometheus.url });
+  });
+  afterEach(async () => {
+    await world.stack?.stop();
+    world.stack = undefined;
+    await world.redis?.stop();
+    world.redis = undefined;
+    await world.prometheus.close();
+    await world.config.remove();
+  });
+  return world;
 }
