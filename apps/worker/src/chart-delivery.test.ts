@@ -19,7 +19,7 @@ import { checkSignedPath } from "@pes/signed-links";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChartSettings } from "./execution-charts.js";
-import { createJobCatalog } from "./job-catalog.js";
+import { createJobHandlers } from "./job-handlers.js";
 import type { DeliveryDeps } from "./result-delivery.js";
 
 /** Where the charts Slack got are written, to be looked at after a run (gitignored). */
@@ -103,7 +103,7 @@ describe("a channelId run with charts", () => {
       charts,
       logger,
     };
-    const handlers = createJobCatalog({ engine, catalog, integrations: delivery.integrations, delivery });
+    const handlers = createJobHandlers({ engine, catalog, integrations: delivery.integrations, delivery });
     const job: ExecutionJob = {
       v: 1,
       replyTo: "api-1",

@@ -5,7 +5,7 @@ import { createLogger } from "@pes/logger";
 import { createWorkerMetrics } from "@pes/metrics";
 import { startTracing, TracingConfigError, type Tracing } from "@pes/tracing";
 import { EnvError, parseWorkerEnv, type WorkerEnv } from "./env.js";
-import { createJobCatalog } from "./job-catalog.js";
+import { createJobHandlers } from "./job-handlers.js";
 import { createWorkerHttpServer, listenWorkerHttp } from "./worker-http-server.js";
 import { createChannelPacer } from "@pes/integrations";
 import { createChartStore, createEvidenceStore, createExecutionWorker, POST_BATCH_ITEM_JOB, START_BATCH_JOB } from "@pes/executions";
@@ -87,13 +87,13 @@ async function main(): Promise<void> {
     },
     logger,
   };
-  const jobs = createJobCatalog({ engine, catalog, integrations, delivery });
+  const jobs = createJobHandlers({ engine, catalog, integrations, delivery });
   const metrics = createWorkerMetrics({ jobNames: [...jobs.map((entry) => entry.name), START_BATCH_JOB.name] });
   const worker = createExecutionWorker({
     redisUrl: env.redisUrl,
     prefix: env.queuePrefix,
     logger,
-    catalog: jobs,
+    handlers: jobs,
     concurrency: env.concurrency,
     batchConcurrency: env.batchConcurrency,
     lockDurationMs: env.lockDurationMs,

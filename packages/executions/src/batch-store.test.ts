@@ -75,7 +75,7 @@ async function worker(execute: (job: ExecutionJob) => Promise<PlaybookExecutionR
     prefix,
     logger,
     concurrency,
-    catalog: [
+    handlers: [
       handleJob(EXECUTE_JOB, async (job, { jobId }) => {
         runs.push(jobId);
         return execute(job);

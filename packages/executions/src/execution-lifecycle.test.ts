@@ -67,7 +67,7 @@ async function worker(execute: (job: ExecutionJob) => Promise<PlaybookExecutionR
     prefix,
     logger,
     concurrency: 20,
-    catalog: [
+    handlers: [
       handleJob(EXECUTE_JOB, async (job, { jobId }) => {
         runs.push(jobId);
         return execute(job);

@@ -88,14 +88,14 @@ async function startClient(options: { redisUrl?: string; instanceId?: string } =
   };
 }
 
-/** The job runtime with a catalog of the execute job only, whose handler the test gives. */
+/** The job runtime with a handler of the execute job only, whose handler the test gives. */
 function executionWorker(
-  options: Omit<JobWorkerOptions, "catalog"> & {
+  options: Omit<JobWorkerOptions, "handlers"> & {
     execute: (job: ExecutionJob, signal: AbortSignal) => Promise<PlaybookExecutionResult>;
   },
 ): JobWorker {
   const { execute, ...rest } = options;
-  return createExecutionWorker({ ...rest, catalog: [handleJob(EXECUTE_JOB, (job, { signal }) => execute(job, signal))] });
+  return createExecutionWorker({ ...rest, handlers: [handleJob(EXECUTE_JOB, (job, { signal }) => execute(job, signal))] });
 }
 
 async function startWorker(
@@ -189,7 +189,7 @@ describe("execution queue", () => {
       prefix,
       logger,
       concurrency: 5,
-      catalog: [
+      handlers: [
         handleJob(EXECUTE_JOB, async (job) => {
           seen.push(`execute ${job.bookName}`);
           return { highlights: "resolved" };

@@ -53,7 +53,7 @@ export function createExecutionReplies(options: { redisUrl: string; prefix: stri
 }
 
 /**
- * A worker that runs a catalog of execution jobs: it answers their callers (createExecutionReplies),
+ * A worker that runs the handlers of execution jobs: it answers their callers (createExecutionReplies),
  * runs each execution handler on the lane behind every other caller's work too (BATCH_EXECUTION_QUEUE:
  * async batch items, alerts over their organization's limit), at most `batchConcurrency` of those at once
  * (default a quarter of `concurrency`) so that interactive executions always find room, and starts the
@@ -61,12 +61,12 @@ export function createExecutionReplies(options: { redisUrl: string; prefix: stri
  */
 export function createExecutionWorker(options: Omit<JobWorkerOptions, "replies" | "queueConcurrency"> & { batchConcurrency?: number }): JobWorker {
   const starts = createBatchStarts(options);
-  const behind = options.catalog
+  const behind = options.handlers
     .filter((entry) => entry.queue === EXECUTION_QUEUE || entry.queue === MESSAGE_EXECUTION_QUEUE)
     .map((entry) => ({ ...entry, queue: BATCH_EXECUTION_QUEUE }));
   const worker = createJobWorker({
     ...options,
-    catalog: [...options.catalog, ...behind, handleJob(START_BATCH_JOB, (job, { signal }) => starts.run(job, signal))],
+    handlers: [...options.handlers, ...behind, handleJob(START_BATCH_JOB, (job, { signal }) => starts.run(job, signal))],
     queueConcurrency: { [BATCH_EXECUTION_QUEUE]: options.batchConcurrency ?? Math.ceil(options.concurrency / 4) },
     replies: createExecutionReplies(options),
   });

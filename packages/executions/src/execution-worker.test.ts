@@ -7,7 +7,7 @@ import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { handleJob, jobToAdd, type JobCatalog, type JobContext, type JobDeclaration } from "@pes/jobs";
+import { handleJob, jobToAdd, type JobHandlers, type JobContext, type JobDeclaration } from "@pes/jobs";
 import { createExecutionClient, createExecutionWorker, EXECUTE_JOB } from "./index.js";
 
 /** A side effect such as a chat post: nobody waits for it, and a failure is worth retrying later. */
@@ -58,8 +58,8 @@ interface Run {
   at: number;
 }
 
-async function startWorker(catalog: JobCatalog): Promise<void> {
-  const worker = createExecutionWorker({ redisUrl: redis.url, prefix, logger, concurrency: 2, catalog });
+async function startWorker(handlers: JobHandlers): Promise<void> {
+  const worker = createExecutionWorker({ redisUrl: redis.url, prefix, logger, concurrency: 2, handlers });
   closers.push(() => worker.close(5_000));
   await worker.start();
 }
@@ -90,7 +90,7 @@ function deferred<T = void>() {
   return { promise, resolve };
 }
 
-describe("job worker over a catalog", () => {
+describe("job worker over its handlers", () => {
   it("runs a second job type beside executions, retrying it with its own attempts and backoff", async () => {
     const runs: Run[] = [];
     const delivered = deferred();

@@ -82,7 +82,7 @@ function executionWorker(
     prefix,
     logger,
     concurrency: 4,
-    catalog: [handleJob(EXECUTE_JOB, (job, { signal }) => execute(job, signal))],
+    handlers: [handleJob(EXECUTE_JOB, (job, { signal }) => execute(job, signal))],
     onJobFinished,
   });
   closers.push(() => worker.close(2_000));
@@ -180,7 +180,7 @@ describe("onJobFinished", () => {
       logger,
       concurrency: 1,
       onJobFinished: seen.onJobFinished,
-      catalog: [
+      handlers: [
         handleJob(SLOW_JOB, async (_payload, { attempt, signal }) => {
           if (attempt === 1) {
             await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));

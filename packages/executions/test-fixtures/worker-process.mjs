@@ -32,7 +32,7 @@ const worker = createExecutionWorker({
   concurrency: 1,
   lockDurationMs: Number(env.WORKER_LOCK_DURATION_MS),
   stalledIntervalMs: Number(env.WORKER_STALLED_INTERVAL_MS),
-  catalog: [
+  handlers: [
     handleJob(EXECUTE_JOB, async (job, { signal }) => {
       writeFileSync(join(signalDir, `started-${process.pid}`), job.requestId);
       const finished = await released(signal);

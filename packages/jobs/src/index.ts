@@ -1,7 +1,7 @@
 export { keySpace, type KeySpace } from "./key-space.js";
 export { openDashboardQueues, type DashboardQueues } from "./dashboard-queues.js";
 export { jobToAdd, type AwaitedJobDeclaration, type AwaitedPayload, type JobDeclaration, type JobOptions } from "./job-declarations.js";
-export { handleJob, type CatalogEntry, type JobCatalog, type JobContext } from "./job-catalog.js";
+export { handleJob, type JobHandler, type JobHandlers, type JobContext } from "./job-handlers.js";
 export { createJobWorker, type JobOutcome, type JobReplies, type JobWorker, type JobWorkerOptions } from "./job-worker.js";
 export { createQueueInspector, type QueueDepth, type QueueInspector } from "./queue-inspector.js";
 export { createJobProducer, type JobProducer } from "./job-producer.js";
@@ -19,4 +19,4 @@ export {
   withTimeout,
   type RedisConnection,
 } from "./redis-connections.js";
-export { createRedisQuerySlots, type RedisQuerySlotsOptions } from "./query-slots.js";
+export { createRedisQuerySlots, type RedisQuerySlotsOptions } from "./redis-query-slots.js";

@@ -16,7 +16,7 @@ export interface JobOptions {
 
 /**
  * A job type as both sides see it: the API (or a worker) that adds it and the worker that runs it.
- * Its handler lives in the worker's catalog (`handleJob`).
+ * Its handler is one of the worker's job handlers (`handleJob`).
  */
 export interface JobDeclaration<Payload = unknown> {
   /** BullMQ's job name: workers pick the handler by it. Renaming one strands the jobs already queued. */

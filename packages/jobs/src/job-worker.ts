@@ -1,13 +1,13 @@
 import { setMaxListeners } from "node:events";
 import { UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
 import type { Logger } from "pino";
-import type { CatalogEntry, JobCatalog } from "./job-catalog.js";
+import type { JobHandler, JobHandlers } from "./job-handlers.js";
 import { inJobSpan } from "./job-trace-context.js";
 import { keySpace } from "./key-space.js";
 import { closeConnection, createWorkerConnection, describeRedisUrl, settlesWithin, untilConnected, type RedisConnection } from "./redis-connections.js";
 import { errorMessage } from "@pes/contracts";
 
-/** The worker side of the queues: runs the jobs of a catalog and replies to the callers that wait. */
+/** The worker side of the queues: runs the jobs it has handlers for and replies to the callers that wait. */
 export interface JobWorker {
   /**
    * Connects (waiting out a Redis outage) and starts taking jobs. Rejects with RedisRefusedError when
@@ -36,8 +36,8 @@ export interface JobWorkerOptions {
   prefix: string;
   logger: Logger;
   /** The jobs this worker runs, each with its handler (handleJob): one BullMQ worker per queue they name. */
-  catalog: JobCatalog;
-  /** Jobs this process runs at once, on each queue of the catalog but those `queueConcurrency` names. */
+  handlers: JobHandlers;
+  /** Jobs this process runs at once, on each queue of the handlers but those `queueConcurrency` names. */
   concurrency: number;
   /** Jobs this process runs at once on the queues it names, instead of `concurrency`. */
   queueConcurrency?: Readonly<Record<string, number>>;
@@ -46,11 +46,11 @@ export interface JobWorkerOptions {
   /** How often this worker looks for jobs whose lock expired (stalled) and puts them back in the queue. */
   stalledIntervalMs?: number;
   /**
-   * Told of every run of a job as it ends: the catalog's name for it (`unknown` for a job no entry
+   * Told of every run of a job as it ends: the handlers' name for it (`unknown` for a job no entry
    * handles), how it ended and how long it took. For metrics: it must be quick and must not throw.
    */
   onJobFinished?: (jobName: string, outcome: JobOutcome, seconds: number) => void;
-  /** How the callers of the catalog's awaited jobs are answered; required when the catalog has any. */
+  /** How the callers of the handlers' awaited jobs are answered; required when the handlers has any. */
   replies?: JobReplies;
 }
 
@@ -94,7 +94,7 @@ interface RunningJob {
 }
 
 /**
- * Builds a worker over a job catalog. For each job it picks the handler by the job's name, parses the
+ * Builds a worker over job handlers. For each job it picks the handler by the job's name, parses the
  * payload with the job's schema (a malformed job fails without retry), and runs the handler with a
  * signal of the job's own that aborts at the caller's deadline, at the attempt's timeout, or at shutdown.
  * A failing handler fails the attempt: BullMQ retries it with the job's declared attempts and backoff.
@@ -106,15 +106,15 @@ interface RunningJob {
 export function createJobWorker(options: JobWorkerOptions): JobWorker {
   const keys = keySpace(options.prefix, options.redisUrl);
   const { replies } = options;
-  if (replies === undefined && options.catalog.some((entry) => entry.awaitedAs !== undefined)) {
-    throw new Error("a catalog with awaited jobs needs the replies that answer their callers");
+  if (replies === undefined && options.handlers.some((entry) => entry.awaitedAs !== undefined)) {
+    throw new Error("handlers of awaited jobs needs the replies that answer their callers");
   }
   const logger = options.logger.child({ component: "job-worker" });
   /** Catalog entries by queue, then by job name. */
-  const queues = new Map<string, Map<string, CatalogEntry>>();
-  for (const entry of options.catalog) {
-    const byName = queues.get(entry.queue) ?? new Map<string, CatalogEntry>();
-    if (byName.has(entry.name)) throw new Error(`job "${entry.name}" is in the catalog twice`);
+  const queues = new Map<string, Map<string, JobHandler>>();
+  for (const entry of options.handlers) {
+    const byName = queues.get(entry.queue) ?? new Map<string, JobHandler>();
+    if (byName.has(entry.name)) throw new Error(`job "${entry.name}" is in the handlers twice`);
     byName.set(entry.name, entry);
     queues.set(entry.queue, byName);
   }
@@ -156,7 +156,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
   }
 
   /** Runs a job (runJob) and reports how the run ended to onJobFinished. */
-  async function runAndReport(entry: CatalogEntry | undefined, job: Job<unknown, void>, token: string | undefined): Promise<void> {
+  async function runAndReport(entry: JobHandler | undefined, job: Job<unknown, void>, token: string | undefined): Promise<void> {
     const started = performance.now();
     let outcome: JobOutcome = "error";
     try {
@@ -170,10 +170,10 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
     }
   }
 
-  async function runJob(entry: CatalogEntry | undefined, job: Job<unknown, void>, token: string | undefined): Promise<JobOutcome> {
+  async function runJob(entry: JobHandler | undefined, job: Job<unknown, void>, token: string | undefined): Promise<JobOutcome> {
     const jobId = job.id;
     if (jobId === undefined) throw new UnrecoverableError("job without an id");
-    if (entry === undefined) throw new UnrecoverableError(`no handler for job "${job.name}" in this worker's catalog`);
+    if (entry === undefined) throw new UnrecoverableError(`no handler for job "${job.name}" in this worker's handlers`);
     const label = entry.awaitedAs ?? entry.name;
     const accepted = entry.accept(job.data);
     if ("problems" in accepted) {
@@ -236,7 +236,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
     }
   }
 
-  function startQueue(queue: string, entries: ReadonlyMap<string, CatalogEntry>, connection: RedisConnection): Worker<unknown, void> {
+  function startQueue(queue: string, entries: ReadonlyMap<string, JobHandler>, connection: RedisConnection): Worker<unknown, void> {
     const worker = new Worker<unknown, void>(
       queue,
       // Two parameters: BullMQ creates no AbortController of its own (runJob makes one per job).
@@ -291,7 +291,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
       workers = [...queues].map(([queue, entries]) => startQueue(queue, entries, shared));
       await Promise.all(workers.map((worker) => worker.waitUntilReady()));
       logger.info(
-        { redis: describeRedisUrl(options.redisUrl), concurrency: options.concurrency, jobs: options.catalog.map((entry) => entry.name) },
+        { redis: describeRedisUrl(options.redisUrl), concurrency: options.concurrency, jobs: options.handlers.map((entry) => entry.name) },
         "job worker started",
       );
     },

@@ -1,7 +1,7 @@
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createRedisQuerySlots } from "./query-slots.js";
+import { createRedisQuerySlots } from "./redis-query-slots.js";
 
 let redis: RedisHandle;
 const connections: Redis[] = [];

@@ -42,7 +42,7 @@ function queue(result: (host: string) => string = (host) => `disk-full on ${host
         prefix,
         logger,
         concurrency: 20,
-        catalog: [handleJob(EXECUTE_JOB, async (job) => ({ highlights: result(String(job.attributes.host)) }))],
+        handlers: [handleJob(EXECUTE_JOB, async (job) => ({ highlights: result(String(job.attributes.host)) }))],
       });
       await worker.start();
     },

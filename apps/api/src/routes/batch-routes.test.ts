@@ -55,7 +55,7 @@ async function startWorker(): Promise<void> {
     prefix,
     logger,
     concurrency: 20,
-    catalog: [
+    handlers: [
       handleJob(EXECUTE_JOB, async (job, { jobId }) => {
         runs.push(jobId);
         positions.set(jobId, job.batch);

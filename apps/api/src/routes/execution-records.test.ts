@@ -64,7 +64,7 @@ beforeEach(async () => {
     prefix,
     logger,
     concurrency: 10,
-    catalog: [
+    handlers: [
       handleJob(EXECUTE_JOB, async (job, { jobId }) => {
         runs.push(jobId);
         started();

@@ -1,6 +1,6 @@
 import type { Engine } from "@pes/engine";
 import { BATCH_ITEM_POST_WINDOW_MS, EXECUTE_JOB, EXECUTE_MESSAGE_JOB, POST_BATCH_ITEM_JOB } from "@pes/executions";
-import { handleJob, type JobCatalog } from "@pes/jobs";
+import { handleJob, type JobHandlers } from "@pes/jobs";
 import { keepCharts } from "./execution-charts.js";
 import { executeMessageJob, type MessageExecutionDeps } from "./message-execution.js";
 import { deliverResult, postBatchItemReply } from "./result-delivery.js";
@@ -10,7 +10,7 @@ import { deliverResult, postBatchItemReply } from "./result-delivery.js";
  * in @pes/executions) with its handler. A handler only calls plain functions; the runtime parses the payload,
  * applies the job's timeout and deadline to its signal, retries as declared and replies to a waiting caller.
  */
-export function createJobCatalog(deps: MessageExecutionDeps & { engine: Engine }): JobCatalog {
+export function createJobHandlers(deps: MessageExecutionDeps & { engine: Engine }): JobHandlers {
   return [
     handleJob(EXECUTE_JOB, async (job, { signal, jobId }) => {
       // The job id is the execution id: an evidence bundle and charts kept for it are read back by it.

@@ -13,7 +13,7 @@ export interface JobContext {
 }
 
 /** One job type a worker runs: its declaration with the handler bound to its parsed payload. */
-export interface CatalogEntry {
+export interface JobHandler {
   readonly name: string;
   readonly queue: string;
   readonly options: JobOptions;
@@ -24,25 +24,25 @@ export interface CatalogEntry {
 }
 
 /** The jobs a worker process runs. */
-export type JobCatalog = readonly CatalogEntry[];
+export type JobHandlers = readonly JobHandler[];
 
 /**
- * Pairs a declaration with its handler, for a worker's catalog. A handler is short: it calls plain
+ * Pairs a declaration with its handler, for a worker's handlers. A handler is short: it calls plain
  * functions. For a job a caller waits for, its value is the reply.
  */
 export function handleJob<Payload extends AwaitedPayload, Reply extends object>(
   declaration: AwaitedJobDeclaration<Payload, Reply>,
   handler: (payload: Payload, context: JobContext) => Promise<Reply>,
-): CatalogEntry;
+): JobHandler;
 export function handleJob<Payload>(
   declaration: JobDeclaration<Payload>,
   handler: (payload: Payload, context: JobContext) => Promise<void>,
-): CatalogEntry;
+): JobHandler;
 export function handleJob<Payload>(
   declaration: JobDeclaration<Payload> & { readonly reply?: { readonly label: string } },
   // biome-ignore lint/suspicious/noConfusingVoidType: the implementation of both overloads: a reply, or none
   handler: (payload: Payload, context: JobContext) => Promise<object | void>,
-): CatalogEntry {
+): JobHandler {
   const { name, queue, options, schema } = declaration;
   return {
     name,
