@@ -4,8 +4,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { freePort } from "./free-port.js";
-import { findOnPath, kill, spawnUntilReady } from "./redis-process.js";
+import { findOnPath, kill, spawnOnFreePorts } from "./redis-process.js";
 
 const run = promisify(execFile);
 
@@ -77,12 +76,11 @@ export async function startRedisCluster(options: StartRedisClusterOptions = {}):
   };
   try {
     for (let i = 0; i < MASTERS * 2; i++) {
-      const port = await freePort();
       const dir = await mkdtemp(join(tmpdir(), "pes-redis-cluster-"));
-      const args = [
+      const started = await spawnOnFreePorts(binary, 2, ([port, busPort]) => [
         "--port", String(port),
         // An explicit bus port: port + 10000 (the default) may be taken, or past 65535.
-        "--cluster-port", String(await freePort()),
+        "--cluster-port", String(busPort),
         "--bind", "127.0.0.1",
         "--dir", dir,
         "--save", "",
@@ -90,11 +88,12 @@ export async function startRedisCluster(options: StartRedisClusterOptions = {}):
         "--cluster-enabled", "yes",
         "--cluster-config-file", "nodes.conf",
         "--cluster-node-timeout", String(nodeTimeoutMs),
-      ];
-      const child = await spawnUntilReady(binary, args).catch(async (error: unknown) => {
+      ]).catch(async (error: unknown) => {
         await rm(dir, { recursive: true, force: true });
         throw error;
       });
+      const { child } = started;
+      const port = started.ports[0] ?? 0;
       nodes.push({ url: `redis://127.0.0.1:${port}`, port, child, dir, alive: true });
     }
     await run("redis-cli", ["--cluster", "create", ...nodes.map((node) => `127.0.0.1:${node.port}`), "--cluster-replicas", "1", "--cluster-yes"]);

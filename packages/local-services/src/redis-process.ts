@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { delimiter, join } from "node:path";
+import { freePort } from "./free-port.js";
 
 /** What redis-server logs once it accepts connections. */
 export const READY_LINE = "Ready to accept connections";
@@ -52,6 +53,29 @@ export function spawnUntilReady(binary: string, args: string[]): Promise<ChildPr
     child.once("exit", onExit);
     child.once("error", (error) => fail(`could not start redis-server: ${error.message}`));
   });
+}
+
+/** Tries on fresh ports when the ones picked were taken meanwhile. */
+const PORT_ATTEMPTS = 5;
+
+/**
+ * spawnUntilReady on `count` ports that were free a moment ago (freePort): another process may take one
+ * between the pick and redis-server's bind (on a busy host, an outgoing connection's ephemeral port), so
+ * a start refused with "Address already in use" is tried again on fresh ports, up to PORT_ATTEMPTS times.
+ */
+export async function spawnOnFreePorts(binary: string, count: number, argsFor: (ports: number[]) => string[]): Promise<{ child: ChildProcess; ports: number[] }> {
+  for (let attempt = 1; ; attempt += 1) {
+    const ports: number[] = [];
+    while (ports.length < count) {
+      const port = await freePort();
+      if (!ports.includes(port)) ports.push(port);
+    }
+    try {
+      return { child: await spawnUntilReady(binary, argsFor(ports)), ports };
+    } catch (error) {
+      if (attempt >= PORT_ATTEMPTS || !String(error).includes("Address already in use")) throw error;
+    }
+  }
 }
 
 /** Sends `signal` and resolves once the child exited (SIGKILL after a few seconds). */

@@ -4,8 +4,7 @@ import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "./free-port.js";
-import { findOnPath, kill, READY_LINE, spawnUntilReady } from "./redis-process.js";
+import { findOnPath, kill, READY_LINE, spawnOnFreePorts, spawnUntilReady } from "./redis-process.js";
 
 export interface StartRedisOptions {
   /**
@@ -104,9 +103,8 @@ async function startRedisContainer(options: StartRedisOptions): Promise<RedisHan
 }
 
 async function startRedisProcess(binary: string, options: StartRedisOptions): Promise<RedisHandle> {
-  const port = await freePort();
   const dir = await mkdtemp(join(tmpdir(), "pes-redis-"));
-  const args = [
+  const argsOn = (port: number) => [
     "--port", String(port),
     "--bind", "127.0.0.1",
     "--save", "",
@@ -115,12 +113,16 @@ async function startRedisProcess(binary: string, options: StartRedisOptions): Pr
     ...(options.password !== undefined ? ["--requirepass", options.password] : []),
   ];
   let child: ChildProcess;
+  let port: number;
   try {
-    child = await spawnUntilReady(binary, args);
+    const started = await spawnOnFreePorts(binary, 1, ([picked]) => argsOn(picked ?? 0));
+    child = started.child;
+    port = started.ports[0] ?? 0;
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
+  const args = argsOn(port);
   let stopped = false;
   const url = new URL(`redis://127.0.0.1:${port}`);
   if (options.password !== undefined) url.password = options.password;
