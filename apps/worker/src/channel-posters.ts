@@ -14,6 +14,7 @@ import {
   type SlackPostOutcome,
   type TeamsPostOutcome,
 } from "@pes/integrations";
+import type { KeySpace } from "@pes/jobs";
 import type { Cluster, Redis } from "ioredis";
 import type { OrganizationIntegrations } from "./organization-integrations.js";
 
@@ -34,7 +35,8 @@ export interface ResultView extends EnrichmentView {
 /** What the posts of every organization share: where their records live, and the channels' pacing. */
 export interface PostingDeps {
   redis: Redis | Cluster;
-  keyPrefix: string;
+  /** Where those records and schedules are kept. */
+  keys: KeySpace;
   /** Paces Slack channels. */
   pacer: ChannelPacer;
   /** Paces Teams channels (`service: "teams"`). */
@@ -76,7 +78,7 @@ export function channelPoster(
     const { teams } = integrations;
     // The API refuses a Teams channel without `teams:`: this is configuration drift between API and worker.
     if (teams === undefined) return "posting to Microsoft Teams failed: the organization has no Teams account configured";
-    const context = (bounds: Bounds) => ({ client: teams.postClient, redis: deps.redis, keyPrefix: deps.keyPrefix, pacer: deps.teamsPacer, ...bounds });
+    const context = (bounds: Bounds) => ({ client: teams.postClient, redis: deps.redis, keys: deps.keys, pacer: deps.teamsPacer, ...bounds });
     return {
       service: "Microsoft Teams",
       maxCharts: TEAMS_LIMITS.charts,
@@ -99,7 +101,7 @@ export function channelPoster(
   const { slack } = integrations;
   // The API refuses channelId without Slack: this is configuration drift between API and worker.
   if (slack === undefined) return "posting to Slack failed: the organization has no Slack app configured";
-  const context = (bounds: Bounds) => ({ client: slack.postClient, redis: deps.redis, keyPrefix: deps.keyPrefix, pacer: deps.pacer, ...bounds });
+  const context = (bounds: Bounds) => ({ client: slack.postClient, redis: deps.redis, keys: deps.keys, pacer: deps.pacer, ...bounds });
   // Slack threads are one level deep: a reply to the linked message goes in its thread, whatever it is.
   const threadTs = thread?.channelId === channelId ? thread.threadTs : undefined;
   return {

@@ -96,9 +96,9 @@ describe("a channelId run with charts", () => {
     const delivery: DeliveryDeps = {
       integrations: new Map([["acme", { slack: { connection: { token: TOKEN, slackApiUrl: slack.apiUrl }, postClient: createSlackPostClient({ token: TOKEN, apiUrl: slack.apiUrl }), allowedHosts: [] }, incidentTools: [] }]]),
       redis,
-      keyPrefix: `${prefix}:`,
-      pacer: createChannelPacer({ redis, keyPrefix: `${prefix}:`, intervalMs: 1 }),
-      teamsPacer: createChannelPacer({ redis, keyPrefix: `${prefix}:`, intervalMs: 1, service: "teams" }),
+      keys,
+      pacer: createChannelPacer({ redis, keys, intervalMs: 1 }),
+      teamsPacer: createChannelPacer({ redis, keys, intervalMs: 1, service: "teams" }),
       enqueueBatchItemPost: () => Promise.reject(new Error("no batch here")),
       charts,
       logger,

@@ -7,7 +7,7 @@ import type { ExecutionJob } from "@pes/contracts";
 import { createEngine, type Engine } from "@pes/engine";
 import { sendJson, startRedis, startTestHttpServer, uniquePrefix, type RedisHandle, type TestHttpServer } from "@pes/local-services";
 import { createLogger } from "@pes/logger";
-import { createRedisQuerySlots } from "@pes/jobs";
+import { createRedisQuerySlots, keySpace } from "@pes/jobs";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -66,12 +66,12 @@ describe("a data source's maxConcurrentQueries across workers sharing a Redis", 
       answerLater();
     });
     const catalog = await catalogAt(stub.url);
-    const keyPrefix = `${uniquePrefix("limit")}:`;
+    const keys = keySpace(uniquePrefix("limit"), redis.url);
     // Two workers: each its own engine (MAX_CONCURRENT_ACTIONS well above the limit) and Redis connection.
     for (let worker = 0; worker < 2; worker += 1) {
       const connection = new Redis(redis.url);
       connections.push(connection);
-      engines.push(createEngine({ catalog, secrets: new Map(), logger, actionTimeoutMs: 30_000, maxConcurrentActions: 16, querySlots: createRedisQuerySlots({ redis: connection, keyPrefix }) }));
+      engines.push(createEngine({ catalog, secrets: new Map(), logger, actionTimeoutMs: 30_000, maxConcurrentActions: 16, querySlots: createRedisQuerySlots({ redis: connection, keys }) }));
     }
   });
   afterAll(async () => {

@@ -56,16 +56,16 @@ async function main(): Promise<void> {
   // Side effects (posts, notes) record themselves in Redis so that a re-run never repeats them, and data
   // sources' query slots are shared there by every worker.
   const producer = createJobProducer({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger });
-  const keyPrefix = `${env.queuePrefix}:`;
+  const keys = keySpace(env.queuePrefix, env.redisUrl);
   // The evidence bundles of organizations that keep them, under their keys, for their retention.
-  const evidence = createEvidenceStore(() => producer.connection, keySpace(env.queuePrefix, env.redisUrl));
+  const evidence = createEvidenceStore(() => producer.connection, keys);
   const engine = createEngine({
     catalog,
     secrets,
     logger,
     actionTimeoutMs: env.actionTimeoutMs,
     maxConcurrentActions: env.maxConcurrentActions,
-    querySlots: createRedisQuerySlots({ redis: producer.connection, keyPrefix }),
+    querySlots: createRedisQuerySlots({ redis: producer.connection, keys }),
     ...(env.languageModel === undefined ? {} : { languageModel: env.languageModel }),
     onActionFinished: (report) => metrics.actionFinished(report),
     keepEvidence: ({ orgId, bundle, retentionDays, maxBytes }) => evidence.keep(orgId, bundle, { retentionDays, maxBytes }),
@@ -74,13 +74,13 @@ async function main(): Promise<void> {
   const delivery = {
     integrations,
     redis: producer.connection,
-    keyPrefix,
-    pacer: createChannelPacer({ redis: producer.connection, keyPrefix, intervalMs: env.slackPostIntervalMs }),
-    teamsPacer: createChannelPacer({ redis: producer.connection, keyPrefix, intervalMs: env.teamsPostIntervalMs, service: "teams" }),
+    keys,
+    pacer: createChannelPacer({ redis: producer.connection, keys, intervalMs: env.slackPostIntervalMs }),
+    teamsPacer: createChannelPacer({ redis: producer.connection, keys, intervalMs: env.teamsPostIntervalMs, service: "teams" }),
     enqueueBatchItemPost: (job: BatchItemPostJob, jobId: string) => producer.add(POST_BATCH_ITEM_JOB, job, jobId),
     // The data of executions' charts, under their organization's keys, for as long as their records.
     charts: {
-      store: createChartStore(() => producer.connection, keySpace(env.queuePrefix, env.redisUrl)),
+      store: createChartStore(() => producer.connection, keys),
       retentionMs: env.executionRetentionMs,
       ...(env.publicUrl === undefined ? {} : { publicUrl: env.publicUrl }),
       ...(env.links === undefined ? {} : { links: env.links }),

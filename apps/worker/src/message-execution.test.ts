@@ -9,6 +9,7 @@ import type { ExecutionJob, MessageExecutionJob } from "@pes/contracts";
 import { createSlackPostClient } from "@pes/integrations";
 import { createLogger } from "@pes/logger";
 import { sendJson, startTestHttpServer, type TestHttpServer } from "@pes/local-services";
+import { keySpace } from "@pes/jobs";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executeMessageJob, type MessageExecutionDeps } from "./message-execution.js";
@@ -106,7 +107,7 @@ function deps(executed: ExecutionJob[]): MessageExecutionDeps {
     delivery: {
       integrations,
       redis,
-      keyPrefix: "unused:",
+      keys: keySpace("unused", "redis://127.0.0.1"),
       pacer: { waitForSlot: async () => false, holdOff: async () => {} },
       teamsPacer: { waitForSlot: async () => false, holdOff: async () => {} },
       enqueueBatchItemPost: async () => {},

@@ -13,6 +13,7 @@ import {
   type RedisHandle,
   type TestHttpServer,
 } from "@pes/local-services";
+import { batchRootKey, batchRootLockKey, keySpace, type KeySpace } from "@pes/jobs";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { OrganizationIntegrations } from "./organization-integrations.js";
@@ -27,7 +28,7 @@ let slack: TestHttpServer;
 /** What the fake Slack was asked to post, in order. */
 let posted: { channel: string; threadTs?: string; text: string }[];
 let enqueued: { job: BatchItemPostJob; jobId: string }[];
-let prefix: string;
+let keys: KeySpace;
 
 beforeAll(async () => {
   redisHandle = await startRedis();
@@ -42,7 +43,7 @@ afterAll(async () => {
 beforeEach(async () => {
   posted = [];
   enqueued = [];
-  prefix = `${uniquePrefix("delivery")}:`;
+  keys = keySpace(uniquePrefix("delivery"), redisHandle.url);
   slack = await startTestHttpServer((request, response) => {
     const args = Object.fromEntries(new URLSearchParams(request.body));
     const channel = args.channel ?? "";
@@ -70,9 +71,9 @@ function deps(integrations: OrganizationIntegrations = withSlack(), postInterval
   return {
     integrations: new Map([["acme", integrations]]),
     redis,
-    keyPrefix: prefix,
-    pacer: createChannelPacer({ redis, keyPrefix: prefix, intervalMs: postIntervalMs }),
-    teamsPacer: createChannelPacer({ redis, keyPrefix: prefix, intervalMs: 1, service: "teams" }),
+    keys,
+    pacer: createChannelPacer({ redis, keys, intervalMs: postIntervalMs }),
+    teamsPacer: createChannelPacer({ redis, keys, intervalMs: 1, service: "teams" }),
     enqueueBatchItemPost: async (job, jobId) => {
       enqueued.push({ job, jobId });
     },
@@ -147,6 +148,8 @@ describe("deliverResult", () => {
 
     expect(posted).toEqual([{ channel: "C0OPS", text: expect.stringContaining("10 issues") }]);
     expect(new Set(results.map((item) => item.enrichmentLink))).toEqual(new Set(["https://acme.slack.com/archives/C0OPS/p1714651200000001"]));
+    expect(JSON.parse((await redis.get(batchRootKey(keys, "batch-1", "C0OPS"))) ?? "null")).toEqual({ ts: "1714651200.000001", permalink: results[0]?.enrichmentLink });
+    expect(await redis.exists(batchRootLockKey(keys, "batch-1", "C0OPS"))).toBe(0);
     // Each item's reply is a job of its own, one per item and channel, in the root's thread.
     expect(enqueued.map(({ jobId }) => jobId).sort()).toEqual(Array.from({ length: 10 }, (_, index) => `batch-1.${index}.C0OPS`).sort());
     expect(enqueued[0]?.job).toMatchObject({ orgId: "acme", channelId: "C0OPS", rootTs: "1714651200.000001", result });

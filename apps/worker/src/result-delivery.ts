@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { BatchItemPostJob, BatchPosition, ChartData, PlaybookExecutionResult } from "@pes/contracts";
 import { addIncidentNote, findIncidentReference, INCIDENT_ATTRIBUTES, type IncidentRef, type IncidentToolConfig } from "@pes/integrations";
+import { batchRootKey, batchRootLockKey } from "@pes/jobs";
 import type { Logger } from "@pes/logger";
 import type { Cluster, Redis } from "ioredis";
 import { channelPoster, type ChannelPoster, type ChannelPostOutcome, type PostingDeps } from "./channel-posters.js";
@@ -15,8 +16,6 @@ export interface DeliveryDeps extends PostingDeps {
   /** Holds the records that make each post and note happen once, and the channels' pacing. */
   /** One Redis or a Redis Cluster: single-key commands and scripts only. */
   redis: Redis | Cluster;
-  /** Prefix of those records' keys (`<QUEUE_PREFIX>:`). */
-  keyPrefix: string;
   /** Queues a batch item's reply in its batch's thread (POST_BATCH_ITEM_JOB), once per item and channel. */
   enqueueBatchItemPost(job: BatchItemPostJob, jobId: string): Promise<void>;
   /** Where executions' charts are kept and how results link them; none: no charts. */
@@ -173,8 +172,8 @@ async function batchRoot(
   channel: string,
   bounds: { deadline: number; signal: AbortSignal },
 ): Promise<ChannelPostOutcome> {
-  const key = `${deps.keyPrefix}batch-root:${batch.id}:${channel}`;
-  const lock = `${key}:lock`;
+  const key = batchRootKey(deps.keys, batch.id, channel);
+  const lock = batchRootLockKey(deps.keys, batch.id, channel);
   const token = `${process.pid}:${Math.random()}`;
   try {
     for (;;) {
@@ -262,7 +261,7 @@ async function note(
   const tool = tools.find((candidate) => findIncidentReference(candidate.tool, { attributes }) !== undefined) ?? first;
   const { enrichmentLink } = result;
   const outcome = await addIncidentNote(
-    { redis: deps.redis, keyPrefix: deps.keyPrefix, ...bounds },
+    { redis: deps.redis, keys: deps.keys, ...bounds },
     {
       executionId: delivery.jobId,
       tool,

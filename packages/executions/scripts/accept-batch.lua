@@ -3,7 +3,7 @@
   organization's batch lane, all or none, before a worker begins them (start-batch). Admitting them here,
   by the ids their executions will have, keeps the organization's limit whole across API instances.
 
-  KEYS[1] the organization's key prefix (execution-keys.ts)
+  KEYS[1] the organization's key prefix (organizationPrefix, packages/jobs/src/redis-keys.ts)
   ARGV[1] batch id
   ARGV[2] now (ms)
   ARGV[3] deadline (ms): when its items stop counting in the lane

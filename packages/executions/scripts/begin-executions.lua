@@ -3,7 +3,7 @@
   the organization's limit on the lane, the records, the callers waiting and the batches counting on
   them. Every key is below the organization's prefix, in one slot of a Redis Cluster.
 
-  KEYS[1]  the organization's key prefix (execution-keys.ts)
+  KEYS[1]  the organization's key prefix (organizationPrefix, packages/jobs/src/redis-keys.ts)
   ARGV[1]  now (ms)
   ARGV[2]  lane: 'interactive' | 'batch'
   ARGV[3]  the organization's limit on the lane (executions in it at once); 0: none

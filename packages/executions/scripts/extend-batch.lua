@@ -3,7 +3,7 @@
   item list in input order, only where the list ends (a retried chunk is not appended twice), and counts
   the invalid ones as done and failed.
 
-  KEYS[1] the organization's key prefix (execution-keys.ts)
+  KEYS[1] the organization's key prefix (organizationPrefix, packages/jobs/src/redis-keys.ts)
   ARGV[1] batch id
   ARGV[2] the index of the chunk's first item
   ARGV[3] now (ms)

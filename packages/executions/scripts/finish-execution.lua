@@ -5,7 +5,7 @@
   re-run's reply never replaces it. A finished error is never joinable: its coalescing key goes in the
   same step that publishes it, so a caller retrying on the answer starts afresh.
 
-  KEYS[1] the organization's key prefix (execution-keys.ts)
+  KEYS[1] the organization's key prefix (organizationPrefix, packages/jobs/src/redis-keys.ts)
   ARGV[1] execution id
   ARGV[2] reply (as encoded by encodeReply)
   ARGV[3] status: 'completed' | 'failed'

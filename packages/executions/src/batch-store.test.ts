@@ -7,7 +7,7 @@ import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { batchItemId } from "./batch-store.js";
-import { handleJob, keySpace } from "@pes/jobs";
+import { batchKey, executionKey, handleJob, keySpace, laneKey } from "@pes/jobs";
 import {
   createExecutionClient,
   createExecutionWorker,
@@ -23,7 +23,6 @@ import {
   type ExecutionOutcome,
   type ExecutionRequest,
 } from "./index.js";
-import { batchKey, executionKey, laneKey } from "./execution-keys.js";
 import { defineLifecycleCommands, finishExecution } from "./execution-lifecycle.js";
 
 let redis: RedisHandle;

@@ -1,10 +1,9 @@
 import type { ChartData } from "@pes/contracts";
-import { keySpace } from "@pes/jobs";
+import { chartsKey, keySpace } from "@pes/jobs";
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createChartStore } from "./chart-store.js";
-import { chartsKey } from "./execution-keys.js";
 
 let redis: RedisHandle;
 let connection: Redis;

@@ -1,8 +1,7 @@
 import { CHARTS_VERSION, ExecutionCharts, type ChartData } from "@pes/contracts";
-import { closeConnection, createProducerConnection, keySpace, type KeySpace, type RedisConnection } from "@pes/jobs";
+import { chartsKey, closeConnection, createProducerConnection, keySpace, type KeySpace, type RedisConnection } from "@pes/jobs";
 import type { Logger } from "pino";
 import { QueueUnavailableError } from "./execution-client.js";
-import { chartsKey } from "./execution-keys.js";
 
 /**
  * The data of executions' charts (the points their actions fetched, cut down, and what they were judged

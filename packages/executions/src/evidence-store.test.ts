@@ -1,10 +1,9 @@
 import { EVIDENCE_BUNDLE_VERSION, type EvidenceBundle } from "@pes/contracts";
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
-import { keySpace } from "@pes/jobs";
+import { evidenceKey, keySpace } from "@pes/jobs";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createEvidenceStore, EvidenceTooLargeError } from "./evidence-store.js";
-import { evidenceKey } from "./execution-keys.js";
 
 let redis: RedisHandle;
 let connection: Redis;

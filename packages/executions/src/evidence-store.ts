@@ -1,8 +1,7 @@
 import { EvidenceBundle } from "@pes/contracts";
-import { closeConnection, createProducerConnection, keySpace, type KeySpace, type RedisConnection } from "@pes/jobs";
+import { closeConnection, createProducerConnection, evidenceKey, keySpace, type KeySpace, type RedisConnection } from "@pes/jobs";
 import type { Logger } from "pino";
 import { QueueUnavailableError } from "./execution-client.js";
-import { evidenceKey } from "./execution-keys.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

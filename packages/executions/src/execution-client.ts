@@ -19,7 +19,6 @@ import {
 } from "./execution-lifecycle.js";
 import { createBatchStore, type Batches } from "./batch-store.js";
 import { createIdempotencyKeys, type IdempotencyKeys } from "./idempotency-keys.js";
-import { replyChannel } from "./execution-keys.js";
 import {
   CONNECT_TIMEOUT_MS,
   closeConnection,
@@ -28,6 +27,7 @@ import {
   describeRedisUrl,
   jobToAdd,
   keySpace,
+  replyChannel,
   withTimeout,
   type RedisConnection,
 } from "@pes/jobs";

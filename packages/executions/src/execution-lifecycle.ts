@@ -1,9 +1,17 @@
 import { readFileSync } from "node:fs";
 import type { JsonText, RequestRefusal } from "@pes/contracts";
 import type { Result } from "ioredis";
-import { batchInvalidKey, batchItemsKey, batchKey, batchLostCheckKey, executionKey, laneKey, organizationPrefix } from "./execution-keys.js";
-import type { KeySpace } from "@pes/jobs";
-import type { RedisConnection } from "@pes/jobs";
+import {
+  batchInvalidKey,
+  batchItemsKey,
+  batchKey,
+  batchLostCheckKey,
+  executionKey,
+  laneKey,
+  organizationPrefix,
+  type KeySpace,
+  type RedisConnection,
+} from "@pes/jobs";
 
 /**
  * What an execution gave: the result as JSON (a PlaybookExecutionResult, as the worker encoded it), or

@@ -12,7 +12,7 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { pino, type Logger } from "pino";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { handleJob, keySpace, settlesWithin, type JobWorker, type JobWorkerOptions } from "@pes/jobs";
+import { executionKey, executionWaitersKey, handleJob, keySpace, settlesWithin, type JobWorker, type JobWorkerOptions } from "@pes/jobs";
 import {
   createExecutionClient,
   createExecutionWorker,
@@ -25,7 +25,6 @@ import {
   type ExecutionRequest,
   type MessageExecutionRequest,
 } from "./index.js";
-import { executionKey, executionWaitersKey } from "./execution-keys.js";
 import { beginExecutions, defineLifecycleCommands, finishExecution } from "./execution-lifecycle.js";
 
 let redis: RedisHandle;

@@ -1,7 +1,5 @@
 import { createHash } from "node:crypto";
-import { idempotencyKey } from "./execution-keys.js";
-import type { KeySpace } from "@pes/jobs";
-import type { RedisConnection } from "@pes/jobs";
+import { idempotencyKey, type KeySpace, type RedisConnection } from "@pes/jobs";
 
 /**
  * A caller's Idempotency-Key for one request: the organization it is scoped to, the key as sent, and a

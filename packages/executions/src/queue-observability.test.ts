@@ -7,7 +7,7 @@ import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createQueueInspector, handleJob, keySpace, jobToAdd, type JobDeclaration, type JobOutcome, type JobWorker } from "@pes/jobs";
+import { createQueueInspector, executionWaitersKey, handleJob, keySpace, jobToAdd, type JobDeclaration, type JobOutcome, type JobWorker } from "@pes/jobs";
 import {
   createExecutionClient,
   createExecutionWorker,
@@ -16,7 +16,6 @@ import {
   type DeadlineJobState,
   type ExecutionRequest,
 } from "./index.js";
-import { executionWaitersKey } from "./execution-keys.js";
 
 let redis: RedisHandle;
 let prefix: string;

@@ -1,6 +1,6 @@
 import { Queue } from "bullmq";
 import type { Logger } from "pino";
-import { keySpace } from "./key-space.js";
+import { keySpace } from "./redis-keys.js";
 import { closeConnection, createProducerConnection, withTimeout } from "./redis-connections.js";
 import { errorMessage } from "@pes/contracts";
 

@@ -1,4 +1,26 @@
-export { keySpace, type KeySpace } from "./key-space.js";
+export {
+  batchInvalidKey,
+  batchItemsKey,
+  batchKey,
+  batchLostCheckKey,
+  batchRootKey,
+  batchRootLockKey,
+  channelPaceKey,
+  chartsKey,
+  evidenceKey,
+  executionKey,
+  executionWaitersKey,
+  idempotencyKey,
+  incidentNoteKey,
+  keySpace,
+  laneKey,
+  organizationPrefix,
+  querySlotsKey,
+  replyChannel,
+  slackPostKey,
+  teamsPostKey,
+  type KeySpace,
+} from "./redis-keys.js";
 export { openDashboardQueues, type DashboardQueues } from "./dashboard-queues.js";
 export { jobToAdd, type AwaitedJobDeclaration, type AwaitedPayload, type JobDeclaration, type JobOptions } from "./job-declarations.js";
 export { handleJob, type JobHandler, type JobHandlers, type JobContext } from "./job-handlers.js";

@@ -1,6 +1,6 @@
 import { Queue } from "bullmq";
 import type { Logger } from "pino";
-import { keySpace } from "./key-space.js";
+import { keySpace } from "./redis-keys.js";
 import { jobToAdd, type JobDeclaration } from "./job-declarations.js";
 import { closeConnection, createProducerConnection, PRODUCER_COMMAND_TIMEOUT_MS, withTimeout, type RedisConnection } from "./redis-connections.js";
 import { errorMessage } from "@pes/contracts";

@@ -3,7 +3,7 @@ import { UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
 import type { Logger } from "pino";
 import type { JobHandler, JobHandlers } from "./job-handlers.js";
 import { inJobSpan } from "./job-trace-context.js";
-import { keySpace } from "./key-space.js";
+import { keySpace } from "./redis-keys.js";
 import { closeConnection, createWorkerConnection, describeRedisUrl, settlesWithin, untilConnected, type RedisConnection } from "./redis-connections.js";
 import { errorMessage } from "@pes/contracts";
 

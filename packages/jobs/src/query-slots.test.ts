@@ -1,6 +1,7 @@
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { keySpace, querySlotsKey, type KeySpace } from "./redis-keys.js";
 import { createRedisQuerySlots } from "./redis-query-slots.js";
 
 let redis: RedisHandle;
@@ -17,19 +18,19 @@ afterAll(async () => {
 });
 
 /** Slots as one worker has them: its own connection, the shared prefix. */
-function workerSlots(keyPrefix: string) {
+function workerSlots(keys: KeySpace) {
   const connection = new Redis(redis.url);
   connections.push(connection);
-  return { connection, slots: createRedisQuerySlots({ redis: connection, keyPrefix }) };
+  return { connection, slots: createRedisQuerySlots({ redis: connection, keys }) };
 }
 
 const LONG = { leaseMs: 60_000 };
 
 describe("createRedisQuerySlots", () => {
   it("gives out at most max slots of a data source across workers, and the next once one is given back", async () => {
-    const keyPrefix = `${uniquePrefix("slots")}:`;
-    const first = workerSlots(keyPrefix).slots;
-    const second = workerSlots(keyPrefix).slots;
+    const keys = keySpace(uniquePrefix("slots"), redis.url);
+    const first = workerSlots(keys).slots;
+    const second = workerSlots(keys).slots;
     const request = { key: "acme/metrics", max: 2, ...LONG };
     const held = [await first.acquire({ ...request, signal: new AbortController().signal }), await second.acquire({ ...request, signal: new AbortController().signal })];
 
@@ -41,38 +42,38 @@ describe("createRedisQuerySlots", () => {
     const waiting = second.acquire({ ...request, signal: new AbortController().signal });
     await held[0]?.();
     const next = await waiting;
-    const admin = workerSlots(keyPrefix).connection;
-    expect(await admin.zcard(`${keyPrefix}query-slots:acme/metrics`)).toBe(2);
+    const admin = workerSlots(keys).connection;
+    expect(await admin.zcard(querySlotsKey(keys, "acme/metrics"))).toBe(2);
     await Promise.all([held[1]?.(), next(), other()]);
-    expect(await admin.zcard(`${keyPrefix}query-slots:acme/metrics`)).toBe(0);
+    expect(await admin.zcard(querySlotsKey(keys, "acme/metrics"))).toBe(0);
   });
 
   it("frees the slot of a worker that died holding it once its lease ends", async () => {
-    const keyPrefix = `${uniquePrefix("slots")}:`;
-    const dying = workerSlots(keyPrefix);
+    const keys = keySpace(uniquePrefix("slots"), redis.url);
+    const dying = workerSlots(keys);
     await dying.slots.acquire({ key: "acme/metrics", max: 1, leaseMs: 500, signal: new AbortController().signal });
     dying.connection.disconnect();
 
-    const survivor = workerSlots(keyPrefix);
+    const survivor = workerSlots(keys);
     const release = await survivor.slots.acquire({ key: "acme/metrics", max: 1, ...LONG, signal: AbortSignal.timeout(10_000) });
-    const holders = await survivor.connection.zrange(`${keyPrefix}query-slots:acme/metrics`, "0", "-1");
+    const holders = await survivor.connection.zrange(querySlotsKey(keys, "acme/metrics"), "0", "-1");
     expect(holders).toHaveLength(1);
     await release();
   });
 
   it("keeps the key no longer than the longest lease in it", async () => {
-    const keyPrefix = `${uniquePrefix("slots")}:`;
-    const { slots, connection } = workerSlots(keyPrefix);
+    const keys = keySpace(uniquePrefix("slots"), redis.url);
+    const { slots, connection } = workerSlots(keys);
     await slots.acquire({ key: "acme/metrics", max: 2, leaseMs: 60_000, signal: new AbortController().signal });
     await slots.acquire({ key: "acme/metrics", max: 2, leaseMs: 1_000, signal: new AbortController().signal });
-    const ttl = await connection.pttl(`${keyPrefix}query-slots:acme/metrics`);
+    const ttl = await connection.pttl(querySlotsKey(keys, "acme/metrics"));
     expect(ttl).toBeGreaterThan(2_000);
     expect(ttl).toBeLessThanOrEqual(61_000);
   });
 
   it("rejects with Redis' error when it cannot ask Redis", async () => {
     const connection = new Redis(redis.url, { lazyConnect: true, enableOfflineQueue: false });
-    const slots = createRedisQuerySlots({ redis: connection, keyPrefix: `${uniquePrefix("slots")}:` });
+    const slots = createRedisQuerySlots({ redis: connection, keys: keySpace(uniquePrefix("slots"), redis.url) });
     await expect(slots.acquire({ key: "acme/metrics", max: 1, ...LONG, signal: new AbortController().signal })).rejects.toThrow(/Stream isn't writeable/);
     connection.disconnect();
   });

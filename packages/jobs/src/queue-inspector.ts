@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { Queue } from "bullmq";
 import type { Logger } from "pino";
-import { keySpace } from "./key-space.js";
+import { keySpace } from "./redis-keys.js";
 import { closeConnection, createProducerConnection, withTimeout, type RedisConnection } from "./redis-connections.js";
 
 /** The job states a queue's depth is reported in. */

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter, once } from "node:events";
 import type { RedisConnection } from "./redis-connections.js";
+import { querySlotsKey, type KeySpace } from "./redis-keys.js";
 
 /**
  * KEYS[1] the data source's holders: a sorted set of holder ids scored by the end of their lease (ms,
@@ -22,8 +23,8 @@ const POLL_MS = 100;
 export interface RedisQuerySlotsOptions {
   /** A command connection (the worker's producer connection): a script and a ZREM per query. */
   redis: RedisConnection;
-  /** Prefix of the slot keys (`<prefix>query-slots:<org>/<data source>`). */
-  keyPrefix: string;
+  /** Where the slots are kept (querySlotsKey). */
+  keys: KeySpace;
 }
 
 /**
@@ -34,13 +35,13 @@ export interface RedisQuerySlotsOptions {
  * in one slot of a Redis Cluster.
  */
 export function createRedisQuerySlots(options: RedisQuerySlotsOptions) {
-  const { redis, keyPrefix } = options;
+  const { redis, keys } = options;
   const givenBack = new EventEmitter();
   // One listener per waiter, as many as queries wait at once.
   givenBack.setMaxListeners(0);
   return {
     async acquire({ key, max, leaseMs, signal }: { key: string; max: number; leaseMs: number; signal: AbortSignal }): Promise<() => Promise<void>> {
-      const slotKey = `${keyPrefix}query-slots:${key}`;
+      const slotKey = querySlotsKey(keys, key);
       const holder = randomUUID();
       for (;;) {
         signal.throwIfAborted();

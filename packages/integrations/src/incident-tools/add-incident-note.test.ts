@@ -2,6 +2,7 @@
 // API, with a real Redis holding each execution's record.
 import type { PlaybookExecutionResult } from "@pes/contracts";
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
+import { incidentNoteKey, keySpace, type KeySpace } from "@pes/jobs";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { addIncidentNote, type IncidentNoteContext, type IncidentNoteRequest } from "./add-incident-note.js";
@@ -23,7 +24,7 @@ const result: PlaybookExecutionResult = {
 
 let redisHandle: RedisHandle;
 let redis: Redis;
-let prefix: string;
+let keys: KeySpace;
 const closers: (() => Promise<unknown>)[] = [];
 
 beforeAll(async () => {
@@ -37,7 +38,7 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  prefix = `${uniquePrefix("incident-note")}:`;
+  keys = keySpace(uniquePrefix("incident-note"), redisHandle.url);
 });
 
 afterEach(async () => {
@@ -45,7 +46,7 @@ afterEach(async () => {
 });
 
 function context(): IncidentNoteContext {
-  return { redis, keyPrefix: prefix, deadline: Date.now() + 30_000 };
+  return { redis, keys, deadline: Date.now() + 30_000 };
 }
 
 async function pagerDuty(): Promise<{ fake: FakeIncidentTool; tool: PagerDutyConfig }> {
@@ -116,6 +117,7 @@ describe("PagerDuty incident notes", () => {
     expect(retry).toMatchObject({ status: "added", byThisCall: false });
     expect(fake.notes(INCIDENT)).toHaveLength(1);
     expect(fake.requests).toHaveLength(1);
+    expect(await redis.exists(incidentNoteKey(keys, "exec-1"))).toBe(1);
   });
 
   it("after a try that lost PagerDuty's answer, finds its note instead of adding another", async () => {

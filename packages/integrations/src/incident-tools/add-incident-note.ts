@@ -1,4 +1,5 @@
 import type { PlaybookExecutionResult } from "@pes/contracts";
+import { incidentNoteKey, type KeySpace } from "@pes/jobs";
 import type { Cluster, Redis } from "ioredis";
 import { runOncePerKey } from "../slack-post/once-per-key.js";
 import type { IncidentCallBounds } from "./incident-http.js";
@@ -11,8 +12,8 @@ export interface IncidentNoteContext extends IncidentCallBounds {
   /** Where each execution's note is recorded, so that a retried job never adds a second one. */
   /** One Redis or a Redis Cluster: single-key commands and scripts only. */
   redis: Redis | Cluster;
-  /** Prefix of the record keys (`<prefix>incident-note:<executionId>`). */
-  keyPrefix: string;
+  /** Where the records are kept (incidentNoteKey). */
+  keys: KeySpace;
   /** How long a record is kept: longer than a job can still be retried. Default 7 days. */
   retainMs?: number;
 }
@@ -76,7 +77,7 @@ export async function addIncidentNote(context: IncidentNoteContext, request: Inc
   });
   const outcome = await runOncePerKey<string>({
     redis: context.redis,
-    key: `${context.keyPrefix}incident-note:${request.executionId}`,
+    key: incidentNoteKey(context.keys, request.executionId),
     leaseMs: Math.max(0, context.deadline - Date.now()) + LEASE_AFTER_DEADLINE_MS,
     retainMs: context.retainMs ?? DEFAULT_RETAIN_MS,
     encode: (id) => id,

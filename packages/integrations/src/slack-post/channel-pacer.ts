@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { channelPaceKey, type KeySpace } from "@pes/jobs";
 import type { Cluster, Redis } from "ioredis";
 
 /**
@@ -22,8 +23,8 @@ export interface ChannelPacer {
 export interface ChannelPacerOptions {
   /** One Redis or a Redis Cluster: single-key commands and scripts only. */
   redis: Redis | Cluster;
-  /** Prefix of the pacing keys (`<prefix><service>-pace:<channel>`). */
-  keyPrefix: string;
+  /** Where the channels' schedules are kept (channelPaceKey). */
+  keys: KeySpace;
   /** Whose channels these are: `slack` (the default) or `teams`; each has its own keys. */
   service?: "slack" | "teams";
   /** Time between two posts to one channel. Default 1000 ms, Slack's documented rate (well within Graph's). */
@@ -54,9 +55,9 @@ return 1`;
 
 /** A pacer over Redis, shared by every process posting to the same workspace or tenant. */
 export function createChannelPacer(options: ChannelPacerOptions): ChannelPacer {
-  const { redis, keyPrefix } = options;
+  const { redis, keys } = options;
   const intervalMs = options.intervalMs ?? 1_000;
-  const keyOf = (channel: string) => `${keyPrefix}${options.service ?? "slack"}-pace:${channel}`;
+  const keyOf = (channel: string) => channelPaceKey(keys, options.service ?? "slack", channel);
   return {
     async waitForSlot(channel, { deadline, signal }) {
       const longest = Math.max(0, Math.floor(deadline - Date.now()));

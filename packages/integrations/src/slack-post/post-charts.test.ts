@@ -1,6 +1,7 @@
 // Sharing charts in a thread through the real @slack/web-api client (filesUploadV2: the external upload
 // flow), against the local fake Slack, with a real Redis holding the record and the channel's pacing.
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
+import { keySpace, slackPostKey, type KeySpace } from "@pes/jobs";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createChannelPacer } from "./channel-pacer.js";
@@ -14,7 +15,7 @@ const CHANNEL = "C0ALERTS";
 
 let redisHandle: RedisHandle;
 let redis: Redis;
-let prefix: string;
+let keys: KeySpace;
 let fake: FakeSlack;
 
 beforeAll(async () => {
@@ -26,7 +27,7 @@ afterAll(async () => {
   await redisHandle.stop();
 });
 beforeEach(async () => {
-  prefix = `${uniquePrefix("slack-charts")}:`;
+  keys = keySpace(uniquePrefix("slack-charts"), redisHandle.url);
   fake = await startFakeSlack({ token: TOKEN, channels: [CHANNEL] });
 });
 afterEach(async () => {
@@ -37,8 +38,8 @@ function context(overrides: Partial<SlackPostContext> = {}): SlackPostContext {
   return {
     client: createSlackPostClient({ token: TOKEN, apiUrl: fake.apiUrl }),
     redis,
-    keyPrefix: prefix,
-    pacer: createChannelPacer({ redis, keyPrefix: prefix, intervalMs: 1 }),
+    keys,
+    pacer: createChannelPacer({ redis, keys, intervalMs: 1 }),
     deadline: Date.now() + 10_000,
     ...overrides,
   };
@@ -85,6 +86,7 @@ describe("postChartFiles", () => {
 
     expect(first).toEqual({ status: "posted", count: MAX_CHART_FILES });
     expect(again).toEqual(first);
+    expect(await redis.exists(slackPostKey(keys, `exec-2:${CHANNEL}:charts`))).toBe(1);
     expect(fake.calls.filter((call) => call.method === "files.completeUploadExternal")).toHaveLength(1);
     expect(fake.messages(CHANNEL)[1]?.files).toHaveLength(MAX_CHART_FILES);
   });
@@ -103,7 +105,7 @@ describe("postChartFiles", () => {
   it("waits for the channel's posting slot like any message, and gives up when it is past the deadline", async () => {
     const posted = await postEnrichment(context(), { key: "exec-4", channel: CHANNEL, view: { result: { highlights: "…" } } });
     if (posted.status !== "posted") throw new Error(posted.reason);
-    const slow = createChannelPacer({ redis, keyPrefix: prefix, intervalMs: 60_000 });
+    const slow = createChannelPacer({ redis, keys, intervalMs: 60_000 });
     await slow.holdOff(CHANNEL, 60_000);
 
     const outcome = await postChartFiles(context({ pacer: slow }), { key: "exec-4", channel: CHANNEL, threadTs: posted.ts, files: [chart(0)] });

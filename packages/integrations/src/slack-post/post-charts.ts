@@ -1,3 +1,4 @@
+import { slackPostKey } from "@pes/jobs";
 import { runOncePerKey, type AttemptResult } from "./once-per-key.js";
 import type { SlackPostContext } from "./post-enrichment.js";
 import { callSlack, SlackCallError } from "./slack-calls.js";
@@ -45,7 +46,7 @@ export async function postChartFiles(
   const onRateLimited = pacer === undefined ? undefined : (ms: number) => pacer.holdOff(post.channel, ms);
   const outcome = await runOncePerKey<number>({
     redis: context.redis,
-    key: `${context.keyPrefix}slack-post:${post.key}:${post.channel}:charts`,
+    key: slackPostKey(context.keys, `${post.key}:${post.channel}:charts`),
     leaseMs: Math.max(0, context.deadline - Date.now()) + LEASE_AFTER_DEADLINE_MS,
     retainMs: context.retainMs ?? DEFAULT_RETAIN_MS,
     encode: (count) => String(count),

@@ -2,6 +2,7 @@
 // Web API, with a real Redis holding the posts' records and the channels' pacing.
 import type { PlaybookExecutionResult } from "@pes/contracts";
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
+import { keySpace, slackPostKey, type KeySpace } from "@pes/jobs";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createChannelPacer } from "./channel-pacer.js";
@@ -24,7 +25,7 @@ const result: PlaybookExecutionResult = {
 
 let redisHandle: RedisHandle;
 let redis: Redis;
-let prefix: string;
+let keys: KeySpace;
 let fake: FakeSlack;
 const closers: (() => Promise<unknown>)[] = [];
 
@@ -39,7 +40,7 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  prefix = `${uniquePrefix("slack-post")}:`;
+  keys = keySpace(uniquePrefix("slack-post"), redisHandle.url);
 });
 
 afterEach(async () => {
@@ -56,8 +57,8 @@ function context(overrides: Partial<SlackPostContext> = {}): SlackPostContext {
   return {
     client: createSlackPostClient({ token: TOKEN, apiUrl: fake.apiUrl }),
     redis,
-    keyPrefix: prefix,
-    pacer: createChannelPacer({ redis, keyPrefix: prefix, intervalMs: PACE_MS }),
+    keys,
+    pacer: createChannelPacer({ redis, keys, intervalMs: PACE_MS }),
     deadline: Date.now() + 30_000,
     ...overrides,
   };
@@ -185,6 +186,8 @@ describe("posting is idempotent", () => {
     expect(second).toEqual(first);
     expect(posts()).toBe(1);
     expect(fake.calls.filter((call) => call.method === "chat.getPermalink")).toHaveLength(2);
+    // The record is under the post id redis-keys.ts lists: renaming it would post again after a deploy.
+    expect(await redis.exists(slackPostKey(keys, `exec-3:${CHANNEL}:0`))).toBe(1);
     // Another execution posts its own message.
     await postEnrichment(context(), { key: "exec-4", channel: CHANNEL, view: { result } });
     expect(fake.messages(CHANNEL)).toHaveLength(2);
@@ -275,7 +278,7 @@ describe("a batch in one channel", () => {
     await startFake({ rateLimit: RATE_LIMIT });
     const other = new Redis(redisHandle.url);
     closers.push(async () => other.disconnect());
-    const workers = [context(), context({ redis: other, pacer: createChannelPacer({ redis: other, keyPrefix: prefix, intervalMs: PACE_MS }) })];
+    const workers = [context(), context({ redis: other, pacer: createChannelPacer({ redis: other, keys, intervalMs: PACE_MS }) })];
 
     await Promise.all(
       workers.map(async (worker, workerIndex) => {
@@ -292,7 +295,7 @@ describe("a batch in one channel", () => {
 
   it("refuses a reply whose posting slot is past the deadline, without posting it", async () => {
     await startFake();
-    const slow = context({ pacer: createChannelPacer({ redis, keyPrefix: prefix, intervalMs: 60_000 }), deadline: Date.now() + 10_000 });
+    const slow = context({ pacer: createChannelPacer({ redis, keys, intervalMs: 60_000 }), deadline: Date.now() + 10_000 });
     const root = await postBatchRoot(slow, { key: "batch-2", channel: CHANNEL, itemCount: 2 });
     if (root.status !== "posted") throw new Error(root.reason);
 

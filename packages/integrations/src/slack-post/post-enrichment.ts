@@ -1,4 +1,5 @@
 import type { WebClient } from "@slack/web-api";
+import { slackPostKey, type KeySpace } from "@pes/jobs";
 import type { Cluster, Redis } from "ioredis";
 import type { ChannelPacer } from "./channel-pacer.js";
 import { renderBatchRoot, renderEnrichment, type EnrichmentView, type SlackPostMessage } from "./enrichment-blocks.js";
@@ -13,8 +14,8 @@ export interface SlackPostContext extends CallBounds {
   /** Where each post's record lives, so that a retried job never posts it again. */
   /** One Redis or a Redis Cluster: single-key commands and scripts only. */
   redis: Redis | Cluster;
-  /** Prefix of the record keys (`<prefix>slack-post:<key>:<channel>:<part>`). */
-  keyPrefix: string;
+  /** Where the records are kept (slackPostKey). */
+  keys: KeySpace;
   /** Spaces the posts to a channel (one per process or shared; state is in Redis). Recommended always. */
   pacer?: ChannelPacer;
   /** How long a record is kept: longer than a job can still be retried. Default 7 days. */
@@ -120,7 +121,7 @@ async function postOnce(context: SlackPostContext, partKey: string, channel: str
   const onRateLimited = pacer === undefined ? undefined : (ms: number) => pacer.holdOff(channel, ms);
   return runOncePerKey<string>({
     redis: context.redis,
-    key: `${context.keyPrefix}slack-post:${partKey}`,
+    key: slackPostKey(context.keys, partKey),
     leaseMs: Math.max(0, context.deadline - Date.now()) + LEASE_AFTER_DEADLINE_MS,
     retainMs: context.retainMs ?? DEFAULT_RETAIN_MS,
     encode: (ts) => ts,

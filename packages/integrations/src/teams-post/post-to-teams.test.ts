@@ -3,6 +3,7 @@
 // refresh-token grant, with a real Redis holding the posts' records and the channels' pacing.
 import type { PlaybookExecutionResult, TeamsChannelRef } from "@pes/contracts";
 import { startFakeMicrosoftGraph, startRedis, uniquePrefix, type FakeMicrosoftGraph, type FakeMicrosoftGraphOptions, type RedisHandle } from "@pes/local-services";
+import { keySpace, teamsPostKey, type KeySpace } from "@pes/jobs";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createChannelPacer } from "../slack-post/channel-pacer.js";
@@ -28,7 +29,7 @@ const result: PlaybookExecutionResult = {
 
 let redisHandle: RedisHandle;
 let redis: Redis;
-let prefix: string;
+let keys: KeySpace;
 let graph: FakeMicrosoftGraph;
 const closers: (() => Promise<unknown>)[] = [];
 
@@ -43,7 +44,7 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  prefix = `${uniquePrefix("teams-post")}:`;
+  keys = keySpace(uniquePrefix("teams-post"), redisHandle.url);
 });
 
 afterEach(async () => {
@@ -64,8 +65,8 @@ function context(overrides: Partial<TeamsPostContext> = {}): TeamsPostContext {
   return {
     client: client(),
     redis,
-    keyPrefix: prefix,
-    pacer: createChannelPacer({ redis, keyPrefix: prefix, intervalMs: PACE_MS, service: "teams" }),
+    keys,
+    pacer: createChannelPacer({ redis, keys, intervalMs: PACE_MS, service: "teams" }),
     deadline: Date.now() + 30_000,
     ...overrides,
   };
@@ -162,6 +163,8 @@ describe("posting to Teams is idempotent", () => {
 
     expect(second).toEqual(first);
     expect(postRequests()).toHaveLength(1);
+    // The record is under the post id redis-keys.ts lists: renaming it would post again after a deploy.
+    expect(await redis.exists(teamsPostKey(keys, `exec-3:${CHANNEL_ID}:0`))).toBe(1);
     await postTeamsEnrichment(context(), { key: "exec-4", channel: CHANNEL, view: { result } });
     expect(graph.posts).toHaveLength(2);
   });

@@ -1,4 +1,5 @@
 import type { TeamsChannelRef } from "@pes/contracts";
+import { teamsPostKey, type KeySpace } from "@pes/jobs";
 import type { Cluster, Redis } from "ioredis";
 import type { ChannelPacer } from "../slack-post/channel-pacer.js";
 import { runOncePerKey, type AttemptResult } from "../slack-post/once-per-key.js";
@@ -13,8 +14,8 @@ export interface TeamsPostContext extends CallBounds {
   client: TeamsPostClient;
   /** Where each post's record lives, so that a retried job never posts it again. One Redis or a Redis Cluster. */
   redis: Redis | Cluster;
-  /** Prefix of the record keys (`<prefix>teams-post:<key>:<team>/<channel>:<part>`). */
-  keyPrefix: string;
+  /** Where the records are kept (teamsPostKey). */
+  keys: KeySpace;
   /** Spaces the posts to a channel (state in Redis, shared by every worker). Recommended always. */
   pacer?: ChannelPacer;
   /** How long a record is kept: longer than a job can still be retried. Default 7 days. */
@@ -97,7 +98,7 @@ async function postOnce(
 
   const outcome = await runOncePerKey<Posted>({
     redis: context.redis,
-    key: `${context.keyPrefix}teams-post:${partKey}`,
+    key: teamsPostKey(context.keys, partKey),
     leaseMs: Math.max(0, context.deadline - Date.now()) + LEASE_AFTER_DEADLINE_MS,
     retainMs: context.retainMs ?? DEFAULT_RETAIN_MS,
     encode: (posted) => JSON.stringify(posted),

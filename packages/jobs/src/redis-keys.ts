@@ -1,0 +1,175 @@
+import { parseRedisClusterUrl } from "./redis-url.js";
+
+/*
+ * Every key and channel the service uses in Redis. The builders below are the only code that names one
+ * (the Lua scripts of @pes/executions build their organization's keys from `organizationPrefix`, with
+ * the names listed here). A key's name is its data: renaming one strands what is stored under the old
+ * name, and keys that one script or MULTI touches must keep sharing a hash tag on a cluster.
+ *
+ * BullMQ's, under `bullPrefix` (`<prefix>`, on a cluster `{<prefix>}`: every queue in one slot):
+ *   <bullPrefix>:<queue>:…      BullMQ's own layout (jobs, lists, locks, events); the queue names are
+ *                               @pes/executions' execution-jobs.ts
+ *
+ * An organization's executions and batches, under `organizationPrefix` (`<prefix>:org:<org>:`, on a
+ * cluster `<prefix>:org:{<org>}:`: each transition is one script over one slot, and organizations
+ * spread over the nodes):
+ *   execution:<id>              hash: status, createdAt, completedAt, queue, coalesce, reuseMs, retainMs,
+ *                               result; until its deadline, then EXECUTION_RETENTION_SECONDS once finished
+ *   execution:<id>:waiters      set: reply channels of the API instances waiting for it; as its record
+ *   execution:<id>:batches      set: "<batch id> <index>" of the batch items counting on it; as its record
+ *   coalesce:<fingerprint>      string: the execution identical requests join; until its deadline, then
+ *                               its reuse window
+ *   lane:interactive, lane:batch  sorted sets: the executions in flight in each lane, scored by deadline
+ *   finished                    sorted set: executions finished in the last minute (the pace, for Retry-After)
+ *   batch:<id>                  hash: createdAt, deadline, total, begun, done, failed, lastDoneAt; until
+ *                               the batch's deadline, then the retention
+ *   batch:<id>:items            list: the items' execution ids (or an invalid input's `{ error }`) in order
+ *   batch:<id>:counted          set: the indexes of the items counted as done
+ *   batch:<id>:invalid          hash: an invalid input's index → its `{ error }` JSON
+ *   batch:<id>:lost-check       string: held by the one reader looking for a quiet batch's lost items
+ *   idempotency:<key hash>      string: an Idempotency-Key's request hash and the id it stands for;
+ *                               the execution timeout plus the retention
+ *   evidence:<execution id>     string: the execution's evidence bundle (JSON), for the organization's retention
+ *   charts:<execution id>       string: the data of the execution's charts (JSON), as long as its record
+ *
+ * The workers' side effects and shared limits, under `<prefix>:`, untagged (single-key commands and
+ * scripts only, so any slot will do):
+ *   reply:<instance id>         Pub/Sub channel: the replies of one API instance's executions
+ *   query-slots:<org>/<data source>  sorted set: the holders of a data source's query slots, scored by
+ *                               the end of their lease; expires a second after the last lease
+ *   slack-pace:<channel>, teams-pace:<team id>/<channel id>  string: the channel's next free posting
+ *                               time (ms, Redis' clock); expires a second after it
+ *   slack-post:<post id>        string: a Slack message's once-only record (once-per-key.ts of
+ *                               @pes/integrations): its `ts` once posted; 7 days
+ *   teams-post:<post id>        string: the same for a Teams message: its id and webUrl; 7 days
+ *   incident-note:<execution id>  string: the once-only record of an execution's incident note; 7 days
+ *   batch-root:<batch id>:<channel>  string: `{ ts, permalink }` of a batch thread's root; 24 hours
+ *   batch-root:<batch id>:<channel>:lock  string: held by the item posting that root, until its deadline
+ *
+ * A post id says which message of which execution or batch went to which channel (Slack `<channel>`,
+ * Teams `<team id>/<channel id>`): `<execution id>:<channel>:<n>` the n-th message of a result (0 its
+ * root, then replies in its thread), `<execution id>:<channel>:charts` a result's charts (Slack),
+ * `<batch id>:<channel>:0` a batch thread's root, `<batch id>:item:<index>:<channel>:0` (Slack) and
+ * `<batch id>:item:<index>:<channel>` (Teams) an item's reply in it.
+ */
+
+/**
+ * Where the service's data goes in Redis, for one Redis or a Redis Cluster. On a cluster every script
+ * and MULTI must touch keys of one hash slot, so keys carry hash tags (the part in braces decides the
+ * slot): BullMQ's prefix is one (`{pes}`), which puts every queue in one slot, as BullMQ needs for a
+ * flow whose parent and children are in different queues; an organization's executions and batches
+ * share its id's tag.
+ * On one Redis nothing is tagged: the key names stay as they were, so that a rolling deploy's two
+ * versions share their queues. Moving to a cluster is a move to another Redis, which starts with empty
+ * queues either way (drain the old one first).
+ */
+export interface KeySpace {
+  /** The configured prefix (QUEUE_PREFIX), of the keys and channels that are not tagged. */
+  readonly prefix: string;
+  /** BullMQ's `prefix` option for every Queue, Worker and FlowProducer. */
+  readonly bullPrefix: string;
+  /** On a cluster, `{id}`: the hash tag of everything that belongs to that id; else the id. */
+  tag(id: string): string;
+}
+
+/** The key space of `prefix` on the Redis that `redisUrl` names (a cluster for `redis+cluster://`). */
+export function keySpace(prefix: string, redisUrl: string): KeySpace {
+  return parseRedisClusterUrl(redisUrl) !== undefined
+    ? { prefix, bullPrefix: `{${prefix}}`, tag: (id) => `{${id}}` }
+    : { prefix, bullPrefix: prefix, tag: (id) => id };
+}
+
+/** The prefix of every key of an organization's executions and batches (KEYS[1] of their scripts). */
+export function organizationPrefix(keys: KeySpace, orgId: string): string {
+  return `${keys.prefix}:org:${keys.tag(orgId)}:`;
+}
+
+/** An execution's record. */
+export function executionKey(keys: KeySpace, orgId: string, executionId: string): string {
+  return `${organizationPrefix(keys, orgId)}execution:${executionId}`;
+}
+
+/** The reply channels of the API instances waiting for an execution. */
+export function executionWaitersKey(keys: KeySpace, orgId: string, executionId: string): string {
+  return `${executionKey(keys, orgId, executionId)}:waiters`;
+}
+
+/** An organization's executions in flight in a lane, scored by when they stop counting. */
+export function laneKey(keys: KeySpace, orgId: string, lane: "interactive" | "batch"): string {
+  return `${organizationPrefix(keys, orgId)}lane:${lane}`;
+}
+
+/** A batch's record: its size, deadline and progress counters. */
+export function batchKey(keys: KeySpace, orgId: string, batchId: string): string {
+  return `${organizationPrefix(keys, orgId)}batch:${batchId}`;
+}
+
+/** A batch's items in input order. */
+export function batchItemsKey(keys: KeySpace, orgId: string, batchId: string): string {
+  return `${batchKey(keys, orgId, batchId)}:items`;
+}
+
+/** A batch's invalid inputs, readable before a worker records them in its item list. */
+export function batchInvalidKey(keys: KeySpace, orgId: string, batchId: string): string {
+  return `${batchKey(keys, orgId, batchId)}:invalid`;
+}
+
+/** Held for a while by the one reader that looks for a quiet batch's lost items. */
+export function batchLostCheckKey(keys: KeySpace, orgId: string, batchId: string): string {
+  return `${batchKey(keys, orgId, batchId)}:lost-check`;
+}
+
+/** An organization's Idempotency-Key (a SHA-256 in hex of the key as sent) → the body's hash and an id. */
+export function idempotencyKey(keys: KeySpace, orgId: string, keyHash: string): string {
+  return `${organizationPrefix(keys, orgId)}idempotency:${keyHash}`;
+}
+
+/** An execution's evidence bundle, kept when the organization asks. */
+export function evidenceKey(keys: KeySpace, orgId: string, executionId: string): string {
+  return `${organizationPrefix(keys, orgId)}evidence:${executionId}`;
+}
+
+/** The data of an execution's charts, kept as long as its record. */
+export function chartsKey(keys: KeySpace, orgId: string, executionId: string): string {
+  return `${organizationPrefix(keys, orgId)}charts:${executionId}`;
+}
+
+/** The Pub/Sub channel of one API instance: workers publish the replies of that instance's executions there. */
+export function replyChannel(keys: KeySpace, instanceId: string): string {
+  return `${keys.prefix}:reply:${instanceId}`;
+}
+
+/** The holders of a data source's query slots; `slotsKey` is the engine's `<org>/<data source>`. */
+export function querySlotsKey(keys: KeySpace, slotsKey: string): string {
+  return `${keys.prefix}:query-slots:${slotsKey}`;
+}
+
+/** A chat channel's next free posting time; `channel` as the service names it (Teams: `<team id>/<channel id>`). */
+export function channelPaceKey(keys: KeySpace, service: "slack" | "teams", channel: string): string {
+  return `${keys.prefix}:${service}-pace:${channel}`;
+}
+
+/** The once-only record of a Slack message (a post id, see above). */
+export function slackPostKey(keys: KeySpace, postId: string): string {
+  return `${keys.prefix}:slack-post:${postId}`;
+}
+
+/** The once-only record of a Teams message (a post id, see above). */
+export function teamsPostKey(keys: KeySpace, postId: string): string {
+  return `${keys.prefix}:teams-post:${postId}`;
+}
+
+/** The once-only record of an execution's note in its incident tool. */
+export function incidentNoteKey(keys: KeySpace, executionId: string): string {
+  return `${keys.prefix}:incident-note:${executionId}`;
+}
+
+/** The root of a batch's thread in a chat channel, for the batch's other items. */
+export function batchRootKey(keys: KeySpace, batchId: string, channel: string): string {
+  return `${keys.prefix}:batch-root:${batchId}:${channel}`;
+}
+
+/** Held by the one item posting a batch's root in a channel. */
+export function batchRootLockKey(keys: KeySpace, batchId: string, channel: string): string {
+  return `${batchRootKey(keys, batchId, channel)}:lock`;
+}
