@@ -7,7 +7,7 @@
  * source; the load alternates between them (A B B A …), so that drift of this shared machine falls on
  * both alike. Per round it measures the p50 at 1 in flight (scenario 1) and executions/s at 64 in flight
  * (scenario 2), with the CPU time the API and workers spent per execution at 64 in flight; it prints every
- * round's ratio (this build / baseline) and their median. A change worth a few percent cannot be timed any
+ * round's ratio (this build / baseline) and their median, and each side's peak RSS at the end. A change worth a few percent cannot be timed any
  * other way on this host: see BENCHMARKS.md, "Method".
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -21,6 +21,7 @@ import { BENCH_CLIENT_ID, BENCH_ORG, ONE_ACTION_PLAYBOOK, writeBenchConfig } fro
 import { stopAll, type ChildHandle } from "./child-processes.js";
 import { cpuWindow, type ProcessRoles } from "./cpu-time.js";
 import { runHttpLoad, type HttpLoadResult } from "./http-load.js";
+import { peakRssMB } from "./peak-rss.js";
 import { startBenchRedis } from "./redis-server.js";
 import { isExecutionSuccess, smokeTest, THROUGHPUT_IN_FLIGHT, type ServiceTarget } from "./scenarios.js";
 import { serviceIsBuilt, splitNodeArgs, startApi, startWorker, type ServiceContext } from "./service-processes.js";
@@ -31,6 +32,8 @@ interface Side {
   target: ServiceTarget;
   /** The side's own processes, whose CPU time is read around its loaded run (Redis is shared: not counted). */
   pids: ProcessRoles;
+  apiPid: number;
+  workerPids: number[];
 }
 
 interface Measurement {
@@ -108,7 +111,8 @@ try {
     children.push(...workers);
     const target = { baseUrl: `http://127.0.0.1:${port}`, token };
     await smokeTest(target, ONE_ACTION_PLAYBOOK);
-    return { name, target, pids: { api: [api.pid], workers: workers.map((worker) => worker.pid) } };
+    const workerPids = workers.map((worker) => worker.pid);
+    return { name, target, pids: { api: [api.pid], workers: workerPids }, apiPid: api.pid, workerPids };
   };
   const sides = [
     await startSide("baseline", baselineRoot, []),
@@ -164,6 +168,10 @@ try {
     row("p50 at 1 in flight", ratio((m) => m.latencyP50)),
     row("executions/s at 64 in flight", ratio((m) => m.throughput)),
     row("CPU per execution at 64 in flight (API + workers)", ratio((m) => m.cpuUs)),
+    "",
+    "| Peak RSS (VmHWM) after the last round, MB | API | Workers |",
+    "|---|---|---|",
+    ...sides.map((side) => `| ${side.name} | ${peakRssMB(side.apiPid).toFixed(1)} | ${side.workerPids.map((pid) => peakRssMB(pid).toFixed(1)).join(", ")} |`),
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
   completed = true;
