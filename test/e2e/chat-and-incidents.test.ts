@@ -6,10 +6,20 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import { sendJson, startFakeMicrosoftGraph, startTestHttpServer, type FakeMicrosoftGraph, type TestHttpServer } from "@pes/local-services";
+import {
+  sendJson,
+  startFakeMicrosoftGraph,
+  startFakeOpsgenie,
+  startFakePagerDuty,
+  startFakeSlack,
+  startTestHttpServer,
+  type FakeIncidentTool,
+  type FakeMicrosoftGraph,
+  type FakeSlack,
+  type FakeSlackMessage,
+  type TestHttpServer,
+} from "@pes/local-services";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeOpsgenie, startFakePagerDuty, type FakeIncidentTool } from "../support/fake-incident-tools.js";
-import { startFakeSlack, type FakeSlack, type SeededMessage } from "../support/fake-slack.js";
 import { postJson, startStack, type Stack } from "../support/stack.js";
 
 const SLACK_TOKEN = "xoxb-e2e-slack-token";
@@ -27,7 +37,7 @@ const TEAMS_OPS = "fbe2bf47-16c8-47cf-b4a5-4b9b187c508b/19:ops@thread.tacv2";
 const TEAMS_BATCH = "fbe2bf47-16c8-47cf-b4a5-4b9b187c508b/19:batch@thread.tacv2";
 
 /** Alertmanager's Slack notifier with `text: '{{ template "__text_alert_list" .Alerts }}'`, as Slack stores it. */
-function alertmanager(ts: string, subject: string, lines: string[]): SeededMessage {
+function alertmanager(ts: string, subject: string, lines: string[]): FakeSlackMessage {
   return {
     type: "message",
     subtype: "bot_message",
@@ -64,15 +74,19 @@ const SATURATION = alertmanager("1714651400.000400", "[FIRING:1] Saturation paym
   "Annotations:",
   " - summary = Saturation of payments",
 ]);
-/** globex's alert, naming its Opsgenie alert by alias. */
+/** globex's Opsgenie alert, and the Slack message of it, which names it by alias. */
+const OPSGENIE_ALERT = { id: "5d0a3c1e-7b1f-4c2a-9e8d-2f4b6a8c0e1f-1714651600000", alias: "checkout-latency-eu" };
 const GLOBEX_ALERT = alertmanager("1714651600.000600", "[FIRING:1] HighLatency checkout", [
   "Labels:",
   " - alertname = HighLatency",
   " - service = checkout",
-  " - opsgenie_alias = checkout-latency-eu",
+  ` - opsgenie_alias = ${OPSGENIE_ALERT.alias}`,
   "Annotations:",
   " - summary = High latency on checkout",
 ]);
+
+/** The first eight bytes of every PNG file. */
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 const link = (channel: string, ts: string, threadTs?: string) =>
   `https://acme.slack.com/archives/${channel}/p${ts.replace(".", "")}${threadTs === undefined ? "" : `?thread_ts=${threadTs}&cid=${channel}`}`;
@@ -162,7 +176,7 @@ beforeAll(async () => {
     },
   });
   pagerduty = await startFakePagerDuty({ token: PAGERDUTY_TOKEN, incidents: ["PINC001", "PINC002"] });
-  opsgenie = await startFakeOpsgenie({ apiKey: OPSGENIE_KEY });
+  opsgenie = await startFakeOpsgenie({ apiKey: OPSGENIE_KEY, alerts: [OPSGENIE_ALERT] });
   graph = await startFakeMicrosoftGraph({ ...TEAMS, channels: [TEAMS_OPS, TEAMS_BATCH] });
   configDir = await writeConfig({
     prometheus: prometheus.url,
@@ -208,6 +222,8 @@ async function execute(body: unknown, org = "acme"): Promise<{ status: number; b
 }
 
 const noteRequests = () => [...pagerduty.requests, ...opsgenie.requests].filter((request) => request.method === "POST");
+/** The last message posted, the messages sharing charts left out. */
+const lastPost = () => slack.posts.filter((message) => message.files === undefined).at(-1);
 const postCalls = () => slack.calls.filter((call) => call.method === "chat.postMessage").length;
 
 describe("message links", () => {
@@ -217,15 +233,19 @@ describe("message links", () => {
     expect(top.status).toBe(200);
     expect(top.body.error).toBeUndefined();
     expect(top.body.gadgetsHighlights?.[0]).toMatchObject({ title: "Latency of checkout", args: { service: "checkout" } });
-    expect(slack.calls).toContainEqual({
-      method: "conversations.history",
-      args: expect.objectContaining({ channel: "C0ALERTS", latest: ALERT.ts, oldest: ALERT.ts, inclusive: "true" }),
-    });
+    expect(slack.calls).toContainEqual(
+      expect.objectContaining({
+        method: "conversations.history",
+        args: expect.objectContaining({ channel: "C0ALERTS", latest: ALERT.ts, oldest: ALERT.ts, inclusive: "true" }),
+      }),
+    );
 
     const reply = await execute({ messageLink: link("C0ALERTS", REPLY.ts, ALERT.ts) });
     expect(reply.status).toBe(200);
     expect(reply.body.gadgetsHighlights?.[0]).toMatchObject({ title: "Latency of payments", args: { service: "payments" } });
-    expect(slack.calls).toContainEqual({ method: "conversations.replies", args: expect.objectContaining({ channel: "C0ALERTS", ts: ALERT.ts, latest: REPLY.ts }) });
+    expect(slack.calls).toContainEqual(
+      expect.objectContaining({ method: "conversations.replies", args: expect.objectContaining({ channel: "C0ALERTS", ts: ALERT.ts, latest: REPLY.ts }) }),
+    );
 
     // No channel, no liveRun: nothing was posted, no incident tool was called.
     expect(postCalls()).toBe(0);
@@ -300,25 +320,26 @@ describe("channelId", () => {
     const { status, body } = await execute({ messageLink: link("C0ALERTS", ALERT.ts), channelId: "C0ALERTS" });
     expect(status).toBe(200);
     expect(body.error).toBeUndefined();
-    const post = slack.posts.at(-1);
+    const post = lastPost();
     expect(post).toMatchObject({ channel: "C0ALERTS", threadTs: ALERT.ts });
     // The charts of the findings the bottom line cites, drawn as PNG, shared in the same thread.
     const cited = [body.verdict?.cause?.action, ...(body.verdict?.symptoms ?? []).map((symptom) => symptom.action)];
     const drawn = (body.actionResults ?? []).filter((action) => action.chartUrl !== undefined && cited.includes(action.title));
     expect(drawn.length).toBeGreaterThan(0);
-    const shared = slack.shares.filter((share) => share.channel === "C0ALERTS" && share.threadTs === ALERT.ts).flatMap((share) => share.files);
+    const shared = slack.messages("C0ALERTS").flatMap((message) => (message.threadTs === ALERT.ts ? (message.files ?? []) : []));
     expect(shared.map((file) => file.title).sort()).toEqual(drawn.map((action) => action.title).sort());
-    expect(shared.every((file) => file.png)).toBe(true);
+    expect(shared.every((file) => file.bytes.subarray(0, 8).equals(PNG_SIGNATURE))).toBe(true);
     expect(body.enrichmentLink).toBe(slack.permalinkOf("C0ALERTS", post?.ts ?? "", ALERT.ts));
     // The alert's `<!channel>` arrives as text: escaped, never a mention.
-    expect(post?.blocksJson).toContain("High latency on checkout &lt;!channel&gt;");
-    expect(`${post?.blocksJson}${post?.text}`).not.toContain("<!channel>");
-    expect(noteRequests().filter((request) => request.url.includes("PINC001"))).toHaveLength(0);
+    const blocks = JSON.stringify(post?.blocks);
+    expect(blocks).toContain("High latency on checkout &lt;!channel&gt;");
+    expect(`${blocks}${post?.text}`).not.toContain("<!channel>");
+    expect(noteRequests().filter((request) => request.path.includes("PINC001"))).toHaveLength(0);
   });
 
   it("posts to another channel as a message of its own", async () => {
     const { body } = await execute({ messageLink: link("C0ALERTS", ALERT.ts), channelId: "C0OPS" });
-    const post = slack.posts.at(-1);
+    const post = lastPost();
     expect(post).toMatchObject({ channel: "C0OPS" });
     expect(post?.threadTs).toBeUndefined();
     expect(body.enrichmentLink).toBe(slack.permalinkOf("C0OPS", post?.ts ?? ""));
@@ -336,11 +357,11 @@ describe("channelId", () => {
     expect(slack.posts).toHaveLength(posts + 101);
     const root = slack.posts.find((post) => post.channel === "C0BATCH" && post.threadTs === undefined);
     const replies = slack.posts.filter((post) => post.channel === "C0BATCH" && post.threadTs === root?.ts);
-    const headings = replies.map((reply) => /Issue (\d+) of 100/.exec(reply.blocksJson)?.[1]).sort((a, b) => Number(a) - Number(b));
+    const headings = replies.map((reply) => /Issue (\d+) of 100/.exec(JSON.stringify(reply.blocks))?.[1]).sort((a, b) => Number(a) - Number(b));
     expect(headings).toEqual(Array.from({ length: 100 }, (_, index) => String(index + 1)));
     // Item i links the reply headed "Issue i+1 of 100".
     results.forEach((result, index) => {
-      const reply = replies.find((candidate) => candidate.blocksJson.includes(`Issue ${index + 1} of 100`));
+      const reply = replies.find((candidate) => JSON.stringify(candidate.blocks).includes(`Issue ${index + 1} of 100`));
       expect(result.enrichmentLink).toBe(slack.permalinkOf("C0BATCH", reply?.ts ?? "", root?.ts));
     });
   });
@@ -433,7 +454,7 @@ describe("alert webhook", () => {
     }
     expect(execution.status).toBe("completed");
     const post = slack.posts.find((candidate) => candidate.channel === "C0PAGES");
-    expect(post?.blocksJson).toContain("High latency on checkout");
+    expect(JSON.stringify(post?.blocks)).toContain("High latency on checkout");
     expect(execution.result?.enrichmentLink).toBe(slack.permalinkOf("C0PAGES", post?.ts ?? ""));
   });
 });
@@ -452,7 +473,7 @@ describe("liveRun", () => {
     const { status, body } = await execute({ messageLink: link("C0GLOBEX", GLOBEX_ALERT.ts), liveRun: true }, "globex");
     expect(status).toBe(200);
     expect(body.error).toBeUndefined();
-    expect(opsgenie.notes("alias:checkout-latency-eu")).toHaveLength(1);
+    expect(opsgenie.notes(OPSGENIE_ALERT.id)).toHaveLength(1);
   });
 
   it("says in error when there is no incident or the tool fails, and still returns the investigation", async () => {
@@ -460,7 +481,7 @@ describe("liveRun", () => {
     expect(unnamed.body.highlights).toBeDefined();
     expect(unnamed.body.error).toMatch(/^liveRun: no PagerDuty incident to add the note to/);
 
-    pagerduty.failNextAdd(500);
+    pagerduty.failNextAdd({ httpStatus: 500 });
     const failed = await execute({ messageLink: link("C0ALERTS", ALERT.ts), liveRun: true });
     expect(failed.status).toBe(200);
     expect(failed.body.highlights).toBeDefined();
@@ -468,9 +489,9 @@ describe("liveRun", () => {
   });
 
   it("adds exactly one note when the worker dies after adding it and the job runs again", async () => {
-    pagerduty.holdNextAddAfterStoring();
+    pagerduty.failNextAdd({ holdAfterHandling: true });
     const pending = execute({ messageLink: link("C0ALERTS", ALERT_RETRIED.ts), liveRun: true });
-    await pagerduty.waitForNotes(pagerduty.notes("PINC001").length + 1);
+    await pagerduty.waitForNotes("PINC002", 1);
     const [first] = stack.workers;
     await stack.addWorker();
     await first?.stop("SIGKILL");
@@ -480,6 +501,6 @@ describe("liveRun", () => {
     // The job ran again on the other worker: the investigation is there, and the note was not added twice.
     expect(body.highlights).toBeDefined();
     expect(pagerduty.notes("PINC002")).toHaveLength(1);
-    expect(pagerduty.requests.filter((request) => request.method === "POST" && request.url.includes("PINC002"))).toHaveLength(1);
+    expect(pagerduty.requests.filter((request) => request.method === "POST" && request.path.includes("PINC002"))).toHaveLength(1);
   });
 });

@@ -11,9 +11,17 @@ import { ExecutionCharts, type ExecutionJob, type PlaybookExecutionResult } from
 import { createEngine, type Engine } from "@pes/engine";
 import { createChartStore, EXECUTE_JOB } from "@pes/executions";
 import { createChannelPacer, createSlackPostClient } from "@pes/integrations";
-import { startFakeSlack, type FakeSlack } from "@pes/integrations/testing";
 import { keySpace } from "@pes/jobs";
-import { demoIncidentOpenMetrics, startPrometheus, startRedis, uniquePrefix, type LocalPrometheus, type RedisHandle } from "@pes/local-services";
+import {
+  demoIncidentOpenMetrics,
+  startFakeSlack,
+  startPrometheus,
+  startRedis,
+  uniquePrefix,
+  type FakeSlack,
+  type LocalPrometheus,
+  type RedisHandle,
+} from "@pes/local-services";
 import { createLogger } from "@pes/logger";
 import { checkSignedPath } from "@pes/signed-links";
 import { Redis } from "ioredis";
@@ -71,7 +79,7 @@ describe("a channelId run with charts", () => {
     redisHandle = await startRedis();
     redis = new Redis(redisHandle.url);
     prometheus = await startPrometheus({ openMetrics: demoIncidentOpenMetrics({ incidentAt: INCIDENT }) });
-    slack = await startFakeSlack({ token: TOKEN, channels: [CHANNEL] });
+    slack = await startFakeSlack({ token: TOKEN, channels: { [CHANNEL]: {} } });
     catalog = await catalogAt(prometheus.url, slack.apiUrl);
     engine = createEngine({ catalog, secrets: new Map(), logger, actionTimeoutMs: 10_000, maxConcurrentActions: 8, now: () => new Date("2026-11-20T18:00:00Z") });
   }, 60_000);
@@ -144,7 +152,7 @@ describe("a channelId run with charts", () => {
     }
     await mkdir(ARTIFACTS, { recursive: true });
     for (const [index, file] of (reply?.files ?? []).entries()) await writeFile(join(ARTIFACTS, `slack-chart-${index + 1}.png`), file.bytes);
-    expect(result.enrichmentLink).toMatch(/^https:\/\/fake-workspace\.slack\.com\/archives\/C0OPS\/p\d+$/);
+    expect(result.enrichmentLink).toMatch(/^https:\/\/acme\.slack\.com\/archives\/C0OPS\/p\d+$/);
 
     // The charts' data, in one key of the organization, living as long as the execution's record.
     const stored = await redis.keys(`${prefix}:org:*charts:${EXECUTION_ID}`);

@@ -8,7 +8,7 @@ import { loadConfig, type Catalog } from "@pes/config";
 import type { ExecutionJob, MessageExecutionJob } from "@pes/contracts";
 import { createSlackPostClient } from "@pes/integrations";
 import { createLogger } from "@pes/logger";
-import { sendJson, startTestHttpServer, type TestHttpServer } from "@pes/local-services";
+import { startFakeSlack, type FakeSlack } from "@pes/local-services";
 import { keySpace } from "@pes/jobs";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -44,15 +44,12 @@ const PAGERDUTY_MESSAGE = {
   ],
 };
 
-let slack: TestHttpServer;
+let slack: FakeSlack;
 let catalog: Catalog;
 const redis = new Redis({ lazyConnect: true });
 
 beforeAll(async () => {
-  slack = await startTestHttpServer((request, response) => {
-    if (request.url !== "/api/conversations.history") return sendJson(response, 200, { ok: false, error: "unknown_method" });
-    sendJson(response, 200, { ok: true, messages: [PAGERDUTY_MESSAGE], has_more: false });
-  });
+  slack = await startFakeSlack({ token: TOKEN, channels: { C0ALERTS: { messages: [PAGERDUTY_MESSAGE] } } });
   const dir = await mkdtemp(join(tmpdir(), "pes-message-execution-"));
   try {
     await mkdir(join(dir, "organizations"));
@@ -84,7 +81,7 @@ afterAll(async () => {
 });
 
 function deps(executed: ExecutionJob[]): MessageExecutionDeps {
-  const apiUrl = `${slack.url}/api/`;
+  const { apiUrl } = slack;
   const integrations = new Map<string, OrganizationIntegrations>([
     [
       "acme",

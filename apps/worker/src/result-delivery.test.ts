@@ -3,16 +3,7 @@
 import type { BatchItemPostJob, ChartData, PlaybookExecutionResult } from "@pes/contracts";
 import { createChannelPacer, createSlackPostClient, createTeamsPostClient } from "@pes/integrations";
 import { createLogger } from "@pes/logger";
-import {
-  sendJson,
-  startFakeMicrosoftGraph,
-  startRedis,
-  startTestHttpServer,
-  uniquePrefix,
-  type FakeMicrosoftGraph,
-  type RedisHandle,
-  type TestHttpServer,
-} from "@pes/local-services";
+import { startFakeMicrosoftGraph, startFakeSlack, startRedis, uniquePrefix, type FakeMicrosoftGraph, type FakeSlack, type RedisHandle } from "@pes/local-services";
 import { batchRootKey, batchRootLockKey, keySpace, type KeySpace } from "@pes/jobs";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -24,9 +15,7 @@ const result: PlaybookExecutionResult = { highlights: "p99 latency rose 4× sinc
 
 let redisHandle: RedisHandle;
 let redis: Redis;
-let slack: TestHttpServer;
-/** What the fake Slack was asked to post, in order. */
-let posted: { channel: string; threadTs?: string; text: string }[];
+let slack: FakeSlack;
 let enqueued: { job: BatchItemPostJob; jobId: string }[];
 let keys: KeySpace;
 
@@ -41,25 +30,12 @@ afterAll(async () => {
 });
 
 beforeEach(async () => {
-  posted = [];
   enqueued = [];
   keys = keySpace(uniquePrefix("delivery"), redisHandle.url);
-  slack = await startTestHttpServer((request, response) => {
-    const args = Object.fromEntries(new URLSearchParams(request.body));
-    const channel = args.channel ?? "";
-    if (request.url === "/api/chat.postMessage") {
-      if (channel === "C0NOTHERE") return sendJson(response, 200, { ok: false, error: "not_in_channel" });
-      posted.push({ channel, text: args.text ?? "", ...(args.thread_ts === undefined ? {} : { threadTs: args.thread_ts }) });
-      return sendJson(response, 200, { ok: true, channel, ts: `1714651200.${String(posted.length).padStart(6, "0")}` });
-    }
-    if (request.url === "/api/chat.getPermalink") {
-      // A reply's permalink names its thread, as Slack's does.
-      const ts = args.message_ts ?? "";
-      const threadTs = posted[Number(ts.split(".")[1]) - 1]?.threadTs;
-      const thread = threadTs === undefined ? "" : `?thread_ts=${threadTs}&cid=${channel}`;
-      return sendJson(response, 200, { ok: true, permalink: `https://acme.slack.com/archives/${channel}/p${ts.replace(".", "")}${thread}` });
-    }
-    sendJson(response, 200, { ok: false, error: "unknown_method" });
+  // The linked message's channel holds it; the app is no member of C0NOTHERE.
+  slack = await startFakeSlack({
+    token: TOKEN,
+    channels: { C0ALERTS: { messages: [{ type: "message", ts: "1714650000.000100", text: "an alert" }] }, C0OPS: {}, C0NOTHERE: { member: false } },
   });
 });
 
@@ -82,12 +58,15 @@ function deps(integrations: OrganizationIntegrations = withSlack(), postInterval
 }
 
 function withSlack(): OrganizationIntegrations {
-  const apiUrl = `${slack.url}/api/`;
+  const { apiUrl } = slack;
   return {
     slack: { connection: { token: TOKEN, slackApiUrl: apiUrl }, postClient: createSlackPostClient({ token: TOKEN, apiUrl }), allowedHosts: [] },
     incidentTools: [],
   };
 }
+
+/** What the fake Slack was asked to post, in order. */
+const posted = () => slack.posts.map(({ channel, threadTs, text }) => ({ channel, ...(threadTs === undefined ? {} : { threadTs }), text }));
 
 const delivery = (overrides: Partial<Delivery> = {}): Delivery => ({ jobId: "job-1", orgId: "acme", requestId: "req-1", liveRun: false, attributes: {}, ...overrides });
 const bounds = () => ({ deadline: Date.now() + 10_000, signal: new AbortController().signal });
@@ -95,7 +74,7 @@ const bounds = () => ({ deadline: Date.now() + 10_000, signal: new AbortControll
 describe("deliverResult", () => {
   it("sends nothing without channelId and liveRun", async () => {
     expect(await deliverResult(deps(), delivery(), result, bounds())).toBe(result);
-    expect(slack.requests).toEqual([]);
+    expect(slack.calls).toEqual([]);
   });
 
   it("replies in the linked message's thread in its own channel, and posts a message of its own elsewhere", async () => {
@@ -103,24 +82,25 @@ describe("deliverResult", () => {
     const inThread = await deliverResult(deps(), delivery({ channelId: "C0ALERTS", source }), result, bounds());
     const elsewhere = await deliverResult(deps(), delivery({ jobId: "job-2", channelId: "C0OPS", source }), result, bounds());
 
-    expect(posted).toEqual([
+    expect(posted()).toEqual([
       { channel: "C0ALERTS", threadTs: "1714650000.000100", text: expect.any(String) },
       { channel: "C0OPS", text: expect.any(String) },
     ]);
-    expect(inThread).toEqual({ ...result, enrichmentLink: "https://acme.slack.com/archives/C0ALERTS/p1714651200000001?thread_ts=1714650000.000100&cid=C0ALERTS" });
-    expect(elsewhere.enrichmentLink).toBe("https://acme.slack.com/archives/C0OPS/p1714651200000002");
+    const [reply, own] = slack.posts;
+    expect(inThread).toEqual({ ...result, enrichmentLink: `https://acme.slack.com/archives/C0ALERTS/p${reply?.ts.replace(".", "")}?thread_ts=1714650000.000100&cid=C0ALERTS` });
+    expect(elsewhere.enrichmentLink).toBe(`https://acme.slack.com/archives/C0OPS/p${own?.ts.replace(".", "")}`);
   });
 
   it("posts once per job, however often it runs", async () => {
     const first = await deliverResult(deps(), delivery({ channelId: "C0OPS" }), result, bounds());
     const again = await deliverResult(deps(), delivery({ channelId: "C0OPS" }), result, bounds());
-    expect(posted).toHaveLength(1);
+    expect(slack.posts).toHaveLength(1);
     expect(again.enrichmentLink).toBe(first.enrichmentLink);
   });
 
   it("keeps the investigation and says why when posting or the note fails, after the execution's own error", async () => {
     const failed = await deliverResult(
-      deps({ ...withSlack(), incidentTools: [{ tool: "pagerduty", apiToken: "pd", fromEmail: "oncall@acme.example", baseUrl: slack.url }] }),
+      deps({ ...withSlack(), incidentTools: [{ tool: "pagerduty", apiToken: "pd", fromEmail: "oncall@acme.example", baseUrl: "http://127.0.0.1:9" }] }),
       delivery({ channelId: "C0NOTHERE", liveRun: true }),
       { ...result, error: "1 action timed out" },
       bounds(),
@@ -137,7 +117,7 @@ describe("deliverResult", () => {
   it("sends nowhere a result without findings (the execution itself failed)", async () => {
     const unknown = { error: 'Unknown playbook "x" for this organization' };
     expect(await deliverResult(deps(), delivery({ channelId: "C0OPS", liveRun: true }), unknown, bounds())).toBe(unknown);
-    expect(slack.requests).toEqual([]);
+    expect(slack.calls).toEqual([]);
   });
 
   it("puts a batch's items in one thread per channel: one root, posted once while every item waits for it", async () => {
@@ -146,16 +126,17 @@ describe("deliverResult", () => {
       Array.from({ length: 10 }, (_, index) => deliverResult(deps(), delivery({ jobId: `job-${index}`, channelId: "C0OPS", batch: batch(index) }), result, bounds())),
     );
 
-    expect(posted).toEqual([{ channel: "C0OPS", text: expect.stringContaining("10 issues") }]);
-    expect(new Set(results.map((item) => item.enrichmentLink))).toEqual(new Set(["https://acme.slack.com/archives/C0OPS/p1714651200000001"]));
-    expect(JSON.parse((await redis.get(batchRootKey(keys, "batch-1", "C0OPS"))) ?? "null")).toEqual({ ts: "1714651200.000001", permalink: results[0]?.enrichmentLink });
+    expect(posted()).toEqual([{ channel: "C0OPS", text: expect.stringContaining("10 issues") }]);
+    const rootTs = slack.posts[0]?.ts ?? "";
+    expect(new Set(results.map((item) => item.enrichmentLink))).toEqual(new Set([slack.permalinkOf("C0OPS", rootTs)]));
+    expect(JSON.parse((await redis.get(batchRootKey(keys, "batch-1", "C0OPS"))) ?? "null")).toEqual({ ts: rootTs, permalink: results[0]?.enrichmentLink });
     expect(await redis.exists(batchRootLockKey(keys, "batch-1", "C0OPS"))).toBe(0);
     // Each item's reply is a job of its own, one per item and channel, in the root's thread.
     expect(enqueued.map(({ jobId }) => jobId).sort()).toEqual(Array.from({ length: 10 }, (_, index) => `batch-1.${index}.C0OPS`).sort());
-    expect(enqueued[0]?.job).toMatchObject({ orgId: "acme", channelId: "C0OPS", rootTs: "1714651200.000001", result });
+    expect(enqueued[0]?.job).toMatchObject({ orgId: "acme", channelId: "C0OPS", rootTs, result });
 
     await postBatchItemReply(deps(), enqueued[0]?.job ?? expect.unreachable(), { windowMs: 10_000, signal: new AbortController().signal });
-    expect(posted[1]).toEqual({ channel: "C0OPS", threadTs: "1714651200.000001", text: expect.stringMatching(/Issue \d+ of 10/) });
+    expect(posted()[1]).toEqual({ channel: "C0OPS", threadTs: rootTs, text: expect.stringMatching(/Issue \d+ of 10/) });
   });
 
   it("links each item of a batch its caller waits for to its own reply in the batch's thread", async () => {
@@ -164,15 +145,14 @@ describe("deliverResult", () => {
       Array.from({ length: 10 }, (_, index) => deliverResult(deps(), delivery({ jobId: `job-${index}`, channelId: "C0OPS", batch: batch(index) }), result, bounds())),
     );
 
-    const [root, ...replies] = posted;
-    expect(root).toEqual({ channel: "C0OPS", text: expect.stringContaining("10 issues") });
+    const [root, ...replies] = slack.posts;
+    expect(posted()[0]).toEqual({ channel: "C0OPS", text: expect.stringContaining("10 issues") });
     expect(replies).toHaveLength(10);
-    expect(replies.every((reply) => reply.threadTs === "1714651200.000001")).toBe(true);
+    expect(replies.every((reply) => reply.threadTs === root?.ts)).toBe(true);
     // Item i's link opens the reply headed "Issue i+1 of 10": the reply's ts, in the root's thread.
     results.forEach((item, index) => {
-      const ts = /\/p(\d{10})(\d{6})\?thread_ts=1714651200\.000001&cid=C0OPS$/.exec(item.enrichmentLink ?? "");
-      expect(ts, item.enrichmentLink).not.toBeNull();
-      const reply = posted[Number(ts?.[2]) - 1];
+      const reply = replies.find((candidate) => slack.permalinkOf("C0OPS", candidate.ts, root?.ts) === item.enrichmentLink);
+      expect(reply, item.enrichmentLink).toBeDefined();
       expect(reply?.text).toContain(`Issue ${index + 1} of 10`);
     });
     expect(enqueued).toEqual([]);
@@ -188,13 +168,13 @@ describe("deliverResult", () => {
       { deadline: Date.now() + 5_000, signal: new AbortController().signal },
     );
 
-    expect(posted).toEqual([{ channel: "C0OPS", text: expect.stringContaining("2 issues") }]);
-    expect(item).toEqual({ ...result, enrichmentLink: "https://acme.slack.com/archives/C0OPS/p1714651200000001" });
+    expect(posted()).toEqual([{ channel: "C0OPS", text: expect.stringContaining("2 issues") }]);
+    expect(item).toEqual({ ...result, enrichmentLink: slack.permalinkOf("C0OPS", slack.posts[0]?.ts ?? "") });
     expect(enqueued.map(({ jobId }) => jobId)).toEqual(["batch-3.0.C0OPS"]);
   });
 
   it("fails a batch item's reply job when the reply cannot be posted, so that it is retried", async () => {
-    const job: BatchItemPostJob = { orgId: "acme", channelId: "C0NOTHERE", rootTs: "1714651200.000001", batch: { id: "b", index: 2, total: 3 }, result };
+    const job: BatchItemPostJob = { orgId: "acme", channelId: "C0NOTHERE", rootTs: "1714650000.000100", batch: { id: "b", index: 2, total: 3 }, result };
     await expect(postBatchItemReply(deps(), job, { windowMs: 10_000, signal: new AbortController().signal })).rejects.toThrow(
       /^reply 3 of 3 in C0NOTHERE: posting to Slack failed: Slack answered not_in_channel/,
     );
@@ -226,7 +206,7 @@ describe("deliverResult to Microsoft Teams", () => {
 
     expect(graph.posts).toHaveLength(1);
     expect(delivered).toEqual({ ...result, enrichmentLink: graph.posts[0]?.webUrl });
-    expect(posted).toEqual([]);
+    expect(slack.posts).toEqual([]);
   });
 
   it("shows the charts the bottom line cites as images from their signed links, and links the page", async () => {

@@ -1,5 +1,6 @@
-import { EventEmitter } from "node:events";
 import type { ServerResponse } from "node:http";
+import { createChangeSignal } from "./change-signal.js";
+import { channelBuckets, type ChannelRateLimit } from "./channel-rate-limit.js";
 import { sendJson, startTestHttpServer, type SeenRequest } from "./test-http-server.js";
 
 /**
@@ -26,8 +27,8 @@ export interface FakeMicrosoftGraphOptions {
   refreshToken: string;
   /** The channels that exist, as `<team-id>/<channel-id>`. */
   channels: readonly string[];
-  /** A per-channel posting bucket: `burst` posts at once, one more every `refillMs`; beyond, 429 with Retry-After. */
-  rateLimit?: { burst: number; refillMs: number; retryAfterSeconds: number };
+  /** A per-channel posting limit; beyond it, 429 with Retry-After. None by default. */
+  rateLimit?: ChannelRateLimit;
   /** Seconds an access token lives (`expires_in`). Default 3599. */
   accessTokenSeconds?: number;
 }
@@ -83,28 +84,15 @@ const CARD_TYPE = "application/vnd.microsoft.card.adaptive";
 
 export async function startFakeMicrosoftGraph(options: FakeMicrosoftGraphOptions): Promise<FakeMicrosoftGraph> {
   const posts: FakeTeamsMessage[] = [];
-  const posted = new EventEmitter();
+  const posted = createChangeSignal();
   const refreshTokens = new Set([options.refreshToken]);
   const accessTokens = new Set<string>();
   const queued: Record<"token" | "post" | "list", FakeGraphBehaviour[]> = { token: [], post: [], list: [] };
-  const buckets = new Map<string, { tokens: number; at: number }>();
+  const takeSlot = channelBuckets(options.rateLimit);
   let issued = 0;
   let lastId = 0;
   let rateLimited = 0;
   let baseUrl = "";
-
-  const takeSlot = (channel: string): boolean => {
-    const limit = options.rateLimit;
-    if (limit === undefined) return true;
-    const now = Date.now();
-    const bucket = buckets.get(channel) ?? { tokens: limit.burst, at: now };
-    bucket.tokens = Math.min(limit.burst, bucket.tokens + (now - bucket.at) / limit.refillMs);
-    bucket.at = now;
-    buckets.set(channel, bucket);
-    if (bucket.tokens < 1) return false;
-    bucket.tokens -= 1;
-    return true;
-  };
 
   const token = (request: SeenRequest, response: ServerResponse, tenant: string) => {
     const form = new URLSearchParams(request.body);
@@ -193,7 +181,7 @@ export async function startFakeMicrosoftGraph(options: FakeMicrosoftGraphOptions
       raw: request.body,
     };
     posts.push(message);
-    posted.emit("post");
+    posted.changed();
     if (behaviour !== undefined && "dropAfterHandling" in behaviour) {
       response.destroy();
       return;
@@ -249,16 +237,7 @@ export async function startFakeMicrosoftGraph(options: FakeMicrosoftGraphOptions
     loginUrl: `${server.url}/`,
     requests: server.requests,
     posts,
-    waitForPosts: (count) =>
-      new Promise<void>((resolve) => {
-        const check = () => {
-          if (posts.length < count) return;
-          posted.off("post", check);
-          resolve();
-        };
-        posted.on("post", check);
-        check();
-      }),
+    waitForPosts: (count) => posted.until(() => posts.length >= count),
     tokensIssued: () => issued,
     rateLimitedCount: () => rateLimited,
     failNext: (kind, behaviour) => {

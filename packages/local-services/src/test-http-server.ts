@@ -1,13 +1,16 @@
-import { EventEmitter } from "node:events";
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer, type ServerOptions as HttpsOptions } from "node:https";
+import { createChangeSignal } from "./change-signal.js";
 
 /** A request as the test server saw it, body included. */
 export interface SeenRequest {
   method: string;
   url: string;
   headers: IncomingMessage["headers"];
+  /** The body as UTF-8 text. */
   body: string;
+  /** The body's bytes, for what is not text (an uploaded file). */
+  bytes: Buffer;
 }
 
 /** Answers one request; the raw request is `response.req` for the rare test that needs its socket. */
@@ -50,7 +53,7 @@ export interface TestHttpServerOptions {
  */
 export async function startTestHttpServer(handle: TestHttpHandler, options: TestHttpServerOptions = {}): Promise<TestHttpServer> {
   const requests: SeenRequest[] = [];
-  const changed = new EventEmitter();
+  const signal = createChangeSignal();
   let abandoned = 0;
   let holding = options.hold ?? false;
   const held: Array<() => void> = [];
@@ -64,19 +67,15 @@ export async function startTestHttpServer(handle: TestHttpHandler, options: Test
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
-      const seen: SeenRequest = {
-        method: request.method ?? "",
-        url: request.url ?? "",
-        headers: request.headers,
-        body: Buffer.concat(chunks).toString("utf8"),
-      };
+      const bytes = Buffer.concat(chunks);
+      const seen: SeenRequest = { method: request.method ?? "", url: request.url ?? "", headers: request.headers, body: bytes.toString("utf8"), bytes };
       requests.push(seen);
       response.on("close", () => {
         if (response.writableFinished) return;
         abandoned += 1;
-        changed.emit("change");
+        signal.changed();
       });
-      changed.emit("change");
+      signal.changed();
       if (holding) {
         held.push(() => {
           if (!response.destroyed) run(seen, response);
@@ -97,24 +96,14 @@ export async function startTestHttpServer(handle: TestHttpHandler, options: Test
   const address = server.address();
   if (address === null || typeof address === "string") throw new Error("the test server has no port");
 
-  const until = (reached: () => boolean) =>
-    new Promise<void>((resolve) => {
-      const check = () => {
-        if (!reached()) return;
-        changed.off("change", check);
-        resolve();
-      };
-      changed.on("change", check);
-      check();
-    });
   let closed: Promise<void> | undefined;
   return {
     url: `${options.https === undefined ? "http" : "https"}://127.0.0.1:${address.port}`,
     port: address.port,
     requests,
     server,
-    waitForRequests: (count) => until(() => requests.length >= count),
-    waitForAbandoned: (count) => until(() => abandoned >= count),
+    waitForRequests: (count) => signal.until(() => requests.length >= count),
+    waitForAbandoned: (count) => signal.until(() => abandoned >= count),
     hold: () => {
       holding = true;
     },

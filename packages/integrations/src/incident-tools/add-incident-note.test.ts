@@ -1,14 +1,13 @@
 // Incident notes through undici against local servers speaking PagerDuty's REST API and Opsgenie's Alert
 // API, with a real Redis holding each execution's record.
 import type { PlaybookExecutionResult } from "@pes/contracts";
-import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
+import { startFakeOpsgenie, startFakePagerDuty, startRedis, uniquePrefix, type FakeIncidentTool, type RedisHandle } from "@pes/local-services";
 import { incidentNoteKey, keySpace, type KeySpace } from "@pes/jobs";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { addIncidentNote, type IncidentNoteContext, type IncidentNoteRequest } from "./add-incident-note.js";
 import type { OpsgenieConfig, PagerDutyConfig } from "./incident-note-targets.js";
 import { executionMark } from "./incident-note-text.js";
-import { startFakeOpsgenie, startFakePagerDuty, type FakeIncidentTool } from "./testing/fake-incident-tools.js";
 
 const PD_TOKEN = "pd-secret-token-u+abc";
 const OG_KEY = "og-secret-key-1234-5678";

@@ -1,6 +1,6 @@
 // Sharing charts in a thread through the real @slack/web-api client (filesUploadV2: the external upload
 // flow), against the local fake Slack, with a real Redis holding the record and the channel's pacing.
-import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
+import { startFakeSlack, startRedis, uniquePrefix, type FakeSlack, type RedisHandle } from "@pes/local-services";
 import { keySpace, slackPostKey, type KeySpace } from "@pes/jobs";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -8,7 +8,6 @@ import { createChannelPacer } from "./channel-pacer.js";
 import { MAX_CHART_FILES, postChartFiles, type ChartFile } from "./post-charts.js";
 import { postEnrichment, type SlackPostContext } from "./post-enrichment.js";
 import { createSlackPostClient } from "./slack-calls.js";
-import { startFakeSlack, type FakeSlack } from "./testing/fake-slack-web-api.js";
 
 const TOKEN = "xoxb-test-secret-token";
 const CHANNEL = "C0ALERTS";
@@ -28,7 +27,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   keys = keySpace(uniquePrefix("slack-charts"), redisHandle.url);
-  fake = await startFakeSlack({ token: TOKEN, channels: [CHANNEL] });
+  fake = await startFakeSlack({ token: TOKEN, channels: { [CHANNEL]: {} } });
 });
 afterEach(async () => {
   await fake.close();

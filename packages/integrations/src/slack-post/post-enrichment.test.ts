@@ -1,14 +1,13 @@
 // Posting results to Slack through the real @slack/web-api client, against a local server speaking the
 // Web API, with a real Redis holding the posts' records and the channels' pacing.
 import type { PlaybookExecutionResult } from "@pes/contracts";
-import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
+import { startFakeSlack, startRedis, uniquePrefix, type FakeSlack, type FakeSlackOptions, type RedisHandle } from "@pes/local-services";
 import { keySpace, slackPostKey, type KeySpace } from "@pes/jobs";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createChannelPacer } from "./channel-pacer.js";
 import { postBatchRoot, postEnrichment, postItemReply, POST_MARK_EVENT, type SlackPostContext } from "./post-enrichment.js";
 import { createSlackPostClient } from "./slack-calls.js";
-import { startFakeSlack, type FakeSlack, type FakeSlackOptions } from "./testing/fake-slack-web-api.js";
 
 const TOKEN = "xoxb-test-secret-token";
 const CHANNEL = "C0ALERTS";
@@ -78,14 +77,14 @@ describe("postEnrichment", () => {
       status: "posted",
       channel: CHANNEL,
       ts: message?.ts,
-      permalink: `https://fake-workspace.slack.com/archives/${CHANNEL}/p${message?.ts.replace(".", "")}`,
+      permalink: `https://acme.slack.com/archives/${CHANNEL}/p${message?.ts.replace(".", "")}`,
     });
     expect(fake.messages(CHANNEL)).toHaveLength(1);
     expect(message?.text).toContain("High latency");
     expect(JSON.stringify(message?.blocks)).toContain("<https://grafana.example/d/1|p99 latency>");
     expect(message?.metadata).toEqual({ event_type: POST_MARK_EVENT, event_payload: { key: `exec-1:${CHANNEL}:0` } });
-    expect(fake.calls.every((call) => call.authorization === `Bearer ${TOKEN}`)).toBe(true);
-    expect(fake.calls.find((call) => call.method === "chat.postMessage")?.params).toMatchObject({ unfurl_links: "false", unfurl_media: "false" });
+    expect(fake.calls.every((call) => call.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
+    expect(fake.calls.find((call) => call.method === "chat.postMessage")?.args).toMatchObject({ unfurl_links: "false", unfurl_media: "false" });
   });
 
   it("replies in the thread of the message the issue came from", async () => {
@@ -96,7 +95,7 @@ describe("postEnrichment", () => {
     const outcome = await postEnrichment(context(), { key: "exec-2", channel: CHANNEL, threadTs: alert.ts, view: { result } });
 
     const post = fake.calls.filter((call) => call.method === "chat.postMessage").at(-1);
-    expect(post?.params.thread_ts).toBe(alert.ts);
+    expect(post?.args.thread_ts).toBe(alert.ts);
     expect(outcome.status === "posted" && outcome.permalink).toMatch(new RegExp(`\\?thread_ts=${alert.ts.replace(".", "\\.")}&cid=${CHANNEL}$`));
   });
 
@@ -112,7 +111,7 @@ describe("postEnrichment", () => {
     expect(outcome).toMatchObject({ status: "posted", ts: root?.ts });
     expect(rest.length).toBeGreaterThan(0);
     expect(rest.every((message) => message.threadTs === root?.ts)).toBe(true);
-    expect(fake.calls.filter((call) => call.method === "chat.postMessage").every((call) => call.params.text !== "")).toBe(true);
+    expect(fake.calls.filter((call) => call.method === "chat.postMessage").every((call) => call.args.text !== "")).toBe(true);
   });
 
   it("waits out a 429's Retry-After and posts once", async () => {
@@ -151,7 +150,7 @@ describe("postEnrichment", () => {
     await postEnrichment(context(), { key: "exec-hostile", channel: CHANNEL, view: { result: hostile, title: "<!channel> alert" } });
 
     const post = fake.calls.find((call) => call.method === "chat.postMessage");
-    const received = `${post?.params.text ?? ""}${post?.params.blocks ?? ""}`;
+    const received = `${post?.args.text ?? ""}${post?.args.blocks ?? ""}`;
     expect(received).not.toContain("<!channel>");
     expect(received).not.toContain("<!here>");
     expect(received).not.toContain("<https://evil");
@@ -204,7 +203,7 @@ describe("posting is idempotent", () => {
     const retry = await postEnrichment(context(), { key: "exec-5", channel: CHANNEL, view: { result } });
     expect(retry).toMatchObject({ status: "posted", ts: fake.messages(CHANNEL)[0]?.ts });
     expect(fake.messages(CHANNEL)).toHaveLength(1);
-    expect(fake.calls.some((call) => call.method === "conversations.history" && call.params.include_all_metadata === "true")).toBe(true);
+    expect(fake.calls.some((call) => call.method === "conversations.history" && call.args.include_all_metadata === "true")).toBe(true);
   });
 
   it("posts on a retry when the earlier try certainly posted nothing", async () => {
@@ -220,7 +219,7 @@ describe("posting is idempotent", () => {
   });
 
   it("reports Slack's errors without the token", async () => {
-    await startFake({ channels: ["C0OTHER"] });
+    await startFake({ channels: { C0OTHER: {} } });
     const missing = await postEnrichment(context(), { key: "exec-7", channel: CHANNEL, view: { result } });
     fake.failNext("chat.postMessage", { httpStatus: 401 });
     const unauthorized = await postEnrichment(context(), { key: "exec-8", channel: "C0OTHER", view: { result } });

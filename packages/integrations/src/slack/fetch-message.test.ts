@@ -1,7 +1,7 @@
 import { createServer } from "node:net";
+import { startFakeSlack, type FakeSlack } from "@pes/local-services";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { datadogMonitor } from "../testing/alert-messages.js";
-import { startFakeSlackWebApi, type FakeSlackWebApi } from "../testing/fake-slack-web-api.js";
 import { fetchLinkedMessage, fetchSlackMessage, type FetchLinkedMessageOptions } from "./fetch-message.js";
 import { issueFromSlackMessage } from "./issue-from-message.js";
 
@@ -20,11 +20,11 @@ const ALERT = {
 const REPLY = { ts: REPLY_TS, thread_ts: PARENT_TS, type: "message", user: "U1", text: "it is back: <https://acme.pagerduty.com/incidents/Q1ABC|Q1ABC>" };
 const OTHER = { ts: "1714651100.000000", type: "message", text: "an older message" };
 
-let fake: FakeSlackWebApi;
+let fake: FakeSlack;
 let logged: string[];
 
 beforeEach(async () => {
-  fake = await startFakeSlackWebApi({
+  fake = await startFakeSlack({
     token: TOKEN,
     channels: {
       C0ALERTS: { messages: [OTHER, ALERT], replies: { [PARENT_TS]: [REPLY] } },
@@ -119,7 +119,7 @@ describe("fetchLinkedMessage", () => {
   });
 
   it("waits out a 429's Retry-After, then asks again", async () => {
-    fake.answerNext("conversations.history", { status: 429, headers: { "retry-after": "1" } });
+    fake.failNext("conversations.history", { retryAfterSeconds: 1 });
 
     const result = await fetchLinkedMessage(link("C0ALERTS", PARENT_TS), options());
 
@@ -131,7 +131,7 @@ describe("fetchLinkedMessage", () => {
   });
 
   it("does not wait for a Retry-After that ends past the deadline: Slack is unavailable at once", async () => {
-    fake.answerNext("conversations.history", { status: 429, headers: { "retry-after": "30" } });
+    fake.failNext("conversations.history", { retryAfterSeconds: 30 });
 
     const result = await fetchLinkedMessage(link("C0ALERTS", PARENT_TS), options({ deadline: Date.now() + 2_000 }));
 
@@ -172,7 +172,7 @@ describe("fetchSlackMessage when Slack cannot be used", () => {
   const ref = { channelId: "C0ALERTS", ts: PARENT_TS };
 
   it("reads an HTTP 5xx as Slack unavailable", async () => {
-    fake.answerNext("conversations.history", { status: 503, body: "upstream down" });
+    fake.failNext("conversations.history", { httpStatus: 503 });
     const result = await fetchSlackMessage(ref, { token: TOKEN, slackApiUrl: fake.apiUrl }, { deadline: Date.now() + 5_000 });
     expect(result).toEqual({ outcome: "slack_unavailable", reason: "Slack answered conversations.history with HTTP 503" });
   });
@@ -193,7 +193,7 @@ describe("fetchSlackMessage when Slack cannot be used", () => {
   });
 
   it("stops at the deadline when Slack does not answer", async () => {
-    fake.answerNext("conversations.history", { hold: true });
+    fake.failNext("conversations.history", { holdAfterHandling: true });
     const result = await fetchSlackMessage(ref, { token: TOKEN, slackApiUrl: fake.apiUrl }, { deadline: Date.now() + 300 });
     expect(result).toEqual({ outcome: "slack_unavailable", reason: "Slack did not answer before the deadline" });
   });
@@ -204,7 +204,7 @@ describe("fetchSlackMessage when Slack cannot be used", () => {
   });
 
   it("stops when the caller's signal aborts", async () => {
-    fake.answerNext("conversations.history", { hold: true });
+    fake.failNext("conversations.history", { holdAfterHandling: true });
     const controller = new AbortController();
     const pending = fetchSlackMessage(ref, { token: TOKEN, slackApiUrl: fake.apiUrl }, { deadline: Date.now() + 60_000, signal: controller.signal });
     await vi.waitFor(() => expect(fake.calls).toHaveLength(1));
@@ -215,10 +215,10 @@ describe("fetchSlackMessage when Slack cannot be used", () => {
   it("never puts the token in an outcome or a log line", async () => {
     const connection = { token: TOKEN, slackApiUrl: fake.apiUrl };
     const bounds = () => ({ deadline: Date.now() + 2_000 });
-    fake.answerNext("conversations.history", { status: 500, body: { ok: false, error: "internal_error" } });
-    fake.answerNext("conversations.history", { status: 200, body: { ok: false, error: "fatal_error" } });
-    fake.answerNext("conversations.history", { status: 429, headers: { "retry-after": "60" } });
-    fake.answerNext("conversations.history", { status: 429 });
+    fake.failNext("conversations.history", { httpStatus: 500, body: { ok: false, error: "internal_error" } });
+    fake.failNext("conversations.history", { error: "fatal_error" });
+    fake.failNext("conversations.history", { retryAfterSeconds: 60 });
+    fake.failNext("conversations.history", { httpStatus: 429, body: { ok: false, error: "ratelimited" } });
     const outcomes = [
       await fetchSlackMessage(ref, connection, bounds()),
       await fetchSlackMessage(ref, connection, bounds()),

@@ -1,3 +1,4 @@
+import type { FakeSlackMessage } from "@pes/local-services";
 import { describe, expect, it } from "vitest";
 import {
   alertmanagerAlertList,
@@ -9,13 +10,12 @@ import {
   pagerDutyBlocks,
   personMessage,
 } from "../testing/alert-messages.js";
-import type { FakeMessage } from "../testing/fake-slack-web-api.js";
 import { issueFromSlackMessage } from "./issue-from-message.js";
 import { parseAlertMessage } from "./parse-alert-message.js";
 import { SlackMessage } from "./slack-message.js";
 
 const MESSAGE_TIME = "2024-05-02T12:00:00.000Z";
-const read = (message: FakeMessage) => SlackMessage.parse(message);
+const read = (message: FakeSlackMessage) => SlackMessage.parse(message);
 
 describe("parseAlertMessage and issueFromSlackMessage, per alerting tool", () => {
   it("reads Alertmanager's default template: the subject as title, no label names to read", () => {

@@ -1,4 +1,4 @@
-import type { FakeMessage } from "./fake-slack-web-api.js";
+import type { FakeSlackMessage } from "@pes/local-services";
 
 /**
  * Alert messages as Slack's conversations.history returns them, built from each tool's default
@@ -15,7 +15,7 @@ const PROMQL_SOURCE =
  * labels show only as values in the subject (group by alertname and instance; job and severity are the
  * other common labels).
  */
-export const alertmanagerDefault: FakeMessage = {
+export const alertmanagerDefault: FakeSlackMessage = {
   type: "message",
   subtype: "bot_message",
   ts: MESSAGE_TS,
@@ -36,7 +36,7 @@ export const alertmanagerDefault: FakeMessage = {
 };
 
 /** The same notifier with `text: '{{ template "__text_alert_list" .Alerts }}'`: two alerts grouped by alertname. */
-export const alertmanagerAlertList: FakeMessage = {
+export const alertmanagerAlertList: FakeSlackMessage = {
   type: "message",
   subtype: "bot_message",
   ts: MESSAGE_TS,
@@ -81,7 +81,7 @@ export const alertmanagerAlertList: FakeMessage = {
  * Grafana's Slack notifier with its default title and `default.message` text (one firing alert), footer
  * `Grafana v<version>` and `ts` the time it sent the notification.
  */
-export const grafanaDefault: FakeMessage = {
+export const grafanaDefault: FakeSlackMessage = {
   type: "message",
   subtype: "bot_message",
   ts: MESSAGE_TS,
@@ -123,7 +123,7 @@ export const grafanaDefault: FakeMessage = {
  * A Datadog monitor notification: the event title (priority, transition and scope), the monitor's
  * message, Datadog's "last triggered" line and its links (markdown links rendered as Slack links).
  */
-export const datadogMonitor: FakeMessage = {
+export const datadogMonitor: FakeSlackMessage = {
   type: "message",
   subtype: "bot_message",
   ts: MESSAGE_TS,
@@ -153,7 +153,7 @@ export const datadogMonitor: FakeMessage = {
 };
 
 /** PagerDuty's Slack app, attachments layout: the incident's number and title linked to it, detail fields, buttons. */
-export const pagerDutyAttachment: FakeMessage = {
+export const pagerDutyAttachment: FakeSlackMessage = {
   type: "message",
   subtype: "bot_message",
   ts: MESSAGE_TS,
@@ -182,7 +182,7 @@ export const pagerDutyAttachment: FakeMessage = {
 };
 
 /** PagerDuty's Slack app, blocks layout: the linked title in a section, details as section fields. */
-export const pagerDutyBlocks: FakeMessage = {
+export const pagerDutyBlocks: FakeSlackMessage = {
   type: "message",
   ts: MESSAGE_TS,
   bot_id: "B0PAGERDUTY",
@@ -209,7 +209,7 @@ export const pagerDutyBlocks: FakeMessage = {
 };
 
 /** Another tool's bot: a header block, section fields, a context line with its start time, an Opsgenie link. */
-export const genericBlocks: FakeMessage = {
+export const genericBlocks: FakeSlackMessage = {
   type: "message",
   ts: MESSAGE_TS,
   bot_id: "B0OTHER",
@@ -240,7 +240,7 @@ export const genericBlocks: FakeMessage = {
 };
 
 /** A person's message, as the Slack client posts it (rich text blocks repeating `text`). */
-export const personMessage: FakeMessage = {
+export const personMessage: FakeSlackMessage = {
   type: "message",
   ts: MESSAGE_TS,
   user: "U0PERSON",
