@@ -17,6 +17,7 @@ import type { Catalog, CatalogSecrets } from "@pes/config";
 import {
   connectDataSource,
   connectorRegistry,
+  mitigationLinksOf,
   NO_SECRETS,
   prepareAction,
   runAction,
@@ -24,6 +25,7 @@ import {
   type ConnectorRegistry,
   type DataSource,
   type DataSourceConnection,
+  type DataSourceMitigationLinks,
   type Observed,
   type PreparedAction,
   type TimeWindow,
@@ -189,8 +191,10 @@ export function createEngine(deps: EngineDeps): Engine {
   const querySlots = deps.querySlots ?? createLocalQuerySlots();
   const now = deps.now ?? (() => new Date());
   const { logger, actionTimeoutMs } = deps;
+  const connectors = deps.connectors ?? connectorRegistry;
   const connections = connectDataSources(deps.catalog, deps.secrets);
-  const steps = prepareSteps(deps.catalog, connections, deps.connectors ?? connectorRegistry, logger);
+  const steps = prepareSteps(deps.catalog, connections, connectors, logger);
+  const mitigationLinks = bindMitigationLinks(deps.catalog, connectors);
 
   async function runOne(
     orgId: string,
@@ -412,7 +416,7 @@ export function createEngine(deps: EngineDeps): Engine {
         "execution finished",
       );
       // Rendered once for the issue, offered by the findings: a bundle keeps both, so a replay offers the same.
-      const mitigations = renderMitigationTemplates(playbook.mitigations, attributes, { time, alertmanagerUrl: (name) => alertmanagerUiUrl(org.dataSources, name) });
+      const mitigations = renderMitigationTemplates(playbook.mitigations, attributes, { time, mitigationLinks: (name) => mitigationLinks.get(org.id)?.get(name) });
       const actionableMitigations = offeredMitigations(mitigations, judgement.ranking, time);
       if (executionId !== undefined && org.evidence?.keep === true && deps.keepEvidence !== undefined) {
         const actions = planned.map((action, index) => ({
@@ -577,13 +581,18 @@ function prepareStep(
   }
 }
 
-/** Where people open an Alertmanager data source's UI: its `externalUrl` when it has one, else its `url`. */
-function alertmanagerUiUrl(dataSources: ReadonlyMap<string, DataSource>, name: string): string | undefined {
-  const dataSource = dataSources.get(name);
-  if (dataSource?.type !== "alertmanager") return undefined;
-  // Data sources read as what every one has; the alertmanager schema checked `externalUrl` is a URL.
-  const { externalUrl } = dataSource;
-  return typeof externalUrl === "string" ? externalUrl : dataSource.url;
+/** The mitigation links of every data source whose connector offers some, by organization and name. */
+function bindMitigationLinks(catalog: Catalog, connectors: ConnectorRegistry): Map<string, Map<string, DataSourceMitigationLinks>> {
+  const byOrganization = new Map<string, Map<string, DataSourceMitigationLinks>>();
+  for (const org of catalog.organizations.values()) {
+    const byName = new Map<string, DataSourceMitigationLinks>();
+    for (const [name, dataSource] of org.dataSources) {
+      const connector = connectors.get(dataSource.type);
+      if (connector !== undefined) byName.set(name, mitigationLinksOf(connector, dataSource));
+    }
+    byOrganization.set(org.id, byName);
+  }
+  return byOrganization;
 }
 
 /** How many actions found what: symptoms, changes, normal, answers, no data, failed, skipped. */
