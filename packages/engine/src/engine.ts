@@ -133,12 +133,9 @@ export interface Engine {
    * then judges their evidence (the verdict) and words the per-gadget and bottom-line summaries
    * (`@pes/analysis`). A failing action is a finding, never a failed execution; `{ error }` only when the
    * job names a playbook this worker does not know. With the execution's id, the evidence bundle of an
-   * organization that keeps them is handed to `keepEvidence`.
-   */
-  execute(job: ExecutionJob, signal?: AbortSignal, executionId?: string): Promise<PlaybookExecutionResult>;
-  /**
-   * As `execute`, with what its actions' charts are drawn from (`chartOf`: a metric finding's series, a
-   * log finding's counts), by the action's index in `actionResults`: made from the points already fetched.
+   * organization that keeps them is handed to `keepEvidence`. Beside the result, what its actions' charts
+   * are drawn from (`chartOf`: a metric finding's series, a log finding's counts), by the action's index in
+   * `actionResults`: made from the points already fetched.
    */
   investigate(job: ExecutionJob, signal?: AbortSignal, executionId?: string): Promise<Investigation>;
   /** Closes the data sources' HTTP clients (their keep-alive connections). */
@@ -182,7 +179,7 @@ const ABORT_GRACE_MS = 1_000;
 
 /**
  * Builds the engine: every data source's HTTP client (its TLS settings and proxy, one keep-alive pool
- * each) and every action bound to its connector. Nothing runs until `execute` is called.
+ * each) and every action bound to its connector. Nothing runs until `investigate` is called.
  * @throws Error naming the organization and data source whose TLS settings are unusable.
  */
 export function createEngine(deps: EngineDeps): Engine {
@@ -294,9 +291,6 @@ export function createEngine(deps: EngineDeps): Engine {
   const engine: Engine = {
     async close() {
       await Promise.all([...connections.values()].flatMap((byName) => [...byName.values()].map((connection) => connection.http.close())));
-    },
-    async execute(job, signal, executionId) {
-      return (await engine.investigate(job, signal, executionId)).result;
     },
     async investigate(job, signal, executionId) {
       const org = deps.catalog.organizations.get(job.orgId);
