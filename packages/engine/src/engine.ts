@@ -179,7 +179,8 @@ const ABORT_GRACE_MS = 1_000;
 
 /**
  * Builds the engine: every data source's HTTP client (its TLS settings and proxy, one keep-alive pool
- * each) and every action bound to its connector. Nothing runs until `investigate` is called.
+ * each) and its mitigation links, and every action bound to its connector. Nothing runs until
+ * `investigate` is called.
  * @throws Error naming the organization and data source whose TLS settings are unusable.
  */
 export function createEngine(deps: EngineDeps): Engine {
