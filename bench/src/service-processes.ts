@@ -93,7 +93,7 @@ export async function startApi(context: ServiceContext, options: ApiOptions): Pr
       SHUTDOWN_DRAIN_MS: "0",
       EXECUTION_TIMEOUT_MS: String(options.executionTimeoutMs),
       BATCH_MAX_ITEMS: String(options.batchMaxItems),
-      // Admission control must not shape the benchmark: it measures the plumbing, not the limiters.
+      // Neither load shedding nor the organization limits may shape the benchmark: it measures the plumbing, not the limiters.
       MAX_IN_FLIGHT: "100000",
       ORG_EXECUTIONS_IN_FLIGHT: "1000000",
       ORG_ITEMS_QUEUED: "1000000",

@@ -27,8 +27,8 @@ let dir: string;
 beforeAll(async () => {
   prometheus = await startHoldingPrometheus();
   config = await exampleConfig({ metrics: prometheus.url });
-  // A small admission limit, so that a test can fill it and see the client wait out the API's 429.
-  // Its identical requests are meant as separate executions (three of them fill the admission limit).
+  // A small MAX_IN_FLIGHT, so that a test can fill it and see the client wait out the API's 429.
+  // Its identical requests are meant as separate executions (three of them fill MAX_IN_FLIGHT).
   stack = await startStack({ name: "client-cli", configDir: config.dir, apiEnv: { MAX_IN_FLIGHT: "3", BATCH_MAX_ITEMS: "3", COALESCE_BUCKET_SECONDS: "0" } });
   dir = await mkdtemp(join(tmpdir(), "pes-client-cli-"));
 });
@@ -91,7 +91,7 @@ describe("the typed client against a running API", () => {
   });
 
   it("waits out a 429 for the Retry-After the API gives, then runs", async () => {
-    // Three executions held at Prometheus fill the API's admission limit (MAX_IN_FLIGHT=3).
+    // Three executions held at Prometheus fill the API's load shedding (MAX_IN_FLIGHT=3).
     prometheus.hold();
     const seen = prometheus.requests.length;
     const inputList = ["web-1", "web-2", "web-3"].map((host) => ({ bookName: "node-cpu", attributes: { host }, time }));
@@ -101,7 +101,7 @@ describe("the typed client against a running API", () => {
     const patient = createClient({
       baseUrl: stack.baseUrl,
       token: stack.token(),
-      // Refused (429): the held executions finish (freeing the admission) while the client waits as asked.
+      // Refused (429): the held executions finish (freeing room under MAX_IN_FLIGHT) while the client waits as asked.
       sleep: async (ms, signal) => {
         waits.push(ms);
         prometheus.release();

@@ -5,7 +5,7 @@ import type { ApiMetrics } from "@pes/metrics";
 import type { ChartStore, EvidenceStore, ExecutionClient } from "@pes/executions";
 import express, { type Express, type RequestHandler } from "express";
 import { accessLog } from "./access-log.js";
-import { Admission } from "./admission.js";
+import { LoadShedder } from "./load-shedder.js";
 import type { TokenVerifier } from "./auth/token-verifier.js";
 import { errorMiddleware, notFound } from "./errors.js";
 import { createExecutions } from "./executions.js";
@@ -94,12 +94,12 @@ export function createApp(deps: AppDeps): Express {
 
   // Executions first: Express tries routes in order, and they are nearly all of the traffic.
   // One per process: MAX_IN_FLIGHT guards this process's sockets and memory, whatever the organizations' limits.
-  const admission = new Admission(deps.limits.maxInFlight);
+  const loadShedder = new LoadShedder(deps.limits.maxInFlight);
   // A page holds up to 1,000 results in memory until its client took them: a few at a time, the rest
   // wait briefly, then 429 like executions beyond MAX_IN_FLIGHT (one answer to retry for every overload
   // of this instance; docs/decisions/0008-async-batches.md).
   const pageReadLimits = deps.limits.batchPageReads ?? DEFAULT_BATCH_PAGE_READS;
-  const pageReads = new Admission(pageReadLimits.inFlight, {
+  const pageReads = new LoadShedder(pageReadLimits.inFlight, {
     maxWaiting: pageReadLimits.waiting,
     refusal: "Too many batch pages being read; retry shortly",
   });
@@ -108,7 +108,7 @@ export function createApp(deps: AppDeps): Express {
   // One way to executions for every route that starts or reads them.
   const executions = createExecutions({
     client: deps.executionClient,
-    admission,
+    loadShedder,
     executionTimeoutMs: deps.limits.executionTimeoutMs,
     organizationLimits: deps.limits.organizationLimits ?? DEFAULT_ORGANIZATION_LIMITS,
     ...(deps.evidence === undefined ? {} : { evidence: deps.evidence }),

@@ -209,7 +209,7 @@ describe("parseEnv", () => {
     expect(() => parseEnv({ ...idp, ADMIN_DASHBOARD: "true", [name]: value })).not.toThrow(value);
   });
 
-  it("refuses a batch limit above the in-flight limit", () => {
+  it("refuses a batch limit above MAX_IN_FLIGHT", () => {
     expect(() => parseEnv({ ...idp, BATCH_MAX_ITEMS: "300", MAX_IN_FLIGHT: "200" })).toThrow("BATCH_MAX_ITEMS: must not exceed MAX_IN_FLIGHT");
   });
 });

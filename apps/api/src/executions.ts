@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { OrganizationLimits } from "@pes/config";
 import { JsonText, type ChartData, type EvidenceBundle } from "@pes/contracts";
 import { batchItemId, LimitExceededError, QueueUnavailableError, type BatchItem, type BatchPage, type BatchView, type ChartStore, type EvidenceStore, type ExecutionAnswer, type ExecutionClient, type ExecutionOutcome, type ExecutionRequest, type ExecutionView, type IdempotentRequest, type MessageExecutionRequest, type SubmittedExecution } from "@pes/executions";
-import type { Admission } from "./admission.js";
+import type { LoadShedder } from "./load-shedder.js";
 import type { Caller } from "./auth/authenticate.js";
 import { AppError } from "./errors.js";
 
@@ -16,9 +16,9 @@ export interface RunOptions {
 
 /**
  * The API's one way to executions, for every route that starts or reads them: it claims the
- * Idempotency-Key, applies the organization's limits and this process's admission, submits through the
- * execution client (which coalesces), binds the key to the execution it went to, and turns the queue's
- * refusals into HTTP answers (503 when Redis is unreachable, 429 with Retry-After over a limit).
+ * Idempotency-Key, applies the organization's limits and this process's load shedding, submits through
+ * the execution client (which coalesces), binds the key to the execution it went to, and turns the
+ * queue's refusals into HTTP answers (503 when Redis is unreachable, 429 with Retry-After over a limit).
  */
 export interface Executions {
   /** Runs one execution, or joins an identical one, and waits for it (`POST /playbook/execution`). */
@@ -51,7 +51,7 @@ export interface Executions {
 export interface ExecutionsDeps {
   client: Pick<ExecutionClient, "execute" | "executeMany" | "submit" | "read" | "idempotencyKeys" | "batches">;
   /** This process's bound on executions waited for at once (MAX_IN_FLIGHT). */
-  admission: Admission;
+  loadShedder: LoadShedder;
   executionTimeoutMs: number;
   /** The limits of an organization that sets none of its own (ORG_EXECUTIONS_IN_FLIGHT, ORG_ITEMS_QUEUED). */
   organizationLimits: Required<OrganizationLimits>;
@@ -89,7 +89,7 @@ export function createExecutions(deps: ExecutionsDeps): Executions {
     run: (caller, request, options) =>
       usingQueue(async () => {
         const claimedId = await claim(options.idempotent);
-        const answer = await deps.admission.run(1, () =>
+        const answer = await deps.loadShedder.run(1, () =>
           client.execute(request, deps.executionTimeoutMs, {
             coalesce: options.coalesce,
             limit: { max: limitsOf(caller).executionsInFlight },
@@ -125,7 +125,7 @@ export function createExecutions(deps: ExecutionsDeps): Executions {
         const positions = items.flatMap((item, index) => ("request" in item ? [index] : []));
         const requests = items.flatMap((item) => ("request" in item ? [item.request] : []));
         if (requests.length === 0) return outcomes;
-        const answered = await deps.admission.run(requests.length, () =>
+        const answered = await deps.loadShedder.run(requests.length, () =>
           client.executeMany(requests, deps.executionTimeoutMs, {
             coalesce: options.coalesce,
             executionIds: positions.map((index) => batchItemId(batchId, index)),

@@ -99,7 +99,7 @@ describe("a channelId run with charts", () => {
       store: createChartStore(() => redis, keys),
       retentionMs: 3_600_000,
       publicUrl: "https://pes.example.com",
-      links: { secret: SECRET, publicUrl: "https://pes.example.com", lifetimeSeconds: 3_600 },
+      signing: { secret: SECRET, lifetimeSeconds: 3_600 },
     };
     const delivery: DeliveryDeps = {
       integrations: new Map([["acme", { slack: { connection: { token: TOKEN, slackApiUrl: slack.apiUrl }, postClient: createSlackPostClient({ token: TOKEN, apiUrl: slack.apiUrl }), allowedHosts: [] }, incidentTools: [] }]]),

@@ -84,7 +84,7 @@ describe("a data source's maxConcurrentQueries across workers sharing a Redis", 
   it("the per-data-source limit observed at the stub: never more than its slots in flight, every query answered", async () => {
     const services = ["a", "b", "c", "d"];
     expected = services.length * ACTIONS;
-    const results = await Promise.all(services.map((service, index) => engines[index % 2]?.execute(job(service))));
+    const results = await Promise.all(services.map((service, index) => engines[index % 2]?.investigate(job(service)).then(({ result }) => result)));
     expect(results.flatMap((result) => result?.actionResults?.map((action) => action.shortAnswer) ?? [])).toEqual(
       services.flatMap(() => Array.from({ length: ACTIONS }, (_, index) => `query ${index}: ok`)),
     );

@@ -23,20 +23,19 @@ describe("parseWorkerEnv", () => {
       languageModel: undefined,
       executionRetentionMs: 3_600_000,
       publicUrl: undefined,
-      links: undefined,
+      linkSigning: undefined,
     });
   });
 
   it("signs links only with both LINK_SIGNING_SECRET and PUBLIC_URL, for LINK_LIFETIME_SECONDS (7 days by default)", () => {
     const secret = "a-link-signing-secret-of-32-chars!!";
-    expect(parseWorkerEnv({ CONFIG_DIR: "/config", PUBLIC_URL: "https://pes.example.com" })).toMatchObject({ publicUrl: "https://pes.example.com", links: undefined });
-    expect(parseWorkerEnv({ CONFIG_DIR: "/config", LINK_SIGNING_SECRET: secret }).links).toBeUndefined();
-    expect(parseWorkerEnv({ CONFIG_DIR: "/config", LINK_SIGNING_SECRET: secret, PUBLIC_URL: "https://pes.example.com" }).links).toEqual({
-      secret,
+    expect(parseWorkerEnv({ CONFIG_DIR: "/config", PUBLIC_URL: "https://pes.example.com" })).toMatchObject({ publicUrl: "https://pes.example.com", linkSigning: undefined });
+    expect(parseWorkerEnv({ CONFIG_DIR: "/config", LINK_SIGNING_SECRET: secret }).linkSigning).toBeUndefined();
+    expect(parseWorkerEnv({ CONFIG_DIR: "/config", LINK_SIGNING_SECRET: secret, PUBLIC_URL: "https://pes.example.com" })).toMatchObject({
       publicUrl: "https://pes.example.com",
-      lifetimeSeconds: 7 * 86_400,
+      linkSigning: { secret, lifetimeSeconds: 7 * 86_400 },
     });
-    expect(parseWorkerEnv({ CONFIG_DIR: "/config", LINK_SIGNING_SECRET: secret, PUBLIC_URL: "https://x.example", LINK_LIFETIME_SECONDS: "3600" }).links?.lifetimeSeconds).toBe(3_600);
+    expect(parseWorkerEnv({ CONFIG_DIR: "/config", LINK_SIGNING_SECRET: secret, PUBLIC_URL: "https://x.example", LINK_LIFETIME_SECONDS: "3600" }).linkSigning?.lifetimeSeconds).toBe(3_600);
     const parse = (env: Record<string, string>) => () => parseWorkerEnv({ CONFIG_DIR: "/config", ...env });
     expect(parse({ LINK_SIGNING_SECRET: "short-secret" })).toThrow(/LINK_SIGNING_SECRET: must be at least 32 characters/);
     expect(parse({ LINK_SIGNING_SECRET: "short-secret" })).not.toThrow(/short-secret/);

@@ -84,11 +84,14 @@ export function parseWorkerEnv(source: NodeJS.ProcessEnv = process.env) {
     executionRetentionMs: env.EXECUTION_RETENTION_SECONDS * 1_000,
     /** Results' chart links are absolute under PUBLIC_URL; undefined: they are paths on the API. */
     publicUrl: env.PUBLIC_URL,
-    /** Signed links to pages and chart images: undefined unless both LINK_SIGNING_SECRET and PUBLIC_URL are set. */
-    links:
+    /**
+     * How links to pages and chart images are signed (they are under `publicUrl`): undefined unless both
+     * LINK_SIGNING_SECRET and PUBLIC_URL are set.
+     */
+    linkSigning:
       env.LINK_SIGNING_SECRET === undefined || env.PUBLIC_URL === undefined
         ? undefined
-        : { secret: env.LINK_SIGNING_SECRET, publicUrl: env.PUBLIC_URL, lifetimeSeconds: env.LINK_LIFETIME_SECONDS },
+        : { secret: env.LINK_SIGNING_SECRET, lifetimeSeconds: env.LINK_LIFETIME_SECONDS },
     languageModel:
       env.LLM_BASE_URL === undefined || env.LLM_MODEL === undefined
         ? undefined

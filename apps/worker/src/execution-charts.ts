@@ -2,7 +2,7 @@ import type { ChartData, PlaybookExecutionResult, Verdict } from "@pes/contracts
 import type { Investigation } from "@pes/engine";
 import type { ChartStore } from "@pes/executions";
 import type { Logger } from "@pes/logger";
-import { absolute, chartPath, executionLinks, type LinkSettings } from "@pes/signed-links";
+import { absolute, chartPath, executionLinks, type LinkSettings, type LinkSigning } from "@pes/signed-links";
 
 /** Where an execution's charts are kept and how its result links them. */
 export interface ChartSettings {
@@ -11,8 +11,14 @@ export interface ChartSettings {
   retentionMs: number;
   /** PUBLIC_URL: chart links are absolute under it; without it, paths on the API. */
   publicUrl?: string;
-  /** Signed links to the page (and, for others, the chart images); none: no `pageUrl`. */
-  links?: LinkSettings;
+  /** With `publicUrl`, signed links to the page (and, for others, the chart images); none: no `pageUrl`. */
+  signing?: LinkSigning;
+}
+
+/** What signed links are made with: PUBLIC_URL and the signing, when both are set. */
+export function signedLinkSettings(settings: ChartSettings | undefined): LinkSettings | undefined {
+  if (settings?.publicUrl === undefined || settings.signing === undefined) return undefined;
+  return { ...settings.signing, publicUrl: settings.publicUrl };
 }
 
 /** The execution whose charts are kept. */
@@ -56,8 +62,9 @@ export async function keepCharts(
       return { ...action, chartUrl: settings.publicUrl === undefined ? path : absolute(settings.publicUrl, path) };
     });
   }
-  if (settings.links !== undefined) {
-    linked.pageUrl = executionLinks(settings.links, { executionId: execution.executionId, orgId: execution.orgId, result: linked }).pageUrl;
+  const links = signedLinkSettings(settings);
+  if (links !== undefined) {
+    linked.pageUrl = executionLinks(links, { executionId: execution.executionId, orgId: execution.orgId, result: linked }).pageUrl;
   }
   return linked;
 }

@@ -83,7 +83,7 @@ async function main(): Promise<void> {
       store: createChartStore(() => producer.connection, keys),
       retentionMs: env.executionRetentionMs,
       ...(env.publicUrl === undefined ? {} : { publicUrl: env.publicUrl }),
-      ...(env.links === undefined ? {} : { links: env.links }),
+      ...(env.linkSigning === undefined ? {} : { signing: env.linkSigning }),
     },
     logger,
   };

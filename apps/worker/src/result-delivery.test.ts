@@ -223,8 +223,8 @@ describe("deliverResult to Microsoft Teams", () => {
       actionResults: [{ title: "Latency p99", shortAnswer: "4× its usual", chartUrl: "https://pes.example.com/playbook/execution/job-1/charts/0" }],
       pageUrl: "https://pes.example.com/view/execution/job-1?org=acme&exp=1&sig=x",
     };
-    const links = { secret: "a-signing-secret-of-at-least-32-characters", publicUrl: "https://pes.example.com", lifetimeSeconds: 3_600 };
-    const signed = { ...deps(withTeams()), charts: { store: { keep: async () => {} }, retentionMs: 3_600_000, links } };
+    const signing = { secret: "a-signing-secret-of-at-least-32-characters", lifetimeSeconds: 3_600 };
+    const signed = { ...deps(withTeams()), charts: { store: { keep: async () => {} }, retentionMs: 3_600_000, publicUrl: "https://pes.example.com", signing } };
     await deliverResult(signed, delivery({ channelId: CHANNEL, charts: new Map([[0, chart]]) }), cited, bounds());
 
     const card = JSON.stringify(graph.posts[0]?.attachments);

@@ -5,7 +5,7 @@ import { batchRootKey, batchRootLockKey } from "@pes/jobs";
 import type { Logger } from "@pes/logger";
 import type { Cluster, Redis } from "ioredis";
 import { channelPoster, type ChannelPoster, type ChannelPostOutcome, type PostingDeps } from "./channel-posters.js";
-import { citedCharts, type ChartSettings } from "./execution-charts.js";
+import { citedCharts, signedLinkSettings, type ChartSettings } from "./execution-charts.js";
 import { executionLinks } from "@pes/signed-links";
 import type { OrganizationIntegrations } from "./organization-integrations.js";
 import { errorMessage } from "@pes/contracts";
@@ -106,7 +106,7 @@ async function post(
 
   const title = delivery.title;
   const charts = citedCharts(result, delivery.charts ?? new Map(), poster.maxCharts);
-  const links = deps.charts?.links;
+  const links = signedLinkSettings(deps.charts);
   const signedCharts =
     links === undefined || charts.length === 0 ? [] : executionLinks(links, { executionId: delivery.jobId, orgId: delivery.orgId, result }).charts;
   const view = {

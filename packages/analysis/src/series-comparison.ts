@@ -1,4 +1,4 @@
-import type { MetricSaturation } from "./evidence.js";
+import type { MetricEvidence } from "./evidence.js";
 import { median, quantile, robustSpread } from "./robust-statistics.js";
 import type { SaturationCheck } from "./saturation.js";
 import type { SeriesPoint } from "./series.js";
@@ -20,20 +20,12 @@ export const MAX_MOVE_SEVERITY = 1000;
 /** A saturated metric's severity is this plus its move's: saturation ranks above every move. */
 export const SATURATION_SEVERITY = 10_000;
 
-/** One series compared with its baseline. */
-export interface Comparison {
-  baseline: number;
-  low: number;
-  high: number;
+/**
+ * One series compared with its baseline: the fields of its metric evidence (MetricEvidence says what each
+ * means), and the incident phase's sample that was compared, whose value is the evidence's `value`.
+ */
+export interface Comparison extends Pick<MetricEvidence, "baseline" | "low" | "high" | "ratio" | "severity" | "abnormal" | "onset" | "endedAt" | "flat" | "saturation"> {
   extreme: SeriesPoint;
-  ratio: number;
-  severity: number;
-  abnormal: boolean;
-  onset?: Date;
-  /** When an abnormal move was over (endedAt): absent while it lasts. */
-  endedAt?: Date;
-  flat?: boolean;
-  saturation?: MetricSaturation;
 }
 
 /** Below this relative spread a baseline is not "moving" (rate() of a steady counter wobbles in its 15th digit). */

@@ -24,7 +24,7 @@ export interface BatchChunk {
  * Runs any number of inputs as consecutive batch requests of at most `chunkSize`, yielding each
  * chunk's results as they arrive (in input order), so that a caller can write them out and report
  * progress without holding every result. One request at a time: a batch already counts every item
- * against the API's admission limit. A failed request ends the iteration with its error; the chunks
+ * against the API instance's MAX_IN_FLIGHT. A failed request ends the iteration with its error; the chunks
  * yielded before it stand.
  */
 export async function* runBatchInChunks(

@@ -1,7 +1,7 @@
 /**
  * When a call is tried again. Only 429 and 503 are retried, for every call including the executions:
- * the API answers both when it enqueued nothing (admission refused, the queue or the identity
- * provider unreachable), so a retry does not run an investigation twice. (One narrow exception: an
+ * the API answers both when it enqueued nothing (an organization limit or the instance's load shedding
+ * refused it, the queue or the identity provider unreachable), so a retry does not run an investigation twice. (One narrow exception: an
  * enqueue whose Redis command times out is a 503 although Redis may still have added the job.) Any
  * other status, and a connection that broke after the request was sent, may mean the execution
  * started: never retried, except for a request under an Idempotency-Key (an async batch submitted with

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createConnectorRegistry, defineConnector, stockConnectors } from "@pes/connectors/schemas";
 import { templatesOf } from "@pes/playbooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError } from "./config-error.js";
@@ -251,6 +252,26 @@ mitigations:
       'mitigations.0.when.action: "no such action" is not the title of an action of this playbook (write it as the action\'s title is written)',
       'mitigations.1.silence.dataSource: data source "prom" is of type prometheus, not alertmanager',
       'mitigations.2.silence.dataSource: data source "nowhere" is not defined in organizations/acme.yaml',
+    ]);
+  });
+
+  it("takes a silence's data source by what its connector offers, not by its type's name", async () => {
+    const [prometheus, http, ...rest] = stockConnectors;
+    // The http connector as one that also links to a silence form.
+    const silencingHttp = defineConnector({ ...http.definition, mitigationLinks: { silence: (dataSource) => `${dataSource.url}/silences/new` } });
+    const connectors = createConnectorRegistry([prometheus, silencingHttp, ...rest]);
+    const files = {
+      "organizations/acme.yaml": acme,
+      "playbooks/acme/p.yaml": playbook("p", {
+        extra: `mitigations:
+  - { toolName: d, silence: { dataSource: prom, matchers: [{ name: host, value: "{{host}}" }], duration: 2h } }
+  - { toolName: ok, silence: { dataSource: status, matchers: [{ name: host, value: "{{host}}" }], duration: 2h } }`,
+      }),
+    };
+    const error: unknown = await loadConfig(await configDir(files), { connectors }).catch((thrown: unknown) => thrown);
+    if (!(error instanceof ConfigError)) throw new Error(`expected a ConfigError, got ${String(error)}`);
+    expect(error.problems.map((problem) => `${problem.path}: ${problem.message}`)).toEqual([
+      'mitigations.0.silence.dataSource: data source "prom" is of type prometheus, not http or alertmanager',
     ]);
   });
 

@@ -156,10 +156,14 @@ export function checkPlaybooks(
       const name = mitigation.silence?.dataSource;
       if (name === undefined) return;
       const type = dataSources.get(name)?.type;
-      if (type !== "alertmanager") {
+      // The types whose connector links to a silence form (ConnectorDefinition.mitigationLinks).
+      const offering = connectors.typesOffering("silence");
+      if (type === undefined || !offering.includes(type)) {
         report(
           ["mitigations", m, "silence", "dataSource"],
-          type === undefined ? `data source "${name}" is not defined in ${organizationFile}` : `data source "${name}" is of type ${type}, not alertmanager`,
+          type === undefined
+            ? `data source "${name}" is not defined in ${organizationFile}`
+            : `data source "${name}" is of type ${type}, not ${offering.join(" or ") || "one whose connector offers a silence form"}`,
         );
       }
     });

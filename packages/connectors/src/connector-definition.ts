@@ -39,12 +39,39 @@ export interface TemplateField {
   encoding: TemplateEncoding;
 }
 
+/** One matcher of a silence: the label `name` equal to `value`, exactly (Alertmanager's API v2 form). */
+export interface SilenceMatcher {
+  name: string;
+  value: string;
+  isRegex: false;
+  isEqual: true;
+}
+
+/**
+ * The links a connector's data sources offer to the playbook format's mitigations, by the key of the
+ * mitigation that names a data source (`silence: { dataSource: … }`). Configuration loading refuses such
+ * a mitigation when its data source's connector does not offer that kind; the engine asks the connector
+ * for the link. Each is pure (no I/O).
+ */
+export interface MitigationLinks<DS extends DataSourceBase> {
+  /** The data source's form that creates a silence with these matchers, filled in. */
+  silence?(dataSource: DS, matchers: readonly SilenceMatcher[]): string;
+}
+
+/** The kinds of mitigation link a connector can offer: `silence`. */
+export type MitigationKind = keyof MitigationLinks<DataSourceBase>;
+
+/** A data source's mitigation links, bound to it (mitigationLinksOf). */
+export interface DataSourceMitigationLinks {
+  silence?(matchers: readonly SilenceMatcher[]): string;
+}
+
 /** A zod schema of a data source: an object whose literal `type` tells the connectors apart. */
 export type DataSourceSchema<DS extends DataSourceBase> = z.ZodType<DS> & z.core.$ZodTypeDiscriminable;
 
 /**
- * Everything a connector is, in one place (its folder's `schema.ts`): its type, the shapes it accepts,
- * which query fields are templates and how each is escaped, its link, and where its runtime lives.
+ * Everything a connector is, in one place (its folder's `definition.ts`): its type, the shapes it accepts,
+ * which query fields are templates and how each is escaped, its links, and where its runtime lives.
  * Schemas must be idempotent (parsing a parsed value gives it back): the worker re-parses each action's
  * data source and query once at start, which is how they get their connector's own types.
  */
@@ -66,6 +93,8 @@ export interface ConnectorDefinition<DS extends DataSourceBase, Q> {
   reportsChanges?(query: Q): boolean;
   /** The deep link of a filled query (pure: no I/O); undefined when the connector has none. */
   link(dataSource: DS, query: Q, window: TimeWindow): string | undefined;
+  /** The links its data sources offer to mitigations; absent: none. */
+  mitigationLinks?: MitigationLinks<DS>;
   /** Loads the runtime half (a dynamic import): the API never calls it, so it never loads it. */
   runtime(): Promise<ConnectorRuntime<DS, Q>>;
 }
@@ -102,4 +131,18 @@ export function defineConnector<DS extends DataSourceBase, Q>(declared: Connecto
     definition,
     with: (use) => use(definition),
   };
+}
+
+/**
+ * The mitigation links a data source offers, bound to it: its connector's schema parses it once, which
+ * gives it the connector's type. Empty when the connector offers none.
+ * @throws ZodError when the data source does not fit the connector (configuration loading checks it first).
+ */
+export function mitigationLinksOf(connector: Connector, dataSource: unknown): DataSourceMitigationLinks {
+  return connector.with(({ dataSource: schema, mitigationLinks }) => {
+    if (mitigationLinks === undefined) return {};
+    const configured = schema.parse(dataSource);
+    const { silence } = mitigationLinks;
+    return silence === undefined ? {} : { silence: (matchers) => silence(configured, matchers) };
+  });
 }

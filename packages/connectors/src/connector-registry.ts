@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { TlsOptions } from "./connection-options.js";
 import type { DataSourceBase } from "./connector.js";
-import type { Connector, TemplateEncoding } from "./connector-definition.js";
+import type { Connector, MitigationKind, TemplateEncoding } from "./connector-definition.js";
 
 /**
  * The connectors a process knows, and everything derived from them: the data-source union, the action
@@ -20,6 +20,8 @@ export interface ConnectorRegistry {
   connectorOf(action: object): Connector | undefined;
   /** How messages name the templates that take a `|filter` (`prometheus queries`). */
   readonly filterPlaces: readonly string[];
+  /** The data-source types whose connector offers this kind of mitigation link (`silence`: `alertmanager`). */
+  typesOffering(kind: MitigationKind): readonly string[];
 }
 
 /**
@@ -59,5 +61,6 @@ export function createConnectorRegistry(connectors: readonly [Connector, ...Conn
       return keys.length === 1 && only !== undefined ? byType.get(only) : undefined;
     },
     filterPlaces: [...new Set(encodings.flatMap((encoding) => (encoding.filters === undefined ? [] : [encoding.filters.where])))],
+    typesOffering: (kind) => connectors.filter((connector) => connector.with(({ mitigationLinks }) => mitigationLinks?.[kind] !== undefined)).map(({ type }) => type),
   };
 }

@@ -20,5 +20,4 @@ export * from "./datadog/schema.js";
 export * from "./datadog/datadog-link.js";
 export * from "./loki/schema.js";
 export * from "./elasticsearch/schema.js";
-export * from "./alertmanager/alertmanager-matchers.js";
 export { hasLoneSurrogate } from "./regex-escape.js";

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, resolveCatalogSecrets, type Catalog } from "@pes/config";
 import { runAction, type AnyActionRequest, type DataSource, type Observed } from "@pes/connectors";
 import { EvidenceBundle, type Observation } from "@pes/contracts";
-import type { ExecutionJob } from "@pes/contracts";
+import type { ExecutionJob, PlaybookExecutionResult } from "@pes/contracts";
 import {
   demoIncidentOpenMetrics,
   sendJson,
@@ -20,7 +20,7 @@ import {
 } from "@pes/local-services";
 import { createLogger } from "@pes/logger";
 import { replayBundle } from "@pes/analysis";
-import { createEngine, type ActionReport, type EngineDeps, type KeptEvidence } from "./engine.js";
+import { createEngine, type ActionReport, type Engine, type EngineDeps, type KeptEvidence } from "./engine.js";
 import { createLocalQuerySlots } from "./query-slots.js";
 
 const INCIDENT = new Date("2026-11-20T14:05:00Z");
@@ -124,6 +124,11 @@ function engineWith(catalog: Catalog, overrides: Partial<EngineDeps> = {}) {
   return createEngine({ catalog, secrets: new Map(), logger, actionTimeoutMs: 10_000, maxConcurrentActions: 8, now: NOW, ...overrides });
 }
 
+/** Runs a job as the worker does (`investigate`), for its result. */
+async function resultOf(engine: Engine, ...run: Parameters<Engine["investigate"]>): Promise<PlaybookExecutionResult> {
+  return (await engine.investigate(...run)).result;
+}
+
 describe("engine over a real Prometheus and a real HTTP API", () => {
   let prometheus: LocalPrometheus;
   let api: TestApi;
@@ -223,7 +228,7 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
 
   it("runs every action, summarizes per gadget and leads with the deploy before the first symptom", async () => {
     api.route = (_request, response) => sendJson(response, 200, { version: "v1.2.3", deployedAt: "2026-11-20T14:01:00Z" });
-    const result = await engineWith(catalog).execute(job("Checkout latency"));
+    const result = await resultOf(engineWith(catalog), job("Checkout latency"));
 
     expect(result.error).toBeUndefined();
     expect(result.actionResults?.map((action) => action.title)).toEqual(["p99 latency", "error ratio", "request rate", "Last deploy of checkout"]);
@@ -306,9 +311,9 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
       kept.push(evidence);
     };
 
-    await engineWith(catalog, { keepEvidence }).execute(job("Checkout latency"), undefined, "exec-1");
+    await resultOf(engineWith(catalog, { keepEvidence }), job("Checkout latency"), undefined, "exec-1");
     expect(kept).toEqual([]);
-    const result = await engineWith(keeping, { keepEvidence }).execute(job("Checkout latency"), undefined, "exec-2");
+    const result = await resultOf(engineWith(keeping, { keepEvidence }), job("Checkout latency"), undefined, "exec-2");
 
     expect(kept.map(({ orgId, retentionDays, bundle }) => ({ orgId, retentionDays, executionId: bundle.executionId }))).toEqual([
       { orgId: "acme", retentionDays: 3, executionId: "exec-2" },
@@ -341,11 +346,8 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
     if (acme === undefined) throw new Error("no acme");
     const keeping: Catalog = { organizations: new Map([["acme", { ...acme, evidence: { keep: true, retentionDays: 3, maxBytes: 2 * 1024 * 1024 } }]]) };
     const kept: KeptEvidence[] = [];
-    const result = await engineWith(keeping, { keepEvidence: async (evidence) => void kept.push(evidence) }).execute(
-      job("Checkout latency, every mitigation"),
-      undefined,
-      "exec-mitigations",
-    );
+    const engine = engineWith(keeping, { keepEvidence: async (evidence) => void kept.push(evidence) });
+    const result = await resultOf(engine, job("Checkout latency, every mitigation"), undefined, "exec-mitigations");
     const silenceForm = "https://alertmanager.internal.example/#/silences/new?filter=%7Bservice%3D%22checkout%22%7D";
     const silence = {
       matchers: [{ name: "service", value: "checkout", isRegex: false, isEqual: true }],
@@ -376,7 +378,7 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
 
   it("names what was abnormal first, and when it began, when no change preceded it", async () => {
     api.route = (_request, response) => sendJson(response, 200, { version: "v1.2.3", deployedAt: "2026-11-20T14:30:00Z" });
-    const result = await engineWith(catalog).execute(job("Checkout latency"));
+    const result = await resultOf(engineWith(catalog), job("Checkout latency"));
     expect(result.highlights).toBe(
       "Around 2026-11-20 14:08 UTC for service=checkout: p99 latency 3.9× its level in the hour before (Latency of checkout), since 14:05 UTC. " +
         "Also abnormal: error ratio 3× its level in the hour before (Errors and traffic), since 14:05 UTC. " +
@@ -394,14 +396,14 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
   it("gives the identical result for the same data", async () => {
     api.route = (_request, response) => sendJson(response, 200, { version: "v1.2.3", deployedAt: "2026-11-20T14:01:00Z" });
     const engine = engineWith(catalog);
-    const first = await engine.execute(job("Checkout latency"));
-    const second = await engine.execute(job("Checkout latency"));
+    const first = await resultOf(engine, job("Checkout latency"));
+    const second = await resultOf(engine, job("Checkout latency"));
     expect(second).toEqual(first);
   });
 
   it("reports a quiet service as within its usual range, a deploy before it as a change only", async () => {
     api.route = (_request, response) => sendJson(response, 200, { version: "v9", deployedAt: "2026-11-20T14:01:00Z" });
-    const result = await engineWith(catalog).execute(job("Checkout latency", { service: "search" }));
+    const result = await resultOf(engineWith(catalog), job("Checkout latency", { service: "search" }));
     expect(result.gadgetsHighlights?.[0]?.highlights).toBe("p99 latency within its usual range.");
     expect(result.highlights).toBe(
       "Around 2026-11-20 14:08 UTC for service=search: nothing abnormal found. Changes: deploy of search to v9 at 14:01 UTC (Last deploy of search), followed by nothing abnormal. " +
@@ -423,8 +425,8 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
       }),
     );
     try {
-      const plain = await engineWith(catalog).execute(job("Checkout latency"));
-      const result = await engineWith(catalog, { languageModel: { baseUrl: model.url, model: "small", timeoutMs: 5_000 } }).execute(job("Checkout latency"));
+      const plain = await resultOf(engineWith(catalog), job("Checkout latency"));
+      const result = await resultOf(engineWith(catalog, { languageModel: { baseUrl: model.url, model: "small", timeoutMs: 5_000 } }), job("Checkout latency"));
       expect(result.highlights).toBe(summary);
       expect(result.analysis).toMatchObject({ by: "language-model", model: "small", promptTokens: 900, completionTokens: 40 });
       // The model rewords; the verdict stays the rules' own.
@@ -442,7 +444,7 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
     api.route = () => {
       // held: the action's deadline must end it
     };
-    const result = await engineWith(catalog, { actionTimeoutMs: 300 }).execute(job("Checkout latency"));
+    const result = await resultOf(engineWith(catalog, { actionTimeoutMs: 300 }), job("Checkout latency"));
     const deploy = result.actionResults?.[3];
     expect(deploy).toEqual({
       title: "Last deploy of checkout",
@@ -495,7 +497,7 @@ describe("engine with misbehaving actions", () => {
     const catalog = withDataSourcesOf(checked, current);
     const throwing = (request: AnyActionRequest): Promise<Observed> =>
       request.title === "throws" ? Promise.reject(new Error("connector bug")) : runAction(request);
-    const result = await engineWith(catalog, { runAction: throwing }).execute(job("Book"));
+    const result = await resultOf(engineWith(catalog, { runAction: throwing }), job("Book"));
     expect(result.actionResults).toEqual([
       { title: "good", shortAnswer: "good: ok /good", mostImportantLink: `${api.url}/good` },
       { title: "broken", shortAnswer: "broken: the data source answered HTTP 500 Internal Server Error", mostImportantLink: `${api.url}/broken` },
@@ -525,7 +527,7 @@ describe("engine with misbehaving actions", () => {
             }
           : { kind: "kubernetes-events", items: [] },
       );
-    const result = await engineWith(catalog, { runAction: several }).execute(job("Book"));
+    const result = await resultOf(engineWith(catalog, { runAction: several }), job("Book"));
     expect(result.actionResults?.map((item) => item.shortAnswer)).toEqual([
       `Related alerts: HighErrorRate firing for service=checkout since ${at.toISOString().slice(11, 16)} UTC (and 1 more)`,
       "Warnings: no warning events",
@@ -544,9 +546,8 @@ describe("engine with misbehaving actions", () => {
     const stuck = (request: AnyActionRequest): Promise<Observed> => (request.title === "stuck" ? new Promise<Observed>(() => undefined) : runAction(request));
     const reports: ActionReport[] = [];
 
-    await engineWith(catalog, { runAction: stuck, actionTimeoutMs: 200, onActionFinished: (report) => reports.push(report) }).execute(
-      job("Book", { service: "attribute-value-7f3a" }),
-    );
+    const engine = engineWith(catalog, { runAction: stuck, actionTimeoutMs: 200, onActionFinished: (report) => reports.push(report) });
+    await resultOf(engine, job("Book", { service: "attribute-value-7f3a" }));
 
     const byOutcome = (outcome: ActionReport["outcome"]) => reports.filter((report) => report.outcome === outcome);
     expect(reports).toHaveLength(4);
@@ -564,7 +565,7 @@ describe("engine with misbehaving actions", () => {
     api.onArrival = () => controller.abort();
     const reports: ActionReport[] = [];
 
-    await engineWith(catalog, { maxConcurrentActions: 1, onActionFinished: (report) => reports.push(report) }).execute(job("Book"), controller.signal);
+    await resultOf(engineWith(catalog, { maxConcurrentActions: 1, onActionFinished: (report) => reports.push(report) }), job("Book"), controller.signal);
 
     expect(reports.map(({ outcome, seconds }) => [outcome, seconds === undefined ? "never ran" : "ran"])).toEqual([
       ["cancelled", "ran"],
@@ -576,7 +577,7 @@ describe("engine with misbehaving actions", () => {
     const catalog = await catalogFor([httpAction("stuck", "/stuck"), httpAction("fine", "/fine")]);
     const ignoresSignal = (request: AnyActionRequest): Promise<Observed> =>
       request.title === "stuck" ? new Promise<Observed>(() => undefined) : Promise.resolve(observed({ kind: "text", text: "yes" }));
-    const result = await engineWith(catalog, { runAction: ignoresSignal, actionTimeoutMs: 200 }).execute(job("Book"));
+    const result = await resultOf(engineWith(catalog, { runAction: ignoresSignal, actionTimeoutMs: 200 }), job("Book"));
     expect(result.actionResults?.map((action) => action.shortAnswer)).toEqual(["stuck: timed out after 200 ms", "fine: yes"]);
   });
 
@@ -585,7 +586,7 @@ describe("engine with misbehaving actions", () => {
     const controller = new AbortController();
     api.route = () => undefined;
     api.onArrival = () => controller.abort();
-    const result = await engineWith(catalog).execute(job("Book"), controller.signal);
+    const result = await resultOf(engineWith(catalog), job("Book"), controller.signal);
     expect(result.actionResults?.[0]?.shortAnswer).toBe("held: cancelled before it finished");
   });
 
@@ -606,7 +607,7 @@ describe("engine with misbehaving actions", () => {
           resolve(observed({ kind: "text", text: "done" }));
         });
       });
-    const execution = engineWith(catalog, { runAction: manual, maxConcurrentActions: 2 }).execute(job("Book"));
+    const execution = resultOf(engineWith(catalog, { runAction: manual, maxConcurrentActions: 2 }), job("Book"));
     await turn();
     expect(started).toEqual(["a", "b"]);
     finish.get("b")?.();
@@ -635,7 +636,7 @@ describe("engine with misbehaving actions", () => {
         if (response !== undefined) sendJson(response, 200, { answer: "ok" });
       }
     };
-    const result = await engineWith(catalog, { maxConcurrentActions: 3 }).execute(job("Book"));
+    const result = await resultOf(engineWith(catalog, { maxConcurrentActions: 3 }), job("Book"));
     expect(result.actionResults?.every((action) => action.shortAnswer?.endsWith(": ok"))).toBe(true);
     expect(api.maxInFlight).toBe(3);
   });
@@ -666,7 +667,7 @@ describe("engine with misbehaving actions", () => {
       answerLater();
     };
     api.onArrival = undefined;
-    const result = await engineWith(catalog, { maxConcurrentActions: 8 }).execute(job("Book"));
+    const result = await resultOf(engineWith(catalog, { maxConcurrentActions: 8 }), job("Book"));
     expect(result.actionResults?.map((action) => action.shortAnswer)).toEqual(titles.map((title) => `${title}: ok`));
     expect(mostHeld).toBe(2);
   });
@@ -677,10 +678,10 @@ describe("engine with misbehaving actions", () => {
     api.onArrival = undefined;
     // Two engines (as two workers would) sharing the slots: the patient one holds the only slot.
     const querySlots = createLocalQuerySlots();
-    const holding = engineWith(catalog, { querySlots }).execute(job("Book"));
+    const holding = resultOf(engineWith(catalog, { querySlots }), job("Book"));
     await until(() => api.held.length === 1);
     const reports: ActionReport[] = [];
-    const impatient = await engineWith(catalog, { querySlots, actionTimeoutMs: 300, onActionFinished: (report) => reports.push(report) }).execute(job("Book"));
+    const impatient = await resultOf(engineWith(catalog, { querySlots, actionTimeoutMs: 300, onActionFinished: (report) => reports.push(report) }), job("Book"));
     expect(impatient.actionResults?.map((action) => action.shortAnswer)).toEqual(["query: waited 300 ms for the one query slot of data source limited"]);
     expect(reports.map((report) => report.outcome)).toEqual(["timeout"]);
     expect(api.held).toHaveLength(1);
@@ -699,7 +700,7 @@ describe("engine with misbehaving actions", () => {
     api.route = (request, response) => sendJson(response, 200, { answer: `seen ${request.url}` });
     const before = api.requests.length;
     // One action at a time: the two identical ones never overlap, and still share one fetch.
-    const result = await engineWith(catalog, { maxConcurrentActions: 1 }).execute(job("Book"));
+    const result = await resultOf(engineWith(catalog, { maxConcurrentActions: 1 }), job("Book"));
     expect(result.actionResults?.map((action) => action.shortAnswer)).toEqual([
       "deploys: seen /deploys/checkout",
       "deploys again: seen /deploys/checkout",
@@ -726,7 +727,7 @@ describe("engine with misbehaving actions", () => {
       },
     ]);
     api.route = (request, response) => sendJson(response, 200, { answer: `seen ${request.url}` });
-    const result = await engineWith(catalog).execute(job("Book"));
+    const result = await resultOf(engineWith(catalog), job("Book"));
     expect(result.actionResults?.map((action) => action.shortAnswer)).toEqual([
       "status of checkout: seen /status/checkout",
       "status of orders: seen /status/orders",
@@ -738,7 +739,7 @@ describe("engine with misbehaving actions", () => {
       { title: "Upstream cart of checkout", args: { upstream: "cart" } },
     ]);
     // A service with no list of upstreams runs none.
-    const search = await engineWith(catalog).execute(job("Book", { service: "search" }));
+    const search = await resultOf(engineWith(catalog), job("Book", { service: "search" }));
     expect(search.actionResults?.map((action) => action.title)).toEqual(["status of search"]);
 
     // The bundle keeps who each instance is about, and the issue's upstreams: a replay judges as the worker did.
@@ -746,7 +747,7 @@ describe("engine with misbehaving actions", () => {
     if (acme === undefined) throw new Error("no acme");
     const keeping: Catalog = { organizations: new Map([["acme", { ...acme, evidence: { keep: true, retentionDays: 1, maxBytes: 2 * 1024 * 1024 } }]]) };
     const kept: KeptEvidence[] = [];
-    const keptResult = await engineWith(keeping, { keepEvidence: async (evidence) => void kept.push(evidence) }).execute(job("Book"), undefined, "exec-up");
+    const keptResult = await resultOf(engineWith(keeping, { keepEvidence: async (evidence) => void kept.push(evidence) }), job("Book"), undefined, "exec-up");
     const bundle = EvidenceBundle.parse(JSON.parse(JSON.stringify(kept[0]?.bundle)));
     expect(bundle.issue.upstreams).toEqual(["orders", "cart"]);
     expect(bundle.actions.map(({ gadget, upstream }) => [gadget, upstream])).toEqual([
@@ -763,10 +764,10 @@ describe("engine with misbehaving actions", () => {
     api.onArrival = undefined;
     const before = api.requests.length;
     const engine = engineWith(catalog);
-    const first = engine.execute(job("Book"));
+    const first = resultOf(engine, job("Book"));
     await until(() => api.held.length === 1);
-    const same = engine.execute(job("Book"));
-    const otherService = engine.execute(job("Book", { service: "cart" }));
+    const same = resultOf(engine, job("Book"));
+    const otherService = resultOf(engine, job("Book", { service: "cart" }));
     // Both took the same steps from the same turn, `same` first: once the other service's request has
     // arrived, `same` has asked for its fetch. Had it not joined the one in flight, its own request would be
     // held here unanswered and the test would time out.
@@ -791,11 +792,11 @@ describe("engine with misbehaving actions", () => {
       sendJson(response, 200, { answer: "ok" });
     };
     const { secrets } = resolveCatalogSecrets(catalog, { env: { PES_ENGINE_TEST_KEY: "key-from-start" } });
-    const result = await engineWith(catalog, { secrets }).execute(job("Book"));
+    const result = await resultOf(engineWith(catalog, { secrets }), job("Book"));
     expect(result.actionResults?.[0]?.shortAnswer).toBe("keyed: ok");
     expect(seen).toEqual(["key-from-start"]);
 
-    const without = await engineWith(catalog).execute(job("Book"));
+    const without = await resultOf(engineWith(catalog), job("Book"));
     expect(without.actionResults?.[0]?.shortAnswer).toBe("keyed: cannot build the request headers: environment variable PES_ENGINE_TEST_KEY is not set");
     expect(seen).toHaveLength(1);
   });
@@ -815,14 +816,14 @@ describe("engine with misbehaving actions", () => {
 
   it("answers an unknown playbook or organization with an error", async () => {
     const engine = engineWith(await catalogFor([httpAction("a", "/a")]));
-    await expect(engine.execute(job("Nope"))).resolves.toEqual({ error: 'Unknown playbook "Nope" for this organization' });
-    await expect(engine.execute({ ...job("Book"), orgId: "other" })).resolves.toEqual({ error: 'Unknown playbook "Book" for this organization' });
+    await expect(resultOf(engine, job("Nope"))).resolves.toEqual({ error: 'Unknown playbook "Nope" for this organization' });
+    await expect(resultOf(engine, { ...job("Book"), orgId: "other" })).resolves.toEqual({ error: 'Unknown playbook "Book" for this organization' });
   });
 
   it("skips an action whose attributes are missing and says so", async () => {
     const catalog = await catalogFor([httpAction("Pods of {{pod}}", "/pods/{{pod}}"), httpAction("fine", "/fine")], {}, { optionalAttributes: ["pod"] });
     api.route = (_request, response) => sendJson(response, 200, { answer: "yes" });
-    const result = await engineWith(catalog).execute(job("Book", {}));
+    const result = await resultOf(engineWith(catalog), job("Book", {}));
     expect(result.actionResults?.[0]).toEqual({ title: "Pods of {{pod}}", shortAnswer: "Pods of {{pod}}: not run, the issue has no attribute pod" });
     expect(result.highlights).toBe("Around 2026-11-20 14:08 UTC: nothing was compared with a baseline, so nothing was judged normal or abnormal. Other findings: fine: yes. Not run: Pods of {{pod}} (the issue has no attribute pod).");
   });
@@ -876,7 +877,7 @@ describe("engine keeping the evidence of a large investigation", () => {
     const maxBytes = 128 * 1024;
     const capped: Catalog = { organizations: new Map([["acme", { ...acme, evidence: { keep: true, retentionDays: 1, maxBytes } }]]) };
     const kept: KeptEvidence[] = [];
-    const result = await engineWith(capped, { keepEvidence: async (evidence) => void kept.push(evidence) }).execute(job("Checkout pods"), undefined, "exec-large");
+    const result = await resultOf(engineWith(capped, { keepEvidence: async (evidence) => void kept.push(evidence) }), job("Checkout pods"), undefined, "exec-large");
     expect(result.verdict?.cause).toMatchObject({ kind: "deploy", action: "Last deploy of checkout" });
     expect(result.verdict?.symptoms).toContainEqual(expect.objectContaining({ action: "p99 latency by pod", subject: "pod=checkout-7" }));
 

@@ -17,6 +17,7 @@ import type { Catalog, CatalogSecrets } from "@pes/config";
 import {
   connectDataSource,
   connectorRegistry,
+  mitigationLinksOf,
   NO_SECRETS,
   prepareAction,
   runAction,
@@ -24,6 +25,7 @@ import {
   type ConnectorRegistry,
   type DataSource,
   type DataSourceConnection,
+  type DataSourceMitigationLinks,
   type Observed,
   type PreparedAction,
   type TimeWindow,
@@ -131,12 +133,9 @@ export interface Engine {
    * then judges their evidence (the verdict) and words the per-gadget and bottom-line summaries
    * (`@pes/analysis`). A failing action is a finding, never a failed execution; `{ error }` only when the
    * job names a playbook this worker does not know. With the execution's id, the evidence bundle of an
-   * organization that keeps them is handed to `keepEvidence`.
-   */
-  execute(job: ExecutionJob, signal?: AbortSignal, executionId?: string): Promise<PlaybookExecutionResult>;
-  /**
-   * As `execute`, with what its actions' charts are drawn from (`chartOf`: a metric finding's series, a
-   * log finding's counts), by the action's index in `actionResults`: made from the points already fetched.
+   * organization that keeps them is handed to `keepEvidence`. Beside the result, what its actions' charts
+   * are drawn from (`chartOf`: a metric finding's series, a log finding's counts), by the action's index in
+   * `actionResults`: made from the points already fetched.
    */
   investigate(job: ExecutionJob, signal?: AbortSignal, executionId?: string): Promise<Investigation>;
   /** Closes the data sources' HTTP clients (their keep-alive connections). */
@@ -180,7 +179,8 @@ const ABORT_GRACE_MS = 1_000;
 
 /**
  * Builds the engine: every data source's HTTP client (its TLS settings and proxy, one keep-alive pool
- * each) and every action bound to its connector. Nothing runs until `execute` is called.
+ * each) and its mitigation links, and every action bound to its connector. Nothing runs until
+ * `investigate` is called.
  * @throws Error naming the organization and data source whose TLS settings are unusable.
  */
 export function createEngine(deps: EngineDeps): Engine {
@@ -189,8 +189,10 @@ export function createEngine(deps: EngineDeps): Engine {
   const querySlots = deps.querySlots ?? createLocalQuerySlots();
   const now = deps.now ?? (() => new Date());
   const { logger, actionTimeoutMs } = deps;
+  const connectors = deps.connectors ?? connectorRegistry;
   const connections = connectDataSources(deps.catalog, deps.secrets);
-  const steps = prepareSteps(deps.catalog, connections, deps.connectors ?? connectorRegistry, logger);
+  const steps = prepareSteps(deps.catalog, connections, connectors, logger);
+  const mitigationLinks = bindMitigationLinks(deps.catalog, connectors);
 
   async function runOne(
     orgId: string,
@@ -290,9 +292,6 @@ export function createEngine(deps: EngineDeps): Engine {
   const engine: Engine = {
     async close() {
       await Promise.all([...connections.values()].flatMap((byName) => [...byName.values()].map((connection) => connection.http.close())));
-    },
-    async execute(job, signal, executionId) {
-      return (await engine.investigate(job, signal, executionId)).result;
     },
     async investigate(job, signal, executionId) {
       const org = deps.catalog.organizations.get(job.orgId);
@@ -412,7 +411,7 @@ export function createEngine(deps: EngineDeps): Engine {
         "execution finished",
       );
       // Rendered once for the issue, offered by the findings: a bundle keeps both, so a replay offers the same.
-      const mitigations = renderMitigationTemplates(playbook.mitigations, attributes, { time, alertmanagerUrl: (name) => alertmanagerUiUrl(org.dataSources, name) });
+      const mitigations = renderMitigationTemplates(playbook.mitigations, attributes, { time, mitigationLinks: (name) => mitigationLinks.get(org.id)?.get(name) });
       const actionableMitigations = offeredMitigations(mitigations, judgement.ranking, time);
       if (executionId !== undefined && org.evidence?.keep === true && deps.keepEvidence !== undefined) {
         const actions = planned.map((action, index) => ({
@@ -577,13 +576,18 @@ function prepareStep(
   }
 }
 
-/** Where people open an Alertmanager data source's UI: its `externalUrl` when it has one, else its `url`. */
-function alertmanagerUiUrl(dataSources: ReadonlyMap<string, DataSource>, name: string): string | undefined {
-  const dataSource = dataSources.get(name);
-  if (dataSource?.type !== "alertmanager") return undefined;
-  // Data sources read as what every one has; the alertmanager schema checked `externalUrl` is a URL.
-  const { externalUrl } = dataSource;
-  return typeof externalUrl === "string" ? externalUrl : dataSource.url;
+/** The mitigation links of every data source whose connector offers some, by organization and name. */
+function bindMitigationLinks(catalog: Catalog, connectors: ConnectorRegistry): Map<string, Map<string, DataSourceMitigationLinks>> {
+  const byOrganization = new Map<string, Map<string, DataSourceMitigationLinks>>();
+  for (const org of catalog.organizations.values()) {
+    const byName = new Map<string, DataSourceMitigationLinks>();
+    for (const [name, dataSource] of org.dataSources) {
+      const connector = connectors.get(dataSource.type);
+      if (connector !== undefined) byName.set(name, mitigationLinksOf(connector, dataSource));
+    }
+    byOrganization.set(org.id, byName);
+  }
+  return byOrganization;
 }
 
 /** How many actions found what: symptoms, changes, normal, answers, no data, failed, skipped. */

@@ -65,7 +65,7 @@ describe("an Alertmanager silence mitigation, against a real Alertmanager", () =
         attributes: { service: HOSTILE },
         liveRun: false,
       };
-      const result = await engine.execute(job);
+      const result = (await engine.investigate(job)).result;
       expect(result.highlights).toMatch(/HighLatency/);
       const [silence] = result.actionableMitigations ?? [];
       expect(silence?.customName).toBe(`Silence ${HOSTILE} for 2h`);
@@ -83,7 +83,7 @@ describe("an Alertmanager silence mitigation, against a real Alertmanager", () =
       expect(new Date(stored.endsAt).getTime()).toBe(time.getTime() + 2 * 3_600_000);
 
       // The alert is now silenced: the same execution finds it no more.
-      const after = await engine.execute(job);
+      const after = (await engine.investigate(job)).result;
       expect(after.actionResults?.[0]?.shortAnswer).toMatch(/no alerts firing/);
       expect(after.actionableMitigations).toEqual([]);
     } finally {

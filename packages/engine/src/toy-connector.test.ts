@@ -20,7 +20,7 @@ dataSources:
   words: { type: toy, url: "https://toy.example", signature: "the toy" }
 `;
 
-function playbook(word: string, dataSource = "words"): string {
+function playbook(word: string, dataSource = "words", silenceOn = "words"): string {
   return `name: shout
 requiredAttributes: [service]
 gadgets:
@@ -29,6 +29,8 @@ gadgets:
       - title: "Word of {{service}}"
         dataSource: ${dataSource}
         toy: { word: "${word}" }
+mitigations:
+  - { toolName: toy, silence: { dataSource: ${silenceOn}, matchers: [{ name: service, value: "{{service}}" }], duration: 1h } }
 `;
 }
 
@@ -67,7 +69,7 @@ const job: ExecutionJob = {
 };
 
 describe("a connector added through the registry alone", () => {
-  it("loads with its registry and runs in the engine: its template language, its link, its answer", async () => {
+  it("loads with its registry and runs in the engine: its template language, its links, its answer", async () => {
     const catalog = await loadConfig(await configDir(playbook("{{service|loud}}!")), { connectors });
     const engine = createEngine({
       catalog,
@@ -77,18 +79,22 @@ describe("a connector added through the registry alone", () => {
       actionTimeoutMs: 5_000,
       maxConcurrentActions: 4,
     });
-    const result = await engine.execute(job);
+    const result = (await engine.investigate(job)).result;
     expect(result.actionResults).toEqual([
       { title: "Word of check out", shortAnswer: "Word of check out: CHECK OUT!, says the toy", mostImportantLink: "https://toy.example/words/CHECK%20OUT!" },
     ]);
+    expect(result.actionableMitigations?.map(({ url }) => url)).toEqual(["https://toy.example/hush?service=check+out&by=the+toy"]);
   });
 
-  it("is checked at load like the stock connectors: data-source type, filters, and unknown to a registry without it", async () => {
+  it("is checked at load like the stock connectors: data-source type, filters, mitigation links, and unknown to a registry without it", async () => {
     expect(await problems(await configDir(playbook("{{service|regex}}")), { connectors })).toEqual([
       "playbooks/acme/shout.yaml gadgets.0.actions.0.toy.word: placeholder {{service|regex}}: unknown filter (known: loud)",
     ]);
     expect(await problems(await configDir(playbook("{{service}}", "metrics")), { connectors })).toEqual([
       "playbooks/acme/shout.yaml gadgets.0.actions.0.dataSource: data source \"metrics\" is of type prometheus, but the action's query key is toy",
+    ]);
+    expect(await problems(await configDir(playbook("{{service}}", "words", "metrics")), { connectors })).toEqual([
+      "playbooks/acme/shout.yaml mitigations.0.silence.dataSource: data source \"metrics\" is of type prometheus, not alertmanager or toy",
     ]);
     expect(await problems(await configDir(playbook("{{service}}")), {})).toEqual([
       `organizations/acme.yaml dataSources.words.type: Invalid discriminator value. Expected ${stockConnectors.map((connector) => `'${connector.type}'`).join(" | ")}`,

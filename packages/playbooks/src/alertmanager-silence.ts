@@ -1,15 +1,7 @@
-import { hasLoneSurrogate, matcherText } from "@pes/connectors/schemas";
+import { hasLoneSurrogate, type SilenceMatcher } from "@pes/connectors/schemas";
 import { asText, fillTemplate } from "@pes/templates";
 import type { MitigationSilence } from "./playbook-definition.js";
 import { parseDuration } from "./playbook-duration.js";
-
-/** One matcher of a silence as Alertmanager's API v2 takes it: exact, always. */
-export interface SilenceMatcher {
-  name: string;
-  value: string;
-  isRegex: false;
-  isEqual: true;
-}
 
 /** A silence in Alertmanager's API v2 form: the body of `POST /api/v2/silences`, as it is. */
 export interface SilenceBody {
@@ -44,17 +36,3 @@ export function silenceAction(silence: MitigationSilence, attributes: Readonly<R
   };
 }
 
-/**
- * Alertmanager's "new silence" form with the matchers filled in (`#/silences/new?filter={…}`, as its UI
- * links to it), each written as the alertmanager connector writes its filters (`matcherText`), so a
- * value can neither end its string nor add a matcher.
- * `base` is the Alertmanager's UI address; user:password in it are dropped.
- */
-export function silenceFormUrl(base: string, matchers: readonly SilenceMatcher[]): string {
-  const filter = `{${matchers.map(matcherText).join(", ")}}`;
-  // A configured URL may carry user:password: a link must not.
-  const url = new URL(base);
-  url.username = "";
-  url.password = "";
-  return `${url.toString().replace(/\/+$/, "")}/#/silences/new?filter=${encodeURIComponent(filter)}`;
-}

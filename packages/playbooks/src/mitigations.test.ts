@@ -1,15 +1,25 @@
 import { rankFindings, type Finding } from "@pes/analysis";
+import { connectorRegistry, mitigationLinksOf, type DataSourceMitigationLinks } from "@pes/connectors/schemas";
 import { describe, expect, it } from "vitest";
 import { renderMitigations, type MitigationContext } from "./mitigations.js";
 import type { MitigationTemplate } from "./playbook-definition.js";
 
 const time = new Date("2026-11-20T14:08:00Z");
 const at = (clock: string) => new Date(`2026-11-20T${clock}:00Z`);
-const ALERTMANAGER = "http://alertmanager.example:9093/am/";
+/** The organization's data sources: `alerts`, an Alertmanager, and `metrics`, a Prometheus (which offers no silence form). */
+const dataSources = new Map(
+  Object.entries({ alerts: { type: "alertmanager", url: "http://alertmanager.example:9093/am/" }, metrics: { type: "prometheus", url: "http://prometheus.example:9090" } }),
+);
+
+function mitigationLinks(name: string): DataSourceMitigationLinks | undefined {
+  const dataSource = dataSources.get(name);
+  const connector = dataSource === undefined ? undefined : connectorRegistry.get(dataSource.type);
+  return connector === undefined ? undefined : mitigationLinksOf(connector, dataSource);
+}
 
 /** The context of an execution whose analysis found `findings`. */
 function contextOf(findings: readonly Finding[]): MitigationContext {
-  return { ranking: rankFindings(findings, { time }), time, alertmanagerUrl: (name) => (name === "alerts" ? ALERTMANAGER : undefined) };
+  return { ranking: rankFindings(findings, { time }), time, mitigationLinks };
 }
 
 const errors: Finding = {
@@ -213,6 +223,13 @@ describe("an Alertmanager silence mitigation", () => {
     const own = renderMitigations([{ ...silence, silence: { matchers: [{ name: "service", value: "{{service}}" }], duration: "30m", comment: "Deploy of {{service}}", createdBy: "sre" } }], { service: "x" }, contextOf([errors]));
     expect(own[0]?.url).toBeUndefined();
     expect(own[0]?.action).toMatchObject({ comment: "Deploy of x", createdBy: "sre", endsAt: "2026-11-20T14:38:00.000Z" });
+  });
+
+  it("has no link when its data source's connector offers no silence form", () => {
+    const onPrometheus: MitigationTemplate = { ...silence, silence: { dataSource: "metrics", matchers: [{ name: "service", value: "{{service}}" }], duration: "2h" } };
+    const [mitigation] = renderMitigations([onPrometheus], { service: "checkout" }, contextOf([errors]));
+    expect(mitigation?.url).toBeUndefined();
+    expect(mitigation?.action?.matchers).toEqual([{ name: "service", value: "checkout", isRegex: false, isEqual: true }]);
   });
 
   it.each(HOSTILE_VALUES)("%j: one exact matcher value, and one matcher in the form's filter", (value) => {

@@ -1,7 +1,8 @@
 import { mitigationFits, type Ranking } from "@pes/analysis";
 import type { ActionableMitigation, MitigationCondition } from "@pes/contracts";
 import { asText, fillTemplate, fillTemplates, fillTextOrKeep, fillUrlTemplate, MissingAttributesError, UnsafeValueError } from "@pes/templates";
-import { silenceAction, silenceFormUrl } from "./alertmanager-silence.js";
+import type { DataSourceMitigationLinks } from "@pes/connectors/schemas";
+import { silenceAction } from "./alertmanager-silence.js";
 import type { MitigationTemplate, MitigationWhen } from "./playbook-definition.js";
 
 /** What the mitigations of one execution are rendered against. */
@@ -14,8 +15,8 @@ export interface MitigationContext extends RenderingContext {
 export interface RenderingContext {
   /** The issue time: `when.change` counts the changes before it, and a silence starts then. */
   time: Date;
-  /** The UI address of the organization's Alertmanager data source of this name, if it has one. */
-  alertmanagerUrl(dataSource: string): string | undefined;
+  /** The mitigation links the organization's data source of this name offers (its connector's), if it has one. */
+  mitigationLinks(dataSource: string): DataSourceMitigationLinks | undefined;
 }
 
 /** A mitigation rendered for one issue, before the findings decide whether it is offered. */
@@ -23,7 +24,7 @@ export interface RenderedMitigation {
   mitigation: ActionableMitigation;
   /** Its `when`, its action's title filled as the engine fills titles; absent: always offered. */
   when?: MitigationCondition;
-  /** The Alertmanager data source whose silence form `mitigation.url` is, when it is one. */
+  /** The data source whose silence form `mitigation.url` is, when it is one. */
   silenceForm?: string;
 }
 
@@ -47,8 +48,8 @@ export function renderMitigations(
  *   is JSON whose string leaves are filled as text. An action is data for whoever runs it: a value lands
  *   inside one JSON string, never spliced into a shell command line.
  * - `silence` becomes the action: an Alertmanager API v2 silence with exact matchers, from the issue time
- *   for its duration (the same findings give the same result); with a data source, `url` is that
- *   Alertmanager's silence form with the same matchers.
+ *   for its duration (the same findings give the same result); with a data source, `url` is its silence
+ *   form with the same matchers, as its connector links to it (an Alertmanager's).
  * - A mitigation that needs an attribute the issue does not have, or whose URL would take a value it
  *   refuses (a dot segment such as `..`, which would point the URL at another path), is left out: it
  *   cannot be carried out as written, and the other mitigations still are.
@@ -97,9 +98,9 @@ function renderMitigation(
     if (silence === undefined) return undefined;
     mitigation.action = silence;
     const { dataSource } = template.silence;
-    const base = dataSource === undefined ? undefined : context.alertmanagerUrl(dataSource);
-    if (dataSource === undefined || base === undefined) return { mitigation };
-    mitigation.url = silenceFormUrl(base, silence.matchers);
+    const form = dataSource === undefined ? undefined : context.mitigationLinks(dataSource)?.silence?.(silence.matchers);
+    if (dataSource === undefined || form === undefined) return { mitigation };
+    mitigation.url = form;
     return { mitigation, silenceForm: dataSource };
   } catch (error) {
     if (error instanceof MissingAttributesError || error instanceof UnsafeValueError) return undefined;

@@ -19,13 +19,18 @@ export const DEFAULT_LINK_LIFETIME_SECONDS = 7 * 24 * 3_600;
 /** A chart's image format: SVG for browsers, PNG for chat and cards. */
 export type ChartFormat = "svg" | "png";
 
-export interface LinkSettings {
+/** How links are signed: the secret and how long a link lives. */
+export interface LinkSigning {
   /** LINK_SIGNING_SECRET: at least 32 characters. */
   secret: string;
-  /** PUBLIC_URL: where people reach the API, e.g. `https://pes.example.com` (no trailing slash needed). */
-  publicUrl: string;
   /** How long a link is valid from when it is made. */
   lifetimeSeconds: number;
+}
+
+/** Signed links, under the address people reach the API at. */
+export interface LinkSettings extends LinkSigning {
+  /** PUBLIC_URL: where people reach the API, e.g. `https://pes.example.com` (no trailing slash needed). */
+  publicUrl: string;
 }
 
 /** The page of an execution: `/view/execution/{id}`. */

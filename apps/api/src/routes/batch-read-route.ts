@@ -1,6 +1,6 @@
 import { BatchStatus, ErrorResponse } from "@pes/contracts";
 import { z } from "zod";
-import type { Admission } from "../admission.js";
+import type { LoadShedder } from "../load-shedder.js";
 import { AppError } from "../errors.js";
 import { clientGone } from "../slow-client.js";
 import { toValidationIssues } from "../validation.js";
@@ -15,7 +15,7 @@ import { ANSWERED, organizationRoute, type Route } from "./route.js";
 export interface BatchReadRouteDeps {
   executions: Pick<Executions, "readBatch">;
   /** Pages being read and sent at once by this process; the rest wait or get 429 (see app.ts). */
-  pageReads: Admission;
+  pageReads: LoadShedder;
   /** How long a client may take no bytes of a page before it is disconnected (it holds one of pageReads). */
   pageStallTimeoutMs?: number;
   /** How often an event stream's batch is read for its progress (once for every stream of that batch). */

@@ -254,7 +254,7 @@ describe("POST /playbook/execution", () => {
     expect(response.body).toEqual({ error: "Service unavailable: the job queue cannot be reached" });
   });
 
-  it("answers 429 with Retry-After beyond MAX_IN_FLIGHT, and admits again once executions finish", async () => {
+  it("answers 429 with Retry-After beyond MAX_IN_FLIGHT, and takes executions again once they finish", async () => {
     const client = new FakeExecutionClient();
     client.hold();
     const { execute } = setup(client, { maxInFlight: 2 });

@@ -23,7 +23,8 @@ export interface ResponseDeclaration {
 /** HTTP status → answer. */
 export type Responses = Readonly<Record<number, ResponseDeclaration>>;
 
-// The API asks for 1 s (admission) or 5 s (identity provider); the bound keeps z.int()'s 2^53 out of the document.
+// The API asks for 1 s (load shedding), an organization's backlog estimate (at most an hour), or 5 s
+// (identity provider); the bound keeps z.int()'s 2^53 out of the document.
 const retryAfter = { "Retry-After": { description: "Seconds to wait.", schema: z.int().min(1).max(3_600) } };
 
 /** What each failure the API answers on purpose means to a caller; the status comes from errors.ts' table. */

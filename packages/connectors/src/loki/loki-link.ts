@@ -1,5 +1,5 @@
 import type { TimeWindow } from "../connector.js";
-import { baseUrlOf } from "../url-text.js";
+import { grafanaExploreLink } from "../grafana-explore.js";
 import type { LokiDataSource } from "./schema.js";
 
 /**
@@ -8,14 +8,5 @@ import type { LokiDataSource } from "./schema.js";
  */
 export function lokiLink(dataSource: LokiDataSource, selector: string, window: TimeWindow): string | undefined {
   if (dataSource.grafana === undefined) return undefined;
-  const { datasourceUid, orgId } = dataSource.grafana;
-  // Grafana ≥ 10.2 Explore state: one pane "a" with one range query, as for Prometheus.
-  const panes = {
-    a: {
-      datasource: datasourceUid,
-      queries: [{ refId: "A", datasource: { type: "loki", uid: datasourceUid }, expr: selector, queryType: "range", editorMode: "code" }],
-      range: { from: String(window.start.getTime()), to: String(window.end.getTime()) },
-    },
-  };
-  return `${baseUrlOf(dataSource.grafana)}/explore?schemaVersion=1&orgId=${orgId}&panes=${encodeURIComponent(JSON.stringify(panes))}`;
+  return grafanaExploreLink(dataSource.grafana, "loki", [{ expr: selector, queryType: "range", editorMode: "code" }], window);
 }

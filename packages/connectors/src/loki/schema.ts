@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { connectionFields } from "../connection-options.js";
+import { GrafanaExplore } from "../grafana-explore.js";
 import { BasicAuth, BearerAuth } from "../http-auth.js";
 
 /** Lines read per phase (before the issue, around it) at most: enough to find patterns, cheap to read. */
@@ -19,13 +20,7 @@ export const LokiDataSource = z.strictObject({
     .regex(/^[A-Za-z0-9!._*'()|-]{1,150}$/, "tenant must be a Loki tenant ID (letters, digits and !-_.*'(), several joined by |)")
     .optional(),
   /** When set, links open the query in Grafana Explore with this Loki data source. */
-  grafana: z
-    .strictObject({
-      url: z.url({ protocol: /^https?$/ }),
-      datasourceUid: z.string().min(1),
-      orgId: z.number().int().positive().default(1),
-    })
-    .optional(),
+  grafana: GrafanaExplore.optional(),
   auth: z.union([BearerAuth, BasicAuth]).optional(),
 });
 export type LokiDataSource = z.infer<typeof LokiDataSource>;

@@ -1,4 +1,5 @@
 import type { TimeWindow } from "../connector.js";
+import { grafanaExploreLink } from "../grafana-explore.js";
 import { baseUrlOf } from "../url-text.js";
 import type { PrometheusDataSource } from "./schema.js";
 
@@ -9,18 +10,7 @@ import type { PrometheusDataSource } from "./schema.js";
  */
 export function prometheusLink(dataSource: PrometheusDataSource, query: string, window: TimeWindow, limit?: string): string {
   const queries = limit === undefined ? [query] : [query, limit];
-  if (dataSource.grafana !== undefined) {
-    const { datasourceUid, orgId } = dataSource.grafana;
-    // Grafana ≥ 10.2 Explore state: one pane "a" with the queries A, B….
-    const panes = {
-      a: {
-        datasource: datasourceUid,
-        queries: queries.map((expr, index) => ({ refId: String.fromCharCode(65 + index), datasource: { type: "prometheus", uid: datasourceUid }, expr })),
-        range: { from: String(window.start.getTime()), to: String(window.end.getTime()) },
-      },
-    };
-    return `${baseUrlOf(dataSource.grafana)}/explore?schemaVersion=1&orgId=${orgId}&panes=${encodeURIComponent(JSON.stringify(panes))}`;
-  }
+  if (dataSource.grafana !== undefined) return grafanaExploreLink(dataSource.grafana, "prometheus", queries.map((expr) => ({ expr })), window);
   const params = queries.flatMap((expr, index) => [
     `g${index}.expr=${encodeURIComponent(expr)}`,
     `g${index}.tab=0`,

@@ -1,6 +1,7 @@
 import { fillTemplate } from "@pes/templates";
 import { z } from "zod";
 import { connectionFields } from "../connection-options.js";
+import { GrafanaExplore } from "../grafana-explore.js";
 import type { TemplateEncoding } from "../connector-definition.js";
 import { BasicAuth, BearerAuth } from "../http-auth.js";
 import { placeholderInLiteralProblem } from "../query-literals.js";
@@ -12,13 +13,7 @@ export const PrometheusDataSource = z.strictObject({
   url: z.url({ protocol: /^https?$/ }),
   ...connectionFields,
   /** When set, links go to Grafana Explore for this data source instead of the Prometheus graph UI. */
-  grafana: z
-    .strictObject({
-      url: z.url({ protocol: /^https?$/ }),
-      datasourceUid: z.string().min(1),
-      orgId: z.number().int().positive().default(1),
-    })
-    .optional(),
+  grafana: GrafanaExplore.optional(),
   auth: z.union([BearerAuth, BasicAuth]).optional(),
 });
 export type PrometheusDataSource = z.infer<typeof PrometheusDataSource>;

@@ -31,5 +31,9 @@ export const toyConnector = defineConnector({
   query: ToyQuery,
   templates: [{ path: ["word"], encoding: toyWord }],
   link: (dataSource, query) => `${dataSource.url}/words/${encodeURIComponent(query.word)}`,
+  // A mitigation kind the connector offers: a silence's link, signed as its answers are.
+  mitigationLinks: {
+    silence: (dataSource, matchers) => `${dataSource.url}/hush?${new URLSearchParams([...matchers.map((matcher): [string, string] => [matcher.name, matcher.value]), ["by", dataSource.signature]])}`,
+  },
   runtime: async () => (await import("./runtime.js")).toyRuntime,
 });
