@@ -16,7 +16,8 @@ export const WorkerEnvSchema = z
       .optional()
       .describe(
         "Of those, executions behind every other caller's work (async batch items, alerts over their organization's limit) " +
-          "one worker process runs at once, so that room stays free for interactive executions; unset: a quarter of `WORKER_CONCURRENCY`.",
+          "one worker process runs at most at once, so that room stays free for interactive executions; unset: a quarter of `WORKER_CONCURRENCY`. " +
+          "While interactive executions run and the process is short of CPU, it runs fewer of them, down to one.",
       ),
     ACTION_TIMEOUT_MS: integer(1, 3_600_000).default(15_000).describe("Deadline of one action (data-source query)."),
     MAX_CONCURRENT_ACTIONS: integer(1, 10_000)

@@ -24,7 +24,8 @@ export const MESSAGE_EXECUTION_QUEUE = "playbook-message-executions";
 /**
  * Executions behind every other caller's work: an async batch's items, and alerts admitted over their
  * organization's limit. A queue of their own, so that each worker runs only a few of them at once
- * (WORKER_BATCH_CONCURRENCY) and keeps the rest of its room for interactive executions.
+ * (WORKER_BATCH_CONCURRENCY, fewer while it is short of CPU: a background queue of the job runtime) and
+ * keeps the rest of its room, and its CPU, for interactive executions.
  */
 export const BATCH_EXECUTION_QUEUE = "playbook-batch-executions";
 

@@ -56,10 +56,13 @@ export function createExecutionReplies(options: { redisUrl: string; prefix: stri
  * A worker that runs the handlers of execution jobs: it answers their callers (createExecutionReplies),
  * runs each execution handler on the lane behind every other caller's work too (BATCH_EXECUTION_QUEUE:
  * async batch items, alerts over their organization's limit), at most `batchConcurrency` of those at once
- * (default a quarter of `concurrency`) so that interactive executions always find room, and starts the
- * async batches the API accepted (START_BATCH_JOB, createBatchStarts).
+ * (default a quarter of `concurrency`) so that interactive executions always find room, and fewer while
+ * the process is short of CPU so that they find the CPU too (a background queue: governBackgroundSlots),
+ * and starts the async batches the API accepted (START_BATCH_JOB, createBatchStarts).
  */
-export function createExecutionWorker(options: Omit<JobWorkerOptions, "replies" | "queueConcurrency"> & { batchConcurrency?: number }): JobWorker {
+export function createExecutionWorker(
+  options: Omit<JobWorkerOptions, "replies" | "queueConcurrency" | "backgroundQueues"> & { batchConcurrency?: number },
+): JobWorker {
   const starts = createBatchStarts(options);
   const behind = options.handlers
     .filter((entry) => entry.queue === EXECUTION_QUEUE || entry.queue === MESSAGE_EXECUTION_QUEUE)
@@ -68,6 +71,7 @@ export function createExecutionWorker(options: Omit<JobWorkerOptions, "replies" 
     ...options,
     handlers: [...options.handlers, ...behind, handleJob(START_BATCH_JOB, (job, { signal }) => starts.run(job, signal))],
     queueConcurrency: { [BATCH_EXECUTION_QUEUE]: options.batchConcurrency ?? Math.ceil(options.concurrency / 4) },
+    backgroundQueues: [BATCH_EXECUTION_QUEUE],
     replies: createExecutionReplies(options),
   });
   return {

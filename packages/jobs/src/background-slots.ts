@@ -3,9 +3,9 @@ import { performance } from "node:perf_hooks";
 /** How often the share of time the event loop was busy is read. */
 const INTERVAL_MS = 200;
 /** Busier than this, background work gives half its slots away: what someone waits for needs the CPU. */
-const BUSY = 0.8;
+const BUSY = 0.65;
 /** Less busy than this, background work takes one slot back per interval, up to its limit. */
-const IDLE = 0.6;
+const IDLE = 0.4;
 
 /** What one interval showed: how busy the event loop was, and whether foreground jobs ran in it. */
 export interface Interval {

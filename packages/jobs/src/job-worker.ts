@@ -1,6 +1,7 @@
 import { setMaxListeners } from "node:events";
 import { UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
 import type { Logger } from "pino";
+import { governBackgroundSlots } from "./background-slots.js";
 import type { JobHandler, JobHandlers } from "./job-handlers.js";
 import { inJobSpan } from "./job-trace-context.js";
 import { keySpace } from "./redis-keys.js";
@@ -41,6 +42,12 @@ export interface JobWorkerOptions {
   concurrency: number;
   /** Jobs this process runs at once on the queues it names, instead of `concurrency`. */
   queueConcurrency?: Readonly<Record<string, number>>;
+  /**
+   * Queues of background work, which gives way to the other queues' when this process is short of CPU:
+   * each runs up to its concurrency while the event loop has time to spare, and fewer (down to one)
+   * while it is busy (governBackgroundSlots).
+   */
+  backgroundQueues?: readonly string[];
   /** How long a job's lock lives without renewal: a dead worker's job is re-run after about this long. */
   lockDurationMs?: number;
   /** How often this worker looks for jobs whose lock expired (stalled) and puts them back in the queue. */
@@ -122,6 +129,10 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
   const running = new Set<RunningJob>();
   let connection: RedisConnection | undefined;
   let workers: Worker<unknown, void>[] = [];
+  const governors: { stop(): void }[] = [];
+  /** Jobs of queues other than the background ones: running now, and started so far. */
+  let foregroundRunning = 0;
+  let foregroundStarts = 0;
   /** Failure notices under way, so that close() lets them go out before it closes the connection. */
   const failureNotices = new Set<Promise<void>>();
   let closing = false;
@@ -241,7 +252,17 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
       queue,
       // Two parameters: BullMQ creates no AbortController of its own (runJob makes one per job).
       // In the job's consumer span, a child of the enqueuing request's span when the job carries its context.
-      (job, token) => inJobSpan(queue, job, () => runAndReport(entries.get(job.name), job, token)),
+      options.backgroundQueues?.includes(queue)
+        ? (job, token) => inJobSpan(queue, job, () => runAndReport(entries.get(job.name), job, token))
+        : async (job, token) => {
+            foregroundRunning += 1;
+            foregroundStarts += 1;
+            try {
+              await inJobSpan(queue, job, () => runAndReport(entries.get(job.name), job, token));
+            } finally {
+              foregroundRunning -= 1;
+            }
+          },
       {
         connection,
         prefix: keys.bullPrefix,
@@ -289,6 +310,21 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
       }
       const shared = connection;
       workers = [...queues].map(([queue, entries]) => startQueue(queue, entries, shared));
+      for (const worker of workers) {
+        if (!options.backgroundQueues?.includes(worker.name)) continue;
+        let startsSeen = foregroundStarts;
+        const sawForeground = (): boolean => {
+          const seen = foregroundRunning > 0 || foregroundStarts !== startsSeen;
+          startsSeen = foregroundStarts;
+          return seen;
+        };
+        governors.push(
+          governBackgroundSlots(worker.concurrency, sawForeground, (slots) => {
+            logger.debug({ queue: worker.name, slots }, "background slots");
+            worker.concurrency = slots;
+          }),
+        );
+      }
       await Promise.all(workers.map((worker) => worker.waitUntilReady()));
       logger.info(
         { redis: describeRedisUrl(options.redisUrl), concurrency: options.concurrency, jobs: options.handlers.map((entry) => entry.name) },
@@ -308,6 +344,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
 
     async close(timeoutMs) {
       closing = true;
+      for (const governor of governors) governor.stop();
       if (connection === undefined) return;
       if (workers.length === 0) {
         // Still waiting for Redis in start(): nothing runs yet.
