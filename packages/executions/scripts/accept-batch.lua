@@ -17,25 +17,21 @@
   Returns {1} when accepted, {0} when the batch existed (a retry), {'limit', in flight, finished within the
   pace window, ms until the earliest in flight expires} when over the limit (nothing changed).
 ]]
+--- @include "organization-pace"
+
 local prefix = KEYS[1]
 local batchKey = prefix .. 'batch:' .. ARGV[1]
 if redis.call('HEXISTS', batchKey, 'createdAt') == 1 then return {0} end
 local now = tonumber(ARGV[2])
 local lane = prefix .. 'lane:batch'
 local limit = tonumber(ARGV[6])
-local PACE_WINDOW_MS = 60000
 local adding = tonumber(ARGV[7])
 local lastId = 7 + adding
 if limit > 0 then
   redis.call('ZREMRANGEBYSCORE', lane, '-inf', now)
   local inFlight = redis.call('ZCARD', lane)
   if adding > 0 and inFlight + adding > limit then
-    local finished = prefix .. 'finished'
-    redis.call('ZREMRANGEBYSCORE', finished, '-inf', now - PACE_WINDOW_MS)
-    local first = redis.call('ZRANGE', lane, 0, 0, 'WITHSCORES')
-    local untilFirst = 0
-    if first[2] then untilFirst = tonumber(first[2]) - now end
-    return {'limit', inFlight, redis.call('ZCARD', finished), untilFirst}
+    return overLimit(prefix, lane, now, inFlight)
   end
   for i = 8, lastId, 1000 do
     local args = {}

@@ -24,6 +24,8 @@
   when over a 'refuse' limit (nothing changed); else {behind ('1' when admitted over the limit), then per
   request: execution id, state ('created' | 'pending' | 'completed' | 'failed'), reply or ''}.
 ]]
+--- @include "organization-pace"
+
 local prefix = KEYS[1]
 local now = tonumber(ARGV[1])
 local lane = prefix .. 'lane:' .. ARGV[2]
@@ -34,7 +36,6 @@ local retain = tonumber(ARGV[7])
 local reuse = tonumber(ARGV[8])
 local channel = ARGV[9]
 local batch = ARGV[10]
-local PACE_WINDOW_MS = 60000
 
 local function record(id) return prefix .. 'execution:' .. id end
 
@@ -75,12 +76,7 @@ if limit > 0 and not reserved then
   local adding = created
   if adding > 0 and inFlight + adding > limit then
     if ARGV[4] == 'refuse' then
-      local finished = prefix .. 'finished'
-      redis.call('ZREMRANGEBYSCORE', finished, '-inf', now - PACE_WINDOW_MS)
-      local first = redis.call('ZRANGE', lane, 0, 0, 'WITHSCORES')
-      local untilFirst = 0
-      if first[2] then untilFirst = tonumber(first[2]) - now end
-      return {'limit', inFlight, redis.call('ZCARD', finished), untilFirst}
+      return overLimit(prefix, lane, now, inFlight)
     end
     behind = '1'
   end

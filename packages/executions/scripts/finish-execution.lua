@@ -15,10 +15,11 @@
   Returns -1 when the execution had finished already (or has no record), else the number of API
   instances that received the reply.
 ]]
+--- @include "organization-pace"
+
 local prefix = KEYS[1]
 local id = ARGV[1]
 local now = tonumber(ARGV[4])
-local PACE_WINDOW_MS = 60000
 local key = prefix .. 'execution:' .. id
 
 -- Finished or not, it no longer counts against the organization's limit.

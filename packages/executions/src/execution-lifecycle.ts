@@ -152,9 +152,15 @@ declare module "ioredis" {
   }
 }
 
-/** A script of scripts/, by name: its text is read once, when the commands are defined. */
+/**
+ * A script of scripts/, by name, read once when the commands are defined. Redis runs each script on its
+ * own, so what several share is in scripts/includes/ and put in place of their `--- @include "<name>"`
+ * lines here (as BullMQ composes its own scripts).
+ */
 function script(name: string): string {
-  return readFileSync(new URL(`../scripts/${name}.lua`, import.meta.url), "utf8");
+  return readFileSync(new URL(`../scripts/${name}.lua`, import.meta.url), "utf8").replace(/^--- @include "([\w-]+)"$/gm, (_line, include: string) =>
+    readFileSync(new URL(`../scripts/includes/${include}.lua`, import.meta.url), "utf8"),
+  );
 }
 
 /**
