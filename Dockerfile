@@ -17,11 +17,9 @@ FROM node:20-bookworm-slim
 # grow the heap first) and must fit the largest answer a worker reads: an http action's JSON answer is
 # parsed whole, about 4.5× its size in heap, so one at the 32 MiB cap needs ~145 MB. A Prometheus answer
 # is read one series at a time (~15 MB of heap at the cap). docs/operations.md "Memory" has the figures.
-# The young generation is held to 8 MB a semi-space (V8's default lets it grow to 16): about 15 MB less
-# RSS for each process under load, for CPU within the benchmark's noise (BENCHMARKS.md).
 # The benchmark and apps/worker's large-answer test read this line.
 ENV NODE_ENV=production \
-    NODE_OPTIONS="--max-old-space-size=192 --max-semi-space-size=8" \
+    NODE_OPTIONS="--max-old-space-size=192" \
     CONFIG_DIR=/config \
     DEV_ISSUER_DIR=/tmp/dev-issuer
 # The chart renderer (resvg, for the PNGs chat gets) draws text with the system's fonts: DejaVu Sans.

@@ -5,6 +5,6 @@ import { shippedNodeOptions } from "./service-processes.js";
 describe("shippedNodeOptions", () => {
   it("reads the flags the Docker image runs the service with", () => {
     const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
-    expect(shippedNodeOptions(repoRoot)).toEqual(["--max-old-space-size=192", "--max-semi-space-size=8"]);
+    expect(shippedNodeOptions(repoRoot)).toEqual(["--max-old-space-size=192"]);
   });
 });
