@@ -1,11 +1,12 @@
 // A rolling deploy, black-box: the API and worker processes of this version beside the other side of the
 // queue one version ahead: a worker of the next version (a reply header with fields this API does not
 // know) and an API of the next version (a job with a higher `v` and a field this worker does not know).
-import { readFile } from "node:fs/promises";
 import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { WIRE_VERSION, type PlaybookExecutionResult } from "@pes/contracts";
+import { defineLifecycleCommands, finishExecution } from "@pes/executions";
+import { keySpace } from "@pes/jobs";
 import type { TestHttpServer } from "@pes/local-services";
 import { startHoldingPrometheus } from "../support/holding-prometheus.js";
 import { exampleConfig, postJson, startStack, type Stack } from "../support/stack.js";
@@ -13,7 +14,6 @@ import { exampleConfig, postJson, startStack, type Stack } from "../support/stac
 // What both versions share: the queue's name, and the script that finishes an execution (a next
 // version's worker finishes executions the same way, or the two could not run side by side).
 const EXECUTION_QUEUE = "playbook-executions";
-const FINISH_SCRIPT = new URL("../../packages/executions/scripts/finish-execution.lua", import.meta.url);
 const input = { bookName: "checkout-latency", attributes: { service: "checkout", env: "production" } };
 
 let prometheus: TestHttpServer;
@@ -46,7 +46,9 @@ function connect(): Redis {
 describe("rolling deploy: API and workers one version apart", () => {
   it("the API answers with the result of a worker of the next version, reading its reply header tolerantly", async () => {
     const connection = connect();
-    const finishScript = await readFile(FINISH_SCRIPT, "utf8");
+    const replies = connect();
+    defineLifecycleCommands(replies);
+    const keys = keySpace(stack.prefix, stack.redisUrl);
     const received: Record<string, unknown>[] = [];
     const nextWorker = new Worker<Record<string, unknown>>(
       EXECUTION_QUEUE,
@@ -54,8 +56,7 @@ describe("rolling deploy: API and workers one version apart", () => {
         received.push(job.data);
         const header = JSON.stringify({ v: WIRE_VERSION + 1, jobId: job.id, workerId: "w-next" });
         const reply = `${header}\n${JSON.stringify({ highlights: "answered by the next version" })}`;
-        const organization = `${stack.prefix}:org:${String(job.data.orgId)}:`;
-        await connection.eval(finishScript, 1, organization, job.id ?? "", reply, "completed", Date.now(), "1");
+        await finishExecution(replies, keys, String(job.data.orgId), job.id ?? "", { reply, status: "completed", reusable: true });
       },
       { connection, prefix: stack.prefix },
     );
