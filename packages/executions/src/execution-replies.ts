@@ -13,7 +13,7 @@ import {
 } from "@pes/jobs";
 import type { Logger } from "pino";
 import { createBatchStarts } from "./batch-starts.js";
-import { BATCH_EXECUTION_QUEUE, EXECUTION_QUEUE, MESSAGE_EXECUTION_QUEUE, START_BATCH_JOB } from "./execution-jobs.js";
+import { BATCH_EXECUTION_QUEUE, BATCH_START_QUEUE, CHAT_POST_QUEUE, EXECUTION_QUEUE, MESSAGE_EXECUTION_QUEUE, START_BATCH_JOB } from "./execution-jobs.js";
 import { defineLifecycleCommands, finishExecution } from "./execution-lifecycle.js";
 
 /**
@@ -57,8 +57,10 @@ export function createExecutionReplies(options: { redisUrl: string; prefix: stri
  * runs each execution handler on the lane behind every other caller's work too (BATCH_EXECUTION_QUEUE:
  * async batch items, alerts over their organization's limit), at most `batchConcurrency` of those at once
  * (default a quarter of `concurrency`) so that interactive executions always find room, and fewer while
- * the process is short of CPU so that they find the CPU too (a background queue: governBackgroundSlots),
- * and starts the async batches the API accepted (START_BATCH_JOB, createBatchStarts).
+ * the process is short of CPU so that they find the CPU too, and starts the async batches the API
+ * accepted (START_BATCH_JOB, createBatchStarts). That lane, the batches' starts and the chat posts of
+ * batch items are background queues of the job runtime (governBackgroundSlots): they give way to
+ * interactive executions and do not count as interactive work themselves.
  */
 export function createExecutionWorker(
   options: Omit<JobWorkerOptions, "replies" | "queueConcurrency" | "backgroundQueues"> & { batchConcurrency?: number },
@@ -71,7 +73,7 @@ export function createExecutionWorker(
     ...options,
     handlers: [...options.handlers, ...behind, handleJob(START_BATCH_JOB, (job, { signal }) => starts.run(job, signal))],
     queueConcurrency: { [BATCH_EXECUTION_QUEUE]: options.batchConcurrency ?? Math.ceil(options.concurrency / 4) },
-    backgroundQueues: [BATCH_EXECUTION_QUEUE],
+    backgroundQueues: [BATCH_EXECUTION_QUEUE, BATCH_START_QUEUE, CHAT_POST_QUEUE],
     replies: createExecutionReplies(options),
   });
   return {
