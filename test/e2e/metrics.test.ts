@@ -172,6 +172,10 @@ describe("metrics of a running service", () => {
     for (const text of workers) {
       expect(labelValues(text, "pes_jobs_total", "outcome")).toEqual(["error", "interrupted", "result", "timeout"]);
       expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
+      // The batch lane's slots: a quarter of the default WORKER_CONCURRENCY (50), fewer only while busy.
+      const slots = Number(/^pes_worker_background_slots\{queue="playbook-batch-executions"\} (\d+)$/m.exec(text)?.[1]);
+      expect(slots).toBeGreaterThanOrEqual(1);
+      expect(slots).toBeLessThanOrEqual(13);
     }
 
     // Nothing a caller sent and nothing secret, in a label or anywhere else.

@@ -99,6 +99,7 @@ async function main(): Promise<void> {
     lockDurationMs: env.lockDurationMs,
     stalledIntervalMs: env.stalledIntervalMs,
     onJobFinished: (jobName, outcome, seconds) => metrics.jobFinished(jobName, outcome, seconds),
+    onBackgroundSlots: (queue, slots) => metrics.backgroundSlots(queue, slots),
   });
 
   // Registered before start(): a SIGTERM while waiting for Redis must stop the process too.

@@ -49,6 +49,7 @@ describe("a background queue", () => {
     // instant data source. Even one at a time keeps the loop busy.
     let running = 0;
     const startsAt: number[] = [];
+    const reported: number[] = [];
     let onStart = (): void => {};
     let releaseForeground = (): void => {};
     const foregroundHeld = new Promise<void>((resolve) => {
@@ -61,6 +62,9 @@ describe("a background queue", () => {
       concurrency: LIMIT,
       queueConcurrency: { [BACKGROUND.queue]: LIMIT },
       backgroundQueues: [BACKGROUND.queue],
+      onBackgroundSlots: (queue, slots) => {
+        if (queue === BACKGROUND.queue) reported.push(slots);
+      },
       handlers: [
         handleJob(BACKGROUND, async () => {
           running += 1;
@@ -99,6 +103,10 @@ describe("a background queue", () => {
       releaseForeground();
       await refilled;
       expect(Math.max(...startsAt)).toBeLessThanOrEqual(LIMIT);
+      // Told at start, then halved down to one while the foreground job ran, then all back.
+      expect(reported[0]).toBe(LIMIT);
+      expect(reported).toContain(1);
+      expect(reported.at(-1)).toBe(LIMIT);
     } finally {
       releaseForeground();
       await worker.close(5_000);

@@ -57,6 +57,8 @@ export interface JobWorkerOptions {
    * handles), how it ended and how long it took. For metrics: it must be quick and must not throw.
    */
   onJobFinished?: (jobName: string, outcome: JobOutcome, seconds: number) => void;
+  /** Told of a background queue's slots when it starts and whenever they change. For metrics, as `onJobFinished`. */
+  onBackgroundSlots?: (queue: string, slots: number) => void;
   /** How the callers of the handlers' awaited jobs are answered; required when the handlers has any. */
   replies?: JobReplies;
 }
@@ -318,10 +320,12 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
           startsSeen = foregroundStarts;
           return seen;
         };
+        options.onBackgroundSlots?.(worker.name, worker.concurrency);
         governors.push(
           governBackgroundSlots(worker.concurrency, sawForeground, (slots) => {
             logger.debug({ queue: worker.name, slots }, "background slots");
             worker.concurrency = slots;
+            options.onBackgroundSlots?.(worker.name, slots);
           }),
         );
       }

@@ -35,4 +35,12 @@ describe("createWorkerMetrics", () => {
     expect(text).toContain('pes_action_duration_seconds_count{org="acme",connector="prometheus",data_source="metrics"} 2');
     expect(text).not.toContain('pes_action_duration_seconds_count{org="acme",connector="http"');
   });
+
+  it("shows a background queue's slots as the worker sets them", async () => {
+    const metrics = createWorkerMetrics({ jobNames: [] });
+    metrics.backgroundSlots("playbook-batch-executions", 16);
+    metrics.backgroundSlots("playbook-batch-executions", 4);
+
+    expect(await metrics.registry.metrics()).toContain('pes_worker_background_slots{queue="playbook-batch-executions"} 4');
+  });
 });

@@ -1,4 +1,4 @@
-import { Counter, Histogram, type Registry } from "prom-client";
+import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import { createProcessRegistry } from "./process-registry.js";
 
 /**
@@ -31,6 +31,8 @@ export interface WorkerMetrics {
   /** One run of a job of the worker's catalog finished. */
   jobFinished(jobName: string, outcome: JobOutcomeLabel, seconds: number): void;
   actionFinished(observation: ActionObservation): void;
+  /** The jobs of a background queue the worker now runs at most at once (the job runtime's background slots). */
+  backgroundSlots(queue: string, slots: number): void;
 }
 
 /** Jobs run for up to their caller's deadline (EXECUTION_TIMEOUT_MS, 120 s by default). */
@@ -39,8 +41,9 @@ const JOB_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 1
 const ACTION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30, 60];
 
 /**
- * The worker's registry: process metrics, jobs by name and outcome with their durations, and data-source
- * actions by organization, connector type, data source name and outcome, with their durations.
+ * The worker's registry: process metrics, jobs by name and outcome with their durations, data-source
+ * actions by organization, connector type, data source name and outcome, with their durations, and the
+ * slots of its background queues.
  * `jobNames` (the catalog's) start at zero, so that rates and ratios exist before the first job.
  */
 export function createWorkerMetrics(options: { jobNames: readonly string[] }): WorkerMetrics {
@@ -71,6 +74,12 @@ export function createWorkerMetrics(options: { jobNames: readonly string[] }): W
     buckets: ACTION_BUCKETS,
     registers: [registry],
   });
+  const backgroundSlots = new Gauge({
+    name: "pes_worker_background_slots",
+    help: "Jobs of a background queue (the batch lane) this worker runs at most at once: its concurrency, fewer while interactive executions need the CPU",
+    labelNames: ["queue"],
+    registers: [registry],
+  });
   for (const jobName of options.jobNames) {
     jobDuration.zero({ job_name: jobName });
     for (const outcome of JOB_OUTCOMES) jobs.labels(jobName, outcome).inc(0);
@@ -85,6 +94,9 @@ export function createWorkerMetrics(options: { jobNames: readonly string[] }): W
     actionFinished({ orgId, connector, dataSource, outcome, seconds }) {
       actions.labels(orgId, connector, dataSource, outcome).inc();
       if (seconds !== undefined) actionDuration.labels(orgId, connector, dataSource).observe(seconds);
+    },
+    backgroundSlots(queue, slots) {
+      backgroundSlots.labels(queue).set(slots);
     },
   };
 }
