@@ -1,4 +1,5 @@
 export * from "./alertmanager.js";
+export * from "./chromium.js";
 export * from "./demo-deploys.js";
 export * from "./demo-incident.js";
 export * from "./demo-logs.js";

@@ -4,16 +4,15 @@
  * scheme, with no request leaving the machine and nothing refused by the page's Content-Security-Policy.
  */
 import { once } from "node:events";
-import { access } from "node:fs/promises";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Browser, chromium } from "playwright-core";
+import { launchChromium } from "@pes/local-services";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testApp } from "../testing/fixtures.js";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 /** Where the screenshot goes (outside the repository), to look at after a run. */
 const SCREENSHOT = join(process.env.SCREENSHOT_DIR ?? tmpdir(), "pes-api-reference.png");
 
@@ -22,26 +21,11 @@ let baseUrl: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  await access(CHROMIUM).catch(() => {
-    throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`);
-  });
   // No token is involved: the verifier never fetches this JWKS address.
   server = testApp({ jwksUrl: "http://127.0.0.1:9/jwks.json" }).app.listen(0, "127.0.0.1");
   await once(server, "listening");
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  browser = await launchChromium();
 }, 30_000);
 
 afterAll(async () => {

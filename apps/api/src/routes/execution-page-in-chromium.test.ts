@@ -7,18 +7,17 @@
  * test-artifacts/ (gitignored).
  */
 import { once } from "node:events";
-import { access, mkdir } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import { startRedis, type RedisHandle } from "@pes/local-services";
+import { launchChromium, startRedis, type RedisHandle } from "@pes/local-services";
 import { Redis } from "ioredis";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chartedExecution, LINK_SECRET, signedPage } from "../testing/charted-execution.js";
 import { FakeExecutionClient, testApp } from "../testing/fixtures.js";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/", import.meta.url));
 
 let server: Server;
@@ -28,9 +27,6 @@ let redisHandle: RedisHandle;
 let redis: Redis;
 
 beforeAll(async () => {
-  await access(CHROMIUM).catch(() => {
-    throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`);
-  });
   redisHandle = await startRedis();
   redis = new Redis(redisHandle.url);
   const client = new FakeExecutionClient();
@@ -39,10 +35,7 @@ beforeAll(async () => {
   server = testApp({ jwksUrl: "http://127.0.0.1:9/jwks.json", executionClient: client, charts, linkSigningSecret: LINK_SECRET, now: () => new Date() }).app.listen(0, "127.0.0.1");
   await once(server, "listening");
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await launchChromium();
 }, 30_000);
 
 afterAll(async () => {

@@ -6,16 +6,15 @@
  * it cannot read, show the bottom line, the findings and the mitigation, and load the chart from its URL. The screenshot is kept in test-artifacts/ (gitignored); docs/images/teams-card.png
  * is a copy of it.
  */
-import { access, mkdir, readFile } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import type { PlaybookExecutionResult } from "@pes/contracts";
-import { startTestHttpServer, type TestHttpServer } from "@pes/local-services";
-import { type Browser, chromium } from "playwright-core";
+import { launchChromium, startTestHttpServer, type TestHttpServer } from "@pes/local-services";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { markOf, renderTeamsMessage } from "./teams-card.js";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/", import.meta.url));
 const CHART = fileURLToPath(new URL("../../../../docs/images/chart.png", import.meta.url));
 // The renderer's browser build, as Microsoft publishes it.
@@ -49,18 +48,12 @@ let server: TestHttpServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  await access(CHROMIUM).catch(() => {
-    throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`);
-  });
   const script = await readFile(renderer);
   server = await startTestHttpServer((request, response) => {
     if (request.url === "/adaptivecards.js") return void response.writeHead(200, { "content-type": "text/javascript" }).end(script);
     response.writeHead(200, { "content-type": "text/html" }).end('<!doctype html><meta charset="utf-8"><body style="margin:0;background:#f5f5f5"><div id="card" style="width:560px;margin:16px;background:#fff"></div><script src="/adaptivecards.js"></script>');
   });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await launchChromium();
 }, 30_000);
 
 afterAll(async () => {
