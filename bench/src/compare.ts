@@ -31,9 +31,7 @@ interface Side {
   name: string;
   target: ServiceTarget;
   /** The side's own processes, whose CPU time is read around its loaded run (Redis is shared: not counted). */
-  pids: ProcessRoles;
-  apiPid: number;
-  workerPids: number[];
+  pids: ProcessRoles & { api: readonly number[]; workers: readonly number[] };
 }
 
 interface Measurement {
@@ -111,8 +109,7 @@ try {
     children.push(...workers);
     const target = { baseUrl: `http://127.0.0.1:${port}`, token };
     await smokeTest(target, ONE_ACTION_PLAYBOOK);
-    const workerPids = workers.map((worker) => worker.pid);
-    return { name, target, pids: { api: [api.pid], workers: workerPids }, apiPid: api.pid, workerPids };
+    return { name, target, pids: { api: [api.pid], workers: workers.map((worker) => worker.pid) } };
   };
   const sides = [
     await startSide("baseline", baselineRoot, []),
@@ -171,7 +168,7 @@ try {
     "",
     "| Peak RSS (VmHWM) after the last round, MB | API | Workers |",
     "|---|---|---|",
-    ...sides.map((side) => `| ${side.name} | ${peakRssMB(side.apiPid).toFixed(1)} | ${side.workerPids.map((pid) => peakRssMB(pid).toFixed(1)).join(", ")} |`),
+    ...sides.map((side) => `| ${side.name} | ${side.pids.api.map((pid) => peakRssMB(pid).toFixed(1)).join(", ")} | ${side.pids.workers.map((pid) => peakRssMB(pid).toFixed(1)).join(", ")} |`),
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
   completed = true;
