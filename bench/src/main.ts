@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --quick] [-- --only=plumbing,throughput,parallelism,batch,storm,webhook,async-batch]`
- * Runs the benchmark of issues 3 and 15 against the built service and writes bench/results/latest.{json,md}.
+ * Runs the benchmark's scenarios (BENCHMARKS.md) against the built service and writes bench/results/latest.{json,md}.
  * It asserts no wall-clock bound: it exits non-zero only when the harness could not measure.
  */
 import { mkdirSync, writeFileSync } from "node:fs";

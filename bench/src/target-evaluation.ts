@@ -1,7 +1,7 @@
 import type { BenchResults } from "./results.js";
 import { checkTarget, type TargetCheck } from "./targets.js";
 
-/** The targets of issues 3 and 15, each checked against what this run measured (missing scenarios are skipped). */
+/** The targets of BENCHMARKS.md, each checked against what this run measured (missing scenarios are skipped). */
 export function evaluateTargets(results: BenchResults): TargetCheck[] {
   const checks: TargetCheck[] = [];
   const { plumbing, parallelism } = results;
