@@ -6,7 +6,7 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { batchItemId } from "./batch-store.js";
+import { batchItemIds } from "./batch-store.js";
 import { batchKey, executionKey, handleJob, keySpace, laneKey } from "@pes/jobs";
 import {
   createExecutionClient,
@@ -133,7 +133,7 @@ describe("async batches", () => {
     expect(after.progress).toEqual({ total: 1_000, done: 1_000, failed: 1 });
     expect(runs).toHaveLength(999);
     expect(after.items.map((item) => item.index)).toEqual(Array.from({ length: 100 }, (_, index) => index));
-    expect(after.items.every((item) => item.status === "completed" && item.executionId === batchItemId("b-1", item.index))).toBe(true);
+    expect(after.items.every((item) => item.status === "completed" && item.executionId === batchItemIds("b-1")(item.index))).toBe(true);
     expect(after.items.map((item) => parsed(item.outcome))).toEqual(after.items.map((item) => ({ highlights: `ran for service-${item.index}` })));
     const last = await api.batches.read("b-1", "acme", { offset: 990, limit: 100 });
     expect(last?.items.map((item) => item.index)).toEqual([990, 991, 992, 993, 994, 995, 996, 997, 998, 999]);
@@ -174,7 +174,7 @@ describe("async batches", () => {
     release.resolve();
     const own = await waiting;
     const view = await readUntil(api, "b-4", (batch) => batch.status === "completed");
-    expect(view.items.map((item) => item.executionId)).toEqual([own.executionId, own.executionId, batchItemId("b-4", 2)]);
+    expect(view.items.map((item) => item.executionId)).toEqual([own.executionId, own.executionId, batchItemIds("b-4")(2)]);
     expect(runs).toHaveLength(2);
   });
 
@@ -188,7 +188,7 @@ describe("async batches", () => {
     }, 1);
     await api.batches.start({ batchId: "b-5", orgId: "acme", items: [{ request: request(0) }, { request: request(1) }] });
     // As a Redis restart that lost a write would leave it: the record pending, its job gone, a while ago.
-    const lostId = batchItemId("b-5", 1);
+    const lostId = batchItemIds("b-5")(1);
     const queue = new Queue(BATCH_EXECUTION_QUEUE, { connection: { url: redis.url }, prefix });
     const direct = new Redis(redis.url);
     try {
@@ -266,7 +266,7 @@ describe("lanes", () => {
     expect(runs.indexOf(executionId)).toBeLessThan(5);
     // The batch kept its order.
     const items = runs.filter((id) => id !== executionId);
-    expect(items).toEqual(Array.from({ length: 200 }, (_, index) => batchItemId("b-6", index)));
+    expect(items).toEqual(Array.from({ length: 200 }, (_, index) => batchItemIds("b-6")(index)));
   });
   it("keeps room for interactive executions on a worker whose batch slots are all taken", async () => {
     const release = deferred();
@@ -347,5 +347,16 @@ describe("per-organization limits", () => {
     await api.execute(request(200), 10_000, { limit: { max: 1 } });
     await readUntil(api, "b-7", (batch) => batch.status === "completed");
     await expect(api.batches.start({ batchId: "b-8", orgId: "acme", items: items(100, 3), limit })).resolves.toEqual({ created: true });
+  });
+});
+
+describe("batchItemIds", () => {
+  it("names each place of a batch by its own UUID-shaped id, the same every time, and another batch's places otherwise", () => {
+    const ids = Array.from({ length: 10_000 }, (_, index) => batchItemIds("b-7")(index));
+    expect(new Set(ids).size).toBe(10_000);
+    expect(ids.every((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id))).toBe(true);
+    expect(batchItemIds("b-7")(42)).toBe(ids[42]);
+    const other = Array.from({ length: 10_000 }, (_, index) => batchItemIds("b-8")(index));
+    expect(other.some((id) => ids.includes(id))).toBe(false);
   });
 });

@@ -112,13 +112,17 @@ const LOST_CHECK_CHUNK = 1_000;
 const lostReply = (executionId: string) => encodeReply(executionId, { error: "Execution result was lost" });
 
 /**
- * The execution id of a batch's item: derived from the batch id and the item's place, so that a retry of
- * the batch's start (an Idempotency-Key's) names the same executions and joins them. UUID-shaped (version 8).
+ * The execution ids of a batch's items, by place: derived from the batch id and the item's place, so that
+ * a retry of the batch's start (an Idempotency-Key's) names the same executions and joins them. The batch
+ * id is hashed once (SHA-256); each place is XORed into the last 32 bits, so that the ids of one batch
+ * differ and those of two batches share the first 96 bits only by chance. UUID-shaped (version 8).
  */
-export function batchItemId(batchId: string, index: number): string {
-  const hex = createHash("sha256").update(`${batchId}\n${index}`).digest("hex");
+export function batchItemIds(batchId: string): (index: number) => string {
+  const hex = createHash("sha256").update(batchId).digest("hex");
   const variant = ((Number.parseInt(hex.charAt(16), 16) & 0x3) | 0x8).toString(16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  const head = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 24)}`;
+  const tail = Number.parseInt(hex.slice(24, 32), 16);
+  return (index) => `${head}${((tail ^ index) >>> 0).toString(16).padStart(8, "0")}`;
 }
 
 /**
@@ -143,10 +147,11 @@ export function createBatchStore(deps: BatchStoreDeps): Batches {
     const now = Date.now();
     const deadline = now + deps.timeoutMs;
     const coalesce = batch.coalesce !== false;
+    const itemId = batchItemIds(batch.batchId);
     const items: StartBatchJob["items"] = batch.items.map((item, index) => {
       if ("invalid" in item) return { index, invalid: item.invalid.text };
       const fingerprint = coalesce ? deps.fingerprint(item.request) : undefined;
-      return { index, candidateId: batchItemId(batch.batchId, index), request: item.request, ...(fingerprint === undefined ? {} : { fingerprint }) };
+      return { index, candidateId: itemId(index), request: item.request, ...(fingerprint === undefined ? {} : { fingerprint }) };
     });
     const created = await acceptBatch(redis, keys, batch.orgId, {
       batchId: batch.batchId,
@@ -265,7 +270,8 @@ export function createBatchStore(deps: BatchStoreDeps): Batches {
     const count = stored.total - stored.begun;
     const entry = JsonText.of({ error: "Batch item was not started: the batch's start failed" }).text;
     await extendBatch(redis, keys, orgId, { batchId, from: stored.begun, ttlMs: Math.max(1, stored.deadline - Date.now()) + deps.retentionMs, entries: Array(count).fill(entry) });
-    await releaseBatchPlaces(redis, keys, orgId, Array.from({ length: count }, (_, k) => batchItemId(batchId, stored.begun + k)));
+    const itemId = batchItemIds(batchId);
+    await releaseBatchPlaces(redis, keys, orgId, Array.from({ length: count }, (_, k) => itemId(stored.begun + k)));
   }
 
   return { start, read };

@@ -33,7 +33,7 @@ export {
 } from "./execution-client.js";
 export { createExecutionReplies, createExecutionWorker } from "./execution-replies.js";
 export type { IdempotencyClaim, IdempotencyKeys, IdempotentRequest } from "./idempotency-keys.js";
-export { batchItemId, type BatchItem, type BatchItemView, type BatchPage, type Batches, type BatchView, type NewBatch } from "./batch-store.js";
+export { batchItemIds, type BatchItem, type BatchItemView, type BatchPage, type Batches, type BatchView, type NewBatch } from "./batch-store.js";
 export { defineLifecycleCommands, finishExecution, LimitExceededError, type Lane, type LaneLimit } from "./execution-lifecycle.js";
 export { createEvidenceStore, openEvidenceStore, type EvidenceStore, type OpenedEvidenceStore } from "./evidence-store.js";
 export { createChartStore, openChartStore, type ChartStore, type OpenedChartStore } from "./chart-store.js";
