@@ -17,8 +17,8 @@ export interface ProfileShares {
   /** `api` or `worker`, from the entry point the profile's code was loaded from; `other` for anything else. */
   role: "api" | "worker" | "other";
   busyMs: number;
-  /** Part of the service → share of the busy time (0-1), largest first. */
-  shares: readonly { part: string; share: number }[];
+  /** Part of the service → its busy time, ms (a share is that over `busyMs`). */
+  partMs: ReadonlyMap<string, number>;
 }
 
 /** The service's own code, by `<package>/<file>` under `packages/*` or `apps/*` (built, under `dist/`); first match wins. */
@@ -86,17 +86,16 @@ export function profileShares(profile: CpuProfile): ProfileShares {
     return "Node's internals: timers, microtasks, events";
   };
 
-  const busy = new Map<string, number>();
-  let busyUs = 0;
+  const partMs = new Map<string, number>();
+  let busyMs = 0;
   profile.samples.forEach((id, index) => {
     const part = classify(id);
     if (part === null) return;
-    const us = profile.timeDeltas[index] ?? 0;
-    busy.set(part, (busy.get(part) ?? 0) + us);
-    busyUs += us;
+    const ms = (profile.timeDeltas[index] ?? 0) / 1000;
+    partMs.set(part, (partMs.get(part) ?? 0) + ms);
+    busyMs += ms;
   });
-  const shares = [...busy].map(([part, us]) => ({ part, share: busyUs === 0 ? 0 : us / busyUs })).sort((a, b) => b.share - a.share);
-  return { role: roleOf(profile), busyMs: busyUs / 1000, shares };
+  return { role: roleOf(profile), busyMs, partMs };
 }
 
 function firstMatch(rules: readonly (readonly [RegExp, string])[], text: string): string | undefined {

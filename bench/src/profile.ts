@@ -18,11 +18,11 @@ if (files.length === 0) {
 
 const byRole = new Map<ProfileShares["role"], { profiles: number; busyMs: number; partMs: Map<string, number> }>();
 for (const file of files) {
-  const { role, busyMs, shares } = profileShares(JSON.parse(readFileSync(file, "utf8")) as CpuProfile);
+  const { role, busyMs, partMs } = profileShares(JSON.parse(readFileSync(file, "utf8")) as CpuProfile);
   const pooled = byRole.get(role) ?? { profiles: 0, busyMs: 0, partMs: new Map<string, number>() };
   pooled.profiles += 1;
   pooled.busyMs += busyMs;
-  for (const { part, share } of shares) pooled.partMs.set(part, (pooled.partMs.get(part) ?? 0) + share * busyMs);
+  for (const [part, ms] of partMs) pooled.partMs.set(part, (pooled.partMs.get(part) ?? 0) + ms);
   byRole.set(role, pooled);
 }
 
