@@ -36,6 +36,7 @@ const MOVES: Readonly<Record<string, readonly Move[]>> = {
   "kubernetes-events": [shorten(LONG), thin("items"), shorten(SHORT)],
   "kubernetes-pods": [shorten(LONG), thin("items"), shorten(SHORT)],
   "kubernetes-rollouts": [shorten(LONG), thin("replicaSets"), thin("deployments"), shorten(SHORT)],
+  "kubernetes-state": [shorten(LONG), thin("containerLogs.*.lines"), thin("events"), thin("replicaSets"), shorten(SHORT)],
   alertmanager: [shorten(LONG), thin("alerts"), thin("silences"), shorten(SHORT)],
 };
 const TEXT_MOVES: readonly Move[] = [shorten(LONG), shorten(SHORT)];

@@ -3,6 +3,7 @@ import { readAlertmanager } from "./alertmanager-reading.js";
 import type { Evidence } from "./evidence.js";
 import { readJson } from "./json-reading.js";
 import { eventFindings, podFindings, rolloutFindings } from "./kubernetes-reading.js";
+import { stateFindings } from "./kubernetes-state-reading.js";
 import { analyzeLogs, type LogLine } from "./log-analysis.js";
 import { analyzeSeries } from "./metric-analysis.js";
 import { readPrometheus } from "./prometheus-reading.js";
@@ -59,6 +60,10 @@ function readKnown(observation: Observation, reading: ReadingContext): Evidence 
     case "kubernetes-rollouts": {
       const found = rolloutFindings(observation.deployments, observation.replicaSets, window, cited);
       return found.length > 0 ? found : none("rollouts");
+    }
+    case "kubernetes-state": {
+      const found = stateFindings(observation, window, cited);
+      return found.length > 0 ? found : none("faults in the cluster's state");
     }
     case "alertmanager":
       return readAlertmanager(observation, reading);

@@ -12,6 +12,7 @@ export * from "./json-text.js";
 export * from "./playbook.js";
 export * from "./playbook-match.js";
 export * from "./time-window.js";
+export * from "./kubernetes-objects.js";
 export * from "./observation.js";
 export * from "./evidence-bundle.js";
 export * from "./execution-charts.js";

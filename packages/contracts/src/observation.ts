@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { Deployment, KubernetesEvent, KubernetesState, Pod, ReplicaSet } from "./kubernetes-objects.js";
 
 /**
  * What an action's data source answered, as parsed from its wire format: a connector's fetch returns one,
@@ -114,63 +115,6 @@ export const LogsObservation = z.object({
 });
 export type LogsObservation = z.infer<typeof LogsObservation>;
 
-// The parts of the Kubernetes API's JSON that are read (core/v1 Event and Pod, apps/v1 Deployment and
-// ReplicaSet); everything else is dropped. Times are RFC 3339.
-const KubernetesTime = z.iso.datetime({ offset: true });
-
-const ObjectMeta = z.object({
-  name: z.string(),
-  uid: z.string().optional(),
-  creationTimestamp: KubernetesTime.optional(),
-  labels: Labels.optional(),
-  annotations: Labels.optional(),
-  ownerReferences: z.array(z.object({ kind: z.string(), name: z.string(), uid: z.string() })).optional(),
-});
-
-export const KubernetesEvent = z.object({
-  metadata: ObjectMeta,
-  /** `fieldPath` names a pod's container when the event is about one (`spec.containers{checkout}`). */
-  involvedObject: z.object({ kind: z.string().optional(), name: z.string().optional(), fieldPath: z.string().optional() }),
-  reason: z.string().optional(),
-  message: z.string().optional(),
-  type: z.string().optional(),
-  count: z.number().optional(),
-  firstTimestamp: KubernetesTime.nullish(),
-  lastTimestamp: KubernetesTime.nullish(),
-  eventTime: KubernetesTime.nullish(),
-  series: z.object({ lastObservedTime: KubernetesTime.optional(), count: z.number().optional() }).nullish(),
-});
-export type KubernetesEvent = z.infer<typeof KubernetesEvent>;
-
-const Container = z.object({ name: z.string(), image: z.string().optional() });
-const PodTemplate = z.object({ spec: z.object({ containers: z.array(Container) }) });
-
-export const Deployment = z.object({
-  metadata: ObjectMeta,
-  spec: z.object({ selector: z.object({ matchLabels: Labels.optional() }).optional(), template: PodTemplate }),
-});
-export type Deployment = z.infer<typeof Deployment>;
-
-export const ReplicaSet = z.object({ metadata: ObjectMeta, spec: z.object({ template: PodTemplate }) });
-export type ReplicaSet = z.infer<typeof ReplicaSet>;
-
-const ContainerState = z.object({
-  waiting: z.object({ reason: z.string().optional(), message: z.string().optional() }).optional(),
-  running: z.object({ startedAt: KubernetesTime.optional() }).optional(),
-  terminated: z
-    .object({ reason: z.string().optional(), exitCode: z.number().optional(), finishedAt: KubernetesTime.nullish(), message: z.string().optional() })
-    .optional(),
-});
-
-export const ContainerStatus = z.object({ name: z.string(), restartCount: z.number(), state: ContainerState.optional(), lastState: ContainerState.optional() });
-export type ContainerStatus = z.infer<typeof ContainerStatus>;
-
-export const Pod = z.object({
-  metadata: ObjectMeta,
-  status: z.object({ containerStatuses: z.array(ContainerStatus).optional(), initContainerStatuses: z.array(ContainerStatus).optional() }).optional(),
-});
-export type Pod = z.infer<typeof Pod>;
-
 /** A namespace's events, and the `name` the action narrows them to (an object of that name or named after it). */
 export const KubernetesEventsObservation = z.object({ kind: z.literal("kubernetes-events"), items: z.array(KubernetesEvent), name: z.string().optional() });
 export type KubernetesEventsObservation = z.infer<typeof KubernetesEventsObservation>;
@@ -186,6 +130,14 @@ export const KubernetesRolloutsObservation = z.object({
   replicaSets: z.array(ReplicaSet),
 });
 export type KubernetesRolloutsObservation = z.infer<typeof KubernetesRolloutsObservation>;
+
+/**
+ * A namespace's state as the API server holds it at the read (kubernetes-objects.ts): what decides most
+ * Kubernetes incidents (why a pod is Pending, waiting or restarting, why a Service reaches nothing, why
+ * the API server refused a pod, whether nodes and their components are healthy).
+ */
+export const KubernetesStateObservation = KubernetesState.extend({ kind: z.literal("kubernetes-state") });
+export type KubernetesStateObservation = z.infer<typeof KubernetesStateObservation>;
 
 /** An alert of Alertmanager's `GET /api/v2/alerts` (`gettableAlert`), with the fields that are read. */
 export const GettableAlert = z.object({
@@ -248,6 +200,7 @@ export const Observation = z.discriminatedUnion("kind", [
   KubernetesEventsObservation,
   KubernetesPodsObservation,
   KubernetesRolloutsObservation,
+  KubernetesStateObservation,
   AlertmanagerObservation,
   JsonObservation,
   TextObservation,
