@@ -2,6 +2,7 @@ import type {
   ChangeEvidence,
   EventEvidence,
   Evidence,
+  FaultEvidence,
   Labels,
   LogPatternEvidence,
   MetricEvidence,
@@ -10,6 +11,7 @@ import type {
   SymptomEvidence,
   ValuesEvidence,
 } from "./evidence.js";
+import { mechanismWords } from "./kubernetes-faults.js";
 import { formatClock, formatPeriodBefore, formatRange, formatRatio, formatValue, formatValueOf } from "./human-format.js";
 import { limitName } from "./limit-name.js";
 import { truncate } from "./outcome-text.js";
@@ -82,6 +84,8 @@ function sentenceOf(evidence: Evidence, time: Date): string {
       return `${action}: ${evidence.name}${evidence.level === undefined ? "" : ` (${evidence.level})`} firing${
         evidence.subject === undefined ? "" : ` for ${evidence.subject}`
       }${since(evidence.onset, time)}`;
+    case "fault":
+      return `${action}: ${faultSentence(evidence)}`;
     case "change":
       return `${action}: ${describeChange(evidence, time)}`;
     case "none":
@@ -293,6 +297,8 @@ export function symptomMovement(symptom: SymptomEvidence, time: Date): string {
       return `${action}: ${symptom.name} firing${since(symptom.onset, time)}`;
     case "event":
       return `${action}: ${describeEvent(symptom, time)}`;
+    case "fault":
+      return `${action}: ${faultSentence(symptom)}`;
   }
 }
 
@@ -326,7 +332,14 @@ export function symptomLevel(symptom: SymptomEvidence, gadget: string, time: Dat
       return `${action}: ${symptom.name} firing${cited}${symptom.onset === undefined ? "" : `, since ${formatClock(symptom.onset, time)}`}`;
     case "event":
       return `${action}: ${symptom.reason} on ${symptom.subject}${cited}${symptom.onset === undefined ? "" : `, at ${formatClock(symptom.onset, time)}`}`;
+    case "fault":
+      return `${action}${cited}: ${faultSentence(symptom)}`;
   }
+}
+
+/** A fault in the cluster's state: "deployment/adservice cannot be scheduled: no node matches its node selector (…)". */
+export function faultSentence(fault: FaultEvidence): string {
+  return `${fault.subject} ${mechanismWords(fault.mechanism)} (${fault.detail})`;
 }
 
 /**

@@ -169,6 +169,33 @@ export interface EventEvidence extends Cited {
   onset?: Date;
 }
 
+/**
+ * What a cluster's state shows is wrong, read from the objects themselves (kubernetes-state-reading.ts):
+ * a mechanism that keeps a workload from running or from being reached, which needs no change before it
+ * to be a cause.
+ */
+export interface FaultEvidence extends Cited {
+  kind: "fault";
+  /** The mechanism, fine-grained: `unschedulable/node-selector`, `image-pull/not-found`, `quota/pods`. */
+  mechanism: string;
+  /** The object at fault: `deployment/adservice`, `service/cartservice`, `node/worker-02`, `namespace/boutique`. */
+  subject: string;
+  /** The decisive field or message, quoted as the state holds it. */
+  detail: string;
+  /** What would undo it, naming the object ("Create the ServiceAccount adservice in boutique"). */
+  remedy: string;
+  /**
+   * `decisive`: the state says so itself (the scheduler's message, a selector that matches no pod, a
+   * condition's message); `suggestive`: read from what fails around it (a log line naming a host that is
+   * no Service).
+   */
+  certainty: "decisive" | "suggestive";
+  /** The objects it keeps from working (`pod/adservice-7b5ff9bbd7-r2s5r`), at most a few. */
+  affects: readonly string[];
+  /** When it began, when the state dates it (an event's first time, a condition's transition). */
+  onset?: Date;
+}
+
 /** A firing alert. */
 export interface AlertEvidence extends Cited {
   kind: "alert";
@@ -251,6 +278,7 @@ export type Evidence =
   | LogPatternEvidence
   | EventEvidence
   | AlertEvidence
+  | FaultEvidence
   | ChangeEvidence
   | NoneEvidence
   | AnswerEvidence
@@ -261,7 +289,7 @@ export type Evidence =
 export type EvidenceKind = Evidence["kind"];
 
 /** The kinds that can be a symptom: when abnormal (metrics, log patterns), firing (alerts) or a warning (events). */
-export type SymptomEvidence = MetricEvidence | LogPatternEvidence | AlertEvidence | EventEvidence;
+export type SymptomEvidence = MetricEvidence | LogPatternEvidence | AlertEvidence | EventEvidence | FaultEvidence;
 
 /**
  * The same evidence with `map` applied to every text that came from a data source or an issue (labels,
@@ -310,6 +338,15 @@ export function mapEvidenceText(evidence: Evidence, map: (text: string) => strin
         subject: map(evidence.subject),
         ...(evidence.detail === undefined ? {} : { detail: map(evidence.detail) }),
         ...(evidence.pods === undefined ? {} : { pods: evidence.pods.map(map) }),
+      };
+    case "fault":
+      return {
+        ...evidence,
+        action,
+        subject: map(evidence.subject),
+        detail: map(evidence.detail),
+        remedy: map(evidence.remedy),
+        affects: evidence.affects.map(map),
       };
     case "answer":
       return { ...evidence, action, text: map(evidence.text) };

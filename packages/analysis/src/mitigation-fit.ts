@@ -4,7 +4,8 @@ import { causeKindOf, type Ranking } from "./ranking.js";
 /**
  * Whether the findings meet every condition of a mitigation's `when`: `abnormal` (any symptom, or none),
  * `likelyCause` (the likely cause is of that kind, as the verdict gives it: a change's, a symptom's such as
- * `saturation`, `upstream` for an upstream's symptom, `node`), `change` (a change of that kind came before
+ * `saturation`, `upstream` for an upstream's symptom, `node`; a family names each of its mechanisms:
+ * `unschedulable` fits `unschedulable/taint`), `change` (a change of that kind came before
  * the issue time, or is the likely cause), `action` (that action, by its filled title, showed the likely
  * cause or a symptom). The worker offers mitigations by it, and a replay says which it would offer.
  */
@@ -17,12 +18,12 @@ export function mitigationFits(when: MitigationCondition, ranking: Ranking, time
   const causeKind =
     cause?.basis === "node"
       ? "node"
-      : cause?.basis === "symptom"
+      : cause?.basis === "symptom" || cause?.basis === "fault"
         ? cause.finding.upstream === undefined
           ? causeKindOf(cause.finding.evidence)
           : "upstream"
         : causeChange;
-  if (when.likelyCause !== undefined && when.likelyCause !== causeKind) return false;
+  if (when.likelyCause !== undefined && !kindMatches(when.likelyCause, causeKind)) return false;
   if (when.change !== undefined) {
     const before = ranking.changes.some(({ evidence }) => evidence.change === when.change && evidence.at.getTime() <= time.getTime());
     if (!before && causeChange !== when.change) return false;
@@ -33,4 +34,9 @@ export function mitigationFits(when: MitigationCondition, ranking: Ranking, time
     if (!found) return false;
   }
   return true;
+}
+
+/** Whether a mitigation's `likelyCause` names the cause's kind, or the family of a `family/mechanism` kind. */
+function kindMatches(wanted: string, kind: string | undefined): boolean {
+  return kind !== undefined && (kind === wanted || kind.startsWith(`${wanted}/`));
 }

@@ -4,6 +4,7 @@ import type {
   EventEvidence,
   Evidence,
   FailedEvidence,
+  FaultEvidence,
   LogPatternEvidence,
   MetricEvidence,
   NoDataEvidence,
@@ -85,6 +86,8 @@ export interface RankOptions extends IssueScope {
  */
 export type LikelyCause = (
   | { basis: "change"; finding: Finding<ChangeEvidence> }
+  /** A fault the cluster's state shows (rule 0): it needs no change before it. */
+  | { basis: "fault"; finding: Finding<FaultEvidence> }
   | { basis: "symptom"; finding: Finding<SymptomEvidence> }
   /**
    * A node (placement.ts): `confined` are the symptoms only its pods show, `signals` what fires or warns
@@ -94,7 +97,7 @@ export type LikelyCause = (
 ) & {
   /** How long before the first symptom that followed it (or the issue time, if none is dated). */
   leadMs: number;
-  /** The symptoms of the incident that followed it, strongest first; never empty. */
+  /** The symptoms of the incident that followed it, strongest first; never empty but for a fault alone. */
   followers: Array<Finding<SymptomEvidence>>;
   /**
    * Another candidate as likely by the same rule, within RIVAL_MS of it: a change of another subject, or
@@ -151,6 +154,7 @@ export function roleOf(evidence: Evidence): Role {
     case "log-pattern":
       return evidence.abnormal ? "symptom" : "normal";
     case "alert":
+    case "fault":
       return "symptom";
     case "event":
       return evidence.warning ? "symptom" : "answer";
@@ -172,7 +176,11 @@ export function roleOf(evidence: Evidence): Role {
  * Ranks an execution's findings into a likely cause, by evidence, then by time. The rules (docs/investigations.md, "How
  * the analysis judges"):
  *
- * 1. Symptoms are abnormal metrics and log patterns, firing alerts and warning events, strongest first.
+ * 0. A fault the cluster's state shows (a pod the scheduler cannot place, an image that cannot be pulled,
+ *    a Service whose selector matches no pod: kubernetes-state-reading.ts) is the likely cause, whatever
+ *    changed before it: the state names the mechanism itself. A decisive one (the state says so itself)
+ *    before a suggestive one; another of the same certainty, of another object or mechanism, is its rival.
+ * 1. Symptoms are abnormal metrics and log patterns, firing alerts, warning events and faults, strongest first.
  *    One without an onset is taken to begin at the issue time. One that began more than the lookback
  *    before the issue time is background (but a metric's trend, a slow climb that runs into the
  *    incident phase, is the incident's however long ago it began), as is a warning event whose reason was seen then too
@@ -217,6 +225,7 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
         else ranking.normal.push({ ...base, evidence });
         break;
       case "alert":
+      case "fault":
         ranking.symptoms.push({ ...base, evidence });
         break;
       case "event":
@@ -268,11 +277,17 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
     return ranking;
   }
   const reference = ranking.first?.at.getTime() ?? time;
+  const byFault = faultCause(incident, onsetOf);
   // The latest change in range; of several at that time, the first in playbook order.
-  const inRange = distinct.filter((change) => reference - change.evidence.at.getTime() >= 0 && reference - change.evidence.at.getTime() <= changeEffect);
+  const inRange =
+    byFault === undefined
+      ? distinct.filter((change) => reference - change.evidence.at.getTime() >= 0 && reference - change.evidence.at.getTime() <= changeEffect)
+      : [];
   const latest = Math.max(...inRange.map((change) => change.evidence.at.getTime()));
   const cause = inRange.find((change) => change.evidence.at.getTime() === latest);
-  if (cause !== undefined) {
+  if (byFault !== undefined) {
+    ranking.likelyCause = byFault;
+  } else if (cause !== undefined) {
     // A change of another subject close to it is as likely: the rule cannot prefer the later one.
     const rival = inRange.find(
       (change) => change !== cause && latest - change.evidence.at.getTime() <= RIVAL_MS && change.evidence.subject !== cause.evidence.subject,
@@ -301,6 +316,30 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
       return { ...change, verdict, leadMs };
     });
   return ranking;
+}
+
+/**
+ * Rule 0 of rankFindings: the first fault of the cluster's state, decisive ones first (the state reader
+ * gives each object's faults root first), and another of the same certainty about another object or of
+ * another mechanism as its rival.
+ */
+function faultCause(incident: ReadonlyArray<Finding<SymptomEvidence>>, onsetOf: (symptom: Finding<SymptomEvidence>) => number): LikelyCause | undefined {
+  const faults = incident.filter((symptom): symptom is Finding<FaultEvidence> => symptom.evidence.kind === "fault");
+  const decisive = faults.filter(({ evidence }) => evidence.certainty === "decisive");
+  const pool = decisive.length > 0 ? decisive : faults;
+  const [finding] = pool;
+  if (finding === undefined) return undefined;
+  const { subject, mechanism } = finding.evidence;
+  const rival = pool.find(({ evidence }) => evidence.subject !== subject || evidence.mechanism !== mechanism);
+  const followers = incident.filter((symptom) => symptom !== finding && symptom.evidence.kind !== "fault");
+  const next = Math.min(...followers.map(onsetOf));
+  return {
+    basis: "fault",
+    finding,
+    leadMs: Number.isFinite(next) ? Math.max(0, next - onsetOf(finding)) : 0,
+    followers,
+    ...(rival === undefined ? {} : { rival }),
+  };
 }
 
 /**
@@ -447,7 +486,7 @@ export function isCauseKind(evidence: SymptomEvidence): boolean {
 }
 
 /** The kind of cause a symptom is (see isCauseKind), in the verdict's words; undefined for one of no cause's kind. */
-export function causeKindOf(evidence: SymptomEvidence): "saturation" | "outage" | "oom" | "crash-loop" | "eviction" | "node-not-ready" | "unschedulable" | "alert" | undefined {
+export function causeKindOf(evidence: SymptomEvidence): string | undefined {
   switch (evidence.kind) {
     case "metric":
       if (evidence.saturation !== undefined) return "saturation";
@@ -456,6 +495,8 @@ export function causeKindOf(evidence: SymptomEvidence): "saturation" | "outage" 
       return CAUSE_EVENT_KINDS.get(evidence.reason) ?? (isCrashLoopEvent(evidence) ? "crash-loop" : undefined);
     case "alert":
       return "alert";
+    case "fault":
+      return evidence.mechanism;
     case "log-pattern":
       return undefined;
   }

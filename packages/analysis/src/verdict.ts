@@ -1,4 +1,4 @@
-import type { KnownVerdictKind, NormalAction, RuledOutChange, UncheckedAction, Verdict, VerdictCause, VerdictFinding } from "@pes/contracts";
+import type { NormalAction, RuledOutChange, UncheckedAction, Verdict, VerdictCause, VerdictFinding } from "@pes/contracts";
 import type { ChangeEvidence, Labels, SymptomEvidence } from "./evidence.js";
 import { causeKindOf, rankFindings, type Finding, type LikelyCause, type RankedChange, type Ranking, type RankOptions } from "./ranking.js";
 
@@ -25,7 +25,7 @@ export function judgeExecution(findings: readonly Finding[], options: RankOption
   const verdict: Verdict = {
     conclusion: likelyCause === undefined ? "no-cause" : likelyCause.rival === undefined ? "cause" : "ambiguous",
     ...(likelyCause === undefined ? {} : { cause: { ...causeOf(likelyCause), confidence: confidenceOf(ranking, likelyCause) } }),
-    ...(likelyCause?.rival === undefined ? {} : { alternative: { ...causeFinding(likelyCause.rival), confidence: "low" } satisfies VerdictCause }),
+    ...(likelyCause?.rival === undefined ? {} : { alternative: { ...withRemedy(causeFinding(likelyCause.rival), likelyCause.rival.evidence), confidence: "low" } satisfies VerdictCause }),
     symptoms: ranking.symptoms.map(verdictFinding),
     background: ranking.background.map(verdictFinding),
     ruledOut: ruledOutChanges(ranking).map(ruledOut),
@@ -53,6 +53,8 @@ export function ruledOutChanges(ranking: Ranking): RankedChange[] {
 function confidenceOf(ranking: Ranking, cause: LikelyCause): VerdictCause["confidence"] {
   if (cause.rival !== undefined) return "low";
   if (cause.basis === "change") return ranking.first === undefined ? "medium" : "high";
+  // The state says so itself, or only what fails around it does.
+  if (cause.basis === "fault") return cause.finding.evidence.certainty === "decisive" ? "high" : "medium";
   // Only the node's pods moved, and the node itself fires or warns: where and why agree.
   if (cause.basis === "node") return "high";
   if (cause.finding.evidence.kind === "alert") return "medium";
@@ -63,9 +65,15 @@ function confidenceOf(ranking: Ranking, cause: LikelyCause): VerdictCause["confi
  * The likely cause as the verdict states it: a node is the node, whichever of its symptoms came first;
  * any other, as causeFinding.
  */
-function causeOf(cause: LikelyCause): VerdictFinding {
+function causeOf(cause: LikelyCause): VerdictFinding & Pick<VerdictCause, "remedy"> {
   const finding = causeFinding(cause.finding);
-  return cause.basis === "node" ? { ...finding, kind: "node", subject: `node/${cause.node}` } : finding;
+  if (cause.basis === "node") return { ...finding, kind: "node", subject: `node/${cause.node}` };
+  return withRemedy(finding, cause.finding.evidence);
+}
+
+/** A fault's remedy beside it: what would undo it, naming its object. */
+function withRemedy(finding: VerdictFinding, evidence: Finding["evidence"]): VerdictFinding & Pick<VerdictCause, "remedy"> {
+  return evidence.kind === "fault" ? { ...finding, remedy: evidence.remedy } : finding;
 }
 
 function ruledOut(change: RankedChange): RuledOutChange {
@@ -99,7 +107,7 @@ function verdictFinding({ evidence, upstream }: Finding<ChangeEvidence> | Findin
   };
 }
 
-function kindOf(evidence: ChangeEvidence | SymptomEvidence): KnownVerdictKind {
+function kindOf(evidence: ChangeEvidence | SymptomEvidence): string {
   if (evidence.kind === "change") return evidence.change;
   const cause = causeKindOf(evidence);
   if (cause !== undefined) return cause;
@@ -113,6 +121,8 @@ function kindOf(evidence: ChangeEvidence | SymptomEvidence): KnownVerdictKind {
       return "warning-event";
     case "alert":
       return "alert";
+    case "fault":
+      return evidence.mechanism;
   }
 }
 
@@ -129,6 +139,8 @@ function aboutOf(evidence: ChangeEvidence | SymptomEvidence): { subject?: string
       return { subject: evidence.subject, detail: evidence.reason };
     case "alert":
       return { subject: evidence.subject, detail: evidence.name };
+    case "fault":
+      return { subject: evidence.subject, detail: evidence.detail };
   }
 }
 

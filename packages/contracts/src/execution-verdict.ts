@@ -5,7 +5,8 @@ import { z } from "zod";
  * metrics (`saturation`: at its limit or threshold; `outage`: fallen to zero from a level, such as a
  * failing probe; `flat`: stopped moving; `rise`, `drop`: moved against its baseline); `log-pattern`;
  * Kubernetes warning events (`oom`, `crash-loop`, `eviction`, `node-not-ready`, `unschedulable`, else
- * `warning-event`); `alert`; as a cause only, `upstream` (a service the paged one calls turned
+ * `warning-event`); `alert`; faults a cluster's state shows, as `family/mechanism` (`unschedulable/taint`,
+ * `image-pull/not-found`, `quota/pods`, `service/no-endpoints`: docs/verdict.md lists them); as a cause only, `upstream` (a service the paged one calls turned
  * abnormal first; its subject is that service) and `node` (the symptoms are confined to one node's
  * pods, and the node itself fires or warns).
  */
@@ -60,6 +61,9 @@ export type VerdictFinding = z.infer<typeof VerdictFinding>;
  */
 export const VerdictCause = VerdictFinding.extend({
   confidence: z.enum(["high", "medium", "low"]),
+  remedy: z.string().optional().meta({
+    description: "What would undo a fault the cluster's state shows, naming its object (\"Create the ServiceAccount adservice in boutique\"); absent for other causes.",
+  }),
 }).meta({ id: "VerdictCause" });
 export type VerdictCause = z.infer<typeof VerdictCause>;
 
