@@ -111,7 +111,7 @@ function podFault(index: ClusterIndex, workload: Workload, pod: Pod): PodFault |
   const events = index.eventsAbout("Pod", pod.metadata.name);
   const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
   for (const status of statuses) {
-    const fault = waitingFault(workload, status, events) ?? terminatedFault(index, workload, pod, status, events);
+    const fault = waitingFault(workload, status, events, index.state.secrets) ?? terminatedFault(index, workload, pod, status, events);
     if (fault !== undefined) return fault;
   }
   const sandbox = events.filter((event) => /FailedCreatePodSandBox|FailedMount|FailedAttachVolume/.test(event.reason ?? "")).at(-1);
@@ -121,15 +121,17 @@ function podFault(index: ClusterIndex, workload: Workload, pod: Pod): PodFault |
 
 const PULLING = new Set(["ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull", "RegistryUnavailable"]);
 
-function waitingFault(workload: Workload, status: ContainerStatus, events: readonly KubernetesEvent[]): PodFault | undefined {
+function waitingFault(workload: Workload, status: ContainerStatus, events: readonly KubernetesEvent[], secrets: readonly string[] | undefined): PodFault | undefined {
   const waiting = status.state?.waiting;
   if (waiting?.reason === undefined) return undefined;
   if (PULLING.has(waiting.reason)) {
     const said = [...events].reverse().find((event) => event.reason === "Failed" && /pull/i.test(event.message ?? ""))?.message ?? waiting.message ?? waiting.reason;
     const image = status.image ?? /image "([^"]+)"/.exec(said)?.[1] ?? "its image";
-    const mechanism = pullMechanism(said, waiting.reason);
+    const missingSecret = (workload.spec?.imagePullSecrets ?? []).map(({ name }) => name).find((name) => secrets !== undefined && !secrets.includes(name));
+    const mechanism = missingSecret === undefined ? pullMechanism(said, waiting.reason) : "image-pull/unauthorized";
     const onset = pullOnset(events);
-    return { mechanism, detail: `${status.name}: "${excerpt(said)}"`, remedy: pullRemedy(mechanism, workload.ref, image), ...(onset === undefined ? {} : { onset }) };
+    const note = missingSecret === undefined ? "" : `imagePullSecrets names ${missingSecret}, which does not exist; `;
+    return { mechanism, detail: `${note}${status.name}: "${excerpt(said)}"`, remedy: pullRemedy(mechanism, workload.ref, image, missingSecret), ...(onset === undefined ? {} : { onset }) };
   }
   if (waiting.reason === "CreateContainerConfigError" || waiting.reason === "CreateContainerError") {
     const said = waiting.message ?? [...events].reverse().find((event) => event.reason === "Failed")?.message ?? waiting.reason;
@@ -143,16 +145,22 @@ function pullOnset(events: readonly KubernetesEvent[]): Date | undefined {
   return first === undefined ? undefined : eventOnset(first);
 }
 
-/** Why a pull fails, from the runtime's message: the registry's name, credentials, or the image itself. */
+/**
+ * Why a pull fails, from the runtime's message: the registry's name does not resolve; the registry wants
+ * credentials (it would not even hand out an anonymous token); the reference names nothing (NotFound, or
+ * a bare 403 on the manifest, which is how registries and their mirrors answer for a repository they do
+ * not hold).
+ */
 export function pullMechanism(message: string, reason: string): string {
   if (reason === "InvalidImageName") return "image-pull/not-found";
-  if (/no such host|server misbehaving|lookup .* on .*:53|i\/o timeout|dial tcp: lookup|name resolution|could not resolve host|network is unreachable/i.test(message)) return "image-pull/dns";
-  if (/\b401\b|\b403\b|unauthorized|authentication required|authorization failed|access denied|denied: |forbidden|no basic auth credentials/i.test(message)) return "image-pull/unauthorized";
-  if (/not ?found|manifest unknown|\b404\b|does not exist|failed to resolve reference|invalid reference format/i.test(message)) return "image-pull/not-found";
+  if (/no such host|server misbehaving|lookup \S+ on \S+:53|dial tcp: lookup|name resolution|could not resolve host|network is unreachable/i.test(message)) return "image-pull/dns";
+  if (/failed to authorize|\b401\b|unauthorized|authentication required|authorization failed|no basic auth credentials/i.test(message)) return "image-pull/unauthorized";
+  if (/not ?found|manifest unknown|\b404\b|\b403\b|does not exist|invalid reference format/i.test(message)) return "image-pull/not-found";
   return "image-pull/failed";
 }
 
-function pullRemedy(mechanism: string, workload: string, image: string): string {
+function pullRemedy(mechanism: string, workload: string, image: string, missingSecret: string | undefined): string {
+  if (missingSecret !== undefined) return `Create the Secret ${missingSecret} with the registry's credentials for ${image}, or fix ${workload}'s imagePullSecrets`;
   switch (mechanism) {
     case "image-pull/dns":
       return `Point ${workload}'s image ${image} at a registry whose name resolves from the nodes (or fix the nodes' DNS)`;
