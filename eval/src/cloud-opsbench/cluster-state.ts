@@ -1,4 +1,5 @@
 import {
+  type Container,
   ContainerLog,
   Deployment,
   EndpointSlice,
@@ -18,6 +19,7 @@ import type { z } from "zod";
 import type { CaseFiles } from "./case-files.js";
 import { listedEvents, mergeEvents } from "./events-text.js";
 import { nodeServicePod } from "./node-services-text.js";
+import { lagOfListedPods, lagOfScheduledEvents, shiftEvents, shiftTime } from "./read-lag.js";
 import { nodesOfTable, parseNodeDescribe } from "./nodes-text.js";
 import { parsePodDescribe, podsOfTable, withListedStatus } from "./pods-text.js";
 import { parseQuotaDescribe, quotasOfTable } from "./quotas-text.js";
@@ -53,6 +55,8 @@ export function clusterState(files: CaseFiles, context: StateContext): { observa
   const describeTexts = (type: string) => [...(files.describe.get(type)?.values() ?? [])];
   const list = (type: string, ns = namespace) => files.lists.get(`${type} ${ns} wide`) ?? files.lists.get(`${type} ${ns}`);
   const inNamespace = (object: { metadata: { namespace?: string | undefined } }) => object.metadata.namespace === undefined || object.metadata.namespace === namespace;
+  // Events read from describe outputs, and those of the listings, each set moved back by its lag (read-lag.ts).
+  const describedEvents: KubernetesEvent[] = [];
   const events: KubernetesEvent[] = [];
 
   // Manifests: the spec of each app as applied, fault included.
@@ -65,10 +69,17 @@ export function clusterState(files: CaseFiles, context: StateContext): { observa
   for (const text of describeTexts("pods")) {
     const parsed = parsePodDescribe(text, now);
     if (parsed === undefined || !inNamespace(parsed.pod)) continue;
-    pods.set(parsed.pod.metadata.name, withListedStatus(parsed.pod, listedPods.get(parsed.pod.metadata.name)));
-    events.push(...parsed.events);
+    pods.set(parsed.pod.metadata.name, parsed.pod);
+    describedEvents.push(...parsed.events);
   }
-  for (const [name, pod] of listedPods) if (!pods.has(name)) pods.set(name, pod);
+  const describeLag = lagOfScheduledEvents(describedEvents, pods);
+  const tableLag = lagOfListedPods(listedPods, pods);
+  for (const [name, listed] of listedPods) {
+    const created = shiftTime(listed.metadata.creationTimestamp, tableLag);
+    const pod = pods.get(name);
+    const dated = created === undefined ? listed : { ...listed, metadata: { ...listed.metadata, creationTimestamp: created } };
+    pods.set(name, pod === undefined ? dated : withListedStatus(pod, dated));
+  }
 
   // Deployments: the manifest's spec, the table's and describe's status.
   const rows = deploymentRows(list("deployments") ?? "", now);
@@ -77,16 +88,19 @@ export function clusterState(files: CaseFiles, context: StateContext): { observa
     const parsed = parseDeploymentDescribe(text, now);
     if (parsed === undefined || !inNamespace(parsed.deployment)) continue;
     described.set(parsed.name, parsed);
-    events.push(...parsed.events);
+    describedEvents.push(...parsed.events);
   }
   const manifestDeployments = new Map(manifests.flatMap((manifest) => manifest.deployments).map((deployment) => [deployment.metadata.name, deployment]));
   const deployments: Deployment[] = [];
-  for (const name of new Set([...manifestDeployments.keys(), ...described.keys(), ...rows.keys()])) {
+  // A manifest's object the API does not list was refused (a quota, an admission check): it is not in the state.
+  const deploymentsListed = listedNames(list("deployments"));
+  const manifestNames = [...manifestDeployments.keys()].filter((name) => deploymentsListed?.has(name) ?? true);
+  for (const name of new Set([...manifestNames, ...described.keys(), ...rows.keys()])) {
     const manifest = manifestDeployments.get(name);
     const describe = described.get(name);
     const row = rows.get(name);
     const base: Deployment = manifest ?? describe?.deployment ?? { metadata: { name, namespace }, spec: { template: { spec: { containers: [] } } } };
-    const created = describe?.deployment.metadata.creationTimestamp ?? row?.created;
+    const created = describe?.deployment.metadata.creationTimestamp ?? shiftTime(row?.created, tableLag);
     deployments.push({
       ...base,
       metadata: { ...base.metadata, ...(created === undefined ? {} : { creationTimestamp: created }) },
@@ -101,9 +115,9 @@ export function clusterState(files: CaseFiles, context: StateContext): { observa
   for (const text of describeTexts("replicasets")) {
     const parsed = parseReplicaSetDescribe(text, now);
     if (parsed === undefined || !inNamespace(parsed.replicaSet)) continue;
-    const created = ages.get(parsed.replicaSet.metadata.name);
+    const created = shiftTime(ages.get(parsed.replicaSet.metadata.name), tableLag);
     replicaSets.push(created === undefined ? parsed.replicaSet : { ...parsed.replicaSet, metadata: { ...parsed.replicaSet.metadata, creationTimestamp: created } });
-    events.push(...parsed.events);
+    describedEvents.push(...parsed.events);
   }
 
   const enrichedPods = [...pods.values()].map((pod) => withTemplate(pod, deployments, replicaSets, described));
@@ -117,10 +131,11 @@ export function clusterState(files: CaseFiles, context: StateContext): { observa
     if (parsed === undefined || !inNamespace(parsed.service)) continue;
     services.set(parsed.service.metadata.name, parsed.service);
     describedServices.push(parsed);
-    events.push(...parsed.events);
+    describedEvents.push(...parsed.events);
   }
+  const servicesListed = listedNames(list("services"));
   for (const service of manifests.flatMap((manifest) => manifest.services)) {
-    if (!services.has(service.metadata.name)) services.set(service.metadata.name, service);
+    if (!services.has(service.metadata.name) && (servicesListed?.has(service.metadata.name) ?? true)) services.set(service.metadata.name, service);
   }
   for (const text of describeTexts("endpoints")) {
     const slice = parseEndpointsDescribe(text, enrichedPods);
@@ -136,7 +151,7 @@ export function clusterState(files: CaseFiles, context: StateContext): { observa
     const parsed = parseNodeDescribe(text, now);
     if (parsed === undefined) continue;
     nodes.set(parsed.node.metadata.name, parsed.node);
-    events.push(...parsed.events);
+    describedEvents.push(...parsed.events);
   }
   for (const node of nodesOfTable(list("nodes") ?? "")) if (!nodes.has(node.metadata.name)) nodes.set(node.metadata.name, node);
 
@@ -156,15 +171,16 @@ export function clusterState(files: CaseFiles, context: StateContext): { observa
     if (parsed === undefined || !inNamespace(parsed.claim)) continue;
     const merged = mergeClaim(parsed.claim, manifestClaims.get(parsed.claim.metadata.name));
     if (merged !== undefined) claims.set(parsed.claim.metadata.name, merged);
-    events.push(...parsed.events);
+    describedEvents.push(...parsed.events);
   }
-  for (const [name, claim] of manifestClaims) if (!claims.has(name) && claimListed(list("persistentvolumeclaims"), name)) claims.set(name, claim);
+  const claimsListed = listedNames(list("persistentvolumeclaims"));
+  for (const [name, claim] of manifestClaims) if (!claims.has(name) && (claimsListed?.has(name) ?? true)) claims.set(name, claim);
   const volumes = new Map<string, PersistentVolume>();
   for (const text of describeTexts("persistentvolumes")) {
     const parsed = parseVolumeDescribe(text, now);
     if (parsed === undefined) continue;
     volumes.set(parsed.volume.metadata.name, parsed.volume);
-    events.push(...parsed.events);
+    describedEvents.push(...parsed.events);
   }
   const storageClasses = new Map<string, StorageClass>();
   for (const text of describeTexts("storageclasses")) {
@@ -176,7 +192,12 @@ export function clusterState(files: CaseFiles, context: StateContext): { observa
   }
 
   // Events of every namespace listed (a node's are in `default`), with those of the describes.
-  for (const { namespace: eventNamespace, text } of files.eventLists) events.push(...listedEvents(text, eventNamespace, now));
+  events.push(...shiftEvents(describedEvents, describeLag));
+  for (const { namespace: eventNamespace, text } of files.eventLists) {
+    const listed = listedEvents(text, eventNamespace, now);
+    events.push(...shiftEvents(listed, lagOfScheduledEvents(listed, pods)));
+  }
+  const mergedEvents = mergeEvents(events);
 
   // kube-system: its pods as listed, and the node services as the pods that stand for them.
   const systemPods: Pod[] = podsOfTable(list("pods", "kube-system") ?? "", "kube-system", now);
@@ -202,9 +223,9 @@ export function clusterState(files: CaseFiles, context: StateContext): { observa
   const observation: KubernetesStateObservation = {
     kind: "kubernetes-state",
     namespace,
-    readAt: now.toISOString(),
-    pods: valid(Pod, enrichedPods, "Pod", notes),
-    events: valid(KubernetesEvent, mergeEvents(events), "Event", notes),
+    readAt: new Date(now.getTime() - describeLag).toISOString(),
+    pods: valid(Pod, enrichedPods.map((pod) => withSchedulingMessage(pod, mergedEvents)), "Pod", notes),
+    events: valid(KubernetesEvent, mergedEvents, "Event", notes),
     deployments: valid(Deployment, deployments, "Deployment", notes),
     ...(statefulSets.length === 0 ? {} : { statefulSets: valid(StatefulSet, statefulSets, "StatefulSet", notes) }),
     replicaSets: valid(ReplicaSet, replicaSets, "ReplicaSet", notes),
@@ -235,8 +256,9 @@ function valid<T extends z.ZodType>(schema: T, items: readonly unknown[], what: 
   });
 }
 
-function claimListed(table: string | undefined, name: string): boolean {
-  return table?.split("\n").some((line) => line.split(/\s+/)[0] === name) ?? false;
+/** The names a `get` table lists; `undefined` when the case has no such table (then nothing tells). */
+function listedNames(table: string | undefined): Set<string> | undefined {
+  return table === undefined ? undefined : new Set(namesOfTable(table));
 }
 
 /** The pod of an app: labelled `app=<app>` (or `app.kubernetes.io/name`), else named `<app>-…`; a not-ready one first. */
@@ -251,7 +273,7 @@ export function podOfApp(app: string, pods: readonly Pod[]): Pod | undefined {
 
 /**
  * A pod with what describe does not print taken from its Deployment's template: affinity, image pull
- * secrets, security context, scheduler; a pod only listed gets the whole template spec. Only a pod of
+ * secrets, security context, scheduler, the names of its ports; a pod only listed gets the whole template spec. Only a pod of
  * the Deployment's current ReplicaSet runs that template (older ones ran an older spec).
  */
 function withTemplate(pod: Pod, deployments: readonly Deployment[], replicaSets: readonly ReplicaSet[], described: ReadonlyMap<string, DeploymentDescribe>): Pod {
@@ -270,15 +292,48 @@ function withTemplate(pod: Pod, deployments: readonly Deployment[], replicaSets:
   if (listedOnly) {
     return { ...pod, metadata: { ...pod.metadata, ownerReferences: [{ kind: "ReplicaSet", name: owner }] }, spec: { ...template, ...(pod.spec?.nodeName === undefined ? {} : { nodeName: pod.spec.nodeName }) } };
   }
+  const spec = pod.spec ?? { containers: [] };
   return {
     ...pod,
     spec: {
-      ...(pod.spec ?? { containers: [] }),
+      ...spec,
+      containers: spec.containers.map((container) => withPortNames(container, template.containers.find((candidate) => candidate.name === container.name))),
       ...(template.affinity === undefined ? {} : { affinity: template.affinity }),
       ...(template.imagePullSecrets === undefined ? {} : { imagePullSecrets: template.imagePullSecrets }),
       ...(template.securityContext === undefined ? {} : { securityContext: template.securityContext }),
       ...(template.schedulerName === undefined ? {} : { schedulerName: template.schedulerName }),
     },
+  };
+}
+
+/**
+ * The PodScheduled condition as the scheduler writes it: describe prints its status only, the scheduler's
+ * FailedScheduling event of the pod carries the same message it puts there.
+ */
+function withSchedulingMessage(pod: Pod, events: readonly KubernetesEvent[]): Pod {
+  const conditions = pod.status?.conditions;
+  if (conditions === undefined || !conditions.some((condition) => condition.type === "PodScheduled" && condition.status === "False")) return pod;
+  const failed = events.filter((event) => event.reason === "FailedScheduling" && event.involvedObject.kind === "Pod" && event.involvedObject.name === pod.metadata.name).at(-1);
+  if (failed?.message === undefined) return pod;
+  const message = failed.message;
+  return {
+    ...pod,
+    status: {
+      ...pod.status,
+      conditions: conditions.map((condition) => (condition.type === "PodScheduled" && condition.status === "False" ? { ...condition, reason: "Unschedulable", message } : condition)),
+    },
+  };
+}
+
+/** A container's ports named as its template names them (a Service's `targetPort` may name one). */
+function withPortNames(container: Container, template: Container | undefined): Container {
+  if (container.ports === undefined || template?.ports === undefined) return container;
+  return {
+    ...container,
+    ports: container.ports.map((port) => {
+      const name = template.ports?.find((candidate) => candidate.containerPort === port.containerPort)?.name;
+      return name === undefined ? port : { name, ...port };
+    }),
   };
 }
 
