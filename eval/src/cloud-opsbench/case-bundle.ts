@@ -1,9 +1,10 @@
-import { type BundleAction, EVIDENCE_BUNDLE_VERSION, EvidenceBundle } from "@pes/contracts";
+import { type BundleAction, type Deployment, EVIDENCE_BUNDLE_VERSION, EvidenceBundle } from "@pes/contracts";
 import { alertsObservation } from "./alerts-file.js";
 import { type CaseFiles, readCaseFiles } from "./case-files.js";
 import { clusterState } from "./cluster-state.js";
 import { localDate, zoneOfDescribeDates } from "./kubectl-text.js";
-import { metricObservation, readMetricsCsv } from "./metrics-file.js";
+import { type MetricSeries, metricObservation, readMetricsCsv } from "./metrics-file.js";
+import { quantityValue } from "./quantities.js";
 
 /** The playbook name a converted case's issue carries: one generic investigation for every case. */
 export const BOOK_NAME = "cloud-opsbench";
@@ -65,7 +66,7 @@ export function bundleOfFiles(files: CaseFiles, id: string): ConvertedCase {
         // The series span a few minutes before the collection: the window is theirs, so that the
         // analysis has a baseline before the incident phase.
         window: { start: new Date(Math.min(first, collectedAt.getTime())).toISOString(), time, end: new Date(Math.max(last, collectedAt.getTime())).toISOString() },
-        observation: metricObservation(series, namespace),
+        observation: metricObservation(series, namespace, limitOf(series, state.observation.deployments ?? [])),
       });
     }
   }
@@ -79,4 +80,30 @@ export function bundleOfFiles(files: CaseFiles, id: string): ConvertedCase {
     mitigations: [],
   });
   return { bundle, notes };
+}
+
+/** The resources a service's metric is measured against: its `cpu` (cores) and `mem` (bytes) columns. */
+const LIMITED_RESOURCES: Record<string, { resource: string; name: string }> = {
+  cpu: { resource: "cpu", name: "cpu limit" },
+  mem: { resource: "memory", name: "memory limit" },
+};
+
+/**
+ * The limit a service's cpu or memory series saturates against, as a playbook would ask for it next to
+ * the usage: the sum of its Deployment's containers' limits (one pod each here), when every container
+ * has one. `undefined` for a node's series, another metric, or an app without limits.
+ */
+function limitOf(series: MetricSeries, deployments: readonly Deployment[]): { name: string; value: number } | undefined {
+  const limited = LIMITED_RESOURCES[series.metric];
+  if (series.node || limited === undefined) return undefined;
+  const deployment = deployments.find((candidate) => candidate.metadata.name === series.entity);
+  const containers = deployment?.spec.template.spec.containers ?? [];
+  if (containers.length === 0) return undefined;
+  let total = 0;
+  for (const container of containers) {
+    const value = quantityValue(container.resources?.limits?.[limited.resource] ?? "");
+    if (value === undefined) return undefined;
+    total += value;
+  }
+  return { name: limited.name, value: total };
 }

@@ -55,20 +55,27 @@ export function readMetricsCsv(text: string, zone: string, nodeNames: ReadonlySe
   return series.filter((item): item is MetricSeries => item !== undefined && item.samples.length > 0);
 }
 
-/** A series as a Prometheus range answer: labels `__name__`, `service` or `node` (and `namespace` for a service). */
-export function metricObservation(series: MetricSeries, namespace: string): PrometheusObservation {
+/**
+ * A series as a Prometheus range answer: labels `__name__`, `service` or `node` (and `namespace` for a
+ * service); with a `limit`, the limit's series at the same instants (a constant), what it saturates against.
+ */
+export function metricObservation(series: MetricSeries, namespace: string, limit?: { name: string; value: number }): PrometheusObservation {
   const unit = (series.node ? NODE_UNITS : UNITS)[series.metric];
+  const labels: Record<string, string> = series.node ? { node: series.entity } : { service: series.entity, namespace };
   return {
     kind: "prometheus",
     data: {
       resultType: "matrix",
       result: [
         {
-          metric: { __name__: series.metric, ...(series.node ? { node: series.entity } : { service: series.entity, namespace }) },
+          metric: { __name__: series.metric, ...labels },
           values: series.samples,
         },
       ],
     },
     ...(unit === undefined ? {} : { unit }),
+    ...(limit === undefined
+      ? {}
+      : { limit: { name: limit.name, result: [{ metric: labels, values: series.samples.map(([at]): PrometheusSample => [at, String(limit.value)]) }] } }),
   };
 }
