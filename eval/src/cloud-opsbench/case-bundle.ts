@@ -1,0 +1,109 @@
+import { type BundleAction, type Deployment, EVIDENCE_BUNDLE_VERSION, EvidenceBundle } from "@pes/contracts";
+import { alertsObservation } from "./alerts-file.js";
+import { type CaseFiles, readCaseFiles } from "./case-files.js";
+import { clusterState } from "./cluster-state.js";
+import { localDate, zoneOfDescribeDates } from "./kubectl-text.js";
+import { type MetricSeries, metricObservation, readMetricsCsv } from "./metrics-file.js";
+import { quantityValue } from "./quantities.js";
+
+/** The playbook name a converted case's issue carries: one generic investigation for every case. */
+export const BOOK_NAME = "cloud-opsbench";
+/** How far back the cluster state's and the alerts' window starts before the collection. */
+const LOOKBACK_MS = 60 * 60_000;
+
+/** A case converted: its bundle, and what could not be read. */
+export interface ConvertedCase {
+  bundle: EvidenceBundle;
+  notes: string[];
+}
+
+/**
+ * A Cloud-OpsBench case directory as the evidence bundle an execution would have recorded on that
+ * cluster: one action for the namespace's state (kubernetes-state), one for the alerts when there are
+ * any (alertmanager), one per metric series (prometheus). The issue's time is the collection's.
+ */
+export function convertCase(directory: string, id: string): ConvertedCase {
+  return bundleOfFiles(readCaseFiles(directory), id);
+}
+
+/** The zone of the case's local times: that of its describe dates (kubectl prints the cluster's). */
+function zoneOf(files: CaseFiles): string {
+  for (const byName of files.describe.values()) {
+    for (const text of byName.values()) {
+      const zone = zoneOfDescribeDates(text);
+      if (zone !== undefined) return zone;
+    }
+  }
+  return "+00:00";
+}
+
+export function bundleOfFiles(files: CaseFiles, id: string): ConvertedCase {
+  const notes: string[] = [];
+  const namespace = files.namespaces[0] ?? "default";
+  const zone = zoneOf(files);
+  const collected = files.collectionTimestamp === undefined ? undefined : localDate(files.collectionTimestamp, zone);
+  if (collected === undefined) notes.push("no collection_timestamp: the epoch stands for it");
+  const collectedAt = new Date(collected ?? 0);
+  const time = collectedAt.toISOString();
+  const window = { start: new Date(collectedAt.getTime() - LOOKBACK_MS).toISOString(), time, end: time };
+
+  const state = clusterState(files, { namespace, collectedAt, zone });
+  notes.push(...state.notes);
+  const actions: BundleAction[] = [{ gadget: "Kubernetes", title: "Cluster state", connector: "kubernetes", window, observation: state.observation }];
+
+  const alerts = alertsObservation(files.alerts, namespace, zone, collectedAt);
+  if (alerts !== undefined) actions.push({ gadget: "Alerts", title: "Alerts", connector: "alertmanager", window, observation: alerts });
+
+  if (files.metricsCsv !== undefined) {
+    const nodeNames = new Set((state.observation.nodes ?? []).map((node) => node.metadata.name));
+    for (const series of readMetricsCsv(files.metricsCsv, zone, nodeNames)) {
+      const first = (series.samples[0]?.[0] ?? collectedAt.getTime() / 1000) * 1000;
+      const last = (series.samples.at(-1)?.[0] ?? collectedAt.getTime() / 1000) * 1000;
+      actions.push({
+        gadget: `Metrics of ${series.entity}`,
+        title: `Metrics of ${series.entity}: ${series.metric}`,
+        connector: "prometheus",
+        // The series span a few minutes before the collection: the window is theirs, so that the
+        // analysis has a baseline before the incident phase.
+        window: { start: new Date(Math.min(first, collectedAt.getTime())).toISOString(), time, end: new Date(Math.max(last, collectedAt.getTime())).toISOString() },
+        observation: metricObservation(series, namespace, limitOf(series, state.observation.deployments ?? [])),
+      });
+    }
+  }
+
+  const bundle = EvidenceBundle.parse({
+    v: EVIDENCE_BUNDLE_VERSION,
+    executionId: id,
+    recordedAt: time,
+    issue: { bookName: BOOK_NAME, ...(files.query === undefined ? {} : { title: files.query }), time, attributes: { namespace } },
+    actions,
+    mitigations: [],
+  });
+  return { bundle, notes };
+}
+
+/** The resources a service's metric is measured against: its `cpu` (cores) and `mem` (bytes) columns. */
+const LIMITED_RESOURCES: Record<string, { resource: string; name: string }> = {
+  cpu: { resource: "cpu", name: "cpu limit" },
+  mem: { resource: "memory", name: "memory limit" },
+};
+
+/**
+ * The limit a service's cpu or memory series saturates against, as a playbook would ask for it next to
+ * the usage: the sum of its Deployment's containers' limits (one pod each here), when every container
+ * has one. `undefined` for a node's series, another metric, or an app without limits.
+ */
+function limitOf(series: MetricSeries, deployments: readonly Deployment[]): { name: string; value: number } | undefined {
+  const limited = LIMITED_RESOURCES[series.metric];
+  if (series.node || limited === undefined) return undefined;
+  const deployment = deployments.find((candidate) => candidate.metadata.name === series.entity);
+  const containers = deployment?.spec.template.spec.containers ?? [];
+  if (containers.length === 0) return undefined;
+  let total = 0;
+  for (const container of containers) {
+    const value = quantityValue(container.resources?.limits?.[limited.resource] ?? "");
+    if (value === undefined) return undefined;
+    total += value;
+  }
+  return { name: limited.name, value: total };
+}
