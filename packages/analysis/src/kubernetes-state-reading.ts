@@ -2,6 +2,7 @@ import type { KubernetesState, TimeWindow } from "@pes/contracts";
 import { indexState, type Fault } from "./cluster-index.js";
 import type { Cited, FaultEvidence } from "./evidence.js";
 import { nodeFaults } from "./node-faults.js";
+import { quotaFaults } from "./quota-faults.js";
 import { addressFaults, logFaults, serviceFaults } from "./routing-faults.js";
 import { schedulingFaults } from "./scheduling-faults.js";
 import { admissionFaults, containerFaults } from "./workload-faults.js";
@@ -32,7 +33,7 @@ export function stateFindings(state: KubernetesState, window: TimeWindow, cited:
   const routed = new Set([...faulted, ...routing.map((fault) => fault.subject)]);
   // A workload's log is read for its dependencies only when nothing else explains its trouble.
   const logs = logFaults(index).filter((fault) => !routed.has(fault.subject));
-  const all = dedupe([...onNodes, ...mergeQuotas(ofWorkloads), ...routing, ...logs]);
+  const all = dedupe([...onNodes, ...quotaFaults(index), ...mergeQuotas(ofWorkloads), ...routing, ...logs]);
   const ordered = [...all.filter((fault) => fault.certainty === "decisive"), ...all.filter((fault) => fault.certainty === "suggestive")];
   return ordered.map((fault) => ({ kind: "fault", ...cited, ...fault }));
 }

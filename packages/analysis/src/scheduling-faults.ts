@@ -1,4 +1,4 @@
-import type { PersistentVolume, PersistentVolumeClaim, Pod } from "@pes/contracts";
+import type { Node, PersistentVolume, PersistentVolumeClaim, Pod } from "@pes/contracts";
 import { eventOnset, eventTime, someOf, type ClusterIndex, type Fault, type Workload } from "./cluster-index.js";
 import { quantityOf } from "./quantities.js";
 
@@ -16,21 +16,24 @@ export function schedulingFaults(index: ClusterIndex, workload: Workload): Fault
   if (pod === undefined) return [];
   const message = schedulerMessage(index, pod);
   if (message === undefined) return unscheduled(index, workload, pod, affects);
-  const reason = dominantReason(message.text);
+  const reason = placementReason(index, pod) ?? dominantReason(message.text);
   const base = { subject: workload.ref, affects, certainty: "decisive" as const, ...(message.onset === undefined ? {} : { onset: message.onset }) };
   const quoted = `the scheduler: "${firstSentence(message.text)}"`;
   switch (reason) {
     case "selector": {
       const bySelector = Object.keys(pod.spec?.nodeSelector ?? {}).length > 0;
       const byAffinity = (pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms.length ?? 0) > 0;
-      if (bySelector && (!byAffinity || !selectorMatchesANode(index, pod))) {
+      const nodes = index.state.nodes ?? [];
+      if (bySelector && (!byAffinity || nodes.length === 0 || !nodes.some((node) => selectorAdmits(pod, node)))) {
         const selector = Object.entries(pod.spec?.nodeSelector ?? {}).map(([key, value]) => `${key}=${value}`);
         return [{ ...base, mechanism: "unschedulable/node-selector", detail: `nodeSelector ${selector.join(", ")}; ${quoted}`, remedy: `Fix the nodeSelector of ${workload.ref} (${selector.join(", ")}) to labels a node has, or label a node to match` }];
       }
       return [{ ...base, mechanism: "unschedulable/node-affinity", detail: `required node affinity; ${quoted}`, remedy: `Fix the required node affinity of ${workload.ref} to match a node's labels, or make it preferred` }];
     }
-    case "taint":
-      return [{ ...base, mechanism: "unschedulable/taint", detail: quoted, remedy: `Add the toleration ${workload.ref} needs for the nodes' taint, or remove the taint from the node it should run on` }];
+    case "taint": {
+      const taints = [...new Set((index.state.nodes ?? []).filter((node) => node.spec?.unschedulable !== true && selectorAdmits(pod, node) && affinityAdmits(pod, node)).flatMap((node) => untolerated(pod, node)))];
+      return [{ ...base, mechanism: "unschedulable/taint", detail: `${taints.length === 0 ? "" : `untolerated taints ${someOf(taints).join(", ")}; `}${quoted}`, remedy: `Add the toleration ${workload.ref} needs for the nodes' taint, or remove the taint from the node it should run on` }];
+    }
     case "cordoned": {
       const cordoned = (index.state.nodes ?? []).filter((node) => node.spec?.unschedulable === true).map((node) => node.metadata.name);
       const names = cordoned.length > 0 ? ` (${someOf(cordoned).join(", ")})` : "";
@@ -109,12 +112,70 @@ function firstSentence(text: string): string {
   return head.length > 240 ? `${head.slice(0, 239)}…` : head;
 }
 
-/** Whether some node carries every label of the pod's nodeSelector (unknown without the nodes' labels: true). */
-function selectorMatchesANode(index: ClusterIndex, pod: Pod): boolean {
+/**
+ * The reason read from the nodes themselves, when the state holds them: the nodes the pod's node selector
+ * and required node affinity admit are where it wants to run, so what keeps it off those is the fault
+ * (none admitted: the selector or the affinity; all cordoned: the cordon; the rest tainted against it: the
+ * taint), whatever the scheduler counts for the nodes it was never meant for. Undefined when the nodes do
+ * not decide it (resources, pod affinity, volumes: the scheduler's message says).
+ */
+function placementReason(index: ClusterIndex, pod: Pod): SchedulingReason | undefined {
   const nodes = index.state.nodes ?? [];
-  const selector = Object.entries(pod.spec?.nodeSelector ?? {});
-  if (nodes.length === 0 || nodes.every((node) => node.metadata.labels === undefined)) return true;
-  return nodes.some((node) => selector.every(([key, value]) => node.metadata.labels?.[key] === value));
+  if (nodes.length === 0 || nodes.every((node) => node.metadata.labels === undefined)) return undefined;
+  const admitted = nodes.filter((node) => selectorAdmits(pod, node) && affinityAdmits(pod, node));
+  if (admitted.length === 0) return "selector";
+  const open = admitted.filter((node) => node.spec?.unschedulable !== true);
+  if (open.length === 0) return "cordoned";
+  if (open.every((node) => untolerated(pod, node).length > 0)) return "taint";
+  return undefined;
+}
+
+function selectorAdmits(pod: Pod, node: Node): boolean {
+  return Object.entries(pod.spec?.nodeSelector ?? {}).every(([key, value]) => node.metadata.labels?.[key] === value);
+}
+
+/** Whether a node meets the pod's required node affinity: any of its terms, each of a term's expressions. */
+function affinityAdmits(pod: Pod, node: Node): boolean {
+  const terms = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
+  if (terms.length === 0) return true;
+  const labels = node.metadata.labels ?? {};
+  return terms.some((term) => (term.matchExpressions ?? []).every((expression) => expressionHolds(expression, labels[expression.key])));
+}
+
+function expressionHolds(expression: { operator: string; values?: string[] | undefined }, value: string | undefined): boolean {
+  const values = expression.values ?? [];
+  switch (expression.operator) {
+    case "In":
+      return value !== undefined && values.includes(value);
+    case "NotIn":
+      return value === undefined || !values.includes(value);
+    case "Exists":
+      return value !== undefined;
+    case "DoesNotExist":
+      return value === undefined;
+    case "Gt":
+      return value !== undefined && Number(value) > Number(values[0]);
+    case "Lt":
+      return value !== undefined && Number(value) < Number(values[0]);
+    default:
+      return true;
+  }
+}
+
+/** The node's scheduling taints the pod does not tolerate (a cordon's own taint is the cordon, not counted). */
+function untolerated(pod: Pod, node: Node): string[] {
+  const tolerations = pod.spec?.tolerations ?? [];
+  return (node.spec?.taints ?? [])
+    .filter((taint) => (taint.effect === "NoSchedule" || taint.effect === "NoExecute") && taint.key !== "node.kubernetes.io/unschedulable")
+    .filter(
+      (taint) =>
+        !tolerations.some(
+          (toleration) =>
+            (toleration.effect === undefined || toleration.effect === "" || toleration.effect === taint.effect) &&
+            (toleration.operator === "Exists" ? toleration.key === undefined || toleration.key === "" || toleration.key === taint.key : toleration.key === taint.key && (toleration.value ?? "") === (taint.value ?? "")),
+        ),
+    )
+    .map((taint) => `${taint.key}${taint.value === undefined ? "" : `=${taint.value}`}:${taint.effect}`);
 }
 
 function requestOf(pod: Pod, resource: "cpu" | "memory"): string | undefined {

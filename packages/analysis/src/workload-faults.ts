@@ -125,7 +125,8 @@ function waitingFault(workload: Workload, status: ContainerStatus, events: reado
   const waiting = status.state?.waiting;
   if (waiting?.reason === undefined) return undefined;
   if (PULLING.has(waiting.reason)) {
-    const said = [...events].reverse().find((event) => event.reason === "Failed" && /pull/i.test(event.message ?? ""))?.message ?? waiting.message ?? waiting.reason;
+    // "Error: ErrImagePull" says only that it failed; "Failed to pull image …" says why.
+    const said = [...events].reverse().find((event) => /failed to pull/i.test(event.message ?? ""))?.message ?? waiting.message ?? waiting.reason;
     const image = status.image ?? /image "([^"]+)"/.exec(said)?.[1] ?? "its image";
     const missingSecret = (workload.spec?.imagePullSecrets ?? []).map(({ name }) => name).find((name) => secrets !== undefined && !secrets.includes(name));
     const mechanism = missingSecret === undefined ? pullMechanism(said, waiting.reason) : "image-pull/unauthorized";
