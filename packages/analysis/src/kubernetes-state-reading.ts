@@ -33,7 +33,11 @@ export function stateFindings(state: KubernetesState, window: TimeWindow, cited:
   const routed = new Set([...faulted, ...routing.map((fault) => fault.subject)]);
   // A workload's log is read for its dependencies only when nothing else explains its trouble.
   const logs = logFaults(index).filter((fault) => !routed.has(fault.subject));
-  const all = dedupe([...onNodes, ...quotaFaults(index), ...mergeQuotas(ofWorkloads), ...routing, ...logs]);
+  const quotas = quotaFaults(index);
+  // A claim a storage quota keeps from binding is the quota's doing, not the volume's.
+  const byQuota = new Set(quotas.flatMap((fault) => (fault.mechanism === "quota/storage" ? fault.affects : [])));
+  const own = ofWorkloads.filter((fault) => !(byQuota.has(fault.subject) && /^(volume|unschedulable)\//.test(fault.mechanism)));
+  const all = dedupe([...onNodes, ...quotas, ...mergeQuotas(own), ...routing, ...logs]);
   const ordered = [...all.filter((fault) => fault.certainty === "decisive"), ...all.filter((fault) => fault.certainty === "suggestive")];
   return ordered.map((fault) => ({ kind: "fault", ...cited, ...fault }));
 }

@@ -21,14 +21,41 @@ export function quotaFaults(index: ClusterIndex): Fault[] {
       );
       if (unserved.length > 0) faults.push(quotaFault(index, quota, services, "services", unserved.map((workload) => workload.ref), `${unserved.map((one) => one.ref).join(", ")} has no Service`));
     }
-    const storage = full.find((name) => /storage|persistentvolumeclaims/.test(name));
+    const storage = storageResource(quota);
     if (storage !== undefined && index.state.persistentVolumeClaims !== undefined) {
-      const claims = new Set(index.state.persistentVolumeClaims.map((claim) => claim.metadata.name));
-      const waiting = [...index.workloads.values()].filter((workload) => (workload.spec?.volumes ?? []).some((volume) => volume.persistentVolumeClaim !== undefined && !claims.has(volume.persistentVolumeClaim.claimName)));
-      if (waiting.length > 0) faults.push(quotaFault(index, quota, storage, "storage", waiting.map((workload) => workload.ref), `${waiting.map((one) => one.ref).join(", ")} waits for a claim that does not exist`));
+      const fault = storageFault(index, quota, storage, full.includes(storage));
+      if (fault !== undefined) faults.push(fault);
     }
   }
   return faults;
+}
+
+/**
+ * A storage quota that stands between a workload and its claim: a claim not bound that asks for more than
+ * the quota has free (decisive); a claim that does not exist, which a full quota refuses (decisive) or one
+ * with room may have refused (suggestive: the API server keeps no trace of a refused claim).
+ */
+function storageFault(index: ClusterIndex, quota: ResourceQuota, resource: string, full: boolean): Fault | undefined {
+  const claims = index.state.persistentVolumeClaims ?? [];
+  const free = (quantityOf(quota.status?.hard?.[resource] ?? quota.spec?.hard?.[resource]) ?? 0) - (quantityOf(quota.status?.used?.[resource]) ?? 0);
+  const requests = resource === "requests.storage" || resource.endsWith(".storageclass.storage.k8s.io/requests.storage");
+  const over = claims.filter((claim) => claim.status?.phase !== "Bound" && requests && (quantityOf(claim.spec?.resources?.requests?.storage) ?? 0) > free);
+  const users = (names: ReadonlySet<string>) =>
+    [...index.workloads.values()].filter((workload) => (workload.spec?.volumes ?? []).some((volume) => volume.persistentVolumeClaim !== undefined && names.has(volume.persistentVolumeClaim.claimName)));
+  const [claim] = over;
+  if (claim !== undefined) {
+    const affects = users(new Set(over.map((one) => one.metadata.name))).map((workload) => workload.ref);
+    return quotaFault(index, quota, resource, "storage", affects, `claim ${claim.metadata.name} asks ${claim.spec?.resources?.requests?.storage}`);
+  }
+  const known = new Set(claims.map((one) => one.metadata.name));
+  const waiting = [...index.workloads.values()].filter((workload) => (workload.spec?.volumes ?? []).some((volume) => volume.persistentVolumeClaim !== undefined && !known.has(volume.persistentVolumeClaim.claimName)));
+  if (waiting.length === 0) return undefined;
+  const fault = quotaFault(index, quota, resource, "storage", waiting.map((workload) => workload.ref), `${waiting.map((one) => one.ref).join(", ")} waits for a claim that does not exist`);
+  return full ? fault : { ...fault, certainty: "suggestive" };
+}
+
+function storageResource(quota: ResourceQuota): string | undefined {
+  return Object.keys(quota.status?.hard ?? quota.spec?.hard ?? {}).find((name) => /requests\.storage$|persistentvolumeclaims$/.test(name));
 }
 
 function quotaFault(index: ClusterIndex, quota: ResourceQuota, resource: string, mechanism: string, affects: string[], missing: string): Fault {

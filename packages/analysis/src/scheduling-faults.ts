@@ -122,12 +122,19 @@ function firstSentence(text: string): string {
 function placementReason(index: ClusterIndex, pod: Pod): SchedulingReason | undefined {
   const nodes = index.state.nodes ?? [];
   if (nodes.length === 0 || nodes.every((node) => node.metadata.labels === undefined)) return undefined;
-  const admitted = nodes.filter((node) => selectorAdmits(pod, node) && affinityAdmits(pod, node));
+  // A control plane that is cordoned or tainted is how clusters keep workloads off it, not where this one was meant to run.
+  const workers = nodes.filter((node) => !(isControlPlane(node) && (node.spec?.unschedulable === true || (node.spec?.taints ?? []).length > 0)));
+  const admitted = workers.filter((node) => selectorAdmits(pod, node) && affinityAdmits(pod, node));
   if (admitted.length === 0) return "selector";
   const open = admitted.filter((node) => node.spec?.unschedulable !== true);
   if (open.length === 0) return "cordoned";
   if (open.every((node) => untolerated(pod, node).length > 0)) return "taint";
   return undefined;
+}
+
+function isControlPlane(node: Node): boolean {
+  const labels = node.metadata.labels ?? {};
+  return "node-role.kubernetes.io/control-plane" in labels || "node-role.kubernetes.io/master" in labels || labels["kubernetes.io/role"] === "master";
 }
 
 function selectorAdmits(pod: Pod, node: Node): boolean {
@@ -222,7 +229,7 @@ function schedulerNode(index: ClusterIndex): string | undefined {
   const pod = (index.state.systemPods ?? []).find((one) => one.metadata.labels?.component === "kube-scheduler" || one.metadata.name.startsWith("kube-scheduler"));
   if (pod?.spec?.nodeName !== undefined) return pod.spec.nodeName;
   const nodes = index.state.nodes ?? [];
-  const controlPlane = nodes.find((node) => Object.keys(node.metadata.labels ?? {}).some((label) => /node-role\.kubernetes\.io\/(control-plane|master)/.test(label)));
+  const controlPlane = nodes.find(isControlPlane);
   return controlPlane?.metadata.name ?? nodes.find((node) => /master|control/.test(node.metadata.name))?.metadata.name;
 }
 

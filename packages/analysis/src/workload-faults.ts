@@ -203,10 +203,11 @@ function terminatedFault(index: ClusterIndex, workload: Workload, pod: Pod, stat
   const ended = status.state?.terminated ?? status.lastState?.terminated;
   const looping = status.state?.waiting?.reason === "CrashLoopBackOff" || status.state?.terminated !== undefined;
   if (ended === undefined || (!looping && status.restartCount === 0)) return undefined;
-  const onset = ended.startedAt ? new Date(ended.startedAt) : undefined;
+  const onset = failingSince(pod, events);
   const dated = onset === undefined ? {} : { onset };
   const limit = containerOf(workload, status.name)?.resources?.limits?.memory;
-  if (ended.reason === "OOMKilled") {
+  // The runtime's own words when the container's init is killed before it runs: "container init was OOM-killed".
+  if (ended.reason === "OOMKilled" || /oom-killed|out of memory/i.test(ended.message ?? "")) {
     return { mechanism: "oom", detail: `${status.name}: OOMKilled (exit ${ended.exitCode ?? 137})${limit === undefined ? "" : `, memory limit ${limit}`}`, remedy: `Raise the memory limit of ${workload.ref}${limit === undefined ? "" : ` (${limit})`}, or find what grows`, ...dated };
   }
   const said = `${ended.message ?? ""} ${ended.reason ?? ""}`;
@@ -229,6 +230,18 @@ function terminatedFault(index: ClusterIndex, workload: Workload, pod: Pod, stat
     remedy: `Read the logs of ${workload.ref}'s container ${status.name} (kubectl logs --previous) and fix why it exits`,
     ...dated,
   };
+}
+
+/**
+ * When a pod's containers began failing: its first warning (a back-off, a failed start), else when it
+ * started. A terminated state's own start is no date when the container never ran (the runtime writes the
+ * epoch).
+ */
+function failingSince(pod: Pod, events: readonly KubernetesEvent[]): Date | undefined {
+  const first = events.find((event) => event.type === "Warning" || event.reason === "BackOff" || event.reason === "Failed");
+  const onset = first === undefined ? undefined : eventOnset(first);
+  if (onset !== undefined) return onset;
+  return pod.status?.startTime === undefined ? undefined : new Date(pod.status.startTime);
 }
 
 function containerOf(workload: Workload, name: string): Container | undefined {
