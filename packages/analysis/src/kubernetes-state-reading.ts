@@ -1,5 +1,5 @@
 import type { KubernetesState, TimeWindow } from "@pes/contracts";
-import { indexState, type Fault } from "./cluster-index.js";
+import { indexState, type ClusterIndex, type Fault } from "./cluster-index.js";
 import type { Cited, FaultEvidence } from "./evidence.js";
 import { nodeFaults } from "./node-faults.js";
 import { quotaFaults } from "./quota-faults.js";
@@ -28,18 +28,31 @@ export function stateFindings(state: KubernetesState, window: TimeWindow, cited:
     const own = [...admissionFaults(index, workload), ...schedulingFaults(index, workload), ...(onBrokenNode ? [] : containerFaults(index, workload))];
     ofWorkloads.push(...own);
   }
-  const faulted = new Set(ofWorkloads.map((fault) => fault.subject));
   const routing = [...serviceFaults(index), ...addressFaults(index)];
-  const routed = new Set([...faulted, ...routing.map((fault) => fault.subject)]);
-  // A workload's log is read for its dependencies only when nothing else explains its trouble.
-  const logs = logFaults(index).filter((fault) => !routed.has(fault.subject));
   const quotas = quotaFaults(index);
+  // A workload's log is read for its dependencies only when nothing else explains its trouble, and a line
+  // naming a dependency with a fault of its own is that fault's consequence.
+  const logs = logFaults(index, explainedObjects(index, [...onNodes, ...ofWorkloads, ...routing, ...quotas]));
   // A claim a storage quota keeps from binding is the quota's doing, not the volume's.
   const byQuota = new Set(quotas.flatMap((fault) => (fault.mechanism === "quota/storage" ? fault.affects : [])));
   const own = ofWorkloads.filter((fault) => !(byQuota.has(fault.subject) && /^(volume|unschedulable)\//.test(fault.mechanism)));
   const all = dedupe([...onNodes, ...quotas, ...mergeQuotas(own), ...routing, ...logs]);
   const ordered = [...all.filter((fault) => fault.certainty === "decisive"), ...all.filter((fault) => fault.certainty === "suggestive")];
   return ordered.map((fault) => ({ kind: "fault", ...cited, ...fault }));
+}
+
+/** The objects the faults are about or keep from working, their pods' workloads included. */
+function explainedObjects(index: ClusterIndex, faults: readonly Fault[]): Set<string> {
+  const pods = new Map((index.state.pods ?? []).map((pod) => [`pod/${pod.metadata.name}`, pod]));
+  return new Set(
+    faults.flatMap((fault) => [
+      fault.subject,
+      ...fault.affects.flatMap((object) => {
+        const pod = pods.get(object);
+        return pod === undefined ? [object] : [object, index.workloadOf(pod).ref];
+      }),
+    ]),
+  );
 }
 
 /** One fault per namespace quota and mechanism, whichever workloads it refuses. */

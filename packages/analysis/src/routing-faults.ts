@@ -158,6 +158,18 @@ function cut(line: string, most = 200): string {
   return `${from > 0 ? "…" : ""}${part}${from + most < flat.length ? "…" : ""}`;
 }
 
+/** How the workloads with a fault of their own are called: their names, their Services' names and cluster IPs. */
+function explainedNames(index: ClusterIndex, explained: ReadonlySet<string>): string[] {
+  const workloads = [...index.workloads.values()].filter((workload) => explained.has(workload.ref));
+  const services = (index.state.services ?? []).filter(
+    (service) => explained.has(`service/${service.metadata.name}`) || workloads.some((workload) => selects(service.spec.selector ?? {}, workload.labels)),
+  );
+  return [
+    ...workloads.map((workload) => workload.name),
+    ...services.flatMap((service) => [service.metadata.name, ...(service.spec.clusterIP === undefined || service.spec.clusterIP === "None" ? [] : [`${service.spec.clusterIP}:`])]),
+  ].filter((name) => name.length >= 3);
+}
+
 const LOG_MECHANISMS: ReadonlyArray<[RegExp, string, string]> = [
   [/password authentication failed|access denied for user|authentication failed|invalid credentials|wrongpass|NOAUTH/i, "dependency/credentials", "Fix the credentials {workload} uses for its dependency (the Secret it reads)"],
   [/too many (clients|connections)|remaining connection slots|connection pool (is )?exhausted|pool exhausted|max_connections|no connection became available/i, "dependency/connections-exhausted", "Free connections for {workload}: a smaller pool per pod, fewer idle connections, or a higher limit on the dependency"],
@@ -172,14 +184,18 @@ const LOG_MECHANISMS: ReadonlyArray<[RegExp, string, string]> = [
  * so, the state does not), quoted. Workloads whose pods all run and are ready are read too: a service can
  * be up and failing every call.
  */
-export function logFaults(index: ClusterIndex): Fault[] {
+export function logFaults(index: ClusterIndex, explained: ReadonlySet<string>): Fault[] {
   const faults: Fault[] = [];
+  const names = explainedNames(index, explained);
+  // A line naming a dependency whose own fault is known says only that it fails its callers.
+  const unexplained = (line: string) => !names.some((name) => line.includes(name));
   for (const workload of index.workloads.values()) {
+    if (explained.has(workload.ref)) continue;
     const pods = new Set(workload.pods.map((pod) => pod.metadata.name));
     const lines = (index.state.containerLogs ?? []).filter((log) => pods.has(log.pod) || log.pod === workload.name).flatMap((log) => log.lines);
     if (lines.length === 0) continue;
     for (const [pattern, mechanism, remedy] of LOG_MECHANISMS) {
-      const hits = lines.filter((line) => pattern.test(line));
+      const hits = lines.filter((line) => pattern.test(line) && unexplained(line));
       // One line may be a blip; a pattern that holds the logs is the container's trouble.
       if (hits.length < 3) continue;
       const line = hits.at(-1) ?? "";

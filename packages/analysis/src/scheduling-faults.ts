@@ -32,6 +32,8 @@ export function schedulingFaults(index: ClusterIndex, workload: Workload): Fault
     }
     case "taint": {
       const taints = [...new Set((index.state.nodes ?? []).filter((node) => node.spec?.unschedulable !== true && selectorAdmits(pod, node) && affinityAdmits(pod, node)).flatMap((node) => untolerated(pod, node)))];
+      // The node lifecycle's own taints (not-ready, unreachable, a pressure) are a node's condition: its fault, not the workload's.
+      if (taints.length > 0 && taints.every((taint) => taint.startsWith("node.kubernetes.io/"))) return [];
       return [{ ...base, mechanism: "unschedulable/taint", detail: `${taints.length === 0 ? "" : `untolerated taints ${someOf(taints).join(", ")}; `}${quoted}`, remedy: `Add the toleration ${workload.ref} needs for the nodes' taint, or remove the taint from the node it should run on` }];
     }
     case "cordoned": {
