@@ -20,7 +20,8 @@ export interface ConvertedCase {
 /**
  * A Cloud-OpsBench case directory as the evidence bundle an execution would have recorded on that
  * cluster: one action for the namespace's state (kubernetes-state), one for the alerts when there are
- * any (alertmanager), one per metric series (prometheus). The issue's time is the collection's.
+ * any (alertmanager), one per metric series (prometheus). The issue's time is when its first alert fired,
+ * as an alerting pipeline would page, else the collection's.
  */
 export function convertCase(directory: string, id: string): ConvertedCase {
   return bundleOfFiles(readCaseFiles(directory), id);
@@ -44,14 +45,17 @@ export function bundleOfFiles(files: CaseFiles, id: string): ConvertedCase {
   const collected = files.collectionTimestamp === undefined ? undefined : localDate(files.collectionTimestamp, zone);
   if (collected === undefined) notes.push("no collection_timestamp: the epoch stands for it");
   const collectedAt = new Date(collected ?? 0);
-  const time = collectedAt.toISOString();
-  const window = { start: new Date(collectedAt.getTime() - LOOKBACK_MS).toISOString(), time, end: time };
+  const alerts = alertsObservation(files.alerts, namespace, zone, collectedAt);
+  // The issue is paged when its first alert fired (an alerting pipeline calls then), else when the case was collected.
+  const firstAlert = Math.min(...(alerts?.alerts ?? []).map((alert) => Date.parse(alert.startsAt)).filter((at) => at <= collectedAt.getTime()));
+  const time = new Date(Number.isFinite(firstAlert) ? firstAlert : collectedAt.getTime()).toISOString();
+  const collection = collectedAt.toISOString();
+  const window = { start: new Date(collectedAt.getTime() - LOOKBACK_MS).toISOString(), time, end: collection };
 
   const state = clusterState(files, { namespace, collectedAt, zone });
   notes.push(...state.notes);
   const actions: BundleAction[] = [{ gadget: "Kubernetes", title: "Cluster state", connector: "kubernetes", window, observation: state.observation }];
 
-  const alerts = alertsObservation(files.alerts, namespace, zone, collectedAt);
   if (alerts !== undefined) actions.push({ gadget: "Alerts", title: "Alerts", connector: "alertmanager", window, observation: alerts });
 
   if (files.metricsCsv !== undefined) {
@@ -74,7 +78,7 @@ export function bundleOfFiles(files: CaseFiles, id: string): ConvertedCase {
   const bundle = EvidenceBundle.parse({
     v: EVIDENCE_BUNDLE_VERSION,
     executionId: id,
-    recordedAt: time,
+    recordedAt: collection,
     issue: { bookName: BOOK_NAME, ...(files.query === undefined ? {} : { title: files.query }), time, attributes: { namespace } },
     actions,
     mitigations: [],

@@ -124,12 +124,27 @@ function isKnownKind(kind: string): kind is keyof typeof ROOT_CAUSE_OF_KIND {
   return Object.hasOwn(ROOT_CAUSE_OF_KIND, kind);
 }
 
+/**
+ * The table's kind of a finding: its own, but for a metric at its limit, which the verdict calls
+ * `saturation` whatever the resource: a CPU limit (its `detail` names the limit) is `saturation/cpu`.
+ */
+function tableKind(finding: Pick<VerdictFinding, "kind" | "detail">): string {
+  return finding.kind === "saturation" && /\bcpu\b/i.test(finding.detail ?? "") ? "saturation/cpu" : finding.kind;
+}
+
+/** A metric series' subject (`namespace=boutique, service=adservice`) as the app its `service` label names. */
+function serviceOfSeries(subject: string | undefined): string | undefined {
+  const service = /(?:^|, )service=([^,]+)/.exec(subject ?? "")?.[1];
+  return service === undefined ? undefined : `app/${service}`;
+}
+
 /** A finding as the benchmark's answer; `undefined` when its kind or subject maps to nothing. */
-export function answerOf(finding: Pick<VerdictFinding, "kind" | "subject">): AnswerTriple | undefined {
-  if (!isKnownKind(finding.kind)) return undefined;
-  const object = objectOfSubject(finding.subject);
+export function answerOf(finding: Pick<VerdictFinding, "kind" | "subject" | "detail">): AnswerTriple | undefined {
+  const kind = tableKind(finding);
+  if (!isKnownKind(kind)) return undefined;
+  const object = objectOfSubject(finding.subject) ?? serviceOfSeries(finding.subject);
   if (object === undefined) return undefined;
-  const rootCause = ROOT_CAUSE_OF_KIND[finding.kind];
+  const rootCause = ROOT_CAUSE_OF_KIND[kind];
   return { fault_taxonomy: TAXONOMY_OF_ROOT_CAUSE[rootCause], fault_object: object, root_cause: rootCause };
 }
 
