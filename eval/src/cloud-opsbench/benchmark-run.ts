@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { dirname, join } from "node:path";
 import { replayBundle } from "@pes/analysis";
 import type { Verdict } from "@pes/contracts";
-import { convertCase } from "./case-bundle.js";
+import { type ConvertedCase, convertCase, emptyBundle } from "./case-bundle.js";
 import { type AnswerTriple, predictionsOf } from "./labels.js";
 import { type OutcomeScores, scorePredictions } from "./scoring.js";
 
@@ -62,7 +62,15 @@ function readAnswer(directory: string): Partial<AnswerTriple> | undefined {
  */
 export function runCase(ref: CaseRef, options: { dumpDir?: string; system: string }): CaseResult {
   const convertStart = performance.now();
-  const { bundle, notes } = convertCase(ref.directory, `cloud-opsbench/${options.system}/${ref.id}`);
+  const id = `cloud-opsbench/${options.system}/${ref.id}`;
+  let converted: ConvertedCase;
+  try {
+    converted = convertCase(ref.directory, id);
+  } catch (error) {
+    // A case that cannot be read is scored like any other: a miss, with why in its notes.
+    converted = { bundle: emptyBundle(id), notes: [`not converted: ${error instanceof Error ? error.message : String(error)}`] };
+  }
+  const { bundle, notes } = converted;
   const convertMs = performance.now() - convertStart;
   if (options.dumpDir !== undefined) {
     const path = join(options.dumpDir, `${ref.id}.json`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CHECKOUT_YAML, DESCRIBE_CHECKOUT_DEPLOYMENT, DESCRIBE_CHECKOUT_REPLICASET, GET_DEPLOYMENTS } from "../testing/synthetic-case.js";
-import { deploymentRows, parseDeploymentDescribe, parseManifests, parseReplicaSetDescribe } from "./workloads-text.js";
+import { deploymentRows, parseDeploymentDescribe, parseManifests, parseReplicaSetDescribe, parseStatefulSetDescribe, statefulSetRows } from "./workloads-text.js";
 
 const now = new Date("2026-03-02T09:00:00Z");
 
@@ -70,5 +70,38 @@ describe("deployments and replica sets", () => {
     expect(parsed?.replicaSet.spec.replicas).toBe(1);
     expect(parsed?.replicaSet.status).toEqual({ replicas: 1, readyReplicas: 0 });
     expect(parsed?.events.map((event) => event.reason)).toEqual(["FailedCreate", "SuccessfulCreate"]);
+  });
+});
+
+describe("stateful sets", () => {
+  it("reads describe statefulsets and get statefulsets", () => {
+    const text = `Name:               db
+Namespace:          shop
+CreationTimestamp:  Mon, 02 Mar 2026 09:00:00 +0100
+Selector:           app=db
+Labels:             app=db
+Annotations:        <none>
+Replicas:           2 desired | 1 total
+Update Strategy:    RollingUpdate
+  Partition:        0
+Pods Status:        1 Running / 0 Waiting / 0 Succeeded / 0 Failed
+Pod Template:
+  Labels:  app=db
+  Containers:
+   mysql:
+    Image:      mysql:8
+    Port:       3306/TCP
+    Host Port:  0/TCP
+    Environment:  <none>
+    Mounts:       <none>
+  Volumes:        <none>
+Volume Claims:    <none>
+Events:           <none>
+`;
+    const parsed = parseStatefulSetDescribe(text, now);
+    expect(parsed?.statefulSet.spec.replicas).toBe(2);
+    expect(parsed?.statefulSet.status).toEqual({ replicas: 1, readyReplicas: 1 });
+    expect(parsed?.statefulSet.spec.template.spec.containers.map((container) => container.image)).toEqual(["mysql:8"]);
+    expect(statefulSetRows("NAME   READY   AGE\ndb     1/2     5m\n").get("db")).toEqual({ readyReplicas: 1, replicas: 2 });
   });
 });
