@@ -4,7 +4,7 @@ import { replayBundle } from "@pes/analysis";
 import type { Verdict } from "@pes/contracts";
 import { type ConvertedCase, convertCase, emptyBundle } from "./case-bundle.js";
 import { type AnswerTriple, predictionsOf } from "./labels.js";
-import { type OutcomeScores, scorePredictions } from "./scoring.js";
+import { type FieldMatches, type OutcomeScores, scorePredictions, topFieldMatches } from "./scoring.js";
 
 /** One case of a system: `<category>/<n>`, under `<checkout>/benchmark/<system>/`. */
 export interface CaseRef {
@@ -40,6 +40,8 @@ export interface CaseResult {
   confidence?: "high" | "medium" | "low";
   /** Absent when the case has no answer (metadata.json `result`). */
   scores?: OutcomeScores;
+  /** Which fields of the top prediction are right; absent with the answer. */
+  fields?: FieldMatches;
   /** Milliseconds to convert the case directory into a bundle. */
   convertMs: number;
   /** Milliseconds of the analysis of the bundle (`replayBundle`). */
@@ -89,7 +91,7 @@ export function runCase(ref: CaseRef, options: { dumpDir?: string; system: strin
     predictions,
     conclusion: verdict.conclusion,
     ...(verdict.cause === undefined ? {} : { confidence: verdict.cause.confidence }),
-    ...(answer === undefined ? {} : { scores: scorePredictions(predictions, answer) }),
+    ...(answer === undefined ? {} : { scores: scorePredictions(predictions, answer), fields: topFieldMatches(predictions, answer) }),
     convertMs,
     analysisMs,
     notes,

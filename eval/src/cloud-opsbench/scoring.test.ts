@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { averageScores, comparePrediction, normalizeText, scorePredictions } from "./scoring.js";
+import { averageScores, comparePrediction, normalizeText, scorePredictions, topFieldMatches } from "./scoring.js";
 
 // Expectations computed by hand from cloudops_agent/evaluation.py's compare_prediction and score_predictions.
 const truth = { fault_taxonomy: "Scheduling_Fault", fault_object: "app/cart", root_cause: "taint_toleration_mismatch" };
@@ -35,5 +35,12 @@ describe("evaluation.py's scores", () => {
     const none = { a1: 0, a3: 0, partial_a1: 0, partial_a3: 0 };
     expect(averageScores([one, none, none])).toEqual({ a1: 0.3333, a3: 0.3333, partial_a1: 0.3333, partial_a3: 0.3333 });
     expect(averageScores([])).toEqual(none);
+  });
+});
+
+describe("per-field matches of the top prediction", () => {
+  it("tells which fields are right", () => {
+    expect(topFieldMatches([wrongObject, right], truth)).toEqual({ taxonomy: true, object: false, rootCause: true });
+    expect(topFieldMatches([], truth)).toEqual({ taxonomy: false, object: false, rootCause: false });
   });
 });
