@@ -63,6 +63,9 @@ describe("metrics", () => {
     if (cpu === undefined) throw new Error("no series");
     const observation = metricObservation(cpu, "shop", { name: "cpu limit", value: 0.2 });
     expect(observation.unit).toBe("cores");
+    const latency = readMetricsCsv(METRICS_CSV, "+00:00", new Set())[2];
+    if (latency === undefined) throw new Error("no series");
+    expect(metricObservation(latency, "shop").unit).toBe("ms");
     expect([...observation.data.result]).toEqual([{ metric: { __name__: "cpu", service: "cart", namespace: "shop" }, values: cpu.samples }]);
     expect([...(observation.limit?.result ?? [])][0]?.values.map(([, value]) => value)).toEqual(["0.2", "0.2", "0.2"]);
   });
