@@ -118,7 +118,7 @@ describe("the image's production install (scripts/production-install.mjs)", () =
       expect(installed).not.toContain(devOnly);
     }
     // Workspaces the processes do not import are gone, their nested installs with them.
-    for (const dir of ["test", "bench", "packages/local-services", "packages/client"]) expect(existsSync(join(copy, dir))).toBe(false);
+    for (const dir of ["test", "bench", "eval", "packages/local-services", "packages/client"]) expect(existsSync(join(copy, dir))).toBe(false);
   });
 
   it("draws charts with what it installed: ECharts bundled into @pes/charts, resvg's native renderer", async () => {

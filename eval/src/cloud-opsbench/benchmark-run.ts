@@ -2,9 +2,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { dirname, join } from "node:path";
 import { replayBundle } from "@pes/analysis";
 import type { Verdict } from "@pes/contracts";
-import { convertCase } from "./case-bundle.js";
+import { type ConvertedCase, convertCase, emptyBundle } from "./case-bundle.js";
 import { type AnswerTriple, predictionsOf } from "./labels.js";
-import { type OutcomeScores, scorePredictions } from "./scoring.js";
+import { type FieldMatches, type OutcomeScores, scorePredictions, topFieldMatches } from "./scoring.js";
 
 /** One case of a system: `<category>/<n>`, under `<checkout>/benchmark/<system>/`. */
 export interface CaseRef {
@@ -40,6 +40,8 @@ export interface CaseResult {
   confidence?: "high" | "medium" | "low";
   /** Absent when the case has no answer (metadata.json `result`). */
   scores?: OutcomeScores;
+  /** Which fields of the top prediction are right; absent with the answer. */
+  fields?: FieldMatches;
   /** Milliseconds to convert the case directory into a bundle. */
   convertMs: number;
   /** Milliseconds of the analysis of the bundle (`replayBundle`). */
@@ -62,7 +64,15 @@ function readAnswer(directory: string): Partial<AnswerTriple> | undefined {
  */
 export function runCase(ref: CaseRef, options: { dumpDir?: string; system: string }): CaseResult {
   const convertStart = performance.now();
-  const { bundle, notes } = convertCase(ref.directory, `cloud-opsbench/${options.system}/${ref.id}`);
+  const id = `cloud-opsbench/${options.system}/${ref.id}`;
+  let converted: ConvertedCase;
+  try {
+    converted = convertCase(ref.directory, id);
+  } catch (error) {
+    // A case that cannot be read is scored like any other: a miss, with why in its notes.
+    converted = { bundle: emptyBundle(id), notes: [`not converted: ${error instanceof Error ? error.message : String(error)}`] };
+  }
+  const { bundle, notes } = converted;
   const convertMs = performance.now() - convertStart;
   if (options.dumpDir !== undefined) {
     const path = join(options.dumpDir, `${ref.id}.json`);
@@ -81,7 +91,7 @@ export function runCase(ref: CaseRef, options: { dumpDir?: string; system: strin
     predictions,
     conclusion: verdict.conclusion,
     ...(verdict.cause === undefined ? {} : { confidence: verdict.cause.confidence }),
-    ...(answer === undefined ? {} : { scores: scorePredictions(predictions, answer) }),
+    ...(answer === undefined ? {} : { scores: scorePredictions(predictions, answer), fields: topFieldMatches(predictions, answer) }),
     convertMs,
     analysisMs,
     notes,

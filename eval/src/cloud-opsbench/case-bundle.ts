@@ -111,3 +111,9 @@ function limitOf(series: MetricSeries, deployments: readonly Deployment[]): { na
   }
   return { name: limited.name, value: total };
 }
+
+/** The bundle of a case that could not be read: no action, so no finding. */
+export function emptyBundle(id: string): EvidenceBundle {
+  const time = new Date(0).toISOString();
+  return { v: EVIDENCE_BUNDLE_VERSION, executionId: id, recordedAt: time, issue: { bookName: BOOK_NAME, time, attributes: {} }, actions: [], mitigations: [] };
+}

@@ -9,6 +9,7 @@ import {
   PersistentVolume,
   PersistentVolumeClaim,
   Pod,
+  type PodSpec,
   ReplicaSet,
   ResourceQuota,
   Service,
@@ -31,7 +32,9 @@ import {
   parseDeploymentDescribe,
   parseManifests,
   parseReplicaSetDescribe,
+  parseStatefulSetDescribe,
   replicaSetAges,
+  statefulSetRows,
 } from "./workloads-text.js";
 
 /** The most log lines kept per service: the analysis reads the latest. */
@@ -120,7 +123,26 @@ export function clusterState(files: CaseFiles, context: StateContext): { observa
     describedEvents.push(...parsed.events);
   }
 
-  const enrichedPods = [...pods.values()].map((pod) => withTemplate(pod, deployments, replicaSets, described));
+  // StatefulSets: the manifest's spec, or describe's; the table's and describe's status.
+  const statefulSetsListed = listedNames(list("statefulsets"));
+  const statefulSetTable = statefulSetRows(list("statefulsets") ?? "");
+  const statefulSets = new Map<string, StatefulSet>();
+  for (const statefulSet of manifests.flatMap((manifest) => manifest.statefulSets)) {
+    if (statefulSetsListed?.has(statefulSet.metadata.name) ?? true) statefulSets.set(statefulSet.metadata.name, statefulSet);
+  }
+  for (const text of describeTexts("statefulsets")) {
+    const parsed = parseStatefulSetDescribe(text, now);
+    if (parsed === undefined || !inNamespace(parsed.statefulSet)) continue;
+    const manifest = statefulSets.get(parsed.statefulSet.metadata.name);
+    statefulSets.set(parsed.statefulSet.metadata.name, manifest === undefined ? parsed.statefulSet : { ...manifest, status: parsed.statefulSet.status });
+    describedEvents.push(...parsed.events);
+  }
+  for (const [name, row] of statefulSetTable) {
+    const statefulSet = statefulSets.get(name);
+    if (statefulSet !== undefined) statefulSets.set(name, { ...statefulSet, status: { ...statefulSet.status, ...row } });
+  }
+
+  const enrichedPods = [...pods.values()].map((pod) => withTemplate(pod, deployments, replicaSets, described, [...statefulSets.values()]));
 
   // Services and their endpoints.
   const services = new Map<string, Service>();
@@ -219,7 +241,6 @@ export function clusterState(files: CaseFiles, context: StateContext): { observa
     const table = list(type);
     return table === undefined ? [...(files.describe.get(type)?.keys() ?? [])] : namesOfTable(table);
   };
-  const statefulSets = manifests.flatMap((manifest) => manifest.statefulSets);
   const observation: KubernetesStateObservation = {
     kind: "kubernetes-state",
     namespace,
@@ -227,7 +248,7 @@ export function clusterState(files: CaseFiles, context: StateContext): { observa
     pods: valid(Pod, enrichedPods.map((pod) => withSchedulingMessage(pod, mergedEvents)), "Pod", notes),
     events: valid(KubernetesEvent, mergedEvents, "Event", notes),
     deployments: valid(Deployment, deployments, "Deployment", notes),
-    ...(statefulSets.length === 0 ? {} : { statefulSets: valid(StatefulSet, statefulSets, "StatefulSet", notes) }),
+    ...(statefulSets.size === 0 ? {} : { statefulSets: valid(StatefulSet, [...statefulSets.values()], "StatefulSet", notes) }),
     replicaSets: valid(ReplicaSet, replicaSets, "ReplicaSet", notes),
     services: valid(Service, [...services.values()], "Service", notes),
     endpointSlices: valid(EndpointSlice, [...slices.values()], "EndpointSlice", notes),
@@ -276,7 +297,16 @@ export function podOfApp(app: string, pods: readonly Pod[]): Pod | undefined {
  * secrets, security context, scheduler, the names of its ports; a pod only listed gets the whole template spec. Only a pod of
  * the Deployment's current ReplicaSet runs that template (older ones ran an older spec).
  */
-function withTemplate(pod: Pod, deployments: readonly Deployment[], replicaSets: readonly ReplicaSet[], described: ReadonlyMap<string, DeploymentDescribe>): Pod {
+function withTemplate(
+  pod: Pod,
+  deployments: readonly Deployment[],
+  replicaSets: readonly ReplicaSet[],
+  described: ReadonlyMap<string, DeploymentDescribe>,
+  statefulSets: readonly StatefulSet[],
+): Pod {
+  const statefulOwner = pod.metadata.ownerReferences?.find((reference) => reference.kind === "StatefulSet")?.name;
+  const statefulSet = statefulSets.find((candidate) => candidate.metadata.name === statefulOwner);
+  if (statefulSet !== undefined) return withTemplateSpec(pod, statefulSet.spec.template.spec);
   const owner = pod.metadata.ownerReferences?.find((reference) => reference.kind === "ReplicaSet")?.name ?? replicaSetOfPodName(pod.metadata.name);
   if (owner === undefined) return pod;
   const replicaSet = replicaSets.find((candidate) => candidate.metadata.name === owner);
@@ -287,11 +317,14 @@ function withTemplate(pod: Pod, deployments: readonly Deployment[], replicaSets:
   const ownReplicaSets = replicaSets.filter((candidate) => candidate.metadata.ownerReferences?.some((reference) => reference.name === deploymentName));
   const current = newest === undefined ? ownReplicaSets.length <= 1 : newest === owner;
   if (!current) return pod;
-  const template = deployment.spec.template.spec;
+  const listedOnly = pod.metadata.ownerReferences === undefined;
+  return withTemplateSpec(listedOnly ? { ...pod, metadata: { ...pod.metadata, ownerReferences: [{ kind: "ReplicaSet", name: owner }] } } : pod, deployment.spec.template.spec);
+}
+
+/** A pod with its template's spec: the whole of it for a pod only listed, else what describe does not print. */
+function withTemplateSpec(pod: Pod, template: PodSpec): Pod {
   const listedOnly = pod.spec === undefined || pod.spec.containers.every((container) => /^container-\d+$/.test(container.name));
-  if (listedOnly) {
-    return { ...pod, metadata: { ...pod.metadata, ownerReferences: [{ kind: "ReplicaSet", name: owner }] }, spec: { ...template, ...(pod.spec?.nodeName === undefined ? {} : { nodeName: pod.spec.nodeName }) } };
-  }
+  if (listedOnly) return { ...pod, spec: { ...template, ...(pod.spec?.nodeName === undefined ? {} : { nodeName: pod.spec.nodeName }) } };
   const spec = pod.spec ?? { containers: [] };
   return {
     ...pod,

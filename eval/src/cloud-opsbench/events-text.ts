@@ -30,6 +30,9 @@ const KINDS: Record<string, string> = {
   horizontalpodautoscaler: "HorizontalPodAutoscaler",
 };
 
+/** Kinds without a namespace: their events are listed in `default`, but are about no namespace's object. */
+const CLUSTER_SCOPED = new Set(["Node", "PersistentVolume", "StorageClass", "Namespace"]);
+
 export function kindOf(resource: string): string {
   const lower = resource.toLowerCase();
   return KINDS[lower] ?? (lower.charAt(0).toUpperCase() + lower.slice(1));
@@ -88,12 +91,14 @@ export function listedEvents(text: string, namespace: string, now: Date): Kubern
     if (match === null) continue;
     const [, age, type, reason, objectRef, message] = match;
     const slash = (objectRef ?? "").indexOf("/");
+    const kind = kindOf(slash < 0 ? "" : (objectRef ?? "").slice(0, slash));
     const object: InvolvedObject = {
-      kind: kindOf(slash < 0 ? "" : (objectRef ?? "").slice(0, slash)),
+      kind,
       name: slash < 0 ? (objectRef ?? "") : (objectRef ?? "").slice(slash + 1),
-      ...(namespace === "" ? {} : { namespace }),
+      ...(namespace === "" || CLUSTER_SCOPED.has(kind) ? {} : { namespace }),
     };
-    events.push(toEvent({ type: type ?? "", reason: reason ?? "", age: age ?? "", message: (message ?? "").trim() }, object, now, events.length));
+    const event = toEvent({ type: type ?? "", reason: reason ?? "", age: age ?? "", message: (message ?? "").trim() }, object, now, events.length);
+    events.push(namespace === "" ? event : { ...event, metadata: { ...event.metadata, namespace } });
   }
   return events;
 }

@@ -16,9 +16,9 @@ const UNITS: Record<string, string> = {
   mem: "bytes",
   rps: "req/s",
   success_rate: "ratio",
-  p50latency: "ms",
-  p90latency: "ms",
 };
+/** Latency quantiles (`p50latency`, `p95latency`) are in milliseconds. */
+const LATENCY = /^p\d+latency$/;
 /** A node's cpu and mem columns are percentages. */
 const NODE_UNITS: Record<string, string> = { cpu: "%", mem: "%" };
 
@@ -60,7 +60,7 @@ export function readMetricsCsv(text: string, zone: string, nodeNames: ReadonlySe
  * service); with a `limit`, the limit's series at the same instants (a constant), what it saturates against.
  */
 export function metricObservation(series: MetricSeries, namespace: string, limit?: { name: string; value: number }): PrometheusObservation {
-  const unit = (series.node ? NODE_UNITS : UNITS)[series.metric];
+  const unit = (series.node ? NODE_UNITS : UNITS)[series.metric] ?? (LATENCY.test(series.metric) ? "ms" : undefined);
   const labels: Record<string, string> = series.node ? { node: series.entity } : { service: series.entity, namespace };
   return {
     kind: "prometheus",

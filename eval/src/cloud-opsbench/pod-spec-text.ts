@@ -203,7 +203,9 @@ export function parseContainers(found: DescribeField | undefined): { containers:
  */
 export function parseTolerations(lines: readonly string[]): Toleration[] {
   return lines.flatMap((line) => {
-    const match = /^([^=:\s]*)(?:=([^:\s]*))?(?::(\w+))?(?:\s+op=(\w+))?/.exec(line.trim());
+    // A toleration of every taint has no key: `op=Exists`, or `:NoSchedule op=Exists` for every taint of an effect.
+    const text = line.trim().startsWith("op=") ? ` ${line.trim()}` : line.trim();
+    const match = /^([^=:\s]*)(?:=([^:\s]*))?(?::(\w+))?(?:\s+op=(\w+))?/.exec(text);
     if (match === null) return [];
     const [, key, tolerated, effect, operator] = match;
     return [

@@ -9,6 +9,10 @@ export interface ReportRow {
   a3: number;
   partialA1: number;
   partialA3: number;
+  /** Shares of cases whose top prediction has the right taxonomy, object, root cause (each alone). */
+  taxonomyAt1: number;
+  objectAt1: number;
+  rootCauseAt1: number;
   /** Share of cases whose top prediction is wrong while the verdict's confidence is high. */
   confidentWrong: number;
   noCause: number;
@@ -26,6 +30,10 @@ export function quantile(values: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? 0;
 }
 
+function share(results: readonly CaseResult[], test: (result: CaseResult) => boolean): number {
+  return results.length === 0 ? 0 : results.filter(test).length / results.length;
+}
+
 function rowOf(category: string, results: readonly CaseResult[]): ReportRow {
   const scored = results.flatMap((result) => (result.scores === undefined ? [] : [result.scores]));
   const mean = averageScores(scored);
@@ -37,6 +45,9 @@ function rowOf(category: string, results: readonly CaseResult[]): ReportRow {
     a3: mean.a3,
     partialA1: mean.partial_a1,
     partialA3: mean.partial_a3,
+    taxonomyAt1: share(results, (result) => result.fields?.taxonomy === true),
+    objectAt1: share(results, (result) => result.fields?.object === true),
+    rootCauseAt1: share(results, (result) => result.fields?.rootCause === true),
     confidentWrong: results.length === 0 ? 0 : confidentWrong / results.length,
     noCause: results.filter((result) => result.conclusion === "no-cause").length,
     ambiguous: results.filter((result) => result.conclusion === "ambiguous").length,
@@ -58,7 +69,7 @@ const ms = (value: number) => (value < 10 ? value.toFixed(2) : value.toFixed(0))
 
 /** The rows as a Markdown table. */
 export function renderReport(rows: readonly ReportRow[]): string {
-  const header = ["category", "cases", "A@1", "A@3", "partial A@1", "partial A@3", "confident wrong", "no-cause", "ambiguous", "analysis ms p50", "p99", "convert ms p50", "p99"];
+  const header = ["category", "cases", "A@1", "A@3", "partial A@1", "partial A@3", "taxonomy@1", "object@1", "root cause@1", "confident wrong", "no-cause", "ambiguous", "analysis ms p50", "p99", "convert ms p50", "p99"];
   const lines = [`| ${header.join(" | ")} |`, `|${header.map((_, index) => (index < 1 ? "---" : "---:")).join("|")}|`];
   for (const row of rows) {
     lines.push(
@@ -69,6 +80,9 @@ export function renderReport(rows: readonly ReportRow[]): string {
         percent(row.a3),
         percent(row.partialA1),
         percent(row.partialA3),
+        percent(row.taxonomyAt1),
+        percent(row.objectAt1),
+        percent(row.rootCauseAt1),
         percent(row.confidentWrong),
         String(row.noCause),
         String(row.ambiguous),

@@ -56,3 +56,19 @@ export function averageScores(scores: readonly OutcomeScores[]): OutcomeScores {
   const mean = (key: keyof OutcomeScores) => (scores.length === 0 ? 0 : Math.round((scores.reduce((sum, score) => sum + score[key], 0) / scores.length) * 10_000) / 10_000);
   return { a1: mean("a1"), a3: mean("a3"), partial_a1: mean("partial_a1"), partial_a3: mean("partial_a3") };
 }
+
+/** Which fields of the first prediction equal the answer's (ours, not evaluation.py's: to see which part is wrong). */
+export interface FieldMatches {
+  taxonomy: boolean;
+  object: boolean;
+  rootCause: boolean;
+}
+
+export function topFieldMatches(predictions: ReadonlyArray<Answer | null>, truth: Answer): FieldMatches {
+  const top = predictions[0] ?? {};
+  return {
+    taxonomy: normalizeText(top.fault_taxonomy) === normalizeText(truth.fault_taxonomy),
+    object: normalizeText(top.fault_object) === normalizeText(truth.fault_object),
+    rootCause: normalizeText(top.root_cause) === normalizeText(truth.root_cause),
+  };
+}

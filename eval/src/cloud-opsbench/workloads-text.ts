@@ -228,3 +228,44 @@ export function replicaSetAges(text: string, now: Date): Map<string, string> {
   }
   return ages;
 }
+
+/** `kubectl describe statefulsets <name>`: replicas, pods' status, template and events. */
+export function parseStatefulSetDescribe(text: string, now: Date): { statefulSet: StatefulSet; events: KubernetesEvent[] } | undefined {
+  const fields = describeFields(text);
+  const name = value(fields, "Name");
+  if (name === undefined) return undefined;
+  const namespace = value(fields, "Namespace");
+  const counts = Object.fromEntries([...(value(fields, "Replicas") ?? "").matchAll(/(\d+) (desired|total)/g)].map((match) => [match[2], Number(match[1])]));
+  const running = /(\d+) Running/.exec(value(fields, "Pods Status") ?? "");
+  const template = describeFields(field(fields, "Pod Template")?.lines ?? []);
+  const labels = keyValues(listValues(field(fields, "Labels")));
+  const created = describeDate(value(fields, "CreationTimestamp") ?? "");
+  const statefulSet: StatefulSet = {
+    metadata: {
+      name,
+      ...(namespace === undefined ? {} : { namespace }),
+      ...(Object.keys(labels).length === 0 ? {} : { labels }),
+      ...(created === undefined ? {} : { creationTimestamp: created }),
+    },
+    spec: {
+      ...(counts.desired === undefined ? {} : { replicas: counts.desired }),
+      selector: { matchLabels: keyValues(listValues(field(fields, "Selector"))) },
+      template: { metadata: { labels: keyValues(listValues(field(template, "Labels"))) }, spec: parsePodSpecFields(template).spec },
+    },
+    status: {
+      ...(counts.total === undefined ? {} : { replicas: counts.total }),
+      ...(running === null ? {} : { readyReplicas: Number(running[1]) }),
+    },
+  };
+  return { statefulSet, events: describedEvents(field(fields, "Events"), { kind: "StatefulSet", name, ...(namespace === undefined ? {} : { namespace }) }, now) };
+}
+
+/** `kubectl get statefulsets` (NAME READY AGE) rows: name → ready and desired replicas. */
+export function statefulSetRows(text: string): Map<string, { readyReplicas: number; replicas: number }> {
+  const rows = new Map<string, { readyReplicas: number; replicas: number }>();
+  for (const row of parseTable(text, /^NAME\s+READY/)) {
+    const [ready, desired] = (row.READY ?? "").split("/").map(Number);
+    if (row.NAME !== undefined && row.NAME !== "" && Number.isFinite(ready) && Number.isFinite(desired)) rows.set(row.NAME, { readyReplicas: ready ?? 0, replicas: desired ?? 0 });
+  }
+  return rows;
+}
