@@ -26,10 +26,10 @@ describe("a case directory as a bundle", () => {
   const { bundle, notes } = converted();
   const state = stateOf(bundle);
 
-  it("is a valid bundle of the cluster state, the alerts and one action per metric series", () => {
+  it("is a valid bundle of the cluster state, the alerts and one action per metric series, paged when the first alert fired", () => {
     expect(notes).toEqual([]);
     expect(EvidenceBundle.safeParse(JSON.parse(JSON.stringify(bundle))).success).toBe(true);
-    expect(bundle.issue).toEqual({ bookName: "cloud-opsbench", title: "Checkout is down.", time: "2026-03-02T09:00:00.123Z", attributes: { namespace: "shop" } });
+    expect(bundle.issue).toEqual({ bookName: "cloud-opsbench", title: "Checkout is down.", time: "2026-03-02T08:57:00.000Z", attributes: { namespace: "shop" } });
     expect(bundle.actions.map((action) => [action.title, action.connector, action.observation.kind])).toEqual([
       ["Cluster state", "kubernetes", "kubernetes-state"],
       ["Alerts", "alertmanager", "alertmanager"],
@@ -38,7 +38,7 @@ describe("a case directory as a bundle", () => {
       ["Metrics of cart: p90latency", "prometheus", "prometheus"],
       ["Metrics of node-b: tcp_retans", "prometheus", "prometheus"],
     ]);
-    expect(bundle.actions[2]?.window).toEqual({ start: "2026-03-02T08:56:00.000Z", time: "2026-03-02T09:00:00.123Z", end: "2026-03-02T09:00:00.123Z" });
+    expect(bundle.actions[2]?.window).toEqual({ start: "2026-03-02T08:56:00.000Z", time: "2026-03-02T08:57:00.000Z", end: "2026-03-02T09:00:00.123Z" });
   });
 
   it("takes the namespace and every name from the case", () => {
