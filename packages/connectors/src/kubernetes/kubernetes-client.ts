@@ -59,7 +59,8 @@ export function kubernetesClient(request: FetchRequest<KubernetesDataSource, Kub
       return parsed.success ? parsed.data : new Failure(`${TARGET} answered in a shape this connector does not know`);
     },
     async text(url) {
-      const answer = await get(url, "text/plain");
+      // The API server streams a log as text/plain; `*/*` takes whatever it sends.
+      const answer = await get(url, "text/plain, */*");
       return answer instanceof Failure ? answer : answerText(answer.body);
     },
   };

@@ -418,8 +418,10 @@ describe("kubernetes state", () => {
   it("fails at the deadline, with at most four requests in flight at once", async () => {
     const slow = await startCluster({});
     slow.hold();
-    const observation = await readState(slow.url, { signal: AbortSignal.timeout(300) });
-    expect(observation).toEqual({ kind: "failed", reason: "no answer from Kubernetes before the deadline (timed out)" });
+    const observing = readState(slow.url, { signal: AbortSignal.timeout(2_000) });
+    await slow.waitForRequests(4);
+    expect(await observing).toEqual({ kind: "failed", reason: "no answer from Kubernetes before the deadline (timed out)" });
+    // Held until the deadline: no fifth request went out while four were in flight.
     expect(slow.requests).toHaveLength(4);
     await slow.waitForAbandoned(4);
   });
