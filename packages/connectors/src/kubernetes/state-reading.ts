@@ -52,7 +52,7 @@ export async function readState(request: FetchRequest<KubernetesDataSource, Kube
   };
   const reads = STATE_LISTS.map(async (list) => {
     await readList(list);
-    // The pods are first in the queue: their containers' logs are read while the other lists are.
+    // The logs need the pods (first in the queue), then take their turn behind the lists already queued.
     if (list.field === "pods" && state.pods !== undefined) {
       const logs = await readLogs(client, run, dataSource, namespace, state.pods);
       if (logs !== undefined) state.containerLogs = logs;
