@@ -2,8 +2,9 @@
  * deploy/kubernetes: every kustomization builds, every resource is valid against the Kubernetes API's
  * schemas (and KEDA's for the ScaledObject), and what the manifests promise holds: probes on the routes
  * the processes serve, a grace period that covers the drain, non-root read-only containers, disruption
- * budgets and an autoscaler that select the right pods, and settings and CONFIG_DIR that the API and the
- * workers accept as the kubelet would hand them over. There is no cluster here: the check builds the
+ * budgets and an autoscaler that select the right pods, settings and CONFIG_DIR that the API and the
+ * workers accept as the kubelet would hand them over, and read-only access to the cluster for the
+ * workers alone, on exactly what the kubernetes connector reads. There is no cluster here: the check builds the
  * kustomizations itself (test/support/kustomize.ts), and compares with `kubectl kustomize` where kubectl
  * is installed.
  */
@@ -43,7 +44,16 @@ interface PodSpec {
   terminationGracePeriodSeconds?: number;
   securityContext?: { runAsNonRoot?: boolean; runAsUser?: number };
   containers: Container[];
-  volumes?: { name: string; configMap?: { name: string }; secret?: { secretName: string } }[];
+  volumes?: { name: string; configMap?: { name: string }; secret?: { secretName: string; items?: { key: string; path: string }[] } }[];
+}
+interface PolicyRule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
+interface RoleBinding extends Resource {
+  roleRef: { apiGroup: string; kind: string; name: string };
+  subjects: { kind: string; name: string; namespace?: string }[];
 }
 interface Workload extends Resource {
   spec: { replicas?: number; selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> }; spec: PodSpec } };
@@ -104,7 +114,10 @@ describe("deploy/kubernetes builds, and every resource is valid against its sche
     expect(example.map((resource) => resource.kind)).toContain("ScaledObject");
     expect(withHpa.map((resource) => resource.kind)).toContain("HorizontalPodAutoscaler");
     expect(withHpa.map((resource) => resource.kind)).not.toContain("ScaledObject");
-    for (const resource of example) expect(resource.metadata.namespace, `${resource.kind} ${resource.metadata.name}`).toBe("pes");
+    // Everything in the overlay's namespace, but the cluster's roles and their bindings.
+    const clusterScoped = new Set(["ClusterRole", "ClusterRoleBinding"]);
+    for (const resource of example) expect(resource.metadata.namespace, `${resource.kind} ${resource.metadata.name}`).toBe(clusterScoped.has(resource.kind) ? undefined : "pes");
+    expect(example.filter((resource) => clusterScoped.has(resource.kind))).toHaveLength(4);
     const image = onlyContainer(find<Workload>(example, "Deployment", "pes-api")).image;
     expect(image).toBe("registry.example.com/playbook-execution-service:0.1.0");
     expect(onlyContainer(find<Workload>(example, "Deployment", "pes-worker")).image).toBe(image);
@@ -159,6 +172,47 @@ describe("deploy/kubernetes builds, and every resource is valid against its sche
     const key = (resource: Resource) => `${resource.kind} ${resource.metadata.name}`;
     const sorted = (resources: Resource[]) => [...resources].sort((a, b) => key(a).localeCompare(key(b)));
     expect(sorted(example)).toEqual(sorted(theirs));
+  });
+});
+
+describe("what the workers may read of the cluster", () => {
+  // What the kubernetes connector reads (packages/connectors/src/kubernetes/state-lists.ts, and the events,
+  // pods and rollouts actions): get and list, and pods' logs, nothing else.
+  const READS: PolicyRule[] = [
+    { apiGroups: [""], resources: ["pods", "events", "services", "resourcequotas", "persistentvolumeclaims", "serviceaccounts", "nodes", "persistentvolumes"], verbs: ["get", "list"] },
+    { apiGroups: [""], resources: ["pods/log"], verbs: ["get"] },
+    { apiGroups: ["apps"], resources: ["deployments", "replicasets", "statefulsets"], verbs: ["get", "list"] },
+    { apiGroups: ["discovery.k8s.io"], resources: ["endpointslices"], verbs: ["get", "list"] },
+    { apiGroups: ["storage.k8s.io"], resources: ["storageclasses"], verbs: ["get", "list"] },
+  ];
+  const rulesOf = (name: string) => (find(example, "ClusterRole", name) as Resource & { rules: PolicyRule[] }).rules;
+
+  it("grants get and list on exactly the kinds the connector reads, pods' logs, and the names' lists apart", () => {
+    expect(rulesOf("pes-cluster-reader")).toEqual(READS);
+    // ConfigMaps and Secrets: list only, in a role of their own that an operator can leave out.
+    expect(rulesOf("pes-cluster-names-reader")).toEqual([{ apiGroups: [""], resources: ["configmaps", "secrets"], verbs: ["list"] }]);
+    for (const role of example.filter((resource) => resource.kind === "ClusterRole")) {
+      for (const rule of (role as Resource & { rules: PolicyRule[] }).rules) {
+        for (const verb of rule.verbs) expect(["get", "list"], `${role.metadata.name}: ${verb}`).toContain(verb);
+        expect(rule.resources.join(), role.metadata.name).not.toContain("*");
+      }
+    }
+  });
+
+  it("binds both roles to the workers' ServiceAccount, whose token only the workers mount", () => {
+    const serviceAccount = find(example, "ServiceAccount", "pes");
+    for (const name of ["pes-cluster-reader", "pes-cluster-names-reader"]) {
+      const binding = find<RoleBinding>(example, "ClusterRoleBinding", name);
+      expect(binding.roleRef).toEqual({ apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name });
+      expect(binding.subjects).toEqual([{ kind: "ServiceAccount", name: "pes", namespace: serviceAccount.metadata.namespace }]);
+    }
+    const token = find(example, "Secret", "pes-kubernetes-token") as Resource & { type: string; metadata: { annotations?: Record<string, string> } };
+    expect(token.type).toBe("kubernetes.io/service-account-token");
+    expect(token.metadata.annotations?.["kubernetes.io/service-account.name"]).toBe("pes");
+    const mountsToken = (name: string) => find<Workload>(example, "Deployment", name).spec.template.spec.volumes?.some((volume) => volume.secret?.secretName === "pes-kubernetes-token");
+    expect(mountsToken("pes-worker")).toBe(true);
+    expect(mountsToken("pes-api")).toBe(false);
+    for (const name of ["pes-api", "pes-worker"]) expect((find<Workload>(example, "Deployment", name).spec.template.spec as { automountServiceAccountToken?: boolean }).automountServiceAccountToken).toBe(false);
   });
 });
 
@@ -291,13 +345,35 @@ describe("what the manifests promise", () => {
       expect([...catalog.organizations.keys()]).toEqual(["acme"]);
       expect([...(catalog.organizations.get("acme")?.playbooks.keys() ?? [])]).toEqual(["node-cpu"]);
 
+      // The files of mounted Secrets, as the kubelet lays them out: a service account token's Secret holds
+      // what the token controller writes into it (token, ca.crt), any other the keys the overlay builds.
+      const files = new Map<string, string>();
+      for (const mount of container.volumeMounts ?? []) {
+        const secret = volumes.get(mount.name)?.secret;
+        if (secret === undefined) continue;
+        const built = example.find((resource) => resource.kind === "Secret" && resource.metadata.name === secret.secretName) as (Resource & { type?: string; data?: Record<string, string> }) | undefined;
+        const keys = built?.type === "kubernetes.io/service-account-token" ? ["token", "ca.crt", "namespace"] : Object.keys(built?.data ?? {});
+        for (const key of keys) {
+          const path = secret.items === undefined ? key : secret.items.find((item) => item.key === key)?.path;
+          if (path !== undefined) files.set(join(mount.mountPath, path), `${key} of ${secret.secretName}`);
+        }
+      }
+      const readFile = (path: string) => {
+        const text = files.get(path);
+        if (text === undefined) throw new Error(`${path} is not mounted`);
+        return text;
+      };
+
       const processEnv = { ...env, CONFIG_DIR: configDir };
       if (process === "api") {
         expect(parseEnv(processEnv).auth.jwksUrl).toBe("https://idp.example.com/.well-known/jwks.json");
+        // The API never reads the cluster: it gets no token.
+        expect([...files.keys()]).toEqual([]);
       } else {
         expect(parseWorkerEnv(processEnv).slackPostIntervalMs).toBe(1_000);
-        // Every secret the organization files reference reaches the workers.
-        expect(resolveCatalogSecrets(catalog, { env: processEnv }).missing).toEqual([]);
+        // Every secret the organization files reference reaches the workers: variables and files.
+        expect(resolveCatalogSecrets(catalog, { env: processEnv, readFile }).missing).toEqual([]);
+        expect([...files.keys()].sort()).toEqual(["/run/secrets/kubernetes/ca.crt", "/run/secrets/kubernetes/token"]);
       }
     }
   });

@@ -2,6 +2,7 @@ import { ScaledObject } from "@kubernetes-models/keda/keda.sh/v1alpha1";
 import { Deployment } from "kubernetes-models/apps/v1";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
+import { ClusterRole, ClusterRoleBinding } from "kubernetes-models/rbac.authorization.k8s.io/v1";
 import { ConfigMap, Secret, Service, ServiceAccount } from "kubernetes-models/v1";
 import type { Resource } from "./kustomize.js";
 
@@ -14,6 +15,8 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   "apps/v1 Deployment": Deployment,
   "autoscaling/v2 HorizontalPodAutoscaler": HorizontalPodAutoscaler,
   "policy/v1 PodDisruptionBudget": PodDisruptionBudget,
+  "rbac.authorization.k8s.io/v1 ClusterRole": ClusterRole,
+  "rbac.authorization.k8s.io/v1 ClusterRoleBinding": ClusterRoleBinding,
   "v1 ConfigMap": ConfigMap,
   "v1 Secret": Secret,
   "v1 Service": Service,

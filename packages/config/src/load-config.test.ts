@@ -100,7 +100,7 @@ describe("loadConfig on config/example", () => {
       "loki",
       "prometheus",
     ]);
-    expect(shop?.playbookList.map((item) => item.name)).toEqual(["database-connections", "node-memory", "service-health", "service-latency-by-node", "service-memory"]);
+    expect(shop?.playbookList.map((item) => item.name)).toEqual(["database-connections", "node-memory", "pods-not-ready", "service-health", "service-latency-by-node", "service-memory"]);
     expect(shop?.matcher.match("Too many connections on orders-db")?.attributes).toEqual({ database: "orders-db" });
   });
 

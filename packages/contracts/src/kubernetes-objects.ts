@@ -138,7 +138,14 @@ export const PodSpec = z.object({
 });
 export type PodSpec = z.infer<typeof PodSpec>;
 
-const PodTemplate = z.object({ metadata: ObjectMeta.partial().optional(), spec: PodSpec });
+/**
+ * A template's metadata (a pod template's, a claim template's): the API server writes a template's
+ * `creationTimestamp` as `null` (a zero time, `{"metadata":{"creationTimestamp":null,"labels":…}}`), and a
+ * template has no creation time to read, so the field is left out.
+ */
+const TemplateMeta = ObjectMeta.omit({ creationTimestamp: true });
+
+const PodTemplate = z.object({ metadata: TemplateMeta.partial().optional(), spec: PodSpec });
 
 const ContainerState = z.object({
   waiting: z.object({ reason: z.string().optional(), message: z.string().optional() }).optional(),
@@ -232,7 +239,7 @@ export const StatefulSet = z.object({
     replicas: z.number().optional(),
     selector: LabelSelector.optional(),
     template: PodTemplate,
-    volumeClaimTemplates: z.array(PersistentVolumeClaim).optional(),
+    volumeClaimTemplates: z.array(PersistentVolumeClaim.extend({ metadata: TemplateMeta })).optional(),
   }),
   status: WorkloadStatus.optional(),
 });

@@ -123,8 +123,8 @@ export async function startTestHttpServer(handle: TestHttpHandler, options: Test
 }
 
 /** Answers with a JSON body and its length. */
-export function sendJson(response: ServerResponse, status: number, body: unknown): void {
+export function sendJson(response: ServerResponse, status: number, body: unknown, contentType = "application/json"): void {
   const text = JSON.stringify(body);
-  response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  response.writeHead(status, { "content-type": contentType, "content-length": Buffer.byteLength(text) });
   response.end(text);
 }

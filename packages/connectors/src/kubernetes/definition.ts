@@ -5,7 +5,8 @@ import { namespaceTemplate, objectNameTemplate, labelValueTemplate } from "./kub
 
 /**
  * The kubernetes connector: plain HTTP to the API server through the data source's own client (its CA,
- * token, proxy, deadline and size cap), for three read-only lists.
+ * token, proxy, deadline and size cap), for read-only lists: events, rollouts, pods, or a namespace's whole
+ * state (state-lists.ts).
  */
 export const kubernetesConnector = defineConnector({
   type: "kubernetes",
@@ -20,7 +21,7 @@ export const kubernetesConnector = defineConnector({
   ],
   // A rollout is a ReplicaSet created in the window: a wider window finds older ones.
   reportsChanges: (query) => query.resource === "rollouts",
-  // No UI is common to every cluster: the link is the API's list this action read.
+  // No UI is common to every cluster: the link is the API's list this action read (for state, its pods).
   link: (dataSource, query) => kubernetesRequestUrl(dataSource, query),
   runtime: async () => (await import("./runtime.js")).kubernetesRuntime,
 });

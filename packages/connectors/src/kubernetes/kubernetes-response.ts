@@ -1,7 +1,7 @@
 import { z } from "zod";
 
-// The objects this connector reads (Event, Pod, Deployment, ReplicaSet) are its observations' items:
-// their schemas are in @pes/contracts (observation.ts), which bundles are read with.
+// The objects this connector reads (Event, Pod, Deployment, ReplicaSet, and the state's) are its
+// observations' items: their schemas are in @pes/contracts (kubernetes-objects.ts), which bundles are read with.
 
 /** An error answer of the API server. */
 export const KubernetesStatus = z.object({ kind: z.literal("Status"), message: z.string(), reason: z.string().optional(), code: z.number().optional() });

@@ -155,6 +155,7 @@ describe("kubernetes rollouts", () => {
     expect(revision).toEqual({
       metadata: {
         name: "checkout-7f8",
+        namespace: "shop",
         labels: { app: "checkout", "pod-template-hash": "7f8" },
         annotations: { "deployment.kubernetes.io/revision": "7" },
         ownerReferences: [{ kind: "Deployment", name: "checkout", uid: "uid-checkout" }],
@@ -230,8 +231,8 @@ describe("kubernetes events", () => {
     expect(observed).toMatchObject({ kind: "kubernetes-events", name: "checkout" });
     expect(names(observed).items).toHaveLength(objects.events.length);
     expect(observed.kind === "kubernetes-events" ? observed.items.find(({ reason }) => reason === "FailedScheduling") : undefined).toEqual({
-      metadata: { name: "search-xyz.FailedScheduling" },
-      involvedObject: { kind: "Pod", name: "search-xyz" },
+      metadata: { name: "search-xyz.FailedScheduling", namespace: "shop" },
+      involvedObject: { kind: "Pod", name: "search-xyz", namespace: "shop" },
       reason: "FailedScheduling",
       message: "0/3 nodes are available",
       type: "Warning",

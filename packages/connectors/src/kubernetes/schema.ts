@@ -15,13 +15,15 @@ export const KubernetesDataSource = z.strictObject({
 });
 export type KubernetesDataSource = z.infer<typeof KubernetesDataSource>;
 
-const KUBERNETES_RESOURCES = ["events", "rollouts", "pods"] as const;
+const KUBERNETES_RESOURCES = ["events", "rollouts", "pods", "state"] as const;
 
 /**
- * One action on a namespace: its `events`, the `rollouts` of its Deployments (ReplicaSet revisions) or
- * its `pods`' restarts. `name` narrows to a Deployment (rollouts) or to the objects named after it
- * (`checkout` and `checkout-…`: its pods, ReplicaSets and their events); `selector` to labels. Each
- * placeholder's filled text must be a valid name or label value, else the action fails unsent.
+ * One action on a namespace: its `events`, the `rollouts` of its Deployments (ReplicaSet revisions), its
+ * `pods`' restarts, or its whole `state` (its objects, the cluster's nodes and volumes, kube-system's pods,
+ * the logs of failing containers: state-lists.ts). `name` narrows to a Deployment (rollouts) or to the
+ * objects named after it (`checkout` and `checkout-…`: its pods, ReplicaSets and their events); `selector`
+ * to labels; `state` takes neither. Each placeholder's filled text must be a valid name or label value,
+ * else the action fails unsent.
  */
 export const KubernetesAction = z
   .strictObject({
@@ -41,5 +43,9 @@ export const KubernetesAction = z
   .refine((action) => action.resource !== "events" || action.selector === undefined, {
     message: "events have no labels to select: narrow them with name",
     path: ["selector"],
+  })
+  .refine((action) => action.resource !== "state" || (action.name === undefined && action.selector === undefined), {
+    message: "state reads the whole namespace: it takes neither name nor selector",
+    path: ["resource"],
   });
 export type KubernetesAction = z.infer<typeof KubernetesAction>;
