@@ -1,6 +1,6 @@
 import { encodeReply, errorMessage, type PlaybookExecutionResult } from "@pes/contracts";
 import { finishExecution, type ExecutionOutcome } from "./execution-lifecycle.js";
-import { errorResult, readStatus, type StatusReads } from "./execution-status.js";
+import { errorResult, finishLost, readStatus, type StatusReads } from "./execution-status.js";
 import { withTimeout } from "@pes/jobs";
 import type { Logger } from "pino";
 
@@ -59,8 +59,14 @@ async function lookUp(deps: DeadlineDeps, call: DeadlineCall, timedOut: string):
       return { answer: status.outcome, jobState: record.status === "pending" ? "failed" : "completed" };
     case "running":
       return { answer: errorResult(`${timedOut} (still running)`), jobState: "active" };
-    case "lost":
+    case "lost": {
+      // Finished, so that nobody joins it any longer; a reply stored just before wins.
+      if ((await finishLost(deps.records, deps.keys, call.orgId, call.executionId)) === -1) {
+        const stored = await readStatus(deps, call.orgId, call.executionId);
+        if (stored !== undefined && "outcome" in stored.status) return { answer: stored.status.outcome, jobState: "completed" };
+      }
       return { answer: errorResult("Execution result was lost"), jobState: "unknown" };
+    }
     case "queued":
       return withdraw(deps, call, record.queue, timedOut);
   }

@@ -9,7 +9,7 @@ import { QueueUnavailableError, type ExecutionClient, type ExecutionClientOption
 import type { ExecutionQueues } from "./execution-enqueue.js";
 import { executionFingerprint } from "./execution-fingerprint.js";
 import { START_BATCH_JOB } from "./execution-jobs.js";
-import { errorResult, readJobState, readStatus, type StatusReads } from "./execution-status.js";
+import { errorResult, finishLost, readJobState, readStatus, type StatusReads } from "./execution-status.js";
 import { submitExecutions, type SubmissionDeps } from "./execution-submission.js";
 import { createIdempotencyKeys } from "./idempotency-keys.js";
 
@@ -157,9 +157,17 @@ function batchSettings(setup: Setup, timeoutMs: number) {
   };
 }
 
-/** An execution as a caller reads it back (GET): its status, and once finished its outcome. */
+/**
+ * An execution as a caller reads it back (GET): its status, and once finished its outcome. One found lost
+ * is finished first, so that nobody joins it any longer; it reads as its record then says (the loss, or a
+ * reply stored just before).
+ */
 async function readView(reads: StatusReads, orgId: string, executionId: string): Promise<ExecutionView | undefined> {
-  const read = await readStatus(reads, orgId, executionId);
+  let read = await readStatus(reads, orgId, executionId);
+  if (read?.status.status === "lost") {
+    await finishLost(reads.records, reads.keys, orgId, executionId);
+    read = await readStatus(reads, orgId, executionId);
+  }
   if (read === undefined) return undefined;
   const { record, status } = read;
   const base = { id: executionId, createdAt: new Date(record.createdAt) };
