@@ -1,7 +1,6 @@
 import { encodeReply, errorMessage, type PlaybookExecutionResult } from "@pes/contracts";
 import { finishExecution, type ExecutionOutcome } from "./execution-lifecycle.js";
 import { errorResult, finishLost, readStatus, type StatusReads } from "./execution-status.js";
-import { withTimeout } from "@pes/jobs";
 import type { Logger } from "pino";
 
 /**
@@ -34,22 +33,47 @@ interface Found {
   jobState: DeadlineJobState;
 }
 
-/** What to answer a caller once it waits no longer and no reply arrived. Bounded in time. */
+/**
+ * What to answer a caller once it waits no longer and no reply arrived: what its look-up found, or that
+ * Redis is unreachable when the look-up has not decided within STATE_READ_TIMEOUT_MS. One or the other.
+ */
 export async function answerAtDeadline(deps: DeadlineDeps, call: DeadlineCall): Promise<ExecutionOutcome> {
   const timedOut = `Execution timed out after ${call.timeoutMs} ms`;
-  let found: Found;
-  try {
-    found = await withTimeout(lookUp(deps, call, timedOut), STATE_READ_TIMEOUT_MS, "reading the job state");
-  } catch (error) {
+  const found = await oneOutcome(STATE_READ_TIMEOUT_MS, (decide) => lookUp(deps, call, timedOut, decide)).catch((error: unknown): Found => {
     deps.logger.warn({ executionId: call.executionId, err: errorMessage(error) }, "could not read the state of a job past its deadline");
-    found = { answer: errorResult(`${timedOut}; its state could not be read: Redis unreachable`), jobState: "unreadable" };
-  }
+    return { answer: errorResult(`${timedOut}; its state could not be read: Redis unreachable`), jobState: "unreadable" };
+  });
   deps.onReplyTimeout?.(found.jobState);
   return found.answer;
 }
 
+/**
+ * The look-up's answer, or a rejection once `ms` passed before it decided. A look-up decides (calls
+ * `decide`) before its first write (withdrawing the job, finishing the execution): one that comes too
+ * late throws there, having changed nothing, as its caller was told Redis is unreachable; once it has
+ * decided, its caller waits for what it did (each write bounded by the connection's command timeout).
+ */
+function oneOutcome<T>(ms: number, lookUp: (decide: () => void) => Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let decided = false;
+    let abandoned = false;
+    const timer = setTimeout(() => {
+      abandoned = true;
+      reject(new Error(`reading the job state took longer than ${ms} ms`));
+    }, ms);
+    const decide = () => {
+      if (abandoned) throw new Error("its caller was answered already: the look-up changes nothing");
+      decided = true;
+      clearTimeout(timer);
+    };
+    lookUp(decide).then(resolve, reject).finally(() => {
+      if (!decided) clearTimeout(timer);
+    });
+  });
+}
+
 /** The stored result, or the error that says what became of the job; and the state it was found in. */
-async function lookUp(deps: DeadlineDeps, call: DeadlineCall, timedOut: string): Promise<Found> {
+async function lookUp(deps: DeadlineDeps, call: DeadlineCall, timedOut: string, decide: () => void): Promise<Found> {
   const read = await readStatus(deps, call.orgId, call.executionId);
   if (read === undefined) return { answer: errorResult("Execution result was lost"), jobState: "unknown" };
   const { record, status } = read;
@@ -60,6 +84,7 @@ async function lookUp(deps: DeadlineDeps, call: DeadlineCall, timedOut: string):
     case "running":
       return { answer: errorResult(`${timedOut} (still running)`), jobState: "active" };
     case "lost": {
+      decide();
       // Finished, so that nobody joins it any longer; a reply stored just before wins.
       if ((await finishLost(deps.records, deps.keys, call.orgId, call.executionId)) === -1) {
         const stored = await readStatus(deps, call.orgId, call.executionId);
@@ -68,7 +93,7 @@ async function lookUp(deps: DeadlineDeps, call: DeadlineCall, timedOut: string):
       return { answer: errorResult("Execution result was lost"), jobState: "unknown" };
     }
     case "queued":
-      return withdraw(deps, call, record.queue, timedOut);
+      return withdraw(deps, call, record.queue, timedOut, decide);
   }
 }
 
@@ -77,10 +102,11 @@ async function lookUp(deps: DeadlineDeps, call: DeadlineCall, timedOut: string):
  * nobody, and finishes its execution (its joiners are told); its joiners came later, with deadlines of
  * their own, and leave it.
  */
-async function withdraw(deps: DeadlineDeps, call: DeadlineCall, queueName: string, timedOut: string): Promise<Found> {
+async function withdraw(deps: DeadlineDeps, call: DeadlineCall, queueName: string, timedOut: string, decide: () => void): Promise<Found> {
   const stillQueued = { error: `${timedOut} (still queued: no worker picked it up)` } satisfies PlaybookExecutionResult;
   const queued: Found = { answer: errorResult(stillQueued.error), jobState: "queued" };
   if (!call.created) return queued;
+  decide();
   // 0 means a worker locked it in the meantime.
   if ((await deps.queueNamed(queueName)?.remove(call.executionId)) === 0) return { answer: errorResult(`${timedOut} (still running)`), jobState: "active" };
   await finishExecution(deps.records, deps.keys, call.orgId, call.executionId, { reply: encodeReply(call.executionId, stillQueued), status: "failed", reusable: false });

@@ -60,7 +60,9 @@ export interface ExecutionClient {
   /**
    * Runs one execution (or joins an identical one) and resolves with its id and outcome: its result as
    * JSON (a PlaybookExecutionResult, as the worker encoded it), the worker's refusal, or `{ error }` once
-   * `timeoutMs` has passed (never later than about a second after). Throws QueueUnavailableError,
+   * `timeoutMs` has passed (about a second after at most, unless Redis stops answering while its job is
+   * being withdrawn: then as long as that takes, up to the connection's command timeout, so that what the
+   * caller is told is what became of the job). Throws QueueUnavailableError,
    * without waiting, when the job cannot be enqueued.
    */
   execute(
