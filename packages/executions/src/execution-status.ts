@@ -9,9 +9,12 @@ import { finishExecution, readRecords, type ExecutionOutcome, type StoredRecord 
  */
 export const LOST_AFTER_MS = 10_000;
 
-/** Where BullMQ holds an execution's job (`unknown`: nowhere), and why it failed when it did. */
+/**
+ * Where BullMQ holds an execution's job: one of its states, `queued` for a job no worker has taken yet
+ * (waiting, delayed or prioritized), or `unknown` when it holds none; and why it failed when it did.
+ */
 export interface JobState {
-  state: QueueJobState | "unknown";
+  state: QueueJobState | "queued" | "unknown";
   failedReason?: string;
 }
 
@@ -51,13 +54,17 @@ export function statusOf(record: StoredRecord, jobState: JobState = { state: "un
   }
 }
 
-/** A job's state through BullMQ (and, for a failed one, its reason); `unknown` without a queue. */
+/**
+ * A job's state through BullMQ: its hash (Queue.getJob), then, for a job a worker has taken, Job.getState.
+ * A job no worker has taken yet is queued from its hash alone: Job.getState would look for it along the
+ * wait list, in time linear in the list's length, for each item of a batch's page.
+ */
 export async function readJobState(queue: Queue | undefined, jobId: string): Promise<JobState> {
-  if (queue === undefined) return { state: "unknown" };
-  const state = await queue.getJobState(jobId);
-  if (state !== "failed") return { state };
-  const job = await queue.getJob(jobId);
-  return job?.failedReason === undefined ? { state } : { state, failedReason: job.failedReason };
+  const job = await queue?.getJob(jobId);
+  if (job === undefined) return { state: "unknown" };
+  if (job.processedOn === undefined) return { state: "queued" };
+  const state = await job.getState();
+  return state === "failed" && job.failedReason !== undefined ? { state, failedReason: job.failedReason } : { state };
 }
 
 /** What the status of one execution is read with. */
