@@ -65,6 +65,7 @@ export async function disconnect(connected: Connected, logger: Logger): Promise<
   await Promise.all([connected.producer, connected.records, connected.subscriber].map(closeConnection));
 }
 
+/** True when every connection is up and the reply channel is subscribed: a job could be enqueued and its reply received. */
 export function isConnected(connected: Connected): boolean {
   const { producer, records, subscriber, listener } = connected;
   return producer.status === "ready" && records.status === "ready" && subscriber.status === "ready" && listener.subscribed;

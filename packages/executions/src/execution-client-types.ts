@@ -82,7 +82,10 @@ export interface ExecutionClient {
    * when they cannot be enqueued, LimitExceededError when they do not fit the organization's limit.
    */
   submit(requests: readonly (ExecutionRequest | MessageExecutionRequest)[], options?: SubmitOptions): Promise<SubmittedExecution[]>;
-  /** An execution of the organization, or undefined when it has none of that id (or it is past its retention). */
+  /**
+   * An execution of the organization, or undefined when it has none of that id (or it is past its retention).
+   * One found lost (its job gone without a reply) is finished with that error as it is read.
+   */
   read(executionId: string, orgId: string): Promise<ExecutionView | undefined>;
   /** Idempotency-Keys, scoped per organization, kept as long as executions. */
   readonly idempotencyKeys: IdempotencyKeys;
