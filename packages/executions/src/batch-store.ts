@@ -1,11 +1,10 @@
 import { createHash } from "node:crypto";
-import { decodeReply, encodeReply, JsonText, WIRE_VERSION, type ExecutionRequest, type MessageExecutionRequest, type StartBatchJob } from "@pes/contracts";
+import { JsonText, WIRE_VERSION, type ExecutionRequest, type MessageExecutionRequest, type StartBatchJob } from "@pes/contracts";
 import type { ExecutionOutcome } from "./execution-lifecycle.js";
 import {
   acceptBatch,
   claimLostCheck,
   extendBatch,
-  finishExecution,
   readBatch,
   readBatchItems,
   readInvalidItems,
@@ -16,6 +15,7 @@ import {
   type StoredRecord,
 } from "./execution-lifecycle.js";
 import type { KeySpace, RedisConnection } from "@pes/jobs";
+import { finishLost, LOST_AFTER_MS, statusOf, type JobState } from "./execution-status.js";
 
 /** One input of a batch: a request to execute, or the `{ error }` it gets at once (an invalid input). */
 export type BatchItem = { request: ExecutionRequest | MessageExecutionRequest } | { invalid: JsonText };
@@ -93,23 +93,17 @@ export interface BatchStoreDeps {
   addStart(job: StartBatchJob): Promise<void>;
   /** The state of a batch's start-batch job: `waiting` or `active` while it may still begin items. */
   startState(batchId: string): Promise<"waiting" | "active" | "gone">;
-  /** The key of a job's hash in BullMQ's layout, for a queue of the client's. */
-  jobKey(queue: string, jobId: string): string | undefined;
+  /** The state of a job in a queue of the client's (BullMQ's Queue.getJobState); `unknown` in any other. */
+  jobState(queue: string, jobId: string): Promise<JobState>;
   /** How long a batch's items may wait and run (ASYNC_BATCH_TIMEOUT_SECONDS). */
   timeoutMs: number;
   /** How long a batch is kept after its deadline (EXECUTION_RETENTION_SECONDS). */
   retentionMs: number;
 }
 
-/**
- * A pending item whose job has been gone this long was lost (a Redis restart, an enqueue that failed);
- * a batch none of whose items finished for this long is looked through for such items, by one reader.
- */
-const LOST_AFTER_MS = 10_000;
+/** A batch none of whose items finished for this long (LOST_AFTER_MS) is looked through for lost items, by one reader. */
 /** Items whose records are read in one round trip when a quiet batch is looked through. */
 const LOST_CHECK_CHUNK = 1_000;
-
-const lostReply = (executionId: string) => encodeReply(executionId, { error: "Execution result was lost" });
 
 /**
  * The execution ids of a batch's items, by place: derived from the batch id and the item's place, so that
@@ -135,146 +129,129 @@ export function batchItemIds(batchId: string): (index: number) => string {
  * result or an explicit error.
  */
 export function createBatchStore(deps: BatchStoreDeps): Batches {
-  const { keys } = deps;
+  return { start: (batch) => startBatch(deps, batch), read: (batchId, orgId, page) => readBatchView(deps, batchId, orgId, page) };
+}
 
-  /**
-   * Accepts the batch (its record, and its items' places under the organization's limit), then adds the
-   * job with which a worker begins its items: two round trips however many items, so the API answers at
-   * once. A retry adds the job again, which does nothing while it exists, and begins nothing twice after.
-   */
-  async function start(batch: NewBatch): Promise<{ created: boolean }> {
-    const redis = deps.records();
-    const now = Date.now();
-    const deadline = now + deps.timeoutMs;
-    const coalesce = batch.coalesce !== false;
-    const itemId = batchItemIds(batch.batchId);
-    const items: StartBatchJob["items"] = batch.items.map((item, index) => {
-      if ("invalid" in item) return { index, invalid: item.invalid.text };
-      const fingerprint = coalesce ? deps.fingerprint(item.request) : undefined;
-      return { index, candidateId: itemId(index), request: item.request, ...(fingerprint === undefined ? {} : { fingerprint }) };
+/**
+ * Accepts the batch (its record, and its items' places under the organization's limit), then adds the
+ * job with which a worker begins its items: two round trips however many items, so the API answers at
+ * once. A retry adds the job again, which does nothing while it exists, and begins nothing twice after.
+ */
+async function startBatch(deps: BatchStoreDeps, batch: NewBatch): Promise<{ created: boolean }> {
+  const redis = deps.records();
+  const now = Date.now();
+  const deadline = now + deps.timeoutMs;
+  const coalesce = batch.coalesce !== false;
+  const itemId = batchItemIds(batch.batchId);
+  const items: StartBatchJob["items"] = batch.items.map((item, index) => {
+    if ("invalid" in item) return { index, invalid: item.invalid.text };
+    const fingerprint = coalesce ? deps.fingerprint(item.request) : undefined;
+    return { index, candidateId: itemId(index), request: item.request, ...(fingerprint === undefined ? {} : { fingerprint }) };
+  });
+  const created = await acceptBatch(redis, deps.keys, batch.orgId, {
+    batchId: batch.batchId,
+    deadline,
+    ttlMs: deps.timeoutMs + deps.retentionMs,
+    total: items.length,
+    ...(batch.limit === undefined ? {} : { limitMax: batch.limit.max }),
+    candidateIds: items.flatMap((item) => ("candidateId" in item ? [item.candidateId] : [])),
+    invalid: items.flatMap((item) => ("invalid" in item ? [{ index: item.index, entry: item.invalid }] : [])),
+  });
+  await deps.addStart({
+    v: WIRE_VERSION,
+    orgId: batch.orgId,
+    batchId: batch.batchId,
+    replyTo: deps.replyTo,
+    deadline,
+    ttlMs: deps.timeoutMs + deps.retentionMs,
+    // A batch item outlives its batch's record (kept for its deadline and the retention after).
+    retainMs: deps.timeoutMs + deps.retentionMs,
+    reuseMs: coalesce ? deps.reuseMs : 0,
+    items,
+  });
+  return { created };
+}
+
+async function readBatchView(deps: BatchStoreDeps, batchId: string, orgId: string, page: BatchPage): Promise<BatchView | undefined> {
+  const redis = deps.records();
+  let stored = await readBatch(redis, deps.keys, orgId, batchId);
+  if (stored === undefined) return undefined;
+  if (quiet(stored) && (await claimLostCheck(redis, deps.keys, orgId, batchId, LOST_AFTER_MS))) {
+    if (stored.begun < stored.total && (await deps.startState(batchId)) === "gone") await failUnbegun(deps, redis, orgId, batchId, stored);
+    await failLostItems(deps, redis, orgId, batchId, stored.begun);
+    stored = (await readBatch(redis, deps.keys, orgId, batchId)) ?? stored;
+  }
+  const items = page.limit === 0 || page.offset >= stored.total ? [] : await pageItems(deps, redis, orgId, batchId, page, stored.total);
+  return {
+    id: batchId,
+    status: stored.done >= stored.total ? "completed" : "running",
+    createdAt: new Date(stored.createdAt),
+    progress: { total: stored.total, done: Math.min(stored.done, stored.total), failed: Math.min(stored.failed, stored.total) },
+    items,
+  };
+}
+
+/** The items of a page, each as its record and (while pending) its job say. */
+async function pageItems(deps: BatchStoreDeps, redis: RedisConnection, orgId: string, batchId: string, page: BatchPage, total: number): Promise<BatchItemView[]> {
+  const entries = await readBatchItems(redis, deps.keys, orgId, batchId, page.offset, page.offset + page.limit - 1);
+  // Items a worker has not begun yet wait in the queue like any other.
+  const notBegun = Math.max(0, Math.min(total, page.offset + page.limit) - page.offset - entries.length);
+  const executionIds = entries.filter((entry) => !isInvalid(entry));
+  const stored = await readRecords(redis, deps.keys, orgId, executionIds);
+  const records = new Map(executionIds.map((id, k) => [id, stored[k]]));
+  const jobs = await jobStates(deps, executionIds.flatMap((id) => {
+    const record = records.get(id);
+    return record?.status === "pending" ? [{ id, queue: record.queue }] : [];
+  }));
+  const begun = entries.map((entry, k) => itemView(entry, page.offset + k, records.get(entry), jobs.get(entry)));
+  const later = Array.from({ length: notBegun }, (_, k) => page.offset + entries.length + k);
+  const invalid = await readInvalidItems(redis, deps.keys, orgId, batchId, later);
+  return [
+    ...begun,
+    ...later.map((index, k): BatchItemView => {
+      const entry = invalid[k];
+      return entry == null ? { index, status: "queued" } : itemView(entry, index, undefined, undefined);
+    }),
+  ];
+}
+
+/** The states of pending items' jobs, through BullMQ (all sent at once: one connection pipelines them). */
+async function jobStates(deps: BatchStoreDeps, pending: readonly { id: string; queue: string }[]): Promise<Map<string, JobState>> {
+  const states = await Promise.all(pending.map(({ id, queue }) => deps.jobState(queue, id)));
+  return new Map(pending.map(({ id }, k) => [id, states[k] ?? { state: "unknown" }]));
+}
+
+/**
+ * Fails the pending items of a quiet batch whose jobs are gone and can no longer reply: their job left
+ * the queue without a reply in their record, long enough ago. A reply that comes after all loses to the
+ * failure (the first reply wins), so the batch's progress never goes back.
+ */
+async function failLostItems(deps: BatchStoreDeps, redis: RedisConnection, orgId: string, batchId: string, total: number): Promise<void> {
+  for (let from = 0; from < total; from += LOST_CHECK_CHUNK) {
+    const entries = (await readBatchItems(redis, deps.keys, orgId, batchId, from, from + LOST_CHECK_CHUNK - 1)).filter((entry) => !isInvalid(entry));
+    const records = await readRecords(redis, deps.keys, orgId, entries);
+    // Only those that would be lost if their job were gone are worth a look at their job.
+    const suspects = entries.flatMap((id, k) => {
+      const record = records[k];
+      return record !== undefined && statusOf(record).status === "lost" ? [{ id, record }] : [];
     });
-    const created = await acceptBatch(redis, keys, batch.orgId, {
-      batchId: batch.batchId,
-      deadline,
-      ttlMs: deps.timeoutMs + deps.retentionMs,
-      total: items.length,
-      ...(batch.limit === undefined ? {} : { limitMax: batch.limit.max }),
-      candidateIds: items.flatMap((item) => ("candidateId" in item ? [item.candidateId] : [])),
-      invalid: items.flatMap((item) => ("invalid" in item ? [{ index: item.index, entry: item.invalid }] : [])),
-    });
-    await deps.addStart({
-      v: WIRE_VERSION,
-      orgId: batch.orgId,
-      batchId: batch.batchId,
-      replyTo: deps.replyTo,
-      deadline,
-      ttlMs: deps.timeoutMs + deps.retentionMs,
-      // A batch item outlives its batch's record (kept for its deadline and the retention after).
-      retainMs: deps.timeoutMs + deps.retentionMs,
-      reuseMs: coalesce ? deps.reuseMs : 0,
-      items,
-    });
-    return { created };
+    const jobs = await jobStates(deps, suspects.map(({ id, record }) => ({ id, queue: record.queue })));
+    const lost = suspects.filter(({ id, record }) => statusOf(record, jobs.get(id)).status === "lost");
+    // Its record is read again by the finish: a reply stored since wins, and nothing is counted twice.
+    await Promise.all(lost.map(({ id }) => finishLost(redis, deps.keys, orgId, id)));
   }
+}
 
-  async function read(batchId: string, orgId: string, page: BatchPage): Promise<BatchView | undefined> {
-    const redis = deps.records();
-    let stored = await readBatch(redis, keys, orgId, batchId);
-    if (stored === undefined) return undefined;
-    if (quiet(stored) && (await claimLostCheck(redis, keys, orgId, batchId, LOST_AFTER_MS))) {
-      if (stored.begun < stored.total && (await deps.startState(batchId)) === "gone") await failUnbegun(redis, orgId, batchId, stored);
-      await failLostItems(redis, orgId, batchId, stored.begun);
-      stored = (await readBatch(redis, keys, orgId, batchId)) ?? stored;
-    }
-    const items = page.limit === 0 || page.offset >= stored.total ? [] : await pageItems(redis, orgId, batchId, page, stored.total);
-    return {
-      id: batchId,
-      status: stored.done >= stored.total ? "completed" : "running",
-      createdAt: new Date(stored.createdAt),
-      progress: { total: stored.total, done: Math.min(stored.done, stored.total), failed: Math.min(stored.failed, stored.total) },
-      items,
-    };
-  }
-
-  /** The items of a page, each as its record and (while pending) its job say. */
-  async function pageItems(redis: RedisConnection, orgId: string, batchId: string, page: BatchPage, total: number): Promise<BatchItemView[]> {
-    const entries = await readBatchItems(redis, keys, orgId, batchId, page.offset, page.offset + page.limit - 1);
-    // Items a worker has not begun yet wait in the queue like any other.
-    const notBegun = Math.max(0, Math.min(total, page.offset + page.limit) - page.offset - entries.length);
-    const executionIds = entries.filter((entry) => !isInvalid(entry));
-    const stored = await readRecords(redis, keys, orgId, executionIds);
-    const records = new Map(executionIds.map((id, k) => [id, stored[k]]));
-    const jobs = await jobStates(redis, executionIds.flatMap((id) => {
-      const record = records.get(id);
-      return record?.status === "pending" ? [{ id, queue: record.queue }] : [];
-    }));
-    const begun = entries.map((entry, k) => itemView(entry, page.offset + k, records.get(entry), jobs.get(entry)));
-    const later = Array.from({ length: notBegun }, (_, k) => page.offset + entries.length + k);
-    const invalid = await readInvalidItems(redis, keys, orgId, batchId, later);
-    return [
-      ...begun,
-      ...later.map((index, k): BatchItemView => {
-        const entry = invalid[k];
-        return entry == null ? { index, status: "queued" } : itemView(entry, index, undefined, undefined);
-      }),
-    ];
-  }
-
-  /** Whether pending jobs are still in the queue (`queued`), taken by a worker (`running`), or `gone`. */
-  async function jobStates(redis: RedisConnection, pending: readonly { id: string; queue: string }[]): Promise<Map<string, "queued" | "running" | "gone">> {
-    const states = new Map<string, "queued" | "running" | "gone">();
-    const lookups = pending.flatMap(({ id, queue }) => {
-      const key = deps.jobKey(queue, id);
-      return key === undefined ? [] : [{ id, key }];
-    });
-    if (lookups.length === 0) return states;
-    // Jobs' hashes are BullMQ's, under its prefix: in one slot on a cluster too (keySpace).
-    const pipeline = redis.pipeline();
-    for (const { key } of lookups) pipeline.hmget(key, "timestamp", "processedOn");
-    const answers = (await pipeline.exec()) ?? [];
-    lookups.forEach(({ id }, k) => {
-      const [error, value] = answers[k] ?? [new Error("no answer"), null];
-      if (error !== null) throw error;
-      const [timestamp, processedOn] = value as (string | null)[];
-      states.set(id, timestamp == null ? "gone" : processedOn == null ? "queued" : "running");
-    });
-    return states;
-  }
-
-  /**
-   * Fails the pending items of a quiet batch whose jobs are gone and can no longer reply: their job left
-   * the queue without a reply in their record, long enough ago. A reply that comes after all loses to the
-   * failure (the first reply wins), so the batch's progress never goes back.
-   */
-  async function failLostItems(redis: RedisConnection, orgId: string, batchId: string, total: number): Promise<void> {
-    for (let from = 0; from < total; from += LOST_CHECK_CHUNK) {
-      const entries = (await readBatchItems(redis, keys, orgId, batchId, from, from + LOST_CHECK_CHUNK - 1)).filter((entry) => !isInvalid(entry));
-      const records = await readRecords(redis, keys, orgId, entries);
-      const pending = entries.flatMap((id, k) => {
-        const record = records[k];
-        return record?.status === "pending" && Date.now() - record.createdAt > LOST_AFTER_MS ? [{ id, queue: record.queue }] : [];
-      });
-      const jobs = await jobStates(redis, pending);
-      const lost = pending.filter(({ id }) => jobs.get(id) === "gone");
-      if (lost.length === 0) continue;
-      // Its record is read again by the finish: a reply stored since wins, and nothing is counted twice.
-      await Promise.all(lost.map(({ id }) => finishExecution(redis, keys, orgId, id, { reply: lostReply(id), status: "failed", reusable: false })));
-    }
-  }
-
-  /**
-   * Ends the items of a batch whose start is gone (failed for good, or lost with Redis' data) before it
-   * began them: each in an explicit error, and their places under the limit given back.
-   */
-  async function failUnbegun(redis: RedisConnection, orgId: string, batchId: string, stored: StoredBatch): Promise<void> {
-    const count = stored.total - stored.begun;
-    const entry = JsonText.of({ error: "Batch item was not started: the batch's start failed" }).text;
-    await extendBatch(redis, keys, orgId, { batchId, from: stored.begun, ttlMs: Math.max(1, stored.deadline - Date.now()) + deps.retentionMs, entries: Array(count).fill(entry) });
-    const itemId = batchItemIds(batchId);
-    await releaseBatchPlaces(redis, keys, orgId, Array.from({ length: count }, (_, k) => itemId(stored.begun + k)));
-  }
-
-  return { start, read };
+/**
+ * Ends the items of a batch whose start is gone (failed for good, or lost with Redis' data) before it
+ * began them: each in an explicit error, and their places under the limit given back.
+ */
+async function failUnbegun(deps: BatchStoreDeps, redis: RedisConnection, orgId: string, batchId: string, stored: StoredBatch): Promise<void> {
+  const count = stored.total - stored.begun;
+  const entry = JsonText.of({ error: "Batch item was not started: the batch's start failed" }).text;
+  await extendBatch(redis, deps.keys, orgId, { batchId, from: stored.begun, ttlMs: Math.max(1, stored.deadline - Date.now()) + deps.retentionMs, entries: Array(count).fill(entry) });
+  const itemId = batchItemIds(batchId);
+  await releaseBatchPlaces(redis, deps.keys, orgId, Array.from({ length: count }, (_, k) => itemId(stored.begun + k)));
 }
 
 /** No item of the batch finished for a while, though some are still to: some may be lost. */
@@ -286,11 +263,19 @@ function isInvalid(entry: string): boolean {
   return entry.startsWith("{");
 }
 
-function itemView(entry: string, index: number, record: StoredRecord | undefined, job: "queued" | "running" | "gone" | undefined): BatchItemView {
+function itemView(entry: string, index: number, record: StoredRecord | undefined, jobState: JobState | undefined): BatchItemView {
   if (isInvalid(entry)) return { index, status: "failed", outcome: new JsonText(entry) };
   const executionId = entry;
   if (record === undefined) return { index, executionId, status: "failed", outcome: JsonText.of({ error: "Execution record expired or was lost" }) };
-  if (record.status === "pending") return { index, executionId, status: job === "running" ? "running" : "queued" };
-  const decoded = record.reply === undefined ? undefined : decodeReply(record.reply);
-  return { index, executionId, status: record.status, outcome: decoded?.result ?? JsonText.of({ error: "Execution result was unreadable" }) };
+  const status = statusOf(record, jobState);
+  switch (status.status) {
+    case "completed":
+    case "failed":
+      return { index, executionId, status: status.status, outcome: status.outcome };
+    case "lost":
+      // Shown queued until its batch's look for lost items finishes it.
+      return { index, executionId, status: "queued" };
+    default:
+      return { index, executionId, status: status.status };
+  }
 }

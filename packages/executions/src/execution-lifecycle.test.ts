@@ -1,15 +1,17 @@
 // Execution records: identical requests share one execution (across API instances), results are read
 // back by id and organization, and Idempotency-Keys name one execution. Real Redis, real BullMQ.
 import { JsonText, type ExecutionJob, type PlaybookExecutionResult } from "@pes/contracts";
-import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
+import { eventually, startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
+import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { handleJob } from "@pes/jobs";
+import { executionKey, handleJob, keySpace } from "@pes/jobs";
 import {
   createExecutionClient,
   createExecutionWorker,
   EXECUTE_JOB,
+  EXECUTION_QUEUE,
   type ExecutionClient,
   type ExecutionClientOptions,
   type ExecutionOutcome,
@@ -325,6 +327,53 @@ describe("submitted executions", () => {
       view = await api.read(submitted?.executionId ?? "", "acme");
     }
     expect(parsed(view.outcome)).toEqual({ error: "Execution failed: no data source" });
+  });
+});
+
+describe("lost executions", () => {
+  /** As a Redis restart that lost a write would leave an execution: its record pending, its job gone, a while ago. */
+  async function loseJob(executionId: string): Promise<void> {
+    const queue = new Queue(EXECUTION_QUEUE, { connection: { url: redis.url }, prefix });
+    const direct = new Redis(redis.url);
+    try {
+      expect(await queue.remove(executionId)).toBe(1);
+      await direct.hset(executionKey(keySpace(prefix, redis.url), "acme", executionId), "createdAt", Date.now() - 60_000);
+    } finally {
+      await queue.close();
+      await direct.quit();
+    }
+  }
+
+  it("are finished when a read finds them lost: an identical request then starts afresh", async () => {
+    const api = await client();
+    const [lost] = await api.submit([request()]);
+    if (lost === undefined) throw new Error("nothing submitted");
+    await loseJob(lost.executionId);
+
+    const view = await api.read(lost.executionId, "acme");
+    expect(view).toMatchObject({ status: "failed" });
+    expect(parsed(view?.outcome)).toEqual({ error: "Execution result was lost" });
+    const [again] = await api.submit([request({ requestId: "req-2" })]);
+    expect(again?.joined).toBe(false);
+    expect(again?.executionId).not.toBe(lost.executionId);
+  });
+
+  it("are finished when a caller's deadline finds them lost: an identical request then starts afresh", async () => {
+    const api = await client();
+    const queue = new Queue(EXECUTION_QUEUE, { connection: { url: redis.url }, prefix });
+    closers.push(() => queue.close());
+
+    // A deadline far enough for the job to be taken away before it, on a loaded host too.
+    const pending = api.execute(request(), 2_000);
+    const [job] = await eventually(() => queue.getJobs("waiting"), (jobs) => jobs.length > 0);
+    await loseJob(job?.id ?? "");
+    const answer = await pending;
+
+    expect(parsed(answer.outcome)).toEqual({ error: "Execution result was lost" });
+    // Before any read of it, which would finish it too.
+    const [again] = await api.submit([request({ requestId: "req-2" })]);
+    expect(again?.joined).toBe(false);
+    expect(again?.executionId).not.toBe(answer.executionId);
   });
 });
 

@@ -382,6 +382,36 @@ describe("execution queue", () => {
     expect(await pending).toEqual({ highlights: "from the record" });
   });
 
+  it("leaves a job alone once its caller was told that its state could not be read", async () => {
+    const paused = await startRedis({ spawn: true });
+    closers.push(() => paused.stop());
+    const client = createExecutionClient({ redisUrl: paused.url, prefix, logger });
+    closers.push(() => client.close());
+    await client.start();
+    const connection = new Redis(paused.url, { maxRetriesPerRequest: null });
+    const queue = new Queue(EXECUTION_QUEUE, { connection, prefix });
+    closers.push(async () => {
+      await queue.close();
+      await connection.quit();
+    });
+
+    const pending = client.execute(request(), 1_000);
+    const [job] = await waitForJobs(queue);
+    // Redis answers nobody from before the deadline until well after the look-up at the deadline gave up.
+    await connection.client("PAUSE", 4_000, "ALL");
+    const answer = await pending;
+    expect(parsed(answer.outcome)).toEqual({ error: "Execution timed out after 1000 ms; its state could not be read: Redis unreachable" });
+    // Answered after the commands of the look-up, which Redis took first: the look-up goes on from here.
+    await connection.ping();
+    const worker = executionWorker({ redisUrl: paused.url, prefix, logger, concurrency: 1, execute: async () => ({ highlights: "too late to run" }) });
+    closers.push(() => worker.close(5_000));
+    await worker.start();
+
+    // Nobody withdrew the job: a worker takes it, finds its deadline passed, and says so in its record.
+    const view = await eventually(() => client.read(job?.id ?? "", "acme"), (read) => read?.status === "completed" || read?.status === "failed");
+    expect(view?.outcome && parsed(view.outcome)).toEqual({ error: "Execution timed out: its deadline passed before a worker could start it" });
+  });
+
   it("closes a worker only after its active job finished", async () => {
     const release = deferred();
     const started = deferred();
