@@ -1,7 +1,7 @@
 import type { PlaybookExecutionResult } from "@pes/contracts";
 import { incidentNoteKey, type KeySpace } from "@pes/jobs";
 import type { Cluster, Redis } from "ioredis";
-import { runOncePerKey } from "../slack-post/once-per-key.js";
+import { runOncePerKey } from "../delivery/once-per-key.js";
 import type { IncidentCallBounds } from "./incident-http.js";
 import { executionMark, renderIncidentNote } from "./incident-note-text.js";
 import { noteTarget, type IncidentToolConfig } from "./incident-note-targets.js";

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { request } from "undici";
-import type { AttemptResult } from "../slack-post/once-per-key.js";
+import type { AttemptResult } from "../delivery/once-per-key.js";
 
 /** When a call to an incident tool may still run, and what stops it early. */
 export interface IncidentCallBounds {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { AttemptResult } from "../slack-post/once-per-key.js";
+import type { AttemptResult } from "../delivery/once-per-key.js";
 import { attemptFailure, callTool, type IncidentCallBounds } from "./incident-http.js";
 import type { IncidentReference } from "./incident-reference.js";
 

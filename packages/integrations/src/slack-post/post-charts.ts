@@ -1,5 +1,5 @@
 import { slackPostKey } from "@pes/jobs";
-import { runOncePerKey, type AttemptResult } from "./once-per-key.js";
+import { runOncePerKey, type AttemptResult } from "../delivery/once-per-key.js";
 import type { SlackPostContext } from "./post-enrichment.js";
 import { callSlack, SlackCallError } from "./slack-calls.js";
 import { errorMessage } from "@pes/contracts";
