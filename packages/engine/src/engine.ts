@@ -132,7 +132,7 @@ export function createEngine(deps: EngineDeps): Engine {
 }
 
 /**
- * What each action found, for an operator tracing one execution (LOG_LEVEL=debug), then how the execution
+ * What each action found (one line per finding), for an operator tracing one execution (LOG_LEVEL=debug), then how the execution
  * ended. The answers come from data sources: the runner redacts the data source's secrets before they get here.
  */
 function logInvestigation(logger: Logger, job: ExecutionJob, plan: Plan, findings: readonly Finding[], startedAt: number): void {
@@ -140,7 +140,7 @@ function logInvestigation(logger: Logger, job: ExecutionJob, plan: Plan, finding
     for (const { gadget, evidence } of findings) {
       logger.debug(
         { requestId: job.requestId, gadget, action: evidence.action, kind: evidence.kind, shortAnswer: shortAnswer(evidence, plan.time) },
-        "action outcome",
+        "action finding",
       );
     }
   }
