@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { request } from "undici";
-import type { AttemptResult } from "../delivery/once-per-key.js";
+import type { AttemptOutcome } from "../delivery/once-per-key.js";
 
 /** When a call to an incident tool may still run, and what stops it early. */
 export interface IncidentCallBounds {
@@ -83,7 +83,7 @@ export async function callTool(call: ToolRequest, bounds: IncidentCallBounds): P
 }
 
 /** A failed call as what a once-per-key try reports: nothing happened, or maybe it did. */
-export function attemptFailure(error: unknown): AttemptResult<never> {
+export function attemptFailure(error: unknown): AttemptOutcome<never> {
   if (error instanceof ToolCallError) return error.certain ? { notDone: error.message } : { unsure: error.message };
   return { unsure: error instanceof Error ? error.name : "unknown error" };
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { AttemptResult } from "../delivery/once-per-key.js";
+import type { AttemptOutcome } from "../delivery/once-per-key.js";
 import { attemptFailure, callTool, type IncidentCallBounds } from "./incident-http.js";
 import type { IncidentReference } from "./incident-reference.js";
 
@@ -43,7 +43,7 @@ export interface NoteTarget {
   /** The tool's name in reasons. */
   readonly name: string;
   /** Adds the note; its value is the tool's id for it (PagerDuty's note id, Opsgenie's request id). */
-  add(content: string, bounds: IncidentCallBounds): Promise<AttemptResult<string>>;
+  add(content: string, bounds: IncidentCallBounds): Promise<AttemptOutcome<string>>;
   /** A note whose content holds `mark`, among the incident's notes, or undefined. @throws when it cannot tell. */
   findMarked(mark: string, bounds: IncidentCallBounds): Promise<string | undefined>;
 }

@@ -4,7 +4,7 @@ import type { Cluster, Redis } from "ioredis";
 import type { CallBounds } from "../delivery/call-bounds.js";
 import type { ChannelPacer } from "../delivery/channel-pacer.js";
 import type { EnrichmentView } from "../delivery/enrichment-view.js";
-import { runOncePerKey, type AttemptResult } from "../delivery/once-per-key.js";
+import { runOncePerKey, type AttemptOutcome } from "../delivery/once-per-key.js";
 import { renderBatchRoot, renderEnrichment, type SlackPostMessage } from "./enrichment-blocks.js";
 import { callSlack, SlackCallError } from "./slack-calls.js";
 import { errorMessage } from "@pes/contracts";
@@ -128,7 +128,7 @@ async function postOnce(context: SlackPostContext, partKey: string, channel: str
     retainMs: context.retainMs ?? DEFAULT_RETAIN_MS,
     encode: (ts) => ts,
     decode: (text) => (text === "" ? undefined : text),
-    async perform(): Promise<AttemptResult<string>> {
+    async perform(): Promise<AttemptOutcome<string>> {
       try {
         if (pacer !== undefined && !(await pacer.waitForSlot(channel, context))) {
           return { notDone: "the channel's next free posting slot is past the deadline (Slack allows about one message per second per channel)" };
