@@ -132,8 +132,9 @@ export function createEngine(deps: EngineDeps): Engine {
 }
 
 /**
- * What each action found (one line per finding), for an operator tracing one execution (LOG_LEVEL=debug), then how the execution
- * ended. The answers come from data sources: the runner redacts the data source's secrets before they get here.
+ * What each action found (a line per finding), for an operator tracing one execution (LOG_LEVEL=debug),
+ * then how the execution ended. The answers come from data sources: the runner redacts the data
+ * source's secrets before they get here.
  */
 function logInvestigation(logger: Logger, job: ExecutionJob, plan: Plan, findings: readonly Finding[], startedAt: number): void {
   if (logger.isLevelEnabled("debug")) {
