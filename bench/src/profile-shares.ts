@@ -24,7 +24,7 @@ export interface ProfileShares {
 /** The service's own code, by `<package>/<file>` under `packages/*` or `apps/*` (built, under `dist/`); first match wins. */
 const OWN_CODE: readonly (readonly [RegExp, string])[] = [
   [/^(executions\/chart-store|worker\/execution-charts|analysis\/chart-data|contracts\/execution-charts)/, "charts: their data and its SET"],
-  [/^(executions\/evidence-store|engine\/evidence-bundle|contracts\/evidence-bundle|analysis\/replay)/, "evidence bundle"],
+  [/^(executions\/evidence-store|engine\/(evidence-bundle|keep-evidence)|contracts\/evidence-bundle|analysis\/replay)/, "evidence bundle"],
   [/^executions\/batch|^api\/routes\/batch|^contracts\/batch/, "async batches"],
   [/^(executions\/|api\/executions\.js|contracts\/job-reply)/, "execution lifecycle: admit, enqueue, finish, reply"],
   [/^jobs\//, "job runtime: BullMQ worker and producer"],

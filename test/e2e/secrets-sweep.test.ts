@@ -204,7 +204,7 @@ describe("secrets sweep", () => {
     await Promise.all([stack.api, ...stack.workers].map((service) => service.stop()));
     const everything = [stack.api.output(), ...stack.workers.map((worker) => worker.output()), ...answers].join("\n");
     // Debug lines were written (each action's answer among them): the sweep read what an operator would.
-    expect(stack.workers[0]?.output()).toMatch(/"level":20,.*"msg":"action outcome"/);
+    expect(stack.workers[0]?.output()).toMatch(/"level":20,.*"msg":"action finding"/);
 
     const needles = new Map<string, string>([
       ["bearer token", secrets.bearer],

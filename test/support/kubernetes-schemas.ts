@@ -1,4 +1,5 @@
 import { ScaledObject } from "@kubernetes-models/keda/keda.sh/v1alpha1";
+import { errorMessage } from "@pes/contracts";
 import { Deployment } from "kubernetes-models/apps/v1";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
@@ -32,6 +33,6 @@ export function schemaProblems(resource: Resource): string[] {
     new Model(structuredClone(resource) as never).validate();
     return [];
   } catch (error) {
-    return [error instanceof Error ? error.message : String(error)];
+    return [errorMessage(error)];
   }
 }

@@ -12,7 +12,6 @@ import { startTracing, TracingConfigError, type Tracing } from "@pes/tracing";
 import { createApp } from "./app.js";
 import { createTokenVerifier } from "./auth/token-verifier.js";
 import { EnvError, parseEnv, type ApiEnv } from "./env.js";
-import { errorMessage } from "@pes/contracts";
 
 /**
  * Reads the environment and CONFIG_DIR, starts the queue client, listens; one shutdown path on SIGTERM
@@ -62,7 +61,7 @@ async function main(): Promise<void> {
   const metrics = createApiMetrics({
     readQueues: () => queueInspector.read(),
     queueCacheMs: env.metricsQueueCacheMs,
-    onQueueReadError: (error) => logger.debug({ err: errorMessage(error) }, "could not read the queues for /metrics"),
+    onQueueReadError: (error) => logger.debug({ err: error }, "could not read the queues for /metrics"),
   });
   const executionClient = createExecutionClient({
     redisUrl: env.redisUrl,
@@ -131,7 +130,7 @@ async function main(): Promise<void> {
   } catch (error) {
     if (!(error instanceof QueueUnavailableError)) throw error;
     // Serve anyway: /readyz says 503 and executions get 503 until Redis answers; the client keeps retrying.
-    logger.warn({ err: error.message }, "job queue unreachable at start; listening anyway");
+    logger.warn({ err: error }, "job queue unreachable at start; listening anyway");
   }
 
   const server = createServer(

@@ -16,7 +16,7 @@ export interface DeliveryDeps extends PostingDeps {
   /** Holds the records that make each post and note happen once, and the channels' pacing. */
   /** One Redis or a Redis Cluster: single-key commands and scripts only. */
   redis: Redis | Cluster;
-  /** Queues a batch item's reply in its batch's thread (POST_BATCH_ITEM_JOB), once per item and channel. */
+  /** Queues a batch item's thread reply (POST_BATCH_ITEM_JOB), once per item and channel. */
   enqueueBatchItemPost(job: BatchItemPostJob, jobId: string): Promise<void>;
   /** Where executions' charts are kept and how results link them; none: no charts. */
   charts?: ChartSettings;
@@ -128,12 +128,12 @@ async function post(
  * A batch item's post. Slack and Teams take about one message per second per channel, so a batch of 100
  * cannot post a message per item at once. Instead the batch has one thread per channel: its root is
  * posted once, by whichever item gets there first (the others wait for it), and each item's result is a
- * reply in it. When the batch's caller waits for its items (`callerWaits`), an item posts its reply at
- * the channel's pace before it is answered, and its `enrichmentLink` opens that reply; a reply the pace
- * leaves no room for before the caller's deadline (or that fails) is queued instead. Otherwise (an async
- * batch, whose items would hold their workers for the pace) the reply is a job of its own
- * (POST_BATCH_ITEM_JOB) that nobody waits for, paced per channel and retried. A queued reply's item
- * links the thread's root.
+ * reply in it. When the batch's caller waits for its items (`callerWaits`), an item posts its thread
+ * reply at the channel's pace before it is answered, and its `enrichmentLink` opens that thread reply; one
+ * the pace leaves no room for before the caller's deadline (or that fails) is queued instead. Otherwise
+ * (an async batch, whose items would hold their workers for the pace) the thread reply is a job of its
+ * own (POST_BATCH_ITEM_JOB) that nobody waits for, paced per channel and retried. An item whose thread
+ * reply is queued links the thread's root.
  */
 async function postToBatchThread(
   deps: DeliveryDeps,
@@ -148,9 +148,9 @@ async function postToBatchThread(
   if (root.status === "failed") return root;
   const title = delivery.title === undefined ? {} : { title: delivery.title };
   if (batch.callerWaits === true) {
-    const reply = await poster.postItemReply({ batchKey: batch.id, rootId: root.rootId, index: batch.index, total: batch.total, view: { result, ...title } }, bounds);
-    if (reply.status === "posted") return reply;
-    deps.logger.info({ jobId: delivery.jobId, requestId: delivery.requestId, channel, reason: reply.reason }, "a batch item's reply was not posted while its caller waited; queued");
+    const posted = await poster.postItemReply({ batchKey: batch.id, rootId: root.rootId, index: batch.index, total: batch.total, view: { result, ...title } }, bounds);
+    if (posted.status === "posted") return posted;
+    deps.logger.info({ jobId: delivery.jobId, requestId: delivery.requestId, channel, reason: posted.reason }, "a batch item's thread reply was not posted while its caller waited; queued");
   }
   try {
     await deps.enqueueBatchItemPost(
@@ -215,7 +215,7 @@ export async function postBatchItemReply(
   const integrations = deps.integrations.get(job.orgId);
   const poster = integrations === undefined ? "the organization is unknown" : channelPoster(deps, integrations, job.channelId);
   if (typeof poster === "string") {
-    deps.logger.error({ orgId: job.orgId, channel: job.channelId, reason: poster }, "a batch item's reply cannot be posted; dropped");
+    deps.logger.error({ orgId: job.orgId, channel: job.channelId, reason: poster }, "a batch item's thread reply cannot be posted; dropped");
     return;
   }
   const { batch } = job;

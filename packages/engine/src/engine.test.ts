@@ -232,35 +232,20 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
 
     expect(result.error).toBeUndefined();
     expect(result.actionResults?.map((action) => action.title)).toEqual(["p99 latency", "error ratio", "request rate", "Last deploy of checkout"]);
-    const [latency, errors, traffic, deploy] = result.actionResults ?? [];
-    // The demo's p99 goes from ≈0.49 s to ≈1.95 s; the 5xx share from 1 % to 3 %, over the 5 minutes
-    // rate() takes to see only the incident: both are dated when they began to move, at 14:05.
-    expect(latency?.shortAnswer).toBe("p99 latency 1.95 s, 3.9× its level in the hour before (494 ms), since 14:05 UTC");
-    expect(errors?.shortAnswer).toBe("error ratio 3%, 3× its level in the hour before (1%), since 14:05 UTC");
-    expect(traffic?.shortAnswer).toBe("request rate 50 req/s, within its usual range (50 req/s over the hour before)");
-    expect(deploy).toEqual({
-      title: "Last deploy of checkout",
-      shortAnswer: "Last deploy of checkout: deploy of checkout to v1.2.3 at 14:01 UTC",
-      mostImportantLink: `${api.url}/deploys/checkout`,
-    });
+    const [latency, , , deploy] = result.actionResults ?? [];
+    expect(deploy?.mostImportantLink).toBe(`${api.url}/deploys/checkout`);
     const link = new URL(latency?.mostImportantLink ?? "");
     expect(link.searchParams.get("g0.expr")).toBe(P99.replaceAll("{{service}}", '"checkout"'));
     expect(link.searchParams.get("g0.range_input")).toBe("75m");
 
-    expect(result.gadgetsHighlights).toEqual([
-      {
-        title: "Latency of checkout",
-        args: { service: "checkout", quantile: 0.99 },
-        highlights: "p99 latency rose 3.9× since 14:05 UTC.",
-      },
-      { title: "Errors and traffic", highlights: "error ratio rose 3× since 14:05 UTC; request rate within its usual range." },
-      { title: "Changes", highlights: "Last deploy of checkout: deploy of checkout to v1.2.3 at 14:01 UTC." },
+    // One summary per gadget, in playbook order, with its args filled (the analysis words what it found).
+    expect(result.gadgetsHighlights?.map(({ title, args }) => ({ title, args }))).toEqual([
+      { title: "Latency of checkout", args: { service: "checkout", quantile: 0.99 } },
+      { title: "Errors and traffic" },
+      { title: "Changes" },
     ]);
-    expect(result.highlights).toBe(
-      "Around 2026-11-20 14:08 UTC for service=checkout: likely cause: deploy of checkout to v1.2.3 at 14:01 UTC (Last deploy of checkout), 4 min before the first symptoms " +
-        "(p99 latency rose 3.9× since 14:05 UTC and error ratio rose 3× since 14:05 UTC). " +
-        "Within usual range: request rate.",
-    );
+    // The demo's p99 goes from ≈0.49 s to ≈1.95 s; the 5xx share from 1 % to 3 %, over the 5 minutes
+    // rate() takes to see only the incident: both are dated when they began to move, at 14:05.
     expect(result.verdict).toEqual({
       conclusion: "cause",
       cause: { kind: "deploy", subject: "checkout", detail: "v1.2.3", action: "Last deploy of checkout", onset: "2026-11-20T14:01:00.000Z", confidence: "high" },
@@ -379,13 +364,13 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
   it("names what was abnormal first, and when it began, when no change preceded it", async () => {
     api.route = (_request, response) => sendJson(response, 200, { version: "v1.2.3", deployedAt: "2026-11-20T14:30:00Z" });
     const result = await resultOf(engineWith(catalog), job("Checkout latency"));
-    expect(result.highlights).toBe(
-      "Around 2026-11-20 14:08 UTC for service=checkout: p99 latency 3.9× its level in the hour before (Latency of checkout), since 14:05 UTC. " +
-        "Also abnormal: error ratio 3× its level in the hour before (Errors and traffic), since 14:05 UTC. " +
-        "All of them started together at 14:05 UTC. " +
-        "Changes: deploy of checkout to v1.2.3 at 14:30 UTC (Last deploy of checkout), 25 min after the first symptoms: not the cause. Within usual range: request rate.",
-    );
     expect(result.verdict?.conclusion).toBe("no-cause");
+    expect(result.verdict?.cause).toBeUndefined();
+    expect(result.verdict?.symptoms).toEqual([
+      { kind: "rise", action: "p99 latency", onset: "2026-11-20T14:05:00.000Z" },
+      { kind: "rise", action: "error ratio", onset: "2026-11-20T14:05:00.000Z" },
+    ]);
+    expect(result.verdict?.normal).toEqual([{ action: "request rate", found: "within-usual-range" }]);
     expect(result.verdict?.ruledOut.map(({ kind, subject, why, leadMs }) => ({ kind, subject, why, leadMs }))).toEqual([
       { kind: "deploy", subject: "checkout", why: "after-first-symptom", leadMs: -25 * 60_000 },
     ]);
@@ -404,13 +389,12 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
   it("reports a quiet service as within its usual range, a deploy before it as a change only", async () => {
     api.route = (_request, response) => sendJson(response, 200, { version: "v9", deployedAt: "2026-11-20T14:01:00Z" });
     const result = await resultOf(engineWith(catalog), job("Checkout latency", { service: "search" }));
-    expect(result.gadgetsHighlights?.[0]?.highlights).toBe("p99 latency within its usual range.");
-    expect(result.highlights).toBe(
-      "Around 2026-11-20 14:08 UTC for service=search: nothing abnormal found. Changes: deploy of search to v9 at 14:01 UTC (Last deploy of search), followed by nothing abnormal. " +
-        "Within usual range: p99 latency, error ratio, request rate.",
-    );
-    expect(result.verdict).toMatchObject({ conclusion: "no-cause", symptoms: [], ruledOut: [{ kind: "deploy", subject: "search", why: "no-symptom" }] });
-    expect(result.verdict?.normal.map(({ action }) => action)).toEqual(["p99 latency", "error ratio", "request rate"]);
+    expect(result.verdict).toMatchObject({ conclusion: "no-cause", symptoms: [], ruledOut: [{ kind: "deploy", subject: "search", detail: "v9", why: "no-symptom" }] });
+    expect(result.verdict?.normal).toEqual([
+      { action: "p99 latency", found: "within-usual-range" },
+      { action: "error ratio", found: "within-usual-range" },
+      { action: "request rate", found: "within-usual-range" },
+    ]);
     // Healthy, though a deploy came before: nothing to roll back, nobody to page.
     expect(result.actionableMitigations).toEqual([{ toolName: "grafana", url: "https://grafana.example/d/x?var-service=search" }]);
   });
@@ -445,16 +429,10 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
       // held: the action's deadline must end it
     };
     const result = await resultOf(engineWith(catalog, { actionTimeoutMs: 300 }), job("Checkout latency"));
-    const deploy = result.actionResults?.[3];
-    expect(deploy).toEqual({
-      title: "Last deploy of checkout",
-      shortAnswer: "Last deploy of checkout: timed out after 300 ms",
-      mostImportantLink: `${api.url}/deploys/checkout`,
-    });
-    expect(result.gadgetsHighlights?.[2]?.highlights).toBe("1 of 1 action failed: Last deploy of checkout: timed out after 300 ms.");
-    expect(result.highlights).toContain("Could not check: Last deploy of checkout (timed out after 300 ms).");
+    // It keeps its link: where to look for what it could not fetch.
+    expect(result.actionResults?.[3]).toMatchObject({ title: "Last deploy of checkout", mostImportantLink: `${api.url}/deploys/checkout` });
     expect(result.verdict?.unchecked).toEqual([{ action: "Last deploy of checkout", reason: "failed", error: "timed out after 300 ms" }]);
-    expect(result.actionResults?.[0]?.shortAnswer).toMatch(/since 14:05 UTC$/);
+    expect(result.verdict?.symptoms.map(({ action }) => action)).toEqual(["p99 latency", "error ratio"]);
   });
 });
 
@@ -498,17 +476,20 @@ describe("engine with misbehaving actions", () => {
     const throwing = (request: AnyActionRequest): Promise<Observed> =>
       request.title === "throws" ? Promise.reject(new Error("connector bug")) : runAction(request);
     const result = await resultOf(engineWith(catalog, { runAction: throwing }), job("Book"));
-    expect(result.actionResults).toEqual([
-      { title: "good", shortAnswer: "good: ok /good", mostImportantLink: `${api.url}/good` },
-      { title: "broken", shortAnswer: "broken: the data source answered HTTP 500 Internal Server Error", mostImportantLink: `${api.url}/broken` },
-      { title: "throws", shortAnswer: "throws: failed unexpectedly (details in the worker log)" },
-      { title: "wrong type", shortAnswer: 'wrong type: data source "api" is not a Prometheus data source' },
-      { title: "missing source", shortAnswer: 'missing source: the organization has no data source "nowhere"' },
+    expect(result.actionResults?.map(({ title, mostImportantLink }) => ({ title, mostImportantLink }))).toEqual([
+      { title: "good", mostImportantLink: `${api.url}/good` },
+      { title: "broken", mostImportantLink: `${api.url}/broken` },
+      { title: "throws" },
+      { title: "wrong type" },
+      { title: "missing source" },
     ]);
-    expect(result.gadgetsHighlights?.[0]?.highlights).toBe(
-      "good: ok /good; 4 of 5 actions failed: broken: the data source answered HTTP 500 Internal Server Error; throws: failed unexpectedly (details in the worker log); " +
-        'wrong type: data source "api" is not a Prometheus data source; missing source: the organization has no data source "nowhere".',
-    );
+    expect(result.actionResults?.[0]?.shortAnswer).toBe("good: ok /good");
+    expect(result.verdict?.unchecked).toEqual([
+      { action: "broken", reason: "failed", error: "the data source answered HTTP 500 Internal Server Error" },
+      { action: "throws", reason: "failed", error: "failed unexpectedly (details in the worker log)" },
+      { action: "wrong type", reason: "failed", error: 'data source "api" is not a Prometheus data source' },
+      { action: "missing source", reason: "failed", error: 'the organization has no data source "nowhere"' },
+    ]);
   });
 
   it("answers once per action when an action finds several things, and says what it did not find", async () => {
@@ -528,11 +509,12 @@ describe("engine with misbehaving actions", () => {
           : { kind: "kubernetes-events", items: [] },
       );
     const result = await resultOf(engineWith(catalog, { runAction: several }), job("Book"));
-    expect(result.actionResults?.map((item) => item.shortAnswer)).toEqual([
-      `Related alerts: HighErrorRate firing for service=checkout since ${at.toISOString().slice(11, 16)} UTC (and 1 more)`,
-      "Warnings: no warning events",
+    expect(result.actionResults?.map((item) => item.title)).toEqual(["Related alerts", "Warnings"]);
+    expect([...(result.verdict?.symptoms ?? []), ...(result.verdict?.background ?? [])].filter(({ kind }) => kind === "alert")).toEqual([
+      { kind: "alert", subject: "service=checkout", detail: "HighErrorRate", action: "Related alerts", onset: at.toISOString() },
+      { kind: "alert", detail: "HighLatency", action: "Related alerts", onset: at.toISOString() },
     ]);
-    expect(result.highlights).toContain("HighLatency firing");
+    expect(result.verdict?.normal).toEqual([{ action: "Warnings", found: "none" }]);
   });
 
   it("reports each action's outcome and duration by organization, connector and data source name", async () => {
@@ -578,7 +560,8 @@ describe("engine with misbehaving actions", () => {
     const ignoresSignal = (request: AnyActionRequest): Promise<Observed> =>
       request.title === "stuck" ? new Promise<Observed>(() => undefined) : Promise.resolve(observed({ kind: "text", text: "yes" }));
     const result = await resultOf(engineWith(catalog, { runAction: ignoresSignal, actionTimeoutMs: 200 }), job("Book"));
-    expect(result.actionResults?.map((action) => action.shortAnswer)).toEqual(["stuck: timed out after 200 ms", "fine: yes"]);
+    expect(result.verdict?.unchecked).toEqual([{ action: "stuck", reason: "failed", error: "timed out after 200 ms" }]);
+    expect(result.actionResults?.[1]?.shortAnswer).toBe("fine: yes");
   });
 
   it("marks actions cancelled when the execution's signal aborts", async () => {
@@ -587,7 +570,7 @@ describe("engine with misbehaving actions", () => {
     api.route = () => undefined;
     api.onArrival = () => controller.abort();
     const result = await resultOf(engineWith(catalog), job("Book"), controller.signal);
-    expect(result.actionResults?.[0]?.shortAnswer).toBe("held: cancelled before it finished");
+    expect(result.verdict?.unchecked).toEqual([{ action: "held", reason: "failed", error: "cancelled before it finished" }]);
   });
 
   it("runs at most maxConcurrentActions at once, in playbook order", async () => {
@@ -682,7 +665,7 @@ describe("engine with misbehaving actions", () => {
     await until(() => api.held.length === 1);
     const reports: ActionReport[] = [];
     const impatient = await resultOf(engineWith(catalog, { querySlots, actionTimeoutMs: 300, onActionFinished: (report) => reports.push(report) }), job("Book"));
-    expect(impatient.actionResults?.map((action) => action.shortAnswer)).toEqual(["query: waited 300 ms for the one query slot of data source limited"]);
+    expect(impatient.verdict?.unchecked).toEqual([{ action: "query", reason: "failed", error: "waited 300 ms for the one query slot of data source limited" }]);
     expect(reports.map((report) => report.outcome)).toEqual(["timeout"]);
     expect(api.held).toHaveLength(1);
     const response = api.held.shift();
@@ -797,7 +780,9 @@ describe("engine with misbehaving actions", () => {
     expect(seen).toEqual(["key-from-start"]);
 
     const without = await resultOf(engineWith(catalog), job("Book"));
-    expect(without.actionResults?.[0]?.shortAnswer).toBe("keyed: cannot build the request headers: environment variable PES_ENGINE_TEST_KEY is not set");
+    expect(without.verdict?.unchecked).toEqual([
+      { action: "keyed", reason: "failed", error: "cannot build the request headers: environment variable PES_ENGINE_TEST_KEY is not set" },
+    ]);
     expect(seen).toHaveLength(1);
   });
 
@@ -824,8 +809,12 @@ describe("engine with misbehaving actions", () => {
     const catalog = await catalogFor([httpAction("Pods of {{pod}}", "/pods/{{pod}}"), httpAction("fine", "/fine")], {}, { optionalAttributes: ["pod"] });
     api.route = (_request, response) => sendJson(response, 200, { answer: "yes" });
     const result = await resultOf(engineWith(catalog), job("Book", {}));
-    expect(result.actionResults?.[0]).toEqual({ title: "Pods of {{pod}}", shortAnswer: "Pods of {{pod}}: not run, the issue has no attribute pod" });
-    expect(result.highlights).toBe("Around 2026-11-20 14:08 UTC: nothing was compared with a baseline, so nothing was judged normal or abnormal. Other findings: fine: yes. Not run: Pods of {{pod}} (the issue has no attribute pod).");
+    expect(result.actionResults?.map(({ title, mostImportantLink }) => ({ title, mostImportantLink }))).toEqual([
+      { title: "Pods of {{pod}}" },
+      { title: "fine", mostImportantLink: `${api.url}/fine` },
+    ]);
+    expect(result.verdict).toMatchObject({ conclusion: "no-cause", symptoms: [], normal: [] });
+    expect(result.verdict?.unchecked).toEqual([{ action: "Pods of {{pod}}", reason: "not-run", missing: ["pod"] }]);
   });
 });
 

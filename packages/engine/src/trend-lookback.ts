@@ -30,28 +30,28 @@ export async function lookBeforeTrends<R extends Run>(
   window: TimeWindow,
   rerun: (index: number, window: TimeWindow) => Promise<R>,
 ): Promise<R[]> {
-  const result = [...perAction];
-  const early = indexesWhere(result, ({ evidence }) => evidence.some((item) => item.kind === "metric" && item.trend?.beforeWindow === true));
-  if (early.length === 0) return result;
+  const runs = [...perAction];
+  const early = indexesWhere(runs, ({ evidence }) => evidence.some((item) => item.kind === "metric" && item.trend?.beforeWindow === true));
+  if (early.length === 0) return runs;
   const { time, end } = window;
   const wide: TimeWindow = { start: new Date(Math.min(window.start.getTime(), time.getTime() - TREND_LOOKBACK_MS)), time, end };
   if (wide.start < window.start) {
     const again = await Promise.all(early.map((index) => rerun(index, wide)));
     early.forEach((index, position) => {
       const found = again[position];
-      if (found?.evidence.some((item) => item.kind === "metric" && item.trend !== undefined)) result[index] = found;
+      if (found?.evidence.some((item) => item.kind === "metric" && item.trend !== undefined)) runs[index] = found;
     });
   }
-  const starts = result.flatMap(({ evidence }) => evidence.flatMap((item) => (item.kind === "metric" && item.trend !== undefined ? [item.trend.since.getTime()] : [])));
+  const starts = runs.flatMap(({ evidence }) => evidence.flatMap((item) => (item.kind === "metric" && item.trend !== undefined ? [item.trend.since.getTime()] : [])));
   const from = Math.min(...starts) - CHANGE_EFFECT_MS;
-  if (!(from < window.start.getTime())) return result;
-  const changes = indexesWhere(result, (_, index) => reportsChanges[index] === true);
+  if (!(from < window.start.getTime())) return runs;
+  const changes = indexesWhere(runs, (_, index) => reportsChanges[index] === true);
   const before = await Promise.all(changes.map((index) => rerun(index, { start: new Date(from), time, end })));
   changes.forEach((index, position) => {
     const found = before[position];
-    if (found !== undefined && found.evidence.length > 0 && !found.evidence.every((item) => item.kind === "failed")) result[index] = found;
+    if (found !== undefined && found.evidence.length > 0 && !found.evidence.every((item) => item.kind === "failed")) runs[index] = found;
   });
-  return result;
+  return runs;
 }
 
 function indexesWhere<T>(items: readonly T[], keep: (item: T, index: number) => boolean): number[] {

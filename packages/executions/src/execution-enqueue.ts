@@ -21,7 +21,7 @@ export function openExecutionQueues(connection: RedisConnection, options: { redi
   const { bullPrefix } = keySpace(options.prefix, options.redisUrl);
   const open = (name: string): ExecutionQueue => {
     const queue: ExecutionQueue = new Queue(name, { connection, prefix: bullPrefix });
-    queue.on("error", (error) => options.logger.warn({ queue: name, err: error.message }, "queue error"));
+    queue.on("error", (error) => options.logger.warn({ queue: name, err: error }, "queue error"));
     return queue;
   };
   return { execute: open(EXECUTE_JOB.queue), message: open(EXECUTE_MESSAGE_JOB.queue), behind: open(BATCH_EXECUTE_JOB.queue) };

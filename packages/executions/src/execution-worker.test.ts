@@ -32,7 +32,7 @@ const SLOW_NOTIFY_JOB = {
 let redis: RedisHandle;
 let prefix: string;
 const closers: (() => Promise<void>)[] = [];
-let logLines: { msg?: string; err?: string }[] = [];
+let logLines: { msg?: string; err?: { message?: string } }[] = [];
 const logger = pino({ level: "info" }, { write: (line: string) => void logLines.push(JSON.parse(line)) });
 
 beforeAll(async () => {
@@ -173,6 +173,6 @@ describe("job worker over its handlers", () => {
     expect(runs.map(({ attempt }) => attempt)).toEqual([1, 2]);
     expect(runs[0]?.reason).toMatchObject({ name: "TimeoutError" });
     const retried = logLines.find((line) => line.msg === "job attempt failed; retrying");
-    expect(retried?.err).toBe("slow-notify attempt timed out after 200 ms");
+    expect(retried?.err).toMatchObject({ message: "slow-notify attempt timed out after 200 ms" });
   });
 });

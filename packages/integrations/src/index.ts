@@ -5,6 +5,7 @@ export * from "./slack/issue-from-message.js";
 export * from "./slack/parse-alert-message.js";
 export * from "./slack/slack-message.js";
 export * from "./slack/slack-text.js";
+export * from "./delivery/index.js";
 export * from "./slack-post/index.js";
 export * from "./incident-tools/index.js";
 export * from "./teams-post/index.js";

@@ -2,7 +2,6 @@ import { Queue } from "bullmq";
 import type { Logger } from "pino";
 import { keySpace } from "./redis-keys.js";
 import { closeConnection, createProducerConnection, withTimeout } from "./redis-connections.js";
-import { errorMessage } from "@pes/contracts";
 
 /** BullMQ queues to look into (and act on, unless read-only) from an operator's dashboard. */
 export interface DashboardQueues {
@@ -21,7 +20,7 @@ export function openDashboardQueues(options: { redisUrl: string; prefix: string;
   const connection = createProducerConnection(options.redisUrl, logger);
   const queues = options.queues.map((name) => {
     const queue = new Queue(name, { connection, prefix: keySpace(options.prefix, options.redisUrl).bullPrefix });
-    queue.on("error", (error) => logger.warn({ queue: name, err: error.message }, "queue error"));
+    queue.on("error", (error) => logger.warn({ queue: name, err: error }, "queue error"));
     return queue;
   });
   return {
@@ -29,7 +28,7 @@ export function openDashboardQueues(options: { redisUrl: string; prefix: string;
     async close() {
       for (const queue of queues) {
         await withTimeout(queue.close(), 2_000, "closing a dashboard queue").catch((error: unknown) =>
-          logger.warn({ err: errorMessage(error) }, "dashboard queue did not close cleanly"),
+          logger.warn({ err: error }, "dashboard queue did not close cleanly"),
         );
       }
       await closeConnection(connection);

@@ -3,7 +3,6 @@ import type { Logger } from "pino";
 import { keySpace } from "./redis-keys.js";
 import { jobToAdd, type JobDeclaration } from "./job-declarations.js";
 import { closeConnection, createProducerConnection, PRODUCER_COMMAND_TIMEOUT_MS, withTimeout, type RedisConnection } from "./redis-connections.js";
-import { errorMessage } from "@pes/contracts";
 
 /**
  * A worker's own commands to Redis, outside BullMQ's worker: jobs it adds for later (a batch item's
@@ -34,7 +33,7 @@ export function createJobProducer(options: { redisUrl: string; prefix: string; l
     let queue = queues.get(name);
     if (queue === undefined) {
       queue = new Queue(name, { connection, prefix: keySpace(options.prefix, options.redisUrl).bullPrefix });
-      queue.on("error", (error) => logger.warn({ queue: name, err: error.message }, "queue error"));
+      queue.on("error", (error) => logger.warn({ queue: name, err: error }, "queue error"));
       queues.set(name, queue);
     }
     return queue;
@@ -54,7 +53,7 @@ export function createJobProducer(options: { redisUrl: string; prefix: string; l
       try {
         await withTimeout(Promise.all([...queues.values()].map((queue) => queue.close())), 2_000, "closing the queues");
       } catch (error) {
-        logger.warn({ err: errorMessage(error) }, "queues did not close cleanly");
+        logger.warn({ err: error }, "queues did not close cleanly");
       }
       await closeConnection(connection);
     },

@@ -6,7 +6,6 @@ import type { JobHandler, JobHandlers } from "./job-handlers.js";
 import { inJobSpan } from "./job-trace-context.js";
 import { keySpace } from "./redis-keys.js";
 import { closeConnection, createWorkerConnection, describeRedisUrl, settlesWithin, untilConnected, type RedisConnection } from "./redis-connections.js";
-import { errorMessage } from "@pes/contracts";
 
 /** The worker side of the queues: runs the jobs it has handlers for and replies to the callers that wait. */
 export interface JobWorker {
@@ -157,7 +156,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
     try {
       await reply(jobId, job.data, { error: `${capitalized(label)} failed: ${error.message}` }, "failed");
     } catch (replyError) {
-      logger.warn({ jobId, err: errorMessage(replyError) }, "could not tell the caller its job failed; it learns at its deadline");
+      logger.warn({ jobId, err: replyError }, "could not tell the caller its job failed; it learns at its deadline");
     }
   }
 
@@ -275,16 +274,16 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
         autorun: false,
       },
     );
-    worker.on("error", (error) => logger.warn({ queue, err: error.message }, "worker error"));
+    worker.on("error", (error) => logger.warn({ queue, err: error }, "worker error"));
     worker.on("failed", (job, error) => {
       if (job === undefined) {
-        logger.warn({ queue, err: error.message }, "job failed");
+        logger.warn({ queue, err: error }, "job failed");
         return;
       }
       // BullMQ sets finishedOn only when the job failed for good, not when it will retry it.
       const final = job.finishedOn !== undefined;
       logger.warn(
-        { queue, jobId: job.id, job: job.name, attempt: job.attemptsMade, err: error.message },
+        { queue, jobId: job.id, job: job.name, attempt: job.attemptsMade, err: error },
         final ? "job failed" : "job attempt failed; retrying",
       );
       const label = entries.get(job.name)?.awaitedAs;

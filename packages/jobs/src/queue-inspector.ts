@@ -49,7 +49,7 @@ export function createQueueInspector(options: {
     connection.connect().catch(() => {});
     const queues = names.map((name) => {
       const queue = new Queue(name, { connection, prefix: keySpace(options.prefix, options.redisUrl).bullPrefix });
-      queue.on("error", (error) => logger.debug({ queue: name, err: error.message }, "queue error"));
+      queue.on("error", (error) => logger.debug({ queue: name, err: error }, "queue error"));
       return queue;
     });
     opened = { connection, queues };

@@ -100,7 +100,7 @@ export function createWorkerConnection(url: string, logger: Logger): RedisConnec
 function withLogging(connection: RedisConnection, logger: Logger): RedisConnection {
   let lost = false;
   connection.on("error", (error: Error) => {
-    if (!lost) logger.warn({ err: error.message }, "redis connection error");
+    if (!lost) logger.warn({ err: error }, "redis connection error");
     lost = true;
   });
   connection.on("ready", () => {

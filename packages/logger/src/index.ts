@@ -25,6 +25,19 @@ export function createLogger(options: { name: string; level?: string; destinatio
       ],
       censor: "[redacted]",
     },
+    serializers: { err: errorForLog },
   };
   return options.destination === undefined ? pino(loggerOptions) : pino(loggerOptions, options.destination);
+}
+
+/**
+ * A thrown value as every log line writes it (`{ err: error }`): its type, message and stack, with its
+ * causes' (pino's own serializer), and its `code`; nothing else it carries. ioredis attaches the command a
+ * server refused, whose arguments hold an AUTH's password, and HTTP clients their requests and answers.
+ */
+function errorForLog(value: unknown): unknown {
+  if (!(value instanceof Error)) return value;
+  const { type, message, stack } = pino.stdSerializers.err(value);
+  const { code } = value as { code?: unknown };
+  return { type, message, stack, ...(typeof code === "string" || typeof code === "number" ? { code } : {}) };
 }

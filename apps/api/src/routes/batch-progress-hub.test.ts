@@ -16,7 +16,7 @@ function scriptedRead() {
   let called = () => {};
   return {
     calls,
-    read: (batchId: string, orgId: string) =>
+    read: (orgId: string, batchId: string) =>
       new Promise<BatchView | undefined>((answer) => {
         calls.push({ batchId, orgId, answer });
         called();
@@ -38,14 +38,14 @@ describe("the batch progress hub", () => {
     const reads = scriptedRead();
     const hub = createBatchProgressHub({ read: reads.read, intervalMs: 1 });
     const heard: Record<string, (number | string)[]> = { a: [], b: [], late: [] };
-    hub.watch("b-1", "acme", (progress) => heard.a?.push(doneOf(progress)));
-    hub.watch("b-1", "acme", (progress) => heard.b?.push(doneOf(progress)));
+    hub.watch("acme", "b-1", (progress) => heard.a?.push(doneOf(progress)));
+    hub.watch("acme", "b-1", (progress) => heard.b?.push(doneOf(progress)));
     await reads.called(1);
     reads.calls[0]?.answer(view(0));
     await reads.called(2);
     reads.calls[1]?.answer(view(0));
     await reads.called(3);
-    hub.watch("b-1", "acme", (progress) => heard.late?.push(doneOf(progress)));
+    hub.watch("acme", "b-1", (progress) => heard.late?.push(doneOf(progress)));
     await Promise.resolve();
     expect(heard.late).toEqual([0]);
     reads.calls[2]?.answer(view(2));
@@ -63,7 +63,7 @@ describe("the batch progress hub", () => {
     const reads = scriptedRead();
     const hub = createBatchProgressHub({ read: reads.read, intervalMs: 1 });
     const heard: BatchProgress[] = [];
-    const leave = hub.watch("b-1", "acme", (progress) => heard.push(progress));
+    const leave = hub.watch("acme", "b-1", (progress) => heard.push(progress));
     await reads.called(1);
     leave();
     expect(hub.watched).toBe(0);
@@ -78,8 +78,8 @@ describe("the batch progress hub", () => {
     const reads = scriptedRead();
     const hub = createBatchProgressHub({ read: reads.read, intervalMs: 1 });
     const heard: (number | string)[] = [];
-    hub.watch("b-1", "acme", () => {});
-    hub.watch("b-1", "globex", (progress) => heard.push(doneOf(progress)));
+    hub.watch("acme", "b-1", () => {});
+    hub.watch("globex", "b-1", (progress) => heard.push(doneOf(progress)));
     await reads.called(2);
     expect(reads.calls.map(({ orgId }) => orgId)).toEqual(["acme", "globex"]);
     reads.calls[1]?.answer(undefined);
@@ -91,7 +91,7 @@ describe("the batch progress hub", () => {
   it("tells every watcher a failed read, and stops", async () => {
     const hub = createBatchProgressHub({ read: () => Promise.reject(new Error("redis went away")), intervalMs: 1 });
     const heard: BatchProgress[] = [];
-    hub.watch("b-1", "acme", (progress) => heard.push(progress));
+    hub.watch("acme", "b-1", (progress) => heard.push(progress));
     await settled();
     expect(heard).toEqual([{ kind: "error", error: new Error("redis went away") }]);
     expect(hub.watched).toBe(0);

@@ -7,7 +7,7 @@ export type BatchProgressListener = (progress: BatchProgress) => void;
 
 export interface BatchProgressHubDeps {
   /** Reads the batch's progress (no items); undefined when the organization has no batch of that id. */
-  read(batchId: string, orgId: string): Promise<BatchView | undefined>;
+  read(orgId: string, batchId: string): Promise<BatchView | undefined>;
   /** The time between two reads of one batch. */
   intervalMs: number;
 }
@@ -19,7 +19,7 @@ export interface BatchProgressHub {
    * batch yet), then each change. `missing`, `error` and a completed view are the last it hears. Never
    * calls it before returning. Returns the function that stops listening; any moment is fine.
    */
-  watch(batchId: string, orgId: string, listener: BatchProgressListener): () => void;
+  watch(orgId: string, batchId: string, listener: BatchProgressListener): () => void;
   /** How many batches are being read now: 0 once every watcher left. */
   readonly watched: number;
 }
@@ -39,10 +39,10 @@ interface Watch {
 export function createBatchProgressHub(deps: BatchProgressHubDeps): BatchProgressHub {
   const watches = new Map<string, Watch>();
 
-  async function poll(key: string, watch: Watch, batchId: string, orgId: string): Promise<void> {
+  async function poll(key: string, watch: Watch, orgId: string, batchId: string): Promise<void> {
     let progress: BatchProgress;
     try {
-      const view = await deps.read(batchId, orgId);
+      const view = await deps.read(orgId, batchId);
       progress = view === undefined ? { kind: "missing" } : { kind: "view", view };
     } catch (error) {
       progress = { kind: "error", error };
@@ -55,18 +55,18 @@ export function createBatchProgressHub(deps: BatchProgressHubDeps): BatchProgres
       if (progress.kind === "view") watch.latest = progress.view;
       for (const listener of [...watch.listeners]) listener(progress);
     }
-    if (!last) watch.timer = setTimeout(() => void poll(key, watch, batchId, orgId), deps.intervalMs);
+    if (!last) watch.timer = setTimeout(() => void poll(key, watch, orgId, batchId), deps.intervalMs);
   }
 
   return {
-    watch(batchId, orgId, listener) {
+    watch(orgId, batchId, listener) {
       // Organization-scoped: another organization's watcher reads for itself, and learns the batch is missing.
       const key = JSON.stringify([orgId, batchId]);
       let watch = watches.get(key);
       if (watch === undefined) {
         watch = { listeners: new Set() };
         watches.set(key, watch);
-        void poll(key, watch, batchId, orgId);
+        void poll(key, watch, orgId, batchId);
       } else if (watch.latest !== undefined) {
         const { latest } = watch;
         const listeners = watch.listeners;

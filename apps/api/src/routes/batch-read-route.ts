@@ -40,7 +40,7 @@ const PageQuery = z.object({
 export function batchReadRoute(path: string, deps: BatchReadRouteDeps): Route {
   const { executions } = deps;
   const progress = createBatchProgressHub({
-    read: (batchId, orgId) => executions.readBatch(orgId, batchId, { offset: 0, limit: 0 }),
+    read: (orgId, batchId) => executions.readBatch(orgId, batchId, { offset: 0, limit: 0 }),
     intervalMs: deps.streamIntervalMs ?? STREAM_INTERVAL_MS,
   });
   return organizationRoute({
@@ -82,7 +82,7 @@ export function batchReadRoute(path: string, deps: BatchReadRouteDeps): Route {
       if (!page.success) throw new AppError("validation", toValidationIssues(page.error, ["query"]));
       if (batchId === undefined) throw new AppError("not_found", "No such batch");
       if (acceptsEventStream(req.headers.accept)) {
-        await streamProgress(res, (listener) => progress.watch(batchId, caller.orgId, listener), deps.streamKeepAliveMs ?? KEEP_ALIVE_MS);
+        await streamProgress(res, (listener) => progress.watch(caller.orgId, batchId, listener), deps.streamKeepAliveMs ?? KEEP_ALIVE_MS);
         return ANSWERED;
       }
       const { offset, limit } = page.data;

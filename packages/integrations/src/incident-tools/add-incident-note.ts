@@ -1,14 +1,14 @@
 import type { PlaybookExecutionResult } from "@pes/contracts";
 import { incidentNoteKey, type KeySpace } from "@pes/jobs";
 import type { Cluster, Redis } from "ioredis";
-import { runOncePerKey } from "../slack-post/once-per-key.js";
-import type { IncidentCallBounds } from "./incident-http.js";
+import { runOncePerKey } from "../delivery/once-per-key.js";
+import type { CallBounds } from "../delivery/call-bounds.js";
 import { executionMark, renderIncidentNote } from "./incident-note-text.js";
 import { noteTarget, type IncidentToolConfig } from "./incident-note-targets.js";
 import { describeReference, findIncidentReference, INCIDENT_ATTRIBUTES } from "./incident-reference.js";
 
 /** What adding a note needs besides the note: the record store and the time left. */
-export interface IncidentNoteContext extends IncidentCallBounds {
+export interface IncidentNoteContext extends CallBounds {
   /** Where each execution's note is recorded, so that a retried job never adds a second one. */
   /** One Redis or a Redis Cluster: single-key commands and scripts only. */
   redis: Redis | Cluster;

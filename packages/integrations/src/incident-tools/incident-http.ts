@@ -1,13 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { request } from "undici";
-import type { AttemptResult } from "../slack-post/once-per-key.js";
-
-/** When a call to an incident tool may still run, and what stops it early. */
-export interface IncidentCallBounds {
-  /** Epoch ms: no wait for a rate limit goes past it. */
-  deadline: number;
-  signal?: AbortSignal;
-}
+import type { CallBounds } from "../delivery/call-bounds.js";
+import type { AttemptOutcome } from "../delivery/once-per-key.js";
 
 export interface ToolRequest {
   /** The tool's name in reasons ("PagerDuty"). */
@@ -43,7 +37,7 @@ const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ENETU
  * (JSON, or undefined); every other outcome is a `ToolCallError` naming the status and the tool's own
  * message, the secret scrubbed.
  */
-export async function callTool(call: ToolRequest, bounds: IncidentCallBounds): Promise<ToolAnswer> {
+export async function callTool(call: ToolRequest, bounds: CallBounds): Promise<ToolAnswer> {
   for (let tries = 1; ; tries += 1) {
     if (bounds.signal?.aborted) throw new ToolCallError(`stopped before calling ${call.tool}`, true);
     const signal = bounds.signal === undefined ? AbortSignal.timeout(call.timeoutMs) : AbortSignal.any([bounds.signal, AbortSignal.timeout(call.timeoutMs)]);
@@ -83,7 +77,7 @@ export async function callTool(call: ToolRequest, bounds: IncidentCallBounds): P
 }
 
 /** A failed call as what a once-per-key try reports: nothing happened, or maybe it did. */
-export function attemptFailure(error: unknown): AttemptResult<never> {
+export function attemptFailure(error: unknown): AttemptOutcome<never> {
   if (error instanceof ToolCallError) return error.certain ? { notDone: error.message } : { unsure: error.message };
   return { unsure: error instanceof Error ? error.name : "unknown error" };
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
-import type { AttemptResult } from "../slack-post/once-per-key.js";
-import { attemptFailure, callTool, type IncidentCallBounds } from "./incident-http.js";
+import type { AttemptOutcome } from "../delivery/once-per-key.js";
+import type { CallBounds } from "../delivery/call-bounds.js";
+import { attemptFailure, callTool } from "./incident-http.js";
 import type { IncidentReference } from "./incident-reference.js";
 
 export const PAGERDUTY_API_URL = "https://api.pagerduty.com";
@@ -43,9 +44,9 @@ export interface NoteTarget {
   /** The tool's name in reasons. */
   readonly name: string;
   /** Adds the note; its value is the tool's id for it (PagerDuty's note id, Opsgenie's request id). */
-  add(content: string, bounds: IncidentCallBounds): Promise<AttemptResult<string>>;
+  add(content: string, bounds: CallBounds): Promise<AttemptOutcome<string>>;
   /** A note whose content holds `mark`, among the incident's notes, or undefined. @throws when it cannot tell. */
-  findMarked(mark: string, bounds: IncidentCallBounds): Promise<string | undefined>;
+  findMarked(mark: string, bounds: CallBounds): Promise<string | undefined>;
 }
 
 /** The incident's notes through the configured tool's API. */

@@ -1,5 +1,4 @@
 export { addIncidentNote, type IncidentNoteContext, type IncidentNoteOutcome, type IncidentNoteRequest } from "./add-incident-note.js";
-export type { IncidentCallBounds } from "./incident-http.js";
 export {
   OPSGENIE_API_URL,
   OPSGENIE_EU_API_URL,

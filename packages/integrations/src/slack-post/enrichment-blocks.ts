@@ -1,4 +1,5 @@
-import type { ActionResult, PlaybookExecutionResult } from "@pes/contracts";
+import type { ActionResult } from "@pes/contracts";
+import type { EnrichmentView } from "../delivery/enrichment-view.js";
 import { escapeAndClip, slackLink } from "./slack-mrkdwn.js";
 
 /**
@@ -17,21 +18,6 @@ export type EnrichmentBlock =
 export interface SlackPostMessage {
   text: string;
   blocks: EnrichmentBlock[];
-}
-
-/** What an enrichment message shows. */
-export interface EnrichmentView {
-  result: PlaybookExecutionResult;
-  /** The issue's title (alert-derived: shown escaped). */
-  title?: string;
-  /**
-   * For each entry of `result.actionResults`, the index of its gadget in `result.gadgetsHighlights`: the
-   * result does not say which gadget an action belongs to. With it, actions are listed under their gadget;
-   * without it, after the gadgets.
-   */
-  actionGadgets?: readonly number[];
-  /** A line above the title, e.g. "Issue 3 of 100" in a batch. */
-  heading?: string;
 }
 
 export interface RenderOptions {

@@ -4,7 +4,7 @@ import { startFakeSlack, startRedis, uniquePrefix, type FakeSlack, type RedisHan
 import { keySpace, slackPostKey, type KeySpace } from "@pes/jobs";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createChannelPacer } from "./channel-pacer.js";
+import { createChannelPacer } from "../delivery/channel-pacer.js";
 import { MAX_CHART_FILES, postChartFiles, type ChartFile } from "./post-charts.js";
 import { postEnrichment, type SlackPostContext } from "./post-enrichment.js";
 import { createSlackPostClient } from "./slack-calls.js";

@@ -1,5 +1,5 @@
 import { slackPostKey } from "@pes/jobs";
-import { runOncePerKey, type AttemptResult } from "./once-per-key.js";
+import { runOncePerKey, type AttemptOutcome } from "../delivery/once-per-key.js";
 import type { SlackPostContext } from "./post-enrichment.js";
 import { callSlack, SlackCallError } from "./slack-calls.js";
 import { errorMessage } from "@pes/contracts";
@@ -51,7 +51,7 @@ export async function postChartFiles(
     retainMs: context.retainMs ?? DEFAULT_RETAIN_MS,
     encode: (count) => String(count),
     decode: (text) => (/^\d+$/.test(text) ? Number(text) : undefined),
-    async perform(): Promise<AttemptResult<number>> {
+    async perform(): Promise<AttemptOutcome<number>> {
       try {
         if (pacer !== undefined && !(await pacer.waitForSlot(post.channel, context))) {
           return { notDone: "the channel's next free posting slot is past the deadline (Slack allows about one message per second per channel)" };

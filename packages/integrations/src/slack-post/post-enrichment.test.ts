@@ -5,7 +5,7 @@ import { startFakeSlack, startRedis, uniquePrefix, type FakeSlack, type FakeSlac
 import { keySpace, slackPostKey, type KeySpace } from "@pes/jobs";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createChannelPacer } from "./channel-pacer.js";
+import { createChannelPacer } from "../delivery/channel-pacer.js";
 import { postBatchRoot, postEnrichment, postItemReply, POST_MARK_EVENT, type SlackPostContext } from "./post-enrichment.js";
 import { createSlackPostClient } from "./slack-calls.js";
 

@@ -1,10 +1,12 @@
 import type { WebClient } from "@slack/web-api";
 import { slackPostKey, type KeySpace } from "@pes/jobs";
 import type { Cluster, Redis } from "ioredis";
-import type { ChannelPacer } from "./channel-pacer.js";
-import { renderBatchRoot, renderEnrichment, type EnrichmentView, type SlackPostMessage } from "./enrichment-blocks.js";
-import { runOncePerKey, type AttemptResult } from "./once-per-key.js";
-import { callSlack, SlackCallError, type CallBounds } from "./slack-calls.js";
+import type { CallBounds } from "../delivery/call-bounds.js";
+import type { ChannelPacer } from "../delivery/channel-pacer.js";
+import type { EnrichmentView } from "../delivery/enrichment-view.js";
+import { runOncePerKey, type AttemptOutcome } from "../delivery/once-per-key.js";
+import { renderBatchRoot, renderEnrichment, type SlackPostMessage } from "./enrichment-blocks.js";
+import { callSlack, SlackCallError } from "./slack-calls.js";
 import { errorMessage } from "@pes/contracts";
 
 /** What every post needs: where, how, and until when. */
@@ -126,7 +128,7 @@ async function postOnce(context: SlackPostContext, partKey: string, channel: str
     retainMs: context.retainMs ?? DEFAULT_RETAIN_MS,
     encode: (ts) => ts,
     decode: (text) => (text === "" ? undefined : text),
-    async perform(): Promise<AttemptResult<string>> {
+    async perform(): Promise<AttemptOutcome<string>> {
       try {
         if (pacer !== undefined && !(await pacer.waitForSlot(channel, context))) {
           return { notDone: "the channel's next free posting slot is past the deadline (Slack allows about one message per second per channel)" };

@@ -7,6 +7,7 @@ import {
   WebAPIRequestError,
   WebClient,
 } from "@slack/web-api";
+import type { CallBounds } from "../delivery/call-bounds.js";
 
 export interface SlackPostClientOptions {
   /** The bot token (`xoxb-…`), resolved from the organization's secret reference. */
@@ -34,13 +35,6 @@ export function createSlackPostClient(options: SlackPostClientOptions): WebClien
     timeout: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     logLevel: LogLevel.ERROR,
   });
-}
-
-/** When a Slack call may still run, and what stops it early. */
-export interface CallBounds {
-  /** Epoch ms: no wait (rate limit, pacing) goes past it. */
-  deadline: number;
-  signal?: AbortSignal;
 }
 
 /** Why a Slack call failed, and whether it certainly did nothing (`certain`) or may have taken effect. */

@@ -6,7 +6,7 @@ import { startFakeMicrosoftGraph, startRedis, uniquePrefix, type FakeMicrosoftGr
 import { keySpace, teamsPostKey, type KeySpace } from "@pes/jobs";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createChannelPacer } from "../slack-post/channel-pacer.js";
+import { createChannelPacer } from "../delivery/channel-pacer.js";
 import { postTeamsBatchRoot, postTeamsEnrichment, postTeamsItemReply, type TeamsPostContext } from "./post-to-teams.js";
 import { createTeamsPostClient } from "./teams-calls.js";
 import { markOf } from "./teams-card.js";

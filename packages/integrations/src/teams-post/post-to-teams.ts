@@ -1,9 +1,9 @@
 import type { TeamsChannelRef } from "@pes/contracts";
 import { teamsPostKey, type KeySpace } from "@pes/jobs";
 import type { Cluster, Redis } from "ioredis";
-import type { ChannelPacer } from "../slack-post/channel-pacer.js";
-import { runOncePerKey, type AttemptResult } from "../slack-post/once-per-key.js";
-import type { CallBounds } from "../slack-post/slack-calls.js";
+import type { ChannelPacer } from "../delivery/channel-pacer.js";
+import { runOncePerKey, type AttemptOutcome } from "../delivery/once-per-key.js";
+import type { CallBounds } from "../delivery/call-bounds.js";
 import { callTeams, TeamsCallError, type TeamsPostClient } from "./teams-calls.js";
 import { markOf, renderTeamsBatchRoot, renderTeamsMessage, type TeamsChatMessage, type TeamsView } from "./teams-card.js";
 import { errorMessage } from "@pes/contracts";
@@ -103,7 +103,7 @@ async function postOnce(
     retainMs: context.retainMs ?? DEFAULT_RETAIN_MS,
     encode: (posted) => JSON.stringify(posted),
     decode: parsePosted,
-    async perform(): Promise<AttemptResult<Posted>> {
+    async perform(): Promise<AttemptOutcome<Posted>> {
       try {
         if (pacer !== undefined && !(await pacer.waitForSlot(pace, context))) {
           return { notDone: "the channel's next free posting slot is past the deadline (Teams takes about one message per second per channel)" };

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { Client, GraphError, HTTPMessageHandler, type Context, type Middleware, type MiddlewareOptions } from "@microsoft/microsoft-graph-client";
-import type { CallBounds } from "../slack-post/slack-calls.js";
+import type { CallBounds } from "../delivery/call-bounds.js";
 
 export interface TeamsPostClientOptions {
   /** The directory (tenant) ID or domain. */

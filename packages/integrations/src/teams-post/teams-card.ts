@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { ActionResult } from "@pes/contracts";
-import type { EnrichmentView } from "../slack-post/enrichment-blocks.js";
+import type { EnrichmentView } from "../delivery/enrichment-view.js";
 import { cardLine, cardLink, cardText } from "./card-text.js";
 
 /**

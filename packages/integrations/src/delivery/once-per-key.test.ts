@@ -1,7 +1,7 @@
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { runOncePerKey, type AttemptResult, type OncePerKeyOptions } from "./once-per-key.js";
+import { runOncePerKey, type AttemptOutcome, type OncePerKeyOptions } from "./once-per-key.js";
 
 let redisHandle: RedisHandle;
 let redis: Redis;
@@ -22,7 +22,7 @@ beforeEach(() => {
 });
 
 /** A side effect that records each time it runs; `next` says what the next run reports. */
-function effect(next: AttemptResult<string>[] = []) {
+function effect(next: AttemptOutcome<string>[] = []) {
   const runs: number[] = [];
   const options: OncePerKeyOptions<string> = {
     redis,

@@ -7,7 +7,7 @@ import { errorMessage } from "@pes/contracts";
  * happened (the service refused it, or it was never sent), so a later try may do it. `unsure`: it may have
  * happened (a timeout, a dropped connection, a 5xx), so a later try looks for its trace first.
  */
-export type AttemptResult<T> = { done: T } | { notDone: string } | { unsure: string };
+export type AttemptOutcome<T> = { done: T } | { notDone: string } | { unsure: string };
 
 /** `done`: the side effect happened exactly once, by this call or an earlier one (`byThisCall` false). */
 export type OnceOutcome<T> = { status: "done"; value: T; byThisCall: boolean } | { status: "failed"; reason: string };
@@ -26,7 +26,7 @@ export interface OncePerKeyOptions<T> {
   leaseMs: number;
   /** How long the record is kept: longer than the job can still be retried. */
   retainMs: number;
-  perform(): Promise<AttemptResult<T>>;
+  perform(): Promise<AttemptOutcome<T>>;
   /**
    * Looks for what an earlier, unfinished try may have done (a message or note carrying its mark) since
    * `sinceMs` (epoch ms); throws when it cannot tell. Without it, such a try is never repeated.
@@ -100,28 +100,28 @@ export async function runOncePerKey<T>(options: OncePerKeyOptions<T>): Promise<O
 
 async function attempt<T>(options: OncePerKeyOptions<T>, claimText: string): Promise<OnceOutcome<T>> {
   const { redis, key, retainMs } = options;
-  let result: AttemptResult<T>;
+  let tried: AttemptOutcome<T>;
   try {
-    result = await options.perform();
+    tried = await options.perform();
   } catch (error) {
-    result = { unsure: errorMessage(error) };
+    tried = { unsure: errorMessage(error) };
   }
-  if ("done" in result) {
+  if ("done" in tried) {
     // Unconditional: it happened, whatever another try wrote meanwhile. Should Redis fail now, the claim
     // stays pending: a retry after the lease finds the trace instead of doing it again.
     await redis
-      .set(key, JSON.stringify({ s: "done", v: options.encode(result.done) } satisfies Record), "PX", retainMs)
+      .set(key, JSON.stringify({ s: "done", v: options.encode(tried.done) } satisfies Record), "PX", retainMs)
       .catch(() => undefined);
-    return { status: "done", value: result.done, byThisCall: true };
+    return { status: "done", value: tried.done, byThisCall: true };
   }
-  if ("notDone" in result) {
+  if ("notDone" in tried) {
     await compareAndSet(redis, key, claimText, "", retainMs);
-    return { status: "failed", reason: result.notDone };
+    return { status: "failed", reason: tried.notDone };
   }
   const claim = parseRecord(claimText);
   const at = claim?.s === "pending" ? claim.at : Date.now();
   await compareAndSet(redis, key, claimText, JSON.stringify({ s: "unsure", at } satisfies Record), retainMs);
-  return { status: "failed", reason: result.unsure };
+  return { status: "failed", reason: tried.unsure };
 }
 
 async function compareAndSet(redis: Redis | Cluster, key: string, expected: string, next: string, ttlMs: number): Promise<boolean> {

@@ -1,0 +1,79 @@
+import { actionResultOf, bottomLineOf, judgeExecution, summarizeGadget, type Evidence, type Finding, type Judgement } from "@pes/analysis";
+import type { DataSourceMitigationLinks } from "@pes/connectors";
+import type { ActionableMitigation, ExecutionJob, PlaybookExecutionResult } from "@pes/contracts";
+import type { Logger } from "@pes/logger";
+import { offeredMitigations, renderArgs, renderMitigationTemplates, type PlaybookDefinition, type RenderedMitigation } from "@pes/playbooks";
+import { summarizeWithLanguageModel, type LanguageModelOptions } from "./language-model-summary.js";
+import type { Plan, PlannedAction } from "./plan.js";
+import type { WindowedRun } from "./run.js";
+
+/** What judging an execution's runs gave: its result, and what the evidence bundle keeps beside it. */
+export interface Judged {
+  result: PlaybookExecutionResult;
+  findings: Finding[];
+  judgement: Judgement;
+  /** Every mitigation rendered for the issue, offered or not: a bundle keeps them all. */
+  mitigations: RenderedMitigation[];
+  /** The ones the findings offer, as in the result. */
+  offered: ActionableMitigation[];
+}
+
+export interface JudgeOptions {
+  playbook: PlaybookDefinition;
+  /** A data source's mitigation links, by its name in the organization. */
+  mitigationLinks: (dataSource: string) => DataSourceMitigationLinks | undefined;
+  languageModel?: LanguageModelOptions;
+  logger: Logger;
+  signal?: AbortSignal;
+}
+
+/**
+ * Judges what the plan's actions found: evidence in, words out. The analysis ranks the findings into one
+ * judgement (the verdict in the result; the bottom line's words and the mitigations read it too) and
+ * renders every text from them; a configured language model may reword the bottom line, never the verdict.
+ */
+export async function judgeRuns(plan: Plan, runs: readonly WindowedRun[], job: ExecutionJob, options: JudgeOptions): Promise<Judged> {
+  const { time, gadgets, actions, upstreams } = plan;
+  const { attributes } = job;
+  const perAction = runs.map((run) => run.evidence);
+  const findings = findingsOf(actions, perAction, () => true);
+  const actionResults = perAction.map((evidence) => actionResultOf(evidence, time));
+  const gadgetsHighlights = gadgets.map(({ gadget, attributes: bound, title }, instanceIndex) => ({
+    title,
+    ...(gadget.args === undefined ? {} : { args: renderArgs(gadget.args, bound) }),
+    highlights: summarizeGadget(findingsOf(actions, perAction, (action) => action.instanceIndex === instanceIndex), time),
+  }));
+  // The issue's attributes tell the page from the other alerts; the upstreams, who the paged service calls.
+  const judgement = judgeExecution(findings, { time, attributes, upstreams });
+  const deterministic = bottomLineOf(judgement, attributes);
+  const { languageModel, logger, signal } = options;
+  const summary =
+    languageModel === undefined
+      ? undefined
+      : await summarizeWithLanguageModel(languageModel, { attributes, findings, judgement, deterministic }, logger.child({ requestId: job.requestId }), signal);
+  // Rendered once for the issue, offered by the findings: a bundle keeps both, so a replay offers the same.
+  const mitigations = renderMitigationTemplates(options.playbook.mitigations, attributes, { time, mitigationLinks: options.mitigationLinks });
+  const offered = offeredMitigations(mitigations, judgement.ranking, time);
+  const result: PlaybookExecutionResult = {
+    highlights: summary?.highlights ?? deterministic,
+    verdict: judgement.verdict,
+    gadgetsHighlights,
+    actionableMitigations: offered,
+    actionResults,
+    ...(summary === undefined ? {} : { analysis: summary.analysis }),
+  };
+  return { result, findings, judgement, mitigations, offered };
+}
+
+/** The findings of the actions `keep` takes, each citing its gadget's instance (and its upstream). */
+export function findingsOf(actions: readonly PlannedAction[], perAction: readonly (readonly Evidence[])[], keep: (action: PlannedAction) => boolean): Finding[] {
+  return actions.flatMap((action, index) =>
+    keep(action)
+      ? (perAction[index] ?? []).map((evidence) => ({
+          gadget: action.gadgetTitle,
+          evidence,
+          ...(action.instance.upstream === undefined ? {} : { upstream: action.instance.upstream }),
+        }))
+      : [],
+  );
+}
