@@ -157,11 +157,6 @@ export function someOf(names: readonly string[], most = 3): string[] {
   return names.length <= most ? [...names] : [...names.slice(0, most), `${names.length - most} more`];
 }
 
-/** The pods of a workload that are not running and ready: Pending, waiting, restarting or not ready. */
-export function troubledPods(workload: Workload): Pod[] {
-  return workload.pods.filter((pod) => !isHealthy(pod));
-}
-
 export function isHealthy(pod: Pod): boolean {
   const phase = pod.status?.phase;
   if (phase === "Succeeded") return true;

@@ -1,5 +1,5 @@
 import type { Node, PersistentVolume, PersistentVolumeClaim, Pod } from "@pes/contracts";
-import { eventOnset, eventTime, someOf, type ClusterIndex, type Fault, type Workload } from "./cluster-index.js";
+import { eventOnset, someOf, type ClusterIndex, type Fault, type Workload } from "./cluster-index.js";
 import { quantityOf } from "./quantities.js";
 
 /**
@@ -328,9 +328,4 @@ function mismatchesOf(claim: PersistentVolumeClaim, volume: PersistentVolume): A
   }
   // A volume bound elsewhere is occupied whatever else differs: that is what stands in the way first.
   return boundElsewhere ? found.slice(0, 1) : found;
-}
-
-/** The latest event of a kind about the ReplicaSets or pods of a workload, newest last. */
-export function latestEvents(index: ClusterIndex, kind: string, names: readonly string[], reason: string): ReturnType<ClusterIndex["eventsAbout"]> {
-  return names.flatMap((name) => index.eventsAbout(kind, name).filter((event) => event.reason === reason)).sort((a, b) => eventTime(a) - eventTime(b));
 }
