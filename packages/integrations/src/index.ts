@@ -8,3 +8,4 @@ export * from "./slack/slack-text.js";
 export * from "./slack-post/index.js";
 export * from "./incident-tools/index.js";
 export * from "./teams-post/index.js";
+export * from "./lease-lock.js";
