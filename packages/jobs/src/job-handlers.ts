@@ -112,7 +112,9 @@ export function handleCatalog<Catalog extends EntriesOf<Catalog>>(catalog: Catal
     const declaration: CatalogEntry = catalog[name];
     if (declaration.name !== name) throw new Error(`the catalog lists job "${declaration.name}" as "${name}"`);
     // Each handler takes its own job's payload, which the schema beside it parses.
-    const handler: ParsedPayloadHandler = handlers[name];
+    const handler: ParsedPayloadHandler | undefined = handlers[name];
+    // A catalog's handlers are checked when compiled; this is for a caller that was not.
+    if (typeof handler !== "function") throw new Error(`no handler for job "${name}" of the catalog`);
     entries.push(jobHandler(declaration, handler));
   }
   return entries;
