@@ -9,9 +9,9 @@ import { fileURLToPath } from "node:url";
 import { loadConfig, type Catalog } from "@pes/config";
 import { ExecutionCharts, type ExecutionJob, type PlaybookExecutionResult } from "@pes/contracts";
 import { createEngine, type Engine } from "@pes/engine";
-import { createChartStore, EXECUTE_JOB } from "@pes/executions";
+import { createChartStore, EXECUTE_JOB, EXECUTION_JOBS } from "@pes/executions";
 import { createChannelPacer, createSlackPostClient } from "@pes/integrations";
-import { keySpace } from "@pes/jobs";
+import { handleCatalog, keySpace } from "@pes/jobs";
 import {
   demoIncidentOpenMetrics,
   startFakeSlack,
@@ -111,7 +111,10 @@ describe("a channelId run with charts", () => {
       charts,
       logger,
     };
-    const handlers = createJobHandlers({ engine, catalog, integrations: delivery.integrations, delivery });
+    const handlers = handleCatalog(
+      EXECUTION_JOBS,
+      createJobHandlers({ engine, catalog, integrations: delivery.integrations, delivery, batchStarts: { run: () => Promise.reject(new Error("no batch here")) } }),
+    );
     const job: ExecutionJob = {
       v: 1,
       replyTo: "api-1",

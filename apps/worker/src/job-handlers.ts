@@ -1,18 +1,19 @@
 import type { Engine } from "@pes/engine";
-import { BATCH_ITEM_POST_WINDOW_MS, EXECUTE_JOB, EXECUTE_MESSAGE_JOB, POST_BATCH_ITEM_JOB } from "@pes/executions";
-import { handleJob, type JobHandlers } from "@pes/jobs";
+import { BATCH_ITEM_POST_WINDOW_MS, type BatchStarts, type ExecutionJobHandlers } from "@pes/executions";
 import { keepCharts } from "./execution-charts.js";
 import { executeMessageJob, type MessageExecutionDeps } from "./message-execution.js";
 import { deliverResult, postBatchItemReply } from "./result-delivery.js";
 
 /**
- * Every job this worker runs: each declaration (name, payload schema, options; shared with the producers
- * in @pes/executions) with its handler. A handler only calls plain functions; the runtime parses the payload,
- * applies the job's timeout and deadline to its signal, retries as declared and replies to a waiting caller.
+ * The handler of every job this worker runs, one per job of @pes/executions' EXECUTION_JOBS (the catalog:
+ * name, payload schema, queue, batch lane, timeout; shared with the producers): one missing does not
+ * compile. A handler only calls plain functions; the runtime (handleCatalog) parses the payload, applies
+ * the job's timeout and deadline to its signal, takes it from its queue and its batch lane, retries as
+ * declared and replies to a waiting caller.
  */
-export function createJobHandlers(deps: MessageExecutionDeps & { engine: Engine }): JobHandlers {
-  return [
-    handleJob(EXECUTE_JOB, async (job, { signal, jobId }) => {
+export function createJobHandlers(deps: MessageExecutionDeps & { engine: Engine; batchStarts: Pick<BatchStarts, "run"> }): ExecutionJobHandlers {
+  return {
+    execute: async (job, { signal, jobId }) => {
       // The job id is the execution id: an evidence bundle and charts kept for it are read back by it.
       const investigation = await deps.engine.investigate(job, signal, jobId);
       const { orgId, requestId, liveRun, attributes, channelId, batch, title } = job;
@@ -34,8 +35,9 @@ export function createJobHandlers(deps: MessageExecutionDeps & { engine: Engine 
         result,
         { deadline: job.deadline, signal },
       );
-    }),
-    handleJob(EXECUTE_MESSAGE_JOB, (job, { signal, jobId }) => executeMessageJob(deps, job, { signal, jobId })),
-    handleJob(POST_BATCH_ITEM_JOB, (job, { signal }) => postBatchItemReply(deps.delivery, job, { windowMs: BATCH_ITEM_POST_WINDOW_MS, signal })),
-  ];
+    },
+    "execute-message": (job, { signal, jobId }) => executeMessageJob(deps, job, { signal, jobId }),
+    "start-batch": (job, { signal }) => deps.batchStarts.run(job, signal),
+    "post-batch-item": (job, { signal }) => postBatchItemReply(deps.delivery, job, { windowMs: BATCH_ITEM_POST_WINDOW_MS, signal }),
+  };
 }

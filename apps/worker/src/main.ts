@@ -8,8 +8,8 @@ import { EnvError, parseWorkerEnv, type WorkerEnv } from "./env.js";
 import { createJobHandlers } from "./job-handlers.js";
 import { createWorkerHttpServer, listenWorkerHttp } from "./worker-http-server.js";
 import { createChannelPacer } from "@pes/integrations";
-import { createChartStore, createEvidenceStore, createExecutionWorker, POST_BATCH_ITEM_JOB, START_BATCH_JOB } from "@pes/executions";
-import { createJobProducer, createRedisQuerySlots, keySpace, RedisRefusedError } from "@pes/jobs";
+import { createBatchStarts, createChartStore, createEvidenceStore, createExecutionWorker, EXECUTION_JOBS, POST_BATCH_ITEM_JOB } from "@pes/executions";
+import { createJobProducer, createRedisQuerySlots, handleCatalog, keySpace, RedisRefusedError } from "@pes/jobs";
 import { buildIntegrations } from "./organization-integrations.js";
 import { errorMessage } from "@pes/contracts";
 
@@ -87,13 +87,14 @@ async function main(): Promise<void> {
     },
     logger,
   };
-  const jobs = createJobHandlers({ engine, catalog, integrations, delivery });
-  const metrics = createWorkerMetrics({ jobNames: [...jobs.map((entry) => entry.name), START_BATCH_JOB.name] });
+  const batchStarts = createBatchStarts({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger });
+  const metrics = createWorkerMetrics({ jobNames: Object.keys(EXECUTION_JOBS) });
   const worker = createExecutionWorker({
     redisUrl: env.redisUrl,
     prefix: env.queuePrefix,
     logger,
-    handlers: jobs,
+    handlers: handleCatalog(EXECUTION_JOBS, createJobHandlers({ engine, catalog, integrations, delivery, batchStarts })),
+    batchStarts,
     concurrency: env.concurrency,
     batchConcurrency: env.batchConcurrency,
     lockDurationMs: env.lockDurationMs,

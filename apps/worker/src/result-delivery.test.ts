@@ -139,6 +139,27 @@ describe("deliverResult", () => {
     expect(posted()[1]).toEqual({ channel: "C0OPS", threadTs: rootTs, text: expect.stringMatching(/Issue \d+ of 10/) });
   });
 
+  it("leaves the batch root's lock to the worker that took it over when this one's lease expired", async () => {
+    const lock = batchRootLockKey(keys, "batch-lease", "C0OPS");
+    // The lease runs out just before this worker gives the lock up, and another worker takes it.
+    const expiring = new Proxy(redis, {
+      get(target, property, receiver) {
+        const value: unknown = Reflect.get(target, property, receiver);
+        if (typeof value !== "function") return value;
+        return async (...args: unknown[]) => {
+          if (["del", "eval", "evalsha"].includes(String(property)) && args.includes(lock)) await redis.set(lock, "another-worker", "PX", 60_000);
+          return Reflect.apply(value, target, args);
+        };
+      },
+    });
+    const settings = { ...deps(), redis: expiring };
+
+    await deliverResult(settings, delivery({ channelId: "C0OPS", batch: { id: "batch-lease", index: 0, total: 2 } }), result, bounds());
+
+    expect(posted()).toEqual([{ channel: "C0OPS", text: expect.stringContaining("2 issues") }]);
+    expect(await redis.get(lock)).toBe("another-worker");
+  });
+
   it("links each item of a batch its caller waits for to its own reply in the batch's thread", async () => {
     const batch = (index: number) => ({ id: "batch-2", index, total: 10, callerWaits: true });
     const results = await Promise.all(

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { BatchItemPostJob, BatchPosition, ChartData, PlaybookExecutionResult } from "@pes/contracts";
-import { addIncidentNote, findIncidentReference, INCIDENT_ATTRIBUTES, type IncidentRef, type IncidentToolConfig } from "@pes/integrations";
+import { addIncidentNote, findIncidentReference, INCIDENT_ATTRIBUTES, takeLeaseLock, type IncidentRef, type IncidentToolConfig } from "@pes/integrations";
 import { batchRootKey, batchRootLockKey } from "@pes/jobs";
 import type { Logger } from "@pes/logger";
 import type { Cluster, Redis } from "ioredis";
@@ -173,8 +173,7 @@ async function batchRoot(
   bounds: { deadline: number; signal: AbortSignal },
 ): Promise<ChannelPostOutcome> {
   const key = batchRootKey(deps.keys, batch.id, channel);
-  const lock = batchRootLockKey(deps.keys, batch.id, channel);
-  const token = `${process.pid}:${Math.random()}`;
+  const lockKey = batchRootLockKey(deps.keys, batch.id, channel);
   try {
     for (;;) {
       const known = parseRoot(await deps.redis.get(key));
@@ -183,7 +182,8 @@ async function batchRoot(
         return { status: "failed", reason: `posting to ${poster.service} failed: the batch thread's root was not posted before the deadline` };
       }
       const leaseMs = Math.max(1_000, bounds.deadline - Date.now());
-      if ((await deps.redis.set(lock, token, "PX", leaseMs, "NX")) === "OK") {
+      const lock = await takeLeaseLock(deps.redis, lockKey, leaseMs);
+      if (lock !== undefined) {
         try {
           const outcome = await poster.postBatchRoot(batch.id, batch.total, bounds);
           if (outcome.status === "posted") {
@@ -192,7 +192,7 @@ async function batchRoot(
           }
           return outcome;
         } finally {
-          if ((await deps.redis.get(lock)) === token) await deps.redis.del(lock);
+          await lock.release();
         }
       }
       await sleep(BATCH_ROOT_POLL_MS, undefined, { signal: bounds.signal });

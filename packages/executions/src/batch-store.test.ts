@@ -10,12 +10,14 @@ import { batchItemIds } from "./batch-store.js";
 import { batchKey, executionKey, handleJob, keySpace, laneKey } from "@pes/jobs";
 import {
   createExecutionClient,
+  createBatchStarts,
   createExecutionWorker,
   BATCH_EXECUTION_QUEUE,
   BATCH_START_QUEUE,
   EXECUTE_JOB,
   EXECUTION_QUEUE,
   LimitExceededError,
+  START_BATCH_JOB,
   type BatchItem,
   type BatchView,
   type ExecutionClient,
@@ -69,12 +71,15 @@ async function client(options: Partial<ExecutionClientOptions> = {}): Promise<Ex
 }
 
 async function worker(execute: (job: ExecutionJob) => Promise<PlaybookExecutionResult>, concurrency = 20): Promise<void> {
+  const starts = createBatchStarts({ redisUrl: redis.url, prefix, logger });
   const started = createExecutionWorker({
     redisUrl: redis.url,
     prefix,
     logger,
     concurrency,
+    batchStarts: starts,
     handlers: [
+      handleJob(START_BATCH_JOB, (job, { signal }) => starts.run(job, signal)),
       handleJob(EXECUTE_JOB, async (job, { jobId }) => {
         runs.push(jobId);
         return execute(job);

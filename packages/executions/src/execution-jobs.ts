@@ -6,7 +6,7 @@ import {
   RequestRefusal,
   StartBatchJob,
 } from "@pes/contracts";
-import type { AwaitedJobDeclaration, JobDeclaration } from "@pes/jobs";
+import type { AwaitedJobDeclaration, CatalogHandlers, JobCatalog, JobDeclaration } from "@pes/jobs";
 import { z } from "zod";
 
 /**
@@ -49,6 +49,7 @@ export const BATCH_START_QUEUE = "playbook-batch-starts";
 export const EXECUTE_JOB = {
   name: "execute",
   queue: EXECUTION_QUEUE,
+  batchLane: BATCH_EXECUTION_QUEUE,
   schema: ExecutionJob,
   reply: { schema: PlaybookExecutionResult, label: "execution" },
   // One attempt: the engine reports failures as results, and its caller's deadline leaves no time for a
@@ -63,18 +64,23 @@ export const EXECUTE_JOB = {
 export const EXECUTE_MESSAGE_JOB = {
   name: "execute-message",
   queue: MESSAGE_EXECUTION_QUEUE,
+  batchLane: BATCH_EXECUTION_QUEUE,
   schema: MessageExecutionJob,
   reply: { schema: z.union([PlaybookExecutionResult, z.instanceof(RequestRefusal)]), label: "execution" },
   // As execute: the caller's deadline leaves no time for a retry.
   options: { attempts: 1 },
 } satisfies AwaitedJobDeclaration<MessageExecutionJob, PlaybookExecutionResult | RequestRefusal>;
 
-/** `execute` and `execute-message` behind every other caller's work (BATCH_EXECUTION_QUEUE). */
-export const BATCH_EXECUTE_JOB = { ...EXECUTE_JOB, queue: BATCH_EXECUTION_QUEUE } satisfies AwaitedJobDeclaration<ExecutionJob, PlaybookExecutionResult>;
-export const BATCH_EXECUTE_MESSAGE_JOB = { ...EXECUTE_MESSAGE_JOB, queue: BATCH_EXECUTION_QUEUE } satisfies AwaitedJobDeclaration<
+/** `execute` and `execute-message` as their producers add them to their batch lane, behind every other caller's work. */
+export const BATCH_EXECUTE_JOB = inBatchLane(EXECUTE_JOB) satisfies AwaitedJobDeclaration<ExecutionJob, PlaybookExecutionResult>;
+export const BATCH_EXECUTE_MESSAGE_JOB = inBatchLane(EXECUTE_MESSAGE_JOB) satisfies AwaitedJobDeclaration<
   MessageExecutionJob,
   PlaybookExecutionResult | RequestRefusal
 >;
+
+function inBatchLane<Job extends { queue: string; batchLane: string }>({ batchLane, ...job }: Job): Omit<Job, "batchLane"> & { queue: string } {
+  return { ...job, queue: batchLane };
+}
 
 /**
  * An async batch's items begun and enqueued by a worker, a chunk at a time, after the API answered 202.
@@ -84,6 +90,7 @@ export const BATCH_EXECUTE_MESSAGE_JOB = { ...EXECUTE_MESSAGE_JOB, queue: BATCH_
 export const START_BATCH_JOB = {
   name: "start-batch",
   queue: BATCH_START_QUEUE,
+  background: true,
   schema: StartBatchJob,
   options: { attempts: 3, backoff: { type: "exponential", delayMs: 1_000 } },
 } satisfies JobDeclaration<StartBatchJob>;
@@ -98,9 +105,34 @@ export const BATCH_ITEM_POST_WINDOW_MS = 15 * 60_000;
 export const POST_BATCH_ITEM_JOB = {
   name: "post-batch-item",
   queue: CHAT_POST_QUEUE,
+  background: true,
   schema: BatchItemPostJob,
   options: { attempts: 4, backoff: { type: "exponential", delayMs: 5_000 }, attemptTimeoutMs: BATCH_ITEM_POST_WINDOW_MS + 60_000 },
 } satisfies JobDeclaration<BatchItemPostJob>;
 
-/** Every queue of the service's jobs: a new job type's joins this list, so that the dashboard and the depth metrics show it. */
-export const SERVICE_QUEUES: readonly string[] = [...new Set([EXECUTE_JOB, EXECUTE_MESSAGE_JOB, BATCH_EXECUTE_JOB, START_BATCH_JOB, POST_BATCH_ITEM_JOB].map((job) => job.queue))];
+/**
+ * Every job a worker runs, by name: the whole list, from which its handlers (CatalogHandlers: one for
+ * each, or it does not compile), its queues and its metrics' job names all come. A new job type joins it.
+ */
+export const EXECUTION_JOBS = {
+  execute: EXECUTE_JOB,
+  "execute-message": EXECUTE_MESSAGE_JOB,
+  "start-batch": START_BATCH_JOB,
+  "post-batch-item": POST_BATCH_ITEM_JOB,
+} satisfies JobCatalog;
+
+/** A worker's handler for every job of EXECUTION_JOBS. */
+export type ExecutionJobHandlers = CatalogHandlers<typeof EXECUTION_JOBS>;
+
+const JOBS: readonly JobDeclaration[] = Object.values(EXECUTION_JOBS);
+
+/** The queues of the jobs' batch lanes, whose concurrency is the worker's batch concurrency. */
+export const BATCH_LANES: readonly string[] = [...new Set(JOBS.flatMap((job) => (job.batchLane === undefined ? [] : [job.batchLane])))];
+
+/**
+ * Every queue of the service's jobs, so that the dashboard and the depth metrics show them: the
+ * interactive ones, then the batch lanes, then the background ones.
+ */
+export const SERVICE_QUEUES: readonly string[] = [
+  ...new Set([...JOBS.filter((job) => job.background !== true).map((job) => job.queue), ...BATCH_LANES, ...JOBS.filter((job) => job.background === true).map((job) => job.queue)]),
+];

@@ -2,7 +2,6 @@ import { encodeReply, RequestRefusal } from "@pes/contracts";
 import {
   closeConnection,
   createJobWorker,
-  handleJob,
   createWorkerConnection,
   keySpace,
   untilConnected,
@@ -12,8 +11,8 @@ import {
   type RedisConnection,
 } from "@pes/jobs";
 import type { Logger } from "pino";
-import { createBatchStarts } from "./batch-starts.js";
-import { BATCH_EXECUTION_QUEUE, BATCH_START_QUEUE, CHAT_POST_QUEUE, EXECUTION_QUEUE, MESSAGE_EXECUTION_QUEUE, START_BATCH_JOB } from "./execution-jobs.js";
+import type { BatchStarts } from "./batch-starts.js";
+import { BATCH_LANES } from "./execution-jobs.js";
 import { defineLifecycleCommands, finishExecution } from "./execution-lifecycle.js";
 
 /**
@@ -53,38 +52,38 @@ export function createExecutionReplies(options: { redisUrl: string; prefix: stri
 }
 
 /**
- * A worker that runs the handlers of execution jobs: it answers their callers (createExecutionReplies),
- * runs each execution handler on the lane behind every other caller's work too (BATCH_EXECUTION_QUEUE:
- * async batch items, alerts over their organization's limit), at most `batchConcurrency` of those at once
- * (default a quarter of `concurrency`) so that interactive executions always find room, and fewer while
- * the process is short of CPU so that they find the CPU too, and starts the async batches the API
- * accepted (START_BATCH_JOB, createBatchStarts). That lane, the batches' starts and the chat posts of
- * batch items are background queues of the job runtime (governBackgroundSlots): they give way to
- * interactive executions and do not count as interactive work themselves.
+ * A worker that runs the handlers of execution jobs (handleCatalog of EXECUTION_JOBS) and answers their
+ * callers (createExecutionReplies). An execution handler also runs from its batch lane
+ * (BATCH_EXECUTION_QUEUE: async batch items, alerts over their organization's limit), at most
+ * `batchConcurrency` of those at once (default a quarter of `concurrency`) so that interactive executions
+ * always find room, and fewer while the process is short of CPU so that they find the CPU too. That lane,
+ * the batches' starts and the chat posts of batch items are background queues of the job runtime
+ * (governBackgroundSlots): they give way to interactive executions and do not count as interactive work
+ * themselves. `batchStarts`, which the start-batch handler runs, starts and closes with the worker.
  */
 export function createExecutionWorker(
-  options: Omit<JobWorkerOptions, "replies" | "queueConcurrency" | "backgroundQueues"> & { batchConcurrency?: number },
+  options: Omit<JobWorkerOptions, "replies" | "queueConcurrency" | "backgroundQueues"> & { batchConcurrency?: number; batchStarts?: BatchStarts },
 ): JobWorker {
-  const starts = createBatchStarts(options);
-  const behind = options.handlers
-    .filter((entry) => entry.queue === EXECUTION_QUEUE || entry.queue === MESSAGE_EXECUTION_QUEUE)
-    .map((entry) => ({ ...entry, queue: BATCH_EXECUTION_QUEUE }));
+  const { batchStarts } = options;
+  const batchConcurrency = options.batchConcurrency ?? Math.ceil(options.concurrency / 4);
   const worker = createJobWorker({
     ...options,
-    handlers: [...options.handlers, ...behind, handleJob(START_BATCH_JOB, (job, { signal }) => starts.run(job, signal))],
-    queueConcurrency: { [BATCH_EXECUTION_QUEUE]: options.batchConcurrency ?? Math.ceil(options.concurrency / 4) },
-    backgroundQueues: [BATCH_EXECUTION_QUEUE, BATCH_START_QUEUE, CHAT_POST_QUEUE],
+    queueConcurrency: Object.fromEntries(BATCH_LANES.map((queue) => [queue, batchConcurrency])),
     replies: createExecutionReplies(options),
   });
+  let closed = false;
   return {
     async start() {
-      await starts.start();
+      if (batchStarts !== undefined) await batchStarts.start();
+      // Closed while the batch starts waited for Redis: the worker never starts.
+      if (closed) throw new Error("closed before Redis was reachable");
       await worker.start();
     },
     isReady: () => worker.isReady(),
     async close(timeoutMs) {
+      closed = true;
       await worker.close(timeoutMs);
-      await starts.close();
+      await batchStarts?.close();
     },
   };
 }

@@ -30,16 +30,25 @@ export interface IdempotencyKeys {
   bind(request: IdempotentRequest, id: string): Promise<void>;
 }
 
+/** A key expires between its SET NX and its GET only at the end of its TTL: twice in a row means something is wrong. */
+const MAX_CLAIM_ATTEMPTS = 3;
+
 export function createIdempotencyKeys(connection: () => RedisConnection, keys: KeySpace, ttlMs: number): IdempotencyKeys {
   const keyOf = (request: IdempotentRequest) => idempotencyKey(keys, request.orgId, createHash("sha256").update(request.key).digest("hex"));
   return {
     async claim(request, proposedId) {
-      // Redis 7's SET … NX GET: the value before, and ours set only when there was none.
-      const before = await connection().set(keyOf(request), `${request.requestHash} ${proposedId}`, "PX", Math.ceil(ttlMs), "NX", "GET");
-      if (before === null) return { id: proposedId, first: true };
-      const [hash, id] = before.split(" ");
-      if (hash !== request.requestHash || id === undefined) return { mismatch: true };
-      return { id, first: false };
+      const key = keyOf(request);
+      // SET NX, then GET what the first request stored: Redis 6.2 has no SET … NX GET (7.0 does). A key
+      // that expires between the two is claimed again.
+      for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt += 1) {
+        if ((await connection().set(key, `${request.requestHash} ${proposedId}`, "PX", Math.ceil(ttlMs), "NX")) === "OK") return { id: proposedId, first: true };
+        const stored = await connection().get(key);
+        if (stored === null) continue;
+        const [hash, id] = stored.split(" ");
+        if (hash !== request.requestHash || id === undefined) return { mismatch: true };
+        return { id, first: false };
+      }
+      throw new Error("the Idempotency-Key kept expiring while it was claimed");
     },
     async bind(request, id) {
       await connection().set(keyOf(request), `${request.requestHash} ${id}`, "PX", Math.ceil(ttlMs), "XX");

@@ -7,11 +7,13 @@ export {
   CHAT_POST_QUEUE,
   EXECUTE_JOB,
   EXECUTE_MESSAGE_JOB,
+  EXECUTION_JOBS,
   EXECUTION_QUEUE,
   MESSAGE_EXECUTION_QUEUE,
   POST_BATCH_ITEM_JOB,
   SERVICE_QUEUES,
   START_BATCH_JOB,
+  type ExecutionJobHandlers,
 } from "./execution-jobs.js";
 export { createBatchStarts, type BatchStarts } from "./batch-starts.js";
 export {

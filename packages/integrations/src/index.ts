@@ -9,3 +9,4 @@ export * from "./delivery/index.js";
 export * from "./slack-post/index.js";
 export * from "./incident-tools/index.js";
 export * from "./teams-post/index.js";
+export * from "./lease-lock.js";

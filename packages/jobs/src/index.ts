@@ -1,4 +1,5 @@
 export {
+  batchCountedKey,
   batchInvalidKey,
   batchItemsKey,
   batchKey,
@@ -7,14 +8,16 @@ export {
   batchRootLockKey,
   channelPaceKey,
   chartsKey,
+  coalesceKey,
   evidenceKey,
+  executionBatchesKey,
   executionKey,
   executionWaitersKey,
+  finishedKey,
   idempotencyKey,
   incidentNoteKey,
   keySpace,
   laneKey,
-  organizationPrefix,
   querySlotsKey,
   replyChannel,
   slackPostKey,
@@ -23,7 +26,7 @@ export {
 } from "./redis-keys.js";
 export { openDashboardQueues, type DashboardQueues } from "./dashboard-queues.js";
 export { jobToAdd, type AwaitedJobDeclaration, type AwaitedPayload, type JobDeclaration, type JobOptions } from "./job-declarations.js";
-export { handleJob, type JobHandler, type JobHandlers, type JobContext } from "./job-handlers.js";
+export { handleCatalog, handleJob, type CatalogHandlers, type JobCatalog, type JobHandler, type JobHandlers, type JobContext } from "./job-handlers.js";
 export { createJobWorker, type JobOutcome, type JobReplies, type JobWorker, type JobWorkerOptions } from "./job-worker.js";
 export { createQueueInspector, type QueueDepth, type QueueInspector } from "./queue-inspector.js";
 export { createJobProducer, type JobProducer } from "./job-producer.js";

@@ -29,6 +29,16 @@ export interface JobDeclaration<Payload = unknown> {
   /** Parses `job.data` in the worker: a payload it refuses fails the job without retry. */
   readonly schema: z.ZodType<Payload>;
   readonly options: JobOptions;
+  /**
+   * Background work nobody waits for: its queue gives way to the others' while the worker process is short
+   * of CPU (governBackgroundSlots).
+   */
+  readonly background?: boolean;
+  /**
+   * The batch lane: a second queue its jobs also come from, behind every caller's own work (background,
+   * with a concurrency of its own). Its producer adds them there instead of to `queue`.
+   */
+  readonly batchLane?: string;
 }
 
 /** The payload of a job a caller waits for: until when (epoch ms) it waits. */

@@ -35,16 +35,16 @@ export interface JobWorkerOptions {
   /** QUEUE_PREFIX: of the queues (see keySpace). */
   prefix: string;
   logger: Logger;
-  /** The jobs this worker runs, each with its handler (handleJob): one BullMQ worker per queue they name. */
+  /** The jobs this worker runs, each with its handler (handleCatalog): one BullMQ worker per queue they name. */
   handlers: JobHandlers;
   /** Jobs this process runs at once, on each queue of the handlers but those `queueConcurrency` names. */
   concurrency: number;
   /** Jobs this process runs at once on the queues it names, instead of `concurrency`. */
   queueConcurrency?: Readonly<Record<string, number>>;
   /**
-   * Queues of background work, which gives way to the other queues' when this process is short of CPU:
-   * each runs up to its concurrency while the event loop has time to spare, and fewer (down to one)
-   * while it is busy (governBackgroundSlots).
+   * Queues of background work besides the ones the handlers declare (`background`, `batchLane`), which
+   * gives way to the other queues' when this process is short of CPU: each runs up to its concurrency
+   * while the event loop has time to spare, and fewer (down to one) while it is busy (governBackgroundSlots).
    */
   backgroundQueues?: readonly string[];
   /** How long a job's lock lives without renewal: a dead worker's job is re-run after about this long. */
@@ -120,11 +120,16 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
   const logger = options.logger.child({ component: "job-worker" });
   /** Catalog entries by queue, then by job name. */
   const queues = new Map<string, Map<string, JobHandler>>();
+  const background = new Set(options.backgroundQueues);
   for (const entry of options.handlers) {
-    const byName = queues.get(entry.queue) ?? new Map<string, JobHandler>();
-    if (byName.has(entry.name)) throw new Error(`job "${entry.name}" is in the handlers twice`);
-    byName.set(entry.name, entry);
-    queues.set(entry.queue, byName);
+    for (const queue of entry.batchLane === undefined ? [entry.queue] : [entry.queue, entry.batchLane]) {
+      const byName = queues.get(queue) ?? new Map<string, JobHandler>();
+      if (byName.has(entry.name)) throw new Error(`job "${entry.name}" is in the handlers twice`);
+      byName.set(entry.name, entry);
+      queues.set(queue, byName);
+    }
+    if (entry.background) background.add(entry.queue);
+    if (entry.batchLane !== undefined) background.add(entry.batchLane);
   }
   /** The jobs running now, so that close() can interrupt them: a signal per job rather than one for all. */
   const running = new Set<RunningJob>();
@@ -253,7 +258,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
       queue,
       // Two parameters: BullMQ creates no AbortController of its own (runJob makes one per job).
       // In the job's consumer span, a child of the enqueuing request's span when the job carries its context.
-      options.backgroundQueues?.includes(queue)
+      background.has(queue)
         ? (job, token) => inJobSpan(queue, job, () => runAndReport(entries.get(job.name), job, token))
         : async (job, token) => {
             foregroundRunning += 1;
@@ -312,7 +317,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
       const shared = connection;
       workers = [...queues].map(([queue, entries]) => startQueue(queue, entries, shared));
       for (const worker of workers) {
-        if (!options.backgroundQueues?.includes(worker.name)) continue;
+        if (!background.has(worker.name)) continue;
         let startsSeen = foregroundStarts;
         const sawForeground = (): boolean => {
           const seen = foregroundRunning > 0 || foregroundStarts !== startsSeen;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  batchCountedKey,
   batchInvalidKey,
   batchItemsKey,
   batchKey,
@@ -8,9 +9,12 @@ import {
   batchRootLockKey,
   channelPaceKey,
   chartsKey,
+  coalesceKey,
   evidenceKey,
+  executionBatchesKey,
   executionKey,
   executionWaitersKey,
+  finishedKey,
   idempotencyKey,
   incidentNoteKey,
   keySpace,
@@ -29,10 +33,14 @@ function names(keys: KeySpace): Record<string, string> {
     organizationPrefix: organizationPrefix(keys, "acme"),
     execution: executionKey(keys, "acme", "e-1"),
     executionWaiters: executionWaitersKey(keys, "acme", "e-1"),
+    executionBatches: executionBatchesKey(keys, "acme", "e-1"),
+    coalesce: coalesceKey(keys, "acme", "f00d"),
+    finished: finishedKey(keys, "acme"),
     interactiveLane: laneKey(keys, "acme", "interactive"),
     batchLane: laneKey(keys, "acme", "batch"),
     batch: batchKey(keys, "acme", "b-1"),
     batchItems: batchItemsKey(keys, "acme", "b-1"),
+    batchCounted: batchCountedKey(keys, "acme", "b-1"),
     batchInvalid: batchInvalidKey(keys, "acme", "b-1"),
     batchLostCheck: batchLostCheckKey(keys, "acme", "b-1"),
     idempotency: idempotencyKey(keys, "acme", "ab12"),
@@ -69,10 +77,14 @@ function organizationNames(org: string): Record<string, string> {
     organizationPrefix: `pes:org:${org}:`,
     execution: `pes:org:${org}:execution:e-1`,
     executionWaiters: `pes:org:${org}:execution:e-1:waiters`,
+    executionBatches: `pes:org:${org}:execution:e-1:batches`,
+    coalesce: `pes:org:${org}:coalesce:f00d`,
+    finished: `pes:org:${org}:finished`,
     interactiveLane: `pes:org:${org}:lane:interactive`,
     batchLane: `pes:org:${org}:lane:batch`,
     batch: `pes:org:${org}:batch:b-1`,
     batchItems: `pes:org:${org}:batch:b-1:items`,
+    batchCounted: `pes:org:${org}:batch:b-1:counted`,
     batchInvalid: `pes:org:${org}:batch:b-1:invalid`,
     batchLostCheck: `pes:org:${org}:batch:b-1:lost-check`,
     idempotency: `pes:org:${org}:idempotency:ab12`,
@@ -81,7 +93,7 @@ function organizationNames(org: string): Record<string, string> {
   };
 }
 
-// The names are the data already in Redis (and what the Lua scripts build): these are the exact strings.
+// The names are the data already in Redis (and every key the Lua scripts are given): these are the exact strings.
 describe("the service's Redis keys", () => {
   it("are named as stored on one Redis, untagged", () => {
     const keys = keySpace("pes", "redis://127.0.0.1:6379");

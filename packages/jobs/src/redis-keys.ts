@@ -1,10 +1,10 @@
 import { parseRedisClusterUrl } from "./redis-url.js";
 
 /*
- * Every key and channel the service uses in Redis. The builders below are the only code that names one
- * (the Lua scripts of @pes/executions build their organization's keys from `organizationPrefix`, with
- * the names listed here). A key's name is its data: renaming one strands what is stored under the old
- * name, and keys that one script or MULTI touches must keep sharing a hash tag on a cluster.
+ * Every key and channel the service uses in Redis. The builders below are the only code that names one:
+ * the Lua scripts of @pes/executions are given every key they touch in KEYS, built here, and name none
+ * themselves. A key's name is its data: renaming one strands what is stored under the old name, and keys
+ * that one script or MULTI touches must keep sharing a hash tag on a cluster.
  *
  * BullMQ's, under `bullPrefix` (`<prefix>`, on a cluster `{<prefix>}`: every queue in one slot):
  *   <bullPrefix>:<queue>:…      BullMQ's own layout (jobs, lists, locks, events); the queue names are
@@ -79,7 +79,7 @@ export function keySpace(prefix: string, redisUrl: string): KeySpace {
     : { prefix, bullPrefix: prefix, tag: (id) => id };
 }
 
-/** The prefix of every key of an organization's executions and batches (KEYS[1] of their scripts). */
+/** The prefix of every key of an organization's executions and batches: its hash tag is their slot on a cluster. */
 export function organizationPrefix(keys: KeySpace, orgId: string): string {
   return `${keys.prefix}:org:${keys.tag(orgId)}:`;
 }
@@ -92,6 +92,21 @@ export function executionKey(keys: KeySpace, orgId: string, executionId: string)
 /** The reply channels of the API instances waiting for an execution. */
 export function executionWaitersKey(keys: KeySpace, orgId: string, executionId: string): string {
   return `${executionKey(keys, orgId, executionId)}:waiters`;
+}
+
+/** The "<batch id> <index>" of the batch items counting on an execution. */
+export function executionBatchesKey(keys: KeySpace, orgId: string, executionId: string): string {
+  return `${executionKey(keys, orgId, executionId)}:batches`;
+}
+
+/** The execution that identical requests (of one fingerprint, executionFingerprint) join. */
+export function coalesceKey(keys: KeySpace, orgId: string, fingerprint: string): string {
+  return `${organizationPrefix(keys, orgId)}coalesce:${fingerprint}`;
+}
+
+/** An organization's executions finished in the last minute, scored by when: its pace, for Retry-After. */
+export function finishedKey(keys: KeySpace, orgId: string): string {
+  return `${organizationPrefix(keys, orgId)}finished`;
 }
 
 /** An organization's executions in flight in a lane, scored by when they stop counting. */
@@ -107,6 +122,11 @@ export function batchKey(keys: KeySpace, orgId: string, batchId: string): string
 /** A batch's items in input order. */
 export function batchItemsKey(keys: KeySpace, orgId: string, batchId: string): string {
   return `${batchKey(keys, orgId, batchId)}:items`;
+}
+
+/** The indexes of a batch's items counted as done (each counts once, whoever sees it done first). */
+export function batchCountedKey(keys: KeySpace, orgId: string, batchId: string): string {
+  return `${batchKey(keys, orgId, batchId)}:counted`;
 }
 
 /** A batch's invalid inputs, readable before a worker records them in its item list. */

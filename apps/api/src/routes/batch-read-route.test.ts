@@ -7,7 +7,7 @@ import { createServer, get as httpGet, type ClientRequest, type IncomingMessage,
 import { performance } from "node:perf_hooks";
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { createLogger } from "@pes/logger";
-import { createExecutionWorker, createExecutionClient, EXECUTE_JOB, type ExecutionClient } from "@pes/executions";
+import { createBatchStarts, createExecutionWorker, createExecutionClient, EXECUTE_JOB, START_BATCH_JOB, type ExecutionClient } from "@pes/executions";
 import { handleJob, type JobWorker } from "@pes/jobs";
 import request from "supertest";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
@@ -37,12 +37,17 @@ function queue(result: (host: string) => string = (host) => `disk-full on ${host
   return {
     client,
     async startWorker() {
+      const starts = createBatchStarts({ redisUrl: redis.url, prefix, logger });
       worker = createExecutionWorker({
         redisUrl: redis.url,
         prefix,
         logger,
         concurrency: 20,
-        handlers: [handleJob(EXECUTE_JOB, async (job) => ({ highlights: result(String(job.attributes.host)) }))],
+        batchStarts: starts,
+        handlers: [
+          handleJob(START_BATCH_JOB, (job, { signal }) => starts.run(job, signal)),
+          handleJob(EXECUTE_JOB, async (job) => ({ highlights: result(String(job.attributes.host)) })),
+        ],
       });
       await worker.start();
     },

@@ -5,7 +5,7 @@ import { once } from "node:events";
 import { get as httpGet, type IncomingMessage, type Server } from "node:http";
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { createLogger } from "@pes/logger";
-import { createExecutionWorker, createExecutionClient, EXECUTE_JOB, type ExecutionClient } from "@pes/executions";
+import { createBatchStarts, createExecutionWorker, createExecutionClient, EXECUTE_JOB, START_BATCH_JOB, type ExecutionClient } from "@pes/executions";
 import { handleJob, type JobWorker } from "@pes/jobs";
 import request from "supertest";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -50,12 +50,15 @@ afterEach(async () => {
 });
 
 async function startWorker(): Promise<void> {
+  const starts = createBatchStarts({ redisUrl: redis.url, prefix, logger });
   worker = createExecutionWorker({
     redisUrl: redis.url,
     prefix,
     logger,
     concurrency: 20,
+    batchStarts: starts,
     handlers: [
+      handleJob(START_BATCH_JOB, (job, { signal }) => starts.run(job, signal)),
       handleJob(EXECUTE_JOB, async (job, { jobId }) => {
         runs.push(jobId);
         positions.set(jobId, job.batch);

@@ -3,7 +3,7 @@
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { createLogger } from "@pes/logger";
 import { EVIDENCE_BUNDLE_VERSION } from "@pes/contracts";
-import { createEvidenceStore, createExecutionWorker, createExecutionClient, EXECUTE_JOB, type EvidenceStore, type ExecutionClient } from "@pes/executions";
+import { createEvidenceStore, createBatchStarts, createExecutionWorker, createExecutionClient, EXECUTE_JOB, START_BATCH_JOB, type EvidenceStore, type ExecutionClient } from "@pes/executions";
 import { handleJob, keySpace, type JobWorker } from "@pes/jobs";
 import { Redis } from "ioredis";
 import request from "supertest";
@@ -59,12 +59,15 @@ beforeEach(async () => {
       joins += 1;
     },
   });
+  const starts = createBatchStarts({ redisUrl: redis.url, prefix, logger });
   worker = createExecutionWorker({
     redisUrl: redis.url,
     prefix,
     logger,
     concurrency: 10,
+    batchStarts: starts,
     handlers: [
+      handleJob(START_BATCH_JOB, (job, { signal }) => starts.run(job, signal)),
       handleJob(EXECUTE_JOB, async (job, { jobId }) => {
         runs.push(jobId);
         started();
