@@ -37,7 +37,7 @@ export function replayBundle(bundle: EvidenceBundle): Replay {
 
 /** One action's findings, as the worker had them: its observation read over its window, cited by its title. */
 export function findingsOfAction(action: BundleAction): Finding[] {
-  return evidenceOf(action).map((evidence) => ({ gadget: action.gadget, evidence, ...(action.upstream === undefined ? {} : { upstream: action.upstream }) }));
+  return evidenceOf(action).map((evidence) => ({ gadget: action.gadget ?? action.title, evidence, ...(action.upstream === undefined ? {} : { upstream: action.upstream }) }));
 }
 
 /**

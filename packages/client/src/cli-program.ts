@@ -282,7 +282,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       const recorded = report.sameAsRecorded === undefined ? "" : report.sameAsRecorded ? " (as recorded)" : " (differs from the recorded verdict or mitigations)";
       const cut = report.truncated.length;
       const truncated = cut === 0 ? "" : `; ${cut} ${cut === 1 ? "action was" : "actions were"} cut to fit the bundle's cap (truncated)`;
-      io.stderr.write(`${terminalSafe(bundle.executionId)}: ${terminalSafe(verdictLine(report.verdict))}${recorded}${truncated}\n`);
+      io.stderr.write(`${terminalSafe(bundle.executionId ?? source)}: ${terminalSafe(verdictLine(report.verdict))}${recorded}${truncated}\n`);
     });
 
   program

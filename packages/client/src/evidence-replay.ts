@@ -4,7 +4,8 @@ import type { EvidenceBundle, ExpectedVerdict, Verdict, VerdictCause } from "@pe
 
 /** What `pes replay` prints: the verdict and mitigations the analysis reaches again, and whether they are the recorded ones. */
 export interface ReplayReport extends Replay {
-  executionId: string;
+  /** The bundle's execution; absent for a hand-written bundle that names none. */
+  executionId?: string;
   /**
    * Whether the verdict is the one recorded with the bundle and the mitigations the ones the execution
    * offered; absent when no verdict was recorded.
@@ -17,7 +18,7 @@ export function replayReport(bundle: EvidenceBundle): ReplayReport {
   const replay = replayBundle(bundle);
   const offered = bundle.mitigations.filter(({ offered }) => offered).map(({ mitigation }) => mitigation);
   const same = isDeepStrictEqual(replay.verdict, bundle.verdict) && isDeepStrictEqual(replay.actionableMitigations, offered);
-  return { executionId: bundle.executionId, ...replay, ...(bundle.verdict === undefined ? {} : { sameAsRecorded: same }) };
+  return { ...(bundle.executionId === undefined ? {} : { executionId: bundle.executionId }), ...replay, ...(bundle.verdict === undefined ? {} : { sameAsRecorded: same }) };
 }
 
 /** A verdict in a line: `cause: deploy of checkout (Rollouts of checkout), high confidence`. */
@@ -73,8 +74,14 @@ function causeOutcome(expected: ExpectedVerdict, verdict: Verdict): CauseOutcome
   return matches(got, wanted) ? "right cause" : "wrong cause";
 }
 
+/** Whether a cause is the one expected: its kind, and its subject, action and detail where the case gives them. */
 function matches(got: VerdictCause, wanted: NonNullable<ExpectedVerdict["cause"]>): boolean {
-  return got.kind === wanted.kind && got.action === wanted.action && (wanted.subject === undefined || got.subject === wanted.subject);
+  return (
+    got.kind === wanted.kind &&
+    (wanted.action === undefined || got.action === wanted.action) &&
+    (wanted.subject === undefined || got.subject === wanted.subject) &&
+    (wanted.detailPattern === undefined || new RegExp(wanted.detailPattern, "i").test(got.detail ?? ""))
+  );
 }
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {
