@@ -83,18 +83,21 @@ function containerOf(event: KubernetesEvent): { container?: string } {
 
 /**
  * The rollouts of the Deployments: each ReplicaSet a Deployment owns that was created in the window (a
- * new revision: a new pod template, e.g. a new image), the latest first.
+ * new revision: a new pod template, e.g. a new image), the latest first. A Deployment's first ReplicaSet
+ * (revision 1, and no other listed) is its creation: nothing to roll back to, so no change.
  */
 export function rolloutFindings(deployments: readonly Deployment[], replicaSets: readonly ReplicaSet[], window: TimeWindow, cited: Cited): Evidence[] {
-  const found = deployments.flatMap((deployment) =>
-    replicaSets
-      .filter((replicaSet) => replicaSet.metadata.ownerReferences?.some((owner) => owner.kind === "Deployment" && owner.uid === deployment.metadata.uid) ?? false)
-      .flatMap((replicaSet) => {
+  const found = deployments.flatMap((deployment) => {
+    const owned = replicaSets.filter(
+      (replicaSet) => replicaSet.metadata.ownerReferences?.some((owner) => owner.kind === "Deployment" && owner.uid === deployment.metadata.uid) ?? false,
+    );
+    return owned.flatMap((replicaSet) => {
         const created = replicaSet.metadata.creationTimestamp;
         if (created === undefined || !inWindow(new Date(created), window)) return [];
+        if (revisionOf(replicaSet) <= 1 && owned.length === 1) return [];
         return [{ deployment: deployment.metadata.name, replicaSet, at: new Date(created) }];
-      }),
-  );
+      });
+  });
   found.sort((a, b) => b.at.getTime() - a.at.getTime() || revisionOf(b.replicaSet) - revisionOf(a.replicaSet));
   return found.map(({ deployment, replicaSet, at }) => ({
     kind: "change",
