@@ -294,7 +294,7 @@ describe("an OOM kill and the crash loop of the same container: one story", () =
     expect(verdict.cause).toEqual({
       kind: "oom",
       subject: "pod/checkout-7d9f8c6b5-x2k4p",
-      detail: "OOMKilled",
+      detail: "OOMKilled: container checkout restarted 4 times, last exit code 137",
       action: "Restarted pods of checkout",
       onset: "2026-11-20T14:02:00.000Z",
       confidence: "high",

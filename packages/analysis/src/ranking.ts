@@ -13,6 +13,7 @@ import type {
 } from "./evidence.js";
 import { isBlip } from "./blips.js";
 import { alertUpstream, isPage, namingTexts, upstreamsNamedIn, type IssueScope } from "./dependencies.js";
+import { failureKindOf, type ContainerFailureKind } from "./container-failures.js";
 import { isCrashLoopEvent } from "./kubernetes-events.js";
 import { nodeCause } from "./placement.js";
 
@@ -373,10 +374,12 @@ function symptomCause(
   if (!Number.isFinite(next)) return undefined;
   // Another action's candidate that began close to it is as likely: what came first by a scrape step says
   // little. An upstream's own symptoms are one candidate, whichever of its actions showed them.
+  // The same fault of the same object (a pod unschedulable, in its status and in its events) is one candidate too.
   const rival = candidates.find(
     (symptom) =>
       symptom.evidence.action !== candidate.evidence.action &&
       (symptom.upstream === undefined || symptom.upstream !== candidate.upstream) &&
+      !sameFault(symptom.evidence, candidate.evidence) &&
       onsetOf(symptom) - earliest <= RIVAL_MS,
   );
   return { basis: "symptom", finding: candidate, leadMs: next - earliest, followers, ...(rival === undefined ? {} : { rival }) };
@@ -406,6 +409,11 @@ function oomStories(symptoms: ReadonlyArray<Finding<SymptomEvidence>>): { sympto
     }
   }
   return { symptoms: symptoms.map((symptom) => redated.get(symptom) ?? symptom), crashLoops };
+}
+
+/** Whether two symptoms are one fault: events about the same object, of the same cause's kind. */
+function sameFault(a: SymptomEvidence, b: SymptomEvidence): boolean {
+  return a.kind === "event" && b.kind === "event" && a.subject === b.subject && causeKindOf(a) === causeKindOf(b);
 }
 
 /** Whether two events are about the same pod's container: the same pod, and the same container when both name one. */
@@ -447,13 +455,16 @@ export function isCauseKind(evidence: SymptomEvidence): boolean {
 }
 
 /** The kind of cause a symptom is (see isCauseKind), in the verdict's words; undefined for one of no cause's kind. */
-export function causeKindOf(evidence: SymptomEvidence): "saturation" | "outage" | "oom" | "crash-loop" | "eviction" | "node-not-ready" | "unschedulable" | "alert" | undefined {
+export function causeKindOf(
+  evidence: SymptomEvidence,
+): "saturation" | "outage" | "oom" | "crash-loop" | "eviction" | "node-not-ready" | "unschedulable" | "alert" | ContainerFailureKind | undefined {
   switch (evidence.kind) {
     case "metric":
       if (evidence.saturation !== undefined) return "saturation";
       return evidence.value === 0 && evidence.baseline > 0 ? "outage" : undefined;
     case "event":
-      return CAUSE_EVENT_KINDS.get(evidence.reason) ?? (isCrashLoopEvent(evidence) ? "crash-loop" : undefined);
+      // A pull or a start that failed, when the kubelet says why (container-failures.ts).
+      return CAUSE_EVENT_KINDS.get(evidence.reason) ?? (isCrashLoopEvent(evidence) ? "crash-loop" : undefined) ?? failureKindOf(evidence.reason, evidence.message);
     case "alert":
       return "alert";
     case "log-pattern":

@@ -1,5 +1,6 @@
 import type { KnownVerdictKind, NormalAction, RuledOutChange, UncheckedAction, Verdict, VerdictCause, VerdictFinding } from "@pes/contracts";
 import type { ChangeEvidence, Labels, SymptomEvidence } from "./evidence.js";
+import type { ContainerFailureKind } from "./container-failures.js";
 import { causeKindOf, rankFindings, type Finding, type LikelyCause, type RankedChange, type Ranking, type RankOptions } from "./ranking.js";
 
 /**
@@ -99,7 +100,7 @@ function verdictFinding({ evidence, upstream }: Finding<ChangeEvidence> | Findin
   };
 }
 
-function kindOf(evidence: ChangeEvidence | SymptomEvidence): KnownVerdictKind {
+function kindOf(evidence: ChangeEvidence | SymptomEvidence): KnownVerdictKind | ContainerFailureKind {
   if (evidence.kind === "change") return evidence.change;
   const cause = causeKindOf(evidence);
   if (cause !== undefined) return cause;
@@ -126,7 +127,8 @@ function aboutOf(evidence: ChangeEvidence | SymptomEvidence): { subject?: string
     case "log-pattern":
       return { detail: evidence.pattern };
     case "event":
-      return { subject: evidence.subject, detail: evidence.reason };
+      // The reason says what kind of thing happened; the message what: the image, the command, the node.
+      return { subject: evidence.subject, detail: evidence.message === undefined ? evidence.reason : `${evidence.reason}: ${evidence.message}` };
     case "alert":
       return { subject: evidence.subject, detail: evidence.name };
   }
