@@ -255,6 +255,7 @@ function describeEvent(event: EventEvidence, time: Date): string {
 
 /** "no data in the window", "no data after 13:54 UTC", "no data in the hour before to compare with". */
 export function noDataPhrase(evidence: NoDataEvidence, time: Date): string {
+  if (evidence.reason === "too-few") return `too few lines to judge (${evidence.count} of a new pattern: ${evidence.pattern})`;
   return `no data ${noDataWhen(evidence, time)}`;
 }
 
@@ -269,6 +270,8 @@ export function noDataWhen(evidence: NoDataEvidence, time: Date): string {
       return `in ${formatPeriodBefore(evidence.baselineMs)} to compare with`;
     case "none-at-time":
       return `at ${formatClock(evidence.at, time)}`;
+    case "too-few":
+      return `enough to judge a new pattern (${evidence.count} lines: ${evidence.pattern})`;
   }
 }
 

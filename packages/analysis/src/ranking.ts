@@ -357,6 +357,7 @@ function symptomCause(
       !isBlip(symptom.evidence) &&
       !crashLoops.has(symptom) &&
       (upstream.has(symptom) ||
+        (symptom.upstream === undefined && isLeadingNewPattern(symptom, incident, onsetOf)) ||
         (symptom.upstream === undefined &&
           isCauseKind(symptom.evidence) &&
           (symptom.evidence.kind !== "alert" || (!isPage(symptom.evidence, scope.attributes) && incident.every((other) => other === symptom || onsetOf(other) > first))))),
@@ -470,6 +471,22 @@ export function causeKindOf(
     case "log-pattern":
       return undefined;
   }
+}
+
+/**
+ * A log pattern new in the incident (none of it in the baseline: "connection pool exhausted") that began
+ * before every other action's symptom: what the service said first may be why the rest followed. One
+ * that grew from a baseline, or began with the other symptoms, shows harm like an error ratio does.
+ */
+function isLeadingNewPattern(
+  symptom: Finding<SymptomEvidence>,
+  incident: ReadonlyArray<Finding<SymptomEvidence>>,
+  onsetOf: (symptom: Finding<SymptomEvidence>) => number,
+): boolean {
+  const { evidence } = symptom;
+  if (evidence.kind !== "log-pattern" || evidence.total === true || evidence.baselinePerMinute !== 0 || evidence.onset === undefined) return false;
+  const began = onsetOf(symptom);
+  return incident.every((other) => other.evidence.action === evidence.action || onsetOf(other) > began);
 }
 
 /** A metric that climbed (or fell) along a line into the incident phase: dated when the climb began. */

@@ -26,7 +26,10 @@ export interface Replay {
  * execution's own when the analysis has not changed since it was recorded.
  */
 export function replayBundle(bundle: EvidenceBundle): Replay {
-  const { verdict, actionableMitigations } = judgeBundle(bundle, bundle.actions.map(findingsOfAction));
+  const { verdict, actionableMitigations } = judgeBundle(
+    bundle,
+    bundle.actions.map((action) => findingsOfAction(action, bundle.issue.attributes)),
+  );
   return {
     verdict,
     actionableMitigations,
@@ -35,9 +38,12 @@ export function replayBundle(bundle: EvidenceBundle): Replay {
   };
 }
 
-/** One action's findings, as the worker had them: its observation read over its window, cited by its title. */
-export function findingsOfAction(action: BundleAction): Finding[] {
-  return evidenceOf(action).map((evidence) => ({ gadget: action.gadget ?? action.title, evidence, ...(action.upstream === undefined ? {} : { upstream: action.upstream }) }));
+/**
+ * One action's findings, as the worker had them: its observation read over its window, cited by its
+ * title, with the issue's attributes when it is about the paged service (not an upstream's).
+ */
+export function findingsOfAction(action: BundleAction, attributes?: Readonly<Record<string, string>>): Finding[] {
+  return evidenceOf(action, action.upstream === undefined ? attributes : undefined).map((evidence) => ({ gadget: action.gadget ?? action.title, evidence, ...(action.upstream === undefined ? {} : { upstream: action.upstream }) }));
 }
 
 /**
@@ -57,11 +63,12 @@ export function judgeBundle(bundle: EvidenceBundle, perAction: ReadonlyArray<rea
   };
 }
 
-function evidenceOf(action: BundleAction): readonly Evidence[] {
+function evidenceOf(action: BundleAction, attributes: Readonly<Record<string, string>> | undefined): readonly Evidence[] {
   const { window } = action;
   return readObservation(action.observation, {
     action: action.title,
     window: { start: new Date(window.start), time: new Date(window.time), end: new Date(window.end) },
+    ...(attributes === undefined ? {} : { attributes }),
   });
 }
 

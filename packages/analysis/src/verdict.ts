@@ -56,7 +56,8 @@ function confidenceOf(ranking: Ranking, cause: LikelyCause): VerdictCause["confi
   if (cause.basis === "change") return ranking.first === undefined ? "medium" : "high";
   // Only the node's pods moved, and the node itself fires or warns: where and why agree.
   if (cause.basis === "node") return "high";
-  if (cause.finding.evidence.kind === "alert") return "medium";
+  // A log line says what failed, not always why.
+  if (cause.finding.evidence.kind === "alert" || cause.finding.evidence.kind === "log-pattern") return "medium";
   return cause.leadMs > 0 ? "high" : "medium";
 }
 
@@ -125,7 +126,8 @@ function aboutOf(evidence: ChangeEvidence | SymptomEvidence): { subject?: string
     case "metric":
       return { subject: seriesName(evidence.labels), detail: evidence.saturation?.of };
     case "log-pattern":
-      return { detail: evidence.pattern };
+      // The total of every line is no pattern: the one it was named by is only its most common.
+      return { ...(evidence.labels === undefined ? {} : { subject: seriesName(evidence.labels) }), detail: evidence.total === true ? "all lines" : evidence.pattern };
     case "event":
       // The reason says what kind of thing happened; the message what: the image, the command, the node.
       return { subject: evidence.subject, detail: evidence.message === undefined ? evidence.reason : `${evidence.reason}: ${evidence.message}` };

@@ -263,7 +263,8 @@ export function createEngine(deps: EngineDeps): Engine {
       const observed = await Promise.race([ran, abandoned]);
       if (observed === ABORTED) return { evidence: [ended()] };
       // The analysis reads what the action observed: the one way from a data source's answer to evidence.
-      const evidence = evidenceOf(observed, title, window);
+      // An upstream's instance reads its answer as it is: the attributes are the paged service's.
+      const evidence = evidenceOf(observed, title, window, planned.instance.upstream === undefined ? attributes : undefined);
       const [only] = evidence;
       if (only === undefined) return { evidence: [{ kind: "none", action: title, what: "findings" }], observed };
       if (evidence.length === 1 && only.kind === "failed" && signal.aborted) {
