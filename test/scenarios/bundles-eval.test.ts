@@ -74,6 +74,12 @@ describe("pes eval over the scenarios' bundles", () => {
     expect(stdout.split("\n").at(-2)).toBe("12 cases: 9 right cause, 0 wrong cause, 0 no cause, 12/12 mitigations fit; 0 wrong");
   });
 
+  it("replays HolmesGPT's investigation cases to the causes they expect", async () => {
+    const { code, stdout } = await pes("eval", join(BUNDLES_DIR, "holmesgpt"));
+    expect(stdout.split("\n").at(-2)).toBe("7 cases: 7 right cause, 0 wrong cause, 0 no cause, 6/6 mitigations fit; 0 wrong");
+    expect(code).toBe(ExitCode.ok);
+  });
+
   it("takes an ambiguous case's two candidates in either order, and no other", async () => {
     const dir = await mkdtemp(join(tmpdir(), "pes-eval-"));
     try {

@@ -91,7 +91,7 @@ interface Judged {
   example?: LogLine;
   abnormal: boolean;
   severity: number;
-  /** Abnormal but for its count: new, grown, a share of the lines, with fewer than MIN_ABNORMAL_LINES. */
+  /** New (none in its baseline) and a share of the lines, but with fewer than MIN_ABNORMAL_LINES: too few to judge. */
   tooFew?: boolean;
   labels?: Labels;
   /** Every matching line together, not one pattern. */
@@ -166,9 +166,11 @@ export function analyzeLogs(input: LogInput, context: LogContext): Evidence[] {
   const judge = (baselineLines: number, incidentLines: number, baselineMinutes: number) => {
     const expected = ((baselineLines + 1) * minutes(incident)) / Math.max(baselineMinutes, 1 / 60);
     const severity = incidentLines / expected;
-    const grown = incidentLines >= MIN_ABNORMAL_SHARE * incident.total && severity >= ABNORMAL_LOG_GROWTH;
-    const abnormal = incidentLines >= MIN_ABNORMAL_LINES && grown;
-    return { severity, abnormal, ...(grown && !abnormal && incidentLines > 0 ? { tooFew: true } : {}) };
+    const share = incidentLines >= MIN_ABNORMAL_SHARE * incident.total;
+    const abnormal = incidentLines >= MIN_ABNORMAL_LINES && share && severity >= ABNORMAL_LOG_GROWTH;
+    // New (none before), a share of the lines, but fewer than MIN_ABNORMAL_LINES: neither abnormal nor usual.
+    const tooFew = baselineLines === 0 && incidentLines > 0 && incidentLines < MIN_ABNORMAL_LINES && share;
+    return { severity, abnormal, ...(tooFew ? { tooFew } : {}) };
   };
   const earliestEarlyRise = Math.max(start, incidentFrom - EARLY_RISE_MS);
   const judged: Judged[] = [...patterns.values()].map((pattern) => {
@@ -224,7 +226,7 @@ export function analyzeLogs(input: LogInput, context: LogContext): Evidence[] {
   if (abnormal.length > 0) return abnormal.map(evidenceOf);
   // A new pattern (none of it before) that only lacks lines to be abnormal cannot be told from chance, nor
   // from a fault that has just begun: too few to judge, not "within the usual range".
-  const tooFew = judged.find((item) => item.tooFew === true && item.baseline === 0);
+  const tooFew = judged.find((item) => item.tooFew === true);
   if (tooFew !== undefined) {
     return [{ kind: "no-data", ...cited, reason: "too-few", pattern: tooFew.pattern, count: Math.round(tooFew.incident) } satisfies NoDataEvidence];
   }
