@@ -26,14 +26,21 @@ export interface Replay {
  * execution's own when the analysis has not changed since it was recorded.
  */
 export function replayBundle(bundle: EvidenceBundle): Replay {
+  // An observation of a known kind that is not what its schema says (a hand-written one, the contract
+  // keeps it as it is) is read as its action failing, as one of an unknown kind is.
+  const unreadable = bundle.actions.filter(({ observation }) => !isKnown(observation.kind) || !Observation.safeParse(observation).success);
   const { verdict, actionableMitigations } = judgeBundle(
     bundle,
-    bundle.actions.map((action) => findingsOfAction(action, bundle.issue.attributes)),
+    bundle.actions.map((action) =>
+      unreadable.includes(action) && isKnown(action.observation.kind)
+        ? [{ gadget: action.gadget ?? action.title, evidence: { kind: "failed", action: action.title, reason: `cannot read its observation of kind "${action.observation.kind}"` } }]
+        : findingsOfAction(action, bundle.issue.attributes),
+    ),
   );
   return {
     verdict,
     actionableMitigations,
-    unreadable: bundle.actions.filter(({ observation }) => !isKnown(observation.kind)).map(({ title }) => title),
+    unreadable: unreadable.map(({ title }) => title),
     truncated: bundle.actions.filter(({ truncated }) => truncated !== undefined && truncated.length > 0).map(({ title }) => title),
   };
 }

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
-import { replayBundle, type Replay } from "@pes/analysis";
+import { bundleProblems, replayBundle, type Replay } from "@pes/analysis";
 import type { EvidenceBundle, ExpectedVerdict, Verdict, VerdictCause } from "@pes/contracts";
+import { UsageError } from "./cli-inputs.js";
 
 /** What `pes replay` prints: the verdict and mitigations the analysis reaches again, and whether they are the recorded ones. */
 export interface ReplayReport extends Replay {
@@ -11,6 +12,19 @@ export interface ReplayReport extends Replay {
    * offered; absent when no verdict was recorded.
    */
   sameAsRecorded?: boolean;
+}
+
+/**
+ * The bundle, when the analysis can read it whole (bundleProblems); otherwise a usage error naming each
+ * field it cannot read, or, when `lenient`, the bundle with those problems told on `stderr` (its unknown
+ * observations replay as failed actions).
+ */
+export function readableBundle(source: string, bundle: EvidenceBundle, lenient: boolean, stderr: { write(text: string): unknown }): EvidenceBundle {
+  const problems = bundleProblems(bundle);
+  if (problems.length === 0) return bundle;
+  if (!lenient) throw new UsageError(`${source}: the analysis cannot read: ${problems.join("; ")} (--lenient replays what it can)`);
+  stderr.write(`pes: ${source}: read leniently: ${problems.join("; ")}\n`);
+  return bundle;
 }
 
 /** Replays a bundle offline and compares its verdict and mitigations with those recorded with it. */
