@@ -34,14 +34,11 @@ export function bundleProblems(bundle: EvidenceBundle): string[] {
     }
     const read = parsed.data;
     if (read.kind === "logs") {
-      read.streams.forEach((stream, streamIndex) =>
-        stream.lines.forEach((line, lineIndex) => {
-          if (line.at < EARLIEST_MS) problems.push(`${at}.observation.streams[${streamIndex}].lines[${lineIndex}].at: ${line.at} looks like seconds: log times are epoch milliseconds`);
-        }),
-      );
-      read.counts.forEach((count, countIndex) => {
-        if (count.at < EARLIEST_MS) problems.push(`${at}.observation.counts[${countIndex}].at: ${count.at} looks like seconds: log times are epoch milliseconds`);
-      });
+      const seconds = (path: string, value: number) => `${at}.observation.${path}.at: ${value} looks like seconds: log times are epoch milliseconds`;
+      for (const [streamIndex, stream] of read.streams.entries()) {
+        for (const [lineIndex, line] of stream.lines.entries()) if (line.at < EARLIEST_MS) problems.push(seconds(`streams[${streamIndex}].lines[${lineIndex}]`, line.at));
+      }
+      for (const [countIndex, count] of read.counts.entries()) if (count.at < EARLIEST_MS) problems.push(seconds(`counts[${countIndex}]`, count.at));
     }
     return problems;
   });
