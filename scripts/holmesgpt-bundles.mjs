@@ -321,13 +321,14 @@ export function convertCase(name, files, read) {
   }
   // The current and the previous container's logs overlap when the container is waiting: each line once.
   const seen = new Set();
-  for (const stream of streams) {
+  for (const stream of [...streams]) {
     stream.lines = stream.lines.filter(({ at, line }) => {
       const key = `${stream.labels.pod}\n${at}\n${line}`;
       if (seen.has(key)) return false;
       seen.add(key);
       return true;
     });
+    if (stream.lines.length === 0) streams.splice(streams.indexOf(stream), 1);
   }
 
   // The issue time: when its first sign shows (the earliest warning, else the first line that reads as an

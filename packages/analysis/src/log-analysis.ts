@@ -226,7 +226,8 @@ export function analyzeLogs(input: LogInput, context: LogContext): Evidence[] {
   if (abnormal.length > 0) return abnormal.map(evidenceOf);
   // A new pattern (none of it before) that only lacks lines to be abnormal cannot be told from chance, nor
   // from a fault that has just begun: too few to judge, not "within the usual range".
-  const tooFew = judged.find((item) => item.tooFew === true);
+  // Of several, the one with most lines: the likeliest to be more than a one-off.
+  const tooFew = judged.filter((item) => item.tooFew === true).sort((a, b) => b.incident - a.incident)[0];
   if (tooFew !== undefined) {
     return [{ kind: "no-data", ...cited, reason: "too-few", pattern: tooFew.pattern, count: Math.round(tooFew.incident) } satisfies NoDataEvidence];
   }
