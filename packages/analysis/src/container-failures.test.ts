@@ -1,6 +1,7 @@
 import type { Pod } from "@pes/contracts";
 import { describe, expect, it } from "vitest";
 import { failureKindOf } from "./container-failures.js";
+import { symptomLevel, symptomMovement } from "./evidence-text.js";
 import type { EventEvidence } from "./evidence.js";
 import { podFindings } from "./kubernetes-reading.js";
 import type { Finding } from "./ranking.js";
@@ -96,5 +97,23 @@ describe("an event's message in the verdict", () => {
     const { verdict } = judgeExecution([backOff, failed], { time: new Date("2025-01-27T06:28:53Z") });
     expect(verdict.cause).toMatchObject({ kind: "start/command-not-found", subject: "pod/logging-agent", detail: `Failed: ${failed.evidence.message}`, confidence: "high" });
     expect(verdict.symptoms.map(({ kind, detail }) => ({ kind, detail }))).toContainEqual({ kind: "crash-loop", detail: `BackOff: ${backOff.evidence.message}` });
+  });
+});
+
+describe("a pull or a start that failed, in words", () => {
+  it("quotes the kubelet's message, which names the image or the command", () => {
+    const failed: EventEvidence = {
+      kind: "event",
+      action: "Events of logging-agent",
+      subject: "pod/logging-agent",
+      reason: "Failed",
+      message: 'Error: failed to create containerd task: exec: "wge": executable file not found in $PATH: unknown (5 times)',
+      warning: true,
+      onset: new Date("2025-01-27T06:27:53Z"),
+    };
+    const time = new Date("2025-01-27T06:28:53Z");
+    const quoted = '(Error: failed to create containerd task: exec: "wge": executable file not found in $PATH: unknown (5 times))';
+    expect(symptomMovement(failed, time)).toBe(`Events of logging-agent: Failed on pod/logging-agent ${quoted} at 06:27 UTC`);
+    expect(symptomLevel(failed, "Events", time)).toBe(`Events of logging-agent: Failed on pod/logging-agent ${quoted} (Events), at 06:27 UTC`);
   });
 });
