@@ -24,6 +24,13 @@ describe("failureKindOf", () => {
     expect(failureKindOf("Failed", 'Failed to pull image "registry.example/shop/checkout:v2": unexpected status from HEAD request: 401 Unauthorized')).toBe("image-pull/unauthorized");
     expect(failureKindOf("Failed", 'Failed to pull image "registry.example/shop/checkout:v2": dial tcp: lookup registry.example on 10.96.0.10:53: no such host')).toBe("image-pull/dns");
     expect(failureKindOf("Failed", 'Failed to pull image "registry.example/shop/checkout:v2": context deadline exceeded')).toBe("image-pull/failed");
+    // A container's waiting status words it as containerd does.
+    expect(
+      failureKindOf(
+        "ErrImagePull",
+        'rpc error: code = Unknown desc = failed to pull and unpack image "docker.io/yourcompany/crw:latest": failed to resolve reference "docker.io/yourcompany/crw:latest": pull access denied, repository does not exist or may require authorization',
+      ),
+    ).toBe("image-pull/not-found");
   });
 
   it("names why a container could not start", () => {

@@ -16,8 +16,8 @@ export type ContainerFailureKind =
   | "start/failed"
   | "unschedulable";
 
-/** The kubelet pulling an image and failing, with why (`Failed to pull image "…": …`). */
-const PULL_FAILED = /\bfailed to pull image\b/i;
+/** The kubelet pulling an image and failing, with why (`Failed to pull image "…": …`; in a waiting status, `failed to pull and unpack image …`). */
+const PULL_FAILED = /\bfailed to pull (?:and unpack )?image\b/i;
 /**
  * Why a pull failed, first match wins: a name the registry does not know comes before the authorization
  * words that Docker Hub adds to it ("pull access denied, repository does not exist or may require authorization").
