@@ -74,6 +74,26 @@ describe("pes eval over the scenarios' bundles", () => {
     expect(stdout.split("\n").at(-2)).toBe("12 cases: 9 right cause, 0 wrong cause, 0 no cause, 12/12 mitigations fit; 0 wrong");
   });
 
+  it("replays HolmesGPT's investigation cases to the causes they expect", async () => {
+    const { code, stdout } = await pes("eval", join(BUNDLES_DIR, "holmesgpt"));
+    expect(stdout.split("\n").at(-2)).toBe("7 cases: 7 right cause, 0 wrong cause, 0 no cause, 6/6 mitigations fit; 0 wrong");
+    expect(code).toBe(ExitCode.ok);
+  });
+
+  it("replays the hand-written bundles of docs/bundles, one per observation kind, to what they expect", async () => {
+    const docs = join(BUNDLES_DIR, "..", "..", "..", "docs", "bundles");
+    const { code, stdout, stderr } = await pes("eval", docs, "--output", "json");
+    // Without --lenient: a field the analysis cannot read would be refused.
+    expect(stderr).toBe("");
+    const cases = JSON.parse(stdout) as Array<{ name: string; ok: boolean }>;
+    expect(cases.filter(({ ok }) => !ok)).toEqual([]);
+    const kinds = await Promise.all(
+      cases.map(async ({ name }) => (JSON.parse(await readFile(join(docs, `${name}.bundle.json`), "utf8")) as EvidenceBundle).actions[0]?.observation.kind),
+    );
+    expect(kinds.sort()).toEqual(["alertmanager", "datadog-metrics", "json", "kubernetes-events", "kubernetes-pods", "kubernetes-rollouts", "logs", "prometheus"]);
+    expect(code).toBe(ExitCode.ok);
+  });
+
   it("takes an ambiguous case's two candidates in either order, and no other", async () => {
     const dir = await mkdtemp(join(tmpdir(), "pes-eval-"));
     try {

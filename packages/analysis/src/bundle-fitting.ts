@@ -70,7 +70,7 @@ export function fitBundle(bundle: EvidenceBundle, maxBytes: number, options: Fit
   const frame = bytesOf({ ...bundle, actions: [], truncated: { maxBytes, bytes: before } }) + commas;
   const total = () => frame + actionBytes.reduce((sum, size) => sum + size, 0);
   const cuts = actions.map((): Map<string, ObservationCut> => new Map());
-  const findings = actions.map((action, index) => options.findings?.[index] ?? findingsOfAction(action));
+  const findings = actions.map((action, index) => options.findings?.[index] ?? findingsOfAction(action, bundle.issue.attributes));
   const target = JSON.stringify(judgeBundle(bundle, findings));
   // What each action's evidence names (a metric's series): kept whatever is thinned.
   const named = findings.map(namedSeries);
@@ -86,7 +86,7 @@ export function fitBundle(bundle: EvidenceBundle, maxBytes: number, options: Fit
     let cutFindings: Finding[] | undefined;
     if (verify) {
       verifications += 1;
-      cutFindings = findingsOfAction(cut.action);
+      cutFindings = findingsOfAction(cut.action, bundle.issue.attributes);
       const found = cutFindings;
       if (JSON.stringify(judgeBundle(bundle, findings.map((items, at) => (at === index ? found : items)))) !== target) return false;
     }

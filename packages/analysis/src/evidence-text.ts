@@ -11,6 +11,7 @@ import type {
   SymptomEvidence,
   ValuesEvidence,
 } from "./evidence.js";
+import { failureKindOf } from "./container-failures.js";
 import { mechanismWords } from "./kubernetes-faults.js";
 import { formatClock, formatPeriodBefore, formatRange, formatRatio, formatValue, formatValueOf } from "./human-format.js";
 import { limitName } from "./limit-name.js";
@@ -252,13 +253,22 @@ export function normalEventsSummary(events: readonly EventEvidence[]): string {
   return `${action}: ${events.length} normal event${events.length === 1 ? "" : "s"} (${shown}${reasons.length > MAX_EVENT_REASONS ? "…" : ""})`;
 }
 
-/** "OOMKilled on pod/checkout-7d9f at 14:04 UTC". */
-function describeEvent(event: EventEvidence, time: Date): string {
-  return `${event.reason} on ${event.subject}${event.onset === undefined ? "" : ` at ${formatClock(event.onset, time)}`}`;
+/** "OOMKilled on pod/checkout-7d9f at 14:04 UTC"; with `quoted`, a failed pull's or start's message after its subject. */
+function describeEvent(event: EventEvidence, time: Date, quoted = false): string {
+  return `${event.reason} on ${event.subject}${quoted ? failureQuote(event) : ""}${event.onset === undefined ? "" : ` at ${formatClock(event.onset, time)}`}`;
+}
+
+/** How much of a kubelet's message the words quote. */
+const MAX_QUOTED_MESSAGE = 200;
+
+/** ` (Failed to pull image "…": … not found)`: the message of a pull or a start that failed, which names the image or the command at fault. */
+function failureQuote(event: EventEvidence): string {
+  return event.message !== undefined && failureKindOf(event.reason, event.message) !== undefined ? ` (${truncate(event.message, MAX_QUOTED_MESSAGE)})` : "";
 }
 
 /** "no data in the window", "no data after 13:54 UTC", "no data in the hour before to compare with". */
 export function noDataPhrase(evidence: NoDataEvidence, time: Date): string {
+  if (evidence.reason === "too-few") return `too few lines to judge (${evidence.count} of a new pattern: ${evidence.pattern})`;
   return `no data ${noDataWhen(evidence, time)}`;
 }
 
@@ -273,6 +283,8 @@ export function noDataWhen(evidence: NoDataEvidence, time: Date): string {
       return `in ${formatPeriodBefore(evidence.baselineMs)} to compare with`;
     case "none-at-time":
       return `at ${formatClock(evidence.at, time)}`;
+    case "too-few":
+      return `enough to judge a new pattern (${evidence.count} lines: ${evidence.pattern})`;
   }
 }
 
@@ -296,7 +308,7 @@ export function symptomMovement(symptom: SymptomEvidence, time: Date): string {
     case "alert":
       return `${action}: ${symptom.name} firing${since(symptom.onset, time)}`;
     case "event":
-      return `${action}: ${describeEvent(symptom, time)}`;
+      return `${action}: ${describeEvent(symptom, time, true)}`;
     case "fault":
       return `${action}: ${faultSentence(symptom)}`;
   }
@@ -331,7 +343,7 @@ export function symptomLevel(symptom: SymptomEvidence, gadget: string, time: Dat
     case "alert":
       return `${action}: ${symptom.name} firing${cited}${symptom.onset === undefined ? "" : `, since ${formatClock(symptom.onset, time)}`}`;
     case "event":
-      return `${action}: ${symptom.reason} on ${symptom.subject}${cited}${symptom.onset === undefined ? "" : `, at ${formatClock(symptom.onset, time)}`}`;
+      return `${action}: ${symptom.reason} on ${symptom.subject}${failureQuote(symptom)}${cited}${symptom.onset === undefined ? "" : `, at ${formatClock(symptom.onset, time)}`}`;
     case "fault":
       return `${action}${cited}: ${faultSentence(symptom)}`;
   }

@@ -145,6 +145,8 @@ export interface LogPatternEvidence extends Cited {
   example?: string;
   /** How many lines of the pattern the incident phase holds (estimated when the lines read were a sample). */
   count?: number;
+  /** The labels of the streams its lines came from that set them apart from the other streams read; absent with one stream. */
+  labels?: Labels;
   /**
    * When true the rates and count are of every matching line, not of one pattern (nothing grew on its
    * own, or the lines moved together); `pattern` is then the most common one of the incident phase, for
@@ -254,7 +256,9 @@ export type NoDataReason =
   /** Data at the issue, none before it: `latest` is the last value seen. */
   | { reason: "no-baseline"; latest: number; unit?: string; baselineMs: number }
   /** An instant query found nothing at the issue time. */
-  | { reason: "none-at-time"; at: Date };
+  | { reason: "none-at-time"; at: Date }
+  /** A log pattern new in the incident phase, with too few lines (`count`) to tell a fault from chance. */
+  | { reason: "too-few"; pattern: string; count: number };
 
 export type NoDataEvidence = Cited & { kind: "no-data" } & NoDataReason;
 
@@ -357,6 +361,6 @@ export function mapEvidenceText(evidence: Evidence, map: (text: string) => strin
     case "none":
       return { ...evidence, action, what: map(evidence.what) };
     case "no-data":
-      return { ...evidence, action };
+      return evidence.reason === "too-few" ? { ...evidence, action, pattern: map(evidence.pattern) } : { ...evidence, action };
   }
 }

@@ -8,6 +8,7 @@ export * from "./summarize.js";
 export * from "./log-analysis.js";
 export { judgeExecution, type Judgement } from "./verdict.js";
 export { readObservation, type ReadingContext } from "./observation-reading.js";
+export { bundleProblems } from "./bundle-checks.js";
 export { leastRestartSpanMs } from "./kubernetes-reading.js";
 export { mitigationFits } from "./mitigation-fit.js";
 export { replayBundle, type Replay } from "./replay.js";

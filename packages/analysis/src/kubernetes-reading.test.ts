@@ -70,6 +70,10 @@ function k8sEvent(
 
 const clock = (time: string) => new Date(`2026-11-20T${time}Z`);
 const IMAGE = "registry.example/shop/checkout:v2.3.1";
+/** The image a Deployment's pods ran before: what a roll back returns to. */
+const ranBefore = (pod: string, at: string) => [
+  k8sEvent("Pod", pod, "Pulled", 'Container image "registry.example/shop/checkout:v2.3.0" already present on machine', at, { fieldPath: "spec.containers{checkout}" }),
+];
 const pulled = (pod: string, at: string) => [
   k8sEvent("Pod", pod, "Pulling", `Pulling image "${IMAGE}"`, at, { fieldPath: "spec.containers{checkout}" }),
   k8sEvent("Pod", pod, "Pulled", `Successfully pulled image "${IMAGE}" in 1.204s (1.204s including waiting). Image size: 52428800 bytes.`, at, { fieldPath: "spec.containers{checkout}" }),
@@ -80,7 +84,7 @@ describe("eventFindings: a release seen only in the kubelet's events", () => {
   const cited = { action: "Events of checkout" };
 
   it("reads pods pulling a new image as a deploy of it, at the first pull, on those pods, and lists the other events", () => {
-    const events = [...pulled("checkout-7d9f8c6b5-x2k4p", "14:01:10"), ...pulled("checkout-7d9f8c6b5-b5n2q", "14:01:40")];
+    const events = [...ranBefore("checkout-5b6c4f9d8-k2m9z", "13:20:00"), ...pulled("checkout-7d9f8c6b5-x2k4p", "14:01:10"), ...pulled("checkout-7d9f8c6b5-b5n2q", "14:01:40")];
     const found = eventFindings(events, "checkout", window, cited);
     expect(found.filter((evidence) => evidence.kind === "change")).toEqual([
       {
@@ -94,7 +98,7 @@ describe("eventFindings: a release seen only in the kubelet's events", () => {
       },
     ]);
     // The pulls are the change; what else happened is still listed, as events that are not warnings.
-    expect(found.flatMap((evidence) => (evidence.kind === "event" ? [evidence.reason] : []))).toEqual(["Started", "Started"]);
+    expect(found.flatMap((evidence) => (evidence.kind === "event" ? [evidence.reason] : []))).toEqual(["Started", "Started", "Pulled"]);
     expect(shortAnswer(found[0] as Evidence, window.time)).toBe(
       "Events of checkout: deploy of checkout to checkout:v2.3.1 at 14:01 UTC on pod/checkout-7d9f8c6b5-x2k4p and pod/checkout-7d9f8c6b5-b5n2q",
     );
@@ -136,17 +140,28 @@ describe("eventFindings: a release seen only in the kubelet's events", () => {
   });
 
   it("names the workload a pod's generated name says: a StatefulSet's ordinal, a DaemonSet's suffix", () => {
-    const subjects = (pod: string) =>
-      eventFindings([k8sEvent("Pod", pod, "Pulling", 'Pulling image "redis:7.2.4"', "14:01:00")], undefined, window, cited).flatMap((evidence) =>
-        evidence.kind === "change" ? [evidence.subject] : [],
-      );
-    expect(subjects("cart-redis-0")).toEqual(["cart-redis"]);
-    expect(subjects("node-exporter-x2k4p")).toEqual(["node-exporter"]);
-    expect(subjects("checkout-api-7d9f8c6b5-x2k4p")).toEqual(["checkout-api"]);
+    // Each after a sibling ran the previous image.
+    const subjects = (pod: string, sibling: string) =>
+      eventFindings(
+        [
+          k8sEvent("Pod", sibling, "Pulled", 'Container image "redis:7.2.3" already present on machine', "13:50:00"),
+          k8sEvent("Pod", pod, "Pulling", 'Pulling image "redis:7.2.4"', "14:01:00"),
+        ],
+        undefined,
+        window,
+        cited,
+      ).flatMap((evidence) => (evidence.kind === "change" ? [evidence.subject] : []));
+    expect(subjects("cart-redis-0", "cart-redis-1")).toEqual(["cart-redis"]);
+    expect(subjects("node-exporter-x2k4p", "node-exporter-b5n2q")).toEqual(["node-exporter"]);
+    expect(subjects("checkout-api-7d9f8c6b5-x2k4p", "checkout-api-5b6c4f9d8-k2m9z")).toEqual(["checkout-api"]);
   });
 
   it("makes the release the likely cause of the errors that began right after it, as a deploy tracker's would be", () => {
-    const events: KubernetesEventsObservation = { kind: "kubernetes-events", name: "checkout", items: [...pulled("checkout-7d9f8c6b5-x2k4p", "14:01:10")] };
+    const events: KubernetesEventsObservation = {
+      kind: "kubernetes-events",
+      name: "checkout",
+      items: [...ranBefore("checkout-5b6c4f9d8-k2m9z", "13:20:00"), ...pulled("checkout-7d9f8c6b5-x2k4p", "14:01:10")],
+    };
     const errors: MetricEvidence = {
       kind: "metric",
       action: "Error ratio of checkout",
@@ -176,6 +191,41 @@ describe("eventFindings: a release seen only in the kubelet's events", () => {
       onset: "2026-11-20T14:01:10.000Z",
       confidence: "high",
     });
+  });
+});
+
+describe("a change is a cause only when there is something to roll back to", () => {
+  const cited = { action: "Events" };
+  const changes = (events: KubernetesEvent[]) => eventFindings(events, undefined, window, cited).filter((evidence) => evidence.kind === "change");
+
+  // HolmesGPT's recorded cases (test/scenarios/bundles/holmesgpt): each read as a deploy that beat the symptoms.
+  it("reads no release from a Deployment's creation, a bare pod's first pull, or a pull that never succeeded", () => {
+    // 01_oom_kill: the first ReplicaSet of a new Deployment, its pod pulling the image for the first time.
+    const created = [
+      k8sEvent("Deployment", "analytics-exporter-fast", "ScalingReplicaSet", "Scaled up replica set analytics-exporter-fast-76897854c to 1", "14:00:00"),
+      k8sEvent("Pod", "analytics-exporter-fast-76897854c-cw5wh", "Pulled", 'Successfully pulled image "memory-eater:1.0" in 901ms', "14:00:02"),
+    ];
+    // 02_crashloop_backoff: a bare pod, named like nothing else.
+    const bare = [k8sEvent("Pod", "logging-agent", "Pulling", 'Pulling image "busybox:1.28"', "14:00:00"), k8sEvent("Pod", "logging-agent", "Pulled", 'Successfully pulled image "busybox:1.28" in 7.557s', "14:00:08")];
+    // 04_image_pull_backoff: the image was never pulled.
+    const neverPulled = [
+      k8sEvent("Pod", "customer-relations-webapp-5d98ffcfd-tz4nc", "Pulling", 'Pulling image "yourcompany/crw:latest"', "14:00:00", { count: 3, last: "14:01:00" }),
+      k8sEvent("Pod", "customer-relations-webapp-5d98ffcfd-tz4nc", "Failed", 'Failed to pull image "yourcompany/crw:latest": pull access denied', "14:00:00", { type: "Warning" }),
+    ];
+    for (const events of [created, bare, neverPulled]) expect(changes(events)).toEqual([]);
+    // Created, then scaled down another ReplicaSet: a rollout.
+    expect(changes([...created, k8sEvent("Deployment", "analytics-exporter-fast", "ScalingReplicaSet", "Scaled down replica set analytics-exporter-fast-5b6c4f9d8 to 0", "14:00:30")])).toMatchObject([
+      { change: "deploy", subject: "analytics-exporter-fast" },
+    ]);
+  });
+
+  it("reads no rollout from a Deployment's first ReplicaSet", () => {
+    const deployment: Deployment = { metadata: { name: "user-profile", uid: "uid-1" }, spec: { template: { spec: { containers: [{ name: "web", image: "nginx" }] } } } };
+    const first: ReplicaSet = {
+      metadata: { name: "user-profile-659d4dd659", creationTimestamp: "2026-11-20T14:00:00Z", annotations: { "deployment.kubernetes.io/revision": "1" }, ownerReferences: [{ kind: "Deployment", name: "user-profile", uid: "uid-1" }] },
+      spec: { template: { spec: { containers: [{ name: "web", image: "nginx" }] } } },
+    };
+    expect(rolloutFindings([deployment], [first], window, cited)).toEqual([]);
   });
 });
 
@@ -244,7 +294,7 @@ describe("an OOM kill and the crash loop of the same container: one story", () =
     expect(verdict.cause).toEqual({
       kind: "oom",
       subject: "pod/checkout-7d9f8c6b5-x2k4p",
-      detail: "OOMKilled",
+      detail: "OOMKilled: container checkout restarted 4 times, last exit code 137",
       action: "Restarted pods of checkout",
       onset: "2026-11-20T14:02:00.000Z",
       confidence: "high",
@@ -282,7 +332,10 @@ describe("reading the Kubernetes API's lists", () => {
     const replicaSets = [
       replicaSet("checkout-5d9", "uid-checkout", 6, "2026-11-19T10:00:00Z", ["registry.example/shop/checkout:v1.41"]),
       replicaSet("checkout-7f8", "uid-checkout", 7, "2026-11-20T14:02:00Z", ["registry.example/shop/checkout:v1.42", "envoyproxy/envoy@sha256:abc"]),
-      { ...replicaSet("search-abc", "uid-search", 3, "2026-11-20T13:30:00Z", ["search:2.0"]), metadata: { name: "search-abc", creationTimestamp: "2026-11-20T13:30:00Z", ownerReferences: [{ kind: "Deployment", name: "search", uid: "uid-search" }] } },
+      {
+        ...replicaSet("search-abc", "uid-search", 3, "2026-11-20T13:30:00Z", ["search:2.0"]),
+        metadata: { name: "search-abc", creationTimestamp: "2026-11-20T13:30:00Z", annotations: { "deployment.kubernetes.io/revision": "3" }, ownerReferences: [{ kind: "Deployment", name: "search", uid: "uid-search" }] },
+      },
     ];
     const found = rolloutFindings([deployment("checkout", "uid-checkout"), deployment("search", "uid-search")], replicaSets, window, cited);
     expect(found).toEqual([

@@ -83,18 +83,21 @@ function containerOf(event: KubernetesEvent): { container?: string } {
 
 /**
  * The rollouts of the Deployments: each ReplicaSet a Deployment owns that was created in the window (a
- * new revision: a new pod template, e.g. a new image), the latest first.
+ * new revision: a new pod template, e.g. a new image), the latest first. A Deployment's first ReplicaSet
+ * (revision 1, and no other listed) is its creation: nothing to roll back to, so no change.
  */
 export function rolloutFindings(deployments: readonly Deployment[], replicaSets: readonly ReplicaSet[], window: TimeWindow, cited: Cited): Evidence[] {
-  const found = deployments.flatMap((deployment) =>
-    replicaSets
-      .filter((replicaSet) => replicaSet.metadata.ownerReferences?.some((owner) => owner.kind === "Deployment" && owner.uid === deployment.metadata.uid) ?? false)
-      .flatMap((replicaSet) => {
+  const found = deployments.flatMap((deployment) => {
+    const owned = replicaSets.filter(
+      (replicaSet) => replicaSet.metadata.ownerReferences?.some((owner) => owner.kind === "Deployment" && owner.uid === deployment.metadata.uid) ?? false,
+    );
+    return owned.flatMap((replicaSet) => {
         const created = replicaSet.metadata.creationTimestamp;
         if (created === undefined || !inWindow(new Date(created), window)) return [];
+        if (revisionOf(replicaSet) <= 1 && owned.length === 1) return [];
         return [{ deployment: deployment.metadata.name, replicaSet, at: new Date(created) }];
-      }),
-  );
+      });
+  });
   found.sort((a, b) => b.at.getTime() - a.at.getTime() || revisionOf(b.replicaSet) - revisionOf(a.replicaSet));
   return found.map(({ deployment, replicaSet, at }) => ({
     kind: "change",
@@ -143,7 +146,7 @@ export function podFindings(pods: readonly Pod[], name: string | undefined, wind
     return latest === undefined ? [] : [{ pod: pod.metadata.name, ...latest }];
   });
   found.sort((a, b) => b.at.getTime() - a.at.getTime());
-  return found.slice(0, MAX_FINDINGS).map(({ pod, status, at }) => {
+  const restarted = found.map(({ pod, status, at }): EventEvidence => {
     const began = new Date(at.getTime() - leastRestartSpanMs(status.restartCount));
     return {
       kind: "event",
@@ -156,12 +159,43 @@ export function podFindings(pods: readonly Pod[], name: string | undefined, wind
       onset: began < window.start ? began : at,
     };
   });
+  const waiting = pods.flatMap((pod) => (namedAfter(pod.metadata.name, name) ? notStarted(pod, cited) : []));
+  return [...restarted, ...waiting].slice(0, MAX_FINDINGS);
+}
+
+/** Waiting reasons that are a container's way to start, not a fault. */
+const STARTING = new Set(["ContainerCreating", "PodInitializing"]);
+
+/**
+ * A pod that never started: not scheduled (its PodScheduled condition false, the scheduler's message
+ * quoted), or a container that never ran, waiting for a reason that is a fault (ErrImagePull,
+ * CreateContainerConfigError…, quoted with its message). Dated when the pod started (or was created),
+ * the latest the fault can have begun; undated when the status says neither.
+ */
+function notStarted(pod: Pod, cited: Cited): EventEvidence[] {
+  const since = dateOf(pod.status?.startTime ?? pod.metadata.creationTimestamp);
+  const base = { kind: "event" as const, ...cited, subject: `pod/${pod.metadata.name}`, warning: true };
+  const scheduled = pod.status?.conditions?.find((condition) => condition.type === "PodScheduled");
+  if (scheduled?.status === "False") {
+    const onset = dateOf(scheduled.lastTransitionTime) ?? since;
+    return [{ ...base, reason: scheduled.reason ?? "Unschedulable", message: scheduled.message ?? "not scheduled on any node", ...(onset === undefined ? {} : { onset }) }];
+  }
+  const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
+  return statuses.flatMap((status) => {
+    const reason = status.state?.waiting?.reason;
+    if (status.restartCount > 0 || reason === undefined || STARTING.has(reason)) return [];
+    const why = status.state?.waiting?.message;
+    const message = `container ${status.name} not started: ${reason}${why === undefined ? "" : `: ${why}`}`;
+    return [{ ...base, reason, container: status.name, message, ...(since === undefined ? {} : { onset: since }) }];
+  });
 }
 
 /** The most telling reason: killed for memory, then crash-looping, then a failing exit, else the count. */
 function restartReason(status: ContainerStatus): string {
   const terminated = status.lastState?.terminated?.reason;
   if (terminated === "OOMKilled") return "OOMKilled";
+  // Its process never ran (its command not in the image): that, not the crash loop it set off, is why.
+  if (terminated === "StartError") return "StartError";
   if (status.state?.waiting?.reason === "CrashLoopBackOff") return "CrashLoopBackOff";
   if (terminated === "Error") return "Error";
   return `restarted ${status.restartCount} ${status.restartCount === 1 ? "time" : "times"}`;
@@ -170,5 +204,6 @@ function restartReason(status: ContainerStatus): string {
 function restartMessage(status: ContainerStatus): string {
   const exitCode = status.lastState?.terminated?.exitCode;
   const times = status.restartCount === 1 ? "once" : `${status.restartCount} times`;
-  return `container ${status.name} restarted ${times}${exitCode === undefined ? "" : `, last exit code ${exitCode}`}`;
+  const why = status.lastState?.terminated?.message;
+  return `container ${status.name} restarted ${times}${exitCode === undefined ? "" : `, last exit code ${exitCode}`}${why === undefined ? "" : `: ${why}`}`;
 }

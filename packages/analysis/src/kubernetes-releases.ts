@@ -58,7 +58,7 @@ interface Release {
  *   a deploy of that image at the first pull, unless a pod of the workload already ran it earlier in the
  *   window (a pod moved to another node pulls the image its siblings run: that is no release).
  *
- * Each names the pods it reached. The workload of a pod is its ReplicaSet's Deployment when a scale-up
+ * Each names the pods it reached, and is a release only when it replaced something (hasPrevious). The workload of a pod is its ReplicaSet's Deployment when a scale-up
  * names that ReplicaSet, else what its generated name says (`checkout-7d9f8c6b5-x2k4p` → `checkout`).
  */
 export function eventReleases(events: readonly DatedEvent[], cited: { action: string; link?: string }): EventReleases {
@@ -107,7 +107,16 @@ export function eventReleases(events: readonly DatedEvent[], cited: { action: st
     if (!release.pods.includes(pull.pod)) release.pods.push(pull.pod);
   }
 
-  const found = [...releases.values()].sort((a, b) => b.at.getTime() - a.at.getTime());
+  // What else of each workload the events show: its other ReplicaSets, the images its pods ran.
+  const seen = [
+    ...scaled.map(({ deployment, replicaSet, began }) => ({ workload: deployment, replicaSet, image: undefined, began })),
+    ...pulls.map(({ owner, image, began }) => ({ workload: owner.workload, replicaSet: owner.replicaSet, image, began })),
+    ...present.map(({ workload, image, began }) => ({ workload, replicaSet: undefined, image, began })),
+  ];
+  const found = [...releases.entries()]
+    .filter(([key, release]) => hasPrevious(key, release, seen))
+    .map(([, release]) => release)
+    .sort((a, b) => b.at.getTime() - a.at.getTime());
   return {
     changes: found.map((release) => ({
       kind: "change",
@@ -120,6 +129,27 @@ export function eventReleases(events: readonly DatedEvent[], cited: { action: st
     })),
     used: new Set(found.flatMap(({ events: used }) => used)),
   };
+}
+
+/**
+ * Whether a release replaced something that a roll back would return to: another ReplicaSet of its
+ * Deployment (scaled, or running pods), or another image its workload's pods ran before it. A workload's
+ * first ReplicaSet (its creation), a bare pod's first pull, or pulls of an image nothing else preceded,
+ * replaced nothing: they are no change that can be undone, so never a cause (a pull that fails is the
+ * pod's symptom, read from its warning).
+ */
+function hasPrevious(
+  key: string,
+  release: Release,
+  seen: ReadonlyArray<{ workload: string; replicaSet: string | undefined; image: string | undefined; began: Date }>,
+): boolean {
+  const replicaSet = key.startsWith("rs/") ? key.slice("rs/".length) : undefined;
+  return seen.some(
+    (other) =>
+      other.workload === release.workload &&
+      ((replicaSet !== undefined && other.replicaSet !== undefined && other.replicaSet !== replicaSet) ||
+        (other.image !== undefined && !release.images.includes(other.image) && other.began < release.at)),
+  );
 }
 
 function podName(event: KubernetesEvent): string | undefined {

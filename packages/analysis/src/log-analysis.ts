@@ -1,5 +1,5 @@
 import { INCIDENT_LEAD_MS, incidentPhaseStart, type TimeWindow } from "@pes/contracts";
-import type { Evidence, LogPatternEvidence, NoneEvidence } from "./evidence.js";
+import type { Evidence, Labels, LogPatternEvidence, NoDataEvidence, NoneEvidence } from "./evidence.js";
 import { createTemplateMiner } from "./log-templates.js";
 
 export { incidentPhaseStart } from "@pes/contracts";
@@ -28,6 +28,8 @@ const MINUTE = 60_000;
 export interface LogLine {
   at: Date;
   line: string;
+  /** The labels of the stream it came from, when the source has streams. */
+  labels?: Labels;
 }
 
 /** How many lines matched in one step of the window: the step that starts at `at`. */
@@ -68,6 +70,8 @@ interface Phase {
 
 interface Pattern {
   id: number;
+  /** The labels all its lines' streams share (undefined until its first line). */
+  labels?: Labels;
   /** Its lines' times, one count each, in time order. */
   lines: LogCount[];
   baseline: number;
@@ -87,6 +91,9 @@ interface Judged {
   example?: LogLine;
   abnormal: boolean;
   severity: number;
+  /** New (none in its baseline) and a share of the lines, but with fewer than MIN_ABNORMAL_LINES: too few to judge. */
+  tooFew?: boolean;
+  labels?: Labels;
   /** Every matching line together, not one pattern. */
   total?: boolean;
 }
@@ -142,6 +149,7 @@ export function analyzeLogs(input: LogInput, context: LogContext): Evidence[] {
       patterns.set(id, pattern);
     }
     const at = item.at.getTime();
+    pattern.labels = shared(pattern.labels, item.labels ?? {});
     pattern.lines.push({ at: item.at, count: 1 });
     if (at < incidentFrom) pattern.baseline += 1;
     else {
@@ -158,8 +166,11 @@ export function analyzeLogs(input: LogInput, context: LogContext): Evidence[] {
   const judge = (baselineLines: number, incidentLines: number, baselineMinutes: number) => {
     const expected = ((baselineLines + 1) * minutes(incident)) / Math.max(baselineMinutes, 1 / 60);
     const severity = incidentLines / expected;
-    const abnormal = incidentLines >= MIN_ABNORMAL_LINES && incidentLines >= MIN_ABNORMAL_SHARE * incident.total && severity >= ABNORMAL_LOG_GROWTH;
-    return { severity, abnormal };
+    const share = incidentLines >= MIN_ABNORMAL_SHARE * incident.total;
+    const abnormal = incidentLines >= MIN_ABNORMAL_LINES && share && severity >= ABNORMAL_LOG_GROWTH;
+    // New (none before), a share of the lines, but fewer than MIN_ABNORMAL_LINES: neither abnormal nor usual.
+    const tooFew = baselineLines === 0 && incidentLines > 0 && incidentLines < MIN_ABNORMAL_LINES && share;
+    return { severity, abnormal, ...(tooFew ? { tooFew } : {}) };
   };
   const earliestEarlyRise = Math.max(start, incidentFrom - EARLY_RISE_MS);
   const judged: Judged[] = [...patterns.values()].map((pattern) => {
@@ -172,6 +183,7 @@ export function analyzeLogs(input: LogInput, context: LogContext): Evidence[] {
     const verdict = judge(baselineLines, incidentLines, baselineMinutes);
     return {
       pattern: miner.template(pattern.id),
+      ...(pattern.labels === undefined ? {} : { labels: pattern.labels }),
       baseline: baselineLines,
       incident: incidentLines,
       baselineMinutes,
@@ -182,6 +194,12 @@ export function analyzeLogs(input: LogInput, context: LogContext): Evidence[] {
   });
   judged.sort((a, b) => b.severity - a.severity || b.incident - a.incident || compareText(a.pattern, b.pattern));
 
+  // A pattern's labels less those every line shares: what sets its streams apart from the others read.
+  const everyLine = lines.reduce<Labels | undefined>((labels, item) => shared(labels, item.labels ?? {}), undefined) ?? {};
+  const apart = (labels: Labels | undefined): Labels | undefined => {
+    const own = Object.entries(labels ?? {}).filter(([name, value]) => everyLine[name] !== value);
+    return own.length === 0 ? undefined : Object.fromEntries(own);
+  };
   const evidenceOf = (item: Judged): LogPatternEvidence => {
     const perMinute = item.incident / minutes(incident);
     const baselinePerMinute = item.baseline / Math.max(item.baselineMinutes, 1 / 60);
@@ -198,6 +216,7 @@ export function analyzeLogs(input: LogInput, context: LogContext): Evidence[] {
       ...(onset === undefined ? {} : { onset }),
       baselineMs: window.time.getTime() - start,
       ...(item.example === undefined ? {} : { example: cut(item.example.line) }),
+      ...(apart(item.labels) === undefined ? {} : { labels: apart(item.labels) as Labels }),
       count: Math.round(item.incident),
       ...(item.total === true ? { total: true } : {}),
     };
@@ -205,6 +224,13 @@ export function analyzeLogs(input: LogInput, context: LogContext): Evidence[] {
 
   const abnormal = judged.filter((item) => item.abnormal).slice(0, MAX_LOG_PATTERNS);
   if (abnormal.length > 0) return abnormal.map(evidenceOf);
+  // A new pattern (none of it before) that only lacks lines to be abnormal cannot be told from chance, nor
+  // from a fault that has just begun: too few to judge, not "within the usual range".
+  // Of several, the one with most lines: the likeliest to be more than a one-off.
+  const tooFew = judged.filter((item) => item.tooFew === true).sort((a, b) => b.incident - a.incident)[0];
+  if (tooFew !== undefined) {
+    return [{ kind: "no-data", ...cited, reason: "too-few", pattern: tooFew.pattern, count: Math.round(tooFew.incident) } satisfies NoDataEvidence];
+  }
 
   // Nothing grew on its own: every line, named by the pattern most common in the incident phase; with no
   // line read there, by none (the baseline's most common says nothing of the incident).
@@ -224,6 +250,12 @@ export function analyzeLogs(input: LogInput, context: LogContext): Evidence[] {
     total: true,
   };
   return [evidenceOf(all)];
+}
+
+/** The labels two label sets share (name and value). */
+function shared(a: Labels | undefined, b: Labels): Labels {
+  if (a === undefined) return b;
+  return Object.fromEntries(Object.entries(a).filter(([name, value]) => b[name] === value));
 }
 
 /** A phase [from, to) (or [from, to] when `closed`: the window's end is in it) and what was read of it. */

@@ -254,6 +254,15 @@ describe("rankFindings on incidents", () => {
     expect(rankFindings([metric("error ratio", 9, "14:03"), again, oom], { time }).likelyCause?.rival).toBeUndefined();
   });
 
+  // 12_KubePodNotReady (test/scenarios/bundles/holmesgpt): its status and its events, read as two causes.
+  it("the same fault of the same pod seen by two actions is one candidate, not its own rival", () => {
+    const scheduling = event("Events", "FailedScheduling", "14:01");
+    const status = event("Pod", "Unschedulable", "14:02");
+    const ranking = rankFindings([metric("error ratio", 9, "14:03"), scheduling, status], { time });
+    expect(cause(ranking)).toEqual(["symptom", "Events"]);
+    expect(ranking.likelyCause?.rival).toBeUndefined();
+  });
+
   it("an upstream dependency outage: its probe failing as the errors begin", () => {
     const ranking = rankFindings([metric("error ratio", 9, "14:02"), fallen("payments probe", "14:02"), metric("latency", 3, "14:03")], { time });
     expect(cause(ranking)).toEqual(["symptom", "payments probe"]);

@@ -14,6 +14,7 @@ import type {
 } from "./evidence.js";
 import { isBlip } from "./blips.js";
 import { alertUpstream, isPage, namingTexts, upstreamsNamedIn, type IssueScope } from "./dependencies.js";
+import { failureKindOf, type ContainerFailureKind } from "./container-failures.js";
 import { isCrashLoopEvent } from "./kubernetes-events.js";
 import { nodeCause } from "./placement.js";
 
@@ -395,6 +396,7 @@ function symptomCause(
       !isBlip(symptom.evidence) &&
       !crashLoops.has(symptom) &&
       (upstream.has(symptom) ||
+        (symptom.upstream === undefined && isLeadingNewPattern(symptom, incident, onsetOf)) ||
         (symptom.upstream === undefined &&
           isCauseKind(symptom.evidence) &&
           (symptom.evidence.kind !== "alert" || (!isPage(symptom.evidence, scope.attributes) && incident.every((other) => other === symptom || onsetOf(other) > first))))),
@@ -412,10 +414,12 @@ function symptomCause(
   if (!Number.isFinite(next)) return undefined;
   // Another action's candidate that began close to it is as likely: what came first by a scrape step says
   // little. An upstream's own symptoms are one candidate, whichever of its actions showed them.
+  // The same fault of the same object (a pod unschedulable, in its status and in its events) is one candidate too.
   const rival = candidates.find(
     (symptom) =>
       symptom.evidence.action !== candidate.evidence.action &&
       (symptom.upstream === undefined || symptom.upstream !== candidate.upstream) &&
+      !sameFault(symptom.evidence, candidate.evidence) &&
       onsetOf(symptom) - earliest <= RIVAL_MS,
   );
   return { basis: "symptom", finding: candidate, leadMs: next - earliest, followers, ...(rival === undefined ? {} : { rival }) };
@@ -445,6 +449,11 @@ function oomStories(symptoms: ReadonlyArray<Finding<SymptomEvidence>>): { sympto
     }
   }
   return { symptoms: symptoms.map((symptom) => redated.get(symptom) ?? symptom), crashLoops };
+}
+
+/** Whether two symptoms are one fault: events about the same object, of the same cause's kind. */
+function sameFault(a: SymptomEvidence, b: SymptomEvidence): boolean {
+  return a.kind === "event" && b.kind === "event" && a.subject === b.subject && causeKindOf(a) === causeKindOf(b);
 }
 
 /** Whether two events are about the same pod's container: the same pod, and the same container when both name one. */
@@ -492,7 +501,8 @@ export function causeKindOf(evidence: SymptomEvidence): string | undefined {
       if (evidence.saturation !== undefined) return "saturation";
       return evidence.value === 0 && evidence.baseline > 0 ? "outage" : undefined;
     case "event":
-      return CAUSE_EVENT_KINDS.get(evidence.reason) ?? (isCrashLoopEvent(evidence) ? "crash-loop" : undefined);
+      // A pull or a start that failed, when the kubelet says why (container-failures.ts).
+      return CAUSE_EVENT_KINDS.get(evidence.reason) ?? (isCrashLoopEvent(evidence) ? "crash-loop" : undefined) ?? failureKindOf(evidence.reason, evidence.message);
     case "alert":
       return "alert";
     case "fault":
@@ -500,6 +510,22 @@ export function causeKindOf(evidence: SymptomEvidence): string | undefined {
     case "log-pattern":
       return undefined;
   }
+}
+
+/**
+ * A log pattern new in the incident (none of it in the baseline: "connection pool exhausted") that began
+ * before every other action's symptom: what the service said first may be why the rest followed. One
+ * that grew from a baseline, or began with the other symptoms, shows harm like an error ratio does.
+ */
+function isLeadingNewPattern(
+  symptom: Finding<SymptomEvidence>,
+  incident: ReadonlyArray<Finding<SymptomEvidence>>,
+  onsetOf: (symptom: Finding<SymptomEvidence>) => number,
+): boolean {
+  const { evidence } = symptom;
+  if (evidence.kind !== "log-pattern" || evidence.total === true || evidence.baselinePerMinute !== 0 || evidence.onset === undefined) return false;
+  const began = onsetOf(symptom);
+  return incident.every((other) => other.evidence.action === evidence.action || onsetOf(other) > began);
 }
 
 /** A metric that climbed (or fell) along a line into the incident phase: dated when the climb began. */

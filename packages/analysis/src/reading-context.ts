@@ -7,4 +7,9 @@ export interface ReadingContext {
   window: TimeWindow;
   /** The action's most important link, carried into the evidence (absent in a replay: bundles keep no URL). */
   link?: string;
+  /**
+   * The issue's attributes, for an action about the paged service (not an upstream's): they tell its log
+   * streams from the others a wider query returns.
+   */
+  attributes?: Readonly<Record<string, string>>;
 }

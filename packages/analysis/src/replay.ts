@@ -26,18 +26,31 @@ export interface Replay {
  * execution's own when the analysis has not changed since it was recorded.
  */
 export function replayBundle(bundle: EvidenceBundle): Replay {
-  const { verdict, actionableMitigations } = judgeBundle(bundle, bundle.actions.map(findingsOfAction));
+  // An observation of a known kind that is not what its schema says (a hand-written one, the contract
+  // keeps it as it is) is read as its action failing, as one of an unknown kind is.
+  const unreadable = bundle.actions.filter(({ observation }) => !isKnown(observation.kind) || !Observation.safeParse(observation).success);
+  const { verdict, actionableMitigations } = judgeBundle(
+    bundle,
+    bundle.actions.map((action) =>
+      unreadable.includes(action) && isKnown(action.observation.kind)
+        ? [{ gadget: action.gadget ?? action.title, evidence: { kind: "failed", action: action.title, reason: `cannot read its observation of kind "${action.observation.kind}"` } }]
+        : findingsOfAction(action, bundle.issue.attributes),
+    ),
+  );
   return {
     verdict,
     actionableMitigations,
-    unreadable: bundle.actions.filter(({ observation }) => !isKnown(observation.kind)).map(({ title }) => title),
+    unreadable: unreadable.map(({ title }) => title),
     truncated: bundle.actions.filter(({ truncated }) => truncated !== undefined && truncated.length > 0).map(({ title }) => title),
   };
 }
 
-/** One action's findings, as the worker had them: its observation read over its window, cited by its title. */
-export function findingsOfAction(action: BundleAction): Finding[] {
-  return evidenceOf(action).map((evidence) => ({ gadget: action.gadget, evidence, ...(action.upstream === undefined ? {} : { upstream: action.upstream }) }));
+/**
+ * One action's findings, as the worker had them: its observation read over its window, cited by its
+ * title, with the issue's attributes when it is about the paged service (not an upstream's).
+ */
+export function findingsOfAction(action: BundleAction, attributes?: Readonly<Record<string, string>>): Finding[] {
+  return evidenceOf(action, action.upstream === undefined ? attributes : undefined).map((evidence) => ({ gadget: action.gadget ?? action.title, evidence, ...(action.upstream === undefined ? {} : { upstream: action.upstream }) }));
 }
 
 /**
@@ -57,11 +70,12 @@ export function judgeBundle(bundle: EvidenceBundle, perAction: ReadonlyArray<rea
   };
 }
 
-function evidenceOf(action: BundleAction): readonly Evidence[] {
+function evidenceOf(action: BundleAction, attributes: Readonly<Record<string, string>> | undefined): readonly Evidence[] {
   const { window } = action;
   return readObservation(action.observation, {
     action: action.title,
     window: { start: new Date(window.start), time: new Date(window.time), end: new Date(window.end) },
+    ...(attributes === undefined ? {} : { attributes }),
   });
 }
 

@@ -1,5 +1,6 @@
 import type { NormalAction, RuledOutChange, UncheckedAction, Verdict, VerdictCause, VerdictFinding } from "@pes/contracts";
 import type { ChangeEvidence, Labels, SymptomEvidence } from "./evidence.js";
+import type { ContainerFailureKind } from "./container-failures.js";
 import { causeKindOf, rankFindings, type Finding, type LikelyCause, type RankedChange, type Ranking, type RankOptions } from "./ranking.js";
 
 /**
@@ -57,7 +58,8 @@ function confidenceOf(ranking: Ranking, cause: LikelyCause): VerdictCause["confi
   if (cause.basis === "fault") return cause.finding.evidence.certainty === "decisive" ? "high" : "medium";
   // Only the node's pods moved, and the node itself fires or warns: where and why agree.
   if (cause.basis === "node") return "high";
-  if (cause.finding.evidence.kind === "alert") return "medium";
+  // A log line says what failed, not always why.
+  if (cause.finding.evidence.kind === "alert" || cause.finding.evidence.kind === "log-pattern") return "medium";
   return cause.leadMs > 0 ? "high" : "medium";
 }
 
@@ -134,9 +136,11 @@ function aboutOf(evidence: ChangeEvidence | SymptomEvidence): { subject?: string
     case "metric":
       return { subject: seriesName(evidence.labels), detail: evidence.saturation?.of };
     case "log-pattern":
-      return { detail: evidence.pattern };
+      // The total of every line is no pattern: the one it was named by is only its most common.
+      return { ...(evidence.labels === undefined ? {} : { subject: seriesName(evidence.labels) }), detail: evidence.total === true ? "all lines" : evidence.pattern };
     case "event":
-      return { subject: evidence.subject, detail: evidence.reason };
+      // The reason says what kind of thing happened; the message what: the image, the command, the node.
+      return { subject: evidence.subject, detail: evidence.message === undefined ? evidence.reason : `${evidence.reason}: ${evidence.message}` };
     case "alert":
       return { subject: evidence.subject, detail: evidence.name };
     case "fault":

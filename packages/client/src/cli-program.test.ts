@@ -559,7 +559,55 @@ describe("pes replay", () => {
   });
 });
 
+describe("pes replay of a bundle a person wrote", () => {
+  /** The deploy bundle with only what the analysis reads: no execution id, recording time, gadget, connector or offers. */
+  function handWritten() {
+    const { executionId: _id, recordedAt: _at, mitigations: _m, verdict: _v, ...bundle } = deployBundle();
+    return { ...bundle, actions: bundle.actions.map(({ gadget: _g, connector: _c, query: _q, ...action }) => action) };
+  }
+
+  it("reads a bundle without what the analysis does not read", async () => {
+    const file = join(dir, "hand.bundle.json");
+    await writeFile(file, JSON.stringify(handWritten()));
+    const { code, stdout, stderr } = await pes(["replay", file]);
+    expect({ code, stderr }).toEqual({ code: ExitCode.ok, stderr: `${file}: cause: deploy of checkout (Last deploy of checkout), high confidence\n` });
+    expect(JSON.parse(stdout)).toMatchObject({ verdict: { conclusion: "cause" }, unreadable: [] });
+  });
+
+  it("refuses what the analysis cannot read, naming the field, unless told to be lenient", async () => {
+    const bundle = handWritten();
+    const [latency, deploy] = bundle.actions;
+    if (latency === undefined || deploy === undefined) throw new Error("the bundle has two actions");
+    const logs = { kind: "logs", streams: [{ lines: [{ at: 1_795_000_000, line: "ERROR boom" }] }], counts: [] };
+    for (const [name, actions, field] of [
+      ["misspelled", [latency, { ...deploy, observation: { ...deploy.observation, kind: "jsn" } }], /actions\[1\]\.observation\.kind: "jsn" is not an observation kind/],
+      ["seconds", [latency, { ...deploy, observation: logs }], /actions\[1\]\.observation\.streams\[0\]\.lines\[0\]\.at: 1795000000 looks like seconds/],
+      ["no-line", [latency, { ...deploy, observation: { kind: "logs", streams: [{ lines: [{ at: 1_795_000_000_000 }] }] } }], /actions\[1\]\.observation\.streams\[0\]\.lines\[0\]\.line: /],
+    ] as const) {
+      const file = join(dir, `${name}.bundle.json`);
+      await writeFile(file, JSON.stringify({ ...bundle, actions }));
+      const refused = await pes(["replay", file]);
+      expect({ name, code: refused.code }).toEqual({ name, code: ExitCode.usage });
+      expect(refused.stderr).toMatch(field);
+      const lenient = await pes(["replay", "--lenient", file]);
+      expect({ name, code: lenient.code }).toEqual({ name, code: ExitCode.ok });
+    }
+  });
+});
+
 describe("pes eval", () => {
+  it("expects a cause by kind alone, by its subject, or by a pattern of its detail", async () => {
+    await writeFile(join(dir, "a.bundle.json"), JSON.stringify(deployBundle()));
+    await writeFile(join(dir, "a.expected.json"), JSON.stringify({ conclusion: "cause", cause: { kind: "deploy", detailPattern: "^v1\\.2" } }));
+    await writeFile(join(dir, "b.bundle.json"), JSON.stringify(deployBundle()));
+    await writeFile(join(dir, "b.expected.json"), JSON.stringify({ conclusion: "cause", cause: { kind: "deploy", subject: "checkout", detailPattern: "v2" } }));
+    const { stdout } = await pes(["eval", dir, "--output", "json"]);
+    expect((JSON.parse(stdout) as Array<{ name: string; cause: string }>).map(({ name, cause }) => ({ name, cause }))).toEqual([
+      { name: "a", cause: "right cause" },
+      { name: "b", cause: "wrong cause" },
+    ]);
+  });
+
   it("prints a table of the cases and exits 1 when one is wrong", async () => {
     await writeFile(join(dir, "a.bundle.json"), JSON.stringify(deployBundle()));
     await writeFile(

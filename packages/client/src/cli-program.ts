@@ -10,7 +10,7 @@ import { createBatchProgress, type OutputStream } from "./batch-progress.js";
 import { resumeAndFollow, submitAndFollow, type FollowOptions } from "./cli-async-batch.js";
 import { collectAttribute, inputFromFlags, inputsFromJsonLines, UsageError, type RunFlags } from "./cli-inputs.js";
 import { ApiError, InvalidResponseError, TimeoutError, UnreachableError } from "./client-errors.js";
-import { evaluateCase, renderEvalTable, replayReport, verdictLine, type EvalCase } from "./evidence-replay.js";
+import { evaluateCase, readableBundle, renderEvalTable, replayReport, verdictLine, type EvalCase } from "./evidence-replay.js";
 import { createClient, DEFAULT_TIMEOUT_MS, type BatchRequest, type PesClient } from "./pes-client.js";
 import { renderPlaybooks, renderResult, terminalSafe } from "./result-rendering.js";
 
@@ -268,34 +268,37 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .command("replay")
     .description("run an execution's analysis again, offline, from its evidence bundle, and print the verdict")
     .argument("<id|file>", "a bundle file (- for stdin), or an execution id whose bundle the API kept")
+    .option("--lenient", "replay what it can of a bundle the analysis cannot read whole (a later version's), instead of refusing it")
     .addHelpText(
       "after",
       "\nThe replay (verdict, mitigations, and whether both are the recorded ones) goes to stdout as JSON;\n" +
         "a line for a person to stderr. Only reading a bundle by id needs the API.",
     )
-    .action(async (source: string, _flags: unknown, command: Command) => {
-      const bundle = (await isFileSource(source))
+    .action(async (source: string, flags: { lenient?: boolean }, command: Command) => {
+      const read = (await isFileSource(source))
         ? parsedFile(EvidenceBundle, source, source === "-" ? await text(io.stdin) : await readFile(source, "utf8"))
         : await setUp(command).client.readEvidence(source);
+      const bundle = readableBundle(source, read, flags.lenient === true, io.stderr);
       const report = replayReport(bundle);
       io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       const recorded = report.sameAsRecorded === undefined ? "" : report.sameAsRecorded ? " (as recorded)" : " (differs from the recorded verdict or mitigations)";
       const cut = report.truncated.length;
       const truncated = cut === 0 ? "" : `; ${cut} ${cut === 1 ? "action was" : "actions were"} cut to fit the bundle's cap (truncated)`;
-      io.stderr.write(`${terminalSafe(bundle.executionId)}: ${terminalSafe(verdictLine(report.verdict))}${recorded}${truncated}\n`);
+      io.stderr.write(`${terminalSafe(bundle.executionId ?? source)}: ${terminalSafe(verdictLine(report.verdict))}${recorded}${truncated}\n`);
     });
 
   program
     .command("eval")
     .description("replay every bundle of a folder and compare each verdict with the one it expects")
     .argument("<folder>", "NAME.bundle.json files, each beside its NAME.expected.json")
+    .option("--lenient", "replay what it can of bundles the analysis cannot read whole, instead of refusing them")
     .addHelpText(
       "after",
-      '\nNAME.expected.json holds {"conclusion", "cause"?: {"kind", "subject"?, "action"}, "mitigations"?: [names]}.\n' +
+      '\nNAME.expected.json holds {"conclusion", "cause"?: {"kind", "subject"?, "action"?, "detailPattern"?}, "mitigations"?: [names]}.\n' +
         "Prints a table (or the cases as JSON with --output json); exits 1 when any case is wrong. Needs no API.",
     )
-    .action(async (folder: string, _flags: unknown, command: Command) => {
-      const cases = await evaluateFolder(folder);
+    .action(async (folder: string, flags: { lenient?: boolean }, command: Command) => {
+      const cases = await evaluateFolder(folder, flags.lenient === true, io.stderr);
       if (cases.length === 0) throw new UsageError(`no *.bundle.json in ${folder}`);
       const json = command.optsWithGlobals<GlobalFlags>().output === "json";
       io.stdout.write(json ? `${JSON.stringify(cases, null, 2)}\n` : renderEvalTable(cases));
@@ -367,7 +370,7 @@ function parsedFile<T>(schema: z.ZodType<T>, file: string, content: string): T {
 }
 
 /** Every case of a folder, in name order: each NAME.bundle.json replayed against its NAME.expected.json. */
-async function evaluateFolder(folder: string): Promise<EvalCase[]> {
+async function evaluateFolder(folder: string, lenient: boolean, stderr: OutputStream): Promise<EvalCase[]> {
   let names: string[];
   try {
     names = (await readdir(folder)).filter((name) => name.endsWith(".bundle.json")).sort();
@@ -384,7 +387,7 @@ async function evaluateFolder(folder: string): Promise<EvalCase[]> {
         throw new UsageError(`cannot read ${join(folder, file)}: ${errorMessage(error)}`);
       }
     };
-    const bundle = parsedFile(EvidenceBundle, join(folder, name), await read(name));
+    const bundle = readableBundle(join(folder, name), parsedFile(EvidenceBundle, join(folder, name), await read(name)), lenient, stderr);
     const expected = parsedFile(ExpectedVerdict, join(folder, `${base}.expected.json`), await read(`${base}.expected.json`));
     cases.push(evaluateCase(base, bundle, expected));
   }

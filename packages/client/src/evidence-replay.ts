@@ -1,10 +1,12 @@
 import { isDeepStrictEqual } from "node:util";
-import { replayBundle, type Replay } from "@pes/analysis";
+import { bundleProblems, replayBundle, type Replay } from "@pes/analysis";
 import type { EvidenceBundle, ExpectedVerdict, Verdict, VerdictCause } from "@pes/contracts";
+import { UsageError } from "./cli-inputs.js";
 
 /** What `pes replay` prints: the verdict and mitigations the analysis reaches again, and whether they are the recorded ones. */
 export interface ReplayReport extends Replay {
-  executionId: string;
+  /** The bundle's execution; absent for a hand-written bundle that names none. */
+  executionId?: string;
   /**
    * Whether the verdict is the one recorded with the bundle and the mitigations the ones the execution
    * offered; absent when no verdict was recorded.
@@ -12,12 +14,25 @@ export interface ReplayReport extends Replay {
   sameAsRecorded?: boolean;
 }
 
+/**
+ * The bundle, when the analysis can read it whole (bundleProblems); otherwise a usage error naming each
+ * field it cannot read, or, when `lenient`, the bundle with those problems told on `stderr` (its unknown
+ * observations replay as failed actions).
+ */
+export function readableBundle(source: string, bundle: EvidenceBundle, lenient: boolean, stderr: { write(text: string): unknown }): EvidenceBundle {
+  const problems = bundleProblems(bundle);
+  if (problems.length === 0) return bundle;
+  if (!lenient) throw new UsageError(`${source}: the analysis cannot read: ${problems.join("; ")} (--lenient replays what it can)`);
+  stderr.write(`pes: ${source}: read leniently: ${problems.join("; ")}\n`);
+  return bundle;
+}
+
 /** Replays a bundle offline and compares its verdict and mitigations with those recorded with it. */
 export function replayReport(bundle: EvidenceBundle): ReplayReport {
   const replay = replayBundle(bundle);
   const offered = bundle.mitigations.filter(({ offered }) => offered).map(({ mitigation }) => mitigation);
   const same = isDeepStrictEqual(replay.verdict, bundle.verdict) && isDeepStrictEqual(replay.actionableMitigations, offered);
-  return { executionId: bundle.executionId, ...replay, ...(bundle.verdict === undefined ? {} : { sameAsRecorded: same }) };
+  return { ...(bundle.executionId === undefined ? {} : { executionId: bundle.executionId }), ...replay, ...(bundle.verdict === undefined ? {} : { sameAsRecorded: same }) };
 }
 
 /** A verdict in a line: `cause: deploy of checkout (Rollouts of checkout), high confidence`. */
@@ -73,8 +88,14 @@ function causeOutcome(expected: ExpectedVerdict, verdict: Verdict): CauseOutcome
   return matches(got, wanted) ? "right cause" : "wrong cause";
 }
 
+/** Whether a cause is the one expected: its kind, and its subject, action and detail where the case gives them. */
 function matches(got: VerdictCause, wanted: NonNullable<ExpectedVerdict["cause"]>): boolean {
-  return got.kind === wanted.kind && got.action === wanted.action && (wanted.subject === undefined || got.subject === wanted.subject);
+  return (
+    got.kind === wanted.kind &&
+    (wanted.action === undefined || got.action === wanted.action) &&
+    (wanted.subject === undefined || got.subject === wanted.subject) &&
+    (wanted.detailPattern === undefined || new RegExp(wanted.detailPattern, "i").test(got.detail ?? ""))
+  );
 }
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {

@@ -43,9 +43,11 @@ export type BundleTruncation = z.infer<typeof BundleTruncation>;
  * the query as it was sent (every template filled), the window it asked for, and what its source answered.
  */
 export const BundleAction = z.object({
-  gadget: z.string(),
+  /** The gadget it belongs to; a hand-written bundle may leave it out (its title stands in). */
+  gadget: z.string().optional(),
   title: z.string(),
-  connector: z.string(),
+  /** The connector's type (`prometheus`, `loki`…): for a person; the analysis reads the observation's kind. */
+  connector: z.string().optional(),
   /** Absent when the query could not be filled (the issue lacks an attribute). */
   query: z.unknown().optional(),
   /** The upstream service its gadget's instance is about (a gadget's `upstreams`); absent for the paged service's. */
@@ -88,8 +90,8 @@ export const BundleMitigation = z.object({
   when: MitigationCondition.optional(),
   /** The Alertmanager data source whose silence form the result's `url` opened, left out here. */
   silenceForm: z.string().optional(),
-  /** Whether the execution offered it (its findings met `when`). */
-  offered: z.boolean(),
+  /** Whether the execution offered it (its findings met `when`); absent in a hand-written bundle. */
+  offered: z.boolean().optional(),
 });
 export type BundleMitigation = z.infer<typeof BundleMitigation>;
 
@@ -102,8 +104,9 @@ export type BundleMitigation = z.infer<typeof BundleMitigation>;
 export const EvidenceBundle = z
   .object({
     v: z.number().int().positive(),
-    executionId: z.string(),
-    recordedAt: Instant,
+    /** The execution it was recorded from, and when: the API writes both; a hand-written bundle may leave them out. */
+    executionId: z.string().optional(),
+    recordedAt: Instant.optional(),
     issue: z.object({
       bookName: z.string(),
       title: z.string().optional(),
@@ -123,12 +126,21 @@ export const EvidenceBundle = z
   .meta({ id: "EvidenceBundle" });
 export type EvidenceBundle = z.infer<typeof EvidenceBundle>;
 
-const ExpectedCause = z.object({ kind: z.string(), subject: z.string().optional(), action: z.string() });
+/**
+ * A cause as a case expects it: its kind, and, when given, its subject, the action that showed it, and a
+ * pattern its detail matches (a regular expression, case-insensitive: `yourcompany/crw`, `Failed to resolve`).
+ */
+const ExpectedCause = z.object({
+  kind: z.string(),
+  subject: z.string().optional(),
+  action: z.string().optional(),
+  detailPattern: z.string().optional(),
+});
 
 /**
  * What a case of `pes eval` expects of a bundle's verdict: its conclusion, and when given the cause (its
- * kind, subject and action), for an ambiguous one the alternative too (the two in either order), and the
- * mitigations that fit it (by title).
+ * kind, and its subject, action or detail when given), for an ambiguous one the alternative too (the two
+ * in either order), and the mitigations that fit it (by title).
  */
 export const ExpectedVerdict = z.object({
   conclusion: z.enum(["cause", "no-cause", "ambiguous"]),

@@ -89,12 +89,15 @@ export const NormalAction = z
   .meta({ id: "NormalAction" });
 export type NormalAction = z.infer<typeof NormalAction>;
 
-/** An action that could not check anything: it failed (`error`, in plain words), was not run (`missing` attributes), or found no data (`noData`: why). */
+/**
+ * An action that could not check anything: it failed (`error`, in plain words), was not run (`missing`
+ * attributes), or found no data (`noData`: why; `too-few`: a new log pattern with too few lines to judge).
+ */
 export const UncheckedAction = z
   .discriminatedUnion("reason", [
     z.object({ action: z.string(), reason: z.literal("failed"), error: z.string() }),
     z.object({ action: z.string(), reason: z.literal("not-run"), missing: z.array(z.string()) }),
-    z.object({ action: z.string(), reason: z.literal("no-data"), noData: z.enum(["empty", "stopped", "no-baseline", "none-at-time"]) }),
+    z.object({ action: z.string(), reason: z.literal("no-data"), noData: z.enum(["empty", "stopped", "no-baseline", "none-at-time", "too-few"]) }),
   ])
   .meta({ id: "UncheckedAction" });
 export type UncheckedAction = z.infer<typeof UncheckedAction>;

@@ -111,7 +111,8 @@ export type ObservedLogLine = z.infer<typeof ObservedLogLine>;
 export const LogsObservation = z.object({
   kind: z.literal("logs"),
   streams: z.array(z.object({ labels: Labels.optional(), lines: z.array(ObservedLogLine) })),
-  counts: z.array(z.object({ at: z.number(), count: z.number() })),
+  /** Absent in a hand-written bundle that has only lines: they are then every line there was. */
+  counts: z.array(z.object({ at: z.number(), count: z.number() })).default([]),
 });
 export type LogsObservation = z.infer<typeof LogsObservation>;
 

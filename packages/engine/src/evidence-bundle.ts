@@ -21,11 +21,12 @@ export interface KeptMitigation extends RenderedMitigation {
 
 /**
  * An action's evidence, as the worker and a replay read it: the analysis reads what the action observed
- * (citing its title, with its link), then the data source's secrets are redacted from every text, since
- * a source may echo them.
+ * (citing its title, with its link, and the issue's attributes when it is about the paged service), then
+ * the data source's secrets are redacted from every text, since a source may echo them.
  */
-export function evidenceOf(observed: Observed, title: string, window: TimeWindow): readonly Evidence[] {
-  return readObservation(observed.observation, { action: title, window, ...(observed.link === undefined ? {} : { link: observed.link }) }).map((evidence) =>
+export function evidenceOf(observed: Observed, title: string, window: TimeWindow, attributes?: Readonly<Record<string, string>>): readonly Evidence[] {
+  const context = { action: title, window, ...(observed.link === undefined ? {} : { link: observed.link }), ...(attributes === undefined ? {} : { attributes }) };
+  return readObservation(observed.observation, context).map((evidence) =>
     mapEvidenceText(evidence, observed.redact),
   );
 }

@@ -75,7 +75,9 @@ export async function runPlannedAction(runner: ActionRunner, orgId: string, plan
     // Whatever the action does after the race is decided is handled by the race: never unhandled.
     const observed = await Promise.race([ran, bounds.abandoned]);
     if (observed === ABORTED) return { evidence: [ended()] };
-    return settled(observed, title, window, signal, { report, startedAt, ended });
+    // An upstream's instance reads its answer as it is: the attributes are the paged service's.
+    const attributes = planned.instance.upstream === undefined ? planned.attributes : undefined;
+    return settled(observed, title, window, attributes, signal, { report, startedAt, ended });
   } catch (error) {
     if (error instanceof NoQuerySlotError) {
       report(bounds.timedOut() ? "timeout" : "failed", startedAt);
@@ -120,11 +122,12 @@ function settled(
   observed: Observed,
   title: string,
   window: TimeWindow,
+  attributes: Readonly<Record<string, string>> | undefined,
   signal: AbortSignal,
   ending: { report: (outcome: ActionOutcome, startedAt?: number) => void; startedAt: number; ended: (link?: string) => Evidence },
 ): ActionRun {
   // The analysis reads what the action observed: the one way from a data source's answer to evidence.
-  const evidence = evidenceOf(observed, title, window);
+  const evidence = evidenceOf(observed, title, window, attributes);
   const [only] = evidence;
   if (only === undefined) return { evidence: [{ kind: "none", action: title, what: "findings" }], observed };
   if (evidence.length === 1 && only.kind === "failed" && signal.aborted) {

@@ -18,7 +18,7 @@ afterAll(async () => {
   await redis.stop();
 });
 
-const bundle: EvidenceBundle = {
+const bundle = {
   v: EVIDENCE_BUNDLE_VERSION,
   executionId: "0b6f2c7e-1c1a-4f2e-9a63-2f0d8f1e9a01",
   recordedAt: "2026-11-20T14:09:00.000Z",
@@ -34,7 +34,7 @@ const bundle: EvidenceBundle = {
     },
   ],
   mitigations: [{ mitigation: { toolName: "rollback" }, when: { likelyCause: "deploy" }, offered: true }],
-};
+} satisfies EvidenceBundle;
 
 describe("createEvidenceStore", () => {
   it("keeps a bundle under its organization's keys for the retention, and reads it back for that organization only", async () => {

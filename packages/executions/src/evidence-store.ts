@@ -32,10 +32,13 @@ export class EvidenceTooLargeError extends Error {
 export function createEvidenceStore(connection: () => RedisConnection, keys: KeySpace): EvidenceStore {
   return {
     async keep(orgId, bundle, { retentionDays, maxBytes }) {
+      // The worker's bundles always name their execution; only a hand-written one may not.
+      const { executionId } = bundle;
+      if (executionId === undefined) throw new TypeError("an evidence bundle to keep must name its execution");
       const text = JSON.stringify(bundle);
       const bytes = Buffer.byteLength(text);
-      if (bytes > maxBytes) throw new EvidenceTooLargeError(`the evidence bundle of ${bundle.executionId} takes ${bytes} bytes, over its cap of ${maxBytes}`);
-      await connection().set(evidenceKey(keys, orgId, bundle.executionId), text, "PX", Math.round(retentionDays * DAY_MS));
+      if (bytes > maxBytes) throw new EvidenceTooLargeError(`the evidence bundle of ${executionId} takes ${bytes} bytes, over its cap of ${maxBytes}`);
+      await connection().set(evidenceKey(keys, orgId, executionId), text, "PX", Math.round(retentionDays * DAY_MS));
     },
     async read(orgId, executionId) {
       let text: string | null;
