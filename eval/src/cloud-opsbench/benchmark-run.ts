@@ -62,12 +62,12 @@ function readAnswer(directory: string): Partial<AnswerTriple> | undefined {
  * Converts a case, replays its bundle through the analysis, maps the verdict to the benchmark's answers
  * and scores them. With `dumpDir`, the bundle is written to `<dumpDir>/<category>/<n>.json`.
  */
-export function runCase(ref: CaseRef, options: { dumpDir?: string; system: string }): CaseResult {
+export function runCase(ref: CaseRef, options: { dumpDir?: string; system: string; apiOnly?: boolean }): CaseResult {
   const convertStart = performance.now();
   const id = `cloud-opsbench/${options.system}/${ref.id}`;
   let converted: ConvertedCase;
   try {
-    converted = convertCase(ref.directory, id);
+    converted = convertCase(ref.directory, id, { apiOnly: options.apiOnly === true });
   } catch (error) {
     // A case that cannot be read is scored like any other: a miss, with why in its notes.
     converted = { bundle: emptyBundle(id), notes: [`not converted: ${error instanceof Error ? error.message : String(error)}`] };

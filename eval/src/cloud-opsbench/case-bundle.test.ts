@@ -89,6 +89,14 @@ describe("a case directory as a bundle", () => {
     ]);
   });
 
+  it("leaves the node services out when only what the API shows is asked for", () => {
+    const directory = join(root, "api-only");
+    writeSyntheticCase(directory);
+    const apiOnly = stateOf(convertCase(directory, "cloud-opsbench/shop/scheduling/1", { apiOnly: true }).bundle);
+    expect(apiOnly.systemPods ?? []).toEqual([]);
+    expect(apiOnly.containerLogs?.map((log) => log.pod)).toEqual(["cart-7c9d8b6f5a-q8w2e", "ghost"]);
+  });
+
   it("replays through the analysis", () => {
     expect(replayBundle(bundle).verdict.conclusion).toMatch(/^(cause|no-cause|ambiguous)$/);
   });

@@ -23,8 +23,10 @@ export interface ConvertedCase {
  * any (alertmanager), one per metric series (prometheus). The issue's time is when its first alert fired,
  * as an alerting pipeline would page, else the collection's.
  */
-export function convertCase(directory: string, id: string): ConvertedCase {
-  return bundleOfFiles(readCaseFiles(directory), id);
+export function convertCase(directory: string, id: string, options: { apiOnly?: boolean } = {}): ConvertedCase {
+  const files = readCaseFiles(directory);
+  // The node services' systemctl status is no part of what the API holds: left out on request.
+  return bundleOfFiles(options.apiOnly === true ? { ...files, nodeServices: [] } : files, id);
 }
 
 /** The zone of the case's local times: that of its describe dates (kubectl prints the cluster's). */
