@@ -28,17 +28,17 @@ export async function expectEveryActionRanAndLinks(run: RunningScenario, result:
     const source = origins.get(link.origin);
     if (source === "cluster") {
       expect(link.pathname, title).toMatch(/^\/apis?\/(v1|apps\/v1)\/namespaces\/(shop|default)\//);
-      expect(await statusOf(link, { authorization: `Bearer ${run.cluster.token}` }, run.cluster.ca), `${title}: ${link.href}`).toBe(200);
+      expect(await statusCodeOf(link, { authorization: `Bearer ${run.cluster.token}` }, run.cluster.ca), `${title}: ${link.href}`).toBe(200);
       continue;
     }
-    if (source !== undefined) expect(await statusOf(link, {}, undefined), `${title}: ${link.href}`).toBe(200);
+    if (source !== undefined) expect(await statusCodeOf(link, {}, undefined), `${title}: ${link.href}`).toBe(200);
     else expect(link.hostname, title).toMatch(/^(grafana|kibana)\.shop\.example$/);
     if (title.includes(scope)) expect(decodeURIComponent(link.href), title).toContain(scope);
   }
 }
 
 /** The status a GET of `url` ends with, following a few redirects (Prometheus' /graph moves to /query). */
-async function statusOf(url: URL, headers: Record<string, string>, ca: string | undefined, redirects = REDIRECTS): Promise<number> {
+async function statusCodeOf(url: URL, headers: Record<string, string>, ca: string | undefined, redirects = REDIRECTS): Promise<number> {
   const { status, location } = await new Promise<{ status: number; location?: string }>((resolve, reject) => {
     const options = { headers, ...(ca === undefined ? {} : { ca }) };
     const request = (url.protocol === "https:" ? httpsGet : httpGet)(url, options, (response) => {
@@ -47,6 +47,6 @@ async function statusOf(url: URL, headers: Record<string, string>, ca: string | 
     });
     request.on("error", reject);
   });
-  if (status >= 300 && status < 400 && location !== undefined && redirects > 0) return statusOf(new URL(location, url), headers, ca, redirects - 1);
+  if (status >= 300 && status < 400 && location !== undefined && redirects > 0) return statusCodeOf(new URL(location, url), headers, ca, redirects - 1);
   return status;
 }

@@ -24,7 +24,7 @@ export type AppErrorCode = keyof typeof statusByCode;
 const codeByStatus = new Map<number, AppErrorCode>(Object.entries(statusByCode).map(([code, status]) => [status, code as AppErrorCode]));
 
 /** The HTTP status of an error code. */
-export function statusOf(code: AppErrorCode): number {
+export function httpStatusOf(code: AppErrorCode): number {
   return statusByCode[code];
 }
 
@@ -62,7 +62,7 @@ function clientErrorOf(error: unknown): AppError | undefined {
   if (typeof status !== "number" || status < 400 || status > 499) return undefined;
   if (error instanceof URIError) return new AppError("validation", "Malformed URL: the path is not valid percent-encoding");
   const code = codeByStatus.get(status) ?? "validation";
-  return new AppError(code, STATUS_CODES[statusOf(code)] ?? "Bad Request");
+  return new AppError(code, STATUS_CODES[httpStatusOf(code)] ?? "Bad Request");
 }
 
 /**
@@ -83,7 +83,7 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
     if (known !== undefined) {
       // RFC 6750: a 401 names the scheme the caller should use.
       const headers = known.code === "unauthenticated" ? { "WWW-Authenticate": "Bearer", ...known.headers } : known.headers;
-      sendJson(res, statusOf(known.code), { error: known.detail }, headers);
+      sendJson(res, httpStatusOf(known.code), { error: known.detail }, headers);
       return;
     }
     logger.error({ err: error, requestId }, "unhandled error");

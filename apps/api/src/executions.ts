@@ -111,7 +111,7 @@ export function createExecutions(deps: ExecutionsDeps): Executions {
         if (submitted === undefined) throw new Error("submit answered no execution for one request");
         await bind(options.idempotent, claimedId, submitted.executionId);
         const { executionId } = submitted;
-        return (await client.read(executionId, caller.orgId)) ?? { id: executionId, status: "queued", createdAt: new Date() };
+        return (await client.read(caller.orgId, executionId)) ?? { id: executionId, status: "queued", createdAt: new Date() };
       }),
 
     runBatch: (caller, options, itemsFor) =>
@@ -146,7 +146,7 @@ export function createExecutions(deps: ExecutionsDeps): Executions {
         const { itemsQueued } = limitsOf(caller);
         withinCeiling(items.length, itemsQueued);
         await client.batches.start({ batchId, orgId: caller.orgId, items, coalesce: options.coalesce, limit: { max: itemsQueued } });
-        const view = await client.batches.read(batchId, caller.orgId, { offset: 0, limit: 0 });
+        const view = await client.batches.read(caller.orgId, batchId, { offset: 0, limit: 0 });
         if (view === undefined) throw new Error(`batch ${batchId} was started but cannot be read`);
         return view;
       }),
@@ -160,7 +160,7 @@ export function createExecutions(deps: ExecutionsDeps): Executions {
         }),
       ),
 
-    read: (orgId, executionId) => usingQueue(() => client.read(executionId, orgId)),
+    read: (orgId, executionId) => usingQueue(() => client.read(orgId, executionId)),
     readEvidence: (orgId, executionId) => {
       const store = deps.evidence;
       return store === undefined ? Promise.resolve(undefined) : usingQueue(() => store.read(orgId, executionId));
@@ -171,7 +171,7 @@ export function createExecutions(deps: ExecutionsDeps): Executions {
       return store === undefined ? Promise.resolve(new Map()) : usingQueue(() => store.read(orgId, executionId));
     },
 
-    readBatch: (orgId, batchId, page) => usingQueue(() => client.batches.read(batchId, orgId, page)),
+    readBatch: (orgId, batchId, page) => usingQueue(() => client.batches.read(orgId, batchId, page)),
   };
 }
 

@@ -211,11 +211,11 @@ describe("api process with Redis and the development issuer", () => {
 
     // Each on a connection of its own: with timeouts this short, a kept-alive socket idle between the two
     // could be closed by the server just as the second request is written (a reset, not an answer).
-    expect(await statusOf(`${base}/playbook`, { Authorization: `Bearer ${token}` })).toBe(200);
+    expect(await statusCodeOf(`${base}/playbook`, { Authorization: `Bearer ${token}` })).toBe(200);
     for (const answer of await Promise.all(slowClients.map((client) => client.closed))) {
       expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     }
-    expect(await statusOf(`${base}/readyz`)).toBe(200);
+    expect(await statusCodeOf(`${base}/readyz`)).toBe(200);
   });
 });
 
@@ -289,7 +289,7 @@ describe("api process whose AUTH_JWKS_URL holds a user and password", () => {
 });
 
 /** GET on a fresh connection (no keep-alive agent); the status, the body read and dropped. */
-async function statusOf(url: string, headers: Record<string, string> = {}): Promise<number> {
+async function statusCodeOf(url: string, headers: Record<string, string> = {}): Promise<number> {
   const req = request(url, { headers, agent: false });
   req.end();
   const [response] = (await once(req, "response")) as [IncomingMessage];

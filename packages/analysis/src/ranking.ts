@@ -14,7 +14,7 @@ import type {
 } from "./evidence.js";
 import { isBlip } from "./blips.js";
 import { alertUpstream, isPage, namingTexts, upstreamsNamedIn, type IssueScope } from "./dependencies.js";
-import { failureKindOf, type ContainerFailureKind } from "./container-failures.js";
+import { failureKindOf } from "./container-failures.js";
 import { isCrashLoopEvent } from "./kubernetes-events.js";
 import { nodeCause } from "./placement.js";
 

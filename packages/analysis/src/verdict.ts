@@ -1,6 +1,5 @@
 import type { NormalAction, RuledOutChange, UncheckedAction, Verdict, VerdictCause, VerdictFinding } from "@pes/contracts";
 import type { ChangeEvidence, Labels, SymptomEvidence } from "./evidence.js";
-import type { ContainerFailureKind } from "./container-failures.js";
 import { causeKindOf, rankFindings, type Finding, type LikelyCause, type RankedChange, type Ranking, type RankOptions } from "./ranking.js";
 
 /**

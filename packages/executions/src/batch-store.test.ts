@@ -106,7 +106,7 @@ function parsed(outcome: ExecutionOutcome | undefined): unknown {
 /** Reads the batch until `done` holds, without a clock: each read waits for the next finished job. */
 async function readUntil(api: ExecutionClient, batchId: string, done: (view: BatchView) => boolean, limit = 1_000): Promise<BatchView> {
   for (;;) {
-    const view = await api.batches.read(batchId, "acme", { offset: 0, limit });
+    const view = await api.batches.read("acme", batchId, { offset: 0, limit });
     if (view === undefined) throw new Error("batch not found");
     if (done(view)) return view;
     await new Promise((resolve) => setTimeout(resolve, 25));
@@ -122,7 +122,7 @@ describe("async batches", () => {
     expect(await api.batches.start({ batchId: "b-1", orgId: "acme", items })).toEqual({ created: true });
 
     // Before any worker: nothing done, every valid item queued.
-    const before = await api.batches.read("b-1", "acme", { offset: 498, limit: 4 });
+    const before = await api.batches.read("acme", "b-1", { offset: 498, limit: 4 });
     expect(before?.status).toBe("running");
     expect(before?.progress).toEqual({ total: 1_000, done: 1, failed: 1 });
     expect(before?.items.map((item) => [item.index, item.status])).toEqual([
@@ -140,7 +140,7 @@ describe("async batches", () => {
     expect(after.items.map((item) => item.index)).toEqual(Array.from({ length: 100 }, (_, index) => index));
     expect(after.items.every((item) => item.status === "completed" && item.executionId === batchItemIds("b-1")(item.index))).toBe(true);
     expect(after.items.map((item) => parsed(item.outcome))).toEqual(after.items.map((item) => ({ highlights: `ran for service-${item.index}` })));
-    const last = await api.batches.read("b-1", "acme", { offset: 990, limit: 100 });
+    const last = await api.batches.read("acme", "b-1", { offset: 990, limit: 100 });
     expect(last?.items.map((item) => item.index)).toEqual([990, 991, 992, 993, 994, 995, 996, 997, 998, 999]);
   }, 60_000);
 
@@ -159,9 +159,9 @@ describe("async batches", () => {
   it("shows a batch only to its organization", async () => {
     const api = await client();
     await api.batches.start({ batchId: "b-3", orgId: "acme", items: [{ request: request(0) }] });
-    expect(await api.batches.read("b-3", "globex", { offset: 0, limit: 10 })).toBeUndefined();
-    expect(await api.batches.read("no-such-batch", "acme", { offset: 0, limit: 10 })).toBeUndefined();
-    expect(await api.batches.read("b-3", "acme", { offset: 0, limit: 10 })).toMatchObject({ id: "b-3", progress: { total: 1 } });
+    expect(await api.batches.read("globex", "b-3", { offset: 0, limit: 10 })).toBeUndefined();
+    expect(await api.batches.read("acme", "no-such-batch", { offset: 0, limit: 10 })).toBeUndefined();
+    expect(await api.batches.read("acme", "b-3", { offset: 0, limit: 10 })).toMatchObject({ id: "b-3", progress: { total: 1 } });
   });
 
   it("coalesces items with each other and with a caller's own execution", async () => {
@@ -214,7 +214,7 @@ describe("async batches", () => {
     expect(view.progress).toEqual({ total: 2, done: 2, failed: 1 });
     expect(view.items[1]).toMatchObject({ status: "failed" });
     expect(parsed(view.items[1]?.outcome)).toEqual({ error: "Execution result was lost" });
-    expect(await api.read(lostId, "acme")).toMatchObject({ status: "failed" });
+    expect(await api.read("acme", lostId)).toMatchObject({ status: "failed" });
     // A reply that comes after all loses to the failure, and the progress does not go back.
     const late = new Redis(redis.url);
     defineLifecycleCommands(late);
@@ -224,7 +224,7 @@ describe("async batches", () => {
     } finally {
       await late.quit();
     }
-    expect((await api.batches.read("b-5", "acme", { offset: 0, limit: 0 }))?.progress).toEqual({ total: 2, done: 2, failed: 1 });
+    expect((await api.batches.read("acme", "b-5", { offset: 0, limit: 0 }))?.progress).toEqual({ total: 2, done: 2, failed: 1 });
   });
 });
 
@@ -333,7 +333,7 @@ describe("per-organization limits", () => {
       const jobs = await Promise.all(behind.map((execution) => behindQueue.getJob(execution.executionId)));
       expect(jobs.map((job) => job?.name)).toEqual(["execute", "execute"]);
       // Read back from the lane its job is in.
-      for (const execution of behind) expect(await api.read(execution.executionId, "acme")).toMatchObject({ status: "queued" });
+      for (const execution of behind) expect(await api.read("acme", execution.executionId)).toMatchObject({ status: "queued" });
     } finally {
       await queue.close();
       await behindQueue.close();
@@ -346,7 +346,7 @@ describe("per-organization limits", () => {
     const items = (from: number, count: number) => Array.from({ length: count }, (_, index) => ({ request: request(from + index) }));
     await api.batches.start({ batchId: "b-7", orgId: "acme", items: items(0, 8), limit });
     await expect(api.batches.start({ batchId: "b-8", orgId: "acme", items: items(100, 3), limit })).rejects.toThrow(LimitExceededError);
-    expect(await api.batches.read("b-8", "acme", { offset: 0, limit: 1 })).toBeUndefined();
+    expect(await api.batches.read("acme", "b-8", { offset: 0, limit: 1 })).toBeUndefined();
     // Interactive executions are counted apart.
     await worker(async () => ({ highlights: "ran" }));
     await api.execute(request(200), 10_000, { limit: { max: 1 } });

@@ -75,7 +75,7 @@ export interface Batches {
    * A batch of the organization with the items of `page`, or undefined when it has none of that id (or it
    * expired). Its progress costs one read whatever its size; the page, a read per item in it.
    */
-  read(batchId: string, orgId: string, page: BatchPage): Promise<BatchView | undefined>;
+  read(orgId: string, batchId: string, page: BatchPage): Promise<BatchView | undefined>;
 }
 
 /** What a batch store needs of the execution client. */
@@ -129,7 +129,7 @@ export function batchItemIds(batchId: string): (index: number) => string {
  * result or an explicit error.
  */
 export function createBatchStore(deps: BatchStoreDeps): Batches {
-  return { start: (batch) => startBatch(deps, batch), read: (batchId, orgId, page) => readBatchView(deps, batchId, orgId, page) };
+  return { start: (batch) => startBatch(deps, batch), read: (orgId, batchId, page) => readBatchView(deps, orgId, batchId, page) };
 }
 
 /**
@@ -172,7 +172,7 @@ async function startBatch(deps: BatchStoreDeps, batch: NewBatch): Promise<{ crea
   return { created };
 }
 
-async function readBatchView(deps: BatchStoreDeps, batchId: string, orgId: string, page: BatchPage): Promise<BatchView | undefined> {
+async function readBatchView(deps: BatchStoreDeps, orgId: string, batchId: string, page: BatchPage): Promise<BatchView | undefined> {
   const redis = deps.records();
   let stored = await readBatch(redis, deps.keys, orgId, batchId);
   if (stored === undefined) return undefined;

@@ -1,4 +1,4 @@
-import { errorMessage, type StartBatchJob } from "@pes/contracts";
+import type { StartBatchJob } from "@pes/contracts";
 import { closeConnection, createProducerConnection, createSubscriberConnection, withTimeout, type KeySpace, type RedisConnection } from "@pes/jobs";
 import { Queue } from "bullmq";
 import type { Logger } from "pino";
@@ -49,7 +49,7 @@ export function connect(setup: ConnectionSetup, notifyReadiness: () => void): Co
   producer.on("ready", notifyReadiness);
   for (const connection of [producer, records, subscriber]) connection.connect().catch(() => {});
   const starts = new Queue<StartBatchJob>(START_BATCH_JOB.queue, { connection: producer, prefix: keys.bullPrefix });
-  starts.on("error", (error) => logger.warn({ queue: START_BATCH_JOB.queue, err: error.message }, "queue error"));
+  starts.on("error", (error) => logger.warn({ queue: START_BATCH_JOB.queue, err: error }, "queue error"));
   return { producer, records, subscriber, queues: openExecutionQueues(producer, { redisUrl, prefix, logger }), starts, listener };
 }
 
@@ -60,7 +60,7 @@ export async function disconnect(connected: Connected, logger: Logger): Promise<
   try {
     await withTimeout(Promise.all([queues.execute.close(), queues.message.close(), queues.behind.close(), starts.close()]), 2_000, "closing the queues");
   } catch (error) {
-    logger.warn({ err: errorMessage(error) }, "queues did not close cleanly");
+    logger.warn({ err: error }, "queues did not close cleanly");
   }
   await Promise.all([connected.producer, connected.records, connected.subscriber].map(closeConnection));
 }

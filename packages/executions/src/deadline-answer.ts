@@ -1,4 +1,4 @@
-import { encodeReply, errorMessage, type PlaybookExecutionResult } from "@pes/contracts";
+import { encodeReply, type PlaybookExecutionResult } from "@pes/contracts";
 import { finishExecution, type ExecutionOutcome } from "./execution-lifecycle.js";
 import { errorResult, finishLost, readStatus, type StatusReads } from "./execution-status.js";
 import type { Logger } from "pino";
@@ -40,7 +40,7 @@ interface Found {
 export async function answerAtDeadline(deps: DeadlineDeps, call: DeadlineCall): Promise<ExecutionOutcome> {
   const timedOut = `Execution timed out after ${call.timeoutMs} ms`;
   const found = await oneOutcome(STATE_READ_TIMEOUT_MS, (decide) => lookUp(deps, call, timedOut, decide)).catch((error: unknown): Found => {
-    deps.logger.warn({ executionId: call.executionId, err: errorMessage(error) }, "could not read the state of a job past its deadline");
+    deps.logger.warn({ executionId: call.executionId, err: error }, "could not read the state of a job past its deadline");
     return { answer: errorResult(`${timedOut}; its state could not be read: Redis unreachable`), jobState: "unreadable" };
   });
   deps.onReplyTimeout?.(found.jobState);

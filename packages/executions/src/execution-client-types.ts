@@ -86,7 +86,7 @@ export interface ExecutionClient {
    * An execution of the organization, or undefined when it has none of that id (or it is past its retention).
    * One found lost (its job gone without a reply) is finished with that error as it is read.
    */
-  read(executionId: string, orgId: string): Promise<ExecutionView | undefined>;
+  read(orgId: string, executionId: string): Promise<ExecutionView | undefined>;
   /** Idempotency-Keys, scoped per organization, kept as long as executions. */
   readonly idempotencyKeys: IdempotencyKeys;
   /** Async batches: started in bulk in the batch lane, read back with their progress. */

@@ -90,7 +90,7 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     },
     executeMany: async (requests, timeoutMs, executeOptions = {}) => Promise.all((await begin(requests, timeoutMs, { ...executeOptions, wait: true })).results),
     submit: async (requests, submitOptions = {}) => (await begin(requests, submitOptions.timeoutMs ?? submittedTimeoutMs, { ...submitOptions, wait: false })).submitted,
-    read: async (executionId, orgId) => readView(statusReads(setup, ready() ?? unreachable()), orgId, executionId),
+    read: async (orgId, executionId) => readView(statusReads(setup, ready() ?? unreachable()), orgId, executionId),
     idempotencyKeys,
     batches,
     isReady: async () => {
@@ -139,8 +139,8 @@ function submissionDeps(setup: Setup, connected: Connected, unavailable: (error:
     ...(options.coalescing === undefined ? {} : { coalescing: options.coalescing }),
     ...(options.onJoined === undefined ? {} : { onJoined: options.onJoined }),
     unavailable,
-    waitFor: (executionId, orgId, created, timeoutMs) =>
-      connected.listener.waitFor(executionId, orgId, timeoutMs, () => answerAtDeadline(deadlineDeps, { executionId, orgId, created, timeoutMs })),
+    waitFor: (orgId, executionId, created, timeoutMs) =>
+      connected.listener.waitFor(orgId, executionId, timeoutMs, () => answerAtDeadline(deadlineDeps, { executionId, orgId, created, timeoutMs })),
   };
 }
 

@@ -297,9 +297,9 @@ describe("submitted executions", () => {
     if (submitted === undefined) throw new Error("nothing submitted");
     expect(submitted.joined).toBe(false);
     await started.promise;
-    expect(await api.read(submitted.executionId, "acme")).toMatchObject({ id: submitted.executionId, status: "running" });
-    expect(await api.read(submitted.executionId, "globex")).toBeUndefined();
-    expect(await api.read("00000000-0000-4000-8000-000000000000", "acme")).toBeUndefined();
+    expect(await api.read("acme", submitted.executionId)).toMatchObject({ id: submitted.executionId, status: "running" });
+    expect(await api.read("globex", submitted.executionId)).toBeUndefined();
+    expect(await api.read("acme", "00000000-0000-4000-8000-000000000000")).toBeUndefined();
 
     // A synchronous caller joins the submitted execution and waits for its result.
     const waiting = api.execute(request(), 10_000);
@@ -307,7 +307,7 @@ describe("submitted executions", () => {
     release.resolve();
     expect(await waiting).toMatchObject({ executionId: submitted.executionId, joined: true });
 
-    const done = await api.read(submitted.executionId, "acme");
+    const done = await api.read("acme", submitted.executionId);
     expect(done).toMatchObject({ id: submitted.executionId, status: "completed" });
     expect(parsed(done?.outcome)).toEqual({ highlights: "done" });
     expect(done?.completedAt?.getTime()).toBeGreaterThanOrEqual(done?.createdAt.getTime() ?? Infinity);
@@ -316,15 +316,15 @@ describe("submitted executions", () => {
   it("are queued while no worker takes them, and failed once a job fails", async () => {
     const api = await client();
     const [submitted] = await api.submit([request()], { coalesce: false });
-    expect(await api.read(submitted?.executionId ?? "", "acme")).toMatchObject({ status: "queued" });
+    expect(await api.read("acme", submitted?.executionId ?? "")).toMatchObject({ status: "queued" });
 
     await worker(async () => {
       throw new Error("no data source");
     });
-    let view = await api.read(submitted?.executionId ?? "", "acme");
+    let view = await api.read("acme", submitted?.executionId ?? "");
     while (view?.status !== "failed") {
       await new Promise((resolve) => setTimeout(resolve, 20));
-      view = await api.read(submitted?.executionId ?? "", "acme");
+      view = await api.read("acme", submitted?.executionId ?? "");
     }
     expect(parsed(view.outcome)).toEqual({ error: "Execution failed: no data source" });
   });
@@ -350,7 +350,7 @@ describe("lost executions", () => {
     if (lost === undefined) throw new Error("nothing submitted");
     await loseJob(lost.executionId);
 
-    const view = await api.read(lost.executionId, "acme");
+    const view = await api.read("acme", lost.executionId);
     expect(view).toMatchObject({ status: "failed" });
     expect(parsed(view?.outcome)).toEqual({ error: "Execution result was lost" });
     const [again] = await api.submit([request({ requestId: "req-2" })]);

@@ -408,7 +408,7 @@ describe("execution queue", () => {
     await worker.start();
 
     // Nobody withdrew the job: a worker takes it, finds its deadline passed, and says so in its record.
-    const view = await eventually(() => client.read(job?.id ?? "", "acme"), (read) => read?.status === "completed" || read?.status === "failed");
+    const view = await eventually(() => client.read("acme", job?.id ?? ""), (read) => read?.status === "completed" || read?.status === "failed");
     expect(view?.outcome && parsed(view.outcome)).toEqual({ error: "Execution timed out: its deadline passed before a worker could start it" });
   });
 

@@ -48,7 +48,7 @@ export interface SubmissionDeps {
   /** The error for a failed enqueue (QueueUnavailableError). */
   unavailable(error: unknown): Error;
   /** The outcome to come of an execution a caller waits for: `created` when this call created it. */
-  waitFor(executionId: string, orgId: string, created: boolean, timeoutMs: number): Promise<ExecutionOutcome>;
+  waitFor(orgId: string, executionId: string, created: boolean, timeoutMs: number): Promise<ExecutionOutcome>;
 }
 
 /**
@@ -106,7 +106,7 @@ function outcomeOf(deps: SubmissionDeps, begun: Begun, orgId: string, timeoutMs:
   if (begun.state === "completed" || begun.state === "failed") {
     return Promise.resolve(decodeReply(begun.reply)?.result ?? errorResult("Execution result was unreadable"));
   }
-  return deps.waitFor(begun.executionId, orgId, begun.state === "created", timeoutMs);
+  return deps.waitFor(orgId, begun.executionId, begun.state === "created", timeoutMs);
 }
 
 /**

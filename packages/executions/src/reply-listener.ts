@@ -1,4 +1,4 @@
-import { decodeReply, errorMessage, type DecodedReply } from "@pes/contracts";
+import { decodeReply, type DecodedReply } from "@pes/contracts";
 import type { KeySpace, RedisConnection } from "@pes/jobs";
 import { Cluster } from "ioredis";
 import type { Logger } from "pino";
@@ -70,7 +70,7 @@ export class ReplyListener {
    * Waits for an execution's reply (or takes the one that came first) until `timeoutMs`; from then on
    * `atDeadline` answers the caller, and a reply that comes meanwhile does not.
    */
-  waitFor(executionId: string, orgId: string, timeoutMs: number, atDeadline: () => Promise<ExecutionOutcome>): Promise<ExecutionOutcome> {
+  waitFor(orgId: string, executionId: string, timeoutMs: number, atDeadline: () => Promise<ExecutionOutcome>): Promise<ExecutionOutcome> {
     const first = this.early.get(executionId);
     if (first !== undefined) {
       this.early.delete(executionId);
@@ -135,7 +135,7 @@ export class ReplyListener {
       }),
     );
     if (found > 0) this.options.logger.info({ found }, "collected replies published while the reply channel was down");
-    if (unreadable !== undefined) this.options.logger.warn({ err: errorMessage(unreadable) }, "could not sweep every stored reply after resubscribing");
+    if (unreadable !== undefined) this.options.logger.warn({ err: unreadable }, "could not sweep every stored reply after resubscribing");
   }
 
   private keepEarly(executionId: string, outcome: ExecutionOutcome): void {
@@ -179,7 +179,7 @@ export class ReplyListener {
     try {
       await subscriber.subscribe(channel);
     } catch (error) {
-      logger.warn({ err: errorMessage(error) }, "could not subscribe to the reply channel; retrying on reconnect");
+      logger.warn({ err: error }, "could not subscribe to the reply channel; retrying on reconnect");
       return;
     }
     if (epoch !== this.subscriptionEpoch || subscriber.status !== "ready") return;

@@ -74,7 +74,7 @@ function countingReads(inner: ExecutionClient) {
         log.push({ batchId, limit: page.limit, at: performance.now() });
         events.emit("read");
         if (held !== undefined) await held.promise;
-        return inner.batches.read(batchId, orgId, page);
+        return inner.batches.read(orgId, batchId, page);
       },
     },
   };

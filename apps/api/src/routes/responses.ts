@@ -1,6 +1,6 @@
 import { ErrorResponse, ValidationError } from "@pes/contracts";
 import { z } from "zod";
-import { type AppErrorCode, statusOf } from "../errors.js";
+import { type AppErrorCode, httpStatusOf } from "../errors.js";
 
 /** A response header a route may send, as the OpenAPI document shows it. */
 export interface HeaderDeclaration {
@@ -60,5 +60,5 @@ const failureAnswers = {
 
 /** The `{ error }` answers of these AppError codes, under their statuses. */
 export function failures(...codes: readonly AppErrorCode[]): Responses {
-  return Object.fromEntries(codes.map((code) => [statusOf(code), failureAnswers[code]]));
+  return Object.fromEntries(codes.map((code) => [httpStatusOf(code), failureAnswers[code]]));
 }

@@ -213,7 +213,7 @@ export class FakeExecutionClient extends EventEmitter implements ExecutionClient
     });
   }
 
-  async read(executionId: string, orgId: string): Promise<ExecutionView | undefined> {
+  async read(orgId: string, executionId: string): Promise<ExecutionView | undefined> {
     const execution = this.executions.get(executionId);
     if (execution === undefined || execution.orgId !== orgId) return undefined;
     const { createdAt, outcome } = execution;

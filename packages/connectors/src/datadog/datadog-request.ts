@@ -38,13 +38,13 @@ export async function askDatadog(request: FetchRequest<DatadogDataSource, unknow
   try {
     body = JSON.parse(answerText(answer.body));
   } catch {
-    return { problem: answer.status >= 400 ? `${TARGET} answered ${statusOf(answer)}` : `${TARGET} answered with something that is not JSON` };
+    return { problem: answer.status >= 400 ? `${TARGET} answered ${statusText(answer)}` : `${TARGET} answered with something that is not JSON` };
   }
   if (answer.status < 400) return { body };
   const errors = DatadogErrors.safeParse(body);
-  return { problem: `${TARGET} answered ${errors.success ? `${answer.status}: ${errors.data.errors.join("; ")}` : statusOf(answer)}` };
+  return { problem: `${TARGET} answered ${errors.success ? `${answer.status}: ${errors.data.errors.join("; ")}` : statusText(answer)}` };
 }
 
-function statusOf(answer: HttpAnswer): string {
+function statusText(answer: HttpAnswer): string {
   return `${answer.status}${answer.statusText === "" ? "" : ` ${answer.statusText}`}`;
 }
