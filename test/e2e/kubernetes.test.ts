@@ -187,21 +187,23 @@ describe("what the workers may read of the cluster", () => {
   ];
   const rulesOf = (name: string) => (find(example, "ClusterRole", name) as Resource & { rules: PolicyRule[] }).rules;
 
-  it("grants get and list on exactly the kinds the connector reads, pods' logs, and the names' lists apart", () => {
+  it("grants get and list on exactly the kinds the connector reads, pods' logs, and ConfigMaps' names apart", () => {
     expect(rulesOf("pes-cluster-reader")).toEqual(READS);
-    // ConfigMaps and Secrets: list only, in a role of their own that an operator can leave out.
-    expect(rulesOf("pes-cluster-names-reader")).toEqual([{ apiGroups: [""], resources: ["configmaps", "secrets"], verbs: ["list"] }]);
+    // ConfigMaps: list only, in a role of their own that an operator can leave out.
+    expect(rulesOf("pes-cluster-configmap-names-reader")).toEqual([{ apiGroups: [""], resources: ["configmaps"], verbs: ["list"] }]);
     for (const role of example.filter((resource) => resource.kind === "ClusterRole")) {
       for (const rule of (role as Resource & { rules: PolicyRule[] }).rules) {
         for (const verb of rule.verbs) expect(["get", "list"], `${role.metadata.name}: ${verb}`).toContain(verb);
         expect(rule.resources.join(), role.metadata.name).not.toContain("*");
+        // RBAC cannot grant Secrets' names without their values: the connector's list of them is refused.
+        expect(rule.resources, role.metadata.name).not.toContain("secrets");
       }
     }
   });
 
   it("binds both roles to the workers' ServiceAccount, whose token only the workers mount", () => {
     const serviceAccount = find(example, "ServiceAccount", "pes");
-    for (const name of ["pes-cluster-reader", "pes-cluster-names-reader"]) {
+    for (const name of ["pes-cluster-reader", "pes-cluster-configmap-names-reader"]) {
       const binding = find<RoleBinding>(example, "ClusterRoleBinding", name);
       expect(binding.roleRef).toEqual({ apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name });
       expect(binding.subjects).toEqual([{ kind: "ServiceAccount", name: "pes", namespace: serviceAccount.metadata.namespace }]);

@@ -175,4 +175,20 @@ describe("stateFindings", () => {
   it("finds nothing in a namespace whose objects all run", () => {
     expect(read({ deployments: [deployment("cart", spec())], pods: [running("cart-7d9f8c6b5-x2k4p", "cart")], services: [] })).toEqual([]);
   });
+
+  it("names a missing Secret from the kubelet's own message, with no list of Secrets (RBAC refused it)", () => {
+    const reading = spec({ containers: [{ name: "server", env: [{ name: "DB_PASSWORD", valueFrom: { secretKeyRef: { name: "db-creds", key: "password" } } }] }] });
+    const found = read({
+      deployments: [deployment("cart", reading, 0)],
+      pods: [
+        pod("cart-7d9f8c6b5-x2k4p", "cart", { ...reading, nodeName: "worker-02" }, {
+          phase: "Pending",
+          containerStatuses: [{ name: "server", restartCount: 0, ready: false, state: { waiting: { reason: "CreateContainerConfigError", message: 'secret "db-creds" not found' } } }],
+        }),
+      ],
+      events: [event("Pod", "cart-7d9f8c6b5-x2k4p", "Failed", 'Error: secret "db-creds" not found')],
+    });
+    expect(found).toMatchObject([{ mechanism: "config/missing-secret", subject: "deployment/cart", certainty: "decisive" }]);
+    expect(found[0]?.remedy).toContain("db-creds");
+  });
 });
