@@ -10,6 +10,6 @@ export { judgeExecution, type Judgement } from "./verdict.js";
 export { readObservation, type ReadingContext } from "./observation-reading.js";
 export { leastRestartSpanMs } from "./kubernetes-reading.js";
 export { mitigationFits } from "./mitigation-fit.js";
-export { replayBundle, type Replay } from "./replay.js";
+export { findingsOfAction, judgeBundle, replayBundle, type Replay } from "./replay.js";
 export { chartOf, downsample, MAX_CHART_POINTS } from "./chart-data.js";
 export { fitBundle } from "./bundle-fitting.js";
