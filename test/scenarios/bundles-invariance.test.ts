@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { EvidenceBundle, ExpectedVerdict } from "@pes/contracts";
 import { describe, expect, it } from "vitest";
 import { gistOf, perturbBundle, renamedGist, seededRandom, sideBySide, type VerdictGist } from "./bundle-perturbations.js";
+import { BUNDLE_VARIANTS } from "./bundle-variants.js";
 import { BUNDLES_DIR } from "./evidence-bundles.js";
 
 /** Every committed bundle, by name. */
@@ -15,10 +16,17 @@ const NAMES = readdirSync(BUNDLES_DIR).flatMap((file) => (file.endsWith(".bundle
 const RUNS = Number(process.env.PES_INVARIANCE_RUNS ?? 12);
 const ONLY_SEED = process.env.PES_INVARIANCE_SEED === undefined ? undefined : Number(process.env.PES_INVARIANCE_SEED);
 
-async function load(name: string): Promise<{ bundle: EvidenceBundle; expected: ExpectedVerdict }> {
-  const read = async (file: string) => JSON.parse(await readFile(join(BUNDLES_DIR, file), "utf8")) as unknown;
-  return { bundle: EvidenceBundle.parse(await read(`${name}.bundle.json`)), expected: ExpectedVerdict.parse(await read(`${name}.expected.json`)) };
-}
+/** Each committed bundle with its expected verdict, then each variant (bundle-variants.ts). */
+const CASES: ReadonlyArray<{ name: string; load(): Promise<{ bundle: EvidenceBundle; expected: ExpectedVerdict }> }> = [
+  ...NAMES.map((name) => ({
+    name,
+    async load() {
+      const read = async (file: string) => JSON.parse(await readFile(join(BUNDLES_DIR, file), "utf8")) as unknown;
+      return { bundle: EvidenceBundle.parse(await read(`${name}.bundle.json`)), expected: ExpectedVerdict.parse(await read(`${name}.expected.json`)) };
+    },
+  })),
+  ...BUNDLE_VARIANTS.map((variant) => ({ name: variant.name, load: async () => ({ bundle: await variant.build(), expected: variant.expected }) })),
+];
 
 /** Whether a gist is the expected verdict: a cause's subject is checked only when the expected one names it, as `pes eval` does. */
 function matchesExpected(gist: VerdictGist, expected: ExpectedVerdict): boolean {
@@ -32,15 +40,15 @@ function matchesExpected(gist: VerdictGist, expected: ExpectedVerdict): boolean 
   );
 }
 
-describe.each(NAMES)("the %s bundle, met again", (name) => {
+describe.each(CASES)("the $name bundle, met again", ({ name, load }) => {
   it("reaches its expected verdict through the engine's two looks", async () => {
-    const { bundle, expected } = await load(name);
+    const { bundle, expected } = await load();
     const gist = await gistOf(bundle);
     expect(matchesExpected(gist, expected), JSON.stringify({ gist, expected }, null, 2)).toBe(true);
   });
 
   it("reaches it whenever it is paged, in whatever order its data comes, whatever its pods are called", async () => {
-    const { bundle } = await load(name);
+    const { bundle } = await load();
     const unperturbed = await gistOf(bundle);
     const seeds = ONLY_SEED === undefined ? Array.from({ length: RUNS }, (_, index) => index + 1) : [ONLY_SEED];
     const failures: string[] = [];

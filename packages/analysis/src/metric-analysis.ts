@@ -62,7 +62,10 @@ interface SeriesFinding extends Comparison {
  * - churn: only series that span the window are judged, i.e. that start and end within 3 steps of the
  *   earliest and latest samples of all series. A series that stops early (a pod replaced, its rate fading
  *   as samples age out) or starts late is left out and counted (`churned`). When none spans the window
- *   (every pod replaced), the mean of all series at each instant is judged instead (`aggregated`).
+ *   (every pod replaced), the mean of all series at each instant is judged instead (`aggregated`); but
+ *   when one of the series still there at the window's end reached its limit or threshold (each series'
+ *   own), those are judged (a pod a leaking release brought, climbing since it started, is not averaged
+ *   away with the pods just restarted).
  * - the worst series is reported: highest severity, then labels, so the order of the series does not matter.
  *
  * NaN and ±Inf samples and samples outside the window are ignored. No data: `empty` (nothing in the
@@ -119,7 +122,13 @@ export function analyzeSeries(series: Iterable<Series>, context: MetricContext):
 
   const tolerance = Number.isFinite(step) ? CHURN_STEPS * step : 0;
   const latestAt = latest.at;
-  const spanning = findings.filter((finding) => finding.from <= earliest + tolerance && finding.to >= latestAt - tolerance);
+  const current = findings.filter((finding) => finding.to >= latestAt - tolerance);
+  const whole = current.filter((finding) => finding.from <= earliest + tolerance);
+  // A limit is each series' own: the mean of a pod at its limit and of pods just restarted is at none, and
+  // a pod a rollout brought that climbs to its limit is the finding. When no series spans the window and
+  // one still there at its end reached its limit, those still there are judged, each over the part it covers.
+  const atLimit = current.some((finding) => finding.abnormal && finding.saturation !== undefined);
+  const spanning = whole.length === 0 && atLimit ? current : whole;
   const base = { kind: "metric" as const, ...cited, ...(unit === undefined ? {} : { unit }), baselineMs };
 
   if (spanning.length === 0 && seen > 1) {

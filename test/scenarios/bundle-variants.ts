@@ -1,0 +1,47 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { EvidenceBundle, type ExpectedVerdict } from "@pes/contracts";
+import { memoryLeak } from "./data/memory-leak.js";
+import { BUNDLES_DIR } from "./evidence-bundles.js";
+import { withRangeAnswer } from "./scenario-bundles.js";
+
+/**
+ * The scenarios' incidents as other playbooks would ask about them: a committed bundle with some of its
+ * answers taken from the scenario's own data by another query (scenario-bundles.ts), and the verdict
+ * that incident calls for. Each is held to it, and to the same invariance as the committed bundles.
+ */
+export interface BundleVariant {
+  name: string;
+  /** What the variant changes, and why the verdict should not. */
+  about: string;
+  build(): Promise<EvidenceBundle>;
+  expected: ExpectedVerdict;
+}
+
+async function committed(name: string): Promise<EvidenceBundle> {
+  return EvidenceBundle.parse(JSON.parse(await readFile(join(BUNDLES_DIR, `${name}.bundle.json`), "utf8")));
+}
+
+export const BUNDLE_VARIANTS: readonly BundleVariant[] = [
+  {
+    name: "memory-leak, each pod's series",
+    about:
+      "search's memory asked pod by pod rather than as the fullest pod: over the look-back the old release's pods stop and the leaking ones start, and the one still climbing to its limit dates the leak at the release",
+    async build() {
+      const bundle = await committed("memory-leak");
+      const { series } = memoryLeak(new Date(bundle.issue.time)).data;
+      return withRangeAnswer(
+        bundle,
+        "Memory of search's pods",
+        series,
+        { name: "container_memory_working_set_bytes", labels: { namespace: "shop", container: "search" } },
+        { name: "kube_pod_container_resource_limits", labels: { namespace: "shop", container: "search", resource: "memory" } },
+      );
+    },
+    expected: {
+      conclusion: "cause",
+      cause: { kind: "deploy", subject: "search", action: "Rollouts of search" },
+      mitigations: ["Memory dashboard of search", "Roll back search", "Silence memory alerts of search for 1h"],
+    },
+  },
+];
