@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { EvidenceBundle, type ExpectedVerdict } from "@pes/contracts";
+import { EvidenceBundle, type ExpectedVerdict, type Observation } from "@pes/contracts";
 import { memoryLeak } from "./data/memory-leak.js";
 import { BUNDLES_DIR } from "./evidence-bundles.js";
 import { withRangeAnswer } from "./scenario-bundles.js";
@@ -16,6 +16,23 @@ export interface BundleVariant {
   about: string;
   build(): Promise<EvidenceBundle>;
   expected: ExpectedVerdict;
+}
+
+/** The bundle with alerts added to an Alertmanager action's answer. */
+function withAlerts(bundle: EvidenceBundle, title: string, alerts: ReadonlyArray<{ labels: Record<string, string>; startsAt: string; endsAt: string }>): EvidenceBundle {
+  return {
+    ...bundle,
+    actions: bundle.actions.map((action) => {
+      const observation = action.observation as Observation;
+      if (action.title !== title || observation.kind !== "alertmanager") return action;
+      return { ...action, observation: { ...observation, alerts: [...observation.alerts, ...alerts] } };
+    }),
+  };
+}
+
+/** An instant `minutes` from the bundle's issue time, as ISO 8601. */
+function fromIssue(bundle: EvidenceBundle, minutes: number): string {
+  return new Date(Date.parse(bundle.issue.time) + minutes * 60_000).toISOString();
 }
 
 async function committed(name: string): Promise<EvidenceBundle> {
@@ -43,5 +60,21 @@ export const BUNDLE_VARIANTS: readonly BundleVariant[] = [
       cause: { kind: "deploy", subject: "search", action: "Rollouts of search" },
       mitigations: ["Memory dashboard of search", "Roll back search", "Silence memory alerts of search for 1h"],
     },
+  },
+  {
+    name: "healthy, paged all the same",
+    about:
+      "checkout's error-rate alert fires (what paged) and nothing else is abnormal: the page is what the issue says, not a finding, so no cause was found (and the page may be silenced while someone looks)",
+    async build() {
+      const bundle = await committed("healthy");
+      return withAlerts(bundle, "Alerts firing for checkout", [
+        {
+          labels: { alertname: "CheckoutHighErrorRate", namespace: "shop", service: "checkout", severity: "critical" },
+          startsAt: fromIssue(bundle, -4),
+          endsAt: fromIssue(bundle, 240),
+        },
+      ]);
+    },
+    expected: { conclusion: "no-cause", mitigations: ["Service dashboard of checkout", "Silence alerts of checkout for 2h"] },
   },
 ];

@@ -39,9 +39,9 @@ describe("scenario: load as the cause", () => {
     expect(names).not.toContain("Roll back search");
   });
 
-  it("blames no change, and keeps the page a symptom", () => {
+  it("blames no change, and keeps the page apart, as context", () => {
     expect(result.verdict?.ruledOut).toEqual([]);
-    expect(result.verdict?.symptoms).toContainEqual(expect.objectContaining({ kind: "alert", detail: "SearchHighLatency" }));
+    expect(result.verdict?.paged).toContainEqual(expect.objectContaining({ kind: "alert", detail: "SearchHighLatency" }));
     expect(result.verdict?.alternative).toBeUndefined();
   });
 

@@ -1,5 +1,6 @@
 import type { RuledOutChange } from "@pes/contracts";
 import type {
+  AlertEvidence,
   ChangeEvidence,
   EventEvidence,
   Evidence,
@@ -139,6 +140,11 @@ export interface Ranking {
   normal: Array<Finding<MetricEvidence | LogPatternEvidence | NoneEvidence>>;
   /** Answers without a baseline (instant values, plain answers, events that are not warnings), in playbook order. */
   answers: Finding[];
+  /**
+   * The page: alerts firing for what the issue is about (isPage), found by an alert query. What the issue
+   * already says, so context, never a symptom: with nothing else abnormal, nothing was found.
+   */
+  paged: Array<Finding<AlertEvidence>>;
   noData: Array<Finding<NoDataEvidence>>;
   failed: Array<Finding<FailedEvidence>>;
   skipped: Array<Finding<SkippedEvidence>>;
@@ -172,7 +178,8 @@ export function roleOf(evidence: Evidence): Role {
  * Ranks an execution's findings into a likely cause, by evidence, then by time. The rules (docs/investigations.md, "How
  * the analysis judges"):
  *
- * 1. Symptoms are abnormal metrics and log patterns, firing alerts and warning events, strongest first.
+ * 1. Symptoms are abnormal metrics and log patterns, firing alerts and warning events, strongest first;
+ *    the page (an alert firing for what the issue is about) is context, not a symptom.
  *    One without an onset is taken to begin at the issue time. One that began more than the lookback
  *    before the issue time is background (but a metric's trend, a slow climb that runs into the
  *    incident phase, is the incident's however long ago it began), as is a warning event whose reason was seen then too
@@ -203,7 +210,7 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
   const lookback = options.lookbackMs ?? CAUSE_LOOKBACK_MS;
   const changeEffect = options.changeEffectMs ?? CHANGE_EFFECT_MS;
   const time = options.time.getTime();
-  const ranking: Ranking = { symptoms: [], background: [], changes: [], normal: [], answers: [], noData: [], failed: [], skipped: [] };
+  const ranking: Ranking = { symptoms: [], background: [], changes: [], normal: [], answers: [], paged: [], noData: [], failed: [], skipped: [] };
   const changes: Array<Finding<ChangeEvidence>> = [];
   for (const finding of findings) {
     const { evidence } = finding;
@@ -217,7 +224,8 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
         else ranking.normal.push({ ...base, evidence });
         break;
       case "alert":
-        ranking.symptoms.push({ ...base, evidence });
+        if (upstream === undefined && isPage(evidence, options.attributes)) ranking.paged.push({ ...base, evidence });
+        else ranking.symptoms.push({ ...base, evidence });
         break;
       case "event":
         if (evidence.warning) ranking.symptoms.push({ ...base, evidence });
