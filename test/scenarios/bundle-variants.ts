@@ -30,6 +30,28 @@ function withAlerts(bundle: EvidenceBundle, title: string, alerts: ReadonlyArray
   };
 }
 
+/** The bundle with each label set of one action's answer (series or alerts) rewritten by `relabel`. */
+function relabeled(bundle: EvidenceBundle, title: string, relabel: (labels: Record<string, string>) => Record<string, string>): EvidenceBundle {
+  return {
+    ...bundle,
+    actions: bundle.actions.map((action) => {
+      const observation = action.observation as Observation;
+      if (action.title !== title) return action;
+      if (observation.kind === "alertmanager") return { ...action, observation: { ...observation, alerts: observation.alerts.map((alert) => ({ ...alert, labels: relabel(alert.labels) })) } };
+      if (observation.kind === "prometheus" && observation.data.resultType === "matrix") {
+        const result = [...observation.data.result].map((series) => ({ ...series, metric: relabel(series.metric) }));
+        return { ...action, observation: { ...observation, data: { ...observation.data, result } } };
+      }
+      return action;
+    }),
+  };
+}
+
+/** node-exporter's way: a node's series and alerts name it by its target (`instance`, host and port), not by a `node` label. */
+function byInstance({ node, ...labels }: Record<string, string>): Record<string, string> {
+  return node === undefined ? labels : { ...labels, instance: labels.instance ?? `${node}:9100` };
+}
+
 /** An instant `minutes` from the bundle's issue time, as ISO 8601. */
 function fromIssue(bundle: EvidenceBundle, minutes: number): string {
   return new Date(Date.parse(bundle.issue.time) + minutes * 60_000).toISOString();
@@ -76,5 +98,19 @@ export const BUNDLE_VARIANTS: readonly BundleVariant[] = [
       ]);
     },
     expected: { conclusion: "no-cause", mitigations: ["Service dashboard of checkout", "Silence alerts of checkout for 2h"] },
+  },
+  {
+    name: "slow-node, the node's series and alerts by instance",
+    about:
+      "the node's I/O wait and its NodeDiskIOSaturation alert name it as node-exporter does, by its target (instance=node-2:9100), not by a node label: only catalog's pods on node-2 are slow, and node-2 itself alerts",
+    async build() {
+      const bundle = await committed("slow-node");
+      return relabeled(relabeled(bundle, "I/O wait per node", byInstance), "Alerts firing for the nodes", byInstance);
+    },
+    expected: {
+      conclusion: "cause",
+      cause: { kind: "node", subject: "node/node-2", action: "I/O wait per node" },
+      mitigations: ["Latency by node of catalog", "Move the pods off the slow node"],
+    },
   },
 ];

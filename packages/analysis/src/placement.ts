@@ -7,8 +7,11 @@ import type { Finding, LikelyCause } from "./ranking.js";
  * node, not the service: a disk saturated under one node slows the pods it hosts and no others.
  */
 
-/** The labels that place a series, most specific first. */
-export const PLACEMENT_LABELS = ["node", "zone"] as const;
+/**
+ * The labels that place a series, most specific first. A node's own series (node-exporter's) name it by
+ * their target, `instance` (`node-2:9100`): nodeCause maps that to the node (nodeOfPlacement).
+ */
+export const PLACEMENT_LABELS = ["node", "zone", "instance"] as const;
 
 /**
  * The node (or zone) the abnormal series are confined to: every abnormal series carries the same value
@@ -36,8 +39,10 @@ export function confinedTo(series: ReadonlyArray<{ labels: Labels; abnormal: boo
  * say where to look, not what the cause is.
  */
 export function nodeCause(incident: ReadonlyArray<Finding<SymptomEvidence>>, onsetOf: (symptom: Finding<SymptomEvidence>) => number): LikelyCause | undefined {
-  const confined = incident.filter(({ evidence }) => evidence.kind === "metric" && evidence.confined?.label === "node");
-  const nodes = new Set(confined.map(({ evidence }) => (evidence.kind === "metric" ? evidence.confined?.value : undefined)));
+  const known = namedNodes(incident);
+  const nodeOf = ({ evidence }: Finding<SymptomEvidence>) => (evidence.kind === "metric" && evidence.confined !== undefined ? nodeOfPlacement(evidence.confined, known) : undefined);
+  const confined = incident.filter((symptom) => nodeOf(symptom) !== undefined);
+  const nodes = new Set(confined.map(nodeOf));
   const [node] = nodes;
   if (nodes.size !== 1 || node === undefined) return undefined;
   const signals = incident.filter(({ evidence }) => isAbout(evidence, node));
@@ -51,9 +56,43 @@ export function nodeCause(incident: ReadonlyArray<Finding<SymptomEvidence>>, ons
   return { basis: "node", node, finding, confined, signals, leadMs: Number.isFinite(next) ? next - earliest : 0, followers };
 }
 
-/** An alert that fires for the node (its `node` label), or a warning event on the node object. */
+/**
+ * An alert that fires for the node (its `node` label, or without one, its `instance` on the node:
+ * node-exporter's alerts name their target), or a warning event on the node object.
+ */
 function isAbout(evidence: SymptomEvidence, node: string): boolean {
-  if (evidence.kind === "alert") return evidence.labels?.node === node;
+  if (evidence.kind === "alert") return evidence.labels?.node === undefined ? hostOf(evidence.labels?.instance) === node : evidence.labels.node === node;
   if (evidence.kind === "event") return evidence.subject === `node/${node}`;
   return false;
+}
+
+/**
+ * The node a placement names: a `node` label's value, or the host of an `instance` placement
+ * (`node-2:9100`) when the incident names that host as a node (nodes named in the incident, namedNodes):
+ * a database's `db-1:9187` is no node.
+ */
+function nodeOfPlacement(placement: MetricPlacement, known: ReadonlySet<string>): string | undefined {
+  if (placement.label === "node") return placement.value;
+  const host = placement.label === "instance" ? hostOf(placement.value) : undefined;
+  return host !== undefined && known.has(host) ? host : undefined;
+}
+
+/** The nodes the incident names: by `node` labels, warning events on `node/<name>`, and the targets of alerts without a node label. */
+function namedNodes(incident: ReadonlyArray<Finding<SymptomEvidence>>): Set<string> {
+  const names = new Set<string>();
+  for (const { evidence } of incident) {
+    if (evidence.kind === "metric" && evidence.confined?.label === "node") names.add(evidence.confined.value);
+    if (evidence.kind === "metric" && evidence.labels.node !== undefined) names.add(evidence.labels.node);
+    if (evidence.kind === "alert" && evidence.labels?.node !== undefined) names.add(evidence.labels.node);
+    const host = evidence.kind === "alert" && evidence.labels?.node === undefined ? hostOf(evidence.labels?.instance) : undefined;
+    if (host !== undefined) names.add(host);
+    if (evidence.kind === "event" && evidence.subject.startsWith("node/")) names.add(evidence.subject.slice("node/".length));
+  }
+  return names;
+}
+
+/** The host of a scrape target written `host:port`; undefined for anything else (a URL, a bare name). */
+function hostOf(instance: string | undefined): string | undefined {
+  const match = instance === undefined ? null : /^([A-Za-z0-9][A-Za-z0-9.-]*):\d+$/.exec(instance);
+  return match?.[1];
 }
