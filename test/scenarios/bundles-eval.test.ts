@@ -1,4 +1,4 @@
-// `pes eval` over the scenarios' committed evidence bundles: the analysis, run offline from what the twelve
+// `pes eval` over the scenarios' committed evidence bundles: the analysis, run offline from what the thirteen
 // incidents' data sources answered, must still reach the verdicts they expect. No Redis, no network: a
 // change to the analysis that moves a verdict fails here, in `npm test`. Re-record the bundles with
 // PES_RECORD_BUNDLES=1 and the scenario files (evidence-bundles.ts), then review the diff.
@@ -14,6 +14,7 @@ import { BUNDLES_DIR } from "./evidence-bundles.js";
 const SCENARIOS = [
   "bad-deploy",
   "brief-blip",
+  "db-behind-service",
   "db-connections",
   "deploy-not-cause",
   "healthy",
@@ -71,7 +72,7 @@ describe("pes eval over the scenarios' bundles", () => {
   it("prints a table with the counts", async () => {
     const { code, stdout } = await pes("eval", BUNDLES_DIR);
     expect(code).toBe(ExitCode.ok);
-    expect(stdout.split("\n").at(-2)).toBe("12 cases: 9 right cause, 0 wrong cause, 0 no cause, 12/12 mitigations fit; 0 wrong");
+    expect(stdout.split("\n").at(-2)).toBe("13 cases: 10 right cause, 0 wrong cause, 0 no cause, 13/13 mitigations fit; 0 wrong");
   });
 
   it("takes an ambiguous case's two candidates in either order, and no other", async () => {
