@@ -41,7 +41,7 @@ export interface VerdictGist {
 /**
  * One seeded perturbation of a bundle: always a shift of the whole timeline by 1 to 15 minutes (the issue
  * time and the windows on the minute, the data off the scrape grid by up to 29 s more or less), then,
- * each with even odds, the series, streams,
+ * each with even odds, range answers evaluated at another phase of their step, the series, streams,
  * alerts and objects reordered, the pods of each Deployment renamed, an unrelated healthy series added to
  * each range answer and an unrelated healthy stream to each log answer.
  */
@@ -55,6 +55,11 @@ export function perturbBundle(original: EvidenceBundle, random: () => number): P
   if (random() < 0.5) {
     bundle = { ...bundle, actions: bundle.actions.map((action) => ({ ...action, observation: reordered(action.observation as Observation, random) })) };
     applied.push("reordered");
+  }
+  if (random() < 0.5) {
+    const phase = 0.2 + random() * 0.6;
+    bundle = { ...bundle, actions: bundle.actions.map((action) => ({ ...action, observation: resampled(action.observation as Observation, phase) })) };
+    applied.push(`resampled at ${phase.toFixed(2)} of a step`);
   }
   let renamed: ReadonlyMap<string, string> = new Map();
   if (random() < 0.5) {
@@ -301,4 +306,22 @@ function withUnrelated(observation: Observation, random: () => number): Observat
     return { ...observation, streams: [...observation.streams, { labels: { app: "unrelated-ledger" }, lines }] };
   }
   return observation;
+}
+
+/**
+ * A range answer as Prometheus would give it evaluated `phase` of a step later: each sample interpolated
+ * between two of the answer's (the last dropped), as a query at another moment of the scrape cycle reads.
+ */
+function resampled(observation: Observation, phase: number): Observation {
+  if (observation.kind !== "prometheus" || observation.data.resultType !== "matrix") return observation;
+  const result = [...observation.data.result].map((series) => {
+    const values = series.values.flatMap(([at, value], index) => {
+      const next = series.values[index + 1];
+      if (next === undefined) return [];
+      const step = next[0] - at;
+      return [[at + phase * step, String(Number(value) + phase * (Number(next[1]) - Number(value)))] as [number, string]];
+    });
+    return { ...series, values };
+  });
+  return { ...observation, data: { ...observation.data, result } };
 }

@@ -13,7 +13,7 @@ import { BUNDLES_DIR } from "./evidence-bundles.js";
 
 /** Every committed bundle, by name. */
 const NAMES = readdirSync(BUNDLES_DIR).flatMap((file) => (file.endsWith(".bundle.json") ? [file.slice(0, -".bundle.json".length)] : [])).sort();
-const RUNS = Number(process.env.PES_INVARIANCE_RUNS ?? 12);
+const RUNS = Number(process.env.PES_INVARIANCE_RUNS ?? 24);
 const ONLY_SEED = process.env.PES_INVARIANCE_SEED === undefined ? undefined : Number(process.env.PES_INVARIANCE_SEED);
 
 /** Each committed bundle with its expected verdict, then each variant (bundle-variants.ts). */
