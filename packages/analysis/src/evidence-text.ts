@@ -13,6 +13,7 @@ import type {
 import { formatClock, formatPeriodBefore, formatRange, formatRatio, formatValue, formatValueOf } from "./human-format.js";
 import { limitName } from "./limit-name.js";
 import { truncate } from "./outcome-text.js";
+import { listOf } from "./plain-text.js";
 import { seriesName } from "./verdict.js";
 
 /** One action's entry in an execution result (the contract's ActionResult). */
@@ -224,13 +225,8 @@ export function describeChange(change: ChangeEvidence, time: Date): string {
   const pods = change.pods ?? [];
   const shown = pods.slice(0, MAX_PODS_NAMED);
   const more = pods.length - shown.length;
-  const where = pods.length === 0 ? "" : ` on ${more === 0 ? joinedList(shown) : `${shown.join(", ")} and ${more} more ${more === 1 ? "pod" : "pods"}`}`;
+  const where = pods.length === 0 ? "" : ` on ${more === 0 ? listOf(shown) : `${shown.join(", ")} and ${more} more ${more === 1 ? "pod" : "pods"}`}`;
   return `${CHANGE_WORDS[change.change]} of ${change.subject}${detail} at ${formatClock(change.at, time)}${where}`;
-}
-
-/** "a", "a and b", "a, b and c". */
-function joinedList(items: readonly string[]): string {
-  return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1] ?? ""}`;
 }
 
 /**

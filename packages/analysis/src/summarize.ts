@@ -3,6 +3,7 @@ import type { ChangeEvidence, EventEvidence, Evidence, FailedEvidence, NoDataEvi
 import { describeChange, missingText, noDataWhen, normalEventsSummary, shortAnswer, symptomLevel, symptomMovement } from "./evidence-text.js";
 import { formatClock, formatElapsed } from "./human-format.js";
 import { truncate } from "./outcome-text.js";
+import { compareText, listOf } from "./plain-text.js";
 import { rankFindings, roleOf, type Finding, type LikelyCause, type RankedChange, type Ranking } from "./ranking.js";
 import { judgeExecution, ruledOutChanges, type Judgement } from "./verdict.js";
 
@@ -271,17 +272,7 @@ function attributeText(attributes: Readonly<Record<string, string>>): string {
   return `${shown.join(", ")}${more}`;
 }
 
-/** "a", "a and b", "a, b and c". */
-function listOf(items: readonly string[]): string {
-  if (items.length <= 1) return items[0] ?? "";
-  return `${items.slice(0, -1).join(", ")} and ${items[items.length - 1] ?? ""}`;
-}
-
 /** A sentence as a clause inside a sentence: no trailing period. */
 function clause(text: string): string {
   return text.trim().replace(/[.\s]+$/, "");
-}
-
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
