@@ -1,5 +1,4 @@
 import type { Labels, MetricPlacement, SymptomEvidence } from "./evidence.js";
-import type { Finding, LikelyCause } from "./ranking.js";
 
 /**
  * Where a symptom ran, when its data says: a metric's series by the node (then the zone) they carry. When
@@ -32,15 +31,29 @@ export function confinedTo(series: ReadonlyArray<{ labels: Labels; abnormal: boo
 }
 
 /**
+ * A node as the likely cause, in the shape of ranking.ts' LikelyCause (its `node` basis), over any finding
+ * that carries a symptom: placement reads evidence only, and ranking.ts imports it, not the other way.
+ */
+export interface NodeCause<F extends { evidence: SymptomEvidence }> {
+  basis: "node";
+  node: string;
+  finding: F;
+  confined: F[];
+  signals: F[];
+  leadMs: number;
+  followers: F[];
+}
+
+/**
  * A node as the likely cause: the incident's metric symptoms that a node label places are all confined to
  * the same node, and something fires or warns about that node itself (an alert with its `node` label, a
  * warning event on `node/<name>`). The node's earliest such signal or confined symptom is the finding
  * that names it; the others follow. Undefined otherwise: without the node's own signal, the symptoms
  * say where to look, not what the cause is.
  */
-export function nodeCause(incident: ReadonlyArray<Finding<SymptomEvidence>>, onsetOf: (symptom: Finding<SymptomEvidence>) => number): LikelyCause | undefined {
+export function nodeCause<F extends { evidence: SymptomEvidence }>(incident: readonly F[], onsetOf: (symptom: F) => number): NodeCause<F> | undefined {
   const known = namedNodes(incident);
-  const nodeOf = ({ evidence }: Finding<SymptomEvidence>) => (evidence.kind === "metric" && evidence.confined !== undefined ? nodeOfPlacement(evidence.confined, known) : undefined);
+  const nodeOf = ({ evidence }: F) => (evidence.kind === "metric" && evidence.confined !== undefined ? nodeOfPlacement(evidence.confined, known) : undefined);
   const confined = incident.filter((symptom) => nodeOf(symptom) !== undefined);
   const nodes = new Set(confined.map(nodeOf));
   const [node] = nodes;
@@ -50,7 +63,7 @@ export function nodeCause(incident: ReadonlyArray<Finding<SymptomEvidence>>, ons
   const own = [...confined, ...signals];
   const earliest = Math.min(...own.map(onsetOf));
   // Symptoms are strongest first: of several at the same time, the strongest.
-  const finding = own.find((symptom) => onsetOf(symptom) === earliest) ?? (own[0] as Finding<SymptomEvidence>);
+  const finding = own.find((symptom) => onsetOf(symptom) === earliest) ?? (own[0] as F);
   const followers = incident.filter((symptom) => symptom !== finding && onsetOf(symptom) >= earliest);
   const next = Math.min(...followers.map(onsetOf));
   return { basis: "node", node, finding, confined, signals, leadMs: Number.isFinite(next) ? next - earliest : 0, followers };
@@ -78,7 +91,7 @@ function nodeOfPlacement(placement: MetricPlacement, known: ReadonlySet<string>)
 }
 
 /** The nodes the incident names: by `node` labels, warning events on `node/<name>`, and the targets of alerts without a node label. */
-function namedNodes(incident: ReadonlyArray<Finding<SymptomEvidence>>): Set<string> {
+function namedNodes(incident: ReadonlyArray<{ evidence: SymptomEvidence }>): Set<string> {
   const names = new Set<string>();
   for (const { evidence } of incident) {
     if (evidence.kind === "metric" && evidence.confined?.label === "node") names.add(evidence.confined.value);
