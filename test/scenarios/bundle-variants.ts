@@ -110,7 +110,7 @@ export const BUNDLE_VARIANTS: readonly BundleVariant[] = [
     expected: {
       conclusion: "cause",
       cause: { kind: "node", subject: "node/node-2", action: "I/O wait per node" },
-      mitigations: ["Latency by node of catalog", "Move the pods off the slow node"],
+      mitigations: ["Latency by node of catalog", "Cordon the slow node", "Move the pods off the slow node", "Limit the pod crowding the slow node"],
     },
   },
 ];
