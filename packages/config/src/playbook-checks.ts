@@ -116,7 +116,7 @@ export function checkPlaybooks(
     const captured = definition.monitorNames.flatMap(monitorNamePlaceholders);
     const known = new Set([...required, ...optional, ...captured]);
     checkUpstreams(definition, known, report);
-    // `{{upstream}}` is bound in the gadgets that declare upstreams, and only there.
+    // `{{upstream}}` is bound in the gadgets and mitigations that declare upstreams, and only there.
     const bindsUpstream = (path: readonly PropertyKey[]) =>
       typeof path[1] === "number" &&
       ((path[0] === "gadgets" && definition.gadgets[path[1]]?.upstreams !== undefined) ||
@@ -126,7 +126,7 @@ export function checkPlaybooks(
       for (const placeholder of placeholders) {
         const written = `{{${placeholder.name}${placeholder.filter === undefined ? "" : `|${placeholder.filter}`}}}`;
         if (placeholder.name === UPSTREAM_PLACEHOLDER && !known.has(placeholder.name)) {
-          if (!bindsUpstream(path)) report(path, `placeholder ${written} is bound only in a gadget that declares upstreams`);
+          if (!bindsUpstream(path)) report(path, `placeholder ${written} is bound only in a gadget or a mitigation that declares upstreams`);
         } else if (!known.has(placeholder.name)) {
           report(
             path,
