@@ -145,10 +145,14 @@ function metricSubject(evidence: MetricEvidence): string {
   return labels === "" ? evidence.action : `${evidence.action} (${labels})`;
 }
 
-/** "; worst of 3 series, leaving out 2 that started or stopped in the window": how many were compared. */
+/**
+ * "; worst of 3 series, leaving out 2 that started or stopped in the window", "; 4 of 4 series at their
+ * limit": how many were compared.
+ */
 function seriesNote(evidence: MetricEvidence): string {
   const notes: string[] = [];
-  if (evidence.seriesCount > 1 && evidence.aggregated !== true) notes.push(`${evidence.abnormal ? "worst" : "most changed"} of ${evidence.seriesCount} series`);
+  if (evidence.atLimit !== undefined) notes.push(`${evidence.atLimit} of ${evidence.seriesCount} series at their limit`);
+  else if (evidence.seriesCount > 1 && evidence.aggregated !== true) notes.push(`${evidence.abnormal ? "worst" : "most changed"} of ${evidence.seriesCount} series`);
   const churned = evidence.churned ?? 0;
   if (churned > 0) notes.push(`leaving out ${churned}${notes.length === 0 ? ` series` : ""} that started or stopped in the window`);
   return notes.length === 0 ? "" : `; ${notes.join(", ")}`;

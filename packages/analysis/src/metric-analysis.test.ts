@@ -272,6 +272,18 @@ describe("analyzeSeries leaves churn out", () => {
     expect(evidence).not.toHaveProperty("aggregated");
   });
 
+  it("names several series at their limit by what they share, whichever reached it by a little more", () => {
+    const atLimit = (level: number) => (t: number) => (t >= JUMP ? level : 40 + noise(t, level));
+    const input = [
+      series({ pod: "search-a", node: "node-1" }, atLimit(99)),
+      series({ pod: "search-b", node: "node-1" }, atLimit(98)),
+      series({ pod: "search-c", node: "node-2" }, steady(40, 7)),
+    ];
+    const evidence = analyzeSeries(input, { action: "CPU", window, saturation: { direction: "up", threshold: 90 } });
+    expect(evidence).toMatchObject({ kind: "metric", abnormal: true, labels: { node: "node-1" }, atLimit: 2, seriesCount: 3 });
+    expect(analyzeSeries([...input].reverse(), { action: "CPU", window, saturation: { direction: "up", threshold: 90 } })).toEqual(evidence);
+  });
+
   it("leaves out a series that started within the baseline, with its warm-up", () => {
     const started = at("13:40");
     const evidence = analyzeSeries(
