@@ -11,6 +11,12 @@ import { lookBeforeTrends } from "@pes/engine";
  * reproduces.
  */
 
+/**
+ * How much later than recorded the incident may be paged, the data staying where it was: a bundle holds
+ * about 10 minutes after its issue time, and 5 minutes later the incident phase still shows what it showed.
+ */
+const PAGED_LATER_MAX_S = 300;
+
 /** A small seeded generator (mulberry32): the same seed, the same numbers. */
 export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
@@ -40,7 +46,8 @@ export interface VerdictGist {
 
 /**
  * One seeded perturbation of a bundle: always a shift of the whole timeline by 1 to 15 minutes (the issue
- * time and the windows on the minute, the data off the scrape grid by up to 29 s more or less), then,
+ * time and the windows on the minute, the data off the scrape grid by up to 29 s more or less; half the
+ * time, the page up to 5 minutes later in the incident than recorded, the data where it was), then,
  * each with even odds, range answers evaluated at another phase of their step, the series, streams,
  * alerts and objects reordered, the pods of each Deployment renamed, an unrelated healthy series added to
  * each range answer and an unrelated healthy stream to each log answer.
@@ -50,8 +57,10 @@ export function perturbBundle(original: EvidenceBundle, random: () => number): P
   // The issue time moves on the minute; the data moves too, and off the scrape grid by up to 29 s either way.
   const shiftMs = (1 + Math.floor(random() * 15)) * 60_000;
   const offGridMs = Math.round((random() - 0.5) * 58) * 1000;
-  applied.push(`shifted by ${shiftMs / 60_000} min, the data ${offGridMs / 1000} s more`);
-  let bundle = shiftBundle(original, shiftMs, offGridMs);
+  // Half the time, paged up to 5 minutes later in the same incident: the data stays where it was.
+  const laterMs = random() < 0.5 ? 0 : Math.round(random() * PAGED_LATER_MAX_S) * 1000;
+  applied.push(`shifted by ${shiftMs / 60_000} min, the data ${offGridMs / 1000} s more${laterMs === 0 ? "" : `, paged ${laterMs / 1000} s later in the incident`}`);
+  let bundle = shiftBundle(original, shiftMs, offGridMs - laterMs);
   if (random() < 0.5) {
     bundle = { ...bundle, actions: bundle.actions.map((action) => ({ ...action, observation: reordered(action.observation as Observation, random) })) };
     applied.push("reordered");
@@ -308,9 +317,13 @@ function withUnrelated(observation: Observation, random: () => number): Observat
   return observation;
 }
 
+/** Two samples further apart than this share of the larger are a jump, not a slope (resampled). */
+const JUMP_SHARE = 0.1;
+
 /**
  * A range answer as Prometheus would give it evaluated `phase` of a step later: each sample interpolated
- * between two of the answer's (the last dropped), as a query at another moment of the scrape cycle reads.
+ * between two of the answer's (the last dropped), as a query at another moment of the scrape cycle reads,
+ * but a jump held at its earlier value.
  */
 function resampled(observation: Observation, phase: number): Observation {
   if (observation.kind !== "prometheus" || observation.data.resultType !== "matrix") return observation;
@@ -319,7 +332,10 @@ function resampled(observation: Observation, phase: number): Observation {
       const next = series.values[index + 1];
       if (next === undefined) return [];
       const step = next[0] - at;
-      return [[at + phase * step, String(Number(value) + phase * (Number(next[1]) - Number(value)))] as [number, string]];
+      const [from, to] = [Number(value), Number(next[1])];
+      // A jump between two samples (a container killed, a counter reset) happened at one scrape: held, not smeared.
+      const jump = Math.abs(to - from) > JUMP_SHARE * Math.max(Math.abs(from), Math.abs(to));
+      return [[at + phase * step, String(jump ? from : from + phase * (to - from))] as [number, string]];
     });
     return { ...series, values };
   });
