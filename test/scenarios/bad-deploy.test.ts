@@ -31,11 +31,11 @@ describe("scenario: a bad deploy followed by an error spike", () => {
     expect(cause).toMatch(/, \d+ min before the first symptom/);
   });
 
-  it("states what followed, each claim citing its action: the error spike, the new exception, the alert", () => {
+  it("states what followed, each claim citing its action: the error spike, the new exception; the alert that paged apart", () => {
     const symptoms = result.verdict?.symptoms ?? [];
     expect(symptoms.find(({ action }) => action === "Error ratio of checkout")?.kind).toBe("rise");
     expect(symptoms.find(({ action }) => action === "Error logs of checkout")).toMatchObject({ kind: "log-pattern", detail: expect.stringContaining("NullPointerException") });
-    expect(symptoms.find(({ action }) => action === "Alerts firing for checkout")).toMatchObject({ kind: "alert", detail: "CheckoutHighErrorRate" });
+    expect(result.verdict?.paged).toEqual([expect.objectContaining({ kind: "alert", detail: "CheckoutHighErrorRate", action: "Alerts firing for checkout" })]);
     expect(actionResult(result, "Error ratio of checkout").shortAnswer).toMatch(/×/);
     const logs = actionResult(result, "Error logs of checkout").shortAnswer ?? "";
     expect(logs).toMatch(/NullPointerException/);

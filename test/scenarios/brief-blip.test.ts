@@ -32,7 +32,7 @@ describe("scenario: nothing but a brief blip", () => {
     const symptoms = result.verdict?.symptoms ?? [];
     expect(symptoms).toContainEqual(expect.objectContaining({ kind: "outage", subject: "dependency=payments-provider", action: "Probes of checkout's dependencies" }));
     expect(symptoms).toContainEqual(expect.objectContaining({ kind: "rise", action: "Error ratio of checkout" }));
-    expect(symptoms).toContainEqual(expect.objectContaining({ kind: "alert", detail: "CheckoutHighErrorRate" }));
+    expect(result.verdict?.paged).toContainEqual(expect.objectContaining({ kind: "alert", detail: "CheckoutHighErrorRate" }));
     expect(result.verdict?.normal).toEqual(
       expect.arrayContaining([
         { action: "Rollouts of checkout", found: "none" },

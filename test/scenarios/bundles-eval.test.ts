@@ -1,4 +1,4 @@
-// `pes eval` over the scenarios' committed evidence bundles: the analysis, run offline from what the twelve
+// `pes eval` over the scenarios' committed evidence bundles: the analysis, run offline from what the thirteen
 // incidents' data sources answered, must still reach the verdicts they expect. No Redis, no network: a
 // change to the analysis that moves a verdict fails here, in `npm test`. Re-record the bundles with
 // PES_RECORD_BUNDLES=1 and the scenario files (evidence-bundles.ts), then review the diff.
@@ -14,6 +14,7 @@ import { BUNDLES_DIR } from "./evidence-bundles.js";
 const SCENARIOS = [
   "bad-deploy",
   "brief-blip",
+  "db-behind-service",
   "db-connections",
   "deploy-not-cause",
   "healthy",
@@ -71,7 +72,7 @@ describe("pes eval over the scenarios' bundles", () => {
   it("prints a table with the counts", async () => {
     const { code, stdout } = await pes("eval", BUNDLES_DIR);
     expect(code).toBe(ExitCode.ok);
-    expect(stdout.split("\n").at(-2)).toBe("12 cases: 9 right cause, 0 wrong cause, 0 no cause, 12/12 mitigations fit; 0 wrong");
+    expect(stdout.split("\n").at(-2)).toBe("13 cases: 10 right cause, 0 wrong cause, 0 no cause, 13/13 mitigations fit; 0 wrong");
   });
 
   it("replays HolmesGPT's investigation cases to the causes they expect", async () => {
@@ -90,7 +91,7 @@ describe("pes eval over the scenarios' bundles", () => {
     const kinds = await Promise.all(
       cases.map(async ({ name }) => (JSON.parse(await readFile(join(docs, `${name}.bundle.json`), "utf8")) as EvidenceBundle).actions[0]?.observation.kind),
     );
-    expect(kinds.sort()).toEqual(["alertmanager", "datadog-metrics", "json", "kubernetes-events", "kubernetes-pods", "kubernetes-rollouts", "logs", "prometheus"]);
+    expect(kinds.sort()).toEqual(["alertmanager", "datadog-metrics", "json", "kubernetes-events", "kubernetes-pods", "kubernetes-rollouts", "kubernetes-state", "logs", "prometheus"]);
     expect(code).toBe(ExitCode.ok);
   });
 

@@ -44,9 +44,9 @@ describe("scenario: only the pods on one node are slow", () => {
     expect(result.verdict?.normal).toContainEqual({ action: "Rollouts of catalog", found: "none" });
   });
 
-  it("offers to move the pods off the node, and no roll back", () => {
+  it("offers to cordon the node, move the pods off it or limit the pod crowding it, and no roll back", () => {
     const names = mitigationNames(result);
-    expect(names).toContain("Move the pods off the slow node");
+    expect(names).toEqual(expect.arrayContaining(["Cordon the slow node", "Move the pods off the slow node", "Limit the pod crowding the slow node"]));
     expect(names).not.toContain("Roll back catalog");
   });
 

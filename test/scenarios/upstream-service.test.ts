@@ -39,8 +39,9 @@ describe("scenario: a cause in another service", () => {
     expect(symptoms).toContainEqual(expect.objectContaining({ kind: "alert", detail: "OrdersHighErrorRate", action: "Alerts firing for orders" }));
   });
 
-  it("keeps checkout's own alert, the page, a symptom and not the cause", () => {
-    const page = result.verdict?.symptoms.find(({ detail }) => detail === "CheckoutHighErrorRate");
+  it("keeps checkout's own alert, the page, apart: context, neither a symptom nor the cause", () => {
+    expect(result.verdict?.symptoms.find(({ detail }) => detail === "CheckoutHighErrorRate")).toBeUndefined();
+    const page = result.verdict?.paged?.find(({ detail }) => detail === "CheckoutHighErrorRate");
     expect(page).toMatchObject({ kind: "alert", action: "Alerts firing for checkout" });
     expect(result.verdict?.alternative).toBeUndefined();
   });

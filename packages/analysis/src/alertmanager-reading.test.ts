@@ -14,6 +14,13 @@ const alert = (labels: Record<string, string>, startedMinutes: number): Gettable
 });
 
 describe("readAlertmanager", () => {
+  it("reads the same alerts in any order alike: of the same severity and onset, by their labels", () => {
+    const alerts = Array.from({ length: 25 }, (_, index) => alert({ alertname: "KubePodNotReady", pod: `pod-${String(index).padStart(2, "0")}`, severity: "warning" }, 15));
+    const read = (order: GettableAlert[]) => readAlertmanager({ kind: "alertmanager", alerts: order }, reading);
+    expect(read([...alerts].reverse())).toEqual(read(alerts));
+    expect(read(alerts).map((found) => (found.kind === "alert" ? found.subject : undefined))).toEqual(alerts.slice(0, 20).map(({ labels }) => `pod=${labels.pod}`));
+  });
+
   it("reads the alerts that fired in the window, most severe first, each for what its labels say", () => {
     const found = readAlertmanager(
       {

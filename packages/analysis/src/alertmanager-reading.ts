@@ -1,6 +1,7 @@
 import type { AlertmanagerObservation, GettableAlert, GettableSilence, TimeWindow } from "@pes/contracts";
 import type { Evidence } from "./evidence.js";
 import type { ReadingContext } from "./reading-context.js";
+import { compareText, labelKey } from "./series.js";
 
 /** Alerts reported at most: the most severe, then the earliest. */
 const MAX_ALERTS = 20;
@@ -19,7 +20,7 @@ export function readAlertmanager(observation: AlertmanagerObservation, reading: 
   const firing = observation.alerts.filter((alert) => firedIn(alert, window)).sort(bySeverityThenOnset).slice(0, MAX_ALERTS);
   const found: Evidence[] = firing.map((alert) => alertEvidence(alert, cited));
   if (found.length === 0) found.push({ kind: "none", ...cited, what: "alerts firing" });
-  const silences = (observation.silences ?? []).filter((item) => activeIn(item, window)).sort((a, b) => Date.parse(a.startsAt) - Date.parse(b.startsAt));
+  const silences = (observation.silences ?? []).filter((item) => activeIn(item, window)).sort((a, b) => Date.parse(a.startsAt) - Date.parse(b.startsAt) || compareText(a.id, b.id));
   for (const silence of silences) found.push({ kind: "answer", ...cited, text: silenceText(silence, window) });
   return found;
 }
@@ -34,8 +35,9 @@ function severityRank(alert: GettableAlert): number {
   return rank === -1 ? SEVERITY_ORDER.length : rank;
 }
 
+/** Most severe, then earliest, then by labels: the same alerts in any order are read (and cut) alike. */
 function bySeverityThenOnset(a: GettableAlert, b: GettableAlert): number {
-  return severityRank(a) - severityRank(b) || Date.parse(a.startsAt) - Date.parse(b.startsAt);
+  return severityRank(a) - severityRank(b) || Date.parse(a.startsAt) - Date.parse(b.startsAt) || compareText(labelKey(a.labels), labelKey(b.labels));
 }
 
 function alertEvidence(alert: GettableAlert, cited: { action: string; link?: string }): Evidence {

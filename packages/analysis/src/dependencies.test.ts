@@ -126,7 +126,9 @@ describe("judgeExecution with upstreams", () => {
     ];
     const { verdict } = judge(findings.map((evidence) => ({ gadget: "Checks", evidence })));
     expect(verdict.conclusion).toBe("no-cause");
-    expect(verdict.symptoms.map(({ kind }) => kind)).toEqual(["log-pattern", "alert"]);
+    // The page is context, listed apart: never a symptom.
+    expect(verdict.symptoms.map(({ kind }) => kind)).toEqual(["log-pattern"]);
+    expect(verdict.paged?.map(({ detail }) => detail)).toEqual(["CheckoutHighErrorRate"]);
     // Without the attributes the rules cannot tell the page: an alert that fired first is a cause's kind.
     expect(judgeExecution(findings.map((evidence) => ({ gadget: "Checks", evidence })), { time }).verdict.cause?.kind).toBe("alert");
   });

@@ -16,6 +16,7 @@ import { mechanismWords } from "./kubernetes-faults.js";
 import { formatClock, formatPeriodBefore, formatRange, formatRatio, formatValue, formatValueOf } from "./human-format.js";
 import { limitName } from "./limit-name.js";
 import { truncate } from "./outcome-text.js";
+import { listOf } from "./plain-text.js";
 import { seriesName } from "./verdict.js";
 
 /** One action's entry in an execution result (the contract's ActionResult). */
@@ -149,10 +150,14 @@ function metricSubject(evidence: MetricEvidence): string {
   return labels === "" ? evidence.action : `${evidence.action} (${labels})`;
 }
 
-/** "; worst of 3 series, leaving out 2 that started or stopped in the window": how many were compared. */
+/**
+ * "; worst of 3 series, leaving out 2 that started or stopped in the window", "; 4 of 4 series at their
+ * limit": how many were compared.
+ */
 function seriesNote(evidence: MetricEvidence): string {
   const notes: string[] = [];
-  if (evidence.seriesCount > 1 && evidence.aggregated !== true) notes.push(`${evidence.abnormal ? "worst" : "most changed"} of ${evidence.seriesCount} series`);
+  if (evidence.atLimit !== undefined) notes.push(`${evidence.atLimit} of ${evidence.seriesCount} series at their limit`);
+  else if (evidence.seriesCount > 1 && evidence.aggregated !== true) notes.push(`${evidence.abnormal ? "worst" : "most changed"} of ${evidence.seriesCount} series`);
   const churned = evidence.churned ?? 0;
   if (churned > 0) notes.push(`leaving out ${churned}${notes.length === 0 ? ` series` : ""} that started or stopped in the window`);
   return notes.length === 0 ? "" : `; ${notes.join(", ")}`;
@@ -229,13 +234,8 @@ export function describeChange(change: ChangeEvidence, time: Date): string {
   const pods = change.pods ?? [];
   const shown = pods.slice(0, MAX_PODS_NAMED);
   const more = pods.length - shown.length;
-  const where = pods.length === 0 ? "" : ` on ${more === 0 ? joinedList(shown) : `${shown.join(", ")} and ${more} more ${more === 1 ? "pod" : "pods"}`}`;
+  const where = pods.length === 0 ? "" : ` on ${more === 0 ? listOf(shown) : `${shown.join(", ")} and ${more} more ${more === 1 ? "pod" : "pods"}`}`;
   return `${CHANGE_WORDS[change.change]} of ${change.subject}${detail} at ${formatClock(change.at, time)}${where}`;
-}
-
-/** "a", "a and b", "a, b and c". */
-function joinedList(items: readonly string[]): string {
-  return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1] ?? ""}`;
 }
 
 /**

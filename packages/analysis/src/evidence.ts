@@ -24,7 +24,8 @@ export interface MetricEvidence extends Cited {
   /**
    * The labels that identify the series: with several series, only those that set it apart from the
    * others (e.g. `{ instance: "db-1:9187" }`); with one, all of its labels but the metric name; for a
-   * mean (`aggregated`), the labels all its series share.
+   * mean (`aggregated`), the labels all its series share; with several at their limit (`atLimit`), those
+   * they share.
    */
   labels: Labels;
   /** How many series were compared (averaged, when `aggregated`). */
@@ -34,6 +35,12 @@ export interface MetricEvidence extends Cited {
    * on (pods replaced in a rollout): churn, not an anomaly. Absent when none.
    */
   churned?: number;
+  /**
+   * How many of the series compared were at their limit, when more than one: the finding is then about
+   * them all, and `labels` are what they share (which of them moved most is a matter of a scrape or a
+   * baseline, and of their names). Absent otherwise.
+   */
+  atLimit?: number;
   /** True when no series spanned the window: the value is then the mean of all series at each instant. */
   aggregated?: boolean;
   /**

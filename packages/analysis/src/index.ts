@@ -11,6 +11,6 @@ export { readObservation, type ReadingContext } from "./observation-reading.js";
 export { bundleProblems } from "./bundle-checks.js";
 export { leastRestartSpanMs } from "./kubernetes-reading.js";
 export { mitigationFits } from "./mitigation-fit.js";
-export { replayBundle, type Replay } from "./replay.js";
+export { findingsOfAction, judgeBundle, replayBundle, type Replay } from "./replay.js";
 export { chartOf, downsample, MAX_CHART_POINTS } from "./chart-data.js";
 export { fitBundle } from "./bundle-fitting.js";

@@ -258,6 +258,32 @@ describe("analyzeSeries leaves churn out", () => {
     expect(analyzeSeries(input, { action: "CPU usage", window })).toMatchObject({ kind: "metric", abnormal: true, aggregated: true });
   });
 
+  it("judges the series still there at the end, not their mean, against a limit when every one was replaced", () => {
+    const limit = { direction: "up" as const, threshold: 90 };
+    // The old pods stop; the new ones start, and one of them climbs to its limit.
+    const input = [
+      series({ pod: "search-old-1" }, fading(40)),
+      series({ pod: "search-old-2" }, fading(40)),
+      series({ pod: "search-new-1" }, replacement(40)),
+      series({ pod: "search-new-2" }, (t) => (t >= replacedAt ? Math.min(99, 40 + ((t - replacedAt) / 60_000) * 2.5) : Number.NaN)),
+    ];
+    const evidence = analyzeSeries(input, { action: "memory", window, saturation: limit });
+    expect(evidence).toMatchObject({ kind: "metric", abnormal: true, labels: { pod: "search-new-2" }, seriesCount: 2, churned: 2 });
+    expect(evidence).not.toHaveProperty("aggregated");
+  });
+
+  it("names several series at their limit by what they share, whichever reached it by a little more", () => {
+    const atLimit = (level: number) => (t: number) => (t >= JUMP ? level : 40 + noise(t, level));
+    const input = [
+      series({ pod: "search-a", node: "node-1" }, atLimit(99)),
+      series({ pod: "search-b", node: "node-1" }, atLimit(98)),
+      series({ pod: "search-c", node: "node-2" }, steady(40, 7)),
+    ];
+    const evidence = analyzeSeries(input, { action: "CPU", window, saturation: { direction: "up", threshold: 90 } });
+    expect(evidence).toMatchObject({ kind: "metric", abnormal: true, labels: { node: "node-1" }, atLimit: 2, seriesCount: 3 });
+    expect(analyzeSeries([...input].reverse(), { action: "CPU", window, saturation: { direction: "up", threshold: 90 } })).toEqual(evidence);
+  });
+
   it("leaves out a series that started within the baseline, with its warm-up", () => {
     const started = at("13:40");
     const evidence = analyzeSeries(

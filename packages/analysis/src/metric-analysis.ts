@@ -62,8 +62,13 @@ interface SeriesFinding extends Comparison {
  * - churn: only series that span the window are judged, i.e. that start and end within 3 steps of the
  *   earliest and latest samples of all series. A series that stops early (a pod replaced, its rate fading
  *   as samples age out) or starts late is left out and counted (`churned`). When none spans the window
- *   (every pod replaced), the mean of all series at each instant is judged instead (`aggregated`).
- * - the worst series is reported: highest severity, then labels, so the order of the series does not matter.
+ *   (every pod replaced), the mean of all series at each instant is judged instead (`aggregated`); but
+ *   when one of the series still there at the window's end reached its limit or threshold (each series'
+ *   own), those are judged (a pod a leaking release brought, climbing since it started, is not averaged
+ *   away with the pods just restarted).
+ * - the worst series is reported: highest severity, then labels, so the order of the series does not matter;
+ *   when several are at their limit, it is reported with the labels they share (`atLimit`): which of them
+ *   moved most depends on a scrape or a baseline, not on the incident.
  *
  * NaN and ±Inf samples and samples outside the window are ignored. No data: `empty` (nothing in the
  * window), `stopped` (nothing from the incident phase on), `no-baseline` (nothing before it). The series
@@ -119,7 +124,13 @@ export function analyzeSeries(series: Iterable<Series>, context: MetricContext):
 
   const tolerance = Number.isFinite(step) ? CHURN_STEPS * step : 0;
   const latestAt = latest.at;
-  const spanning = findings.filter((finding) => finding.from <= earliest + tolerance && finding.to >= latestAt - tolerance);
+  const current = findings.filter((finding) => finding.to >= latestAt - tolerance);
+  const whole = current.filter((finding) => finding.from <= earliest + tolerance);
+  // A limit is each series' own: the mean of a pod at its limit and of pods just restarted is at none, and
+  // a pod a rollout brought that climbs to its limit is the finding. When no series spans the window and
+  // one still there at its end reached its limit, those still there are judged, each over the part it covers.
+  const reachedLimit = current.some((finding) => finding.abnormal && finding.saturation !== undefined);
+  const spanning = whole.length === 0 && reachedLimit ? current : whole;
   const base = { kind: "metric" as const, ...cited, ...(unit === undefined ? {} : { unit }), baselineMs };
 
   if (spanning.length === 0 && seen > 1) {
@@ -145,11 +156,16 @@ export function analyzeSeries(series: Iterable<Series>, context: MetricContext):
   const identify = identifyingLabels(spanning.map((finding) => finding.labels));
   const churned = seen - spanning.length;
   const confined = confinedTo(spanning);
+  // Several series at their limit (every pod of a service under a surge): the finding is about them all,
+  // named by what they share, whichever reached it by a little more.
+  const atLimit = spanning.filter((finding) => finding.abnormal && finding.saturation !== undefined);
+  const named = worst.saturation !== undefined && atLimit.length > 1 ? atLimit.map((finding) => finding.labels).reduce(sharedLabels) : worst.labels;
   return {
     ...base,
     ...evidenceOf(worst),
-    labels: identify(worst.labels),
+    labels: identify(named),
     seriesCount: spanning.length,
+    ...(worst.saturation !== undefined && atLimit.length > 1 ? { atLimit: atLimit.length } : {}),
     ...(churned > 0 ? { churned } : {}),
     ...(confined === undefined ? {} : { confined }),
   };

@@ -2,7 +2,8 @@ import type { MitigationCondition } from "@pes/contracts";
 import { causeKindOf, type Ranking } from "./ranking.js";
 
 /**
- * Whether the findings meet every condition of a mitigation's `when`: `abnormal` (any symptom, or none),
+ * Whether the findings meet every condition of a mitigation's `when`: `abnormal` (any symptom or the page
+ * firing, or neither),
  * `likelyCause` (the likely cause is of that kind, as the verdict gives it: a change's, a symptom's such as
  * `saturation`, `upstream` for an upstream's symptom, `node`; a family names each of its mechanisms:
  * `unschedulable` fits `unschedulable/taint`), `change` (a change of that kind came before
@@ -12,7 +13,8 @@ import { causeKindOf, type Ranking } from "./ranking.js";
 export function mitigationFits(when: MitigationCondition, ranking: Ranking, time: Date): boolean {
   const cause = ranking.likelyCause;
   const causeChange = cause?.basis === "change" ? cause.finding.evidence.change : undefined;
-  if (when.abnormal !== undefined && when.abnormal !== ranking.symptoms.length > 0) return false;
+  // A page firing is no symptom, but it is an alert to silence while someone looks.
+  if (when.abnormal !== undefined && when.abnormal !== ranking.symptoms.length + ranking.paged.length > 0) return false;
   // The kind the verdict gives the cause: an upstream's symptom is `upstream`, never its own kind (an
   // upstream's memory at its limit is no reason to raise the paged service's).
   const causeKind =

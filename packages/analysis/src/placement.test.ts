@@ -54,6 +54,21 @@ describe("a node as the likely cause", () => {
     expect(judge([latency(undefined), nodeAlert("node-2", -5)]).cause?.kind).not.toBe("node");
   });
 
+  it("maps a node-exporter target (instance=node-2:9100) to the node the incident names, for its series and its alerts", () => {
+    const ioWait: Finding = {
+      gadget: "Nodes",
+      evidence: { ...(latency(undefined, at(-8)).evidence as MetricEvidence), action: "I/O wait per instance", labels: { instance: "node-2:9100" }, confined: { label: "instance", value: "node-2:9100", abnormal: 1, of: 3 } },
+    };
+    const targetAlert: Finding = {
+      gadget: "Nodes",
+      evidence: { kind: "alert", action: "Alerts of the nodes", name: "NodeDiskIOSaturation", subject: "instance=node-2:9100", labels: { instance: "node-2:9100" }, onset: at(-5) },
+    };
+    expect(judge([latency(onNode2), ioWait, targetAlert]).cause).toMatchObject({ kind: "node", subject: "node/node-2", action: "I/O wait per instance" });
+    // A target that names no node of the incident (a database's exporter) places nothing.
+    const database: Finding = { gadget: "DB", evidence: { ...(ioWait.evidence as MetricEvidence), action: "Connections", confined: { label: "instance", value: "db-1:9187", abnormal: 1, of: 2 } } };
+    expect(judge([latency(onNode2), database, targetAlert]).cause).toMatchObject({ kind: "node", subject: "node/node-2" });
+  });
+
   it("reads as the node, where first, then what the node itself shows", () => {
     const text = bottomLineOf(judgeExecution([latency(onNode2), nodeAlert("node-2", -5)], { time }), { service: "catalog" });
     expect(text).toContain("likely cause: node-2: only the pods on node-2 are abnormal (p99 latency by node (node=node-2) 7× its level in the hour before (Latency), since 13:53 UTC), and node-2 itself: Alerts of the nodes: NodeDiskIOSaturation firing (Nodes), since 13:55 UTC.");

@@ -1,5 +1,6 @@
 import type { RuledOutChange } from "@pes/contracts";
 import type {
+  AlertEvidence,
   ChangeEvidence,
   EventEvidence,
   Evidence,
@@ -98,7 +99,7 @@ export type LikelyCause = (
 ) & {
   /** How long before the first symptom that followed it (or the issue time, if none is dated). */
   leadMs: number;
-  /** The symptoms of the incident that followed it, strongest first; never empty but for a fault alone. */
+  /** The symptoms of the incident that followed it, strongest first; empty for a fault alone, or one the page alone followed. */
   followers: Array<Finding<SymptomEvidence>>;
   /**
    * Another candidate as likely by the same rule, within RIVAL_MS of it: a change of another subject, or
@@ -143,6 +144,11 @@ export interface Ranking {
   normal: Array<Finding<MetricEvidence | LogPatternEvidence | NoneEvidence>>;
   /** Answers without a baseline (instant values, plain answers, events that are not warnings), in playbook order. */
   answers: Finding[];
+  /**
+   * The page: alerts firing for what the issue is about (isPage), found by an alert query. What the issue
+   * already says, so context, never a symptom: with nothing else abnormal, nothing was found.
+   */
+  paged: Array<Finding<AlertEvidence>>;
   noData: Array<Finding<NoDataEvidence>>;
   failed: Array<Finding<FailedEvidence>>;
   skipped: Array<Finding<SkippedEvidence>>;
@@ -181,7 +187,8 @@ export function roleOf(evidence: Evidence): Role {
  *    a Service whose selector matches no pod: kubernetes-state-reading.ts) is the likely cause, whatever
  *    changed before it: the state names the mechanism itself. A decisive one (the state says so itself)
  *    before a suggestive one; another of the same certainty, of another object or mechanism, is its rival.
- * 1. Symptoms are abnormal metrics and log patterns, firing alerts, warning events and faults, strongest first.
+ * 1. Symptoms are abnormal metrics and log patterns, firing alerts, warning events and faults, strongest
+ *    first; the page (an alert firing for what the issue is about) is context, not a symptom.
  *    One without an onset is taken to begin at the issue time. One that began more than the lookback
  *    before the issue time is background (but a metric's trend, a slow climb that runs into the
  *    incident phase, is the incident's however long ago it began), as is a warning event whose reason was seen then too
@@ -212,7 +219,7 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
   const lookback = options.lookbackMs ?? CAUSE_LOOKBACK_MS;
   const changeEffect = options.changeEffectMs ?? CHANGE_EFFECT_MS;
   const time = options.time.getTime();
-  const ranking: Ranking = { symptoms: [], background: [], changes: [], normal: [], answers: [], noData: [], failed: [], skipped: [] };
+  const ranking: Ranking = { symptoms: [], background: [], changes: [], normal: [], answers: [], paged: [], noData: [], failed: [], skipped: [] };
   const changes: Array<Finding<ChangeEvidence>> = [];
   for (const finding of findings) {
     const { evidence } = finding;
@@ -226,6 +233,9 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
         else ranking.normal.push({ ...base, evidence });
         break;
       case "alert":
+        if (upstream === undefined && isPage(evidence, options.attributes)) ranking.paged.push({ ...base, evidence });
+        else ranking.symptoms.push({ ...base, evidence });
+        break;
       case "fault":
         ranking.symptoms.push({ ...base, evidence });
         break;
@@ -304,7 +314,7 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
     // A node says more than an alert that fired first or an upstream (which would slow the pods on every
     // node), and less than the node's resource at its limit (its memory full, a pod killed): that is what
     // made it slow.
-    const bySymptom = symptomCause(incident, stories.crashLoops, onsetOf, options);
+    const bySymptom = symptomCause(incident, stories.crashLoops, ranking.paged, onsetOf, options);
     const onNode = nodeCause(incident, onsetOf);
     const yields = bySymptom === undefined || bySymptom.finding.evidence.kind === "alert" || bySymptom.finding.upstream !== undefined;
     ranking.likelyCause = onNode !== undefined && yields ? onNode : bySymptom;
@@ -382,6 +392,7 @@ function versionsAgree(a: string, b: string): boolean {
 function symptomCause(
   incident: ReadonlyArray<Finding<SymptomEvidence>>,
   crashLoops: ReadonlySet<Finding<SymptomEvidence>>,
+  paged: ReadonlyArray<Finding<AlertEvidence>>,
   onsetOf: (symptom: Finding<SymptomEvidence>) => number,
   scope: IssueScope,
 ): LikelyCause | undefined {
@@ -410,7 +421,9 @@ function symptomCause(
   // kill set off: the lead is to what followed them, when anything else did.
   const beyond = followers.filter((symptom) => candidate.upstream === undefined || symptom.upstream !== candidate.upstream);
   const further = beyond.filter((symptom) => !crashLoops.has(symptom));
-  const next = Math.min(...(further.length > 0 ? further : beyond).map(onsetOf));
+  // The page is no symptom, but it is what followed when nothing else did: the trouble the issue reports.
+  const pages = paged.map(onsetOf).filter((onset) => onset >= earliest);
+  const next = Math.min(...(further.length > 0 ? further : beyond).map(onsetOf), ...(beyond.length === 0 ? pages : []));
   if (!Number.isFinite(next)) return undefined;
   // Another action's candidate that began close to it is as likely: what came first by a scrape step says
   // little. An upstream's own symptoms are one candidate, whichever of its actions showed them.
@@ -525,7 +538,13 @@ function isLeadingNewPattern(
   const { evidence } = symptom;
   if (evidence.kind !== "log-pattern" || evidence.total === true || evidence.baselinePerMinute !== 0 || evidence.onset === undefined) return false;
   const began = onsetOf(symptom);
-  return incident.every((other) => other.evidence.action === evidence.action || onsetOf(other) > began);
+  // A pattern naming what another symptom of a cause's kind is about (a dependency's probe failing, and the
+  // errors calling it) is that symptom seen in the logs: it leads only by when lines and scrapes fall.
+  const text = `${evidence.pattern} ${evidence.example ?? ""}`;
+  const namesAnother = incident.some(
+    (other) => other !== symptom && isCauseKind(other.evidence) && other.evidence.kind === "metric" && Object.values(other.evidence.labels).some((value) => value.length >= 4 && text.includes(value)),
+  );
+  return !namesAnother && incident.every((other) => other.evidence.action === evidence.action || onsetOf(other) > began);
 }
 
 /** A metric that climbed (or fell) along a line into the incident phase: dated when the climb began. */

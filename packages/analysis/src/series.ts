@@ -1,4 +1,7 @@
 import type { Labels } from "./evidence.js";
+import { compareText } from "./plain-text.js";
+
+export { compareText };
 
 /** One sample: `at` in ms since the epoch. NaN and ±Infinity are allowed (and ignored in comparisons). */
 export interface SeriesPoint {
@@ -23,8 +26,4 @@ export function labelKey(labels: Labels): string {
     .sort(compareText)
     .map((name) => `${name}=${labels[name] ?? ""}`)
     .join(", ");
-}
-
-export function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -3,6 +3,7 @@ import type { ChangeEvidence, EventEvidence, Evidence, FailedEvidence, NoDataEvi
 import { describeChange, missingText, noDataWhen, normalEventsSummary, shortAnswer, symptomLevel, symptomMovement } from "./evidence-text.js";
 import { formatClock, formatElapsed } from "./human-format.js";
 import { truncate } from "./outcome-text.js";
+import { compareText, listOf } from "./plain-text.js";
 import { rankFindings, roleOf, type Finding, type LikelyCause, type RankedChange, type Ranking } from "./ranking.js";
 import { judgeExecution, ruledOutChanges, type Judgement } from "./verdict.js";
 
@@ -57,7 +58,11 @@ export function summarizeGadget(findings: readonly Finding[], time: Date): strin
  * deterministic.
  */
 export function summarizeExecution(input: ExecutionSummaryInput): string {
-  const judgement = judgeExecution(input.findings, { time: input.time, ...(input.lookbackMs === undefined ? {} : { lookbackMs: input.lookbackMs }) });
+  const judgement = judgeExecution(input.findings, {
+    time: input.time,
+    attributes: input.attributes,
+    ...(input.lookbackMs === undefined ? {} : { lookbackMs: input.lookbackMs }),
+  });
   return bottomLineOf(judgement, input.attributes);
 }
 
@@ -71,7 +76,7 @@ export function summarizeExecution(input: ExecutionSummaryInput): string {
  */
 export function bottomLineOf(judgement: Judgement, attributes: Readonly<Record<string, string>>): string {
   const { time, verdict, ranking } = judgement;
-  const { symptoms, background, changes, normal, answers, noData, failed, skipped } = ranking;
+  const { symptoms, background, changes, normal, answers, paged, noData, failed, skipped } = ranking;
   const likelyCause = verdict.conclusion === "no-cause" ? undefined : ranking.likelyCause;
   const rival = verdict.conclusion === "ambiguous" ? likelyCause?.rival : undefined;
   const ruledOut = ruledOutChanges(ranking);
@@ -95,6 +100,9 @@ export function bottomLineOf(judgement: Judgement, attributes: Readonly<Record<s
   } else if (strongest !== undefined) {
     sentences.push(`${opening}: ${level(strongest)}.`);
     told.add(strongest.evidence);
+  } else if (paged.length > 0) {
+    // The page says what the issue says: with nothing else abnormal, no cause was found, and what was checked follows.
+    sentences.push(`${opening}: no cause found: nothing abnormal but the alert that paged (${paged.map(level).join("; ")}).`);
   } else if (background.length > 0) {
     sentences.push(`${opening}: nothing abnormal began near the issue time.`);
   } else if (normal.length > 0) {
@@ -111,6 +119,7 @@ export function bottomLineOf(judgement: Judgement, attributes: Readonly<Record<s
   const others = symptoms.filter((finding) => !told.has(finding.evidence));
   const symptomTold = symptoms.some((finding) => told.has(finding.evidence));
   if (others.length > 0) sentences.push(`${symptomTold ? "Also abnormal" : "Abnormal"}: ${others.map(level).join("; ")}.`);
+  if (paged.length > 0 && symptoms.length > 0) sentences.push(`Paged by: ${paged.map(level).join("; ")}.`);
   if (likelyCause === undefined) {
     // Said plainly: a blip could have been named as a cause, and is not one.
     const blips = symptoms.filter((finding) => isBlip(finding.evidence));
@@ -263,17 +272,7 @@ function attributeText(attributes: Readonly<Record<string, string>>): string {
   return `${shown.join(", ")}${more}`;
 }
 
-/** "a", "a and b", "a, b and c". */
-function listOf(items: readonly string[]): string {
-  if (items.length <= 1) return items[0] ?? "";
-  return `${items.slice(0, -1).join(", ")} and ${items[items.length - 1] ?? ""}`;
-}
-
 /** A sentence as a clause inside a sentence: no trailing period. */
 function clause(text: string): string {
   return text.trim().replace(/[.\s]+$/, "");
-}
-
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

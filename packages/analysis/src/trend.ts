@@ -120,7 +120,9 @@ function slopeOf(hours: readonly number[], values: readonly number[], from: numb
 
 /**
  * An abnormal comparison with the trend that led to it, if the samples before the incident phase show
- * one in the direction it moved, up to where it came close to its extreme: its onset becomes the trend's start. Anything else is returned as it is.
+ * one in the direction it moved, up to where it came close to its extreme (a saturated series: up to its
+ * highest point before the incident phase): its onset becomes the trend's start. Anything else is
+ * returned as it is.
  */
 export function withTrend<C extends Comparison>(comparison: C, points: readonly SeriesPoint[], incidentFrom: number): C & { trend?: MetricTrend } {
   if (!comparison.abnormal || comparison.flat === true) return comparison;
@@ -128,8 +130,24 @@ export function withTrend<C extends Comparison>(comparison: C, points: readonly 
   // The climb is what led to the extreme: what followed once it got there (a plateau at the limit, a
   // container killed and climbing again) is not part of it.
   const move = (comparison.extreme.value - comparison.baseline) * side;
-  const reached = points.find((point) => (point.value - comparison.baseline) * side >= TREND_REACHED_SHARE * move);
+  // A saturated climb ends at its highest point before the incident phase: a series at its limit in a
+  // sawtooth of kills and restarts peaks a little higher or lower by the scrape, and how near its extreme
+  // a peak counts as "there" would hang on the baseline, which moves with the moment of the page.
+  const reached =
+    comparison.saturation !== undefined
+      ? peakBefore(points, incidentFrom, side)
+      : points.find((point) => (point.value - comparison.baseline) * side >= TREND_REACHED_SHARE * move);
   const trend = trendOf(points, Math.min(incidentFrom, reached?.at ?? incidentFrom), side);
   if (trend === undefined) return comparison;
   return { ...comparison, onset: trend.since, trend };
+}
+
+/** The first of the highest (`side` 1) or lowest (−1) samples before `until`; undefined when there is none. */
+function peakBefore(points: readonly SeriesPoint[], until: number, side: 1 | -1): SeriesPoint | undefined {
+  let peak: SeriesPoint | undefined;
+  for (const point of points) {
+    if (point.at >= until) break;
+    if (peak === undefined || (point.value - peak.value) * side > 0) peak = point;
+  }
+  return peak;
 }

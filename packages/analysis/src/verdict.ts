@@ -28,6 +28,7 @@ export function judgeExecution(findings: readonly Finding[], options: RankOption
     ...(likelyCause?.rival === undefined ? {} : { alternative: { ...withRemedy(causeFinding(likelyCause.rival), likelyCause.rival.evidence), confidence: "low" } satisfies VerdictCause }),
     symptoms: ranking.symptoms.map(verdictFinding),
     background: ranking.background.map(verdictFinding),
+    ...(ranking.paged.length === 0 ? {} : { paged: ranking.paged.map(verdictFinding) }),
     ruledOut: ruledOutChanges(ranking).map(ruledOut),
     normal: ranking.normal.map(({ evidence }): NormalAction => ({ action: evidence.action, found: evidence.kind === "none" ? "none" : "within-usual-range" })),
     unchecked: [

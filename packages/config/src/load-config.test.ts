@@ -322,7 +322,18 @@ mitigations:
       'gadgets.0.upstreams.by: "env" is not an attribute of this playbook (known: host)',
       "gadgets.0.title: a gadget with upstreams names {{upstream}} in its title, so that its instances are told apart",
       "gadgets.0.actions.0.title: an action of a gadget with upstreams names {{upstream}} in its title, so that each upstream's findings cite their own action",
-      "mitigations.0.toolName: placeholder {{upstream}} is bound only in a gadget that declares upstreams",
+      "mitigations.0.toolName: placeholder {{upstream}} is bound only in a gadget or a mitigation that declares upstreams",
+    ]);
+
+    // A mitigation may declare upstreams too: it then names {{upstream}}, by an attribute of the playbook.
+    const mitigations = (upstreams: string, name: string) =>
+      `${playbook("p", { extra: `mitigations:\n  - toolName: Runbook\n    customName: "${name}"\n    upstreams: ${upstreams}\n    url: "https://runbooks.example/db?name={{upstream}}"` })}\n`;
+    const loaded = await configDir({ "organizations/acme.yaml": acme, "playbooks/acme/p.yaml": mitigations("{ by: host, lists: { web-1: [orders-db] } }", "Raise max_connections on {{upstream}}") });
+    expect((await loadConfig(loaded)).organizations.get("acme")?.playbooks.get("p")?.mitigations[0]?.upstreams).toEqual({ by: "host", lists: { "web-1": ["orders-db"] } });
+    const unnamed = await loadError({ "organizations/acme.yaml": acme, "playbooks/acme/p.yaml": mitigations("{ by: env, lists: { prod: [orders-db] } }", "Raise max_connections") });
+    expect(unnamed.problems.map((problem) => `${problem.path}: ${problem.message}`)).toEqual([
+      'mitigations.0.upstreams.by: "env" is not an attribute of this playbook (known: host)',
+      "mitigations.0.customName: a mitigation with upstreams names {{upstream}} in its name, so that each upstream's is told apart",
     ]);
 
     const lists = await loadError({

@@ -23,7 +23,8 @@ export interface PlaybookProblem extends FieldProblem {
 /**
  * A gadget's upstreams: `by` names an attribute of the playbook, `upstream` is not also an attribute (the
  * binding would hide it), and the gadget's and its actions' titles name `{{upstream}}`, so that each
- * instance's findings cite an action of their own.
+ * instance's findings cite an action of their own. A mitigation's upstreams: `by` names an attribute, and
+ * its name names `{{upstream}}`.
  */
 function checkUpstreams(definition: PlaybookDefinition, known: ReadonlySet<string>, report: (path: PropertyKey[], message: string) => void): void {
   const placeholder = `{{${UPSTREAM_PLACEHOLDER}}}`;
@@ -43,6 +44,16 @@ function checkUpstreams(definition: PlaybookDefinition, known: ReadonlySet<strin
         report(["gadgets", g, "actions", a, "title"], `an action of a gadget with upstreams names ${placeholder} in its title, so that each upstream's findings cite their own action`);
       }
     });
+  });
+  definition.mitigations.forEach((mitigation, m) => {
+    const { upstreams } = mitigation;
+    if (upstreams === undefined) return;
+    if (!Array.isArray(upstreams) && !known.has(upstreams.by)) {
+      report(["mitigations", m, "upstreams", "by"], `"${upstreams.by}" is not an attribute of this playbook (known: ${[...known].sort().join(", ") || "none"})`);
+    }
+    if (!names(mitigation.customName ?? mitigation.toolName)) {
+      report(["mitigations", m, "customName"], `a mitigation with upstreams names ${placeholder} in its name, so that each upstream's is told apart`);
+    }
   });
 }
 
@@ -105,15 +116,17 @@ export function checkPlaybooks(
     const captured = definition.monitorNames.flatMap(monitorNamePlaceholders);
     const known = new Set([...required, ...optional, ...captured]);
     checkUpstreams(definition, known, report);
-    // `{{upstream}}` is bound in the gadgets that declare upstreams, and only there.
+    // `{{upstream}}` is bound in the gadgets and mitigations that declare upstreams, and only there.
     const bindsUpstream = (path: readonly PropertyKey[]) =>
-      path[0] === "gadgets" && typeof path[1] === "number" && definition.gadgets[path[1]]?.upstreams !== undefined;
+      typeof path[1] === "number" &&
+      ((path[0] === "gadgets" && definition.gadgets[path[1]]?.upstreams !== undefined) ||
+        (path[0] === "mitigations" && definition.mitigations[path[1]]?.upstreams !== undefined));
 
     for (const { path, template, encoding, placeholders } of templatesOf(definition, connectors)) {
       for (const placeholder of placeholders) {
         const written = `{{${placeholder.name}${placeholder.filter === undefined ? "" : `|${placeholder.filter}`}}}`;
         if (placeholder.name === UPSTREAM_PLACEHOLDER && !known.has(placeholder.name)) {
-          if (!bindsUpstream(path)) report(path, `placeholder ${written} is bound only in a gadget that declares upstreams`);
+          if (!bindsUpstream(path)) report(path, `placeholder ${written} is bound only in a gadget or a mitigation that declares upstreams`);
         } else if (!known.has(placeholder.name)) {
           report(
             path,

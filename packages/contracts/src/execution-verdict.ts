@@ -107,7 +107,8 @@ export type UncheckedAction = z.infer<typeof UncheckedAction>;
  * it. `conclusion` is `cause` (with `cause`), `ambiguous` (two candidates the rules cannot tell apart:
  * `cause` and `alternative`, both of low confidence) or `no-cause` (nothing abnormal, or symptoms of no
  * cause's kind and no change before them). `symptoms` are the incident's, strongest first (the cause
- * among them when it is one); `background` what was abnormal since well before the issue time.
+ * among them when it is one); `background` what was abnormal since well before the issue time; `paged`
+ * the alerts that paged, context rather than symptoms.
  */
 export const Verdict = z
   .object({
@@ -116,6 +117,8 @@ export const Verdict = z
     alternative: VerdictCause.optional(),
     symptoms: z.array(VerdictFinding),
     background: z.array(VerdictFinding),
+    /** The page: alerts firing for what the issue is about, found by an alert query. Context, never a symptom; absent when none fired. */
+    paged: z.array(VerdictFinding).optional(),
     ruledOut: z.array(RuledOutChange),
     normal: z.array(NormalAction),
     unchecked: z.array(UncheckedAction),

@@ -36,6 +36,23 @@ const quiet = contextOf([]);
 import { createMonitorNameMatcher } from "./monitor-name-matcher.js";
 
 describe("renderMitigations", () => {
+  it("renders a mitigation with upstreams once per upstream of the issue, naming it, offered for the one at fault", () => {
+    const connections: Finding = {
+      gadget: "Database orders-db of orders",
+      upstream: "orders-db",
+      evidence: { ...(errors.evidence as Extract<Finding["evidence"], { kind: "metric" }>), action: "Connections in use on orders-db", onset: at("13:50"), severity: 10_001, saturation: { limit: 100, direction: "up" } },
+    };
+    const template: MitigationTemplate = {
+      toolName: "Runbook",
+      customName: "Raise max_connections on {{upstream}}",
+      upstreams: { by: "service", lists: { orders: ["orders-db", "ledger-db"] } },
+      when: { likelyCause: "upstream", action: "Connections in use on {{upstream}}" },
+    };
+    const context = { ranking: rankFindings([connections, errors], { time, upstreams: ["orders-db", "ledger-db"] }), time, mitigationLinks };
+    expect(renderMitigations([template], { service: "orders" }, context).map(({ customName }) => customName)).toEqual(["Raise max_connections on orders-db"]);
+    expect(renderMitigations([template], { service: "checkout" }, context)).toEqual([]);
+  });
+
   it("fills text, URL components and action string leaves", () => {
     const mitigations = renderMitigations(
       [

@@ -3,6 +3,7 @@ import type { ActionableMitigation, MitigationCondition } from "@pes/contracts";
 import { asText, fillTemplate, fillTemplates, fillTextOrKeep, fillUrlTemplate, MissingAttributesError, UnsafeValueError } from "@pes/templates";
 import type { DataSourceMitigationLinks } from "@pes/connectors/schemas";
 import { silenceAction } from "./alertmanager-silence.js";
+import { gadgetInstances, instanceAttributes } from "./gadget-upstreams.js";
 import type { MitigationTemplate, MitigationWhen } from "./playbook-definition.js";
 
 /** What the mitigations of one execution are rendered against. */
@@ -50,6 +51,8 @@ export function renderMitigations(
  * - `silence` becomes the action: an Alertmanager API v2 silence with exact matchers, from the issue time
  *   for its duration (the same findings give the same result); with a data source, `url` is its silence
  *   form with the same matchers, as its connector links to it (an Alertmanager's).
+ * - A mitigation with `upstreams` is rendered once per upstream, `{{upstream}}` bound to its name, in the
+ *   order of its list (none when the issue has no list).
  * - A mitigation that needs an attribute the issue does not have, or whose URL would take a value it
  *   refuses (a dot segment such as `..`, which would point the URL at another path), is left out: it
  *   cannot be carried out as written, and the other mitigations still are.
@@ -62,11 +65,14 @@ export function renderMitigationTemplates(
   attributes: Readonly<Record<string, string>>,
   context: RenderingContext,
 ): RenderedMitigation[] {
-  return templates.flatMap((template) => {
-    const rendered = renderMitigation(template, attributes, context);
-    if (rendered === undefined) return [];
-    return [{ ...rendered, ...(template.when === undefined ? {} : { when: filledCondition(template.when, attributes) }) }];
-  });
+  return templates.flatMap((template) =>
+    gadgetInstances(template, attributes).flatMap((instance) => {
+      const bound = instanceAttributes(attributes, instance);
+      const rendered = renderMitigation(template, bound, context);
+      if (rendered === undefined) return [];
+      return [{ ...rendered, ...(template.when === undefined ? {} : { when: filledCondition(template.when, bound) }) }];
+    }),
+  );
 }
 
 /** The rendered mitigations whose `when` the findings meet (mitigationFits), in order. */

@@ -89,6 +89,11 @@ export const MitigationTemplate = z
     action: z.record(z.string(), z.unknown()).optional(),
     when: MitigationWhen.optional(),
     silence: MitigationSilence.optional(),
+    /**
+     * Renders the mitigation once per upstream, `{{upstream}}` bound to its name, as a gadget's upstreams
+     * (gadget-upstreams.ts): a mitigation that acts on the dependency found at fault names it.
+     */
+    upstreams: GadgetUpstreams.optional(),
   })
   .refine((template) => template.silence === undefined || template.action === undefined, {
     message: "a silence is the mitigation's action: give silence or action, not both",

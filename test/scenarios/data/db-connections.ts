@@ -55,3 +55,11 @@ export function dbConnections(issueAt: Date): Scenario {
   addRolloutEvents(world, "search", UNRELATED_REVISION);
   return { name: "db-connections", issueAt, request: { title: "Too many connections on orders-db" }, data: finish(world) };
 }
+
+/**
+ * The same incident paged for the service that fails, not the database: "High error rate on orders".
+ * orders' database, orders-db, reached its connection limit before orders' errors began.
+ */
+export function dbBehindService(issueAt: Date): Scenario {
+  return { ...dbConnections(issueAt), name: "db-behind-service", request: { title: "High error rate on orders" } };
+}

@@ -1,6 +1,6 @@
 import { badDeploy } from "./bad-deploy.js";
 import { briefBlip } from "./brief-blip.js";
-import { dbConnections } from "./db-connections.js";
+import { dbBehindService, dbConnections } from "./db-connections.js";
 import { deployNotCause } from "./deploy-not-cause.js";
 import { healthy } from "./healthy.js";
 import { memoryLeak } from "./memory-leak.js";
@@ -16,6 +16,7 @@ import { upstreamService } from "./upstream-service.js";
 export const SCENARIOS: ReadonlyArray<{ name: string; build: (issueAt: Date) => Scenario }> = [
   { name: "bad-deploy", build: badDeploy },
   { name: "db-connections", build: dbConnections },
+  { name: "db-behind-service", build: dbBehindService },
   { name: "node-oom", build: nodeOom },
   { name: "upstream-outage", build: upstreamOutage },
   { name: "deploy-not-cause", build: deployNotCause },
