@@ -5,17 +5,7 @@ import { formatClock, formatElapsed } from "./human-format.js";
 import { truncate } from "./outcome-text.js";
 import { compareText, listOf } from "./plain-text.js";
 import { rankFindings, roleOf, type Finding, type LikelyCause, type RankedChange, type Ranking } from "./ranking.js";
-import { judgeExecution, ruledOutChanges, type Judgement } from "./verdict.js";
-
-export interface ExecutionSummaryInput {
-  /** The issue time. */
-  time: Date;
-  attributes: Readonly<Record<string, string>>;
-  /** Every action's finding, in playbook order. */
-  findings: readonly Finding[];
-  /** How far apart a cause and the first symptom may be (CAUSE_LOOKBACK_MS, 30 min by default). */
-  lookbackMs?: number;
-}
+import { ruledOutChanges, type Judgement } from "./verdict.js";
 
 const MAX_ATTRIBUTES_SHOWN = 5;
 const MAX_ATTRIBUTE_CHARS = 64;
@@ -51,19 +41,6 @@ export function summarizeGadget(findings: readonly Finding[], time: Date): strin
     );
   }
   return `${parts.join("; ")}.`;
-}
-
-/**
- * The bottom line of an execution's findings: judgeExecution, rendered by bottomLineOf. Pure and
- * deterministic.
- */
-export function summarizeExecution(input: ExecutionSummaryInput): string {
-  const judgement = judgeExecution(input.findings, {
-    time: input.time,
-    attributes: input.attributes,
-    ...(input.lookbackMs === undefined ? {} : { lookbackMs: input.lookbackMs }),
-  });
-  return bottomLineOf(judgement, input.attributes);
 }
 
 /**
