@@ -2,6 +2,7 @@ import type { Deployment, KubernetesEvent, KubernetesState, Node, Pod, PodSpec, 
 import { describe, expect, it } from "vitest";
 import { dominantReason } from "./scheduling-faults.js";
 import { stateFindings } from "./kubernetes-state-reading.js";
+import { bottomLineOf } from "./summarize.js";
 import { judgeExecution } from "./verdict.js";
 
 const NOW = "2026-11-20T14:08:00Z";
@@ -170,6 +171,19 @@ describe("stateFindings", () => {
     }).map((evidence) => ({ gadget: "Cluster", evidence }));
     const both = judgeExecution([...faults, ...quota], { time: window.time }).verdict;
     expect(both).toMatchObject({ conclusion: "ambiguous", cause: { confidence: "low" }, alternative: { confidence: "low" } });
+  });
+
+  it("says in the bottom line what the fault is and what would undo it, once", () => {
+    const selecting = spec({ nodeSelector: { disk: "nvme" } });
+    const faults = read({
+      deployments: [deployment("cart", selecting, 0)],
+      pods: [pod("cart-7d9f8c6b5-x2k4p", "cart", selecting, { phase: "Pending" })],
+      events: [event("Pod", "cart-7d9f8c6b5-x2k4p", "FailedScheduling", "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.")],
+    }).map((evidence) => ({ gadget: "Cluster", evidence }));
+    const text = bottomLineOf(judgeExecution(faults, { time: window.time }), {});
+    expect(text).toContain("likely cause: Cluster state: deployment/cart cannot be scheduled: no node matches its node selector");
+    expect(text).toContain("Fix the nodeSelector of deployment/cart (disk=nvme)");
+    expect(text.split("cannot be scheduled").length).toBe(2);
   });
 
   it("finds nothing in a namespace whose objects all run", () => {

@@ -141,6 +141,11 @@ function causeSentence(ranking: Ranking, likelyCause: LikelyCause, rival: Likely
     const list = (findings: ReadonlyArray<Finding<SymptomEvidence>>) => listOf(findings.map((symptom) => claimOf(symptom)));
     return `${opening}: likely cause: ${node}: only the pods on ${node} are abnormal (${list(confined)}), and ${node} itself: ${list(signals)}.`;
   }
+  if (likelyCause.basis === "fault") {
+    // The state names the mechanism: what would undo it follows, for each fault named.
+    const remedies = [likelyCause.finding, ...(rival === undefined ? [] : [rival])].flatMap(({ evidence }) => (evidence.kind === "fault" ? [evidence.remedy] : []));
+    return `${named}. ${remedies.map((remedy) => `${remedy}.`).join(" ")}`;
+  }
   if (likelyCause.basis === "symptom") {
     // A rival symptom may be what began next: the lead then says nothing of what followed them both.
     if (rival !== undefined) return `${named}.`;
