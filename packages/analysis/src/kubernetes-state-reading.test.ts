@@ -181,7 +181,7 @@ describe("stateFindings", () => {
       events: [event("Pod", "cart-7d9f8c6b5-x2k4p", "FailedScheduling", "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.")],
     }).map((evidence) => ({ gadget: "Cluster", evidence }));
     const text = bottomLineOf(judgeExecution(faults, { time: window.time }), {});
-    expect(text).toContain("likely cause: Cluster state: deployment/cart cannot be scheduled: no node matches its node selector");
+    expect(text).toContain("likely cause: Cluster state (Cluster): deployment/cart cannot be scheduled: no node matches its node selector");
     expect(text).toContain("Fix the nodeSelector of deployment/cart (disk=nvme)");
     expect(text.split("cannot be scheduled").length).toBe(2);
   });
