@@ -154,29 +154,45 @@ export interface Ranking {
   skipped: Array<Finding<SkippedEvidence>>;
 }
 
-/** The role of a piece of evidence (see Role). */
-export function roleOf(evidence: Evidence): Role {
+/** A piece of evidence with its role, typed by it: the one map from evidence kinds to roles. */
+type Classified =
+  | { role: "symptom"; evidence: SymptomEvidence }
+  | { role: "change"; evidence: ChangeEvidence }
+  | { role: "normal"; evidence: MetricEvidence | LogPatternEvidence | NoneEvidence }
+  | { role: "answer"; evidence: Evidence }
+  | { role: "no-data"; evidence: NoDataEvidence }
+  | { role: "failed"; evidence: FailedEvidence }
+  | { role: "skipped"; evidence: SkippedEvidence };
+
+function classify(evidence: Evidence): Classified {
   switch (evidence.kind) {
     case "metric":
     case "log-pattern":
-      return evidence.abnormal ? "symptom" : "normal";
+      return evidence.abnormal ? { role: "symptom", evidence } : { role: "normal", evidence };
     case "alert":
     case "fault":
-      return "symptom";
+      return { role: "symptom", evidence };
     case "event":
-      return evidence.warning ? "symptom" : "answer";
+      return evidence.warning ? { role: "symptom", evidence } : { role: "answer", evidence };
     case "change":
-      return "change";
+      return { role: "change", evidence };
     case "none":
-      return "normal";
+      return { role: "normal", evidence };
     case "values":
     case "answer":
-      return "answer";
+      return { role: "answer", evidence };
     case "no-data":
+      return { role: "no-data", evidence };
     case "failed":
+      return { role: "failed", evidence };
     case "skipped":
-      return evidence.kind;
+      return { role: "skipped", evidence };
   }
+}
+
+/** The role of a piece of evidence (see Role). */
+export function roleOf(evidence: Evidence): Role {
+  return classify(evidence).role;
 }
 
 /**
@@ -226,41 +242,32 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
     const upstream = finding.upstream ?? (evidence.kind === "alert" ? alertUpstream(evidence, options) : undefined);
     // Kept with every symptom: which service it is about decides whether it can be a cause (rule 4).
     const base = upstream === undefined ? { gadget: finding.gadget } : { gadget: finding.gadget, upstream };
-    switch (evidence.kind) {
-      case "metric":
-      case "log-pattern":
-        if (evidence.abnormal) ranking.symptoms.push({ ...base, evidence });
-        else ranking.normal.push({ ...base, evidence });
+    const classified = classify(evidence);
+    switch (classified.role) {
+      case "symptom": {
+        const symptom = { ...base, evidence: classified.evidence };
+        // The page (an alert for what the issue is about) is context, not a symptom.
+        if (upstream === undefined && symptom.evidence.kind === "alert" && isPage(symptom.evidence, options.attributes)) ranking.paged.push({ ...base, evidence: symptom.evidence });
+        else ranking.symptoms.push(symptom);
         break;
-      case "alert":
-        if (upstream === undefined && isPage(evidence, options.attributes)) ranking.paged.push({ ...base, evidence });
-        else ranking.symptoms.push({ ...base, evidence });
-        break;
-      case "fault":
-        ranking.symptoms.push({ ...base, evidence });
-        break;
-      case "event":
-        if (evidence.warning) ranking.symptoms.push({ ...base, evidence });
-        else ranking.answers.push(finding);
-        break;
+      }
       case "change":
-        changes.push({ ...base, evidence });
+        changes.push({ ...base, evidence: classified.evidence });
         break;
-      case "none":
-        ranking.normal.push({ ...base, evidence });
+      case "normal":
+        ranking.normal.push({ ...base, evidence: classified.evidence });
         break;
-      case "values":
       case "answer":
         ranking.answers.push(finding);
         break;
       case "no-data":
-        ranking.noData.push({ ...base, evidence });
+        ranking.noData.push({ ...base, evidence: classified.evidence });
         break;
       case "failed":
-        ranking.failed.push({ ...base, evidence });
+        ranking.failed.push({ ...base, evidence: classified.evidence });
         break;
       case "skipped":
-        ranking.skipped.push({ ...base, evidence });
+        ranking.skipped.push({ ...base, evidence: classified.evidence });
         break;
     }
   }
