@@ -2,17 +2,14 @@ import { readFileSync } from "node:fs";
 import type { JsonText, RequestRefusal } from "@pes/contracts";
 import type { Result } from "ioredis";
 import {
-  batchCountedKey,
   batchInvalidKey,
   batchItemsKey,
   batchKey,
   batchLostCheckKey,
-  coalesceKey,
-  executionBatchesKey,
   executionKey,
-  executionWaitersKey,
-  finishedKey,
   laneKey,
+  organizationKeysLua,
+  organizationPrefix,
   type KeySpace,
   type RedisConnection,
 } from "@pes/jobs";
@@ -139,38 +136,35 @@ export interface StoredBatch {
   lastDoneAt: number;
 }
 
-/**
- * Rounds of a script that asks for keys it was not given (SCRIPT_CODES.needsKeys): each round gives the
- * keys of what it read in the one before, so a third means what it reads keeps changing under it.
- */
-const MAX_KEY_ROUNDS = 3;
 /** The longest Retry-After: past it, a client should rather look again than trust an estimate. */
 const MAX_RETRY_AFTER_SECONDS = 3_600;
 
 declare module "ioredis" {
-  // Each is called with the number of its keys, its keys (as its script's header lists them), then its arguments.
+  // Each is called with its organization's key prefix (organizationPrefix, its one key), then its arguments.
   interface RedisCommander<Context> {
     /** scripts/begin-executions.lua */
-    beginExecutions(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Result<(string | number)[], Context>;
+    beginExecutions(prefix: string, ...args: (string | number)[]): Result<(string | number)[], Context>;
     /** scripts/finish-execution.lua */
-    finishExecution(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Result<number | string, Context>;
+    finishExecution(prefix: string, executionId: string, reply: string, status: string, now: number, reusable: "1" | "0"): Result<number, Context>;
     /** scripts/accept-batch.lua */
-    acceptBatch(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Result<(string | number)[], Context>;
+    acceptBatch(prefix: string, ...args: (string | number)[]): Result<(string | number)[], Context>;
     /** scripts/extend-batch.lua */
-    extendBatch(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Result<number, Context>;
+    extendBatch(prefix: string, batchId: string, from: number, now: number, ttlMs: number, ...entries: string[]): Result<number, Context>;
   }
 }
 
 /**
  * A script of scripts/, by name, read once when the commands are defined. Redis runs each script on its
  * own, so what several share is in scripts/includes/ and put in place of their `--- @include "<name>"`
- * lines here (as BullMQ composes its own scripts), after the names of their answers (script-codes.ts).
+ * lines here (as BullMQ composes its own scripts), after the names of their answers (`CODE`,
+ * script-codes.ts) and the functions that name their organization's keys (`KEY`, generated from the key
+ * builders of @pes/jobs' redis-keys.ts).
  */
 function script(name: string): string {
   const text = readFileSync(new URL(`../scripts/${name}.lua`, import.meta.url), "utf8").replace(/^--- @include "([\w-]+)"$/gm, (_line, include: string) =>
     readFileSync(new URL(`../scripts/includes/${include}.lua`, import.meta.url), "utf8"),
   );
-  return scriptConstants() + text;
+  return scriptConstants() + organizationKeysLua() + text;
 }
 
 /**
@@ -178,10 +172,10 @@ function script(name: string): string {
  * pipeline on a connection copies the scripts defined on it, and BullMQ defines dozens.
  */
 export function defineLifecycleCommands(redis: RedisConnection): void {
-  redis.defineCommand("beginExecutions", { lua: script("begin-executions") });
-  redis.defineCommand("finishExecution", { lua: script("finish-execution") });
-  redis.defineCommand("acceptBatch", { lua: script("accept-batch") });
-  redis.defineCommand("extendBatch", { lua: script("extend-batch") });
+  redis.defineCommand("beginExecutions", { numberOfKeys: 1, lua: script("begin-executions") });
+  redis.defineCommand("finishExecution", { numberOfKeys: 1, lua: script("finish-execution") });
+  redis.defineCommand("acceptBatch", { numberOfKeys: 1, lua: script("accept-batch") });
+  redis.defineCommand("extendBatch", { numberOfKeys: 1, lua: script("extend-batch") });
 }
 
 /**
@@ -191,34 +185,9 @@ export function defineLifecycleCommands(redis: RedisConnection): void {
  * enqueues the jobs of the executions in state `created`, and only those.
  */
 export async function beginExecutions(redis: RedisConnection, keys: KeySpace, settings: BeginSettings, requests: readonly BeginRequest[]): Promise<BeginAnswer> {
-  const { orgId, batchId } = settings;
-  // The executions whose keys the script is given: every candidate, then the ones it found to join.
-  const executionIds = new Set(requests.map((request) => request.candidateId));
-  const fingerprints = [...new Set(requests.flatMap((request) => (request.fingerprint ? [request.fingerprint] : [])))];
-  for (let round = 0; round < MAX_KEY_ROUNDS; round += 1) {
-    const ids = [...executionIds];
-    const scriptKeys = [
-      laneKey(keys, orgId, settings.lane),
-      finishedKey(keys, orgId),
-      ...(batchId ? [batchKey(keys, orgId, batchId), batchCountedKey(keys, orgId, batchId)] : []),
-      ...ids.flatMap((id) => [executionKey(keys, orgId, id), executionWaitersKey(keys, orgId, id), executionBatchesKey(keys, orgId, id)]),
-      ...fingerprints.map((fingerprint) => coalesceKey(keys, orgId, fingerprint)),
-    ];
-    const args = beginArguments(settings, requests, ids, fingerprints);
-    const answer = await redis.beginExecutions(scriptKeys.length, ...scriptKeys, ...args);
-    if (answer[0] === SCRIPT_CODES.needsKeys) {
-      for (const id of answer.slice(1)) executionIds.add(String(id));
-      continue;
-    }
-    return parseBegun(settings, requests, answer);
-  }
-  throw new Error("begin-executions: the executions its requests join kept changing");
-}
-
-/** begin-executions.lua's ARGV. */
-function beginArguments(settings: BeginSettings, requests: readonly BeginRequest[], executionIds: readonly string[], fingerprints: readonly string[]): (string | number)[] {
   const args: (string | number)[] = [
     Date.now(),
+    settings.lane,
     settings.limit?.max ?? 0,
     settings.reserved === true ? "reserved" : (settings.limit?.over ?? "refuse"),
     Math.ceil(settings.deadline),
@@ -228,13 +197,9 @@ function beginArguments(settings: BeginSettings, requests: readonly BeginRequest
     settings.waiterChannel ?? "",
     settings.batchId ?? "",
     settings.behindQueue ?? "",
-    executionIds.length,
-    ...executionIds,
-    fingerprints.length,
-    ...fingerprints,
   ];
   for (const request of requests) args.push(request.candidateId, request.fingerprint ?? "", request.queue, request.batchIndex ?? "");
-  return args;
+  return parseBegun(settings, requests, await redis.beginExecutions(organizationPrefix(keys, settings.orgId), ...args));
 }
 
 function parseBegun(settings: BeginSettings, requests: readonly BeginRequest[], answer: (string | number)[]): BeginAnswer {
@@ -271,36 +236,8 @@ function limitExceeded(lane: Lane, max: number, [inFlight = 0, finishedRecently 
  * one round trip. Resolves with the number of API instances that received it, or -1 when it had finished.
  */
 export async function finishExecution(redis: RedisConnection, keys: KeySpace, orgId: string, executionId: string, finish: Finish): Promise<number> {
-  const record = executionKey(keys, orgId, executionId);
-  const batches = executionBatchesKey(keys, orgId, executionId);
-  for (let round = 0; round < MAX_KEY_ROUNDS; round += 1) {
-    // The names of the keys it touches besides its own: its coalescing key, and the batches counting on it.
-    const [fingerprint, members] = answersOf(await redis.pipeline().hget(record, "coalesce").smembers(batches).exec()) as [string | null, string[]];
-    const batchIds = [...new Set(members.map((member) => member.slice(0, member.indexOf(" "))))];
-    const scriptKeys = [
-      record,
-      executionWaitersKey(keys, orgId, executionId),
-      batches,
-      laneKey(keys, orgId, "interactive"),
-      laneKey(keys, orgId, "batch"),
-      finishedKey(keys, orgId),
-      ...(fingerprint ? [coalesceKey(keys, orgId, fingerprint)] : []),
-      ...batchIds.flatMap((batchId) => [batchKey(keys, orgId, batchId), batchCountedKey(keys, orgId, batchId)]),
-    ];
-    const answer = await redis.finishExecution(
-      scriptKeys.length,
-      ...scriptKeys,
-      executionId,
-      finish.reply,
-      finish.status,
-      Date.now(),
-      finish.reusable ? "1" : "0",
-      fingerprint ?? "",
-      ...batchIds,
-    );
-    if (answer !== SCRIPT_CODES.needsKeys) return Number(answer);
-  }
-  throw new Error(`finish-execution: the batches counting on execution ${executionId} kept changing`);
+  const answer = await redis.finishExecution(organizationPrefix(keys, orgId), executionId, finish.reply, finish.status, Date.now(), finish.reusable ? "1" : "0");
+  return answer === SCRIPT_CODES.finishedAlready ? -1 : answer;
 }
 
 /**
@@ -322,16 +259,9 @@ export async function acceptBatch(
     invalid: readonly { index: number; entry: string }[];
   },
 ): Promise<boolean> {
-  const scriptKeys = [
-    batchKey(keys, orgId, batch.batchId),
-    batchInvalidKey(keys, orgId, batch.batchId),
-    batchCountedKey(keys, orgId, batch.batchId),
-    laneKey(keys, orgId, "batch"),
-    finishedKey(keys, orgId),
-  ];
   const answer = await redis.acceptBatch(
-    scriptKeys.length,
-    ...scriptKeys,
+    organizationPrefix(keys, orgId),
+    batch.batchId,
     Date.now(),
     Math.ceil(batch.deadline),
     Math.ceil(batch.ttlMs),
@@ -355,9 +285,7 @@ export async function extendBatch(
   orgId: string,
   chunk: { batchId: string; from: number; ttlMs: number; entries: readonly string[] },
 ): Promise<number> {
-  const { batchId } = chunk;
-  const scriptKeys = [batchKey(keys, orgId, batchId), batchItemsKey(keys, orgId, batchId), batchCountedKey(keys, orgId, batchId)];
-  const begun = await redis.extendBatch(scriptKeys.length, ...scriptKeys, chunk.from, Date.now(), Math.ceil(chunk.ttlMs), ...chunk.entries);
+  const begun = await redis.extendBatch(organizationPrefix(keys, orgId), chunk.batchId, chunk.from, Date.now(), Math.ceil(chunk.ttlMs), ...chunk.entries);
   return begun === SCRIPT_CODES.recordedAlready ? -1 : begun;
 }
 

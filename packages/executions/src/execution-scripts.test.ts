@@ -1,6 +1,6 @@
-// The lifecycle's scripts called directly on a real Redis, where they are given keys they did not expect:
-// a request that joins an execution of an earlier call, a batch that counts on an execution between the
-// read of its names and the finish.
+// The lifecycle's scripts on a real Redis, where the keys they touch are named by what they read, in the
+// same round trip: a request that joins an execution of an earlier call, a batch that begins counting on an
+// execution just before it finishes.
 import { batchCountedKey, batchKey, executionBatchesKey, keySpace, type KeySpace } from "@pes/jobs";
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { Redis } from "ioredis";
@@ -37,7 +37,7 @@ const settings = (overrides: Partial<BeginSettings> = {}): BeginSettings => ({
 });
 
 describe("begin-executions", () => {
-  it("joins the execution an earlier call created for the same fingerprint, once given its keys", async () => {
+  it("joins the execution an earlier call created for the same fingerprint", async () => {
     const first = await beginExecutions(redis, keys, settings(), [{ candidateId: "e-1", fingerprint: "f", queue: "q" }]);
     const second = await beginExecutions(redis, keys, settings(), [{ candidateId: "e-2", fingerprint: "f", queue: "q" }]);
 
@@ -48,10 +48,10 @@ describe("begin-executions", () => {
 });
 
 describe("finish-execution", () => {
-  it("counts the execution in a batch that began counting on it after its keys were named", async () => {
+  it("counts the execution in a batch that began counting on it just before its finish", async () => {
     await acceptBatch(redis, keys, "acme", { batchId: "b-1", deadline: Date.now() + 60_000, ttlMs: 120_000, total: 1, candidateIds: [], invalid: [] });
     await beginExecutions(redis, keys, settings(), [{ candidateId: "e-1", queue: "q" }]);
-    // The batch item joins between finishExecution's read of the batches and its script.
+    // The batch item joins just before the script runs.
     let joined = false;
     const racing = new Proxy(redis, {
       get(target, property, receiver) {

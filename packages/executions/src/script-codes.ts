@@ -14,12 +14,6 @@ export const SCRIPT_CODES = {
   recordedAlready: -1,
   /** finish-execution: the execution had finished already, or has no record. */
   finishedAlready: -1,
-  /**
-   * The script read the name of something whose keys it was not given (an execution another request
-   * coalesced into, a batch counting on an execution), followed by those names; nothing changed. The
-   * caller builds their keys and calls it again.
-   */
-  needsKeys: "keys",
 } as const;
 
 /** How far back an organization's finished executions are counted for its pace (the `finished` key). */

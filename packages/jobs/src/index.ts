@@ -18,6 +18,8 @@ export {
   incidentNoteKey,
   keySpace,
   laneKey,
+  organizationKeysLua,
+  organizationPrefix,
   querySlotsKey,
   replyChannel,
   slackPostKey,

@@ -1,4 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { startRedis, type RedisHandle } from "@pes/local-services";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   batchCountedKey,
   batchInvalidKey,
@@ -19,9 +21,11 @@ import {
   incidentNoteKey,
   keySpace,
   laneKey,
+  organizationKeysLua,
   organizationPrefix,
   querySlotsKey,
   replyChannel,
+  SCRIPT_KEYS,
   slackPostKey,
   teamsPostKey,
   type KeySpace,
@@ -93,7 +97,7 @@ function organizationNames(org: string): Record<string, string> {
   };
 }
 
-// The names are the data already in Redis (and every key the Lua scripts are given): these are the exact strings.
+// The names are the data already in Redis (and every key the Lua scripts name): these are the exact strings.
 describe("the service's Redis keys", () => {
   it("are named as stored on one Redis, untagged", () => {
     const keys = keySpace("pes", "redis://127.0.0.1:6379");
@@ -105,5 +109,84 @@ describe("the service's Redis keys", () => {
     const keys = keySpace("pes", "redis+cluster://127.0.0.1:7000,127.0.0.1:7001/");
     expect(keys.bullPrefix).toBe("{pes}");
     expect(names(keys)).toEqual({ ...organizationNames("{acme}"), ...UNTAGGED });
+  });
+});
+
+// The Lua scripts of @pes/executions name their organization's keys with the functions of organizationKeysLua,
+// run here in a real Redis against the builders they are generated from.
+describe("the Lua scripts' KEY table", () => {
+  let redisHandle: RedisHandle;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    redisHandle = await startRedis();
+    redis = new Redis(redisHandle.url);
+  });
+
+  afterAll(async () => {
+    redis.disconnect();
+    await redisHandle.stop();
+  });
+
+  /** Each KEY function's name in Lua for the ids given, by the name of its function. */
+  async function luaNames(keys: KeySpace, orgId: string, ids: Record<keyof typeof SCRIPT_KEYS, string>): Promise<Record<string, string>> {
+    const names = Object.keys(SCRIPT_KEYS);
+    const answer = (await redis.eval(
+      `${organizationKeysLua()}local names = {}\nfor i, name in ipairs(ARGV) do if i % 2 == 1 then names[#names + 1] = KEY[name](KEYS[1], ARGV[i + 1]) end end\nreturn names`,
+      1,
+      organizationPrefix(keys, orgId),
+      ...names.flatMap((name) => [name, ids[name as keyof typeof SCRIPT_KEYS]]),
+    )) as string[];
+    return Object.fromEntries(names.map((name, i) => [name, answer[i] ?? ""]));
+  }
+
+  function builderNames(keys: KeySpace, orgId: string, ids: Record<keyof typeof SCRIPT_KEYS, string>): Record<string, string> {
+    return Object.fromEntries(Object.entries<(keys: KeySpace, orgId: string, id: never) => string>(SCRIPT_KEYS).map(([name, build]) => [name, build(keys, orgId, ids[name as keyof typeof SCRIPT_KEYS] as never)]));
+  }
+
+  const samples: Record<keyof typeof SCRIPT_KEYS, string>[] = [
+    {
+      execution: "e-1",
+      executionWaiters: "e-1",
+      executionBatches: "e-1",
+      coalesce: "f00d",
+      finished: "",
+      lane: "interactive",
+      batch: "b-1",
+      batchItems: "b-1",
+      batchCounted: "b-1",
+      batchInvalid: "b-1",
+    },
+    {
+      execution: "0b0e2a3c-6f1d-4c5e-9a7b-1d2e3f405162",
+      executionWaiters: "0b0e2a3c-6f1d-4c5e-9a7b-1d2e3f405162",
+      executionBatches: "alert:fp/1",
+      coalesce: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+      finished: "",
+      lane: "batch",
+      batch: "b:2 {x}",
+      batchItems: "b:2 {x}",
+      batchCounted: "b:2 {x}",
+      batchInvalid: "b:2 {x}",
+    },
+  ];
+
+  it("names every key as its builder does, on one Redis and on a cluster", async () => {
+    for (const keys of [keySpace("pes", "redis://127.0.0.1:6379"), keySpace("q1", "redis+cluster://127.0.0.1:7000,127.0.0.1:7001/")]) {
+      for (const orgId of ["acme", "org-2"]) {
+        for (const ids of samples) {
+          expect(await luaNames(keys, orgId, ids)).toEqual(builderNames(keys, orgId, ids));
+        }
+      }
+    }
+  });
+
+  it("has a function for every key the builders name below an organization that the scripts use", () => {
+    expect(organizationKeysLua()).toContain("KEY.execution = function(prefix, id) return prefix .. 'execution:' .. id end\n");
+    expect(organizationKeysLua()).toContain("KEY.executionWaiters = function(prefix, id) return prefix .. 'execution:' .. id .. ':waiters' end\n");
+    expect(organizationKeysLua()).toContain("KEY.finished = function(prefix) return prefix .. 'finished' end\n");
+    expect(Object.keys(SCRIPT_KEYS).sort()).toEqual(
+      ["batch", "batchCounted", "batchInvalid", "batchItems", "coalesce", "execution", "executionBatches", "executionWaiters", "finished", "lane"].sort(),
+    );
   });
 });

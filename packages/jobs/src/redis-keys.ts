@@ -2,9 +2,10 @@ import { parseRedisClusterUrl } from "./redis-url.js";
 
 /*
  * Every key and channel the service uses in Redis. The builders below are the only code that names one:
- * the Lua scripts of @pes/executions are given every key they touch in KEYS, built here, and name none
- * themselves. A key's name is its data: renaming one strands what is stored under the old name, and keys
- * that one script or MULTI touches must keep sharing a hash tag on a cluster.
+ * the Lua scripts of @pes/executions are given their organization's prefix and build the names of its
+ * keys with the functions of a Lua table `KEY` generated from these builders (organizationKeysLua), so
+ * they name none themselves. A key's name is its data: renaming one strands what is stored under the old
+ * name, and keys that one script or MULTI touches must keep sharing a hash tag on a cluster.
  *
  * BullMQ's, under `bullPrefix` (`<prefix>`, on a cluster `{<prefix>}`: every queue in one slot):
  *   <bullPrefix>:<queue>:…      BullMQ's own layout (jobs, lists, locks, events); the queue names are
@@ -137,6 +138,50 @@ export function batchInvalidKey(keys: KeySpace, orgId: string, batchId: string):
 /** Held for a while by the one reader that looks for a quiet batch's lost items. */
 export function batchLostCheckKey(keys: KeySpace, orgId: string, batchId: string): string {
   return `${batchKey(keys, orgId, batchId)}:lost-check`;
+}
+
+/**
+ * The keys of an organization that the Lua scripts of @pes/executions name, by the name of their function
+ * in the scripts' `KEY` table: `KEY.<name>(prefix, id)` is `<builder>(keys, orgId, id)` for the prefix
+ * `organizationPrefix(keys, orgId)` (the scripts' KEYS[1]) and the id the builder takes after the
+ * organization (an execution's, a batch's, a fingerprint, a lane; none for `finished`).
+ */
+export const SCRIPT_KEYS = {
+  execution: executionKey,
+  executionWaiters: executionWaitersKey,
+  executionBatches: executionBatchesKey,
+  coalesce: coalesceKey,
+  finished: finishedKey,
+  lane: laneKey,
+  batch: batchKey,
+  batchItems: batchItemsKey,
+  batchCounted: batchCountedKey,
+  batchInvalid: batchInvalidKey,
+} satisfies Record<string, (keys: KeySpace, orgId: string, id: never) => string>;
+
+/** Stands for the id in a builder's name, to find where it goes. */
+const ID_PLACE = "\u0000id\u0000";
+
+/**
+ * The Lua that defines the table `KEY` of SCRIPT_KEYS, put in front of each script: each function is its
+ * builder's name with the organization's prefix and the id as parameters, e.g.
+ * `KEY.execution = function(prefix, id) return prefix .. 'execution:' .. id end`. What follows the
+ * prefix is the same on one Redis and on a cluster (only the prefix carries the hash tag).
+ */
+export function organizationKeysLua(): string {
+  const keys: KeySpace = { prefix: "pes", bullPrefix: "pes", tag: (id) => id };
+  const prefix = organizationPrefix(keys, "org");
+  const lines = ["local KEY = {}"];
+  for (const [name, build] of Object.entries<(keys: KeySpace, orgId: string, id: never) => string>(SCRIPT_KEYS)) {
+    const built = build(keys, "org", ID_PLACE as never);
+    if (!built.startsWith(prefix)) throw new Error(`the key ${name} is not below its organization's prefix`);
+    const parts = built.slice(prefix.length).split(ID_PLACE);
+    const literal = parts.find((part) => !/^[\w:.-]*$/.test(part));
+    if (literal !== undefined) throw new Error(`the key ${name} has a name Lua cannot quote as is: ${JSON.stringify(literal)}`);
+    const terms = ["prefix", ...parts.flatMap((part, i) => [...(i > 0 ? ["id"] : []), ...(part === "" ? [] : [`'${part}'`])])];
+    lines.push(`KEY.${name} = function(${parts.length > 1 ? "prefix, id" : "prefix"}) return ${terms.join(" .. ")} end`);
+  }
+  return `${lines.join("\n")}\n`;
 }
 
 /** An organization's Idempotency-Key (a SHA-256 in hex of the key as sent) → the body's hash and an id. */
