@@ -510,8 +510,9 @@ describe("engine with misbehaving actions", () => {
       );
     const result = await resultOf(engineWith(catalog, { runAction: several }), job("Book"));
     expect(result.actionResults?.map((item) => item.title)).toEqual(["Related alerts", "Warnings"]);
+    // The alert for what the issue is about is the page: context, apart from the symptoms.
+    expect(result.verdict?.paged).toEqual([{ kind: "alert", subject: "service=checkout", detail: "HighErrorRate", action: "Related alerts", onset: at.toISOString() }]);
     expect([...(result.verdict?.symptoms ?? []), ...(result.verdict?.background ?? [])].filter(({ kind }) => kind === "alert")).toEqual([
-      { kind: "alert", subject: "service=checkout", detail: "HighErrorRate", action: "Related alerts", onset: at.toISOString() },
       { kind: "alert", detail: "HighLatency", action: "Related alerts", onset: at.toISOString() },
     ]);
     expect(result.verdict?.normal).toEqual([{ action: "Warnings", found: "none" }]);
