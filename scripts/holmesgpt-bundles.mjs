@@ -44,7 +44,11 @@ function main(argv) {
 function gitSource(gitDir) {
   const git = (...command) => execFileSync("git", ["--git-dir", gitDir, ...command], { encoding: "utf8", maxBuffer: 64 << 20 });
   return {
-    files: (name) => git("ls-tree", "--name-only", "HEAD", `${CASES}/${name}/`).split("\n").filter(Boolean).map((path) => path.slice(path.lastIndexOf("/") + 1)),
+    files: (name) =>
+      git("ls-tree", "--name-only", "HEAD", `${CASES}/${name}/`)
+        .split("\n")
+        .filter(Boolean)
+        .map((path) => path.slice(path.lastIndexOf("/") + 1)),
     read: (name, file) => git("show", `HEAD:${CASES}/${name}/${file}`),
   };
 }
@@ -88,7 +92,11 @@ function tableRows(lines, header) {
 /** `kubectl describe pod`: the pod (its spec and status as the API holds them) and its events, aged from `now` (set later). */
 function describePod(text) {
   const lines = text.split("\n");
-  const field = (name) => lines.find((line) => line.startsWith(`${name}:`))?.slice(name.length + 1).trim();
+  const field = (name) =>
+    lines
+      .find((line) => line.startsWith(`${name}:`))
+      ?.slice(name.length + 1)
+      .trim();
   const pod = { metadata: { name: field("Name"), namespace: field("Namespace") }, spec: { containers: [] }, status: { phase: field("Status") } };
   const start = field("Start Time");
   if (start !== undefined) pod.status.startTime = describeTime(start);
@@ -173,8 +181,12 @@ function describeContainer(name, block) {
     let end = found.at + 1;
     while (end < block.length && /^ {6}\S/.test(block[end])) end++;
     const detail = (field) => value(field, found.at + 1, end)?.text;
-    if (kind === "Waiting") return { waiting: { ...(detail("Reason") ? { reason: detail("Reason") } : {}), ...(detail("Message") ? { message: detail("Message") } : {}) } };
-    if (kind === "Running") return { running: { startedAt: describeTime(found.text.replace(/^Running\s*/, "").replace(/^Started:\s*/, "")) ?? describeTime(detail("Started") ?? "") } };
+    if (kind === "Waiting")
+      return { waiting: { ...(detail("Reason") ? { reason: detail("Reason") } : {}), ...(detail("Message") ? { message: detail("Message") } : {}) } };
+    if (kind === "Running")
+      return {
+        running: { startedAt: describeTime(found.text.replace(/^Running\s*/, "").replace(/^Started:\s*/, "")) ?? describeTime(detail("Started") ?? "") },
+      };
     if (kind === "Terminated") {
       const started = describeTime(detail("Started") ?? "");
       const finished = describeTime(detail("Finished") ?? "");
@@ -207,7 +219,10 @@ function describeContainer(name, block) {
 function eventTable(lines, object) {
   const header = lines.findIndex((line) => /^\s+Type\s+Reason\s+Age/.test(line));
   if (header === -1) return [];
-  const rows = tableRows(lines.slice(header + 2).filter((line) => line.trim() !== ""), lines[header]);
+  const rows = tableRows(
+    lines.slice(header + 2).filter((line) => line.trim() !== ""),
+    lines[header],
+  );
   return rows.map(([type, reason, ageText, from, message]) => {
     const over = /\(x(\d+) over ([^)]+)\)/.exec(ageText);
     return {
@@ -237,7 +252,9 @@ function eventsCommand(text) {
 
 /** A log line's own time, when it starts with one or ends with `Time: …` (taken as UTC, as the recordings' are). */
 function lineTime(line) {
-  const match = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:[.,](\d{1,9}))?(Z|[+-]\d{2}:?\d{2})?/.exec(line) ?? /Time: (\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})()()\s*$/.exec(line);
+  const match =
+    /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:[.,](\d{1,9}))?(Z|[+-]\d{2}:?\d{2})?/.exec(line) ??
+    /Time: (\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})()()\s*$/.exec(line);
   if (match === null) return undefined;
   const [, day, clock, fraction = "", zone = ""] = match;
   const at = Date.parse(`${day}T${clock}${fraction ? `.${fraction.slice(0, 3).padEnd(3, "0")}` : ""}${zone || "Z"}`);
@@ -251,13 +268,15 @@ export function convertCase(name, files, read) {
   const finding = files.includes("fetch_finding_by_id.txt") ? read("fetch_finding_by_id.txt") : "";
   const recordedStart = Date.parse(issueData.starts_at ?? /^starts_at: '?([^'\n]+)'?$/m.exec(finding)?.[1] ?? "");
   const subject = request.subject ?? {};
-  const calls = files.filter((file) => file.endsWith(".txt")).flatMap((file) => {
-    try {
-      return [toolCalls(read(file))];
-    } catch {
-      return [];
-    }
-  });
+  const calls = files
+    .filter((file) => file.endsWith(".txt"))
+    .flatMap((file) => {
+      try {
+        return [toolCalls(read(file))];
+      } catch {
+        return [];
+      }
+    });
 
   const pods = new Map();
   const events = [];
@@ -273,10 +292,18 @@ export function convertCase(name, files, read) {
   const logCalls = calls.filter((item) => item.ok && /logs/.test(item.tool ?? ""));
   const stated = [...pods.values()].flatMap((pod) =>
     [...(pod.status.containerStatuses ?? []), ...(pod.status.initContainerStatuses ?? [])].flatMap((status) =>
-      [status.state, status.lastState].flatMap((state) => [state?.running?.startedAt, state?.terminated?.startedAt, state?.terminated?.finishedAt]).filter(Boolean).map(Date.parse),
+      [status.state, status.lastState]
+        .flatMap((state) => [state?.running?.startedAt, state?.terminated?.startedAt, state?.terminated?.finishedAt])
+        .filter(Boolean)
+        .map(Date.parse),
     ),
   );
-  const logTimes = logCalls.flatMap((call) => call.output.split("\n").map(lineTime).filter((at) => at !== undefined));
+  const logTimes = logCalls.flatMap((call) =>
+    call.output
+      .split("\n")
+      .map(lineTime)
+      .filter((at) => at !== undefined),
+  );
   const scheduled = events.find((event) => event.reason === "Scheduled" && event.pod?.status.startTime !== undefined);
   const latest = Math.max(...stated, ...logTimes);
   const now = scheduled !== undefined ? Date.parse(scheduled.pod.status.startTime) + scheduled.firstAgo : Number.isFinite(latest) ? latest : recordedStart;
@@ -307,7 +334,9 @@ export function convertCase(name, files, read) {
     const pod = pods.get(call.params.pod_name) ?? [...pods.values()][0];
     const statuses = [...(pod?.status.initContainerStatuses ?? []), ...(pod?.status.containerStatuses ?? [])];
     const previous = /previous/.test(call.tool);
-    const startOf = statuses.map((status) => (previous ? status.lastState?.terminated?.startedAt : status.state?.running?.startedAt ?? status.lastState?.terminated?.startedAt)).find(Boolean);
+    const startOf = statuses
+      .map((status) => (previous ? status.lastState?.terminated?.startedAt : (status.state?.running?.startedAt ?? status.lastState?.terminated?.startedAt)))
+      .find(Boolean);
     let at = startOf === undefined ? undefined : Date.parse(startOf);
     const lines = [];
     for (const line of call.output.split("\n")) {
@@ -362,7 +391,13 @@ export function convertCase(name, files, read) {
       window,
       observation: {
         kind: "alertmanager",
-        alerts: [{ labels: { alertname, ...attributes, severity: "warning" }, startsAt: new Date(time).toISOString(), endsAt: new Date(end + 5 * MINUTE).toISOString() }],
+        alerts: [
+          {
+            labels: { alertname, ...attributes, severity: "warning" },
+            startsAt: new Date(time).toISOString(),
+            endsAt: new Date(end + 5 * MINUTE).toISOString(),
+          },
+        ],
       },
     });
   }

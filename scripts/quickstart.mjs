@@ -10,15 +10,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseDocument } from "yaml";
 import { loadOrCreateDevKey, mintDevToken } from "@pes/dev-issuer";
-import {
-  demoDeploy,
-  demoIncidentLogs,
-  demoIncidentOpenMetrics,
-  startDemoDeploys,
-  startFakeLoki,
-  startPrometheus,
-  startRedis,
-} from "@pes/local-services";
+import { demoDeploy, demoIncidentLogs, demoIncidentOpenMetrics, startDemoDeploys, startFakeLoki, startPrometheus, startRedis } from "@pes/local-services";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
 const port = Number(process.env.PORT ?? 8080);
@@ -57,7 +49,10 @@ function start(name, script, env) {
 async function waitUntilReady(url, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const ok = await fetch(url).then((r) => r.ok, () => false);
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((r) => setTimeout(r, 200));
   }

@@ -45,9 +45,7 @@ export function writeBenchConfig(configDir: string, stubs: { instantUrl: string;
     name: ALERT_PLAYBOOK,
     monitorNames: [ALERT_NAME],
     requiredAttributes: ["service"],
-    gadgets: [
-      { title: "Up", actions: [{ title: "up", dataSource: "stub", prometheus: { query: "up{service={{service}}}", range: true } }] },
-    ],
+    gadgets: [{ title: "Up", actions: [{ title: "up", dataSource: "stub", prometheus: { query: "up{service={{service}}}", range: true } }] }],
     mitigations: [],
   });
   writeJsonYaml(join(playbookDir, `${PARALLEL_PLAYBOOK}.yaml`), {

@@ -90,9 +90,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
     redisUrl = redis.url;
     redisIsExternal = redis.child === undefined;
     if (redis.child !== undefined) children.push(redis.child);
-    results.settings.redis = redisIsExternal
-      ? "REDIS_URL (external)"
-      : `redis-server ${results.machine.redis} spawned on loopback, --save "" --appendonly no`;
+    results.settings.redis = redisIsExternal ? "REDIS_URL (external)" : `redis-server ${results.machine.redis} spawned on loopback, --save "" --appendonly no`;
 
     const [instantPort, slowPort, apiPort] = [await freePort(), await freePort(), await freePort()];
     const stub = await startStubProcess(logDir, [
@@ -201,11 +199,21 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
       // Storms and re-notifications are about sharing: an API of their own with coalescing on (default bucket).
       const sharingPort = await freePort();
       options.log("starting an API with coalescing on …");
-      const sharingApi = await startApi(context, { port: sharingPort, executionTimeoutMs: 30_000, batchMaxItems: 100, coalesceBucketSeconds: 60, name: "api-coalescing" });
+      const sharingApi = await startApi(context, {
+        port: sharingPort,
+        executionTimeoutMs: 30_000,
+        batchMaxItems: 100,
+        coalesceBucketSeconds: 60,
+        name: "api-coalescing",
+      });
       children.push(sharingApi);
       const sharingUrl = `http://127.0.0.1:${sharingPort}`;
       // A new process: warmed as scenario 1's paths are (its identical requests mostly join, which is its storm path).
-      await runHttpLoad({ ...executionLoad({ baseUrl: sharingUrl, token }, ONE_ACTION_PLAYBOOK), connections: THROUGHPUT_IN_FLIGHT, durationSeconds: durations.warmupSeconds });
+      await runHttpLoad({
+        ...executionLoad({ baseUrl: sharingUrl, token }, ONE_ACTION_PLAYBOOK),
+        connections: THROUGHPUT_IN_FLIGHT,
+        durationSeconds: durations.warmupSeconds,
+      });
       const caller = createHttpCaller(sharingUrl, token);
       try {
         if (options.scenarios.has("storm")) {
@@ -221,7 +229,12 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
         }
         if (options.scenarios.has("webhook")) {
           await run(`7 webhook intake, ${durations.webhookNotifications} notifications of 10 alerts (2 worker processes)`, async () => {
-            const intake = await webhookIntake(caller, workerMetricsUrls, { notifications: durations.webhookNotifications, alertsPerNotification: 10, connections: 16 }, runId);
+            const intake = await webhookIntake(
+              caller,
+              workerMetricsUrls,
+              { notifications: durations.webhookNotifications, alertsPerNotification: 10, connections: 16 },
+              runId,
+            );
             results.webhookIntake = { ...intake, workerProcesses: workers.length, ratioToThroughput: intake.fresh.alertsPerSecond / throughputOfTwo() };
           });
         }

@@ -111,10 +111,7 @@ try {
     await smokeTest(target, ONE_ACTION_PLAYBOOK);
     return { name, target, pids: { api: [api.pid], workers: workers.map((worker) => worker.pid) } };
   };
-  const sides = [
-    await startSide("baseline", baselineRoot, []),
-    await startSide("candidate", candidateRoot, splitNodeArgs(values["node-args"])),
-  ] as const;
+  const sides = [await startSide("baseline", baselineRoot, []), await startSide("candidate", candidateRoot, splitNodeArgs(values["node-args"]))] as const;
   const load = (side: Side, connections: number, durationSeconds: number): Promise<HttpLoadResult> =>
     runHttpLoad({
       url: `${side.target.baseUrl}/playbook/execution`,
@@ -154,21 +151,32 @@ try {
   }
 
   const ratio = (pick: (m: Measurement) => number) => results.map(({ baseline, candidate }) => pick(candidate) / pick(baseline));
-  const row = (label: string, ratios: number[]) =>
-    `| ${label} | ${medianRatio(ratios).toFixed(3)} | ${ratios.map((r) => r.toFixed(3)).join(", ")} |`;
+  const row = (label: string, ratios: number[]) => `| ${label} | ${medianRatio(ratios).toFixed(3)} | ${ratios.map((r) => r.toFixed(3)).join(", ")} |`;
   const lines = [
     `Same-run comparison, ${rounds} rounds of ${seconds} s, ${workerCount} worker process(es) each; ratio = this build` +
       `${values["node-args"] === "" ? "" : ` with node ${values["node-args"]}`} / baseline (${baselineRoot}).`,
     "",
     "| Figure | Median ratio | Per round |",
     "|---|---|---|",
-    row("p50 at 1 in flight", ratio((m) => m.latencyP50)),
-    row("executions/s at 64 in flight", ratio((m) => m.throughput)),
-    row("CPU per execution at 64 in flight (API + workers)", ratio((m) => m.cpuUs)),
+    row(
+      "p50 at 1 in flight",
+      ratio((m) => m.latencyP50),
+    ),
+    row(
+      "executions/s at 64 in flight",
+      ratio((m) => m.throughput),
+    ),
+    row(
+      "CPU per execution at 64 in flight (API + workers)",
+      ratio((m) => m.cpuUs),
+    ),
     "",
     "| Peak RSS (VmHWM) after the last round, MB | API | Workers |",
     "|---|---|---|",
-    ...sides.map((side) => `| ${side.name} | ${side.pids.api.map((pid) => peakRssMB(pid).toFixed(1)).join(", ")} | ${side.pids.workers.map((pid) => peakRssMB(pid).toFixed(1)).join(", ")} |`),
+    ...sides.map(
+      (side) =>
+        `| ${side.name} | ${side.pids.api.map((pid) => peakRssMB(pid).toFixed(1)).join(", ")} | ${side.pids.workers.map((pid) => peakRssMB(pid).toFixed(1)).join(", ")} |`,
+    ),
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
   completed = true;

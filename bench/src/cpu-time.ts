@@ -42,9 +42,7 @@ export type ProcessRoles = Readonly<Record<string, readonly number[]>>;
 
 /** CPU seconds per role, summed over the role's processes. */
 export function readCpuSeconds(roles: ProcessRoles): Record<string, number> {
-  return Object.fromEntries(
-    Object.entries(roles).map(([role, pids]) => [role, pids.reduce((total, pid) => total + cpuSeconds(pid), 0)]),
-  );
+  return Object.fromEntries(Object.entries(roles).map(([role, pids]) => [role, pids.reduce((total, pid) => total + cpuSeconds(pid), 0)]));
 }
 
 /** CPU a path spent per operation (execution, job) over a measured window, in µs, in all and by role. */
@@ -59,11 +57,7 @@ export interface CpuPerOperation {
  * CPU per operation between two readings of `readCpuSeconds`. NaN when a reading is missing or no
  * operation completed: never a figure that looks measured.
  */
-export function cpuPerOperation(
-  before: Readonly<Record<string, number>>,
-  after: Readonly<Record<string, number>>,
-  operations: number,
-): CpuPerOperation {
+export function cpuPerOperation(before: Readonly<Record<string, number>>, after: Readonly<Record<string, number>>, operations: number): CpuPerOperation {
   const byRoleUs = Object.fromEntries(
     Object.keys(after).map((role) => [role, operations > 0 ? (((after[role] ?? Number.NaN) - (before[role] ?? Number.NaN)) * 1e6) / operations : Number.NaN]),
   );

@@ -20,10 +20,7 @@ function sample(latencies: number[], overrides: Partial<HttpLoadSample> = {}): H
 
 describe("pooling interleaved slices of one path", () => {
   it("adds counts and times and takes percentiles over all latencies, not per slice", () => {
-    const pooled = summarizeHttpLoad([
-      sample([1, 1, 1]),
-      sample([5, 5], { non2xx: 1, statusCodes: { "200": 2, "503": 1 }, firstErrorBody: "503 busy" }),
-    ]);
+    const pooled = summarizeHttpLoad([sample([1, 1, 1]), sample([5, 5], { non2xx: 1, statusCodes: { "200": 2, "503": 1 }, firstErrorBody: "503 busy" })]);
     expect(pooled).toMatchObject({
       elapsedMs: 2_000,
       responses: 6,

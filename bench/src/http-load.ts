@@ -53,8 +53,7 @@ export async function runHttpLoad(options: HttpLoadOptions): Promise<HttpLoadRes
 export function summarizeHttpLoad(samples: readonly HttpLoadSample[]): HttpLoadResult {
   const [first] = samples;
   if (first === undefined) throw new RangeError("summarizeHttpLoad of no samples");
-  const sum = (count: (sample: HttpLoadSample) => number): number =>
-    samples.reduce((total, sample) => total + count(sample), 0);
+  const sum = (count: (sample: HttpLoadSample) => number): number => samples.reduce((total, sample) => total + count(sample), 0);
   const statusCodes: Record<string, number> = {};
   for (const sample of samples) {
     for (const [status, count] of Object.entries(sample.statusCodes)) statusCodes[status] = (statusCodes[status] ?? 0) + count;

@@ -25,7 +25,9 @@ describe("sumCounter", () => {
 
 describe("gaugeValue", () => {
   it("reads an unlabelled sample, not a longer name that starts with it", () => {
-    const text = ["# TYPE nodejs_eventloop_lag_p99_seconds gauge", "nodejs_eventloop_lag_p99_seconds_x 9", "nodejs_eventloop_lag_p99_seconds 0.0123"].join("\n");
+    const text = ["# TYPE nodejs_eventloop_lag_p99_seconds gauge", "nodejs_eventloop_lag_p99_seconds_x 9", "nodejs_eventloop_lag_p99_seconds 0.0123"].join(
+      "\n",
+    );
     expect(gaugeValue(text, "nodejs_eventloop_lag_p99_seconds")).toBe(0.0123);
   });
 

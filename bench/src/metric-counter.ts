@@ -32,5 +32,12 @@ export async function readCounter(urls: readonly string[], name: string, match: 
  */
 export function gaugeValue(exposition: string, name: string): number {
   const line = exposition.split("\n").find((candidate) => candidate.startsWith(`${name} `));
-  return line === undefined ? Number.NaN : Number(line.slice(name.length + 1).trim().split(" ")[0]);
+  return line === undefined
+    ? Number.NaN
+    : Number(
+        line
+          .slice(name.length + 1)
+          .trim()
+          .split(" ")[0],
+      );
 }

@@ -42,7 +42,10 @@ const OWN_CODE: readonly (readonly [RegExp, string])[] = [
 const LIBRARIES: readonly (readonly [RegExp, string])[] = [
   [/node_modules\/(ioredis|bullmq|msgpackr|cluster-key-slot|denque|redis-parser|redis-errors)\//, "Redis client and BullMQ: replies as they arrive"],
   [/node_modules\/undici\//, "the action's query: connector and HTTP to the data source"],
-  [/node_modules\/(express|router|body-parser|raw-body|type-is|iconv-lite|parseurl|finalhandler|on-finished|content-type)\/|node:_http|node:internal\/http/, "HTTP server: Node's http, Express"],
+  [
+    /node_modules\/(express|router|body-parser|raw-body|type-is|iconv-lite|parseurl|finalhandler|on-finished|content-type)\/|node:_http|node:internal\/http/,
+    "HTTP server: Node's http, Express",
+  ],
   [/node:net|node:internal\/(stream|net)/, "socket I/O (Redis and HTTP)"],
 ];
 

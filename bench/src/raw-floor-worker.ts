@@ -5,16 +5,12 @@
  */
 import { Worker } from "bullmq";
 
-const worker = new Worker(
-  process.env.RAW_QUEUE ?? "raw-floor",
-  async () => "ok",
-  {
-    connection: { url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379", maxRetriesPerRequest: null },
-    prefix: process.env.RAW_PREFIX ?? "bench-raw",
-    concurrency: Number(process.env.RAW_CONCURRENCY ?? "64"),
-    autorun: false,
-  },
-);
+const worker = new Worker(process.env.RAW_QUEUE ?? "raw-floor", async () => "ok", {
+  connection: { url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379", maxRetriesPerRequest: null },
+  prefix: process.env.RAW_PREFIX ?? "bench-raw",
+  concurrency: Number(process.env.RAW_CONCURRENCY ?? "64"),
+  autorun: false,
+});
 worker.on("error", (error) => process.stderr.write(`raw floor worker error: ${error.message}\n`));
 await worker.waitUntilReady();
 void worker.run();

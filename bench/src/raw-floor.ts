@@ -42,12 +42,7 @@ export interface RawFloor {
  * BullMQ Worker in a separate process → the producer sees the result (QueueEvents +
  * job.waitUntilFinished). Its own key prefix, so it shares no keys with the service.
  */
-export async function startRawFloor(options: {
-  redisUrl: string;
-  prefix: string;
-  workerConcurrency: number;
-  logDir: string;
-}): Promise<RawFloor> {
+export async function startRawFloor(options: { redisUrl: string; prefix: string; workerConcurrency: number; logDir: string }): Promise<RawFloor> {
   const queueName = "raw-floor";
   const connection = { url: options.redisUrl, maxRetriesPerRequest: null };
   const workers: ChildHandle[] = [];

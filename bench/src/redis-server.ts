@@ -26,14 +26,7 @@ export async function startBenchRedis(workDir: string, logDir: string): Promise<
   const child = spawnChild({
     name: "redis-server",
     command: "redis-server",
-    args: [
-      "--port", String(port),
-      "--bind", "127.0.0.1",
-      "--save", "",
-      "--appendonly", "no",
-      "--maxmemory-policy", "noeviction",
-      "--dir", dataDir,
-    ],
+    args: ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--maxmemory-policy", "noeviction", "--dir", dataDir],
     env: process.env,
     logPath,
   });

@@ -12,7 +12,12 @@ function errors(load: HttpLoadResult): string {
   if (total === 0) return "0";
   const parts = [
     load.errorBodies > 0 ? `${load.errorBodies} {error}` : "",
-    load.non2xx > 0 ? `${load.non2xx} non-2xx (${Object.entries(load.statusCodes).filter(([code]) => !code.startsWith("2")).map(([code, count]) => `${code}×${count}`).join(", ")})` : "",
+    load.non2xx > 0
+      ? `${load.non2xx} non-2xx (${Object.entries(load.statusCodes)
+          .filter(([code]) => !code.startsWith("2"))
+          .map(([code, count]) => `${code}×${count}`)
+          .join(", ")})`
+      : "",
     load.connectionErrors > 0 ? `${load.connectionErrors} connection errors` : "",
     load.timeouts > 0 ? `${load.timeouts} timeouts` : "",
   ].filter((part) => part !== "");
@@ -93,8 +98,24 @@ export function renderMarkdown(results: BenchResults): string {
       table(
         ["Path", "Completed", "p50 ms", "p90 ms", "p99 ms", "Per second", "Errors"],
         [
-          ["raw BullMQ floor (add → worker process → result)", String(raw.completed), fmt(raw.latency.p50, 2), fmt(raw.latency.p90, 2), fmt(raw.latency.p99, 2), fmt(raw.jobsPerSecond, 0), String(raw.errors)],
-          ["full path (HTTP → API → worker → stub → API → HTTP)", String(service.successes), fmt(service.latency.p50, 2), fmt(service.latency.p90, 2), fmt(service.latency.p99, 2), fmt(service.throughput, 0), errors(service)],
+          [
+            "raw BullMQ floor (add → worker process → result)",
+            String(raw.completed),
+            fmt(raw.latency.p50, 2),
+            fmt(raw.latency.p90, 2),
+            fmt(raw.latency.p99, 2),
+            fmt(raw.jobsPerSecond, 0),
+            String(raw.errors),
+          ],
+          [
+            "full path (HTTP → API → worker → stub → API → HTTP)",
+            String(service.successes),
+            fmt(service.latency.p50, 2),
+            fmt(service.latency.p90, 2),
+            fmt(service.latency.p99, 2),
+            fmt(service.throughput, 0),
+            errors(service),
+          ],
         ],
       ),
     );
@@ -114,7 +135,22 @@ export function renderMarkdown(results: BenchResults): string {
     lines.push("");
     lines.push(
       table(
-        ["Worker processes", "Raw BullMQ jobs/s", "Raw p50 / p99 ms", "Executions/s", "p50 ms", "p99 ms", "Ratio to raw", "Ratio per round", "Errors", "Raw CPU µs/job", "CPU µs/execution", "CPU ratio to raw", "API peak RSS MB", "Worker peak RSS MB"],
+        [
+          "Worker processes",
+          "Raw BullMQ jobs/s",
+          "Raw p50 / p99 ms",
+          "Executions/s",
+          "p50 ms",
+          "p99 ms",
+          "Ratio to raw",
+          "Ratio per round",
+          "Errors",
+          "Raw CPU µs/job",
+          "CPU µs/execution",
+          "CPU ratio to raw",
+          "API peak RSS MB",
+          "Worker peak RSS MB",
+        ],
         results.throughput.map((run) => [
           String(run.workerProcesses),
           fmt(run.raw.jobsPerSecond, 0),
@@ -157,7 +193,16 @@ export function renderMarkdown(results: BenchResults): string {
     lines.push(
       table(
         ["Sequential requests", "Median wall ms", "p99 ms", "Wall / critical path", "Sequential sum ms (contrast)", "Errors"],
-        [[String(p.requests.successes), fmt(p.medianWallMs), fmt(p.requests.latency.p99), `${fmt(p.criticalPathRatio, 2)}×`, fmt(p.sequentialSumMs, 0), errors(p.requests)]],
+        [
+          [
+            String(p.requests.successes),
+            fmt(p.medianWallMs),
+            fmt(p.requests.latency.p99),
+            `${fmt(p.criticalPathRatio, 2)}×`,
+            fmt(p.sequentialSumMs, 0),
+            errors(p.requests),
+          ],
+        ],
       ),
     );
     lines.push("");
@@ -190,7 +235,20 @@ export function renderMarkdown(results: BenchResults): string {
     lines.push("");
     lines.push(
       table(
-        ["Answered", "Executions run (workers)", "Distinct X-Execution-Id", "Joins (API)", "Stub queries", "Executions / request", "p50 ms", "p99 ms", "Lone caller p50 ms", "p50 / lone p50", "p99 / lone p50", "Failures"],
+        [
+          "Answered",
+          "Executions run (workers)",
+          "Distinct X-Execution-Id",
+          "Joins (API)",
+          "Stub queries",
+          "Executions / request",
+          "p50 ms",
+          "p99 ms",
+          "Lone caller p50 ms",
+          "p50 / lone p50",
+          "p99 / lone p50",
+          "Failures",
+        ],
         [
           [
             String(storm.answered),
@@ -281,7 +339,13 @@ export function renderMarkdown(results: BenchResults): string {
             ["… of which before its 202 (the API taking it in)", batchRun.busyIntake],
             ["… of which after its 202 (its items running)", batchRun.busyItems],
           ] as const
-        ).map(([label, sync]) => [label, String(sync.latency.count), fmt(sync.latency.p50, 2), fmt(sync.latency.p99, 2), failureText(sync.failures, sync.firstFailure)]),
+        ).map(([label, sync]) => [
+          label,
+          String(sync.latency.count),
+          fmt(sync.latency.p50, 2),
+          fmt(sync.latency.p99, 2),
+          failureText(sync.failures, sync.firstFailure),
+        ]),
       ),
     );
     lines.push("");

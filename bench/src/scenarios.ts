@@ -233,4 +233,3 @@ export async function batch(target: ServiceTarget, bookName: string, durations: 
   const medianWallMs = requests.latency.p50;
   return { requests, items: BATCH_SIZE, medianWallMs, itemsPerSecond: BATCH_SIZE / (medianWallMs / 1000) };
 }
-

@@ -103,11 +103,12 @@ export async function startApi(context: ServiceContext, options: ApiOptions): Pr
     },
     logPath,
   });
-  await waitUntil(
-    "api /readyz",
-    async () => (await fetch(`http://127.0.0.1:${options.port}/readyz`, { signal: AbortSignal.timeout(1_000) })).status === 200,
-    { timeoutMs: 30_000, intervalMs: 100, child, logPath },
-  );
+  await waitUntil("api /readyz", async () => (await fetch(`http://127.0.0.1:${options.port}/readyz`, { signal: AbortSignal.timeout(1_000) })).status === 200, {
+    timeoutMs: 30_000,
+    intervalMs: 100,
+    child,
+    logPath,
+  });
   return child;
 }
 

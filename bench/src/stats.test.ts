@@ -23,7 +23,11 @@ describe("summarizeLatencies", () => {
 
 describe("medianItem", () => {
   it("picks the round whose ratio is the median, lower middle for an even count", () => {
-    const rounds = [{ round: 1, ratio: 0.61 }, { round: 2, ratio: 0.42 }, { round: 3, ratio: 0.5 }];
+    const rounds = [
+      { round: 1, ratio: 0.61 },
+      { round: 2, ratio: 0.42 },
+      { round: 3, ratio: 0.5 },
+    ];
     expect(medianItem(rounds, (item) => item.ratio).round).toBe(3);
     expect(medianItem(rounds.slice(0, 2), (item) => item.ratio).round).toBe(2);
     expect(() => medianItem([], () => 0)).toThrow(RangeError);

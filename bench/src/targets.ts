@@ -13,14 +13,7 @@ export interface TargetCheck {
 }
 
 /** Checks `measured` against `limit`; a missing measurement (NaN) is a miss, never a pass. */
-export function checkTarget(
-  scenario: string,
-  target: string,
-  measured: number,
-  unit: string,
-  direction: "at most" | "at least",
-  limit: number,
-): TargetCheck {
+export function checkTarget(scenario: string, target: string, measured: number, unit: string, direction: "at most" | "at least", limit: number): TargetCheck {
   const met = Number.isFinite(measured) && (direction === "at most" ? measured <= limit : measured >= limit);
   return { scenario, target, measured, unit, limit, direction, ratioToLimit: measured / limit, met };
 }

@@ -51,7 +51,12 @@ export interface WebhookIntakeResult {
  * waits until the workers ran every started investigation (not timed against a target: the queue drains
  * at the throughput scenario's rate), so that the next scenario starts on idle workers.
  */
-export async function webhookIntake(caller: HttpCaller, workerMetricsUrls: readonly string[], options: WebhookOptions, runId: string): Promise<WebhookIntakeResult> {
+export async function webhookIntake(
+  caller: HttpCaller,
+  workerMetricsUrls: readonly string[],
+  options: WebhookOptions,
+  runId: string,
+): Promise<WebhookIntakeResult> {
   const executions = () => readCounter(workerMetricsUrls, "pes_jobs_total", { job_name: "execute" });
   const before = await settled(executions);
   const startsAt = new Date().toISOString();

@@ -38,10 +38,22 @@ function main(): number {
   if (values.out !== undefined) writeFileSync(values.out, "");
   const results: CaseResult[] = [];
   for (const ref of cases) {
-    const result = runCase(ref, { system: values.system, apiOnly: values["api-only"] === true, ...(values["dump-bundles"] === undefined ? {} : { dumpDir: values["dump-bundles"] }) });
+    const result = runCase(ref, {
+      system: values.system,
+      apiOnly: values["api-only"] === true,
+      ...(values["dump-bundles"] === undefined ? {} : { dumpDir: values["dump-bundles"] }),
+    });
     results.push(result);
     if (values.out !== undefined) {
-      const line = { case: result.id, predictions: result.predictions, conclusion: result.conclusion, ...(result.scores === undefined ? {} : { scores: result.scores }), analysisMs: round(result.analysisMs), convertMs: round(result.convertMs), ...(result.notes.length === 0 ? {} : { notes: result.notes }) };
+      const line = {
+        case: result.id,
+        predictions: result.predictions,
+        conclusion: result.conclusion,
+        ...(result.scores === undefined ? {} : { scores: result.scores }),
+        analysisMs: round(result.analysisMs),
+        convertMs: round(result.convertMs),
+        ...(result.notes.length === 0 ? {} : { notes: result.notes }),
+      };
       appendFileSync(values.out, `${JSON.stringify(line)}\n`);
     }
     if (cases.length === 1) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

@@ -25,7 +25,12 @@ export async function evidenceOf(dataSource: DataSourceBase & Readonly<Record<st
     const action = prepareAction(connector, dataSource, query, connection);
     const observed = await action.run({ title: run.title, attributes: run.attributes ?? {}, window: run.window, signal: AbortSignal.timeout(20_000) });
     // As the engine reads an action about the paged service: with the attributes.
-    const reading = { action: run.title, window: run.window, ...(observed.link === undefined ? {} : { link: observed.link }), ...(run.attributes === undefined ? {} : { attributes: run.attributes }) };
+    const reading = {
+      action: run.title,
+      window: run.window,
+      ...(observed.link === undefined ? {} : { link: observed.link }),
+      ...(run.attributes === undefined ? {} : { attributes: run.attributes }),
+    };
     return readObservation(observed.observation, reading).map((evidence) => mapEvidenceText(evidence, observed.redact));
   } finally {
     await connection.http.close();

@@ -19,15 +19,29 @@ function every<T>(everyMs: number, make: (index: number, at: number) => T, from 
 describe("a Loki answer, read", () => {
   let loki: FakeLoki;
   const streams: FakeLokiStream[] = [
-    { labels: { app: "checkout", env: "prod" }, entries: every(2_000, (i, at) => ({ at, line: `level=info msg="GET /api/cart" status=200 duration=${(i * 37) % 300}ms` })) },
-    { labels: { app: "checkout", env: "prod" }, entries: every(180_000, (i, at) => ({ at, line: `level=error msg="payment retry" attempt=${i % 3} error="timeout after 2s"` })) },
     {
       labels: { app: "checkout", env: "prod" },
-      entries: every(4_000, (i, at) => ({ at, line: `level=error msg="query failed" error="dial tcp 10.0.3.${7 + (i % 2)}:5432: connect: connection refused"` }), ONSET + 1_000),
+      entries: every(2_000, (i, at) => ({ at, line: `level=info msg="GET /api/cart" status=200 duration=${(i * 37) % 300}ms` })),
+    },
+    {
+      labels: { app: "checkout", env: "prod" },
+      entries: every(180_000, (i, at) => ({ at, line: `level=error msg="payment retry" attempt=${i % 3} error="timeout after 2s"` })),
+    },
+    {
+      labels: { app: "checkout", env: "prod" },
+      entries: every(
+        4_000,
+        (i, at) => ({ at, line: `level=error msg="query failed" error="dial tcp 10.0.3.${7 + (i % 2)}:5432: connect: connection refused"` }),
+        ONSET + 1_000,
+      ),
     },
   ];
   const search = (selector: string) =>
-    evidenceOf({ type: "loki", url: loki.url, tenant: "acme" }, { selector, limit: 1000 }, { title: "Error logs of checkout", window, attributes: { service: "checkout" } });
+    evidenceOf(
+      { type: "loki", url: loki.url, tenant: "acme" },
+      { selector, limit: 1000 },
+      { title: "Error logs of checkout", window, attributes: { service: "checkout" } },
+    );
 
   beforeAll(async () => {
     loki = await startFakeLoki({ streams, tenant: "acme" });
@@ -61,7 +75,11 @@ describe("an Elasticsearch answer, read", () => {
     source: { "@timestamp": new Date(at).toISOString(), service: { name: service }, log: { level }, message },
   });
   const search = (filters: unknown[]) =>
-    evidenceOf({ type: "elasticsearch", url: elasticsearch.url, flavor: "elasticsearch" }, { index: "logs-*", filters }, { title: "Checkout errors", window, attributes: { service: "checkout" } });
+    evidenceOf(
+      { type: "elasticsearch", url: elasticsearch.url, flavor: "elasticsearch" },
+      { index: "logs-*", filters },
+      { title: "Checkout errors", window, attributes: { service: "checkout" } },
+    );
 
   beforeAll(async () => {
     elasticsearch = await startFakeElasticsearch({

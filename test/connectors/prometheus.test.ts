@@ -72,19 +72,33 @@ describe("a Prometheus range answer, read", () => {
   it("judges each series against its own limit series, and free space against its threshold", async () => {
     const connections = await ask("demo_db_connections", { limit: "demo_max_connections" }, {}, "connections");
     expect(connections).toMatchObject([
-      { kind: "metric", abnormal: true, labels: { instance: "db-1:9187" }, value: 98, saturation: { limit: 100, of: "demo_max_connections", direction: "up" }, onset: new Date(SATURATED * 1000) },
+      {
+        kind: "metric",
+        abnormal: true,
+        labels: { instance: "db-1:9187" },
+        value: 98,
+        saturation: { limit: 100, of: "demo_max_connections", direction: "up" },
+        onset: new Date(SATURATED * 1000),
+      },
     ]);
     expect(connections[0]?.kind === "metric" && connections[0].severity).toBeGreaterThan(SATURATION_SEVERITY);
     expect(answersOf(connections, window)).toEqual([
       "connections (instance=db-1:9187) 98 of 100 (98% of its max connections), up from 40 in the hour before, since 14:02 UTC; worst of 2 series",
     ]);
     // A hostile value cannot make the limit `vector(1)`, which every series is far above: no limit, no saturation.
-    const hostile = await ask("demo_db_connections", { limit: "demo_max_connections{instance={{instance}}}" }, { instance: '"} or vector(1) #' }, "connections");
+    const hostile = await ask(
+      "demo_db_connections",
+      { limit: "demo_max_connections{instance={{instance}}}" },
+      { instance: '"} or vector(1) #' },
+      "connections",
+    );
     expect(hostile).toMatchObject([{ kind: "metric", abnormal: true, value: 98 }]);
     expect(hostile[0]).not.toHaveProperty("saturation");
     const disk = await ask("demo_filesystem_avail_bytes", { unit: "bytes", threshold: 0, direction: "down" }, {}, "free space");
     expect(disk).toMatchObject([{ kind: "metric", value: 0, saturation: { limit: 0, direction: "down" } }]);
-    expect(answersOf(disk, window)).toEqual(["free space (mountpoint=/data) 0 B, at or below its threshold of 0 B, down from 50 GiB in the hour before, since 14:00 UTC"]);
+    expect(answersOf(disk, window)).toEqual([
+      "free space (mountpoint=/data) 0 B, at or below its threshold of 0 B, down from 50 GiB in the hour before, since 14:00 UTC",
+    ]);
   });
 
   it("answers an instant query with its values, and no series as no data", async () => {
@@ -102,7 +116,17 @@ describe("a Prometheus range answer, read", () => {
 
 describe("a Prometheus answer of another shape, read", () => {
   it.each([
-    ["a vector, +Inf included", { resultType: "vector", result: [{ metric: { service: "a" }, value: [1, "2"] }, { metric: { service: "b" }, value: [1, "+Inf"] }] }, "p99 latency: +Inf s (service=b), 2 s (service=a)"],
+    [
+      "a vector, +Inf included",
+      {
+        resultType: "vector",
+        result: [
+          { metric: { service: "a" }, value: [1, "2"] },
+          { metric: { service: "b" }, value: [1, "+Inf"] },
+        ],
+      },
+      "p99 latency: +Inf s (service=b), 2 s (service=a)",
+    ],
     ["a scalar", { resultType: "scalar", result: [1, "0.25"] }, "p99 latency 250 ms"],
     ["a string", { resultType: "string", result: [1, "ok"] }, "p99 latency: ok"],
     ["an empty vector", { resultType: "vector", result: [] }, "p99 latency: no data at 14:08 UTC"],
@@ -123,7 +147,11 @@ describe("a Prometheus answer of another shape, read", () => {
     );
     const dataSource = { type: "prometheus", url: server.url, auth: { bearerToken: { env: "PES_TEST_PROM_TOKEN" } } };
     try {
-      const found = await evidenceOf(dataSource, { query: "up", range: true }, { title: "p99 latency", window, env: { PES_TEST_PROM_TOKEN: "s3cret-token-0123456789" } });
+      const found = await evidenceOf(
+        dataSource,
+        { query: "up", range: true },
+        { title: "p99 latency", window, env: { PES_TEST_PROM_TOKEN: "s3cret-token-0123456789" } },
+      );
       const [answer] = answersOf(found, window);
       expect(answer).toHaveLength(300);
       expect(answer).toMatch(/ Bearer \[redac…$/);

@@ -69,7 +69,12 @@ describe("async batches across processes", () => {
   it("a worker SIGKILLed mid-batch: its items run again elsewhere, and every item ends in a result", testTimeout, async () => {
     const total = 100;
     const concurrency = 10;
-    world.stack = await startStack({ name: "batch-kill", configDir: world.config.dir, workers: 1, workerEnv: { ...FAST_STALLS, WORKER_CONCURRENCY: String(concurrency), WORKER_BATCH_CONCURRENCY: String(concurrency) } });
+    world.stack = await startStack({
+      name: "batch-kill",
+      configDir: world.config.dir,
+      workers: 1,
+      workerEnv: { ...FAST_STALLS, WORKER_CONCURRENCY: String(concurrency), WORKER_BATCH_CONCURRENCY: String(concurrency) },
+    });
     world.prometheus.hold();
     const location = await startBatch(world.stack, total);
     // The first worker holds `concurrency` items mid-run.
@@ -91,7 +96,13 @@ describe("async batches across processes", () => {
     world.redis = await startRedis({ spawn: true, appendOnly: true });
     const total = 50;
     const concurrency = 5;
-    world.stack = await startStack({ name: "batch-redis-crash", configDir: world.config.dir, redis: world.redis, workers: 1, workerEnv: { WORKER_CONCURRENCY: String(concurrency) } });
+    world.stack = await startStack({
+      name: "batch-redis-crash",
+      configDir: world.config.dir,
+      redis: world.redis,
+      workers: 1,
+      workerEnv: { WORKER_CONCURRENCY: String(concurrency) },
+    });
     world.prometheus.hold();
     const target = world.stack;
     const location = await startBatch(target, total);

@@ -46,7 +46,13 @@ describe("chaos under load", () => {
     // Each worker takes half of the executions, and runs all of their queries at once.
     const workerEnv = { ...FAST_STALLS, WORKER_CONCURRENCY: String(requests / 2), MAX_CONCURRENT_ACTIONS: String(requests * ACTIONS) };
     // 40 executions of their own: no coalescing (the services differ too).
-    world.stack = await startStack({ name: "kill-under-load", configDir: world.config.dir, workers: 2, workerEnv, apiEnv: { EXECUTION_TIMEOUT_MS: deadlineMs, ...separate } });
+    world.stack = await startStack({
+      name: "kill-under-load",
+      configDir: world.config.dir,
+      workers: 2,
+      workerEnv,
+      apiEnv: { EXECUTION_TIMEOUT_MS: deadlineMs, ...separate },
+    });
     world.prometheus.hold();
     const target = world.stack;
     const pending = Array.from({ length: requests }, (_, n) => execute(target, n));
@@ -62,39 +68,43 @@ describe("chaos under load", () => {
     expect(world.prometheus.requests.length).toBeGreaterThanOrEqual((requests + requests / 2) * ACTIONS);
   });
 
-  it("Redis SIGKILLed and restarted from its AOF: 503 while it is down, then every accepted execution is answered and new ones succeed", testTimeout, async () => {
-    world.redis = await startRedis({ spawn: true, appendOnly: true });
-    const requests = 10;
-    // Half run when Redis dies, half wait in the queue (kept by the AOF).
-    const running = requests / 2;
-    world.stack = await startStack({
-      name: "redis-crash",
-      configDir: world.config.dir,
-      redis: world.redis,
-      workers: 1,
-      workerEnv: { WORKER_CONCURRENCY: String(running) },
-      apiEnv: { EXECUTION_TIMEOUT_MS: deadlineMs, ...separate },
-    });
-    world.prometheus.hold();
-    const target = world.stack;
-    const accepted = Array.from({ length: requests }, () => execute(target));
-    await world.prometheus.waitForRequests(running * ACTIONS);
+  it(
+    "Redis SIGKILLed and restarted from its AOF: 503 while it is down, then every accepted execution is answered and new ones succeed",
+    testTimeout,
+    async () => {
+      world.redis = await startRedis({ spawn: true, appendOnly: true });
+      const requests = 10;
+      // Half run when Redis dies, half wait in the queue (kept by the AOF).
+      const running = requests / 2;
+      world.stack = await startStack({
+        name: "redis-crash",
+        configDir: world.config.dir,
+        redis: world.redis,
+        workers: 1,
+        workerEnv: { WORKER_CONCURRENCY: String(running) },
+        apiEnv: { EXECUTION_TIMEOUT_MS: deadlineMs, ...separate },
+      });
+      world.prometheus.hold();
+      const target = world.stack;
+      const accepted = Array.from({ length: requests }, () => execute(target));
+      await world.prometheus.waitForRequests(running * ACTIONS);
 
-    await world.redis.restart({
-      crash: true,
-      whileDown: async () => {
-        await waitForStatus(`${target.baseUrl}/readyz`, 503, 10_000);
-        expect((await execute(target)).status).toBe(503);
-        // The running executions finish while Redis is away; their replies wait for it.
-        world.prometheus.release();
-      },
-    });
+      await world.redis.restart({
+        crash: true,
+        whileDown: async () => {
+          await waitForStatus(`${target.baseUrl}/readyz`, 503, 10_000);
+          expect((await execute(target)).status).toBe(503);
+          // The running executions finish while Redis is away; their replies wait for it.
+          world.prometheus.release();
+        },
+      });
 
-    // The same API and worker processes, reconnected on their own.
-    await waitForOk(`${world.stack.baseUrl}/readyz`, 10_000);
-    expect(errorsOf([await execute(world.stack)])).toEqual([]);
-    expect(errorsOf(await Promise.all(accepted))).toEqual([]);
-    expect(world.stack.api.child.exitCode).toBeNull();
-    expect(world.stack.workers[0]?.child.exitCode).toBeNull();
-  });
+      // The same API and worker processes, reconnected on their own.
+      await waitForOk(`${world.stack.baseUrl}/readyz`, 10_000);
+      expect(errorsOf([await execute(world.stack)])).toEqual([]);
+      expect(errorsOf(await Promise.all(accepted))).toEqual([]);
+      expect(world.stack.api.child.exitCode).toBeNull();
+      expect(world.stack.workers[0]?.child.exitCode).toBeNull();
+    },
+  );
 });

@@ -134,7 +134,8 @@ function startRisingPrometheus(): Promise<TestHttpServer> {
   return startTestHttpServer((request, response) => {
     const query = new URLSearchParams(request.method === "POST" ? request.body : new URL(request.url, "http://prometheus").search);
     // Prometheus takes a time as Unix seconds or RFC 3339, a step as seconds or a duration.
-    const seconds = (value: string | null, fallback: number) => (value === null ? fallback : Number.isNaN(Number(value)) ? Date.parse(value) / 1000 : Number(value));
+    const seconds = (value: string | null, fallback: number) =>
+      value === null ? fallback : Number.isNaN(Number(value)) ? Date.parse(value) / 1000 : Number(value);
     const start = seconds(query.get("start"), Date.now() / 1000 - 3600);
     const end = seconds(query.get("end"), Date.now() / 1000);
     const step = Math.max(1, Number.parseFloat(query.get("step") ?? "60") || 60);
@@ -275,7 +276,10 @@ describe("message links", () => {
       { path: ["body", "messageLink"], message: "message 1714651999.000900 was not found in channel C0ALERTS" },
     ]);
     expect(await refused(link("C0ALERTS", UNMATCHED.ts))).toEqual([
-      { path: ["body", "messageLink"], message: expect.stringContaining("No playbook's monitor name matches the linked message's title \"Disk full on db-1\"") },
+      {
+        path: ["body", "messageLink"],
+        message: expect.stringContaining("No playbook's monitor name matches the linked message's title \"Disk full on db-1\""),
+      },
     ]);
 
     // In a batch, the item says so and the others run.
@@ -365,7 +369,6 @@ describe("channelId", () => {
       expect(result.enrichmentLink).toBe(slack.permalinkOf("C0BATCH", reply?.ts ?? "", root?.ts));
     });
   });
-
 });
 
 describe("channelId on Microsoft Teams", () => {
@@ -425,7 +428,6 @@ describe("channelId on Microsoft Teams", () => {
       expect(result.enrichmentLink).toBe(reply?.webUrl);
     });
   });
-
 });
 
 describe("alert webhook", () => {

@@ -137,7 +137,9 @@ function hostOf(result: PlaybookExecutionResult): string | undefined {
 }
 
 describe("pes batch --async against a running API and worker", () => {
-  it("1,000 items: the connection cut midway and made again, the CLI killed and run again: every result written once, in order", { timeout: 240_000 }, async () => {
+  it("1,000 items: the connection cut midway and made again, the CLI killed and run again: every result written once, in order", {
+    timeout: 240_000,
+  }, async () => {
     const hosts = Array.from({ length: TOTAL }, (_, i) => `web-${i}`);
     const file = join(dir, "issues.jsonl");
     await writeFile(file, hosts.map((host) => JSON.stringify({ bookName: "node-cpu", attributes: { host }, time })).join("\n"));

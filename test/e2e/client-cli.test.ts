@@ -154,13 +154,7 @@ describe("the pes CLI against a running API, output piped", () => {
       .trimEnd()
       .split("\n")
       .map((line) => PlaybookExecutionResult.parse(JSON.parse(line)));
-    expect(results.map((result) => hostOf(result) ?? result.error)).toEqual([
-      "web-1",
-      "web-2",
-      expect.stringMatching(/monitor name/),
-      "web-4",
-      "web-5",
-    ]);
+    expect(results.map((result) => hostOf(result) ?? result.error)).toEqual(["web-1", "web-2", expect.stringMatching(/monitor name/), "web-4", "web-5"]);
     // The third input's error makes the run's exit code 1.
     expect(code).toBe(1);
     expect(stderr).toBe(
@@ -172,7 +166,12 @@ describe("the pes CLI against a running API, output piped", () => {
 
   it("exits 3 when a chunk is larger than the API's BATCH_MAX_ITEMS, saying so", async () => {
     const file = join(dir, "four.jsonl");
-    await writeFile(file, Array(4).fill(JSON.stringify({ bookName: "node-cpu", time })).join("\n"));
+    await writeFile(
+      file,
+      Array(4)
+        .fill(JSON.stringify({ bookName: "node-cpu", time }))
+        .join("\n"),
+    );
     const { code, stdout, stderr } = await pes(["batch", file, "--chunk", "4", "--quiet"]);
     expect(code).toBe(3);
     expect(stdout).toBe("");

@@ -144,7 +144,8 @@ describe("docker-compose.yml", () => {
       }
       for (const [variable, value] of documented) {
         // Besides the schema: OpenTelemetry's own variables, and secrets referenced by organization files.
-        const known = variables.includes(variable) || extra.includes(variable) || variable.startsWith("OTEL_") || (service === "worker" && /_(TOKEN|KEY)$/.test(variable));
+        const known =
+          variables.includes(variable) || extra.includes(variable) || variable.startsWith("OTEL_") || (service === "worker" && /_(TOKEN|KEY)$/.test(variable));
         expect(known, `${service}: ${variable} is documented in an env file but not a setting of the ${service}`).toBe(true);
         if (!variables.includes(variable) || variable in base) continue;
         // The value shown is the default: the schema reads it as it reads nothing.

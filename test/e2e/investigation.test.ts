@@ -85,9 +85,7 @@ describe("an investigation against a real Prometheus, through the API, the queue
     const latency = actionResult(body as PlaybookExecutionResult, /p99 latency/i);
     expect(latency.shortAnswer).not.toMatch(/×/);
     expect(latency.shortAnswer).toMatch(/no data/i);
-    expect(new URL(latency.mostImportantLink ?? "").searchParams.get("g0.expr")).toContain(
-      'service="checkout\\"} or vector(1) #"',
-    );
+    expect(new URL(latency.mostImportantLink ?? "").searchParams.get("g0.expr")).toContain('service="checkout\\"} or vector(1) #"');
   });
 
   it("lists the caller's organization's playbooks only", async () => {

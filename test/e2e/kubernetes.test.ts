@@ -116,7 +116,8 @@ describe("deploy/kubernetes builds, and every resource is valid against its sche
     expect(withHpa.map((resource) => resource.kind)).not.toContain("ScaledObject");
     // Everything in the overlay's namespace, but the cluster's roles and their bindings.
     const clusterScoped = new Set(["ClusterRole", "ClusterRoleBinding"]);
-    for (const resource of example) expect(resource.metadata.namespace, `${resource.kind} ${resource.metadata.name}`).toBe(clusterScoped.has(resource.kind) ? undefined : "pes");
+    for (const resource of example)
+      expect(resource.metadata.namespace, `${resource.kind} ${resource.metadata.name}`).toBe(clusterScoped.has(resource.kind) ? undefined : "pes");
     expect(example.filter((resource) => clusterScoped.has(resource.kind))).toHaveLength(4);
     const image = onlyContainer(find<Workload>(example, "Deployment", "pes-api")).image;
     expect(image).toBe("registry.example.com/playbook-execution-service:0.1.0");
@@ -166,7 +167,9 @@ describe("deploy/kubernetes builds, and every resource is valid against its sche
     const built = spawnSync("kubectl", ["kustomize", EXAMPLE], { encoding: "utf8" });
     expect(built.status, built.stderr).toBe(0);
     // kustomize suffixes generated names with a hash of their content, and rewrites the references to them.
-    const generated = new Set(example.filter((resource) => resource.kind === "ConfigMap" || resource.kind === "Secret").map((resource) => resource.metadata.name));
+    const generated = new Set(
+      example.filter((resource) => resource.kind === "ConfigMap" || resource.kind === "Secret").map((resource) => resource.metadata.name),
+    );
     const unhashed = built.stdout.replace(/\b([a-z0-9-]+)-[a-z0-9]{10}\b/g, (whole, name: string) => (generated.has(name) ? name : whole));
     const theirs = parseAllDocuments(unhashed).map((document) => document.toJS() as Resource);
     const key = (resource: Resource) => `${resource.kind} ${resource.metadata.name}`;
@@ -179,7 +182,11 @@ describe("what the workers may read of the cluster", () => {
   // What the kubernetes connector reads (packages/connectors/src/kubernetes/state-lists.ts, and the events,
   // pods and rollouts actions): get and list, and pods' logs, nothing else.
   const READS: PolicyRule[] = [
-    { apiGroups: [""], resources: ["pods", "events", "services", "resourcequotas", "persistentvolumeclaims", "serviceaccounts", "nodes", "persistentvolumes"], verbs: ["get", "list"] },
+    {
+      apiGroups: [""],
+      resources: ["pods", "events", "services", "resourcequotas", "persistentvolumeclaims", "serviceaccounts", "nodes", "persistentvolumes"],
+      verbs: ["get", "list"],
+    },
     { apiGroups: [""], resources: ["pods/log"], verbs: ["get"] },
     { apiGroups: ["apps"], resources: ["deployments", "replicasets", "statefulsets"], verbs: ["get", "list"] },
     { apiGroups: ["discovery.k8s.io"], resources: ["endpointslices"], verbs: ["get", "list"] },
@@ -211,10 +218,14 @@ describe("what the workers may read of the cluster", () => {
     const token = find(example, "Secret", "pes-kubernetes-token") as Resource & { type: string; metadata: { annotations?: Record<string, string> } };
     expect(token.type).toBe("kubernetes.io/service-account-token");
     expect(token.metadata.annotations?.["kubernetes.io/service-account.name"]).toBe("pes");
-    const mountsToken = (name: string) => find<Workload>(example, "Deployment", name).spec.template.spec.volumes?.some((volume) => volume.secret?.secretName === "pes-kubernetes-token");
+    const mountsToken = (name: string) =>
+      find<Workload>(example, "Deployment", name).spec.template.spec.volumes?.some((volume) => volume.secret?.secretName === "pes-kubernetes-token");
     expect(mountsToken("pes-worker")).toBe(true);
     expect(mountsToken("pes-api")).toBe(false);
-    for (const name of ["pes-api", "pes-worker"]) expect((find<Workload>(example, "Deployment", name).spec.template.spec as { automountServiceAccountToken?: boolean }).automountServiceAccountToken).toBe(false);
+    for (const name of ["pes-api", "pes-worker"])
+      expect((find<Workload>(example, "Deployment", name).spec.template.spec as { automountServiceAccountToken?: boolean }).automountServiceAccountToken).toBe(
+        false,
+      );
   });
 });
 
@@ -269,7 +280,9 @@ describe("what the manifests promise", () => {
       for (const port of service.ports) expect(portNames).toContain(port.targetPort);
     }
     // The other component's API has no worker Deployment of the same labels: the selectors differ.
-    expect(find<Workload>(example, "Deployment", "pes-api").spec.selector.matchLabels).not.toEqual(find<Workload>(example, "Deployment", "pes-worker").spec.selector.matchLabels);
+    expect(find<Workload>(example, "Deployment", "pes-api").spec.selector.matchLabels).not.toEqual(
+      find<Workload>(example, "Deployment", "pes-worker").spec.selector.matchLabels,
+    );
 
     // An autoscaler owns the workers' count: the Deployment leaves it unset, or each apply would reset it.
     for (const resources of [example, withHpa]) expect(find<Workload>(resources, "Deployment", "pes-worker").spec.replicas).toBeUndefined();
@@ -310,7 +323,10 @@ describe("what the manifests promise", () => {
       api: new Set([...Object.keys(ApiEnvSchema.shape), "DEV_ISSUER_DIR"]),
       worker: new Set([...Object.keys(WorkerEnvSchema.shape), ...Object.keys(workerSecrets)]),
     };
-    for (const [process, name] of [["api", "pes-api"], ["worker", "pes-worker"]] as const) {
+    for (const [process, name] of [
+      ["api", "pes-api"],
+      ["worker", "pes-worker"],
+    ] as const) {
       const workload = find<Workload>(example, "Deployment", name);
       const container = onlyContainer(workload);
       const env: Record<string, string> = {};
@@ -353,7 +369,9 @@ describe("what the manifests promise", () => {
       for (const mount of container.volumeMounts ?? []) {
         const secret = volumes.get(mount.name)?.secret;
         if (secret === undefined) continue;
-        const built = example.find((resource) => resource.kind === "Secret" && resource.metadata.name === secret.secretName) as (Resource & { type?: string; data?: Record<string, string> }) | undefined;
+        const built = example.find((resource) => resource.kind === "Secret" && resource.metadata.name === secret.secretName) as
+          | (Resource & { type?: string; data?: Record<string, string> })
+          | undefined;
         const keys = built?.type === "kubernetes.io/service-account-token" ? ["token", "ca.crt", "namespace"] : Object.keys(built?.data ?? {});
         for (const key of keys) {
           const path = secret.items === undefined ? key : secret.items.find((item) => item.key === key)?.path;

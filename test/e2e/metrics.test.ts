@@ -120,7 +120,9 @@ function series(text: string): [string, Record<string, string>][] {
     .map((line) => {
       const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? \S+$/.exec(line);
       if (match?.[1] === undefined) throw new Error(`not a sample line: ${line}`);
-      const labels = Object.fromEntries([...(match[2] ?? "").matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map(([, name, value]) => [name, value]));
+      const labels = Object.fromEntries(
+        [...(match[2] ?? "").matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map(([, name, value]) => [name, value]),
+      );
       return [match[1], labels];
     });
 }

@@ -107,7 +107,12 @@ describe("the image's production install (scripts/production-install.mjs)", () =
     expect(install.code, install.output).toBe(0);
     const printed = /production node_modules: ([\d.]+) MB/.exec(install.output);
     expect(printed, install.output).not.toBeNull();
-    process.stdout.write(`${install.output.split("\n").filter((line) => /^(production node_modules|largest):/.test(line)).join("\n")}\n`);
+    process.stdout.write(
+      `${install.output
+        .split("\n")
+        .filter((line) => /^(production node_modules|largest):/.test(line))
+        .join("\n")}\n`,
+    );
 
     const measured = await diskUsage(join(copy, "node_modules"));
     expect(measured).toBeLessThan(LIMIT_BYTES);

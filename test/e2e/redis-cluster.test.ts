@@ -171,7 +171,11 @@ describe("the service on a Redis Cluster", () => {
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     prometheus.release();
 
-    let batch: { status?: string; progress?: { total: number; done: number; failed: number }; items?: { index: number; status: string; result?: { highlights?: string } }[] } = {};
+    let batch: {
+      status?: string;
+      progress?: { total: number; done: number; failed: number };
+      items?: { index: number; status: string; result?: { highlights?: string } }[];
+    } = {};
     while (batch.status !== "completed") {
       const response = await fetch(`${second}${location}?limit=1000`, { headers: { authorization: `Bearer ${stack.token()}` } });
       expect(response.status).toBe(200);

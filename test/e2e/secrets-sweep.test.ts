@@ -23,7 +23,12 @@ const secrets = {
   opsgenieKey: `sweep-og-${randomUUID()}`,
 };
 /** The Slack message the sweep links to: it names a PagerDuty incident, so that liveRun adds a note. */
-const SWEEP_MESSAGE = { type: "message", user: "U0SWEEP", ts: "1714651200.000100", text: "Sweep on checkout <https://acme.pagerduty.com/incidents/PSWEEP1|PSWEEP1>" };
+const SWEEP_MESSAGE = {
+  type: "message",
+  user: "U0SWEEP",
+  ts: "1714651200.000100",
+  text: "Sweep on checkout <https://acme.pagerduty.com/incidents/PSWEEP1|PSWEEP1>",
+};
 const BASIC_USER = "sweeper";
 
 /** Answers like Prometheus or a JSON API, quoting the request's credentials wherever text goes back. */
@@ -166,7 +171,11 @@ describe("secrets sweep", () => {
     expect(result.actionResults?.map((action) => action.shortAnswer).join("\n")).toContain("[redacted]");
 
     await call("/playbook/execution", { method: "POST", token, body: JSON.stringify({ title: "Sweep on payments", time: new Date().toISOString() }) });
-    await call("/playbook/execution/batch", { method: "POST", token, body: JSON.stringify({ inputList: [JSON.parse(execution), { bookName: "nope" }, { title: "Sweep on web", time: new Date().toISOString() }] }) });
+    await call("/playbook/execution/batch", {
+      method: "POST",
+      token,
+      body: JSON.stringify({ inputList: [JSON.parse(execution), { bookName: "nope" }, { title: "Sweep on web", time: new Date().toISOString() }] }),
+    });
     await call("/playbook", { token });
 
     // Slack and the incident tools: a linked message read, then a post and a note whose refusals quote
@@ -176,8 +185,14 @@ describe("secrets sweep", () => {
       token,
       body: JSON.stringify({ messageLink: "https://acme.slack.com/archives/C0SWEEP/p1714651200000100", channelId: "C0SWEEP", liveRun: true }),
     });
-    expect(((await linked.json()) as { error?: string }).error).toMatch(/Posting to Slack failed: .*liveRun: adding the note to PagerDuty incident PSWEEP1 failed/);
-    await call("/playbook/execution", { method: "POST", token, body: JSON.stringify({ messageLink: "https://acme.slack.com/archives/C0OTHER/p1714651200000100" }) });
+    expect(((await linked.json()) as { error?: string }).error).toMatch(
+      /Posting to Slack failed: .*liveRun: adding the note to PagerDuty incident PSWEEP1 failed/,
+    );
+    await call("/playbook/execution", {
+      method: "POST",
+      token,
+      body: JSON.stringify({ messageLink: "https://acme.slack.com/archives/C0OTHER/p1714651200000100" }),
+    });
     const noted = await call("/playbook/execution", {
       method: "POST",
       token,
@@ -185,9 +200,7 @@ describe("secrets sweep", () => {
     });
     expect(((await noted.json()) as { error?: string }).error).toMatch(/liveRun: adding the note to Opsgenie alert with alias sweep-alias failed/);
     const sent = server.requests.map((request) => request.headers.authorization);
-    expect(sent).toEqual(
-      expect.arrayContaining([`Bearer ${secrets.slackToken}`, `Token token=${secrets.pagerdutyToken}`, `GenieKey ${secrets.opsgenieKey}`]),
-    );
+    expect(sent).toEqual(expect.arrayContaining([`Bearer ${secrets.slackToken}`, `Token token=${secrets.pagerdutyToken}`, `GenieKey ${secrets.opsgenieKey}`]));
 
     // Refused callers: their tokens are never worth logging either.
     const [header = "", payload = "", signature = ""] = token.split(".");
@@ -197,7 +210,7 @@ describe("secrets sweep", () => {
     expect((await call("/playbook", { token: stack.token({ clientId: "intruder" }) })).status).toBe(403);
     expect((await call("/playbook", { token: `${token}x` })).status).toBe(401);
     expect((await call("/playbook", { token: `not-a-jwt-${randomUUID()}` })).status).toBe(401);
-    expect((await call("/playbook/execution", { method: "POST", token, body: "{\"bookName\": " })).status).toBe(400);
+    expect((await call("/playbook/execution", { method: "POST", token, body: '{"bookName": ' })).status).toBe(400);
     expect((await call("/playbook/execution", { method: "POST", token, body: execution, contentType: "text/plain" })).status).toBe(415);
 
     // Stopped first, so that every line the processes wrote has reached the pipes.

@@ -75,7 +75,11 @@ describe("tracing with OTEL_* set: one trace per execution, API → queue → wo
         received.filter((span) => span.service === "pes-worker" && span.kind === CLIENT).length >= actions,
     );
 
-    const server = only(spans, (span) => span.service === "pes-api" && span.kind === SERVER && span.attributes["pes.request_id"] === requestId, "API server span");
+    const server = only(
+      spans,
+      (span) => span.service === "pes-api" && span.kind === SERVER && span.attributes["pes.request_id"] === requestId,
+      "API server span",
+    );
     const trace = spans.filter((span) => span.traceId === server.traceId);
     const enqueue = only(trace, (span) => span.kind === PRODUCER, "enqueue span");
     expect(enqueue.service).toBe("pes-api");

@@ -11,7 +11,13 @@ const world = eachTestOnTheExample();
 describe("worker failures", () => {
   it("a job whose worker dies twice is failed, and its caller is told then, not at the deadline", { timeout: 40_000 }, async () => {
     // A deadline longer than this test's own timeout: only a reply sent when the job fails lets it pass.
-    world.stack = await startStack({ name: "stalled-twice", configDir: world.config.dir, workers: 1, workerEnv: FAST_STALLS, apiEnv: { EXECUTION_TIMEOUT_MS: "60000" } });
+    world.stack = await startStack({
+      name: "stalled-twice",
+      configDir: world.config.dir,
+      workers: 1,
+      workerEnv: FAST_STALLS,
+      apiEnv: { EXECUTION_TIMEOUT_MS: "60000" },
+    });
     world.prometheus.hold();
     const pending = postJson(`${world.stack.baseUrl}/playbook/execution`, world.stack.token(), input);
     await world.prometheus.waitForRequests(ACTIONS);
@@ -32,7 +38,13 @@ describe("worker failures", () => {
   });
 
   it("the only worker killed: the caller gets an explicit error at the deadline, never a hang", async () => {
-    world.stack = await startStack({ name: "sigkill-alone", configDir: world.config.dir, workers: 1, workerEnv: FAST_STALLS, apiEnv: { EXECUTION_TIMEOUT_MS: "4000" } });
+    world.stack = await startStack({
+      name: "sigkill-alone",
+      configDir: world.config.dir,
+      workers: 1,
+      workerEnv: FAST_STALLS,
+      apiEnv: { EXECUTION_TIMEOUT_MS: "4000" },
+    });
     world.prometheus.hold();
     const pending = postJson(`${world.stack.baseUrl}/playbook/execution`, world.stack.token(), input);
     await world.prometheus.waitForRequests(ACTIONS);

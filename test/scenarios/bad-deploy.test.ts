@@ -23,7 +23,13 @@ afterAll(async () => {
 describe("scenario: a bad deploy followed by an error spike", () => {
   it("names checkout's rollout to v1.42 as the likely cause, citing the action that found it", () => {
     expect(result.verdict?.conclusion).toBe("cause");
-    expect(result.verdict?.cause).toMatchObject({ kind: "deploy", subject: "checkout", detail: "checkout:v1.42", action: "Rollouts of checkout", confidence: "high" });
+    expect(result.verdict?.cause).toMatchObject({
+      kind: "deploy",
+      subject: "checkout",
+      detail: "checkout:v1.42",
+      action: "Rollouts of checkout",
+      confidence: "high",
+    });
     expect(result.verdict?.ruledOut).toEqual([]);
     // The words of the same claim, once: it cites the action, and says how long before the first symptom.
     const cause = causeSentence(result);
@@ -34,7 +40,10 @@ describe("scenario: a bad deploy followed by an error spike", () => {
   it("states what followed, each claim citing its action: the error spike, the new exception; the alert that paged apart", () => {
     const symptoms = result.verdict?.symptoms ?? [];
     expect(symptoms.find(({ action }) => action === "Error ratio of checkout")?.kind).toBe("rise");
-    expect(symptoms.find(({ action }) => action === "Error logs of checkout")).toMatchObject({ kind: "log-pattern", detail: expect.stringContaining("NullPointerException") });
+    expect(symptoms.find(({ action }) => action === "Error logs of checkout")).toMatchObject({
+      kind: "log-pattern",
+      detail: expect.stringContaining("NullPointerException"),
+    });
     expect(result.verdict?.paged).toEqual([expect.objectContaining({ kind: "alert", detail: "CheckoutHighErrorRate", action: "Alerts firing for checkout" })]);
     expect(actionResult(result, "Error ratio of checkout").shortAnswer).toMatch(/×/);
     const logs = actionResult(result, "Error logs of checkout").shortAnswer ?? "";

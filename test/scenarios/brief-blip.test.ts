@@ -30,7 +30,9 @@ describe("scenario: nothing but a brief blip", () => {
 
   it("still reports what was seen, the page among it, and what was checked and found normal", () => {
     const symptoms = result.verdict?.symptoms ?? [];
-    expect(symptoms).toContainEqual(expect.objectContaining({ kind: "outage", subject: "dependency=payments-provider", action: "Probes of checkout's dependencies" }));
+    expect(symptoms).toContainEqual(
+      expect.objectContaining({ kind: "outage", subject: "dependency=payments-provider", action: "Probes of checkout's dependencies" }),
+    );
     expect(symptoms).toContainEqual(expect.objectContaining({ kind: "rise", action: "Error ratio of checkout" }));
     expect(result.verdict?.paged).toContainEqual(expect.objectContaining({ kind: "alert", detail: "CheckoutHighErrorRate" }));
     expect(result.verdict?.normal).toEqual(

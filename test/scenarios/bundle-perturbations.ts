@@ -59,7 +59,9 @@ export function perturbBundle(original: EvidenceBundle, random: () => number): P
   const offGridMs = Math.round((random() - 0.5) * 58) * 1000;
   // Half the time, paged up to 5 minutes later in the same incident: the data stays where it was.
   const laterMs = random() < 0.5 ? 0 : Math.round(random() * PAGED_LATER_MAX_S) * 1000;
-  applied.push(`shifted by ${shiftMs / 60_000} min, the data ${offGridMs / 1000} s more${laterMs === 0 ? "" : `, paged ${laterMs / 1000} s later in the incident`}`);
+  applied.push(
+    `shifted by ${shiftMs / 60_000} min, the data ${offGridMs / 1000} s more${laterMs === 0 ? "" : `, paged ${laterMs / 1000} s later in the incident`}`,
+  );
   let bundle = shiftBundle(original, shiftMs, offGridMs - laterMs);
   if (random() < 0.5) {
     bundle = { ...bundle, actions: bundle.actions.map((action) => ({ ...action, observation: reordered(action.observation as Observation, random) })) };
@@ -140,7 +142,10 @@ export function sideBySide(left: VerdictGist, right: VerdictGist, titles: [strin
   const a = [titles[0], ...lines(left)];
   const b = [titles[1], ...lines(right)];
   const width = Math.max(...a.map((line) => line.length)) + 2;
-  return Array.from({ length: Math.max(a.length, b.length) }, (_, index) => `${(a[index] ?? "").padEnd(width)}${a[index] === b[index] ? "  " : "≠ "}${b[index] ?? ""}`).join("\n");
+  return Array.from(
+    { length: Math.max(a.length, b.length) },
+    (_, index) => `${(a[index] ?? "").padEnd(width)}${a[index] === b[index] ? "  " : "≠ "}${b[index] ?? ""}`,
+  ).join("\n");
 }
 
 function named(cause: { kind: string; subject?: string | undefined }): string {
@@ -182,21 +187,38 @@ function shiftObservation(observation: Observation, ms: number): Observation {
       const seconds = ms / 1000;
       const shifted =
         data.resultType === "matrix"
-          ? { ...data, result: [...data.result].map((series) => ({ ...series, values: series.values.map(([at, value]) => [at + seconds, value] as [number, string]) })) }
+          ? {
+              ...data,
+              result: [...data.result].map((series) => ({ ...series, values: series.values.map(([at, value]) => [at + seconds, value] as [number, string]) })),
+            }
           : data.resultType === "vector"
-            ? { ...data, result: [...data.result].map((sample) => (sample.value === undefined ? sample : { ...sample, value: [sample.value[0] + seconds, sample.value[1]] as [number, string] })) }
+            ? {
+                ...data,
+                result: [...data.result].map((sample) =>
+                  sample.value === undefined ? sample : { ...sample, value: [sample.value[0] + seconds, sample.value[1]] as [number, string] },
+                ),
+              }
             : { ...data, result: [data.result[0] + seconds, data.result[1]] as typeof data.result };
       const limit =
         observation.limit === undefined
           ? undefined
           : {
               ...observation.limit,
-              result: [...observation.limit.result].map((series) => ({ ...series, values: series.values.map(([at, value]) => [at + seconds, value] as [number, string]) })),
+              result: [...observation.limit.result].map((series) => ({
+                ...series,
+                values: series.values.map(([at, value]) => [at + seconds, value] as [number, string]),
+              })),
             };
       return { ...observation, data: shifted as typeof data, ...(limit === undefined ? {} : { limit }) } as Observation;
     }
     case "datadog-metrics":
-      return { ...observation, series: observation.series.map((series) => ({ ...series, pointlist: series.pointlist.map(([at, value]) => [at + ms, value] as [number, number | null]) })) };
+      return {
+        ...observation,
+        series: observation.series.map((series) => ({
+          ...series,
+          pointlist: series.pointlist.map(([at, value]) => [at + ms, value] as [number, number | null]),
+        })),
+      };
     case "logs":
       return {
         ...observation,
@@ -281,7 +303,10 @@ function podRenames(bundle: EvidenceBundle, random: () => number): Map<string, s
 
 function renameText(text: string, renames: ReadonlyMap<string, string>): string {
   if (renames.size === 0) return text;
-  const pattern = new RegExp(`(?<![A-Za-z0-9-])(${[...renames.keys()].map((name) => name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})(?![A-Za-z0-9-])`, "g");
+  const pattern = new RegExp(
+    `(?<![A-Za-z0-9-])(${[...renames.keys()].map((name) => name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})(?![A-Za-z0-9-])`,
+    "g",
+  );
   return text.replace(pattern, (name) => renames.get(name) ?? name);
 }
 

@@ -19,7 +19,11 @@ export interface BundleVariant {
 }
 
 /** The bundle with alerts added to an Alertmanager action's answer. */
-function withAlerts(bundle: EvidenceBundle, title: string, alerts: ReadonlyArray<{ labels: Record<string, string>; startsAt: string; endsAt: string }>): EvidenceBundle {
+function withAlerts(
+  bundle: EvidenceBundle,
+  title: string,
+  alerts: ReadonlyArray<{ labels: Record<string, string>; startsAt: string; endsAt: string }>,
+): EvidenceBundle {
   return {
     ...bundle,
     actions: bundle.actions.map((action) => {
@@ -37,7 +41,8 @@ function relabeled(bundle: EvidenceBundle, title: string, relabel: (labels: Reco
     actions: bundle.actions.map((action) => {
       const observation = action.observation as Observation;
       if (action.title !== title) return action;
-      if (observation.kind === "alertmanager") return { ...action, observation: { ...observation, alerts: observation.alerts.map((alert) => ({ ...alert, labels: relabel(alert.labels) })) } };
+      if (observation.kind === "alertmanager")
+        return { ...action, observation: { ...observation, alerts: observation.alerts.map((alert) => ({ ...alert, labels: relabel(alert.labels) })) } };
       if (observation.kind === "prometheus" && observation.data.resultType === "matrix") {
         const result = [...observation.data.result].map((series) => ({ ...series, metric: relabel(series.metric) }));
         return { ...action, observation: { ...observation, data: { ...observation.data, result } } };

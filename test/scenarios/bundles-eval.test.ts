@@ -91,7 +91,17 @@ describe("pes eval over the scenarios' bundles", () => {
     const kinds = await Promise.all(
       cases.map(async ({ name }) => (JSON.parse(await readFile(join(docs, `${name}.bundle.json`), "utf8")) as EvidenceBundle).actions[0]?.observation.kind),
     );
-    expect(kinds.sort()).toEqual(["alertmanager", "datadog-metrics", "json", "kubernetes-events", "kubernetes-pods", "kubernetes-rollouts", "kubernetes-state", "logs", "prometheus"]);
+    expect(kinds.sort()).toEqual([
+      "alertmanager",
+      "datadog-metrics",
+      "json",
+      "kubernetes-events",
+      "kubernetes-pods",
+      "kubernetes-rollouts",
+      "kubernetes-state",
+      "logs",
+      "prometheus",
+    ]);
     expect(code).toBe(ExitCode.ok);
   });
 

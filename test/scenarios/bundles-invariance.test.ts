@@ -12,7 +12,9 @@ import { BUNDLE_VARIANTS } from "./bundle-variants.js";
 import { BUNDLES_DIR } from "./evidence-bundles.js";
 
 /** Every committed bundle, by name. */
-const NAMES = readdirSync(BUNDLES_DIR).flatMap((file) => (file.endsWith(".bundle.json") ? [file.slice(0, -".bundle.json".length)] : [])).sort();
+const NAMES = readdirSync(BUNDLES_DIR)
+  .flatMap((file) => (file.endsWith(".bundle.json") ? [file.slice(0, -".bundle.json".length)] : []))
+  .sort();
 const RUNS = Number(process.env.PES_INVARIANCE_RUNS ?? 24);
 const ONLY_SEED = process.env.PES_INVARIANCE_SEED === undefined ? undefined : Number(process.env.PES_INVARIANCE_SEED);
 
@@ -31,7 +33,9 @@ const CASES: ReadonlyArray<{ name: string; load(): Promise<{ bundle: EvidenceBun
 /** Whether a gist is the expected verdict: a cause's subject is checked only when the expected one names it, as `pes eval` does. */
 function matchesExpected(gist: VerdictGist, expected: ExpectedVerdict): boolean {
   const fits = (got: string | undefined, cause: ExpectedVerdict["cause"]) =>
-    cause === undefined ? got === undefined : got !== undefined && (cause.subject === undefined ? got.split(" ")[0] === cause.kind : got === `${cause.kind} ${cause.subject}`);
+    cause === undefined
+      ? got === undefined
+      : got !== undefined && (cause.subject === undefined ? got.split(" ")[0] === cause.kind : got === `${cause.kind} ${cause.subject}`);
   return (
     gist.conclusion === expected.conclusion &&
     fits(gist.cause, expected.cause) &&

@@ -23,10 +23,19 @@ describe.each(SCENARIOS)("the $name data set", ({ build }) => {
     const { series, logStreams, documents, alerts, kubernetes } = scenario.data;
     expect(new Set(series.map((item) => item.labels?.service).filter(Boolean)).size).toBeGreaterThanOrEqual(5);
     expect(new Set(series.map((item) => item.labels?.node).filter(Boolean)).size).toBe(3);
-    expect(logStreams.filter((stream) => stream.labels.app === "search").flatMap((stream) => stream.entries).some((line) => /level=error/.test(line.line))).toBe(true);
+    expect(
+      logStreams
+        .filter((stream) => stream.labels.app === "search")
+        .flatMap((stream) => stream.entries)
+        .some((line) => /level=error/.test(line.line)),
+    ).toBe(true);
     expect(documents.some((document) => document.source.response_flags === "UF")).toBe(true);
     expect(alerts.map((alert) => alert.labels.alertname)).toEqual(expect.arrayContaining(["Watchdog", "DiskSpaceLow", "KubePodCrashLooping"]));
-    expect(kubernetes.replicaSets.some((rs) => rs.metadata.name.startsWith("cart-") && Date.parse(String(rs.metadata.creationTimestamp)) > issueAt.getTime() - 3_600_000)).toBe(true);
+    expect(
+      kubernetes.replicaSets.some(
+        (rs) => rs.metadata.name.startsWith("cart-") && Date.parse(String(rs.metadata.creationTimestamp)) > issueAt.getTime() - 3_600_000,
+      ),
+    ).toBe(true);
     expect(kubernetes.events.some((event) => event.type === "Warning" && event.reason === "BackOff")).toBe(true);
   });
 

@@ -24,7 +24,9 @@ describe("scenario: a database at its connection limit behind the service paged"
   it("names orders-db as the likely cause, by its connections at their limit", () => {
     expect(result.verdict?.conclusion).toBe("cause");
     expect(result.verdict?.cause).toMatchObject({ kind: "upstream", subject: "orders-db", action: "Connections in use on orders-db" });
-    expect(result.verdict?.symptoms).toContainEqual(expect.objectContaining({ kind: "saturation", detail: "pg_settings_max_connections", action: "Connections in use on orders-db" }));
+    expect(result.verdict?.symptoms).toContainEqual(
+      expect.objectContaining({ kind: "saturation", detail: "pg_settings_max_connections", action: "Connections in use on orders-db" }),
+    );
   });
 
   it("offers what frees connections on orders-db, naming it: the pool, idle sessions, the limit itself", () => {

@@ -26,7 +26,9 @@ describe("scenario: a database saturating its connections", () => {
     expect(result.verdict?.conclusion).toBe("cause");
     expect(cause).toMatchObject({ kind: "saturation", subject: "db=orders-db", action: "Connections in use on orders-db" });
     // The limit named by what it is, not by its query.
-    expect(causeSentence(result)).toMatch(/likely cause: Connections in use on orders-db \(db=orders-db\) at 100 of 100 conns, 100% of its max connections \(Connections of orders-db\)/);
+    expect(causeSentence(result)).toMatch(
+      /likely cause: Connections in use on orders-db \(db=orders-db\) at 100 of 100 conns, 100% of its max connections \(Connections of orders-db\)/,
+    );
     // The climb began 22 minutes before the issue; it crossed twice its usual level 12 minutes before.
     // Dated by its change point, it began before the search rollout (14 minutes before).
     const minutesBefore = (run.scenario.issueAt.getTime() - Date.parse(cause?.onset ?? "")) / 60_000;
@@ -46,7 +48,10 @@ describe("scenario: a database saturating its connections", () => {
   it("states the consequences, each citing its action: orders failing (by its service label), Postgres refusing clients", () => {
     const symptoms = result.verdict?.symptoms ?? [];
     expect(symptoms.find(({ action }) => action === "Error ratio by service")?.subject).toContain("service=orders");
-    expect(symptoms.find(({ action }) => action === "Postgres errors of orders-db")).toMatchObject({ kind: "log-pattern", detail: expect.stringMatching(/too many clients/) });
+    expect(symptoms.find(({ action }) => action === "Postgres errors of orders-db")).toMatchObject({
+      kind: "log-pattern",
+      detail: expect.stringMatching(/too many clients/),
+    });
     expect(actionResult(result, "Error ratio by service").shortAnswer).toContain("orders");
     expect(actionResult(result, "Postgres errors of orders-db").shortAnswer).toMatch(/too many clients/);
     expect(result.highlights).toMatch(/service=orders|orders\b[^.]*Error ratio by service|Error ratio by service[^.]*orders/);

@@ -42,7 +42,11 @@ describe("scenario: a release that leaks memory for hours before the OOM kills",
 
   it("cites the OOM kills as what followed, and rules out cart's later rollout", () => {
     const kills = (result.verdict?.symptoms ?? []).filter(({ kind, action }) => kind === "oom" && action === "Restarted pods of search");
-    expect(kills.map(({ subject }) => subject)).toEqual([expect.stringMatching(/^pod\/search-/), expect.stringMatching(/^pod\/search-/), expect.stringMatching(/^pod\/search-/)]);
+    expect(kills.map(({ subject }) => subject)).toEqual([
+      expect.stringMatching(/^pod\/search-/),
+      expect.stringMatching(/^pod\/search-/),
+      expect.stringMatching(/^pod\/search-/),
+    ]);
     expect(result.verdict?.ruledOut.filter(({ subject }) => subject === "search")).toEqual([]);
     expect(JSON.stringify(result.verdict?.cause)).not.toMatch(/cart|report-generator/);
   });

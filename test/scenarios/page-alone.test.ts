@@ -10,16 +10,23 @@ describe("a page with nothing else abnormal (healthy, paged all the same)", () =
     const bundle = await variant?.build();
     if (bundle === undefined) throw new Error("no such variant");
     const { attributes } = bundle.issue;
-    const judgement = judgeExecution(bundle.actions.flatMap((action) => findingsOfAction(action, attributes)), {
-      time: new Date(bundle.issue.time),
-      attributes,
-      upstreams: bundle.issue.upstreams ?? [],
-    });
+    const judgement = judgeExecution(
+      bundle.actions.flatMap((action) => findingsOfAction(action, attributes)),
+      {
+        time: new Date(bundle.issue.time),
+        attributes,
+        upstreams: bundle.issue.upstreams ?? [],
+      },
+    );
     expect(judgement.verdict.conclusion).toBe("no-cause");
     expect(judgement.verdict.symptoms).toEqual([]);
-    expect(judgement.verdict.paged).toEqual([expect.objectContaining({ kind: "alert", detail: "CheckoutHighErrorRate", action: "Alerts firing for checkout" })]);
+    expect(judgement.verdict.paged).toEqual([
+      expect.objectContaining({ kind: "alert", detail: "CheckoutHighErrorRate", action: "Alerts firing for checkout" }),
+    ]);
     const bottomLine = bottomLineOf(judgement, attributes ?? {});
-    expect(bottomLine).toMatch(/^Around [-0-9 ]*\d\d:\d\d UTC for service=checkout: no cause found: nothing abnormal but the alert that paged \(Alerts firing for checkout: CheckoutHighErrorRate firing/);
+    expect(bottomLine).toMatch(
+      /^Around [-0-9 ]*\d\d:\d\d UTC for service=checkout: no cause found: nothing abnormal but the alert that paged \(Alerts firing for checkout: CheckoutHighErrorRate firing/,
+    );
     expect(bottomLine).toMatch(/Within usual range: Error ratio of checkout, p99 latency of checkout/);
   });
 });

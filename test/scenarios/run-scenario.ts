@@ -110,7 +110,23 @@ async function clusterCertificates(): Promise<{ dir: string; caFile: string; ca:
   openssl("req", "-x509", ...ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "1", "-subj", "/CN=shop-cluster-ca");
   openssl("req", ...ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=kube-apiserver");
   await writeFile(join(dir, "server.ext"), "subjectAltName=IP:127.0.0.1\n");
-  openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.pem", "-days", "1", "-extfile", "server.ext");
+  openssl(
+    "x509",
+    "-req",
+    "-in",
+    "server.csr",
+    "-CA",
+    "ca.pem",
+    "-CAkey",
+    "ca.key",
+    "-CAcreateserial",
+    "-out",
+    "server.pem",
+    "-days",
+    "1",
+    "-extfile",
+    "server.ext",
+  );
   return {
     dir,
     caFile: join(dir, "ca.pem"),

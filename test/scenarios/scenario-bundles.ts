@@ -22,7 +22,9 @@ export interface Selector {
 export function rangeAnswer(series: readonly SyntheticSeries[], selector: Selector, start: Date, end: Date, stepS: number): PrometheusMatrixSeries[] {
   const from = Math.ceil(start.getTime() / 1000);
   const to = Math.floor(end.getTime() / 1000);
-  const picked = series.filter(({ name, labels }) => name === selector.name && Object.entries(selector.labels).every(([label, value]) => labels?.[label] === value));
+  const picked = series.filter(
+    ({ name, labels }) => name === selector.name && Object.entries(selector.labels).every(([label, value]) => labels?.[label] === value),
+  );
   return picked.flatMap(({ name, labels, samples }) => {
     const values: Array<[number, string]> = [];
     let index = 0;
@@ -54,7 +56,9 @@ export function withRangeAnswer(bundle: EvidenceBundle, title: string, series: r
         observation: {
           ...observation,
           data: { resultType: "matrix" as const, result: rangeAnswer(series, query, start, end, stepS) },
-          ...(limit === undefined || observation.limit === undefined ? {} : { limit: { ...observation.limit, result: rangeAnswer(series, limit, start, end, stepS) } }),
+          ...(limit === undefined || observation.limit === undefined
+            ? {}
+            : { limit: { ...observation.limit, result: rangeAnswer(series, limit, start, end, stepS) } }),
         },
       };
     }),

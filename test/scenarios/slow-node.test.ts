@@ -34,7 +34,9 @@ describe("scenario: only the pods on one node are slow", () => {
   });
 
   it("ties node-2's alert to the pods it hosts, and leaves node-3's old disk alert in the background", () => {
-    expect(result.verdict?.symptoms).toContainEqual(expect.objectContaining({ kind: "alert", detail: "NodeDiskIOSaturation", action: "Alerts firing for the nodes" }));
+    expect(result.verdict?.symptoms).toContainEqual(
+      expect.objectContaining({ kind: "alert", detail: "NodeDiskIOSaturation", action: "Alerts firing for the nodes" }),
+    );
     expect(result.verdict?.background).toContainEqual(expect.objectContaining({ kind: "alert", detail: "DiskSpaceLow" }));
     expect(JSON.stringify(result.verdict?.cause)).not.toMatch(/node-1|node-3|DiskSpaceLow/);
   });

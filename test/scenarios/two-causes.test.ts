@@ -35,7 +35,9 @@ describe("scenario: two candidates too close to tell apart", () => {
   it("gives the evidence for each: orders' own alert and the log line naming it; the failed calls to the provider and the log line naming it", () => {
     const symptoms = result.verdict?.symptoms ?? [];
     expect(symptoms).toContainEqual(expect.objectContaining({ kind: "alert", detail: "OrdersHighErrorRate", action: "Alerts firing for orders" }));
-    expect(symptoms).toContainEqual(expect.objectContaining({ kind: "rise", subject: "upstream=payments-provider", action: "Failed calls from checkout to its dependencies" }));
+    expect(symptoms).toContainEqual(
+      expect.objectContaining({ kind: "rise", subject: "upstream=payments-provider", action: "Failed calls from checkout to its dependencies" }),
+    );
     const patterns = symptoms.filter(({ kind }) => kind === "log-pattern").map(({ detail }) => detail ?? "");
     expect(patterns.some((pattern) => pattern.includes("upstream=orders"))).toBe(true);
     expect(patterns.some((pattern) => pattern.includes("provider=payments-provider"))).toBe(true);

@@ -162,21 +162,28 @@ async function generate(dir: string, file: string, generator: Generator): Promis
 }
 
 async function applyPatch(dir: string, file: string, patch: Patch, resources: Resource[]): Promise<void> {
-  const source = patch.path === undefined ? patch.patch : await readFile(join(dir, patch.path), "utf8").catch(() => {
-    throw new KustomizeError(`${file}: patch ${patch.path} does not exist`);
-  });
+  const source =
+    patch.path === undefined
+      ? patch.patch
+      : await readFile(join(dir, patch.path), "utf8").catch(() => {
+          throw new KustomizeError(`${file}: patch ${patch.path} does not exist`);
+        });
   const what = patch.path ?? "an inline patch";
   if (source === undefined) throw new KustomizeError(`${file}: a patch needs patch or path`);
   const operations = parse(source) as unknown;
   if (!Array.isArray(operations)) throw new KustomizeError(`${file}: ${what} is not a JSON 6902 patch (a list of operations); this check builds no other kind`);
   const { kind, name } = patch.target ?? {};
   // Kustomize matches a target's name as a whole-string regular expression.
-  const matches = resources.filter((resource) => (kind === undefined || resource.kind === kind) && (name === undefined || new RegExp(`^(?:${name})$`).test(resource.metadata.name)));
+  const matches = resources.filter(
+    (resource) => (kind === undefined || resource.kind === kind) && (name === undefined || new RegExp(`^(?:${name})$`).test(resource.metadata.name)),
+  );
   if (matches.length === 0) throw new KustomizeError(`${file}: ${what} targets ${kind ?? "any kind"} ${name ?? ""}, which no resource is`);
   for (const resource of matches) {
     const error = validateOperations(operations as Operation[], resource);
     if (error !== undefined) {
-      throw new KustomizeError(`${file}: ${what} does not apply to ${resource.kind} ${resource.metadata.name}: ${error.name} at ${error.operation?.path ?? "?"}`);
+      throw new KustomizeError(
+        `${file}: ${what} does not apply to ${resource.kind} ${resource.metadata.name}: ${error.name} at ${error.operation?.path ?? "?"}`,
+      );
     }
     applyOperations(resource, operations as Operation[], false, true);
   }
@@ -193,7 +200,8 @@ function splitImage(reference: string): { name: string; suffix: string } {
 
 function setImage(image: Image, resources: Resource[]): void {
   for (const resource of resources) {
-    const pod = (resource.spec as { template?: { spec?: { containers?: { image?: string }[]; initContainers?: { image?: string }[] } } } | undefined)?.template?.spec;
+    const pod = (resource.spec as { template?: { spec?: { containers?: { image?: string }[]; initContainers?: { image?: string }[] } } } | undefined)?.template
+      ?.spec;
     for (const container of [...(pod?.containers ?? []), ...(pod?.initContainers ?? [])]) {
       if (container.image === undefined) continue;
       const { name, suffix } = splitImage(container.image);

@@ -10,16 +10,7 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "./app.js";
 import { createTokenVerifier } from "./auth/token-verifier.js";
-import {
-  FakeExecutionClient,
-  LogCapture,
-  rsaKey,
-  signToken,
-  startJwksServer,
-  testApp,
-  testCatalog,
-  type JwksServer,
-} from "./testing/fixtures.js";
+import { FakeExecutionClient, LogCapture, rsaKey, signToken, startJwksServer, testApp, testCatalog, type JwksServer } from "./testing/fixtures.js";
 
 const key = rsaKey("key-1");
 let jwks: JwksServer;
@@ -232,12 +223,16 @@ describe("GET /openapi.json", () => {
 
 describe("request ids", () => {
   it("echoes an acceptable incoming X-Request-Id", async () => {
-    const response = await request(testApp({ jwksUrl: jwks.url }).app).get("/healthz").set("X-Request-Id", "abc.DEF_123-x");
+    const response = await request(testApp({ jwksUrl: jwks.url }).app)
+      .get("/healthz")
+      .set("X-Request-Id", "abc.DEF_123-x");
     expect(response.headers["x-request-id"]).toBe("abc.DEF_123-x");
   });
 
   it("replaces an unacceptable one with a UUID", async () => {
-    const response = await request(testApp({ jwksUrl: jwks.url }).app).get("/healthz").set("X-Request-Id", "a b<script>");
+    const response = await request(testApp({ jwksUrl: jwks.url }).app)
+      .get("/healthz")
+      .set("X-Request-Id", "a b<script>");
     expect(response.headers["x-request-id"]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
   });
 

@@ -27,7 +27,15 @@ describe("parseEnv", () => {
       bodyLimit: "1mb",
       maxInFlight: 2000,
       http: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 65_000 },
-      auth: { devIssuer: false, jwksUrl: idp.AUTH_JWKS_URL, issuer: idp.AUTH_ISSUER, audience: idp.AUTH_AUDIENCE, orgClaim: "org_id", jwksTimeoutMs: 3000, devKeyDir: expect.stringMatching(/\.dev-issuer$/) },
+      auth: {
+        devIssuer: false,
+        jwksUrl: idp.AUTH_JWKS_URL,
+        issuer: idp.AUTH_ISSUER,
+        audience: idp.AUTH_AUDIENCE,
+        orgClaim: "org_id",
+        jwksTimeoutMs: 3000,
+        devKeyDir: expect.stringMatching(/\.dev-issuer$/),
+      },
       allowedChatHosts: [],
       logLevel: "info",
       shutdownDrainMs: 5_000,
@@ -121,7 +129,10 @@ describe("parseEnv", () => {
     expect(auth.jwksUrl).toBe("https://idp.test/.well-known/jwks.json");
     expect(auth.jwksBasicAuth).toEqual({ user: "pes-api", password: "s3cret p@ss:word" });
     // A user alone is a user with an empty password, as curl reads it.
-    expect(parseEnv({ ...idp, AUTH_JWKS_URL: "https://pes-api@idp.test/jwks" }).auth).toMatchObject({ jwksUrl: "https://idp.test/jwks", jwksBasicAuth: { user: "pes-api", password: "" } });
+    expect(parseEnv({ ...idp, AUTH_JWKS_URL: "https://pes-api@idp.test/jwks" }).auth).toMatchObject({
+      jwksUrl: "https://idp.test/jwks",
+      jwksBasicAuth: { user: "pes-api", password: "" },
+    });
     expect(parseEnv(idp).auth.jwksBasicAuth).toBeUndefined();
   });
 
@@ -178,9 +189,7 @@ describe("parseEnv", () => {
   });
 
   it("refuses a headers timeout above the request timeout (Node would refuse it at start)", () => {
-    expect(() => parseEnv({ ...idp, HTTP_HEADERS_TIMEOUT_MS: "40000" })).toThrow(
-      "HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS",
-    );
+    expect(() => parseEnv({ ...idp, HTTP_HEADERS_TIMEOUT_MS: "40000" })).toThrow("HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS");
   });
 
   it("leaves the queue dashboard off unless ADMIN_DASHBOARD=true; then read-only, for pes:admin, Basic with a password", () => {

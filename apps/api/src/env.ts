@@ -14,9 +14,7 @@ export const ApiEnvSchema = z
     PORT: integer(0, 65_535).default(8080).describe("Where the API listens (`0`: a free port)."),
     HOST: z.string().min(1).default("0.0.0.0").describe("The address the API listens on."),
     ...sharedEnvFields,
-    EXECUTION_TIMEOUT_MS: integer(1, 3_600_000)
-      .default(120_000)
-      .describe('How long a caller waits for an execution before `200 {"error":"…timed out…"}`.'),
+    EXECUTION_TIMEOUT_MS: integer(1, 3_600_000).default(120_000).describe('How long a caller waits for an execution before `200 {"error":"…timed out…"}`.'),
     COALESCE_BUCKET_SECONDS: integer(0, 86_400)
       .default(60)
       .describe("Identical requests whose issue times fall in one bucket of this length share one execution; `0` turns coalescing off."),
@@ -44,9 +42,7 @@ export const ApiEnvSchema = z
       .regex(/^\d+(\.\d+)?\s*(b|kb|mb)?$/i, 'must be a size such as "1mb", "512kb" or "65536"')
       .default("1mb")
       .describe("The largest request body (413 above)."),
-    MAX_IN_FLIGHT: integer(1, 1_000_000)
-      .default(2000)
-      .describe("Executions (batch items count) one API instance waits for at once (429 above)."),
+    MAX_IN_FLIGHT: integer(1, 1_000_000).default(2000).describe("Executions (batch items count) one API instance waits for at once (429 above)."),
     METRICS_QUEUE_CACHE_MS: integer(0, 600_000).default(5_000).describe("How long one reading of the queues' depth serves every scrape of `/metrics`."),
     SHUTDOWN_DRAIN_MS: integer(0, 3_600_000)
       .default(5_000)
@@ -82,10 +78,7 @@ export const ApiEnvSchema = z
     AUTH_JWKS_TIMEOUT_MS: integer(1, 60_000)
       .default(3000)
       .describe("Deadline of one JWKS fetch, headers and body (answers over 256 KiB or 100 keys are refused); past it the caller gets 503 with `Retry-After`."),
-    ADMIN_DASHBOARD: z
-      .stringbool({ error: 'must be "true" or "false"' })
-      .default(false)
-      .describe("`true` serves the queue dashboard at `/admin/queues`."),
+    ADMIN_DASHBOARD: z.stringbool({ error: 'must be "true" or "false"' }).default(false).describe("`true` serves the queue dashboard at `/admin/queues`."),
     ADMIN_DASHBOARD_READ_ONLY: z
       .stringbool({ error: 'must be "true" or "false"' })
       .default(true)
@@ -167,8 +160,7 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env) {
     configDir: env.CONFIG_DIR,
     executionTimeoutMs: env.EXECUTION_TIMEOUT_MS,
     executionRetentionMs: env.EXECUTION_RETENTION_SECONDS * 1_000,
-    coalescing:
-      env.COALESCE_BUCKET_SECONDS === 0 ? undefined : { bucketMs: env.COALESCE_BUCKET_SECONDS * 1_000, reuseMs: env.COALESCE_REUSE_SECONDS * 1_000 },
+    coalescing: env.COALESCE_BUCKET_SECONDS === 0 ? undefined : { bucketMs: env.COALESCE_BUCKET_SECONDS * 1_000, reuseMs: env.COALESCE_REUSE_SECONDS * 1_000 },
     batchMaxItems: env.BATCH_MAX_ITEMS,
     asyncBatch: { maxItems: env.ASYNC_BATCH_MAX_ITEMS, timeoutMs: env.ASYNC_BATCH_TIMEOUT_SECONDS * 1_000, bodyLimit: env.ASYNC_BATCH_BODY_LIMIT },
     organizationLimits: { executionsInFlight: env.ORG_EXECUTIONS_IN_FLIGHT, itemsQueued: env.ORG_ITEMS_QUEUED },

@@ -1,7 +1,24 @@
 import { randomUUID } from "node:crypto";
 import type { OrganizationLimits } from "@pes/config";
 import { JsonText, type ChartData, type EvidenceBundle } from "@pes/contracts";
-import { batchItemIds, LimitExceededError, QueueUnavailableError, type BatchItem, type BatchPage, type BatchView, type ChartStore, type EvidenceStore, type ExecutionAnswer, type ExecutionClient, type ExecutionOutcome, type ExecutionRequest, type ExecutionView, type IdempotentRequest, type MessageExecutionRequest, type SubmittedExecution } from "@pes/executions";
+import {
+  batchItemIds,
+  LimitExceededError,
+  QueueUnavailableError,
+  type BatchItem,
+  type BatchPage,
+  type BatchView,
+  type ChartStore,
+  type EvidenceStore,
+  type ExecutionAnswer,
+  type ExecutionClient,
+  type ExecutionOutcome,
+  type ExecutionRequest,
+  type ExecutionView,
+  type IdempotentRequest,
+  type MessageExecutionRequest,
+  type SubmittedExecution,
+} from "@pes/executions";
 import type { LoadShedder } from "./load-shedder.js";
 import type { Caller } from "./auth/authenticate.js";
 import { AppError } from "./errors.js";

@@ -113,7 +113,13 @@ describe("GET /metrics", () => {
     expect(none.body).toEqual({ error: "Metrics need the scrape token" });
     expect((await request(app).get("/metrics").set("Authorization", "Bearer not-the-token")).status).toBe(401);
     // A caller's JWT is not a scrape token.
-    expect((await request(app).get("/metrics").set("Authorization", `Bearer ${signToken({ key })}`)).status).toBe(401);
+    expect(
+      (
+        await request(app)
+          .get("/metrics")
+          .set("Authorization", `Bearer ${signToken({ key })}`)
+      ).status,
+    ).toBe(401);
 
     const allowed = await request(app).get("/metrics").set("Authorization", `Bearer ${token}`);
     expect(allowed.status).toBe(200);

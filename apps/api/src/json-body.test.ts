@@ -36,9 +36,7 @@ async function post(
     const req = request({ port, method: "POST", path: "/", headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () =>
-        resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()), connection: res.headers.connection }),
-      );
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()), connection: res.headers.connection }));
     });
     req.on("error", reject);
     for (const part of Array.isArray(body) ? body : [body]) req.write(part);

@@ -9,12 +9,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 }
 
 /** Like sendJson for a body serialized once up front (the OpenAPI document, an org's playbook list). */
-export function sendSerializedJson(
-  res: ServerResponse,
-  status: number,
-  json: string,
-  headers?: Readonly<Record<string, string>>,
-): void {
+export function sendSerializedJson(res: ServerResponse, status: number, json: string, headers?: Readonly<Record<string, string>>): void {
   res.statusCode = status;
   res.setHeader("Content-Type", "application/json; charset=utf-8");
   res.setHeader("Content-Length", Buffer.byteLength(json));

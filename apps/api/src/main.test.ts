@@ -50,10 +50,7 @@ async function logLine(run: Started, msg: string): Promise<Record<string, unknow
       .map((text) => JSON.parse(text) as Record<string, unknown>)
       .find((entry) => entry.msg === msg);
     if (line !== undefined) return line;
-    const event = await Promise.race([
-      once(run.child.stdout ?? run.child, "data").then(() => "data"),
-      run.exited.then(() => "exit"),
-    ]);
+    const event = await Promise.race([once(run.child.stdout ?? run.child, "data").then(() => "data"), run.exited.then(() => "exit")]);
     if (event === "exit") throw new Error(`api exited before logging "${msg}": ${run.stderr.join("")}`);
   }
 }
@@ -174,9 +171,10 @@ describe("api process with Redis and the development issuer", () => {
       agent: false,
       headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", "Content-Length": body.length },
     });
-    const answered = new Promise<IncomingMessage>((resolve, reject) => inFlight.on("response", resolve).on("error", reject)).then(
-      async (response) => ({ status: response.statusCode, body: JSON.parse(await text(response)) as unknown }),
-    );
+    const answered = new Promise<IncomingMessage>((resolve, reject) => inFlight.on("response", resolve).on("error", reject)).then(async (response) => ({
+      status: response.statusCode,
+      body: JSON.parse(await text(response)) as unknown,
+    }));
     inFlight.write(body.subarray(0, 10));
 
     run.child.kill("SIGTERM");
@@ -204,9 +202,7 @@ describe("api process with Redis and the development issuer", () => {
       // Sends a header line now and then, never the end of the headers.
       ...Array.from({ length: 5 }, () => slowClient(port, "GET /readyz HTTP/1.1\r\nHost: api\r\n", "X-Slow: 1\r\n")),
       // Sends its headers, then its body a byte at a time.
-      ...Array.from({ length: 5 }, () =>
-        slowClient(port, `${execution}Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"details":"`, "x"),
-      ),
+      ...Array.from({ length: 5 }, () => slowClient(port, `${execution}Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"details":"`, "x")),
     ];
 
     // Each on a connection of its own: with timeouts this short, a kept-alive socket idle between the two

@@ -5,7 +5,18 @@ import { ConfigError, loadConfig, type Catalog } from "@pes/config";
 import { devJwks, loadOrCreateDevKey } from "@pes/dev-issuer";
 import { createLogger, type Logger } from "@pes/logger";
 import { createApiMetrics } from "@pes/metrics";
-import { BATCH_EXECUTION_QUEUE, createExecutionClient, EXECUTION_QUEUE, openChartStore, openEvidenceStore, QueueUnavailableError, SERVICE_QUEUES, type ExecutionClient, type OpenedChartStore, type OpenedEvidenceStore } from "@pes/executions";
+import {
+  BATCH_EXECUTION_QUEUE,
+  createExecutionClient,
+  EXECUTION_QUEUE,
+  openChartStore,
+  openEvidenceStore,
+  QueueUnavailableError,
+  SERVICE_QUEUES,
+  type ExecutionClient,
+  type OpenedChartStore,
+  type OpenedEvidenceStore,
+} from "@pes/executions";
 import { createQueueInspector, openDashboardQueues, settlesWithin, type DashboardQueues, type QueueInspector } from "@pes/jobs";
 import type { RequestHandler } from "express";
 import { startTracing, TracingConfigError, type Tracing } from "@pes/tracing";

@@ -74,13 +74,7 @@ describe("buildOpenApiDocument", () => {
       },
     });
     // Only the components the paths reach, nested ones included; none of the API's own that no route names.
-    expect(Object.keys(document.components.schemas).sort()).toEqual([
-      "ErrorResponse",
-      "Playbook",
-      "TestEcho",
-      "ValidationError",
-      "ValidationIssue",
-    ]);
+    expect(Object.keys(document.components.schemas).sort()).toEqual(["ErrorResponse", "Playbook", "TestEcho", "ValidationError", "ValidationIssue"]);
   });
 
   it("refuses an inline schema that nests one with an id (its $ref would point nowhere)", () => {

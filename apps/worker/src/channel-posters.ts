@@ -113,7 +113,12 @@ export function channelPoster(
       // Drawn here, only for a post: the stored charts are data, drawn when someone asks. The renderers
       // (ECharts, resvg's native module) load on the first post with charts, not with every worker.
       const { chartCaption, chartPng } = await import("@pes/charts");
-      const files = charts.map(({ index, chart }) => ({ filename: `chart-${index + 1}.png`, title: chart.title, altText: chartCaption(chart), png: chartPng(chart) }));
+      const files = charts.map(({ index, chart }) => ({
+        filename: `chart-${index + 1}.png`,
+        title: chart.title,
+        altText: chartCaption(chart),
+        png: chartPng(chart),
+      }));
       const shared = await postChartFiles(context(bounds), { key, channel: channelId, threadTs: threadTs ?? outcome.rootId, files });
       return shared.status === "failed" ? { ...outcome, chartsLeftOut: shared.reason } : outcome;
     },
@@ -125,7 +130,12 @@ export function channelPoster(
 
 function fromSlack(outcome: SlackPostOutcome): ChannelPostOutcome {
   if (outcome.status === "failed") return outcome;
-  return { status: "posted", rootId: outcome.ts, permalink: outcome.permalink, ...(outcome.incomplete === undefined ? {} : { incomplete: outcome.incomplete }) };
+  return {
+    status: "posted",
+    rootId: outcome.ts,
+    permalink: outcome.permalink,
+    ...(outcome.incomplete === undefined ? {} : { incomplete: outcome.incomplete }),
+  };
 }
 
 function fromTeams(outcome: TeamsPostOutcome): ChannelPostOutcome {

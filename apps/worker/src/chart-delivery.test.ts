@@ -39,8 +39,7 @@ const SECRET = "a-link-signing-secret-of-32-chars!!";
 const INCIDENT = new Date("2026-11-20T14:05:00Z");
 const EXECUTION_ID = "0b9c7f4e-1d7a-4b8e-9f51-5e6f7a8b9c0d";
 const P99 = "histogram_quantile(0.99, sum by (le) (rate(http_request_duration_seconds_bucket{service={{service}}}[5m])))";
-const ERROR_RATIO =
-  'sum(rate(http_requests_total{service={{service}}, code=~"5.."}[5m])) / sum(rate(http_requests_total{service={{service}}}[5m]))';
+const ERROR_RATIO = 'sum(rate(http_requests_total{service={{service}}, code=~"5.."}[5m])) / sum(rate(http_requests_total{service={{service}}}[5m]))';
 const REQUEST_RATE = "sum(rate(http_requests_total{service={{service}}}[5m]))";
 
 async function catalogAt(prometheusUrl: string, slackApiUrl: string): Promise<Catalog> {
@@ -60,7 +59,10 @@ async function catalogAt(prometheusUrl: string, slackApiUrl: string): Promise<Ca
       { title: "error ratio", dataSource: "metrics", prometheus: { query: ERROR_RATIO, unit: "ratio" } },
       { title: "request rate", dataSource: "metrics", prometheus: { query: REQUEST_RATE, unit: "req/s" } },
     ];
-    await writeFile(join(dir, "playbooks", "acme", "book.yaml"), JSON.stringify({ name: "Checkout", monitorNames: ["Checkout"], requiredAttributes: ["service"], gadgets: [{ title: "Golden signals", actions }] }));
+    await writeFile(
+      join(dir, "playbooks", "acme", "book.yaml"),
+      JSON.stringify({ name: "Checkout", monitorNames: ["Checkout"], requiredAttributes: ["service"], gadgets: [{ title: "Golden signals", actions }] }),
+    );
     return await loadConfig(dir);
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -81,7 +83,14 @@ describe("a channelId run with charts", () => {
     prometheus = await startPrometheus({ openMetrics: demoIncidentOpenMetrics({ incidentAt: INCIDENT }) });
     slack = await startFakeSlack({ token: TOKEN, channels: { [CHANNEL]: {} } });
     catalog = await catalogAt(prometheus.url, slack.apiUrl);
-    engine = createEngine({ catalog, secrets: new Map(), logger, actionTimeoutMs: 10_000, maxConcurrentActions: 8, now: () => new Date("2026-11-20T18:00:00Z") });
+    engine = createEngine({
+      catalog,
+      secrets: new Map(),
+      logger,
+      actionTimeoutMs: 10_000,
+      maxConcurrentActions: 8,
+      now: () => new Date("2026-11-20T18:00:00Z"),
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -102,7 +111,19 @@ describe("a channelId run with charts", () => {
       signing: { secret: SECRET, lifetimeSeconds: 3_600 },
     };
     const delivery: DeliveryDeps = {
-      integrations: new Map([["acme", { slack: { connection: { token: TOKEN, slackApiUrl: slack.apiUrl }, postClient: createSlackPostClient({ token: TOKEN, apiUrl: slack.apiUrl }), allowedHosts: [] }, incidentTools: [] }]]),
+      integrations: new Map([
+        [
+          "acme",
+          {
+            slack: {
+              connection: { token: TOKEN, slackApiUrl: slack.apiUrl },
+              postClient: createSlackPostClient({ token: TOKEN, apiUrl: slack.apiUrl }),
+              allowedHosts: [],
+            },
+            incidentTools: [],
+          },
+        ],
+      ]),
       redis,
       keys,
       pacer: createChannelPacer({ redis, keys, intervalMs: 1 }),
@@ -113,7 +134,13 @@ describe("a channelId run with charts", () => {
     };
     const handlers = handleCatalog(
       EXECUTION_JOBS,
-      createJobHandlers({ engine, catalog, integrations: delivery.integrations, delivery, batchStarts: { run: () => Promise.reject(new Error("no batch here")) } }),
+      createJobHandlers({
+        engine,
+        catalog,
+        integrations: delivery.integrations,
+        delivery,
+        batchStarts: { run: () => Promise.reject(new Error("no batch here")) },
+      }),
     );
     const job: ExecutionJob = {
       v: 1,
@@ -135,7 +162,9 @@ describe("a channelId run with charts", () => {
     // The bottom line cites p99 latency and error ratio (the symptoms); request rate was normal.
     expect(result.verdict?.symptoms.map((symptom) => symptom.action)).toEqual(["p99 latency", "error ratio"]);
     // Every drawn action links its chart; the page is signed for this organization and execution.
-    expect(result.actionResults?.map((action) => action.chartUrl)).toEqual([0, 1, 2].map((index) => `https://pes.example.com/playbook/execution/${EXECUTION_ID}/charts/${index}`));
+    expect(result.actionResults?.map((action) => action.chartUrl)).toEqual(
+      [0, 1, 2].map((index) => `https://pes.example.com/playbook/execution/${EXECUTION_ID}/charts/${index}`),
+    );
     const page = new URL(result.pageUrl ?? "");
     expect(page.origin + page.pathname).toBe(`https://pes.example.com/view/execution/${EXECUTION_ID}`);
     expect(checkSignedPath(SECRET, page.pathname, EXECUTION_ID, Object.fromEntries(page.searchParams), new Date())).toBe("valid");

@@ -23,8 +23,15 @@ async function catalogAt(url: string): Promise<Catalog> {
     await mkdir(join(dir, "playbooks", "acme"), { recursive: true });
     const dataSources = { metrics: { type: "http", url, maxConcurrentQueries: LIMIT } };
     await writeFile(join(dir, "organizations", "acme.yaml"), JSON.stringify({ id: "acme", clientIds: ["client-1"], dataSources }));
-    const actions = Array.from({ length: ACTIONS }, (_, index) => ({ title: `query ${index}`, dataSource: "metrics", http: { path: `/q/${index}/{{service}}`, answerField: "answer" } }));
-    await writeFile(join(dir, "playbooks", "acme", "book.yaml"), JSON.stringify({ name: "Book", requiredAttributes: ["service"], gadgets: [{ title: "Checks", actions }] }));
+    const actions = Array.from({ length: ACTIONS }, (_, index) => ({
+      title: `query ${index}`,
+      dataSource: "metrics",
+      http: { path: `/q/${index}/{{service}}`, answerField: "answer" },
+    }));
+    await writeFile(
+      join(dir, "playbooks", "acme", "book.yaml"),
+      JSON.stringify({ name: "Book", requiredAttributes: ["service"], gadgets: [{ title: "Checks", actions }] }),
+    );
     return await loadConfig(dir);
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -32,7 +39,17 @@ async function catalogAt(url: string): Promise<Catalog> {
 }
 
 function job(service: string): ExecutionJob {
-  return { orgId: "acme", requestId: `req-${service}`, v: 1, replyTo: "api-1", deadline: Date.now() + 60_000, bookName: "Book", time: "2026-11-20T14:08:00Z", attributes: { service }, liveRun: false };
+  return {
+    orgId: "acme",
+    requestId: `req-${service}`,
+    v: 1,
+    replyTo: "api-1",
+    deadline: Date.now() + 60_000,
+    bookName: "Book",
+    time: "2026-11-20T14:08:00Z",
+    attributes: { service },
+    liveRun: false,
+  };
 }
 
 describe("a data source's maxConcurrentQueries across workers sharing a Redis", () => {
@@ -71,7 +88,16 @@ describe("a data source's maxConcurrentQueries across workers sharing a Redis", 
     for (let worker = 0; worker < 2; worker += 1) {
       const connection = new Redis(redis.url);
       connections.push(connection);
-      engines.push(createEngine({ catalog, secrets: new Map(), logger, actionTimeoutMs: 30_000, maxConcurrentActions: 16, querySlots: createRedisQuerySlots({ redis: connection, keys }) }));
+      engines.push(
+        createEngine({
+          catalog,
+          secrets: new Map(),
+          logger,
+          actionTimeoutMs: 30_000,
+          maxConcurrentActions: 16,
+          querySlots: createRedisQuerySlots({ redis: connection, keys }),
+        }),
+      );
     }
   });
   afterAll(async () => {

@@ -29,13 +29,19 @@ describe("parseWorkerEnv", () => {
 
   it("signs links only with both LINK_SIGNING_SECRET and PUBLIC_URL, for LINK_LIFETIME_SECONDS (7 days by default)", () => {
     const secret = "a-link-signing-secret-of-32-chars!!";
-    expect(parseWorkerEnv({ CONFIG_DIR: "/config", PUBLIC_URL: "https://pes.example.com" })).toMatchObject({ publicUrl: "https://pes.example.com", linkSigning: undefined });
+    expect(parseWorkerEnv({ CONFIG_DIR: "/config", PUBLIC_URL: "https://pes.example.com" })).toMatchObject({
+      publicUrl: "https://pes.example.com",
+      linkSigning: undefined,
+    });
     expect(parseWorkerEnv({ CONFIG_DIR: "/config", LINK_SIGNING_SECRET: secret }).linkSigning).toBeUndefined();
     expect(parseWorkerEnv({ CONFIG_DIR: "/config", LINK_SIGNING_SECRET: secret, PUBLIC_URL: "https://pes.example.com" })).toMatchObject({
       publicUrl: "https://pes.example.com",
       linkSigning: { secret, lifetimeSeconds: 7 * 86_400 },
     });
-    expect(parseWorkerEnv({ CONFIG_DIR: "/config", LINK_SIGNING_SECRET: secret, PUBLIC_URL: "https://x.example", LINK_LIFETIME_SECONDS: "3600" }).linkSigning?.lifetimeSeconds).toBe(3_600);
+    expect(
+      parseWorkerEnv({ CONFIG_DIR: "/config", LINK_SIGNING_SECRET: secret, PUBLIC_URL: "https://x.example", LINK_LIFETIME_SECONDS: "3600" }).linkSigning
+        ?.lifetimeSeconds,
+    ).toBe(3_600);
     const parse = (env: Record<string, string>) => () => parseWorkerEnv({ CONFIG_DIR: "/config", ...env });
     expect(parse({ LINK_SIGNING_SECRET: "short-secret" })).toThrow(/LINK_SIGNING_SECRET: must be at least 32 characters/);
     expect(parse({ LINK_SIGNING_SECRET: "short-secret" })).not.toThrow(/short-secret/);
@@ -57,8 +63,7 @@ describe("parseWorkerEnv", () => {
   });
 
   it("names every bad variable", () => {
-    const parse = () =>
-      parseWorkerEnv({ WORKER_CONCURRENCY: "0", REDIS_URL: "http://localhost:6379", SHUTDOWN_TIMEOUT_MS: "soon" });
+    const parse = () => parseWorkerEnv({ WORKER_CONCURRENCY: "0", REDIS_URL: "http://localhost:6379", SHUTDOWN_TIMEOUT_MS: "soon" });
     expect(parse).toThrow(EnvError);
     expect(parse).toThrow(/WORKER_CONCURRENCY/);
     expect(parse).toThrow(/REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL, or redis\+cluster:/);
@@ -66,7 +71,12 @@ describe("parseWorkerEnv", () => {
   });
 
   it("reads the HTTP listener's address and the metrics token", () => {
-    const env = parseWorkerEnv({ CONFIG_DIR: "/config", WORKER_HTTP_PORT: "0", WORKER_HTTP_HOST: "127.0.0.1", METRICS_TOKEN: "a-scraper-token-of-32-characters" });
+    const env = parseWorkerEnv({
+      CONFIG_DIR: "/config",
+      WORKER_HTTP_PORT: "0",
+      WORKER_HTTP_HOST: "127.0.0.1",
+      METRICS_TOKEN: "a-scraper-token-of-32-characters",
+    });
     expect(env).toMatchObject({ http: { port: 0, host: "127.0.0.1" }, metricsToken: "a-scraper-token-of-32-characters" });
     expect(() => parseWorkerEnv({ CONFIG_DIR: "/config", WORKER_HTTP_PORT: "65536" })).toThrow(/WORKER_HTTP_PORT/);
     expect(() => parseWorkerEnv({ CONFIG_DIR: "/config", METRICS_TOKEN: "short" })).toThrow(/METRICS_TOKEN: must be at least 16 characters/);
@@ -78,7 +88,9 @@ describe("parseWorkerEnv", () => {
 
   it("reads the language model's settings, both or none of its base URL and model, without echoing the key", () => {
     expect(parseWorkerEnv({ CONFIG_DIR: "/config" }).languageModel).toBeUndefined();
-    expect(parseWorkerEnv({ CONFIG_DIR: "/config", LLM_BASE_URL: "http://127.0.0.1:8000/v1", LLM_MODEL: "small", LLM_API_KEY: "sk-secret" }).languageModel).toEqual({
+    expect(
+      parseWorkerEnv({ CONFIG_DIR: "/config", LLM_BASE_URL: "http://127.0.0.1:8000/v1", LLM_MODEL: "small", LLM_API_KEY: "sk-secret" }).languageModel,
+    ).toEqual({
       baseUrl: "http://127.0.0.1:8000/v1",
       model: "small",
       apiKey: "sk-secret",

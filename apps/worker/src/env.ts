@@ -31,25 +31,33 @@ export const WorkerEnvSchema = z
       .describe("How often a worker looks for executions whose lock expired and puts them back in the queue."),
     WORKER_HTTP_PORT: integer(0, 65_535)
       .default(9464)
-      .describe("The worker's own listener: `/metrics`, `/healthz`, `/readyz` (9464 is Prometheus' usual exporter port; `0`: a free port, logged). Give each worker on one host its own."),
+      .describe(
+        "The worker's own listener: `/metrics`, `/healthz`, `/readyz` (9464 is Prometheus' usual exporter port; `0`: a free port, logged). Give each worker on one host its own.",
+      ),
     WORKER_HTTP_HOST: z.string().min(1).default("0.0.0.0").describe("The address of that listener."),
     SLACK_POST_INTERVAL_MS: integer(0, 60_000)
       .default(1_000)
       .describe("Time between two posts to one Slack channel, across all workers (Slack allows about one per second)."),
     TEAMS_POST_INTERVAL_MS: integer(0, 60_000)
       .default(1_000)
-      .describe("Time between two posts to one Microsoft Teams channel, across all workers (Graph allows 4 requests a second per app on a channel, 3,000 messages a day)."),
+      .describe(
+        "Time between two posts to one Microsoft Teams channel, across all workers (Graph allows 4 requests a second per app on a channel, 3,000 messages a day).",
+      ),
     LLM_BASE_URL: z
       .url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://api.openai.com/v1" })
       .optional()
-      .describe("An OpenAI-compatible chat-completions API (`https://api.openai.com/v1`, a local vLLM or Ollama `…/v1`) for one optional pass over the findings; with `LLM_MODEL`, or neither."),
+      .describe(
+        "An OpenAI-compatible chat-completions API (`https://api.openai.com/v1`, a local vLLM or Ollama `…/v1`) for one optional pass over the findings; with `LLM_MODEL`, or neither.",
+      ),
     LLM_MODEL: z.string().min(1).optional().describe("The model of that pass."),
     LLM_API_KEY: z.string().optional().describe("Sent as `Authorization: Bearer …` to `LLM_BASE_URL` only, never logged (a secret)."),
     LLM_TIMEOUT_MS: integer(100, 600_000).default(10_000).describe("How long the pass may take before the deterministic text is used."),
     PUBLIC_URL: z
       .url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://pes.example.com" })
       .optional()
-      .describe("Where people reach the API (`https://pes.example.com`): results link charts and pages under it. Unset: chart links are paths on the API, and no page is linked."),
+      .describe(
+        "Where people reach the API (`https://pes.example.com`): results link charts and pages under it. Unset: chart links are paths on the API, and no page is linked.",
+      ),
     LINK_LIFETIME_SECONDS: integer(60, 366 * 86_400)
       .default(DEFAULT_LINK_LIFETIME_SECONDS)
       .describe("How long a signed link to an execution's page or chart image is valid from when the worker writes it."),

@@ -25,7 +25,6 @@ function imageNodeOptions(): string {
   return line[1];
 }
 
-
 const PLAYBOOK = [
   "name: large-answers",
   "gadgets:",
@@ -58,7 +57,10 @@ describe("a worker with the image's heap ceiling", () => {
     configDir = await mkdtemp(join(tmpdir(), "pes-worker-large-"));
     await mkdir(join(configDir, "organizations"));
     await mkdir(join(configDir, "playbooks", "acme"), { recursive: true });
-    await writeFile(join(configDir, "organizations", "acme.yaml"), `id: acme\nclientIds: [cli]\ndataSources:\n  metrics: { type: prometheus, url: "${prometheus.url}" }\n`);
+    await writeFile(
+      join(configDir, "organizations", "acme.yaml"),
+      `id: acme\nclientIds: [cli]\ndataSources:\n  metrics: { type: prometheus, url: "${prometheus.url}" }\n`,
+    );
     await writeFile(join(configDir, "playbooks", "acme", "large-answers.yaml"), PLAYBOOK);
     redis = await startRedis();
     client = createExecutionClient({ redisUrl: redis.url, prefix, logger: createLogger({ name: "test-client", level: "silent" }) });
@@ -102,7 +104,10 @@ describe("a worker with the image's heap ceiling", () => {
     }
 
     const reply = await Promise.race([
-      client.execute({ orgId: "acme", requestId: "req-large", bookName: "large-answers", time: new Date((END - 600) * 1000).toISOString(), attributes: {}, liveRun: false }, 60_000),
+      client.execute(
+        { orgId: "acme", requestId: "req-large", bookName: "large-answers", time: new Date((END - 600) * 1000).toISOString(), attributes: {}, liveRun: false },
+        60_000,
+      ),
       exited.then(() => {
         throw new Error(`worker exited while answering:\n${output.slice(-2000)}`);
       }),

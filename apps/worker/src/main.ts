@@ -115,15 +115,15 @@ async function main(): Promise<void> {
       // The spans still buffered (the last jobs') are exported before the process goes.
       .then(() => tracing.shutdown())
       .then(
-      () => {
-        logger.info("worker stopped");
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error({ err: error }, "worker did not stop cleanly");
-        process.exit(1);
-      },
-    );
+        () => {
+          logger.info("worker stopped");
+          process.exit(0);
+        },
+        (error: unknown) => {
+          logger.error({ err: error }, "worker did not stop cleanly");
+          process.exit(1);
+        },
+      );
   };
   process.on("SIGTERM", shutdown);
   process.on("SIGINT", shutdown);
@@ -145,10 +145,7 @@ async function main(): Promise<void> {
     if (error instanceof RedisRefusedError) stop(error.message);
     throw error;
   }
-  logger.info(
-    { concurrency: env.concurrency, queuePrefix: env.queuePrefix, organizations: catalog.organizations.size },
-    "worker ready",
-  );
+  logger.info({ concurrency: env.concurrency, queuePrefix: env.queuePrefix, organizations: catalog.organizations.size }, "worker ready");
 }
 
 main().catch((error: unknown) => {

@@ -66,7 +66,14 @@ beforeAll(async () => {
       monitorNames: ["High latency on {{service}} in {{env}}"],
       requiredAttributes: ["service"],
       optionalAttributes: ["urgency", "pagerduty_incident_id"],
-      gadgets: [{ title: "Latency", actions: [{ title: "p99 of {{service}} ({{urgency}}, {{pagerduty_incident_id}})", dataSource: "metrics", prometheus: { query: "up{service={{service}}}" } }] }],
+      gadgets: [
+        {
+          title: "Latency",
+          actions: [
+            { title: "p99 of {{service}} ({{urgency}}, {{pagerduty_incident_id}})", dataSource: "metrics", prometheus: { query: "up{service={{service}}}" } },
+          ],
+        },
+      ],
     };
     await writeFile(join(dir, "playbooks", "acme", "checkout-latency.yaml"), JSON.stringify(playbook));
     catalog = await loadConfig(dir);
@@ -113,7 +120,15 @@ function deps(executed: ExecutionJob[]): MessageExecutionDeps {
   };
 }
 
-const job = (): MessageExecutionJob => ({ v: 1, replyTo: "api-1", deadline: Date.now() + 30_000, orgId: "acme", requestId: "req-1", messageLink: LINK, liveRun: false });
+const job = (): MessageExecutionJob => ({
+  v: 1,
+  replyTo: "api-1",
+  deadline: Date.now() + 30_000,
+  orgId: "acme",
+  requestId: "req-1",
+  messageLink: LINK,
+  liveRun: false,
+});
 
 describe("executeMessageJob", () => {
   it("keeps the title's captures over PagerDuty's fields, fills a declared attribute from a field, and gives the linked incident's id", async () => {

@@ -36,7 +36,9 @@ export async function executeMessageJob(
   if (org === undefined) return { error: "Unknown organization" };
   const slack = deps.integrations.get(job.orgId)?.slack;
   if (slack === undefined) {
-    return new RequestRefusal([{ path: ["messageLink"], message: "messageLink needs Slack to read the message: the organization has no Slack app configured" }]);
+    return new RequestRefusal([
+      { path: ["messageLink"], message: "messageLink needs Slack to read the message: the organization has no Slack app configured" },
+    ]);
   }
 
   const fetched = await fetchLinkedMessage(job.messageLink, {

@@ -21,11 +21,7 @@ export interface OrganizationIntegrations {
  * The integrations of every organization of the catalog, from its configuration and the secrets the
  * worker resolved at start (resolveCatalogSecrets: a missing one stopped it before this runs).
  */
-export function buildIntegrations(
-  catalog: Catalog,
-  secrets: IntegrationSecrets,
-  allowedChatHosts: readonly string[],
-): Map<string, OrganizationIntegrations> {
+export function buildIntegrations(catalog: Catalog, secrets: IntegrationSecrets, allowedChatHosts: readonly string[]): Map<string, OrganizationIntegrations> {
   const byOrganization = new Map<string, OrganizationIntegrations>();
   for (const org of catalog.organizations.values()) {
     const resolved = secrets.get(org.id);

@@ -3,7 +3,15 @@
 import type { BatchItemPostJob, ChartData, PlaybookExecutionResult } from "@pes/contracts";
 import { createChannelPacer, createSlackPostClient, createTeamsPostClient } from "@pes/integrations";
 import { createLogger } from "@pes/logger";
-import { startFakeMicrosoftGraph, startFakeSlack, startRedis, uniquePrefix, type FakeMicrosoftGraph, type FakeSlack, type RedisHandle } from "@pes/local-services";
+import {
+  startFakeMicrosoftGraph,
+  startFakeSlack,
+  startRedis,
+  uniquePrefix,
+  type FakeMicrosoftGraph,
+  type FakeSlack,
+  type RedisHandle,
+} from "@pes/local-services";
 import { batchRootKey, batchRootLockKey, keySpace, type KeySpace } from "@pes/jobs";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -68,7 +76,14 @@ function withSlack(): OrganizationIntegrations {
 /** What the fake Slack was asked to post, in order. */
 const posted = () => slack.posts.map(({ channel, threadTs, text }) => ({ channel, ...(threadTs === undefined ? {} : { threadTs }), text }));
 
-const delivery = (overrides: Partial<Delivery> = {}): Delivery => ({ jobId: "job-1", orgId: "acme", requestId: "req-1", liveRun: false, attributes: {}, ...overrides });
+const delivery = (overrides: Partial<Delivery> = {}): Delivery => ({
+  jobId: "job-1",
+  orgId: "acme",
+  requestId: "req-1",
+  liveRun: false,
+  attributes: {},
+  ...overrides,
+});
 const bounds = () => ({ deadline: Date.now() + 10_000, signal: new AbortController().signal });
 
 describe("deliverResult", () => {
@@ -87,7 +102,10 @@ describe("deliverResult", () => {
       { channel: "C0OPS", text: expect.any(String) },
     ]);
     const [reply, own] = slack.posts;
-    expect(inThread).toEqual({ ...result, enrichmentLink: `https://acme.slack.com/archives/C0ALERTS/p${reply?.ts.replace(".", "")}?thread_ts=1714650000.000100&cid=C0ALERTS` });
+    expect(inThread).toEqual({
+      ...result,
+      enrichmentLink: `https://acme.slack.com/archives/C0ALERTS/p${reply?.ts.replace(".", "")}?thread_ts=1714650000.000100&cid=C0ALERTS`,
+    });
     expect(elsewhere.enrichmentLink).toBe(`https://acme.slack.com/archives/C0OPS/p${own?.ts.replace(".", "")}`);
   });
 
@@ -123,7 +141,9 @@ describe("deliverResult", () => {
   it("puts a batch's items in one thread per channel: one root, posted once while every item waits for it", async () => {
     const batch = (index: number) => ({ id: "batch-1", index, total: 10 });
     const results = await Promise.all(
-      Array.from({ length: 10 }, (_, index) => deliverResult(deps(), delivery({ jobId: `job-${index}`, channelId: "C0OPS", batch: batch(index) }), result, bounds())),
+      Array.from({ length: 10 }, (_, index) =>
+        deliverResult(deps(), delivery({ jobId: `job-${index}`, channelId: "C0OPS", batch: batch(index) }), result, bounds()),
+      ),
     );
 
     expect(posted()).toEqual([{ channel: "C0OPS", text: expect.stringContaining("10 issues") }]);
@@ -163,7 +183,9 @@ describe("deliverResult", () => {
   it("links each item of a batch its caller waits for to its own reply in the batch's thread", async () => {
     const batch = (index: number) => ({ id: "batch-2", index, total: 10, callerWaits: true });
     const results = await Promise.all(
-      Array.from({ length: 10 }, (_, index) => deliverResult(deps(), delivery({ jobId: `job-${index}`, channelId: "C0OPS", batch: batch(index) }), result, bounds())),
+      Array.from({ length: 10 }, (_, index) =>
+        deliverResult(deps(), delivery({ jobId: `job-${index}`, channelId: "C0OPS", batch: batch(index) }), result, bounds()),
+      ),
     );
 
     const [root, ...replies] = slack.posts;
@@ -182,12 +204,10 @@ describe("deliverResult", () => {
   it("queues an item's reply and links the thread's root when the channel's pace leaves no time before the caller's deadline", async () => {
     // One post a minute: the root takes this minute's slot, the reply's would come after the deadline.
     const slow = deps(withSlack(), 60_000);
-    const item = await deliverResult(
-      slow,
-      delivery({ channelId: "C0OPS", batch: { id: "batch-3", index: 0, total: 2, callerWaits: true } }),
-      result,
-      { deadline: Date.now() + 5_000, signal: new AbortController().signal },
-    );
+    const item = await deliverResult(slow, delivery({ channelId: "C0OPS", batch: { id: "batch-3", index: 0, total: 2, callerWaits: true } }), result, {
+      deadline: Date.now() + 5_000,
+      signal: new AbortController().signal,
+    });
 
     expect(posted()).toEqual([{ channel: "C0OPS", text: expect.stringContaining("2 issues") }]);
     expect(item).toEqual({ ...result, enrichmentLink: slack.permalinkOf("C0OPS", slack.posts[0]?.ts ?? "") });
@@ -235,7 +255,15 @@ describe("deliverResult to Microsoft Teams", () => {
       title: "Latency p99",
       kind: "metric",
       window: { start: 0, time: 600, end: 1_200 },
-      series: [{ name: "service=checkout", points: [[0, 1], [600, 4]] }],
+      series: [
+        {
+          name: "service=checkout",
+          points: [
+            [0, 1],
+            [600, 4],
+          ],
+        },
+      ],
       abnormal: true,
     };
     const cited: PlaybookExecutionResult = {
@@ -254,7 +282,12 @@ describe("deliverResult to Microsoft Teams", () => {
     expect(card).toContain(cited.pageUrl);
 
     // Unsigned, Teams cannot show the image: the card goes without it.
-    await deliverResult({ ...deps(withTeams()), charts: { store: { keep: async () => {} }, retentionMs: 3_600_000 } }, delivery({ jobId: "job-2", channelId: CHANNEL, charts: new Map([[0, chart]]) }), cited, bounds());
+    await deliverResult(
+      { ...deps(withTeams()), charts: { store: { keep: async () => {} }, retentionMs: 3_600_000 } },
+      delivery({ jobId: "job-2", channelId: CHANNEL, charts: new Map([[0, chart]]) }),
+      cited,
+      bounds(),
+    );
     expect(JSON.stringify(graph.posts[1]?.attachments)).not.toContain('"type":"Image"');
   });
 
@@ -266,7 +299,9 @@ describe("deliverResult to Microsoft Teams", () => {
 
   it("puts a batch in one Teams thread: the root while the callers wait, each item's reply from its own job", async () => {
     const results = await Promise.all(
-      [0, 1].map((index) => deliverResult(deps(withTeams()), delivery({ jobId: `job-${index}`, channelId: CHANNEL, batch: { id: "batch-t", index, total: 2 } }), result, bounds())),
+      [0, 1].map((index) =>
+        deliverResult(deps(withTeams()), delivery({ jobId: `job-${index}`, channelId: CHANNEL, batch: { id: "batch-t", index, total: 2 } }), result, bounds()),
+      ),
     );
     const [root] = graph.posts;
     expect(graph.posts).toHaveLength(1);
@@ -297,7 +332,9 @@ describe("deliverResult to Microsoft Teams, a batch its caller waits for", () =>
       };
       const batch = (index: number) => ({ id: "batch-tw", index, total: 2, callerWaits: true });
       const results = await Promise.all(
-        [0, 1].map((index) => deliverResult(deps(integrations), delivery({ jobId: `job-${index}`, channelId: CHANNEL, batch: batch(index) }), result, bounds())),
+        [0, 1].map((index) =>
+          deliverResult(deps(integrations), delivery({ jobId: `job-${index}`, channelId: CHANNEL, batch: batch(index) }), result, bounds()),
+        ),
       );
       const [root, ...replies] = graph.posts;
       expect(replies.map((reply) => reply.replyToId)).toEqual([root?.id, root?.id]);

@@ -116,10 +116,16 @@ async function post(
   };
   const outcome = await poster.postResult(delivery.jobId, view, bounds);
   if (outcome.status === "posted" && outcome.incomplete !== undefined) {
-    deps.logger.warn({ jobId: delivery.jobId, requestId: delivery.requestId, channel, reason: outcome.incomplete }, `posted to ${poster.service}, but not all of it`);
+    deps.logger.warn(
+      { jobId: delivery.jobId, requestId: delivery.requestId, channel, reason: outcome.incomplete },
+      `posted to ${poster.service}, but not all of it`,
+    );
   }
   if (outcome.status === "posted" && outcome.chartsLeftOut !== undefined) {
-    deps.logger.warn({ jobId: delivery.jobId, requestId: delivery.requestId, channel, reason: outcome.chartsLeftOut }, `posted to ${poster.service}, but not the charts`);
+    deps.logger.warn(
+      { jobId: delivery.jobId, requestId: delivery.requestId, channel, reason: outcome.chartsLeftOut },
+      `posted to ${poster.service}, but not the charts`,
+    );
   }
   return outcome;
 }
@@ -148,9 +154,15 @@ async function postToBatchThread(
   if (root.status === "failed") return root;
   const title = delivery.title === undefined ? {} : { title: delivery.title };
   if (batch.callerWaits === true) {
-    const posted = await poster.postItemReply({ batchKey: batch.id, rootId: root.rootId, index: batch.index, total: batch.total, view: { result, ...title } }, bounds);
+    const posted = await poster.postItemReply(
+      { batchKey: batch.id, rootId: root.rootId, index: batch.index, total: batch.total, view: { result, ...title } },
+      bounds,
+    );
     if (posted.status === "posted") return posted;
-    deps.logger.info({ jobId: delivery.jobId, requestId: delivery.requestId, channel, reason: posted.reason }, "a batch item's thread reply was not posted while its caller waited; queued");
+    deps.logger.info(
+      { jobId: delivery.jobId, requestId: delivery.requestId, channel, reason: posted.reason },
+      "a batch item's thread reply was not posted while its caller waited; queued",
+    );
   }
   try {
     await deps.enqueueBatchItemPost(
@@ -207,11 +219,7 @@ async function batchRoot(
  * channel's pace for up to `windowMs`. Once per item and channel, however often the job runs.
  * @throws Error saying why it was not posted: the job is retried with backoff.
  */
-export async function postBatchItemReply(
-  deps: DeliveryDeps,
-  job: BatchItemPostJob,
-  bounds: { windowMs: number; signal: AbortSignal },
-): Promise<void> {
+export async function postBatchItemReply(deps: DeliveryDeps, job: BatchItemPostJob, bounds: { windowMs: number; signal: AbortSignal }): Promise<void> {
   const integrations = deps.integrations.get(job.orgId);
   const poster = integrations === undefined ? "the organization is unknown" : channelPoster(deps, integrations, job.channelId);
   if (typeof poster === "string") {
@@ -273,7 +281,10 @@ async function note(
   );
   switch (outcome.status) {
     case "added":
-      deps.logger.info({ jobId: delivery.jobId, requestId: delivery.requestId, incident: outcome.incident, byThisRun: outcome.byThisCall }, "incident note added");
+      deps.logger.info(
+        { jobId: delivery.jobId, requestId: delivery.requestId, incident: outcome.incident, byThisRun: outcome.byThisCall },
+        "incident note added",
+      );
       return undefined;
     case "no_reference":
       return `liveRun: ${outcome.reason}`;
@@ -303,4 +314,3 @@ export function incidentAttributes(attributes: Readonly<Record<string, string>>,
 function capitalized(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
-

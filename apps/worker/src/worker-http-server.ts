@@ -41,9 +41,7 @@ export async function listenWorkerHttp(server: Server, where: { port: number; ho
         `WORKER_HTTP_PORT=${where.port} is in use on ${where.host} (another worker on this host?): give each worker on a host its own WORKER_HTTP_PORT, or 0 for a free one`,
       );
     }
-    throw new Error(
-      `The worker's HTTP listener (WORKER_HTTP_PORT=${where.port}, WORKER_HTTP_HOST=${where.host}) could not start: ${errorMessage(error)}`,
-    );
+    throw new Error(`The worker's HTTP listener (WORKER_HTTP_PORT=${where.port}, WORKER_HTTP_HOST=${where.host}) could not start: ${errorMessage(error)}`);
   }
   const address = server.address();
   return typeof address === "object" && address !== null ? address.port : where.port;
@@ -77,6 +75,11 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: WorkerHtt
 
 function json(res: ServerResponse, status: number, body: object, headers: Readonly<Record<string, string>> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(text), "Cache-Control": "no-store", ...headers });
+  res.writeHead(status, {
+    "Content-Type": "application/json; charset=utf-8",
+    "Content-Length": Buffer.byteLength(text),
+    "Cache-Control": "no-store",
+    ...headers,
+  });
   res.end(text);
 }

@@ -340,7 +340,18 @@ function startFakePrometheus(): Promise<TestHttpServer> {
       }
       const now = Math.floor(Date.now() / 1000);
       const data = request.url.startsWith("/api/v1/query_range")
-        ? { resultType: "matrix", result: [{ metric: {}, values: [[now - 60, "0.2"], [now, "0.9"]] }] }
+        ? {
+            resultType: "matrix",
+            result: [
+              {
+                metric: {},
+                values: [
+                  [now - 60, "0.2"],
+                  [now, "0.9"],
+                ],
+              },
+            ],
+          }
         : { resultType: "vector", result: [{ metric: {}, value: [now, "0.9"] }] };
       sendJson(response, 200, { status: "success", data });
     },

@@ -18,7 +18,10 @@ export function listCases(checkout: string, system: string, only?: string): Case
   const root = join(checkout, "benchmark", system);
   if (!existsSync(root)) throw new Error(`no benchmark/${system} under ${checkout}`);
   const cases: CaseRef[] = [];
-  for (const category of readdirSync(root, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort()) {
+  for (const category of readdirSync(root, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort()) {
     const numbers = readdirSync(join(root, category), { withFileTypes: true })
       .filter((entry) => entry.isDirectory())
       .map((entry) => entry.name)

@@ -29,7 +29,12 @@ describe("a case directory as a bundle", () => {
   it("is a valid bundle of the cluster state, the alerts and one action per metric series, paged when the first alert fired", () => {
     expect(notes).toEqual([]);
     expect(EvidenceBundle.safeParse(JSON.parse(JSON.stringify(bundle))).success).toBe(true);
-    expect(bundle.issue).toEqual({ bookName: "cloud-opsbench", title: "Checkout is down.", time: "2026-03-02T08:57:00.000Z", attributes: { namespace: "shop" } });
+    expect(bundle.issue).toEqual({
+      bookName: "cloud-opsbench",
+      title: "Checkout is down.",
+      time: "2026-03-02T08:57:00.000Z",
+      attributes: { namespace: "shop" },
+    });
     expect(bundle.actions.map((action) => [action.title, action.connector, action.observation.kind])).toEqual([
       ["Cluster state", "kubernetes", "kubernetes-state"],
       ["Alerts", "alertmanager", "alertmanager"],

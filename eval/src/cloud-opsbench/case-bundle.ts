@@ -71,7 +71,11 @@ export function bundleOfFiles(files: CaseFiles, id: string): ConvertedCase {
         connector: "prometheus",
         // The series span a few minutes before the collection: the window is theirs, so that the
         // analysis has a baseline before the incident phase.
-        window: { start: new Date(Math.min(first, collectedAt.getTime())).toISOString(), time, end: new Date(Math.max(last, collectedAt.getTime())).toISOString() },
+        window: {
+          start: new Date(Math.min(first, collectedAt.getTime())).toISOString(),
+          time,
+          end: new Date(Math.max(last, collectedAt.getTime())).toISOString(),
+        },
         observation: metricObservation(series, namespace, limitOf(series, state.observation.deployments ?? [])),
       });
     }

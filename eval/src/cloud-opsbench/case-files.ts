@@ -156,7 +156,10 @@ export function readCaseFiles(directory: string): CaseFiles {
   const logs = readJson(join(directory, "raw_data", "logs.json"));
   if (isRecord(logs)) {
     files.logs = Object.fromEntries(
-      Object.entries(logs).map(([service, lines]) => [service, Array.isArray(lines) ? lines.map((line) => (typeof line === "string" ? line : JSON.stringify(line))) : []]),
+      Object.entries(logs).map(([service, lines]) => [
+        service,
+        Array.isArray(lines) ? lines.map((line) => (typeof line === "string" ? line : JSON.stringify(line))) : [],
+      ]),
     );
   }
   const alerts = readJson(join(directory, "raw_data", "alert.json"));

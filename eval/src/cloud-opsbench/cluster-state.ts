@@ -57,7 +57,8 @@ export function clusterState(files: CaseFiles, context: StateContext): { observa
   const notes: string[] = [];
   const describeTexts = (type: string) => [...(files.describe.get(type)?.values() ?? [])];
   const list = (type: string, ns = namespace) => files.lists.get(`${type} ${ns} wide`) ?? files.lists.get(`${type} ${ns}`);
-  const inNamespace = (object: { metadata: { namespace?: string | undefined } }) => object.metadata.namespace === undefined || object.metadata.namespace === namespace;
+  const inNamespace = (object: { metadata: { namespace?: string | undefined } }) =>
+    object.metadata.namespace === undefined || object.metadata.namespace === namespace;
   // Events read from describe outputs, and those of the listings, each set moved back by its lag (read-lag.ts).
   const describedEvents: KubernetesEvent[] = [];
   const events: KubernetesEvent[] = [];
@@ -119,7 +120,9 @@ export function clusterState(files: CaseFiles, context: StateContext): { observa
     const parsed = parseReplicaSetDescribe(text, now);
     if (parsed === undefined || !inNamespace(parsed.replicaSet)) continue;
     const created = shiftTime(ages.get(parsed.replicaSet.metadata.name), tableLag);
-    replicaSets.push(created === undefined ? parsed.replicaSet : { ...parsed.replicaSet, metadata: { ...parsed.replicaSet.metadata, creationTimestamp: created } });
+    replicaSets.push(
+      created === undefined ? parsed.replicaSet : { ...parsed.replicaSet, metadata: { ...parsed.replicaSet.metadata, creationTimestamp: created } },
+    );
     describedEvents.push(...parsed.events);
   }
 
@@ -245,7 +248,12 @@ export function clusterState(files: CaseFiles, context: StateContext): { observa
     kind: "kubernetes-state",
     namespace,
     readAt: new Date(now.getTime() - describeLag).toISOString(),
-    pods: valid(Pod, enrichedPods.map((pod) => withSchedulingMessage(pod, mergedEvents)), "Pod", notes),
+    pods: valid(
+      Pod,
+      enrichedPods.map((pod) => withSchedulingMessage(pod, mergedEvents)),
+      "Pod",
+      notes,
+    ),
     events: valid(KubernetesEvent, mergedEvents, "Event", notes),
     deployments: valid(Deployment, deployments, "Deployment", notes),
     ...(statefulSets.size === 0 ? {} : { statefulSets: valid(StatefulSet, [...statefulSets.values()], "StatefulSet", notes) }),
@@ -284,9 +292,7 @@ function listedNames(table: string | undefined): Set<string> | undefined {
 
 /** The pod of an app: labelled `app=<app>` (or `app.kubernetes.io/name`), else named `<app>-…`; a not-ready one first. */
 export function podOfApp(app: string, pods: readonly Pod[]): Pod | undefined {
-  const candidates = pods.filter(
-    (pod) => pod.metadata.labels?.app === app || pod.metadata.labels?.["app.kubernetes.io/name"] === app,
-  );
+  const candidates = pods.filter((pod) => pod.metadata.labels?.app === app || pod.metadata.labels?.["app.kubernetes.io/name"] === app);
   const named = candidates.length > 0 ? candidates : pods.filter((pod) => pod.metadata.name.startsWith(`${app}-`));
   const notReady = named.find((pod) => pod.status?.containerStatuses?.some((status) => status.ready === false));
   return notReady ?? [...named].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name))[0];
@@ -310,7 +316,8 @@ function withTemplate(
   const owner = pod.metadata.ownerReferences?.find((reference) => reference.kind === "ReplicaSet")?.name ?? replicaSetOfPodName(pod.metadata.name);
   if (owner === undefined) return pod;
   const replicaSet = replicaSets.find((candidate) => candidate.metadata.name === owner);
-  const deploymentName = replicaSet?.metadata.ownerReferences?.find((reference) => reference.kind === "Deployment")?.name ?? owner.replace(/-[a-z0-9]{8,10}$/, "");
+  const deploymentName =
+    replicaSet?.metadata.ownerReferences?.find((reference) => reference.kind === "Deployment")?.name ?? owner.replace(/-[a-z0-9]{8,10}$/, "");
   const deployment = deployments.find((candidate) => candidate.metadata.name === deploymentName);
   if (deployment === undefined) return pod;
   const newest = described.get(deploymentName)?.newReplicaSet;
@@ -318,7 +325,10 @@ function withTemplate(
   const current = newest === undefined ? ownReplicaSets.length <= 1 : newest === owner;
   if (!current) return pod;
   const listedOnly = pod.metadata.ownerReferences === undefined;
-  return withTemplateSpec(listedOnly ? { ...pod, metadata: { ...pod.metadata, ownerReferences: [{ kind: "ReplicaSet", name: owner }] } } : pod, deployment.spec.template.spec);
+  return withTemplateSpec(
+    listedOnly ? { ...pod, metadata: { ...pod.metadata, ownerReferences: [{ kind: "ReplicaSet", name: owner }] } } : pod,
+    deployment.spec.template.spec,
+  );
 }
 
 /** A pod with its template's spec: the whole of it for a pod only listed, else what describe does not print. */
@@ -330,7 +340,12 @@ function withTemplateSpec(pod: Pod, template: PodSpec): Pod {
     ...pod,
     spec: {
       ...spec,
-      containers: spec.containers.map((container) => withPortNames(container, template.containers.find((candidate) => candidate.name === container.name))),
+      containers: spec.containers.map((container) =>
+        withPortNames(
+          container,
+          template.containers.find((candidate) => candidate.name === container.name),
+        ),
+      ),
       ...(template.affinity === undefined ? {} : { affinity: template.affinity }),
       ...(template.imagePullSecrets === undefined ? {} : { imagePullSecrets: template.imagePullSecrets }),
       ...(template.securityContext === undefined ? {} : { securityContext: template.securityContext }),
@@ -346,14 +361,18 @@ function withTemplateSpec(pod: Pod, template: PodSpec): Pod {
 function withSchedulingMessage(pod: Pod, events: readonly KubernetesEvent[]): Pod {
   const conditions = pod.status?.conditions;
   if (conditions === undefined || !conditions.some((condition) => condition.type === "PodScheduled" && condition.status === "False")) return pod;
-  const failed = events.filter((event) => event.reason === "FailedScheduling" && event.involvedObject.kind === "Pod" && event.involvedObject.name === pod.metadata.name).at(-1);
+  const failed = events
+    .filter((event) => event.reason === "FailedScheduling" && event.involvedObject.kind === "Pod" && event.involvedObject.name === pod.metadata.name)
+    .at(-1);
   if (failed?.message === undefined) return pod;
   const message = failed.message;
   return {
     ...pod,
     status: {
       ...pod.status,
-      conditions: conditions.map((condition) => (condition.type === "PodScheduled" && condition.status === "False" ? { ...condition, reason: "Unschedulable", message } : condition)),
+      conditions: conditions.map((condition) =>
+        condition.type === "PodScheduled" && condition.status === "False" ? { ...condition, reason: "Unschedulable", message } : condition,
+      ),
     },
   };
 }

@@ -35,7 +35,7 @@ const CLUSTER_SCOPED = new Set(["Node", "PersistentVolume", "StorageClass", "Nam
 
 export function kindOf(resource: string): string {
   const lower = resource.toLowerCase();
-  return KINDS[lower] ?? (lower.charAt(0).toUpperCase() + lower.slice(1));
+  return KINDS[lower] ?? lower.charAt(0).toUpperCase() + lower.slice(1);
 }
 
 interface EventRow {
@@ -126,7 +126,10 @@ export function mergeEvents(events: readonly KubernetesEvent[]): KubernetesEvent
     });
   }
   const merged = [...byKey.values()].sort((a, b) => (a.lastTimestamp ?? "").localeCompare(b.lastTimestamp ?? ""));
-  return merged.map((event, index) => ({ ...event, metadata: { ...event.metadata, name: `${event.involvedObject.name}.${index.toString(16).padStart(4, "0")}` } }));
+  return merged.map((event, index) => ({
+    ...event,
+    metadata: { ...event.metadata, name: `${event.involvedObject.name}.${index.toString(16).padStart(4, "0")}` },
+  }));
 }
 
 function earliest(key: "firstTimestamp", a: string | null | undefined, b: string | null | undefined): Partial<Record<typeof key, string>> {
@@ -135,6 +138,9 @@ function earliest(key: "firstTimestamp", a: string | null | undefined, b: string
 }
 
 function latest(key: "lastTimestamp", a: string | null | undefined, b: string | null | undefined): Partial<Record<typeof key, string>> {
-  const last = [a, b].filter((time): time is string => typeof time === "string").sort().at(-1);
+  const last = [a, b]
+    .filter((time): time is string => typeof time === "string")
+    .sort()
+    .at(-1);
   return last === undefined ? {} : { [key]: last };
 }

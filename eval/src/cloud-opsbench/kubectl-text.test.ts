@@ -1,5 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { ageMs, describeDate, describeFields, eventAge, keyValues, listValues, localDate, parseTable, subFields, value, zoneOfDescribeDates } from "./kubectl-text.js";
+import {
+  ageMs,
+  describeDate,
+  describeFields,
+  eventAge,
+  keyValues,
+  listValues,
+  localDate,
+  parseTable,
+  subFields,
+  value,
+  zoneOfDescribeDates,
+} from "./kubectl-text.js";
 
 describe("describe fields", () => {
   const text = `Name:         web-1

@@ -2,7 +2,15 @@ import type { Verdict } from "@pes/contracts";
 import { describe, expect, it } from "vitest";
 import { answerOf, objectOfSubject, predictionsOf, ROOT_CAUSE_OF_KIND, TAXONOMY_OF_ROOT_CAUSE } from "./labels.js";
 
-const TAXONOMIES = ["Admission_Fault", "Infrastructure_Fault", "Performance_Fault", "Runtime_Fault", "Scheduling_Fault", "Service_Routing_Fault", "Startup_Fault"];
+const TAXONOMIES = [
+  "Admission_Fault",
+  "Infrastructure_Fault",
+  "Performance_Fault",
+  "Runtime_Fault",
+  "Scheduling_Fault",
+  "Service_Routing_Fault",
+  "Startup_Fault",
+];
 
 function verdict(fields: Partial<Verdict>): Verdict {
   return { conclusion: "cause", symptoms: [], background: [], ruledOut: [], normal: [], unchecked: [], ...fields };
@@ -27,8 +35,16 @@ describe("the label table", () => {
   });
 
   it("answers a finding with the triple; an unknown kind answers nothing", () => {
-    expect(answerOf({ kind: "quota/pods", subject: "namespace/shop" })).toEqual({ fault_taxonomy: "Admission_Fault", fault_object: "namespace/shop", root_cause: "namespace_pod_quota_exceeded" });
-    expect(answerOf({ kind: "unschedulable/taint", subject: "deployment/checkout" })).toEqual({ fault_taxonomy: "Scheduling_Fault", fault_object: "app/checkout", root_cause: "taint_toleration_mismatch" });
+    expect(answerOf({ kind: "quota/pods", subject: "namespace/shop" })).toEqual({
+      fault_taxonomy: "Admission_Fault",
+      fault_object: "namespace/shop",
+      root_cause: "namespace_pod_quota_exceeded",
+    });
+    expect(answerOf({ kind: "unschedulable/taint", subject: "deployment/checkout" })).toEqual({
+      fault_taxonomy: "Scheduling_Fault",
+      fault_object: "app/checkout",
+      root_cause: "taint_toleration_mismatch",
+    });
     expect(answerOf({ kind: "crash-loop", subject: "deployment/checkout" })).toBeUndefined();
     expect(answerOf({ kind: "toString", subject: "deployment/checkout" })).toBeUndefined();
   });

@@ -31,7 +31,10 @@ function splitCsvLine(line: string): string[] {
  * after the last `-`: `redis-cart-cpu`, `worker-01-tcp_retans`) into series, empty cells left out.
  */
 export function readMetricsCsv(text: string, zone: string, nodeNames: ReadonlySet<string>): MetricSeries[] {
-  const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/).filter((line) => line.trim() !== "");
+  const lines = text
+    .replace(/^\uFEFF/, "")
+    .split(/\r?\n/)
+    .filter((line) => line.trim() !== "");
   const header = splitCsvLine(lines[0] ?? "");
   const timeAt = header.findIndex((name) => name.toLowerCase() === "time" || name.toLowerCase() === "timestamp");
   if (timeAt < 0) return [];

@@ -26,7 +26,12 @@ describe("probes", () => {
 describe("describe pods", () => {
   it("reads a Pending pod's spec, its unscheduled condition and its events", () => {
     const parsed = parsePodDescribe(DESCRIBE_CHECKOUT_POD, now);
-    expect(parsed?.pod.metadata).toMatchObject({ name: "checkout-5d8f7c9b6d-x2k4p", namespace: "shop", labels: { app: "checkout" }, ownerReferences: [{ kind: "ReplicaSet", name: "checkout-5d8f7c9b6d" }] });
+    expect(parsed?.pod.metadata).toMatchObject({
+      name: "checkout-5d8f7c9b6d-x2k4p",
+      namespace: "shop",
+      labels: { app: "checkout" },
+      ownerReferences: [{ kind: "ReplicaSet", name: "checkout-5d8f7c9b6d" }],
+    });
     const spec = parsed?.pod.spec;
     expect(spec?.nodeName).toBeUndefined();
     expect(spec?.serviceAccountName).toBe("checkout");
@@ -89,7 +94,12 @@ describe("get pods", () => {
       ["checkout-6b7c8d9e0f-old99", "Running", "node-a"],
     ]);
     expect(pods[0]?.status?.containerStatuses?.[0]).toEqual({ name: "container-0", restartCount: 1, ready: true });
-    expect(pods[2]?.status?.containerStatuses?.[0]).toEqual({ name: "container-0", restartCount: 4, ready: false, state: { waiting: { reason: "CrashLoopBackOff" } } });
+    expect(pods[2]?.status?.containerStatuses?.[0]).toEqual({
+      name: "container-0",
+      restartCount: 4,
+      ready: false,
+      state: { waiting: { reason: "CrashLoopBackOff" } },
+    });
     expect(pods[1]?.metadata.creationTimestamp).toBe("2026-03-02T08:57:55.000Z");
   });
 });

@@ -66,7 +66,13 @@ export function podsOfTable(text: string, namespace: string, now: Date): Pod[] {
     const age = ageMs(row.AGE ?? "");
     const node = row.NODE;
     const ip = row.IP;
-    const phase = PHASES.has(status) ? status : status === "Completed" ? "Succeeded" : /^(ContainerCreating|PodInitializing|Init:)/.test(status) ? "Pending" : "Running";
+    const phase = PHASES.has(status)
+      ? status
+      : status === "Completed"
+        ? "Succeeded"
+        : /^(ContainerCreating|PodInitializing|Init:)/.test(status)
+          ? "Pending"
+          : "Running";
     const containers = Array.from({ length: Number.isFinite(total) ? (total ?? 0) : 0 }, (_, index) => ({ name: `container-${index}` }));
     // The STATUS column shows a container's waiting or terminated reason when there is one.
     const waiting = PHASES.has(status) || status === "Completed" ? undefined : { waiting: { reason: status } };

@@ -3,7 +3,17 @@ import type { CaseResult } from "./benchmark-run.js";
 import { quantile, renderReport, reportRows } from "./report.js";
 
 function result(category: string, a1: number, fields: Partial<CaseResult> = {}): CaseResult {
-  return { id: `${category}/x`, category, predictions: [], conclusion: "cause", scores: { a1, a3: a1, partial_a1: a1, partial_a3: a1 }, convertMs: 10, analysisMs: 2, notes: [], ...fields };
+  return {
+    id: `${category}/x`,
+    category,
+    predictions: [],
+    conclusion: "cause",
+    scores: { a1, a3: a1, partial_a1: a1, partial_a3: a1 },
+    convertMs: 10,
+    analysisMs: 2,
+    notes: [],
+    ...fields,
+  };
 }
 
 describe("the report", () => {

@@ -51,17 +51,37 @@ function rowOf(category: string, results: readonly CaseResult[]): ReportRow {
     confidentWrong: results.length === 0 ? 0 : confidentWrong / results.length,
     noCause: results.filter((result) => result.conclusion === "no-cause").length,
     ambiguous: results.filter((result) => result.conclusion === "ambiguous").length,
-    analysisMedianMs: quantile(results.map((result) => result.analysisMs), 0.5),
-    analysisP99Ms: quantile(results.map((result) => result.analysisMs), 0.99),
-    convertMedianMs: quantile(results.map((result) => result.convertMs), 0.5),
-    convertP99Ms: quantile(results.map((result) => result.convertMs), 0.99),
+    analysisMedianMs: quantile(
+      results.map((result) => result.analysisMs),
+      0.5,
+    ),
+    analysisP99Ms: quantile(
+      results.map((result) => result.analysisMs),
+      0.99,
+    ),
+    convertMedianMs: quantile(
+      results.map((result) => result.convertMs),
+      0.5,
+    ),
+    convertP99Ms: quantile(
+      results.map((result) => result.convertMs),
+      0.99,
+    ),
   };
 }
 
 /** A row per category, in order, then `overall`. */
 export function reportRows(results: readonly CaseResult[]): ReportRow[] {
   const categories = [...new Set(results.map((result) => result.category))];
-  return [...categories.map((category) => rowOf(category, results.filter((result) => result.category === category))), rowOf("overall", results)];
+  return [
+    ...categories.map((category) =>
+      rowOf(
+        category,
+        results.filter((result) => result.category === category),
+      ),
+    ),
+    rowOf("overall", results),
+  ];
 }
 
 const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
@@ -69,7 +89,24 @@ const ms = (value: number) => (value < 10 ? value.toFixed(2) : value.toFixed(0))
 
 /** The rows as a Markdown table. */
 export function renderReport(rows: readonly ReportRow[]): string {
-  const header = ["category", "cases", "A@1", "A@3", "partial A@1", "partial A@3", "taxonomy@1", "object@1", "root cause@1", "confident wrong", "no-cause", "ambiguous", "analysis ms p50", "p99", "convert ms p50", "p99"];
+  const header = [
+    "category",
+    "cases",
+    "A@1",
+    "A@3",
+    "partial A@1",
+    "partial A@3",
+    "taxonomy@1",
+    "object@1",
+    "root cause@1",
+    "confident wrong",
+    "no-cause",
+    "ambiguous",
+    "analysis ms p50",
+    "p99",
+    "convert ms p50",
+    "p99",
+  ];
   const lines = [`| ${header.join(" | ")} |`, `|${header.map((_, index) => (index < 1 ? "---" : "---:")).join("|")}|`];
   for (const row of rows) {
     lines.push(

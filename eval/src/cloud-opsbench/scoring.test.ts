@@ -13,7 +13,10 @@ describe("evaluation.py's scores", () => {
     expect(normalizeText(undefined)).toBe("");
     expect(normalizeText(null)).toBe("");
     expect(normalizeText(3)).toBe("3");
-    expect(comparePrediction({ fault_taxonomy: " scheduling_fault", fault_object: "APP/cart", root_cause: "Taint_Toleration_Mismatch " }, truth)).toEqual([true, true]);
+    expect(comparePrediction({ fault_taxonomy: " scheduling_fault", fault_object: "APP/cart", root_cause: "Taint_Toleration_Mismatch " }, truth)).toEqual([
+      true,
+      true,
+    ]);
   });
 
   it("counts a wrong taxonomy as a partial match, a wrong object as none", () => {

@@ -53,7 +53,8 @@ export function scorePredictions(predictions: ReadonlyArray<Answer | null>, trut
 
 /** evaluation.py `summarize`: each score's mean over all cases, rounded to four decimals (0 for no case). */
 export function averageScores(scores: readonly OutcomeScores[]): OutcomeScores {
-  const mean = (key: keyof OutcomeScores) => (scores.length === 0 ? 0 : Math.round((scores.reduce((sum, score) => sum + score[key], 0) / scores.length) * 10_000) / 10_000);
+  const mean = (key: keyof OutcomeScores) =>
+    scores.length === 0 ? 0 : Math.round((scores.reduce((sum, score) => sum + score[key], 0) / scores.length) * 10_000) / 10_000;
   return { a1: mean("a1"), a3: mean("a3"), partial_a1: mean("partial_a1"), partial_a3: mean("partial_a3") };
 }
 

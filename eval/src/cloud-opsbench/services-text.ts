@@ -62,7 +62,11 @@ export function parseServiceDescribe(text: string, now: Date): DescribedService 
       ...(clusterIP === undefined ? {} : { clusterIP }),
     },
   };
-  return { service, endpoints, events: describedEvents(field(fields, "Events"), { kind: "Service", name, ...(namespace === undefined ? {} : { namespace }) }, now) };
+  return {
+    service,
+    endpoints,
+    events: describedEvents(field(fields, "Events"), { kind: "Service", name, ...(namespace === undefined ? {} : { namespace }) }, now),
+  };
 }
 
 type SliceEndpoint = NonNullable<EndpointSlice["endpoints"]>[number];

@@ -17,15 +17,26 @@ describe("quotas", () => {
   it("reads get resourcequota's used/hard pairs", () => {
     const table = `NAME        AGE   REQUEST                              LIMIT
 cpu-quota   5m    requests.cpu: 10/1, pods: 3/10       limits.cpu: 2/4`;
-    expect(quotasOfTable(table, "shop")[0]?.status).toEqual({ used: { "requests.cpu": "10", pods: "3", "limits.cpu": "2" }, hard: { "requests.cpu": "1", pods: "10", "limits.cpu": "4" } });
+    expect(quotasOfTable(table, "shop")[0]?.status).toEqual({
+      used: { "requests.cpu": "10", pods: "3", "limits.cpu": "2" },
+      hard: { "requests.cpu": "1", pods: "10", "limits.cpu": "4" },
+    });
   });
 });
 
 describe("claims, volumes, classes", () => {
   it("reads a pending claim and takes its selector from the manifest's", () => {
     const parsed = parseClaimDescribe(DESCRIBE_CLAIM, now);
-    expect(parsed?.claim).toEqual({ metadata: { name: "checkout-cache", namespace: "shop" }, spec: { storageClassName: "fast" }, status: { phase: "Pending" } });
-    expect(parsed?.events[0]).toMatchObject({ reason: "ProvisioningFailed", count: 8, involvedObject: { kind: "PersistentVolumeClaim", name: "checkout-cache" } });
+    expect(parsed?.claim).toEqual({
+      metadata: { name: "checkout-cache", namespace: "shop" },
+      spec: { storageClassName: "fast" },
+      status: { phase: "Pending" },
+    });
+    expect(parsed?.events[0]).toMatchObject({
+      reason: "ProvisioningFailed",
+      count: 8,
+      involvedObject: { kind: "PersistentVolumeClaim", name: "checkout-cache" },
+    });
     const merged = mergeClaim(parsed?.claim, {
       metadata: { name: "checkout-cache", namespace: "shop" },
       spec: { accessModes: ["ReadWriteOnce"], storageClassName: "fast", selector: { matchLabels: { tier: "cache" } } },
@@ -49,7 +60,9 @@ describe("claims, volumes, classes", () => {
   });
 
   it("reads storage classes and names from get tables", () => {
-    expect(storageClassesOfTable(GET_STORAGE_CLASSES)).toEqual([{ metadata: { name: "standard" }, provisioner: "kubernetes.io/no-provisioner", volumeBindingMode: "WaitForFirstConsumer" }]);
+    expect(storageClassesOfTable(GET_STORAGE_CLASSES)).toEqual([
+      { metadata: { name: "standard" }, provisioner: "kubernetes.io/no-provisioner", volumeBindingMode: "WaitForFirstConsumer" },
+    ]);
     expect(namesOfTable("NAME      SECRETS   AGE\nbuilder   0         3d\ndefault   0         3d\n")).toEqual(["builder", "default"]);
     expect(namesOfTable("No resources found in shop namespace.")).toEqual([]);
   });

@@ -44,7 +44,10 @@ export function parseClaimDescribe(text: string, now: Date): { claim: Persistent
     },
     status: { ...optional("phase", value(fields, "Status")), ...(capacity === undefined ? {} : { capacity: { storage: capacity } }) },
   };
-  return { claim, events: describedEvents(field(fields, "Events"), { kind: "PersistentVolumeClaim", name, ...(namespace === undefined ? {} : { namespace }) }, now) };
+  return {
+    claim,
+    events: describedEvents(field(fields, "Events"), { kind: "PersistentVolumeClaim", name, ...(namespace === undefined ? {} : { namespace }) }, now),
+  };
 }
 
 function optional<K extends string>(key: K, text: string | undefined): Partial<Record<K, string>> {
@@ -102,7 +105,13 @@ export function storageClassesOfTable(text: string): StorageClass[] {
   return parseTable(text, /^NAME\s+PROVISIONER/).flatMap((row): StorageClass[] => {
     const name = (row.NAME ?? "").replace(/\s*\(default\)$/, "");
     if (name === "" || isNone(name)) return [];
-    return [{ metadata: { name }, ...(row.PROVISIONER ? { provisioner: row.PROVISIONER } : {}), ...(row.VOLUMEBINDINGMODE ? { volumeBindingMode: row.VOLUMEBINDINGMODE } : {}) }];
+    return [
+      {
+        metadata: { name },
+        ...(row.PROVISIONER ? { provisioner: row.PROVISIONER } : {}),
+        ...(row.VOLUMEBINDINGMODE ? { volumeBindingMode: row.VOLUMEBINDINGMODE } : {}),
+      },
+    ];
   });
 }
 

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { CHECKOUT_YAML, DESCRIBE_CHECKOUT_DEPLOYMENT, DESCRIBE_CHECKOUT_REPLICASET, GET_DEPLOYMENTS } from "../testing/synthetic-case.js";
-import { deploymentRows, parseDeploymentDescribe, parseManifests, parseReplicaSetDescribe, parseStatefulSetDescribe, statefulSetRows } from "./workloads-text.js";
+import {
+  deploymentRows,
+  parseDeploymentDescribe,
+  parseManifests,
+  parseReplicaSetDescribe,
+  parseStatefulSetDescribe,
+  statefulSetRows,
+} from "./workloads-text.js";
 
 const now = new Date("2026-03-02T09:00:00Z");
 

@@ -1,12 +1,4 @@
-import {
-  Deployment,
-  type KubernetesEvent,
-  PersistentVolume,
-  PersistentVolumeClaim,
-  type ReplicaSet,
-  Service,
-  StatefulSet,
-} from "@pes/contracts";
+import { Deployment, type KubernetesEvent, PersistentVolume, PersistentVolumeClaim, type ReplicaSet, Service, StatefulSet } from "@pes/contracts";
 import { parseAllDocuments } from "yaml";
 import type { z } from "zod";
 import { describedEvents } from "./events-text.js";
@@ -257,7 +249,10 @@ export function parseStatefulSetDescribe(text: string, now: Date): { statefulSet
       ...(running === null ? {} : { readyReplicas: Number(running[1]) }),
     },
   };
-  return { statefulSet, events: describedEvents(field(fields, "Events"), { kind: "StatefulSet", name, ...(namespace === undefined ? {} : { namespace }) }, now) };
+  return {
+    statefulSet,
+    events: describedEvents(field(fields, "Events"), { kind: "StatefulSet", name, ...(namespace === undefined ? {} : { namespace }) }, now),
+  };
 }
 
 /** `kubectl get statefulsets` (NAME READY AGE) rows: name → ready and desired replicas. */
@@ -265,7 +260,8 @@ export function statefulSetRows(text: string): Map<string, { readyReplicas: numb
   const rows = new Map<string, { readyReplicas: number; replicas: number }>();
   for (const row of parseTable(text, /^NAME\s+READY/)) {
     const [ready, desired] = (row.READY ?? "").split("/").map(Number);
-    if (row.NAME !== undefined && row.NAME !== "" && Number.isFinite(ready) && Number.isFinite(desired)) rows.set(row.NAME, { readyReplicas: ready ?? 0, replicas: desired ?? 0 });
+    if (row.NAME !== undefined && row.NAME !== "" && Number.isFinite(ready) && Number.isFinite(desired))
+      rows.set(row.NAME, { readyReplicas: ready ?? 0, replicas: desired ?? 0 });
   }
   return rows;
 }

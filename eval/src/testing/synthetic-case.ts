@@ -492,9 +492,18 @@ export const ALERTS = {
       name: "cart",
       time_range: "2026-03-02 09:57:00 ~ 2026-03-02 09:59:00",
       status: "ABNORMAL",
-      evidence: ["LATENCY_DEGRADATION [Slow Response] | cart-p90latency: Normal=5.00ms -> Current=90.00ms (+1700.0%)", "THROUGHPUT_DROP [RPS] | Normal=10req/s -> Current=2req/s (-80.0%)"],
+      evidence: [
+        "LATENCY_DEGRADATION [Slow Response] | cart-p90latency: Normal=5.00ms -> Current=90.00ms (+1700.0%)",
+        "THROUGHPUT_DROP [RPS] | Normal=10req/s -> Current=2req/s (-80.0%)",
+      ],
     },
-    { type: "Node", name: "node-b", time_range: "2026-03-02 09:57:00 ~ 2026-03-02 09:59:00", status: "ABNORMAL", evidence: ["NETWORK_QUALITY_DEGRADED [TCP Retransmission] | Normal=0.00retrans -> Current=0.90retrans (New Spike)"] },
+    {
+      type: "Node",
+      name: "node-b",
+      time_range: "2026-03-02 09:57:00 ~ 2026-03-02 09:59:00",
+      status: "ABNORMAL",
+      evidence: ["NETWORK_QUALITY_DEGRADED [TCP Retransmission] | Normal=0.00retrans -> Current=0.90retrans (New Spike)"],
+    },
   ],
 };
 

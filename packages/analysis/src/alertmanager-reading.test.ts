@@ -15,10 +15,14 @@ const alert = (labels: Record<string, string>, startedMinutes: number): Gettable
 
 describe("readAlertmanager", () => {
   it("reads the same alerts in any order alike: of the same severity and onset, by their labels", () => {
-    const alerts = Array.from({ length: 25 }, (_, index) => alert({ alertname: "KubePodNotReady", pod: `pod-${String(index).padStart(2, "0")}`, severity: "warning" }, 15));
+    const alerts = Array.from({ length: 25 }, (_, index) =>
+      alert({ alertname: "KubePodNotReady", pod: `pod-${String(index).padStart(2, "0")}`, severity: "warning" }, 15),
+    );
     const read = (order: GettableAlert[]) => readAlertmanager({ kind: "alertmanager", alerts: order }, reading);
     expect(read([...alerts].reverse())).toEqual(read(alerts));
-    expect(read(alerts).map((found) => (found.kind === "alert" ? found.subject : undefined))).toEqual(alerts.slice(0, 20).map(({ labels }) => `pod=${labels.pod}`));
+    expect(read(alerts).map((found) => (found.kind === "alert" ? found.subject : undefined))).toEqual(
+      alerts.slice(0, 20).map(({ labels }) => `pod=${labels.pod}`),
+    );
   });
 
   it("reads the alerts that fired in the window, most severe first, each for what its labels say", () => {
@@ -58,7 +62,10 @@ describe("readAlertmanager", () => {
 
   it("keeps only the alerts firing in the window: an earlier window finds none", () => {
     const earlier = { start: new Date(now - 5 * 60 * MINUTE), time: new Date(now - 4 * 60 * MINUTE), end: new Date(now - 3 * 60 * MINUTE) };
-    const found = readAlertmanager({ kind: "alertmanager", alerts: [alert({ alertname: "HighLatency", service: "checkout" }, 30)] }, { ...reading, window: earlier });
+    const found = readAlertmanager(
+      { kind: "alertmanager", alerts: [alert({ alertname: "HighLatency", service: "checkout" }, 30)] },
+      { ...reading, window: earlier },
+    );
     expect(found).toEqual([{ kind: "none", action: "Related alerts", link: "https://alerts.example/#/alerts", what: "alerts firing" }]);
   });
 
@@ -72,7 +79,15 @@ describe("readAlertmanager", () => {
       status: { state },
     });
     const found = readAlertmanager(
-      { kind: "alertmanager", alerts: [], silences: [silence("active", "2026-11-20T15:18:00.000Z"), silence("pending", "2026-11-20T16:00:00.000Z"), silence("active", "2026-11-21T09:00:00.000Z")] },
+      {
+        kind: "alertmanager",
+        alerts: [],
+        silences: [
+          silence("active", "2026-11-20T15:18:00.000Z"),
+          silence("pending", "2026-11-20T16:00:00.000Z"),
+          silence("active", "2026-11-21T09:00:00.000Z"),
+        ],
+      },
       reading,
     );
     expect(found.map((evidence) => (evidence.kind === "answer" ? evidence.text : evidence.kind))).toEqual([

@@ -17,10 +17,15 @@ const NOT_SUBJECT = new Set(["alertname", "severity"]);
 export function readAlertmanager(observation: AlertmanagerObservation, reading: ReadingContext): Evidence[] {
   const { window } = reading;
   const cited = { action: reading.action, ...(reading.link === undefined ? {} : { link: reading.link }) };
-  const firing = observation.alerts.filter((alert) => firedIn(alert, window)).sort(bySeverityThenOnset).slice(0, MAX_ALERTS);
+  const firing = observation.alerts
+    .filter((alert) => firedIn(alert, window))
+    .sort(bySeverityThenOnset)
+    .slice(0, MAX_ALERTS);
   const found: Evidence[] = firing.map((alert) => alertEvidence(alert, cited));
   if (found.length === 0) found.push({ kind: "none", ...cited, what: "alerts firing" });
-  const silences = (observation.silences ?? []).filter((item) => activeIn(item, window)).sort((a, b) => Date.parse(a.startsAt) - Date.parse(b.startsAt) || compareText(a.id, b.id));
+  const silences = (observation.silences ?? [])
+    .filter((item) => activeIn(item, window))
+    .sort((a, b) => Date.parse(a.startsAt) - Date.parse(b.startsAt) || compareText(a.id, b.id));
   for (const silence of silences) found.push({ kind: "answer", ...cited, text: silenceText(silence, window) });
   return found;
 }

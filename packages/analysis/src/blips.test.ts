@@ -20,7 +20,21 @@ function series(value: (at: number) => number | undefined) {
 function metric(action: string, fields: Partial<MetricEvidence>): Finding {
   return {
     gadget: "Checks",
-    evidence: { kind: "metric", action, labels: {}, seriesCount: 1, value: 0, baseline: 1, low: 1, high: 1, ratio: 0, severity: 1000, abnormal: true, baselineMs: 3_600_000, ...fields },
+    evidence: {
+      kind: "metric",
+      action,
+      labels: {},
+      seriesCount: 1,
+      value: 0,
+      baseline: 1,
+      low: 1,
+      high: 1,
+      ratio: 0,
+      severity: 1000,
+      abnormal: true,
+      baselineMs: 3_600_000,
+      ...fields,
+    },
   };
 }
 
@@ -28,9 +42,15 @@ describe("compareSeries: when an abnormal move was over", () => {
   it("dates the end of a spike at the first sample back within the usual band, and gives none to a move that lasts", () => {
     const spikeFrom = at("14:04:00").getTime();
     const spikeTo = at("14:05:00").getTime();
-    const spike = compareSeries(series((t) => (t >= spikeFrom && t < spikeTo ? 9 : undefined)), at("14:03:00").getTime());
+    const spike = compareSeries(
+      series((t) => (t >= spikeFrom && t < spikeTo ? 9 : undefined)),
+      at("14:03:00").getTime(),
+    );
     expect(spike).toMatchObject({ abnormal: true, onset: new Date(spikeFrom), endedAt: new Date(spikeTo) });
-    const lasting = compareSeries(series((t) => (t >= spikeFrom ? 9 : undefined)), at("14:03:00").getTime());
+    const lasting = compareSeries(
+      series((t) => (t >= spikeFrom ? 9 : undefined)),
+      at("14:03:00").getTime(),
+    );
     expect(lasting).toMatchObject({ abnormal: true, onset: new Date(spikeFrom) });
     expect(lasting?.endedAt).toBeUndefined();
   });
@@ -40,7 +60,9 @@ describe("blips", () => {
   it("a move over within BLIP_MS of its onset is a blip; a longer or lasting one is not", () => {
     const brief = metric("probe", { onset: at("14:04:00"), endedAt: at("14:04:15") });
     expect(isBlip(brief.evidence as MetricEvidence)).toBe(true);
-    expect(isBlip(metric("probe", { onset: at("14:00:00"), endedAt: new Date(at("14:00:00").getTime() + BLIP_MS + STEP) }).evidence as MetricEvidence)).toBe(false);
+    expect(isBlip(metric("probe", { onset: at("14:00:00"), endedAt: new Date(at("14:00:00").getTime() + BLIP_MS + STEP) }).evidence as MetricEvidence)).toBe(
+      false,
+    );
     expect(isBlip(metric("probe", { onset: at("14:04:00") }).evidence as MetricEvidence)).toBe(false);
   });
 

@@ -11,6 +11,9 @@ export const BLIP_MS = 5 * 60_000;
 /** Whether a symptom is a blip: a metric whose abnormal move began and was over within BLIP_MS. */
 export function isBlip(evidence: SymptomEvidence): boolean {
   return (
-    evidence.kind === "metric" && evidence.onset !== undefined && evidence.endedAt !== undefined && evidence.endedAt.getTime() - evidence.onset.getTime() <= BLIP_MS
+    evidence.kind === "metric" &&
+    evidence.onset !== undefined &&
+    evidence.endedAt !== undefined &&
+    evidence.endedAt.getTime() - evidence.onset.getTime() <= BLIP_MS
   );
 }

@@ -14,14 +14,22 @@ describe("bundleProblems", () => {
 
   it("names each field it cannot read", () => {
     expect(bundleProblems(bundle({ kind: "kubernetes-event", items: [] }))).toEqual([
-      expect.stringMatching(/^actions\[0\]\.observation\.kind: "kubernetes-event" is not an observation kind this build reads \(prometheus, .*kubernetes-events/),
+      expect.stringMatching(
+        /^actions\[0\]\.observation\.kind: "kubernetes-event" is not an observation kind this build reads \(prometheus, .*kubernetes-events/,
+      ),
     ]);
-    expect(bundleProblems(bundle({ kind: "logs", streams: [{ lines: [{ at: 1_795_000_000, line: "ERROR boom" }] }], counts: [{ at: 1_795_000_000, count: 1 }] }))).toEqual([
+    expect(
+      bundleProblems(bundle({ kind: "logs", streams: [{ lines: [{ at: 1_795_000_000, line: "ERROR boom" }] }], counts: [{ at: 1_795_000_000, count: 1 }] })),
+    ).toEqual([
       "actions[0].observation.streams[0].lines[0].at: 1795000000 looks like seconds: log times are epoch milliseconds",
       "actions[0].observation.counts[0].at: 1795000000 looks like seconds: log times are epoch milliseconds",
     ]);
-    expect(bundleProblems(bundle({ kind: "text", text: "ok" }, { ...window, start: window.end }))).toEqual(["actions[0].window: start, time and end must be in that order"]);
-    expect(bundleProblems(bundle({ kind: "kubernetes-pods", items: [{ metadata: {} }] }))).toEqual([expect.stringMatching(/^actions\[0\]\.observation\.items\[0\]\.metadata\.name: /)]);
+    expect(bundleProblems(bundle({ kind: "text", text: "ok" }, { ...window, start: window.end }))).toEqual([
+      "actions[0].window: start, time and end must be in that order",
+    ]);
+    expect(bundleProblems(bundle({ kind: "kubernetes-pods", items: [{ metadata: {} }] }))).toEqual([
+      expect.stringMatching(/^actions\[0\]\.observation\.items\[0\]\.metadata\.name: /),
+    ]);
   });
 
   it("leaves a replay to read a known kind that is not what its schema says as a failed action", () => {

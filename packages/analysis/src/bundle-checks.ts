@@ -21,7 +21,8 @@ export function bundleProblems(bundle: EvidenceBundle): string[] {
     const at = `actions[${index}]`;
     const problems: string[] = [];
     const { start, time, end } = action.window;
-    if (!(Date.parse(start) <= Date.parse(time) && Date.parse(time) <= Date.parse(end))) problems.push(`${at}.window: start, time and end must be in that order`);
+    if (!(Date.parse(start) <= Date.parse(time) && Date.parse(time) <= Date.parse(end)))
+      problems.push(`${at}.window: start, time and end must be in that order`);
     const { observation } = action;
     if (!(known as readonly string[]).includes(observation.kind)) {
       problems.push(`${at}.observation.kind: "${observation.kind}" is not an observation kind this build reads (${known.join(", ")})`);
@@ -29,14 +30,19 @@ export function bundleProblems(bundle: EvidenceBundle): string[] {
     }
     const parsed = Observation.safeParse(observation);
     if (!parsed.success) {
-      problems.push(...parsed.error.issues.map((issue) => `${at}.observation${issue.path.map((key) => (typeof key === "number" ? `[${key}]` : `.${String(key)}`)).join("")}: ${issue.message}`));
+      problems.push(
+        ...parsed.error.issues.map(
+          (issue) => `${at}.observation${issue.path.map((key) => (typeof key === "number" ? `[${key}]` : `.${String(key)}`)).join("")}: ${issue.message}`,
+        ),
+      );
       return problems;
     }
     const read = parsed.data;
     if (read.kind === "logs") {
       const seconds = (path: string, value: number) => `${at}.observation.${path}.at: ${value} looks like seconds: log times are epoch milliseconds`;
       for (const [streamIndex, stream] of read.streams.entries()) {
-        for (const [lineIndex, line] of stream.lines.entries()) if (line.at < EARLIEST_MS) problems.push(seconds(`streams[${streamIndex}].lines[${lineIndex}]`, line.at));
+        for (const [lineIndex, line] of stream.lines.entries())
+          if (line.at < EARLIEST_MS) problems.push(seconds(`streams[${streamIndex}].lines[${lineIndex}]`, line.at));
       }
       for (const [countIndex, count] of read.counts.entries()) if (count.at < EARLIEST_MS) problems.push(seconds(`counts[${countIndex}]`, count.at));
     }

@@ -62,7 +62,12 @@ function bundleOf(actions: BundleAction[]): EvidenceBundle {
         title: "Last deploy of checkout",
         connector: "http",
         window,
-        observation: { kind: "json", answer: { version: "v1.42", at: "2026-11-20T14:01:00Z" }, answerField: "version", change: { kind: "deploy", timeField: "at", subject: "checkout" } },
+        observation: {
+          kind: "json",
+          answer: { version: "v1.42", at: "2026-11-20T14:01:00Z" },
+          answerField: "version",
+          change: { kind: "deploy", timeField: "at", subject: "checkout" },
+        },
       },
     ],
     mitigations: [
@@ -132,7 +137,9 @@ describe("fitBundle", () => {
     };
     const tiny = fitBundle(bundleOf([inventory]), 4 * 1024);
     expect(bytesOf(tiny)).toBeLessThanOrEqual(4 * 1024);
-    expect(tiny.actions[0]).toMatchObject({ observation: { kind: "failed", reason: "left out of the evidence bundle: its 77 KiB did not fit the bundle's cap of 4 KiB" } });
+    expect(tiny.actions[0]).toMatchObject({
+      observation: { kind: "failed", reason: "left out of the evidence bundle: its 77 KiB did not fit the bundle's cap of 4 KiB" },
+    });
     expect(tiny.actions[0]?.truncated).toEqual([{ cut: "left-out", bytes: bytesOf(inventory.observation) }]);
     expect(replayBundle(tiny)).toMatchObject({ truncated: ["Inventory"], verdict: { unchecked: [{ action: "Inventory", reason: "failed" }] } });
   });

@@ -88,7 +88,15 @@ export function fitBundle(bundle: EvidenceBundle, maxBytes: number, options: Fit
       verifications += 1;
       cutFindings = findingsOfAction(cut.action, bundle.issue.attributes);
       const found = cutFindings;
-      if (JSON.stringify(judgeBundle(bundle, findings.map((items, at) => (at === index ? found : items)))) !== target) return false;
+      if (
+        JSON.stringify(
+          judgeBundle(
+            bundle,
+            findings.map((items, at) => (at === index ? found : items)),
+          ),
+        ) !== target
+      )
+        return false;
     }
     actions[index] = cut.action;
     if (cutFindings !== undefined) findings[index] = cutFindings;
@@ -180,7 +188,9 @@ function isNamed(path: string, element: unknown, named: readonly Labels[]): bool
     if (path === "data.result" || path === "limit.result") {
       const metric = (element as { metric?: Record<string, string> }).metric ?? {};
       // A limit's series may carry fewer labels than the series it limits: none of them may differ.
-      return path === "data.result" ? entries.every(([name, value]) => metric[name] === value) : entries.every(([name, value]) => metric[name] === undefined || metric[name] === value);
+      return path === "data.result"
+        ? entries.every(([name, value]) => metric[name] === value)
+        : entries.every(([name, value]) => metric[name] === undefined || metric[name] === value);
     }
     if (path === "series") {
       const tags = (element as { tag_set?: string[] }).tag_set ?? [];
@@ -216,7 +226,8 @@ function applyMove(action: BundleAction, move: Move, every: number, named: reado
   let of = 0;
   let kept = 0;
   const observation = mapListsAt(action.observation, move.path.split("."), (list) => {
-    const thinned = list.length < 2 ? list : list.filter((element, position) => (list.length - 1 - position) % every === 0 || isNamed(move.path, element, named));
+    const thinned =
+      list.length < 2 ? list : list.filter((element, position) => (list.length - 1 - position) % every === 0 || isNamed(move.path, element, named));
     of += list.length;
     kept += thinned.length;
     return thinned;

@@ -105,7 +105,20 @@ describe("chartOf", () => {
 
 describe("downsample", () => {
   it("keeps every point of a short series and the extremes of each bucket of a long one, in time order", () => {
-    expect(downsample([[1, 1], [2, null], [3, 3]], 10)).toEqual([[1, 1], [2, null], [3, 3]]);
+    expect(
+      downsample(
+        [
+          [1, 1],
+          [2, null],
+          [3, 3],
+        ],
+        10,
+      ),
+    ).toEqual([
+      [1, 1],
+      [2, null],
+      [3, 3],
+    ]);
     const long = Array.from({ length: 1_000 }, (_, index): [number, number] => [index, index === 501 ? 1_000 : index === 777 ? -5 : 1]);
     const kept = downsample(long, 100);
     expect(kept.length).toBeLessThanOrEqual(100);

@@ -130,8 +130,14 @@ function logChart(observation: LogsObservation, evidence: LogPatternEvidence, re
   if (steps.length === 0) return undefined;
   steps.sort((a, b) => a.at - b.at);
   const until = incidentPhaseStart(window).getTime();
-  const before = steps.filter(({ at }) => at < until).map(({ value }) => value).sort((a, b) => a - b);
-  const series: ChartSeries = { name: counted.length > 0 ? "matching lines" : "matching lines read, per minute", points: downsample(steps.map(({ at, value }): Point => [at, value])) };
+  const before = steps
+    .filter(({ at }) => at < until)
+    .map(({ value }) => value)
+    .sort((a, b) => a - b);
+  const series: ChartSeries = {
+    name: counted.length > 0 ? "matching lines" : "matching lines read, per minute",
+    points: downsample(steps.map(({ at, value }): Point => [at, value])),
+  };
   return {
     title: evidence.action,
     kind: "log-count",

@@ -65,8 +65,13 @@ export function indexState(state: KubernetesState, fallbackNow: Date): ClusterIn
     if (owner !== undefined) replicaSetOwner.set(replicaSet.metadata.name, owner.name);
   }
   const workloadOfReplicaSet = (name: string): Workload | undefined => {
-    const owner = replicaSetOwner.get(name) ?? [...workloads.values()].find((workload) => workload.ref.startsWith("deployment/") && name.startsWith(`${workload.name}-`) && /^[a-z0-9]{5,10}$/.test(name.slice(workload.name.length + 1)))?.name;
-    return owner === undefined ? undefined : workloads.get(`deployment/${owner}`) ?? adopt(`deployment/${owner}`, owner);
+    const owner =
+      replicaSetOwner.get(name) ??
+      [...workloads.values()].find(
+        (workload) =>
+          workload.ref.startsWith("deployment/") && name.startsWith(`${workload.name}-`) && /^[a-z0-9]{5,10}$/.test(name.slice(workload.name.length + 1)),
+      )?.name;
+    return owner === undefined ? undefined : (workloads.get(`deployment/${owner}`) ?? adopt(`deployment/${owner}`, owner));
   };
   const adopt = (ref: string, name: string): Workload => {
     const workload: Workload = { ref, name, labels: {}, pods: [] };

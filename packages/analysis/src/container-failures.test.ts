@@ -18,11 +18,18 @@ describe("failureKindOf", () => {
         'Failed to pull image "yourcompany/crw:latest": failed to pull and unpack image "docker.io/yourcompany/crw:latest": failed to resolve reference "docker.io/yourcompany/crw:latest": pull access denied, repository does not exist or may require authorization: server message: insufficient_scope: authorization failed',
       ),
     ).toBe("image-pull/not-found");
-    expect(failureKindOf("Failed", 'Failed to pull image "registry.example/shop/checkout:v9": rpc error: code = NotFound desc = failed to pull and unpack image: not found')).toBe(
-      "image-pull/not-found",
+    expect(
+      failureKindOf(
+        "Failed",
+        'Failed to pull image "registry.example/shop/checkout:v9": rpc error: code = NotFound desc = failed to pull and unpack image: not found',
+      ),
+    ).toBe("image-pull/not-found");
+    expect(failureKindOf("Failed", 'Failed to pull image "registry.example/shop/checkout:v2": unexpected status from HEAD request: 401 Unauthorized')).toBe(
+      "image-pull/unauthorized",
     );
-    expect(failureKindOf("Failed", 'Failed to pull image "registry.example/shop/checkout:v2": unexpected status from HEAD request: 401 Unauthorized')).toBe("image-pull/unauthorized");
-    expect(failureKindOf("Failed", 'Failed to pull image "registry.example/shop/checkout:v2": dial tcp: lookup registry.example on 10.96.0.10:53: no such host')).toBe("image-pull/dns");
+    expect(
+      failureKindOf("Failed", 'Failed to pull image "registry.example/shop/checkout:v2": dial tcp: lookup registry.example on 10.96.0.10:53: no such host'),
+    ).toBe("image-pull/dns");
     expect(failureKindOf("Failed", 'Failed to pull image "registry.example/shop/checkout:v2": context deadline exceeded')).toBe("image-pull/failed");
     // A container's waiting status words it as containerd does.
     expect(
@@ -57,7 +64,9 @@ describe("a pod that never started", () => {
     status: {
       phase: "Pending",
       startTime: "2024-11-18T08:21:31Z",
-      containerStatuses: [{ name: "crw-main-container", restartCount: 0, state: { waiting: { reason: "ErrImagePull", message: 'failed to pull "yourcompany/crw:latest"' } } }],
+      containerStatuses: [
+        { name: "crw-main-container", restartCount: 0, state: { waiting: { reason: "ErrImagePull", message: 'failed to pull "yourcompany/crw:latest"' } } },
+      ],
     },
   };
 
@@ -76,7 +85,10 @@ describe("a pod that never started", () => {
       },
     ]);
     // Being created, or waiting for its init containers, is no fault.
-    const creating: Pod = { ...waiting, status: { ...waiting.status, containerStatuses: [{ name: "web", restartCount: 0, state: { waiting: { reason: "ContainerCreating" } } }] } };
+    const creating: Pod = {
+      ...waiting,
+      status: { ...waiting.status, containerStatuses: [{ name: "web", restartCount: 0, state: { waiting: { reason: "ContainerCreating" } } }] },
+    };
     expect(podFindings([creating], undefined, window, { action: "Pods" })).toEqual([]);
   });
 
@@ -84,7 +96,10 @@ describe("a pod that never started", () => {
   it("reads a pod the scheduler could not place as unschedulable", () => {
     const pending: Pod = {
       metadata: { name: "user-profile-resources-659d4dd659-cq4kq" },
-      status: { phase: "Pending", conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable", message: "0/1 nodes are available: 1 Insufficient nvidia.com/gpu." }] },
+      status: {
+        phase: "Pending",
+        conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable", message: "0/1 nodes are available: 1 Insufficient nvidia.com/gpu." }],
+      },
     };
     const [found] = podFindings([pending], undefined, window, { action: "Pods" });
     expect(found).toMatchObject({ kind: "event", reason: "Unschedulable", message: "0/1 nodes are available: 1 Insufficient nvidia.com/gpu.", warning: true });
@@ -102,8 +117,16 @@ describe("an event's message in the verdict", () => {
     const failed = event("Failed", 'Error: failed to create containerd task: exec: "wge": executable file not found in $PATH: unknown (5 times)', "27:53");
     const backOff = event("BackOff", "Back-off restarting failed container downloader in pod logging-agent_default(c84db522) (26 times)", "27:55");
     const { verdict } = judgeExecution([backOff, failed], { time: new Date("2025-01-27T06:28:53Z") });
-    expect(verdict.cause).toMatchObject({ kind: "start/command-not-found", subject: "pod/logging-agent", detail: `Failed: ${failed.evidence.message}`, confidence: "high" });
-    expect(verdict.symptoms.map(({ kind, detail }) => ({ kind, detail }))).toContainEqual({ kind: "crash-loop", detail: `BackOff: ${backOff.evidence.message}` });
+    expect(verdict.cause).toMatchObject({
+      kind: "start/command-not-found",
+      subject: "pod/logging-agent",
+      detail: `Failed: ${failed.evidence.message}`,
+      confidence: "high",
+    });
+    expect(verdict.symptoms.map(({ kind, detail }) => ({ kind, detail }))).toContainEqual({
+      kind: "crash-loop",
+      detail: `BackOff: ${backOff.evidence.message}`,
+    });
   });
 });
 

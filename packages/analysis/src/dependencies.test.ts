@@ -26,7 +26,11 @@ function metric(action: string, ratio: number, onset: string, upstream?: string)
     onset: at(onset),
     baselineMs: 3_600_000,
   };
-  return { gadget: upstream === undefined ? "Traffic of checkout" : `Upstream ${upstream} of checkout`, evidence, ...(upstream === undefined ? {} : { upstream }) };
+  return {
+    gadget: upstream === undefined ? "Traffic of checkout" : `Upstream ${upstream} of checkout`,
+    evidence,
+    ...(upstream === undefined ? {} : { upstream }),
+  };
 }
 
 function alert(action: string, name: string, labels: Record<string, string>, onset: string): Finding<AlertEvidence> {
@@ -39,7 +43,18 @@ function alert(action: string, name: string, labels: Record<string, string>, ons
 function logPattern(action: string, pattern: string, onset: string): Finding<LogPatternEvidence> {
   return {
     gadget: "Logs of checkout",
-    evidence: { kind: "log-pattern", action, pattern, perMinute: 20, baselinePerMinute: 0, ratio: Infinity, severity: 1000, abnormal: true, onset: at(onset), baselineMs: 3_600_000 },
+    evidence: {
+      kind: "log-pattern",
+      action,
+      pattern,
+      perMinute: 20,
+      baselinePerMinute: 0,
+      ratio: Infinity,
+      severity: 1000,
+      abnormal: true,
+      onset: at(onset),
+      baselineMs: 3_600_000,
+    },
   };
 }
 
@@ -88,7 +103,13 @@ describe("judgeExecution with upstreams", () => {
       onset: at("14:00").toISOString(),
       confidence: "high",
     });
-    expect(judgement.verdict.symptoms).toContainEqual({ kind: "alert", subject: "service=orders", detail: "OrdersHighErrorRate", action: "Alerts firing for orders", onset: at("14:02").toISOString() });
+    expect(judgement.verdict.symptoms).toContainEqual({
+      kind: "alert",
+      subject: "service=orders",
+      detail: "OrdersHighErrorRate",
+      action: "Alerts firing for orders",
+      onset: at("14:02").toISOString(),
+    });
     expect(bottomLineOf(judgement, paged)).toContain("likely cause: upstream orders, Error ratio of orders");
   });
 
@@ -130,6 +151,11 @@ describe("judgeExecution with upstreams", () => {
     expect(verdict.symptoms.map(({ kind }) => kind)).toEqual(["log-pattern"]);
     expect(verdict.paged?.map(({ detail }) => detail)).toEqual(["CheckoutHighErrorRate"]);
     // Without the issue's attributes the rules cannot tell the page: an alert that fired first is a cause's kind.
-    expect(judgeExecution(findings.map((evidence) => ({ gadget: "Checks", evidence })), { time }).verdict.cause?.kind).toBe("alert");
+    expect(
+      judgeExecution(
+        findings.map((evidence) => ({ gadget: "Checks", evidence })),
+        { time },
+      ).verdict.cause?.kind,
+    ).toBe("alert");
   });
 });

@@ -82,9 +82,7 @@ describe("short answers of compared series", () => {
   it("no data, saying why", () => {
     expect(answerOf([], { action: "error rate" })).toBe("error rate: no data in the window");
     expect(answerOf([series({}, () => Number.NaN)], { action: "error rate" })).toBe("error rate: no data in the window");
-    expect(answerOf([series({}, (at) => (at < JUMP - 10 * 60_000 ? 1 : Number.NaN))], { action: "error rate" })).toBe(
-      "error rate: no data after 13:54 UTC",
-    );
+    expect(answerOf([series({}, (at) => (at < JUMP - 10 * 60_000 ? 1 : Number.NaN))], { action: "error rate" })).toBe("error rate: no data after 13:54 UTC");
     expect(answerOf([series({}, (at) => (at >= JUMP ? 3 : Number.NaN))], { action: "errors", unit: "req/s" })).toBe(
       "errors 3 req/s, no data in the hour before to compare with",
     );
@@ -135,7 +133,9 @@ describe("texts of a metric name its series", () => {
     const probe = metric({});
     expect(shortAnswer(probe, time)).toBe("probe success (instance=api.example:443) 0, down from 1 in the hour before, since 14:05 UTC; worst of 3 series");
     expect(symptomMovement(probe, time)).toBe("probe success (instance=api.example:443) fell to zero since 14:05 UTC");
-    expect(symptomLevel(probe, "Probes", time)).toBe("probe success (instance=api.example:443) down to zero from its level in the hour before (Probes), since 14:05 UTC");
+    expect(symptomLevel(probe, "Probes", time)).toBe(
+      "probe success (instance=api.example:443) down to zero from its level in the hour before (Probes), since 14:05 UTC",
+    );
     // A query that aggregates everything away has no labels to name.
     expect(symptomMovement(metric({ labels: {}, seriesCount: 1 }), time)).toBe("probe success fell to zero since 14:05 UTC");
   });
@@ -152,9 +152,13 @@ describe("texts of a metric name its series", () => {
       onset: new Date("2026-11-21T14:02:00Z"),
       saturation: { limit: 100, of: "max_connections", direction: "up" },
     });
-    expect(shortAnswer(connections, time)).toBe("connections (instance=db-1:9187) 98 of 100 (98% of its max connections), up from 40 in the hour before, since 14:02 UTC");
+    expect(shortAnswer(connections, time)).toBe(
+      "connections (instance=db-1:9187) 98 of 100 (98% of its max connections), up from 40 in the hour before, since 14:02 UTC",
+    );
     expect(symptomMovement(connections, time)).toBe("connections (instance=db-1:9187) at 98% of its max connections, 100, since 14:02 UTC");
-    expect(symptomLevel(connections, "Database", time)).toBe("connections (instance=db-1:9187) at 98 of 100, 98% of its max connections (Database), since 14:02 UTC");
+    expect(symptomLevel(connections, "Database", time)).toBe(
+      "connections (instance=db-1:9187) at 98 of 100, 98% of its max connections (Database), since 14:02 UTC",
+    );
 
     const free = metric({
       action: "free space",
@@ -166,15 +170,21 @@ describe("texts of a metric name its series", () => {
       onset: new Date("2026-11-21T14:00:00Z"),
       saturation: { limit: 0, direction: "down" },
     });
-    expect(shortAnswer(free, time)).toBe("free space (mountpoint=/data) 0 B, at or below its threshold of 0 B, down from 50 GiB in the hour before, since 14:00 UTC");
+    expect(shortAnswer(free, time)).toBe(
+      "free space (mountpoint=/data) 0 B, at or below its threshold of 0 B, down from 50 GiB in the hour before, since 14:00 UTC",
+    );
     expect(symptomMovement(free, time)).toBe("free space (mountpoint=/data) fell to its threshold of 0 B since 14:00 UTC");
     // The threshold is not in parentheses: the action is cited in them next.
     expect(symptomLevel(free, "Disk", time)).toBe("free space (mountpoint=/data) at 0 B, at or below its threshold of 0 B (Disk), since 14:00 UTC");
 
     // A value and its limit in the same unit name it once.
     const pool = { ...connections, unit: "conns", value: 100, saturation: { limit: 100, of: "max_connections", direction: "up" as const } };
-    expect(shortAnswer(pool, time)).toBe("connections (instance=db-1:9187) 100 of 100 conns (100% of its max connections), up from 40 conns in the hour before, since 14:02 UTC");
-    expect(symptomLevel(pool, "Database", time)).toBe("connections (instance=db-1:9187) at 100 of 100 conns, 100% of its max connections (Database), since 14:02 UTC");
+    expect(shortAnswer(pool, time)).toBe(
+      "connections (instance=db-1:9187) 100 of 100 conns (100% of its max connections), up from 40 conns in the hour before, since 14:02 UTC",
+    );
+    expect(symptomLevel(pool, "Database", time)).toBe(
+      "connections (instance=db-1:9187) at 100 of 100 conns, 100% of its max connections (Database), since 14:02 UTC",
+    );
   });
 
   it("names a limit by what it is, with its value in the series' unit, never by its query", () => {
@@ -190,7 +200,9 @@ describe("texts of a metric name its series", () => {
       onset: new Date("2026-11-21T14:02:00Z"),
       saturation: { limit: 512 * 2 ** 20, of: "container_spec_memory_limit_bytes", direction: "up" },
     });
-    expect(shortAnswer(memory, time)).toBe("Memory of checkout (pod=checkout-1) 511 of 512 MiB (100% of its memory limit), up from 300 MiB in the hour before, since 14:02 UTC");
+    expect(shortAnswer(memory, time)).toBe(
+      "Memory of checkout (pod=checkout-1) 511 of 512 MiB (100% of its memory limit), up from 300 MiB in the hour before, since 14:02 UTC",
+    );
     expect(symptomMovement(memory, time)).toBe("Memory of checkout (pod=checkout-1) at 100% of its memory limit, 512 MiB, since 14:02 UTC");
     expect(symptomLevel(memory, "Pods", time)).toBe("Memory of checkout (pod=checkout-1) at 511 of 512 MiB, 100% of its memory limit (Pods), since 14:02 UTC");
     const named = (of: string) => symptomMovement({ ...memory, saturation: { limit: 512 * 2 ** 20, of, direction: "up" } }, time);
@@ -204,16 +216,41 @@ describe("texts of a metric name its series", () => {
   });
 
   it("a new log pattern appeared at a time, a grown one rose since it", () => {
-    const pattern = { kind: "log-pattern", action: "Log errors", pattern: "panic", perMinute: 3, baselinePerMinute: 0, ratio: Infinity, severity: 90, abnormal: true, onset: new Date(JUMP), baselineMs: 3_600_000 } as const;
+    const pattern = {
+      kind: "log-pattern",
+      action: "Log errors",
+      pattern: "panic",
+      perMinute: 3,
+      baselinePerMinute: 0,
+      ratio: Infinity,
+      severity: 90,
+      abnormal: true,
+      onset: new Date(JUMP),
+      baselineMs: 3_600_000,
+    } as const;
     expect(symptomMovement(pattern, time)).toBe('Log errors: "panic" appeared at 14:05 UTC');
     expect(symptomMovement({ ...pattern, baselinePerMinute: 0.5, ratio: 6, severity: 6 }, time)).toBe('Log errors: "panic" rose 6× since 14:05 UTC');
   });
 
   it("a flat line", () => {
-    const stuck = metric({ action: "queue depth", labels: { queue: "orders" }, seriesCount: 1, value: 42, baseline: 40, low: 30, high: 50, ratio: 1.05, severity: 2, flat: true, onset: new Date("2026-11-21T14:03:00Z") });
+    const stuck = metric({
+      action: "queue depth",
+      labels: { queue: "orders" },
+      seriesCount: 1,
+      value: 42,
+      baseline: 40,
+      low: 30,
+      high: 50,
+      ratio: 1.05,
+      severity: 2,
+      flat: true,
+      onset: new Date("2026-11-21T14:03:00Z"),
+    });
     expect(shortAnswer(stuck, time)).toBe("queue depth (queue=orders) 42, flat since 14:03 UTC after moving within 30–50 over the hour before");
     expect(symptomMovement(stuck, time)).toBe("queue depth (queue=orders) flat at 42 since 14:03 UTC");
-    expect(symptomLevel(stuck, "Queues", time)).toBe("queue depth (queue=orders) flat at 42 after moving within 30–50 in the hour before (Queues), since 14:03 UTC");
+    expect(symptomLevel(stuck, "Queues", time)).toBe(
+      "queue depth (queue=orders) flat at 42 after moving within 30–50 in the hour before (Queues), since 14:03 UTC",
+    );
   });
 
   it("the series left out as churn, and a mean of replaced series", () => {
@@ -254,28 +291,76 @@ describe("short answers of instant values", () => {
 
 describe("short answers of the other kinds", () => {
   const cases: Array<[Evidence, string]> = [
-    [{ kind: "change", action: "Last deploy", change: "deploy", subject: "checkout", detail: "v1.2.3", at: new Date("2026-11-21T14:01:00Z") }, "Last deploy: deploy of checkout to v1.2.3 at 14:01 UTC"],
-    [{ kind: "change", action: "Changes", change: "config", subject: "checkout", at: new Date("2026-11-20T23:50:00Z") }, "Changes: config change of checkout at 2026-11-20 23:50 UTC"],
-    [{ kind: "change", action: "Restarts", change: "restart", subject: "pod/checkout-1", at: new Date("2026-11-21T14:06:00Z") }, "Restarts: restart of pod/checkout-1 at 14:06 UTC"],
+    [
+      { kind: "change", action: "Last deploy", change: "deploy", subject: "checkout", detail: "v1.2.3", at: new Date("2026-11-21T14:01:00Z") },
+      "Last deploy: deploy of checkout to v1.2.3 at 14:01 UTC",
+    ],
+    [
+      { kind: "change", action: "Changes", change: "config", subject: "checkout", at: new Date("2026-11-20T23:50:00Z") },
+      "Changes: config change of checkout at 2026-11-20 23:50 UTC",
+    ],
+    [
+      { kind: "change", action: "Restarts", change: "restart", subject: "pod/checkout-1", at: new Date("2026-11-21T14:06:00Z") },
+      "Restarts: restart of pod/checkout-1 at 14:06 UTC",
+    ],
     [
       { kind: "alert", action: "Alerts", name: "HighLatency", level: "critical", subject: "service=checkout", onset: new Date("2026-11-21T14:06:00Z") },
       "Alerts: HighLatency (critical) firing for service=checkout since 14:06 UTC",
     ],
     [{ kind: "alert", action: "Alerts", name: "HighLatency" }, "Alerts: HighLatency firing"],
     [
-      { kind: "event", action: "Pod events", subject: "pod/checkout-1", reason: "OOMKilled", message: "memory limit", warning: true, onset: new Date("2026-11-21T14:04:00Z") },
+      {
+        kind: "event",
+        action: "Pod events",
+        subject: "pod/checkout-1",
+        reason: "OOMKilled",
+        message: "memory limit",
+        warning: true,
+        onset: new Date("2026-11-21T14:04:00Z"),
+      },
       "Pod events: OOMKilled on pod/checkout-1 at 14:04 UTC: memory limit",
     ],
     [
-      { kind: "log-pattern", action: "Log errors", pattern: "timeout <_>", perMinute: 12, baselinePerMinute: 2, ratio: 6, severity: 6, abnormal: true, onset: new Date(JUMP), baselineMs: 3_600_000 },
+      {
+        kind: "log-pattern",
+        action: "Log errors",
+        pattern: "timeout <_>",
+        perMinute: 12,
+        baselinePerMinute: 2,
+        ratio: 6,
+        severity: 6,
+        abnormal: true,
+        onset: new Date(JUMP),
+        baselineMs: 3_600_000,
+      },
       'Log errors: "timeout <_>" 12 lines/min, 6× its rate in the hour before (2 lines/min), since 14:05 UTC',
     ],
     [
-      { kind: "log-pattern", action: "Log errors", pattern: "panic", perMinute: 3, baselinePerMinute: 0, ratio: Infinity, severity: Infinity, abnormal: true, baselineMs: 3_600_000 },
+      {
+        kind: "log-pattern",
+        action: "Log errors",
+        pattern: "panic",
+        perMinute: 3,
+        baselinePerMinute: 0,
+        ratio: Infinity,
+        severity: Infinity,
+        abnormal: true,
+        baselineMs: 3_600_000,
+      },
       'Log errors: "panic" 3 lines/min, not seen in the hour before',
     ],
     [
-      { kind: "log-pattern", action: "Log errors", pattern: "retry", perMinute: 3, baselinePerMinute: 2, ratio: 1.5, severity: 1.5, abnormal: false, baselineMs: 3_600_000 },
+      {
+        kind: "log-pattern",
+        action: "Log errors",
+        pattern: "retry",
+        perMinute: 3,
+        baselinePerMinute: 2,
+        ratio: 1.5,
+        severity: 1.5,
+        abnormal: false,
+        baselineMs: 3_600_000,
+      },
       'Log errors: "retry" 3 lines/min, within normal variation of its rate in the hour before (2 lines/min)',
     ],
     [{ kind: "failed", action: "Deploy status", reason: "timed out after 15 s" }, "Deploy status: timed out after 15 s"],
@@ -295,7 +380,9 @@ describe("short answers of the other kinds", () => {
 
 describe("actionResultOf", () => {
   it("is the action's title, short answer and link", () => {
-    expect(actionResultOf({ kind: "answer", action: "Last deploy of checkout", text: "v1.2.3 at 14:01 UTC", link: "http://api/deploys/checkout" }, time)).toEqual({
+    expect(
+      actionResultOf({ kind: "answer", action: "Last deploy of checkout", text: "v1.2.3 at 14:01 UTC", link: "http://api/deploys/checkout" }, time),
+    ).toEqual({
       title: "Last deploy of checkout",
       shortAnswer: "Last deploy of checkout: v1.2.3 at 14:01 UTC",
       mostImportantLink: "http://api/deploys/checkout",

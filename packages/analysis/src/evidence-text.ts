@@ -157,7 +157,8 @@ function metricSubject(evidence: MetricEvidence): string {
 function seriesNote(evidence: MetricEvidence): string {
   const notes: string[] = [];
   if (evidence.atLimit !== undefined) notes.push(`${evidence.atLimit} of ${evidence.seriesCount} series at their limit`);
-  else if (evidence.seriesCount > 1 && evidence.aggregated !== true) notes.push(`${evidence.abnormal ? "worst" : "most changed"} of ${evidence.seriesCount} series`);
+  else if (evidence.seriesCount > 1 && evidence.aggregated !== true)
+    notes.push(`${evidence.abnormal ? "worst" : "most changed"} of ${evidence.seriesCount} series`);
   const churned = evidence.churned ?? 0;
   if (churned > 0) notes.push(`leaving out ${churned}${notes.length === 0 ? ` series` : ""} that started or stopped in the window`);
   return notes.length === 0 ? "" : `; ${notes.join(", ")}`;
@@ -204,7 +205,14 @@ function logPatternAnswer(evidence: LogPatternEvidence, time: Date): string {
   const before = formatValue(evidence.baselinePerMinute, LOG_RATE_UNIT);
   const pattern = `"${truncate(evidence.pattern, MAX_PATTERN_CHARS)}"`;
   const subject = evidence.total === true ? "" : ` ${pattern}`;
-  const context = evidence.total === true ? (evidence.pattern === "" ? "" : `; most common: ${pattern}`) : evidence.example === undefined ? "" : ` — e.g. "${evidence.example}"`;
+  const context =
+    evidence.total === true
+      ? evidence.pattern === ""
+        ? ""
+        : `; most common: ${pattern}`
+      : evidence.example === undefined
+        ? ""
+        : ` — e.g. "${evidence.example}"`;
   if (!evidence.abnormal) {
     const amount = count === undefined ? rate : `${linesText(count)} (${rate})`;
     return `${action}:${subject} ${amount}, within normal variation of its rate in ${period} (${before})${context}`;
@@ -329,7 +337,8 @@ export function symptomLevel(symptom: SymptomEvidence, gadget: string, time: Dat
       const { ratio } = symptom;
       let change: string;
       if (symptom.kind === "metric" && symptom.saturation !== undefined) change = saturationLevel(symptom, symptom.saturation);
-      else if (symptom.kind === "metric" && symptom.flat === true) change = `flat at ${formatValue(symptom.value, symptom.unit)} after moving within ${formatRange(symptom.low, symptom.high, symptom.unit)} in ${period}`;
+      else if (symptom.kind === "metric" && symptom.flat === true)
+        change = `flat at ${formatValue(symptom.value, symptom.unit)} after moving within ${formatRange(symptom.low, symptom.high, symptom.unit)} in ${period}`;
       else if (Number.isNaN(ratio)) change = "abnormal";
       else if (ratio === Infinity) change = symptom.kind === "metric" ? `up from zero in ${period}` : `not seen in ${period}`;
       else if (ratio > 1) change = `${formatRatio(ratio)}× its ${what} in ${period}`;

@@ -7,10 +7,13 @@ import { judgeExecution } from "./verdict.js";
 
 /** The bottom line of findings, as the worker writes it: judged, then rendered. */
 function summarizeExecution(input: { time: Date; attributes: Readonly<Record<string, string>>; findings: readonly Finding[]; lookbackMs?: number }): string {
-  const judgement = judgeExecution(input.findings, { time: input.time, attributes: input.attributes, ...(input.lookbackMs === undefined ? {} : { lookbackMs: input.lookbackMs }) });
+  const judgement = judgeExecution(input.findings, {
+    time: input.time,
+    attributes: input.attributes,
+    ...(input.lookbackMs === undefined ? {} : { lookbackMs: input.lookbackMs }),
+  });
   return bottomLineOf(judgement, input.attributes);
 }
-
 
 const time = new Date("2026-11-21T14:08:00Z");
 const onset = new Date("2026-11-21T14:05:00Z");
@@ -19,11 +22,74 @@ const redact = (text: string) => text.split(S).join("[redacted]");
 
 // Every kind, with the secret in every text a data source or an issue could have put there.
 const samples: Evidence[] = [
-  { kind: "metric", action: `p99 ${S}`, link: "https://prometheus/graph", unit: "s", labels: { [S]: S }, seriesCount: 2, value: 2, baseline: 1, low: 1, high: 1, ratio: 2, severity: 2, abnormal: true, onset, baselineMs: 3_600_000 },
-  { kind: "metric", action: "connections", labels: { db: S }, seriesCount: 1, value: 98, baseline: 40, low: 38, high: 42, ratio: 2.45, severity: 10_002.45, abnormal: true, onset, saturation: { limit: 100, of: `max_${S}`, direction: "up" }, baselineMs: 3_600_000 },
-  { kind: "values", action: "restarts", values: [{ labels: { pod: S }, value: 3 }, { labels: { pod: "b" }, value: 1 }], count: 2 },
-  { kind: "log-pattern", action: "logs", pattern: `token=${S}`, perMinute: 4, baselinePerMinute: 1, ratio: 4, severity: 4, abnormal: true, onset, baselineMs: 3_600_000 },
-  { kind: "log-pattern", action: "logs", pattern: "login <*>", perMinute: 4, baselinePerMinute: 0, ratio: Infinity, severity: 90, abnormal: true, onset, baselineMs: 3_600_000, example: `login token=${S}`, count: 80 },
+  {
+    kind: "metric",
+    action: `p99 ${S}`,
+    link: "https://prometheus/graph",
+    unit: "s",
+    labels: { [S]: S },
+    seriesCount: 2,
+    value: 2,
+    baseline: 1,
+    low: 1,
+    high: 1,
+    ratio: 2,
+    severity: 2,
+    abnormal: true,
+    onset,
+    baselineMs: 3_600_000,
+  },
+  {
+    kind: "metric",
+    action: "connections",
+    labels: { db: S },
+    seriesCount: 1,
+    value: 98,
+    baseline: 40,
+    low: 38,
+    high: 42,
+    ratio: 2.45,
+    severity: 10_002.45,
+    abnormal: true,
+    onset,
+    saturation: { limit: 100, of: `max_${S}`, direction: "up" },
+    baselineMs: 3_600_000,
+  },
+  {
+    kind: "values",
+    action: "restarts",
+    values: [
+      { labels: { pod: S }, value: 3 },
+      { labels: { pod: "b" }, value: 1 },
+    ],
+    count: 2,
+  },
+  {
+    kind: "log-pattern",
+    action: "logs",
+    pattern: `token=${S}`,
+    perMinute: 4,
+    baselinePerMinute: 1,
+    ratio: 4,
+    severity: 4,
+    abnormal: true,
+    onset,
+    baselineMs: 3_600_000,
+  },
+  {
+    kind: "log-pattern",
+    action: "logs",
+    pattern: "login <*>",
+    perMinute: 4,
+    baselinePerMinute: 0,
+    ratio: Infinity,
+    severity: 90,
+    abnormal: true,
+    onset,
+    baselineMs: 3_600_000,
+    example: `login token=${S}`,
+    count: 80,
+  },
   { kind: "event", action: "events", subject: `pod/${S}`, reason: S, message: `auth ${S}`, warning: true, onset },
   { kind: "alert", action: "alerts", name: S, subject: S, level: S, onset },
   { kind: "change", action: "deploys", change: "deploy", subject: S, detail: S, at: onset },

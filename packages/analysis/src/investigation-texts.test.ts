@@ -7,10 +7,13 @@ import { judgeExecution } from "./verdict.js";
 
 /** The bottom line of findings, as the worker writes it: judged, then rendered. */
 function summarizeExecution(input: { time: Date; attributes: Readonly<Record<string, string>>; findings: readonly Finding[]; lookbackMs?: number }): string {
-  const judgement = judgeExecution(input.findings, { time: input.time, attributes: input.attributes, ...(input.lookbackMs === undefined ? {} : { lookbackMs: input.lookbackMs }) });
+  const judgement = judgeExecution(input.findings, {
+    time: input.time,
+    attributes: input.attributes,
+    ...(input.lookbackMs === undefined ? {} : { lookbackMs: input.lookbackMs }),
+  });
   return bottomLineOf(judgement, input.attributes);
 }
-
 
 // The texts the engine's tests and the end-to-end tests assert today, from the evidence the connectors
 // will return for the same data (the demo incident: p99 ≈ 0.49 s → ≈ 1.95 s at 14:05 UTC, 5xx share
@@ -23,7 +26,19 @@ const DEPLOYS = "http://127.0.0.1:4000/deploys/checkout";
 function metric(action: string, fields: Partial<MetricEvidence> & Pick<MetricEvidence, "value" | "baseline">): MetricEvidence {
   const ratio = fields.value / fields.baseline;
   const severity = ratio > 0 ? Math.max(ratio, 1 / ratio) : Infinity;
-  return { kind: "metric", action, labels: {}, seriesCount: 1, low: fields.baseline, high: fields.baseline, ratio, severity, abnormal: severity >= 2, baselineMs: HOUR, ...fields };
+  return {
+    kind: "metric",
+    action,
+    labels: {},
+    seriesCount: 1,
+    low: fields.baseline,
+    high: fields.baseline,
+    ratio,
+    severity,
+    abnormal: severity >= 2,
+    baselineMs: HOUR,
+    ...fields,
+  };
 }
 
 /** What an execution renders: every action result, each gadget's highlights and the bottom line. */
@@ -31,7 +46,12 @@ function render(gadgets: ReadonlyArray<readonly [string, readonly Evidence[]]>, 
   const findings: Finding[] = gadgets.flatMap(([gadget, items]) => items.map((evidence) => ({ gadget, evidence })));
   return {
     actionResults: findings.map((finding) => actionResultOf(finding.evidence, time)),
-    gadgetsHighlights: gadgets.map(([gadget]) => summarizeGadget(findings.filter((finding) => finding.gadget === gadget), time)),
+    gadgetsHighlights: gadgets.map(([gadget]) =>
+      summarizeGadget(
+        findings.filter((finding) => finding.gadget === gadget),
+        time,
+      ),
+    ),
     highlights: summarizeExecution({ time, attributes, findings }),
   };
 }
@@ -52,7 +72,11 @@ describe("the engine's texts, from evidence", () => {
       { service: "checkout" },
     );
     expect(result.actionResults).toEqual([
-      { title: "p99 latency", shortAnswer: "p99 latency 1.95 s, 3.9× its level in the hour before (494 ms), since 14:05 UTC", mostImportantLink: "http://prometheus/graph" },
+      {
+        title: "p99 latency",
+        shortAnswer: "p99 latency 1.95 s, 3.9× its level in the hour before (494 ms), since 14:05 UTC",
+        mostImportantLink: "http://prometheus/graph",
+      },
       { title: "error ratio", shortAnswer: "error ratio 3%, 3× its level in the hour before (1%), since 14:07 UTC" },
       { title: "request rate", shortAnswer: "request rate 50 req/s, within its usual range (50 req/s over the hour before)" },
       { title: "Last deploy of checkout", shortAnswer: "Last deploy of checkout: v1.2.3 at 14:01 UTC", mostImportantLink: DEPLOYS },
@@ -107,7 +131,11 @@ describe("the engine's texts, from evidence", () => {
       ],
       { service: "checkout" },
     );
-    expect(result.actionResults[3]).toEqual({ title: "Last deploy of checkout", shortAnswer: "Last deploy of checkout: timed out after 300 ms", mostImportantLink: DEPLOYS });
+    expect(result.actionResults[3]).toEqual({
+      title: "Last deploy of checkout",
+      shortAnswer: "Last deploy of checkout: timed out after 300 ms",
+      mostImportantLink: DEPLOYS,
+    });
     expect(result.gadgetsHighlights[2]).toBe("1 of 1 action failed: Last deploy of checkout: timed out after 300 ms.");
     expect(result.highlights).toContain("Could not check: Last deploy of checkout (timed out after 300 ms).");
     expect(result.actionResults[0]?.shortAnswer).toMatch(/since 14:05 UTC$/);
@@ -145,11 +173,21 @@ describe("the engine's texts, from evidence", () => {
 
   it("skips an action whose attributes are missing and says so", () => {
     const result = render(
-      [["Checks", [{ kind: "skipped", action: "Pods of {{pod}}", missing: ["pod"] }, { kind: "answer", action: "fine", text: "yes" }]]],
+      [
+        [
+          "Checks",
+          [
+            { kind: "skipped", action: "Pods of {{pod}}", missing: ["pod"] },
+            { kind: "answer", action: "fine", text: "yes" },
+          ],
+        ],
+      ],
       {},
     );
     expect(result.actionResults[0]).toEqual({ title: "Pods of {{pod}}", shortAnswer: "Pods of {{pod}}: not run, the issue has no attribute pod" });
-    expect(result.highlights).toBe("Around 2026-11-20 14:08 UTC: nothing was compared with a baseline, so nothing was judged normal or abnormal. Other findings: fine: yes. Not run: Pods of {{pod}} (the issue has no attribute pod).");
+    expect(result.highlights).toBe(
+      "Around 2026-11-20 14:08 UTC: nothing was compared with a baseline, so nothing was judged normal or abnormal. Other findings: fine: yes. Not run: Pods of {{pod}} (the issue has no attribute pod).",
+    );
   });
 
   it("says no data for a query an injection attempt turned into one matching nothing", () => {
@@ -161,7 +199,15 @@ describe("the engine's texts, from evidence", () => {
 
 describe("a deploy before the demo incident, as a change evidence", () => {
   it("leads the bottom line as the likely cause, with how long before the first symptom it came", () => {
-    const deploy: Evidence = { kind: "change", action: "Last deploy of checkout", change: "deploy", subject: "checkout", detail: "v1.2.3", at: new Date("2026-11-20T14:01:00Z"), link: DEPLOYS };
+    const deploy: Evidence = {
+      kind: "change",
+      action: "Last deploy of checkout",
+      change: "deploy",
+      subject: "checkout",
+      detail: "v1.2.3",
+      at: new Date("2026-11-20T14:01:00Z"),
+      link: DEPLOYS,
+    };
     const result = render(
       [
         ["Latency of checkout", [p99]],
@@ -194,6 +240,9 @@ describe("a deploy before the demo incident, as a change evidence", () => {
     expect(result.highlights).toBe(
       "Around 2026-11-20 14:08 UTC for service=checkout: nothing could be checked: p99 latency, error ratio and request rate found no data in the window.",
     );
-    expect(result.gadgetsHighlights).toEqual(["p99 latency: no data in the window.", "error ratio: no data in the window; request rate: no data in the window."]);
+    expect(result.gadgetsHighlights).toEqual([
+      "p99 latency: no data in the window.",
+      "error ratio: no data in the window; request rate: no data in the window.",
+    ]);
   });
 });

@@ -22,7 +22,10 @@ describe("valueAt", () => {
 describe("readJson: a JSON answer read where the action says", () => {
   const window = { start: new Date("2026-11-20T13:08:00Z"), time: new Date("2026-11-20T14:08:00Z"), end: new Date("2026-11-20T14:23:00Z") };
   const read = (answer: unknown, answerField: string, change?: JsonObservation["change"]) =>
-    readJson({ kind: "json", answer, answerField, ...(change === undefined ? {} : { change }) }, { action: "Last deploy", window, link: "https://deploys.example/checkout" });
+    readJson(
+      { kind: "json", answer, answerField, ...(change === undefined ? {} : { change }) },
+      { action: "Last deploy", window, link: "https://deploys.example/checkout" },
+    );
   const deploy = { kind: "deploy", timeField: "deployedAt", subject: "checkout" } as const;
 
   it("answers the value at the field, as text; a long one whole, its short answer cut", () => {
@@ -69,13 +72,25 @@ describe("readJson: a JSON answer read where the action says", () => {
     ["seconds since the epoch", Date.parse("2026-11-20T14:01:00Z") / 1000],
     ["milliseconds since the epoch", Date.parse("2026-11-20T14:01:00Z")],
   ])("reads a time with %s", (_case, deployedAt) => {
-    expect(read({ version: "v1", deployedAt }, "version", { ...deploy, kind: "restart" })).toMatchObject({ kind: "change", change: "restart", at: new Date("2026-11-20T14:01:00Z") });
+    expect(read({ version: "v1", deployedAt }, "version", { ...deploy, kind: "restart" })).toMatchObject({
+      kind: "change",
+      change: "restart",
+      at: new Date("2026-11-20T14:01:00Z"),
+    });
   });
 
   it.each([
     ["no time", { version: "v1" }, "the answer has no field deployedAt"],
-    ["a time without an offset", { version: "v1", deployedAt: "2026-11-20T14:01:00" }, "the answer's deployedAt is not a time (an ISO 8601 date-time or seconds since the epoch)"],
-    ["a time that is not one", { version: "v1", deployedAt: "yesterday" }, "the answer's deployedAt is not a time (an ISO 8601 date-time or seconds since the epoch)"],
+    [
+      "a time without an offset",
+      { version: "v1", deployedAt: "2026-11-20T14:01:00" },
+      "the answer's deployedAt is not a time (an ISO 8601 date-time or seconds since the epoch)",
+    ],
+    [
+      "a time that is not one",
+      { version: "v1", deployedAt: "yesterday" },
+      "the answer's deployedAt is not a time (an ISO 8601 date-time or seconds since the epoch)",
+    ],
     ["no version", { deployedAt: "2026-11-20T14:01:00Z" }, "the answer has no field version"],
   ])("fails on an answer with %s", (_case, answer, reason) => {
     expect(read(answer, "version", deploy)).toEqual({ kind: "failed", action: "Last deploy", link: "https://deploys.example/checkout", reason });

@@ -44,7 +44,6 @@ describe("podFindings", () => {
     const [recent] = podFindings([crashLooping(4)], undefined, window, { action: "Pods" });
     expect(recent).toMatchObject({ onset: new Date("2026-11-20T14:04:00Z") });
   });
-
 });
 
 /** A core/v1 event as the API server lists it: first seen `first`, last seen `last` (`count` times). */
@@ -72,11 +71,15 @@ const clock = (time: string) => new Date(`2026-11-20T${time}Z`);
 const IMAGE = "registry.example/shop/checkout:v2.3.1";
 /** The image a Deployment's pods ran before: what a roll back returns to. */
 const ranBefore = (pod: string, at: string) => [
-  k8sEvent("Pod", pod, "Pulled", 'Container image "registry.example/shop/checkout:v2.3.0" already present on machine', at, { fieldPath: "spec.containers{checkout}" }),
+  k8sEvent("Pod", pod, "Pulled", 'Container image "registry.example/shop/checkout:v2.3.0" already present on machine', at, {
+    fieldPath: "spec.containers{checkout}",
+  }),
 ];
 const pulled = (pod: string, at: string) => [
   k8sEvent("Pod", pod, "Pulling", `Pulling image "${IMAGE}"`, at, { fieldPath: "spec.containers{checkout}" }),
-  k8sEvent("Pod", pod, "Pulled", `Successfully pulled image "${IMAGE}" in 1.204s (1.204s including waiting). Image size: 52428800 bytes.`, at, { fieldPath: "spec.containers{checkout}" }),
+  k8sEvent("Pod", pod, "Pulled", `Successfully pulled image "${IMAGE}" in 1.204s (1.204s including waiting). Image size: 52428800 bytes.`, at, {
+    fieldPath: "spec.containers{checkout}",
+  }),
   k8sEvent("Pod", pod, "Started", "Started container checkout", at, { fieldPath: "spec.containers{checkout}" }),
 ];
 
@@ -84,7 +87,11 @@ describe("eventFindings: a release seen only in the kubelet's events", () => {
   const cited = { action: "Events of checkout" };
 
   it("reads pods pulling a new image as a deploy of it, at the first pull, on those pods, and lists the other events", () => {
-    const events = [...ranBefore("checkout-5b6c4f9d8-k2m9z", "13:20:00"), ...pulled("checkout-7d9f8c6b5-x2k4p", "14:01:10"), ...pulled("checkout-7d9f8c6b5-b5n2q", "14:01:40")];
+    const events = [
+      ...ranBefore("checkout-5b6c4f9d8-k2m9z", "13:20:00"),
+      ...pulled("checkout-7d9f8c6b5-x2k4p", "14:01:10"),
+      ...pulled("checkout-7d9f8c6b5-b5n2q", "14:01:40"),
+    ];
     const found = eventFindings(events, "checkout", window, cited);
     expect(found.filter((evidence) => evidence.kind === "change")).toEqual([
       {
@@ -206,23 +213,42 @@ describe("a change is a cause only when there is something to roll back to", () 
       k8sEvent("Pod", "analytics-exporter-fast-76897854c-cw5wh", "Pulled", 'Successfully pulled image "memory-eater:1.0" in 901ms', "14:00:02"),
     ];
     // 02_crashloop_backoff: a bare pod, named like nothing else.
-    const bare = [k8sEvent("Pod", "logging-agent", "Pulling", 'Pulling image "busybox:1.28"', "14:00:00"), k8sEvent("Pod", "logging-agent", "Pulled", 'Successfully pulled image "busybox:1.28" in 7.557s', "14:00:08")];
+    const bare = [
+      k8sEvent("Pod", "logging-agent", "Pulling", 'Pulling image "busybox:1.28"', "14:00:00"),
+      k8sEvent("Pod", "logging-agent", "Pulled", 'Successfully pulled image "busybox:1.28" in 7.557s', "14:00:08"),
+    ];
     // 04_image_pull_backoff: the image was never pulled.
     const neverPulled = [
-      k8sEvent("Pod", "customer-relations-webapp-5d98ffcfd-tz4nc", "Pulling", 'Pulling image "yourcompany/crw:latest"', "14:00:00", { count: 3, last: "14:01:00" }),
-      k8sEvent("Pod", "customer-relations-webapp-5d98ffcfd-tz4nc", "Failed", 'Failed to pull image "yourcompany/crw:latest": pull access denied', "14:00:00", { type: "Warning" }),
+      k8sEvent("Pod", "customer-relations-webapp-5d98ffcfd-tz4nc", "Pulling", 'Pulling image "yourcompany/crw:latest"', "14:00:00", {
+        count: 3,
+        last: "14:01:00",
+      }),
+      k8sEvent("Pod", "customer-relations-webapp-5d98ffcfd-tz4nc", "Failed", 'Failed to pull image "yourcompany/crw:latest": pull access denied', "14:00:00", {
+        type: "Warning",
+      }),
     ];
     for (const events of [created, bare, neverPulled]) expect(changes(events)).toEqual([]);
     // Created, then scaled down another ReplicaSet: a rollout.
-    expect(changes([...created, k8sEvent("Deployment", "analytics-exporter-fast", "ScalingReplicaSet", "Scaled down replica set analytics-exporter-fast-5b6c4f9d8 to 0", "14:00:30")])).toMatchObject([
-      { change: "deploy", subject: "analytics-exporter-fast" },
-    ]);
+    expect(
+      changes([
+        ...created,
+        k8sEvent("Deployment", "analytics-exporter-fast", "ScalingReplicaSet", "Scaled down replica set analytics-exporter-fast-5b6c4f9d8 to 0", "14:00:30"),
+      ]),
+    ).toMatchObject([{ change: "deploy", subject: "analytics-exporter-fast" }]);
   });
 
   it("reads no rollout from a Deployment's first ReplicaSet", () => {
-    const deployment: Deployment = { metadata: { name: "user-profile", uid: "uid-1" }, spec: { template: { spec: { containers: [{ name: "web", image: "nginx" }] } } } };
+    const deployment: Deployment = {
+      metadata: { name: "user-profile", uid: "uid-1" },
+      spec: { template: { spec: { containers: [{ name: "web", image: "nginx" }] } } },
+    };
     const first: ReplicaSet = {
-      metadata: { name: "user-profile-659d4dd659", creationTimestamp: "2026-11-20T14:00:00Z", annotations: { "deployment.kubernetes.io/revision": "1" }, ownerReferences: [{ kind: "Deployment", name: "user-profile", uid: "uid-1" }] },
+      metadata: {
+        name: "user-profile-659d4dd659",
+        creationTimestamp: "2026-11-20T14:00:00Z",
+        annotations: { "deployment.kubernetes.io/revision": "1" },
+        ownerReferences: [{ kind: "Deployment", name: "user-profile", uid: "uid-1" }],
+      },
       spec: { template: { spec: { containers: [{ name: "web", image: "nginx" }] } } },
     };
     expect(rolloutFindings([deployment], [first], window, cited)).toEqual([]);
@@ -255,12 +281,19 @@ describe("an OOM kill and the crash loop of the same container: one story", () =
     kind: "kubernetes-events",
     name: "checkout",
     items: [
-      k8sEvent("Pod", pod, "BackOff", `Back-off restarting failed container ${container} in pod ${pod}_shop(5b0e6a1c-2f7d-4e8a-9c3b-1d2e3f4a5b6c)`, "14:02:00", {
-        type: "Warning",
-        last: "14:07:30",
-        count: 9,
-        fieldPath: `spec.containers{${container}}`,
-      }),
+      k8sEvent(
+        "Pod",
+        pod,
+        "BackOff",
+        `Back-off restarting failed container ${container} in pod ${pod}_shop(5b0e6a1c-2f7d-4e8a-9c3b-1d2e3f4a5b6c)`,
+        "14:02:00",
+        {
+          type: "Warning",
+          last: "14:07:30",
+          count: 9,
+          fieldPath: `spec.containers{${container}}`,
+        },
+      ),
     ],
   });
   const latency: MetricEvidence = {
@@ -326,7 +359,10 @@ describe("reading the Kubernetes API's lists", () => {
     metadata: { name, creationTimestamp: created, annotations: { "deployment.kubernetes.io/revision": String(revision) }, ownerReferences: owner(uid) },
     spec: { template: { spec: { containers: images.map((image, index) => ({ name: `c${index}`, image })) } } },
   });
-  const deployment = (name: string, uid: string): Deployment => ({ metadata: { name, uid }, spec: { template: { spec: { containers: [{ name, image: `${name}:old` }] } } } });
+  const deployment = (name: string, uid: string): Deployment => ({
+    metadata: { name, uid },
+    spec: { template: { spec: { containers: [{ name, image: `${name}:old` }] } } },
+  });
 
   it("names a Deployment's revisions created in the window, with their images, the latest first", () => {
     const replicaSets = [
@@ -334,28 +370,52 @@ describe("reading the Kubernetes API's lists", () => {
       replicaSet("checkout-7f8", "uid-checkout", 7, "2026-11-20T14:02:00Z", ["registry.example/shop/checkout:v1.42", "envoyproxy/envoy@sha256:abc"]),
       {
         ...replicaSet("search-abc", "uid-search", 3, "2026-11-20T13:30:00Z", ["search:2.0"]),
-        metadata: { name: "search-abc", creationTimestamp: "2026-11-20T13:30:00Z", annotations: { "deployment.kubernetes.io/revision": "3" }, ownerReferences: [{ kind: "Deployment", name: "search", uid: "uid-search" }] },
+        metadata: {
+          name: "search-abc",
+          creationTimestamp: "2026-11-20T13:30:00Z",
+          annotations: { "deployment.kubernetes.io/revision": "3" },
+          ownerReferences: [{ kind: "Deployment", name: "search", uid: "uid-search" }],
+        },
       },
     ];
     const found = rolloutFindings([deployment("checkout", "uid-checkout"), deployment("search", "uid-search")], replicaSets, window, cited);
     expect(found).toEqual([
-      { kind: "change", action: "Cluster", change: "deploy", subject: "checkout", detail: "checkout:v1.42, envoy@sha256:abc", at: new Date("2026-11-20T14:02:00Z") },
+      {
+        kind: "change",
+        action: "Cluster",
+        change: "deploy",
+        subject: "checkout",
+        detail: "checkout:v1.42, envoy@sha256:abc",
+        at: new Date("2026-11-20T14:02:00Z"),
+      },
       { kind: "change", action: "Cluster", change: "deploy", subject: "search", detail: "search:2.0", at: new Date("2026-11-20T13:30:00Z") },
     ]);
     // A ReplicaSet another Deployment owns is not this one's revision; none in an earlier window.
     expect(rolloutFindings([deployment("checkout", "uid-other")], replicaSets, window, cited)).toEqual([]);
     const earlier = { start: new Date("2026-11-20T11:00:00Z"), time: new Date("2026-11-20T12:00:00Z"), end: new Date("2026-11-20T12:15:00Z") };
-    expect(readObservation({ kind: "kubernetes-rollouts", deployments: [deployment("checkout", "uid-checkout")], replicaSets }, { action: "Cluster", window: earlier })).toEqual([
-      { kind: "none", action: "Cluster", what: "rollouts" },
-    ]);
+    expect(
+      readObservation(
+        { kind: "kubernetes-rollouts", deployments: [deployment("checkout", "uid-checkout")], replicaSets },
+        { action: "Cluster", window: earlier },
+      ),
+    ).toEqual([{ kind: "none", action: "Cluster", what: "rollouts" }]);
   });
 
   it("reports pods that restarted in the window, OOMKilled before CrashLoopBackOff, a failing exit as Error, dated at the termination", () => {
     const pod = (name: string, status: ContainerStatus): Pod => ({ metadata: { name }, status: { containerStatuses: [status] } });
     const pods = [
-      pod("checkout-7f8-abc", { name: "app", restartCount: 3, state: { waiting: { reason: "CrashLoopBackOff" } }, lastState: { terminated: { reason: "OOMKilled", exitCode: 137, finishedAt: "2026-11-20T14:06:30Z" } } }),
+      pod("checkout-7f8-abc", {
+        name: "app",
+        restartCount: 3,
+        state: { waiting: { reason: "CrashLoopBackOff" } },
+        lastState: { terminated: { reason: "OOMKilled", exitCode: 137, finishedAt: "2026-11-20T14:06:30Z" } },
+      }),
       pod("checkout-7f8-def", { name: "app", restartCount: 0, state: { running: { startedAt: "2026-11-20T14:02:10Z" } } }),
-      pod("checkout-5d9-old", { name: "app", restartCount: 1, lastState: { terminated: { reason: "Error", exitCode: 1, finishedAt: "2026-11-19T10:00:00Z" } } }),
+      pod("checkout-5d9-old", {
+        name: "app",
+        restartCount: 1,
+        lastState: { terminated: { reason: "Error", exitCode: 1, finishedAt: "2026-11-19T10:00:00Z" } },
+      }),
       pod("search-xyz", { name: "app", restartCount: 1, lastState: { terminated: { reason: "Error", exitCode: 2, finishedAt: "2026-11-20T13:40:00Z" } } }),
     ];
     expect(podFindings(pods, "checkout", window, cited)).toEqual([
@@ -371,7 +431,9 @@ describe("reading the Kubernetes API's lists", () => {
       },
     ]);
     expect(podFindings(pods, "search", window, cited)).toMatchObject([{ subject: "pod/search-xyz", reason: "Error", onset: new Date("2026-11-20T13:40:00Z") }]);
-    expect(readObservation({ kind: "kubernetes-pods", items: [], name: "cart" }, { action: "Cluster", window })).toEqual([{ kind: "none", action: "Cluster", what: "pod restarts" }]);
+    expect(readObservation({ kind: "kubernetes-pods", items: [], name: "cart" }, { action: "Cluster", window })).toEqual([
+      { kind: "none", action: "Cluster", what: "pod restarts" },
+    ]);
   });
 
   /** A core/v1 event, last seen `at`; a recurring one (`count` > 1) began at `first`. */
@@ -412,17 +474,26 @@ describe("reading the Kubernetes API's lists", () => {
 
   it("lists the window's events of the object and those named after it, warnings first, latest first", () => {
     const found = eventFindings(events, "checkout", window, cited);
-    expect(found.map((evidence) => (evidence.kind === "event" ? [evidence.subject, evidence.reason, evidence.warning, evidence.message] : evidence.kind))).toEqual([
+    expect(
+      found.map((evidence) => (evidence.kind === "event" ? [evidence.subject, evidence.reason, evidence.warning, evidence.message] : evidence.kind)),
+    ).toEqual([
       ["pod/checkout-7f8-abc", "BackOff", true, "Back-off restarting failed container (4 times)"],
       ["pod/checkout-7f8-abc", "Unhealthy", true, "Readiness probe failed"],
       ["deployment/checkout", "ScalingReplicaSet", false, "Scaled up replica set checkout-7f8 to 2 from 1"],
     ]);
-    expect(readObservation({ kind: "kubernetes-events", items: [], name: "checkout" }, { action: "Cluster", window })).toEqual([{ kind: "none", action: "Cluster", what: "warning events" }]);
+    expect(readObservation({ kind: "kubernetes-events", items: [], name: "checkout" }, { action: "Cluster", window })).toEqual([
+      { kind: "none", action: "Cluster", what: "warning events" },
+    ]);
   });
 
   it("dates a recurring event when it began (firstTimestamp, else eventTime), counted, and keeps every event that happened in the window", () => {
-    const onsets = (found: readonly Evidence[]) => found.map((evidence) => (evidence.kind === "event" ? [evidence.reason, evidence.onset, evidence.message] : [evidence.kind]));
-    expect(onsets(eventFindings(events, "checkout-7f8-abc", window, cited))[0]).toEqual(["BackOff", new Date("2026-11-20T14:03:00Z"), "Back-off restarting failed container (4 times)"]);
+    const onsets = (found: readonly Evidence[]) =>
+      found.map((evidence) => (evidence.kind === "event" ? [evidence.reason, evidence.onset, evidence.message] : [evidence.kind]));
+    expect(onsets(eventFindings(events, "checkout-7f8-abc", window, cited))[0]).toEqual([
+      "BackOff",
+      new Date("2026-11-20T14:03:00Z"),
+      "Back-off restarting failed container (4 times)",
+    ]);
     // Latest first by last occurrence: FailedMount (15:00), FailedScheduling (14:06), Unhealthy (14:01), BackOff (13:41).
     expect(onsets(eventFindings(events, "search-xyz", window, cited))).toEqual([
       ["FailedMount", new Date("2026-11-20T14:20:00Z"), "MountVolume.SetUp failed (9 times)"],

@@ -92,11 +92,11 @@ export function rolloutFindings(deployments: readonly Deployment[], replicaSets:
       (replicaSet) => replicaSet.metadata.ownerReferences?.some((owner) => owner.kind === "Deployment" && owner.uid === deployment.metadata.uid) ?? false,
     );
     return owned.flatMap((replicaSet) => {
-        const created = replicaSet.metadata.creationTimestamp;
-        if (created === undefined || !inWindow(new Date(created), window)) return [];
-        if (revisionOf(replicaSet) <= 1 && owned.length === 1) return [];
-        return [{ deployment: deployment.metadata.name, replicaSet, at: new Date(created) }];
-      });
+      const created = replicaSet.metadata.creationTimestamp;
+      if (created === undefined || !inWindow(new Date(created), window)) return [];
+      if (revisionOf(replicaSet) <= 1 && owned.length === 1) return [];
+      return [{ deployment: deployment.metadata.name, replicaSet, at: new Date(created) }];
+    });
   });
   found.sort((a, b) => b.at.getTime() - a.at.getTime() || revisionOf(b.replicaSet) - revisionOf(a.replicaSet));
   return found.map(({ deployment, replicaSet, at }) => ({
@@ -178,7 +178,14 @@ function notStarted(pod: Pod, cited: Cited): EventEvidence[] {
   const scheduled = pod.status?.conditions?.find((condition) => condition.type === "PodScheduled");
   if (scheduled?.status === "False") {
     const onset = dateOf(scheduled.lastTransitionTime) ?? since;
-    return [{ ...base, reason: scheduled.reason ?? "Unschedulable", message: scheduled.message ?? "not scheduled on any node", ...(onset === undefined ? {} : { onset }) }];
+    return [
+      {
+        ...base,
+        reason: scheduled.reason ?? "Unschedulable",
+        message: scheduled.message ?? "not scheduled on any node",
+        ...(onset === undefined ? {} : { onset }),
+      },
+    ];
   }
   const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
   return statuses.flatMap((status) => {

@@ -101,7 +101,8 @@ export function eventReleases(events: readonly DatedEvent[], cited: { action: st
   for (const pull of pulls) {
     const key = pull.owner.replicaSet === undefined ? `image/${pull.owner.workload}/${pull.image}` : `rs/${pull.owner.replicaSet}`;
     // A pull of an image a pod of the workload ran before it: a pod rescheduled, not a release.
-    if (!releases.has(key) && present.some(({ workload, image, began }) => workload === pull.owner.workload && image === pull.image && began < pull.began)) continue;
+    if (!releases.has(key) && present.some(({ workload, image, began }) => workload === pull.owner.workload && image === pull.image && began < pull.began))
+      continue;
     const release = add(key, pull.owner.workload, pull.began, pull.event);
     if (!release.images.includes(pull.image)) release.images.push(pull.image);
     if (!release.pods.includes(pull.pod)) release.pods.push(pull.pod);

@@ -36,11 +36,19 @@ function serviceLog(seed: number, extra?: (at: number, next: () => number) => st
     const pod = `checkout-7d9f8b6c4-${pick(["x2k4p", "q8z1m", "b7n3v"])}`;
     if (next() < 0.5) {
       const status = next() < 0.98 ? 200 : 404;
-      lines.push({ at: new Date(at), line: `${new Date(at).toISOString()} INFO pod=${pod} GET ${pick(PATHS)} status=${status} duration=${Math.round(next() * 300)}ms req=${Math.floor(next() * 1e9).toString(16)}a1` });
+      lines.push({
+        at: new Date(at),
+        line: `${new Date(at).toISOString()} INFO pod=${pod} GET ${pick(PATHS)} status=${status} duration=${Math.round(next() * 300)}ms req=${Math.floor(next() * 1e9).toString(16)}a1`,
+      });
     }
     if (next() < 2 / 60) lines.push({ at: new Date(at), line: `WARN cache miss for key cart:${Math.floor(next() * 1e5)} user=${pick(USERS)}` });
-    if (next() < 1 / 60) lines.push({ at: new Date(at), line: `WARN retrying call to inventory (attempt ${1 + Math.floor(next() * 3)}) after ${Math.round(next() * 900)}ms` });
-    if (next() < 1 / 600) lines.push({ at: new Date(at), line: `INFO ${pick(["gc pause", "config reloaded", "rebalanced", "compacted"])} ${pick(["quickly", "slowly", "again"])} ${pick(["now", "later", "soon"])} ok` });
+    if (next() < 1 / 60)
+      lines.push({ at: new Date(at), line: `WARN retrying call to inventory (attempt ${1 + Math.floor(next() * 3)}) after ${Math.round(next() * 900)}ms` });
+    if (next() < 1 / 600)
+      lines.push({
+        at: new Date(at),
+        line: `INFO ${pick(["gc pause", "config reloaded", "rebalanced", "compacted"])} ${pick(["quickly", "slowly", "again"])} ${pick(["now", "later", "soon"])} ok`,
+      });
     const more = extra?.(at, next);
     if (more !== undefined) lines.push({ at: new Date(at), line: more });
   }
@@ -92,7 +100,9 @@ describe("analyzeLogs", () => {
   });
 
   it("finds a pattern that grew, and dates it where it grew", () => {
-    const lines = serviceLog(2, (at, next) => (at >= ONSET && next() < 12 / 60 ? `WARN retrying call to inventory (attempt 2) after ${Math.round(next() * 900)}ms` : undefined));
+    const lines = serviceLog(2, (at, next) =>
+      at >= ONSET && next() < 12 / 60 ? `WARN retrying call to inventory (attempt 2) after ${Math.round(next() * 900)}ms` : undefined,
+    );
     const [first, ...rest] = analyzeLogs({ lines, totals: perMinute(lines) }, context) as LogPatternEvidence[];
     expect(rest).toEqual([]);
     expect(first).toMatchObject({ pattern: "WARN retrying call to inventory (attempt <num>) after <duration>", abnormal: true });
@@ -107,22 +117,35 @@ describe("analyzeLogs", () => {
   it("reads a pattern that began a couple of minutes before the incident phase as new, its baseline measured before it began", () => {
     // The incident phase starts at 14:03; a deploy's new error begins at 14:01, so its first lines fall before it.
     const early = Date.parse("2026-11-20T14:01:00Z");
-    const lines = serviceLog(9, (at, next) => (at >= early && next() < 20 / 60 ? `ERROR NullPointerException in PaymentCapture.amount (order ${Math.floor(next() * 1e6)})` : undefined));
+    const lines = serviceLog(9, (at, next) =>
+      at >= early && next() < 20 / 60 ? `ERROR NullPointerException in PaymentCapture.amount (order ${Math.floor(next() * 1e6)})` : undefined,
+    );
     const [first, ...rest] = analyzeLogs({ lines, totals: perMinute(lines) }, context) as LogPatternEvidence[];
     expect(rest).toEqual([]);
-    expect(first).toMatchObject({ pattern: "ERROR NullPointerException in PaymentCapture.amount (order <num>)", abnormal: true, baselinePerMinute: 0, ratio: Infinity });
+    expect(first).toMatchObject({
+      pattern: "ERROR NullPointerException in PaymentCapture.amount (order <num>)",
+      abnormal: true,
+      baselinePerMinute: 0,
+      ratio: Infinity,
+    });
     expect(Math.abs((first?.onset?.getTime() ?? 0) - early)).toBeLessThan(20_000);
-    expect(shortAnswer(first as LogPatternEvidence, time)).toMatch(/^Error logs: "ERROR NullPointerException[^"]*" \d+ lines, not seen in the hour before, since 14:01 UTC/);
+    expect(shortAnswer(first as LogPatternEvidence, time)).toMatch(
+      /^Error logs: "ERROR NullPointerException[^"]*" \d+ lines, not seen in the hour before, since 14:01 UTC/,
+    );
 
     // A pattern that was there all along and grew from 14:01 is compared with its rate before it grew.
-    const grown = serviceLog(10, (at, next) => (at >= early && next() < 10 / 60 ? `WARN retrying call to inventory (attempt 2) after ${Math.round(next() * 900)}ms` : undefined));
+    const grown = serviceLog(10, (at, next) =>
+      at >= early && next() < 10 / 60 ? `WARN retrying call to inventory (attempt 2) after ${Math.round(next() * 900)}ms` : undefined,
+    );
     const [retries] = analyzeLogs({ lines: grown, totals: perMinute(grown) }, context) as LogPatternEvidence[];
     const before = grown.filter((item) => item.line.startsWith("WARN retrying") && item.at.getTime() < (retries?.onset?.getTime() ?? 0)).length;
     expect(retries?.baselinePerMinute).toBeCloseTo(before / (((retries?.onset?.getTime() ?? 0) - window.start.getTime()) / 60_000), 6);
 
     // One that began long before the incident phase keeps its whole baseline: it is no news at the issue time.
     const old = Date.parse("2026-11-20T13:40:00Z");
-    const steady = serviceLog(11, (at, next) => (at >= old && next() < 20 / 60 ? `ERROR NullPointerException in PaymentCapture.amount (order ${Math.floor(next() * 1e6)})` : undefined));
+    const steady = serviceLog(11, (at, next) =>
+      at >= old && next() < 20 / 60 ? `ERROR NullPointerException in PaymentCapture.amount (order ${Math.floor(next() * 1e6)})` : undefined,
+    );
     expect(analyzeLogs({ lines: steady, totals: perMinute(steady) }, context)).toMatchObject([{ total: true, abnormal: false }]);
   });
 
@@ -130,7 +153,12 @@ describe("analyzeLogs", () => {
     const lines = serviceLog(3);
     const found = analyzeLogs({ lines, totals: perMinute(lines) }, context);
     expect(found).toHaveLength(1);
-    expect(found[0]).toMatchObject({ kind: "log-pattern", total: true, abnormal: false, count: lines.filter((item) => item.at >= incidentPhaseStart(window)).length });
+    expect(found[0]).toMatchObject({
+      kind: "log-pattern",
+      total: true,
+      abnormal: false,
+      count: lines.filter((item) => item.at >= incidentPhaseStart(window)).length,
+    });
     expect((found[0] as LogPatternEvidence).pattern).toBe("<time> INFO pod=<id> GET <*> status=<num> duration=<duration> <*>");
     expect(shortAnswer(found[0] as LogPatternEvidence, time)).toMatch(
       /^Error logs: [\d.k]+ lines \([\d.]+ lines\/min\), within normal variation of its rate in the hour before \([\d.]+ lines\/min\); most common: "<time> INFO/,
@@ -148,7 +176,9 @@ describe("analyzeLogs", () => {
 
   it("does not take a handful of new lines in a noisy log for a cause", () => {
     // Six lines of a new warning, one every two minutes from the onset: new, but chance.
-    const lines = serviceLog(4, (at) => (at >= ONSET && (at - ONSET) % 120_000 === 0 && at < ONSET + 720_000 ? "WARN slow query on replica-2 took 1200ms" : undefined));
+    const lines = serviceLog(4, (at) =>
+      at >= ONSET && (at - ONSET) % 120_000 === 0 && at < ONSET + 720_000 ? "WARN slow query on replica-2 took 1200ms" : undefined,
+    );
     expect(lines.filter((item) => item.line.includes("slow query"))).toHaveLength(6);
     const found = analyzeLogs({ lines, totals: perMinute(lines) }, context);
     // Nor for the usual: a new pattern with too few lines to judge says so (it read as within the usual range).
@@ -156,7 +186,9 @@ describe("analyzeLogs", () => {
   });
 
   it("reads a sample scaled to the totals, and still dates the onset", () => {
-    const lines = serviceLog(5, (at, next) => (at >= ONSET && next() < 0.5 ? `ERROR upstream payment answered 503 in ${Math.round(next() * 50)}ms` : undefined));
+    const lines = serviceLog(5, (at, next) =>
+      at >= ONSET && next() < 0.5 ? `ERROR upstream payment answered 503 in ${Math.round(next() * 50)}ms` : undefined,
+    );
     const all = lines.filter((item) => item.line.startsWith("ERROR")).length;
     const found = analyzeLogs({ lines: sampled(lines, 300), totals: perMinute(lines) }, context) as LogPatternEvidence[];
     expect(found[0]).toMatchObject({ pattern: "ERROR upstream payment answered <num> in <duration>", abnormal: true, ratio: Infinity });
@@ -175,13 +207,16 @@ describe("analyzeLogs", () => {
     const lines: LogLine[] = [];
     for (let at = window.start.getTime(); at <= window.end.getTime(); at += 1000) {
       const rate = at >= ONSET ? 60 / 60 : 5 / 60;
-      if (next() < rate) lines.push({ at: new Date(at), line: Array.from({ length: 2 + Math.floor(next() * 8) }, () => words[Math.floor(next() * words.length)]).join(" ") });
+      if (next() < rate)
+        lines.push({ at: new Date(at), line: Array.from({ length: 2 + Math.floor(next() * 8) }, () => words[Math.floor(next() * words.length)]).join(" ") });
     }
     const found = analyzeLogs({ lines, totals: perMinute(lines) }, context);
     expect(found).toHaveLength(1);
     expect(found[0]).toMatchObject({ total: true, abnormal: true });
     expect(Math.abs(((found[0] as LogPatternEvidence).onset?.getTime() ?? 0) - ONSET)).toBeLessThanOrEqual(60_000);
-    expect(shortAnswer(found[0] as LogPatternEvidence, time)).toMatch(/^Error logs: [\d.k]+ lines \([\d.]+ lines\/min\), [\d.]+× its rate in the hour before \([\d.]+ lines\/min\), since 14:0[45] UTC; most common: "/);
+    expect(shortAnswer(found[0] as LogPatternEvidence, time)).toMatch(
+      /^Error logs: [\d.k]+ lines \([\d.]+ lines\/min\), [\d.]+× its rate in the hour before \([\d.]+ lines\/min\), since 14:0[45] UTC; most common: "/,
+    );
   });
 
   it("lists at most five abnormal patterns, strongest first", () => {
@@ -224,9 +259,12 @@ describe("analyzeLogs", () => {
 
   it("reads a new error stream with nothing before it as new, from its first line", () => {
     const lines: LogLine[] = [];
-    for (let at = ONSET + 7_000; at <= window.end.getTime(); at += 10_000) lines.push({ at: new Date(at), line: `panic: runtime error: index out of range [${at % 7}]` });
+    for (let at = ONSET + 7_000; at <= window.end.getTime(); at += 10_000)
+      lines.push({ at: new Date(at), line: `panic: runtime error: index out of range [${at % 7}]` });
     const found = analyzeLogs({ lines }, context);
-    expect(found).toMatchObject([{ pattern: "panic: runtime error: index out of range [<num>]", abnormal: true, ratio: Infinity, onset: new Date(ONSET + 7_000), count: lines.length }]);
+    expect(found).toMatchObject([
+      { pattern: "panic: runtime error: index out of range [<num>]", abnormal: true, ratio: Infinity, onset: new Date(ONSET + 7_000), count: lines.length },
+    ]);
   });
 
   it("cuts a long example line", () => {

@@ -104,7 +104,11 @@ describe("a namespace's log streams", () => {
 describe("a new pattern with few lines", () => {
   // 11_KubePodCrashLooping: its one line, "Environment variable DEPLOY_ENV is undefined", read as within the usual range.
   it("is too few to judge, however long the incident phase", () => {
-    const observation: LogsObservation = { kind: "logs", streams: [{ lines: [{ at: Date.parse("2026-11-20T14:20:00Z"), line: "Environment variable DEPLOY_ENV is undefined" }] }], counts: [] };
+    const observation: LogsObservation = {
+      kind: "logs",
+      streams: [{ lines: [{ at: Date.parse("2026-11-20T14:20:00Z"), line: "Environment variable DEPLOY_ENV is undefined" }] }],
+      counts: [],
+    };
     const long = { ...window, time: new Date("2026-11-20T13:30:00Z") };
     expect(readObservation(observation, { action: "Logs", window: long })).toMatchObject([{ kind: "no-data", reason: "too-few", count: 1 }]);
   });

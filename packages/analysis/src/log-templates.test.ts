@@ -4,10 +4,19 @@ import { createTemplateMiner, maskLine, MAX_TEMPLATE_LINE_CHARS } from "./log-te
 describe("maskLine", () => {
   it.each([
     ["2026-11-20T14:05:33.123Z ERROR connection refused to 10.0.3.7:5432 after 1500ms", "<time> ERROR connection refused to <ip>:<num> after <duration>"],
-    ['level=error msg="could not reach db" host=10.0.3.7 took=2.5s pod=checkout-7d9f8b6c4-x2k4p', 'level=error msg="could not reach db" host=<ip> took=<duration> pod=<id>'],
-    ['{"level":"error","msg":"user \\"bob\\" not found","trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","ts":"2026-11-20T14:05:33Z"}', '{"level":"error","msg":"user \\"bob\\" not found","trace_id":"<hex>","ts":"<time>"}'],
+    [
+      'level=error msg="could not reach db" host=10.0.3.7 took=2.5s pod=checkout-7d9f8b6c4-x2k4p',
+      'level=error msg="could not reach db" host=<ip> took=<duration> pod=<id>',
+    ],
+    [
+      '{"level":"error","msg":"user \\"bob\\" not found","trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","ts":"2026-11-20T14:05:33Z"}',
+      '{"level":"error","msg":"user \\"bob\\" not found","trace_id":"<hex>","ts":"<time>"}',
+    ],
     ["can't connect to 'orders-db' as alice@example.com, request 550e8400-e29b-41d4-a716-446655440000", "can't connect to <str> as <email>, request <uuid>"],
-    ["GET /api/v1/orders/12345 HTTP/1.1 500 45µs from fe80::1 and 2001:db8::8a2e:370:7334 at 14:05:33", "GET /api/v<num>/orders/<num> HTTP/<num> <num> <duration> from <ip> and <ip> at <time>"],
+    [
+      "GET /api/v1/orders/12345 HTTP/1.1 500 45µs from fe80::1 and 2001:db8::8a2e:370:7334 at 14:05:33",
+      "GET /api/v<num>/orders/<num> HTTP/<num> <num> <duration> from <ip> and <ip> at <time>",
+    ],
     ["panic at 0x7ffdf00d in goroutine 42 (v1.42, http2, k8s) for user42", "panic at <hex> in goroutine <num> (v<num>, http<num>, k<num>s) for <id>"],
     ['timeout after 2m30s waiting for lock on table "orders"', "timeout after <duration> waiting for lock on table <str>"],
     ["std::vector<int> overflow", "std::vector<int> overflow"],
@@ -65,7 +74,10 @@ describe("createTemplateMiner", () => {
 
   it("still groups identical lines once a group holds many templates", () => {
     // Over a hundred distinct shapes of the same length and first word: later ones are matched exactly.
-    const lines = Array.from({ length: 150 }, (_, index) => `event ${"abcdefghijklmnopqrstuvwxyz"[index % 26]}${"zyxwvutsrqponmlkjihgfedcba"[Math.floor(index / 26)]} happened`);
+    const lines = Array.from(
+      { length: 150 },
+      (_, index) => `event ${"abcdefghijklmnopqrstuvwxyz"[index % 26]}${"zyxwvutsrqponmlkjihgfedcba"[Math.floor(index / 26)]} happened`,
+    );
     const counts = group([...lines, ...lines]);
     expect([...counts.values()].reduce((sum, count) => sum + count, 0)).toBe(300);
   });

@@ -54,7 +54,8 @@ export function maskLine(line: string): string {
     const mask = maskOf(MASKS, groups);
     if (mask !== QUOTED) return mask;
     const offset = groups[MASKS.length] as number;
-    const structural = BEFORE_VALUE.test(text.slice(Math.max(0, offset - 2), offset)) || BEFORE_KEY.test(text.slice(offset + match.length, offset + match.length + 2));
+    const structural =
+      BEFORE_VALUE.test(text.slice(Math.max(0, offset - 2), offset)) || BEFORE_KEY.test(text.slice(offset + match.length, offset + match.length + 2));
     return structural ? match.replace(INNER_PATTERN, (...inner: unknown[]) => maskOf(INNER_MASKS, inner.slice(1))) : QUOTED;
   });
   return masked.replace(/\s+/g, " ").trim();

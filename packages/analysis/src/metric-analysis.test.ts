@@ -1,14 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Labels, TimeWindow } from "./evidence.js";
-import {
-  analyzeInstant,
-  analyzeSeries,
-  compactLimit,
-  MAX_MOVE_SEVERITY,
-  SATURATION_SEVERITY,
-  type MetricContext,
-  type Series,
-} from "./metric-analysis.js";
+import { analyzeInstant, analyzeSeries, compactLimit, MAX_MOVE_SEVERITY, SATURATION_SEVERITY, type MetricContext, type Series } from "./metric-analysis.js";
 import { rankFindings } from "./ranking.js";
 
 const time = new Date("2026-11-21T14:08:00Z");
@@ -86,10 +78,11 @@ describe("analyzeSeries", () => {
   });
 
   it("keeps the most changed series when none is abnormal", () => {
-    const evidence = analyzeSeries(
-      [series({ service: "a" }, (at) => (at >= JUMP ? 0.6 : 0.44)), series({ service: "b" }, () => 1)],
-      { action: "p99 latency", unit: "s", window },
-    );
+    const evidence = analyzeSeries([series({ service: "a" }, (at) => (at >= JUMP ? 0.6 : 0.44)), series({ service: "b" }, () => 1)], {
+      action: "p99 latency",
+      unit: "s",
+      window,
+    });
     expect(evidence).toMatchObject({ kind: "metric", abnormal: false, labels: { service: "a" }, seriesCount: 2, value: 0.6 });
   });
 
@@ -111,10 +104,11 @@ describe("analyzeSeries", () => {
   });
 
   it("says when there is nothing before the issue to compare with, with the highest latest value", () => {
-    const evidence = analyzeSeries(
-      [series({ pod: "a" }, (at) => (at >= JUMP ? 3 : Number.NaN)), series({ pod: "b" }, (at) => (at >= JUMP ? 5 : Number.NaN))],
-      { action: "errors", unit: "req/s", window },
-    );
+    const evidence = analyzeSeries([series({ pod: "a" }, (at) => (at >= JUMP ? 3 : Number.NaN)), series({ pod: "b" }, (at) => (at >= JUMP ? 5 : Number.NaN))], {
+      action: "errors",
+      unit: "req/s",
+      window,
+    });
     expect(evidence).toEqual({ kind: "no-data", action: "errors", reason: "no-baseline", latest: 5, unit: "req/s", baselineMs: HOUR });
   });
 
@@ -340,38 +334,48 @@ describe("analyzeSeries weighs saturation against a limit or a threshold", () =>
   });
 
   it("matches each series with its own limit by their shared labels", () => {
-    const evidence = analyzeSeries(
-      [series({ instance: "db-1:9187" }, rising(40, 98)), series({ instance: "db-2:9187" }, rising(40, 98))],
-      {
-        action: "connections",
-        window,
-        saturation: {
-          direction: "up",
-          limits: limits([
-            [{ instance: "db-1:9187" }, 500],
-            [{ instance: "db-2:9187" }, 100],
-          ]),
-          name: "max",
-        },
+    const evidence = analyzeSeries([series({ instance: "db-1:9187" }, rising(40, 98)), series({ instance: "db-2:9187" }, rising(40, 98))], {
+      action: "connections",
+      window,
+      saturation: {
+        direction: "up",
+        limits: limits([
+          [{ instance: "db-1:9187" }, 500],
+          [{ instance: "db-2:9187" }, 100],
+        ]),
+        name: "max",
       },
-    );
+    });
     expect(evidence).toMatchObject({ labels: { instance: "db-2:9187" }, saturation: { limit: 100 } });
   });
 
   it("reads a limit that changes as it was at the saturated instant", () => {
     const raised = compactLimit(series({}, (t) => (t >= at("14:10") ? 200 : 100)));
     expect(raised.steps).toHaveLength(2);
-    const evidence = analyzeSeries([series({}, rising(40, 98))], { action: "connections", window, saturation: { direction: "up", limits: [raised], name: "max_connections" } });
+    const evidence = analyzeSeries([series({}, rising(40, 98))], {
+      action: "connections",
+      window,
+      saturation: { direction: "up", limits: [raised], name: "max_connections" },
+    });
     expect(evidence).toMatchObject({ saturation: { limit: 100, of: "max_connections" } });
   });
 
   it("finds free space falling to its threshold, or under 5% of its limit", () => {
     const free = (t: number) => (t < at("14:00") ? 50e9 : Math.max(0, 50e9 * (1 - (t - at("14:00")) / (15 * 60_000))));
-    const threshold = analyzeSeries([series({ mountpoint: "/data" }, free)], { action: "free space", unit: "bytes", window, saturation: { direction: "down", threshold: 0 } });
+    const threshold = analyzeSeries([series({ mountpoint: "/data" }, free)], {
+      action: "free space",
+      unit: "bytes",
+      window,
+      saturation: { direction: "down", threshold: 0 },
+    });
     expect(threshold).toMatchObject({ kind: "metric", abnormal: true, value: 0, saturation: { limit: 0, direction: "down" } });
     expect(threshold.kind === "metric" && threshold.saturation).not.toHaveProperty("of");
     const size = [compactLimit(series({ __name__: "node_filesystem_size_bytes", mountpoint: "/data" }, () => 100e9))];
-    const limit = analyzeSeries([series({ mountpoint: "/data" }, free)], { action: "free space", window, saturation: { direction: "down", limits: size, name: "size" } });
+    const limit = analyzeSeries([series({ mountpoint: "/data" }, free)], {
+      action: "free space",
+      window,
+      saturation: { direction: "down", limits: size, name: "size" },
+    });
     expect(limit).toMatchObject({ saturation: { limit: 100e9, of: "node_filesystem_size_bytes", direction: "down" } });
     expect(limit.kind === "metric" && (limit.onset?.getTime() ?? 0) - at("14:00")).toBeLessThanOrEqual(30_000);
   });

@@ -179,9 +179,7 @@ export function analyzeInstant(values: readonly InstantValue[], context: MetricC
   const { window, action, unit, link } = context;
   const cited = { action, ...(link === undefined ? {} : { link }) };
   if (values.length === 0) return { kind: "no-data", ...cited, reason: "none-at-time", at: window.time };
-  const sorted = values
-    .map((item) => ({ ...item, key: labelKey(item.labels) }))
-    .sort((a, b) => compareValues(b.value, a.value) || compareText(a.key, b.key));
+  const sorted = values.map((item) => ({ ...item, key: labelKey(item.labels) })).sort((a, b) => compareValues(b.value, a.value) || compareText(a.key, b.key));
   const identify = identifyingLabels(sorted.map((item) => item.labels));
   return {
     kind: "values",

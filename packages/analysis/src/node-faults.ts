@@ -25,7 +25,15 @@ export function nodeFaults(index: ClusterIndex): Fault[] {
     for (const condition of conditions) {
       const mechanism = PRESSURES[condition.type];
       if (mechanism === undefined || condition.status !== "True") continue;
-      faults.push({ subject: `node/${name}`, mechanism, detail: conditionText(condition), remedy: `Relieve ${name} (${condition.type}): drain or move the pods crowding it`, certainty: "decisive", affects: hosted, ...onsetOf(condition) });
+      faults.push({
+        subject: `node/${name}`,
+        mechanism,
+        detail: conditionText(condition),
+        remedy: `Relieve ${name} (${condition.type}): drain or move the pods crowding it`,
+        certainty: "decisive",
+        affects: hosted,
+        ...onsetOf(condition),
+      });
     }
   }
   for (const pod of index.state.systemPods ?? []) {
@@ -34,7 +42,14 @@ export function nodeFaults(index: ClusterIndex): Fault[] {
     if (component !== "kube-proxy" || node === undefined) continue;
     const running = pod.status?.phase === "Running" && (pod.status.containerStatuses ?? []).every((status) => status.ready !== false);
     if (running) continue;
-    faults.push({ subject: `node/${node}`, mechanism: "node/kube-proxy", detail: `${pod.metadata.name} ${pod.status?.phase ?? "not running"}`, remedy: `Restart kube-proxy on ${node}`, certainty: "decisive", affects: [`pod/${pod.metadata.name}`] });
+    faults.push({
+      subject: `node/${node}`,
+      mechanism: "node/kube-proxy",
+      detail: `${pod.metadata.name} ${pod.status?.phase ?? "not running"}`,
+      remedy: `Restart kube-proxy on ${node}`,
+      certainty: "decisive",
+      affects: [`pod/${pod.metadata.name}`],
+    });
   }
   return faults;
 }
@@ -44,7 +59,11 @@ function notReady(node: Node, ready: Condition, hosted: string[]): Fault {
   const text = `${ready.reason ?? ""} ${ready.message ?? ""}`;
   const base = { subject: `node/${name}`, detail: conditionText(ready), certainty: "decisive" as const, affects: hosted, ...onsetOf(ready) };
   if (/container runtime (is down|not ready|is not running)|PLEG is not healthy|runtime is down/i.test(text) && !/network not ready/i.test(text)) {
-    return { ...base, mechanism: "node/container-runtime", remedy: `Restart the container runtime (containerd) on ${name}; cordon and drain ${name} meanwhile` };
+    return {
+      ...base,
+      mechanism: "node/container-runtime",
+      remedy: `Restart the container runtime (containerd) on ${name}; cordon and drain ${name} meanwhile`,
+    };
   }
   if (/network not ready|cni/i.test(text)) return { ...base, mechanism: "node/network", remedy: `Restore the pod network (CNI) on ${name}` };
   if (ready.status === "Unknown" || /stopped posting node status|NodeStatusUnknown|kubelet.*(stopped|not running)/i.test(text)) {

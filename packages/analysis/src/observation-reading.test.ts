@@ -21,11 +21,16 @@ describe("reading a Datadog metric query's series", () => {
   it("finds the jump, named by the series' tags", () => {
     const [found] = datadog(series(["service:checkout", "env:prod", "host:web-1"], checkout));
     expect(found).toMatchObject({ kind: "metric", abnormal: true, onset: new Date(JUMP), seriesCount: 1 });
-    expect(found && shortAnswer(found, window.time)).toBe("p99 latency (env=prod, host=web-1, service=checkout) 1.8 s, 4.1× its level in the hour before (440 ms), since 14:05 UTC");
+    expect(found && shortAnswer(found, window.time)).toBe(
+      "p99 latency (env=prod, host=web-1, service=checkout) 1.8 s, 4.1× its level in the hour before (440 ms), since 14:05 UTC",
+    );
   });
 
   it("names the worst of several series by the tags that tell them apart, reading null points as gaps", () => {
-    const [found] = datadog(series(["service:checkout", "host:web-1"], () => 0.3), series(["service:checkout", "host:web-2"], (ms) => (ms % 60_000 === 0 ? null : checkout(ms))));
+    const [found] = datadog(
+      series(["service:checkout", "host:web-1"], () => 0.3),
+      series(["service:checkout", "host:web-2"], (ms) => (ms % 60_000 === 0 ? null : checkout(ms))),
+    );
     expect(found).toMatchObject({ kind: "metric", abnormal: true, labels: { host: "web-2" }, seriesCount: 2 });
     expect(found && shortAnswer(found, window.time)).toMatch(/^p99 latency \(host=web-2\) .*; worst of 2 series$/);
   });

@@ -48,7 +48,11 @@ function readKnown(observation: Observation, reading: ReadingContext): Evidence 
         ...(reading.link === undefined ? {} : { link: reading.link }),
       });
     case "logs":
-      return analyzeLogs(logInput(observation, reading.attributes), { action: reading.action, window, ...(reading.link === undefined ? {} : { link: reading.link }) });
+      return analyzeLogs(logInput(observation, reading.attributes), {
+        action: reading.action,
+        window,
+        ...(reading.link === undefined ? {} : { link: reading.link }),
+      });
     case "kubernetes-events": {
       const found = eventFindings(observation.items, observation.name, window, cited);
       return found.length > 0 ? found : none("warning events");
@@ -86,14 +90,19 @@ function readKnown(observation: Observation, reading: ReadingContext): Evidence 
  * only those are read: another service's burst is not the paged service's symptom. The counts are then
  * of other streams too, and are left out.
  */
-function logInput(observation: LogsObservation, attributes: Readonly<Record<string, string>> | undefined): { lines: LogLine[]; totals?: Array<{ at: Date; count: number }> } {
+function logInput(
+  observation: LogsObservation,
+  attributes: Readonly<Record<string, string>> | undefined,
+): { lines: LogLine[]; totals?: Array<{ at: Date; count: number }> } {
   const values = new Set(Object.values(attributes ?? {}));
   const score = (labels: Readonly<Record<string, string>> | undefined) => Object.values(labels ?? {}).filter((value) => values.has(value)).length;
   const best = Math.max(0, ...observation.streams.map(({ labels }) => score(labels)));
   const preferred = observation.streams.filter(({ labels }) => score(labels) === best);
   const streams = best > 0 && preferred.length < observation.streams.length ? preferred : observation.streams;
   return {
-    lines: streams.flatMap((stream) => stream.lines.map(({ at, line }) => ({ at: new Date(at), line, ...(stream.labels === undefined ? {} : { labels: stream.labels }) }))),
+    lines: streams.flatMap((stream) =>
+      stream.lines.map(({ at, line }) => ({ at: new Date(at), line, ...(stream.labels === undefined ? {} : { labels: stream.labels }) })),
+    ),
     ...(streams === observation.streams ? { totals: observation.counts.map(({ at, count }) => ({ at: new Date(at), count })) } : {}),
   };
 }

@@ -11,7 +11,22 @@ const at = (minutes: number) => new Date(time.getTime() + minutes * 60_000);
 function latency(confined: MetricEvidence["confined"], onset = at(-7)): Finding {
   return {
     gadget: "Latency",
-    evidence: { kind: "metric", action: "p99 latency by node", labels: { node: "node-2" }, seriesCount: 3, value: 1.6, baseline: 0.23, low: 0.2, high: 0.25, ratio: 7, severity: 7, abnormal: true, onset, baselineMs: 3_600_000, ...(confined === undefined ? {} : { confined }) },
+    evidence: {
+      kind: "metric",
+      action: "p99 latency by node",
+      labels: { node: "node-2" },
+      seriesCount: 3,
+      value: 1.6,
+      baseline: 0.23,
+      low: 0.2,
+      high: 0.25,
+      ratio: 7,
+      severity: 7,
+      abnormal: true,
+      onset,
+      baselineMs: 3_600_000,
+      ...(confined === undefined ? {} : { confined }),
+    },
   };
 }
 const nodeAlert = (node: string, minutes: number): Finding => ({
@@ -30,7 +45,12 @@ describe("confinedTo", () => {
   it("places nothing when series on several nodes moved, when only one was judged, or when none carries a node", () => {
     expect(confinedTo([series("node-1", true), series("node-2", true), series("node-3", false)])).toBeUndefined();
     expect(confinedTo([series("node-2", true)])).toBeUndefined();
-    expect(confinedTo([{ labels: { pod: "a" }, abnormal: true }, { labels: { pod: "b" }, abnormal: false }])).toBeUndefined();
+    expect(
+      confinedTo([
+        { labels: { pod: "a" }, abnormal: true },
+        { labels: { pod: "b" }, abnormal: false },
+      ]),
+    ).toBeUndefined();
   });
 
   it("falls back to the zone when the abnormal series are on several nodes of one zone", () => {
@@ -57,25 +77,51 @@ describe("a node as the likely cause", () => {
   it("maps a node-exporter target (instance=node-2:9100) to the node the incident names, for its series and its alerts", () => {
     const ioWait: Finding = {
       gadget: "Nodes",
-      evidence: { ...(latency(undefined, at(-8)).evidence as MetricEvidence), action: "I/O wait per instance", labels: { instance: "node-2:9100" }, confined: { label: "instance", value: "node-2:9100", abnormal: 1, of: 3 } },
+      evidence: {
+        ...(latency(undefined, at(-8)).evidence as MetricEvidence),
+        action: "I/O wait per instance",
+        labels: { instance: "node-2:9100" },
+        confined: { label: "instance", value: "node-2:9100", abnormal: 1, of: 3 },
+      },
     };
     const targetAlert: Finding = {
       gadget: "Nodes",
-      evidence: { kind: "alert", action: "Alerts of the nodes", name: "NodeDiskIOSaturation", subject: "instance=node-2:9100", labels: { instance: "node-2:9100" }, onset: at(-5) },
+      evidence: {
+        kind: "alert",
+        action: "Alerts of the nodes",
+        name: "NodeDiskIOSaturation",
+        subject: "instance=node-2:9100",
+        labels: { instance: "node-2:9100" },
+        onset: at(-5),
+      },
     };
     expect(judge([latency(onNode2), ioWait, targetAlert]).cause).toMatchObject({ kind: "node", subject: "node/node-2", action: "I/O wait per instance" });
     // A target that names no node of the incident (a database's exporter) places nothing.
-    const database: Finding = { gadget: "DB", evidence: { ...(ioWait.evidence as MetricEvidence), action: "Connections", confined: { label: "instance", value: "db-1:9187", abnormal: 1, of: 2 } } };
+    const database: Finding = {
+      gadget: "DB",
+      evidence: { ...(ioWait.evidence as MetricEvidence), action: "Connections", confined: { label: "instance", value: "db-1:9187", abnormal: 1, of: 2 } },
+    };
     expect(judge([latency(onNode2), database, targetAlert]).cause).toMatchObject({ kind: "node", subject: "node/node-2" });
   });
 
   it("reads as the node, where first, then what the node itself shows", () => {
     const text = bottomLineOf(judgeExecution([latency(onNode2), nodeAlert("node-2", -5)], { time }), { service: "catalog" });
-    expect(text).toContain("likely cause: node-2: only the pods on node-2 are abnormal (p99 latency by node (node=node-2) 7× its level in the hour before (Latency), since 13:53 UTC), and node-2 itself: Alerts of the nodes: NodeDiskIOSaturation firing (Nodes), since 13:55 UTC.");
+    expect(text).toContain(
+      "likely cause: node-2: only the pods on node-2 are abnormal (p99 latency by node (node=node-2) 7× its level in the hour before (Latency), since 13:53 UTC), and node-2 itself: Alerts of the nodes: NodeDiskIOSaturation firing (Nodes), since 13:55 UTC.",
+    );
   });
 
   it("yields to a resource of the node at its limit: that says what made it slow", () => {
-    const memory: Finding = { gadget: "Nodes", evidence: { ...(latency(onNode2).evidence as MetricEvidence), action: "Memory per node", onset: at(-9), severity: 10_001, saturation: { limit: 0.9, direction: "up" } } };
+    const memory: Finding = {
+      gadget: "Nodes",
+      evidence: {
+        ...(latency(onNode2).evidence as MetricEvidence),
+        action: "Memory per node",
+        onset: at(-9),
+        severity: 10_001,
+        saturation: { limit: 0.9, direction: "up" },
+      },
+    };
     expect(judge([latency(onNode2), memory, nodeAlert("node-2", -5)]).cause).toMatchObject({ kind: "saturation", action: "Memory per node" });
   });
 

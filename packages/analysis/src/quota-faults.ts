@@ -19,7 +19,17 @@ export function quotaFaults(index: ClusterIndex): Fault[] {
           (workload.spec?.containers ?? []).some((container) => (container.ports ?? []).length > 0) &&
           !(index.state.services ?? []).some((service) => selects(service.spec.selector ?? {}, workload.labels)),
       );
-      if (unserved.length > 0) faults.push(quotaFault(index, quota, services, "services", unserved.map((workload) => workload.ref), `${unserved.map((one) => one.ref).join(", ")} has no Service`));
+      if (unserved.length > 0)
+        faults.push(
+          quotaFault(
+            index,
+            quota,
+            services,
+            "services",
+            unserved.map((workload) => workload.ref),
+            `${unserved.map((one) => one.ref).join(", ")} has no Service`,
+          ),
+        );
     }
     const storage = storageResource(quota);
     if (storage !== undefined && index.state.persistentVolumeClaims !== undefined) {
@@ -41,16 +51,27 @@ function storageFault(index: ClusterIndex, quota: ResourceQuota, resource: strin
   const requests = resource === "requests.storage" || resource.endsWith(".storageclass.storage.k8s.io/requests.storage");
   const over = claims.filter((claim) => claim.status?.phase !== "Bound" && requests && (quantityOf(claim.spec?.resources?.requests?.storage) ?? 0) > free);
   const users = (names: ReadonlySet<string>) =>
-    [...index.workloads.values()].filter((workload) => (workload.spec?.volumes ?? []).some((volume) => volume.persistentVolumeClaim !== undefined && names.has(volume.persistentVolumeClaim.claimName)));
+    [...index.workloads.values()].filter((workload) =>
+      (workload.spec?.volumes ?? []).some((volume) => volume.persistentVolumeClaim !== undefined && names.has(volume.persistentVolumeClaim.claimName)),
+    );
   const [claim] = over;
   if (claim !== undefined) {
     const affects = users(new Set(over.map((one) => one.metadata.name))).map((workload) => workload.ref);
     return quotaFault(index, quota, resource, "storage", affects, `claim ${claim.metadata.name} asks ${claim.spec?.resources?.requests?.storage}`);
   }
   const known = new Set(claims.map((one) => one.metadata.name));
-  const waiting = [...index.workloads.values()].filter((workload) => (workload.spec?.volumes ?? []).some((volume) => volume.persistentVolumeClaim !== undefined && !known.has(volume.persistentVolumeClaim.claimName)));
+  const waiting = [...index.workloads.values()].filter((workload) =>
+    (workload.spec?.volumes ?? []).some((volume) => volume.persistentVolumeClaim !== undefined && !known.has(volume.persistentVolumeClaim.claimName)),
+  );
   if (waiting.length === 0) return undefined;
-  const fault = quotaFault(index, quota, resource, "storage", waiting.map((workload) => workload.ref), `${waiting.map((one) => one.ref).join(", ")} waits for a claim that does not exist`);
+  const fault = quotaFault(
+    index,
+    quota,
+    resource,
+    "storage",
+    waiting.map((workload) => workload.ref),
+    `${waiting.map((one) => one.ref).join(", ")} waits for a claim that does not exist`,
+  );
   return full ? fault : { ...fault, certainty: "suggestive" };
 }
 

@@ -285,7 +285,12 @@ describe("rankFindings on incidents", () => {
   // symptom was named as its cause.
   it("a deploy followed by 19 quiet minutes, then a traffic surge: the deploy is not the cause", () => {
     const ranking = rankFindings(
-      [change("Rollouts of catalog", "13:36"), metric("Request rate of catalog", 3.3, "13:55"), metric("p99 latency of catalog", 4, "13:56"), metric("Error ratio of catalog", 8.6, "13:57")],
+      [
+        change("Rollouts of catalog", "13:36"),
+        metric("Request rate of catalog", 3.3, "13:55"),
+        metric("p99 latency of catalog", 4, "13:56"),
+        metric("Error ratio of catalog", 8.6, "13:57"),
+      ],
       { time },
     );
     expect(ranking.likelyCause).toBeUndefined();
@@ -296,7 +301,10 @@ describe("rankFindings on incidents", () => {
   it("another service's rollout 16 min before connections begin to climb to their limit: the saturation is the cause", () => {
     const climbing = metric("Connections in use", 2.6, "13:46");
     const connections = { ...climbing, evidence: { ...climbing.evidence, saturation: { limit: 100, of: "max_connections", direction: "up" as const } } };
-    const ranking = rankFindings([change("Rollouts in shop", "13:30"), connections, metric("Error ratio by service", 76, "13:59"), change("Rollouts in shop", "13:51")], { time });
+    const ranking = rankFindings(
+      [change("Rollouts in shop", "13:30"), connections, metric("Error ratio by service", 76, "13:59"), change("Rollouts in shop", "13:51")],
+      { time },
+    );
     expect(cause(ranking)).toEqual(["symptom", "Connections in use"]);
     expect(ranking.changes.map(({ verdict }) => verdict)).toEqual(["long-before", "after-first-symptom"]);
   });
@@ -327,7 +335,9 @@ describe("rankFindings on incidents", () => {
   });
 
   it("a warning that recurs from before the incident is background, as is one from long before", () => {
-    const ranking = rankFindings([event("Events", "Unhealthy", "13:20"), event("Events", "Unhealthy", "14:02"), event("Events", "OOMKilled", "14:03")], { time });
+    const ranking = rankFindings([event("Events", "Unhealthy", "13:20"), event("Events", "Unhealthy", "14:02"), event("Events", "OOMKilled", "14:03")], {
+      time,
+    });
     expect(ranking.background.map(({ evidence }) => evidence.onset)).toEqual([at("13:20"), at("14:02")]);
     expect(ranking.symptoms.map(({ evidence }) => evidence.kind === "event" && evidence.reason)).toEqual(["OOMKilled"]);
     expect(rankFindings([event("Events", "Unhealthy", "13:20"), metric("flat", 1.1)], { time }).symptoms).toEqual([]);

@@ -247,7 +247,8 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
       case "symptom": {
         const symptom = { ...base, evidence: classified.evidence };
         // The page (an alert for what the issue is about) is context, not a symptom.
-        if (upstream === undefined && symptom.evidence.kind === "alert" && isPage(symptom.evidence, options.attributes)) ranking.paged.push({ ...base, evidence: symptom.evidence });
+        if (upstream === undefined && symptom.evidence.kind === "alert" && isPage(symptom.evidence, options.attributes))
+          ranking.paged.push({ ...base, evidence: symptom.evidence });
         else ranking.symptoms.push(symptom);
         break;
       }
@@ -417,7 +418,8 @@ function symptomCause(
         (symptom.upstream === undefined && isLeadingNewPattern(symptom, incident, onsetOf)) ||
         (symptom.upstream === undefined &&
           isCauseKind(symptom.evidence) &&
-          (symptom.evidence.kind !== "alert" || (!isPage(symptom.evidence, scope.attributes) && incident.every((other) => other === symptom || onsetOf(other) > first))))),
+          (symptom.evidence.kind !== "alert" ||
+            (!isPage(symptom.evidence, scope.attributes) && incident.every((other) => other === symptom || onsetOf(other) > first))))),
   );
   const earliest = Math.min(...candidates.map(onsetOf));
   // Symptoms are strongest first: of several at the same time, the strongest.
@@ -454,7 +456,10 @@ function symptomCause(
  * Paired by the pod (`subject`), and by the container when both name it. Returns the symptoms in the same
  * order with those kills re-dated, and the crash loops so paired.
  */
-function oomStories(symptoms: ReadonlyArray<Finding<SymptomEvidence>>): { symptoms: Array<Finding<SymptomEvidence>>; crashLoops: Set<Finding<SymptomEvidence>> } {
+function oomStories(symptoms: ReadonlyArray<Finding<SymptomEvidence>>): {
+  symptoms: Array<Finding<SymptomEvidence>>;
+  crashLoops: Set<Finding<SymptomEvidence>>;
+} {
   const eventsOf = (kind: "oom" | "crash-loop") =>
     symptoms.flatMap((symptom) => (symptom.evidence.kind === "event" && causeKindOf(symptom.evidence) === kind ? [{ symptom, event: symptom.evidence }] : []));
   const loops = eventsOf("crash-loop");
@@ -522,7 +527,9 @@ export function causeKindOf(evidence: SymptomEvidence): string | undefined {
       return evidence.value === 0 && evidence.baseline > 0 ? "outage" : undefined;
     case "event":
       // A pull or a start that failed, when the kubelet says why (container-failures.ts).
-      return CAUSE_EVENT_KINDS.get(evidence.reason) ?? (isCrashLoopEvent(evidence) ? "crash-loop" : undefined) ?? failureKindOf(evidence.reason, evidence.message);
+      return (
+        CAUSE_EVENT_KINDS.get(evidence.reason) ?? (isCrashLoopEvent(evidence) ? "crash-loop" : undefined) ?? failureKindOf(evidence.reason, evidence.message)
+      );
     case "alert":
       return "alert";
     case "fault":
@@ -549,7 +556,11 @@ function isLeadingNewPattern(
   // errors calling it) is that symptom seen in the logs: it leads only by when lines and scrapes fall.
   const text = `${evidence.pattern} ${evidence.example ?? ""}`;
   const namesAnother = incident.some(
-    (other) => other !== symptom && isCauseKind(other.evidence) && other.evidence.kind === "metric" && Object.values(other.evidence.labels).some((value) => value.length >= 4 && text.includes(value)),
+    (other) =>
+      other !== symptom &&
+      isCauseKind(other.evidence) &&
+      other.evidence.kind === "metric" &&
+      Object.values(other.evidence.labels).some((value) => value.length >= 4 && text.includes(value)),
   );
   return !namesAnother && incident.every((other) => other.evidence.action === evidence.action || onsetOf(other) > began);
 }

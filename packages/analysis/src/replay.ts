@@ -33,7 +33,12 @@ export function replayBundle(bundle: EvidenceBundle): Replay {
     bundle,
     bundle.actions.map((action) =>
       unreadable.includes(action) && isKnown(action.observation.kind)
-        ? [{ gadget: action.gadget ?? action.title, evidence: { kind: "failed", action: action.title, reason: `cannot read its observation of kind "${action.observation.kind}"` } }]
+        ? [
+            {
+              gadget: action.gadget ?? action.title,
+              evidence: { kind: "failed", action: action.title, reason: `cannot read its observation of kind "${action.observation.kind}"` },
+            },
+          ]
         : findingsOfAction(action, bundle.issue.attributes),
     ),
   );
@@ -50,7 +55,11 @@ export function replayBundle(bundle: EvidenceBundle): Replay {
  * title, with the issue's attributes when it is about the paged service (not an upstream's).
  */
 export function findingsOfAction(action: BundleAction, attributes?: Readonly<Record<string, string>>): Finding[] {
-  return evidenceOf(action, action.upstream === undefined ? attributes : undefined).map((evidence) => ({ gadget: action.gadget ?? action.title, evidence, ...(action.upstream === undefined ? {} : { upstream: action.upstream }) }));
+  return evidenceOf(action, action.upstream === undefined ? attributes : undefined).map((evidence) => ({
+    gadget: action.gadget ?? action.title,
+    evidence,
+    ...(action.upstream === undefined ? {} : { upstream: action.upstream }),
+  }));
 }
 
 /**
@@ -66,7 +75,9 @@ export function judgeBundle(bundle: EvidenceBundle, perAction: ReadonlyArray<rea
   return {
     verdict: judgement.verdict,
     // As the worker offered them: the same rendering, kept in the bundle, by the same rule.
-    actionableMitigations: bundle.mitigations.filter(({ when }) => when === undefined || mitigationFits(when, judgement.ranking, time)).map(({ mitigation }) => mitigation),
+    actionableMitigations: bundle.mitigations
+      .filter(({ when }) => when === undefined || mitigationFits(when, judgement.ranking, time))
+      .map(({ mitigation }) => mitigation),
   };
 }
 

@@ -15,7 +15,11 @@ export function serviceFaults(index: ClusterIndex): Fault[] {
     const name = service.metadata.name;
     const selected = workloads.filter((workload) => selects(selector, workload.labels) || workload.pods.some((pod) => selects(selector, pod.metadata.labels)));
     if (selected.length === 0) {
-      const near = workloads.find((workload) => workload.name === name || Object.entries(workload.labels).some(([key, value]) => key in selector && value !== selector[key] && similar(value, selector[key] ?? "")));
+      const near = workloads.find(
+        (workload) =>
+          workload.name === name ||
+          Object.entries(workload.labels).some(([key, value]) => key in selector && value !== selector[key] && similar(value, selector[key] ?? "")),
+      );
       if (near === undefined) continue;
       faults.push({
         subject: `service/${name}`,
@@ -166,15 +170,34 @@ function explainedNames(index: ClusterIndex, explained: ReadonlySet<string>): st
   );
   return [
     ...workloads.map((workload) => workload.name),
-    ...services.flatMap((service) => [service.metadata.name, ...(service.spec.clusterIP === undefined || service.spec.clusterIP === "None" ? [] : [`${service.spec.clusterIP}:`])]),
+    ...services.flatMap((service) => [
+      service.metadata.name,
+      ...(service.spec.clusterIP === undefined || service.spec.clusterIP === "None" ? [] : [`${service.spec.clusterIP}:`]),
+    ]),
   ].filter((name) => name.length >= 3);
 }
 
 const LOG_MECHANISMS: ReadonlyArray<[RegExp, string, string]> = [
-  [/password authentication failed|access denied for user|authentication failed|invalid credentials|wrongpass|NOAUTH/i, "dependency/credentials", "Fix the credentials {workload} uses for its dependency (the Secret it reads)"],
-  [/too many (clients|connections)|remaining connection slots|connection pool (is )?exhausted|pool exhausted|max_connections|no connection became available/i, "dependency/connections-exhausted", "Free connections for {workload}: a smaller pool per pod, fewer idle connections, or a higher limit on the dependency"],
-  [/read-only (transaction|replica|file system|mode)|READONLY You can't write/i, "dependency/read-only", "Point {workload} at a writable primary of its dependency"],
-  [/no such host|unknown host|name or service not known|could not resolve|temporary failure in name resolution|UnknownHostException|getaddrinfo ENOTFOUND/i, "dependency/unknown-host", "Fix the host name {workload} uses for its dependency"],
+  [
+    /password authentication failed|access denied for user|authentication failed|invalid credentials|wrongpass|NOAUTH/i,
+    "dependency/credentials",
+    "Fix the credentials {workload} uses for its dependency (the Secret it reads)",
+  ],
+  [
+    /too many (clients|connections)|remaining connection slots|connection pool (is )?exhausted|pool exhausted|max_connections|no connection became available/i,
+    "dependency/connections-exhausted",
+    "Free connections for {workload}: a smaller pool per pod, fewer idle connections, or a higher limit on the dependency",
+  ],
+  [
+    /read-only (transaction|replica|file system|mode)|READONLY You can't write/i,
+    "dependency/read-only",
+    "Point {workload} at a writable primary of its dependency",
+  ],
+  [
+    /no such host|unknown host|name or service not known|could not resolve|temporary failure in name resolution|UnknownHostException|getaddrinfo ENOTFOUND/i,
+    "dependency/unknown-host",
+    "Fix the host name {workload} uses for its dependency",
+  ],
   [/connection refused|ECONNREFUSED/i, "dependency/connection-refused", "Check that the dependency {workload} calls is up on the port it uses"],
 ];
 

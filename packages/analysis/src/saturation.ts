@@ -76,8 +76,7 @@ export function saturationCheck(rule: SaturationRule, labels: Labels): Saturatio
     direction: rule.direction,
     of: limit.labels.__name__ ?? rule.name,
     limitAt: (at) => valueAt(limit, at),
-    saturated: (value, limitValue) =>
-      limitValue > 0 && (up ? value >= SATURATION_SHARE * limitValue : value <= (1 - SATURATION_SHARE) * limitValue),
+    saturated: (value, limitValue) => limitValue > 0 && (up ? value >= SATURATION_SHARE * limitValue : value <= (1 - SATURATION_SHARE) * limitValue),
     degree: (value, limitValue) => (up ? value / limitValue : -value / limitValue),
   };
 }

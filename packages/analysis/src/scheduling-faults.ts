@@ -26,20 +26,54 @@ export function schedulingFaults(index: ClusterIndex, workload: Workload): Fault
       const nodes = index.state.nodes ?? [];
       if (bySelector && (!byAffinity || nodes.length === 0 || !nodes.some((node) => selectorAdmits(pod, node)))) {
         const selector = Object.entries(pod.spec?.nodeSelector ?? {}).map(([key, value]) => `${key}=${value}`);
-        return [{ ...base, mechanism: "unschedulable/node-selector", detail: `nodeSelector ${selector.join(", ")}; ${quoted}`, remedy: `Fix the nodeSelector of ${workload.ref} (${selector.join(", ")}) to labels a node has, or label a node to match` }];
+        return [
+          {
+            ...base,
+            mechanism: "unschedulable/node-selector",
+            detail: `nodeSelector ${selector.join(", ")}; ${quoted}`,
+            remedy: `Fix the nodeSelector of ${workload.ref} (${selector.join(", ")}) to labels a node has, or label a node to match`,
+          },
+        ];
       }
-      return [{ ...base, mechanism: "unschedulable/node-affinity", detail: `required node affinity; ${quoted}`, remedy: `Fix the required node affinity of ${workload.ref} to match a node's labels, or make it preferred` }];
+      return [
+        {
+          ...base,
+          mechanism: "unschedulable/node-affinity",
+          detail: `required node affinity; ${quoted}`,
+          remedy: `Fix the required node affinity of ${workload.ref} to match a node's labels, or make it preferred`,
+        },
+      ];
     }
     case "taint": {
-      const taints = [...new Set((index.state.nodes ?? []).filter((node) => node.spec?.unschedulable !== true && selectorAdmits(pod, node) && affinityAdmits(pod, node)).flatMap((node) => untolerated(pod, node)))];
+      const taints = [
+        ...new Set(
+          (index.state.nodes ?? [])
+            .filter((node) => node.spec?.unschedulable !== true && selectorAdmits(pod, node) && affinityAdmits(pod, node))
+            .flatMap((node) => untolerated(pod, node)),
+        ),
+      ];
       // The node lifecycle's own taints (not-ready, unreachable, a pressure) are a node's condition: its fault, not the workload's.
       if (taints.length > 0 && taints.every((taint) => taint.startsWith("node.kubernetes.io/"))) return [];
-      return [{ ...base, mechanism: "unschedulable/taint", detail: `${taints.length === 0 ? "" : `untolerated taints ${someOf(taints).join(", ")}; `}${quoted}`, remedy: `Add the toleration ${workload.ref} needs for the nodes' taint, or remove the taint from the node it should run on` }];
+      return [
+        {
+          ...base,
+          mechanism: "unschedulable/taint",
+          detail: `${taints.length === 0 ? "" : `untolerated taints ${someOf(taints).join(", ")}; `}${quoted}`,
+          remedy: `Add the toleration ${workload.ref} needs for the nodes' taint, or remove the taint from the node it should run on`,
+        },
+      ];
     }
     case "cordoned": {
       const cordoned = (index.state.nodes ?? []).filter((node) => node.spec?.unschedulable === true).map((node) => node.metadata.name);
       const names = cordoned.length > 0 ? ` (${someOf(cordoned).join(", ")})` : "";
-      return [{ ...base, mechanism: "unschedulable/cordoned", detail: `nodes cordoned${names}; ${quoted}`, remedy: `Uncordon the nodes${names} (kubectl uncordon) so ${workload.ref} can be placed` }];
+      return [
+        {
+          ...base,
+          mechanism: "unschedulable/cordoned",
+          detail: `nodes cordoned${names}; ${quoted}`,
+          remedy: `Uncordon the nodes${names} (kubectl uncordon) so ${workload.ref} can be placed`,
+        },
+      ];
     }
     case "cpu":
     case "memory": {
@@ -54,7 +88,14 @@ export function schedulingFaults(index: ClusterIndex, workload: Workload): Fault
       ];
     }
     case "anti-affinity":
-      return [{ ...base, mechanism: "unschedulable/pod-anti-affinity", detail: quoted, remedy: `Relax the pod anti-affinity of ${workload.ref} (preferred instead of required, or another topology key), or add nodes` }];
+      return [
+        {
+          ...base,
+          mechanism: "unschedulable/pod-anti-affinity",
+          detail: quoted,
+          remedy: `Relax the pod anti-affinity of ${workload.ref} (preferred instead of required, or another topology key), or add nodes`,
+        },
+      ];
     case "affinity":
       return [{ ...base, mechanism: "unschedulable/pod-affinity", detail: quoted, remedy: `Fix the pod affinity of ${workload.ref} to match running pods` }];
     case "volume":
@@ -106,7 +147,7 @@ export function dominantReason(message: string): SchedulingReason {
     // Of as many nodes, the reason other than a cordon: a cordoned control plane is how clusters are.
     if (best === undefined || count > best.count || (count === best.count && best.reason === "cordoned")) best = { reason, count };
   }
-  return best?.reason ?? (REASON_PATTERNS.find(([pattern]) => pattern.test(head))?.[1] ?? "other");
+  return best?.reason ?? REASON_PATTERNS.find(([pattern]) => pattern.test(head))?.[1] ?? "other";
 }
 
 function firstSentence(text: string): string {
@@ -181,7 +222,9 @@ function untolerated(pod: Pod, node: Node): string[] {
         !tolerations.some(
           (toleration) =>
             (toleration.effect === undefined || toleration.effect === "" || toleration.effect === taint.effect) &&
-            (toleration.operator === "Exists" ? toleration.key === undefined || toleration.key === "" || toleration.key === taint.key : toleration.key === taint.key && (toleration.value ?? "") === (taint.value ?? "")),
+            (toleration.operator === "Exists"
+              ? toleration.key === undefined || toleration.key === "" || toleration.key === taint.key
+              : toleration.key === taint.key && (toleration.value ?? "") === (taint.value ?? "")),
         ),
     )
     .map((taint) => `${taint.key}${taint.value === undefined ? "" : `=${taint.value}`}:${taint.effect}`);
@@ -228,7 +271,9 @@ function unscheduled(index: ClusterIndex, workload: Workload, pod: Pod, affects:
 
 /** The node the scheduler runs on: its kube-system pod's, else the control plane's. */
 function schedulerNode(index: ClusterIndex): string | undefined {
-  const pod = (index.state.systemPods ?? []).find((one) => one.metadata.labels?.component === "kube-scheduler" || one.metadata.name.startsWith("kube-scheduler"));
+  const pod = (index.state.systemPods ?? []).find(
+    (one) => one.metadata.labels?.component === "kube-scheduler" || one.metadata.name.startsWith("kube-scheduler"),
+  );
   if (pod?.spec?.nodeName !== undefined) return pod.spec.nodeName;
   const nodes = index.state.nodes ?? [];
   const controlPlane = nodes.find(isControlPlane);
@@ -249,7 +294,14 @@ function volumeFaults(index: ClusterIndex, workload: Workload, pod: Pod, base: B
     const claim = known.find((one) => one.metadata.name === name);
     if (claim === undefined) {
       if (index.state.persistentVolumeClaims === undefined) continue;
-      return [{ ...base, mechanism: "volume/missing-claim", detail: `claim ${name} does not exist; ${quoted}`, remedy: `Create the PersistentVolumeClaim ${name} in ${index.namespace}, or fix ${workload.ref}'s volume` }];
+      return [
+        {
+          ...base,
+          mechanism: "volume/missing-claim",
+          detail: `claim ${name} does not exist; ${quoted}`,
+          remedy: `Create the PersistentVolumeClaim ${name} in ${index.namespace}, or fix ${workload.ref}'s volume`,
+        },
+      ];
     }
     if (claim.status?.phase === "Bound") continue;
     const mismatch = closestMismatch(claim, index.state.persistentVolumes ?? []);
@@ -257,9 +309,24 @@ function volumeFaults(index: ClusterIndex, workload: Workload, pod: Pod, base: B
     const said = events.at(-1)?.message;
     const detail = `claim ${name} Pending${mismatch === undefined ? "" : `: ${mismatch.detail}`}${said === undefined ? "" : `; "${said}"`}`;
     const mechanism = mismatch?.mechanism ?? mechanismOfClaimMessage(said) ?? "volume/unbound";
-    return [{ ...base, ...(events[0] === undefined ? {} : { onset: eventOnset(events[0]) ?? base.onset }), mechanism, detail, remedy: volumeRemedy(mechanism, name, workload.ref, mismatch?.volume) }].map(dropUndefinedOnset);
+    return [
+      {
+        ...base,
+        ...(events[0] === undefined ? {} : { onset: eventOnset(events[0]) ?? base.onset }),
+        mechanism,
+        detail,
+        remedy: volumeRemedy(mechanism, name, workload.ref, mismatch?.volume),
+      },
+    ].map(dropUndefinedOnset);
   }
-  return [{ ...base, mechanism: "volume/unbound", detail: quoted, remedy: `Bind the claims ${workload.ref} needs (a matching PersistentVolume or a storage class that provisions one)` }];
+  return [
+    {
+      ...base,
+      mechanism: "volume/unbound",
+      detail: quoted,
+      remedy: `Bind the claims ${workload.ref} needs (a matching PersistentVolume or a storage class that provisions one)`,
+    },
+  ];
 }
 
 function dropUndefinedOnset(fault: Fault): Fault {
@@ -296,7 +363,10 @@ function volumeRemedy(mechanism: string, claim: string, workload: string, volume
 }
 
 /** The volume that would fit the claim with the fewest mismatches, and its first one; undefined when none is near. */
-function closestMismatch(claim: PersistentVolumeClaim, volumes: readonly PersistentVolume[]): { mechanism: string; detail: string; volume: string } | undefined {
+function closestMismatch(
+  claim: PersistentVolumeClaim,
+  volumes: readonly PersistentVolume[],
+): { mechanism: string; detail: string; volume: string } | undefined {
   let best: { mismatches: Array<{ mechanism: string; detail: string }>; volume: string } | undefined;
   for (const volume of volumes) {
     const mismatches = mismatchesOf(claim, volume);
@@ -312,19 +382,33 @@ function mismatchesOf(claim: PersistentVolumeClaim, volume: PersistentVolume): A
   const name = volume.metadata.name;
   const claimRef = volume.spec?.claimRef;
   const boundElsewhere = volume.status?.phase === "Bound" && claimRef?.name !== undefined && claimRef.name !== claim.metadata.name;
-  if (boundElsewhere) found.push({ mechanism: "volume/pv-occupied", detail: `volume ${name} is bound to ${claimRef?.namespace === undefined ? "" : `${claimRef.namespace}/`}${claimRef?.name}` });
+  if (boundElsewhere)
+    found.push({
+      mechanism: "volume/pv-occupied",
+      detail: `volume ${name} is bound to ${claimRef?.namespace === undefined ? "" : `${claimRef.namespace}/`}${claimRef?.name}`,
+    });
   const wantedClass = claim.spec?.storageClassName ?? "";
   const hasClass = volume.spec?.storageClassName ?? "";
   if (wantedClass !== hasClass) found.push({ mechanism: "volume/storage-class", detail: `claim asks class "${wantedClass}", volume ${name} is "${hasClass}"` });
   const wanted = quantityOf(claim.spec?.resources?.requests?.storage);
   const has = quantityOf(volume.spec?.capacity?.storage);
-  if (wanted !== undefined && has !== undefined && wanted > has) found.push({ mechanism: "volume/capacity", detail: `claim asks ${claim.spec?.resources?.requests?.storage}, volume ${name} holds ${volume.spec?.capacity?.storage}` });
+  if (wanted !== undefined && has !== undefined && wanted > has)
+    found.push({
+      mechanism: "volume/capacity",
+      detail: `claim asks ${claim.spec?.resources?.requests?.storage}, volume ${name} holds ${volume.spec?.capacity?.storage}`,
+    });
   const modes = claim.spec?.accessModes ?? [];
   const offered = volume.spec?.accessModes ?? [];
-  if (modes.length > 0 && offered.length > 0 && !modes.every((mode) => offered.includes(mode))) found.push({ mechanism: "volume/access-mode", detail: `claim asks ${modes.join(", ")}, volume ${name} offers ${offered.join(", ")}` });
+  if (modes.length > 0 && offered.length > 0 && !modes.every((mode) => offered.includes(mode)))
+    found.push({ mechanism: "volume/access-mode", detail: `claim asks ${modes.join(", ")}, volume ${name} offers ${offered.join(", ")}` });
   const selector = claim.spec?.selector?.matchLabels;
   if (selector !== undefined && Object.entries(selector).some(([key, value]) => volume.metadata.labels?.[key] !== value)) {
-    found.push({ mechanism: "volume/selector", detail: `claim selects ${Object.entries(selector).map(([key, value]) => `${key}=${value}`).join(", ")}, volume ${name} is not labelled so` });
+    found.push({
+      mechanism: "volume/selector",
+      detail: `claim selects ${Object.entries(selector)
+        .map(([key, value]) => `${key}=${value}`)
+        .join(", ")}, volume ${name} is not labelled so`,
+    });
   }
   // A volume bound elsewhere is occupied whatever else differs: that is what stands in the way first.
   return boundElsewhere ? found.slice(0, 1) : found;

@@ -24,7 +24,8 @@ export const SATURATION_SEVERITY = 10_000;
  * One series compared with its baseline: the fields of its metric evidence (MetricEvidence says what each
  * means), and the incident phase's sample that was compared, whose value is the evidence's `value`.
  */
-export interface Comparison extends Pick<MetricEvidence, "baseline" | "low" | "high" | "ratio" | "severity" | "abnormal" | "onset" | "endedAt" | "flat" | "saturation"> {
+export interface Comparison
+  extends Pick<MetricEvidence, "baseline" | "low" | "high" | "ratio" | "severity" | "abnormal" | "onset" | "endedAt" | "flat" | "saturation"> {
   extreme: SeriesPoint;
 }
 
@@ -118,9 +119,7 @@ export function compareSeries(points: readonly SeriesPoint[], incidentFrom: numb
     const ratio = ratioOf(extreme.value, baseline);
     const severity = moveSeverity(ratio);
     const large = (value: number) =>
-      (value - baseline) * side > 0 &&
-      deviationOf(ratioOf(value, baseline)) >= ABNORMAL_RATIO &&
-      Math.abs(value - baseline) >= ABNORMAL_SPREADS * spread;
+      (value - baseline) * side > 0 && deviationOf(ratioOf(value, baseline)) >= ABNORMAL_RATIO && Math.abs(value - baseline) >= ABNORMAL_SPREADS * spread;
     const first = points.findIndex((point, index) => index >= split && large(point.value));
     if (!large(extreme.value) || first < 0) return { extreme, ratio, severity, abnormal: false, onsetAt: 0, side };
     const start = runStart(points, first, (value) => departs(value, side));

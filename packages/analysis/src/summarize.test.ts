@@ -6,10 +6,13 @@ import { judgeExecution } from "./verdict.js";
 
 /** The bottom line of findings, as the worker writes it: judged, then rendered. */
 function summarizeExecution(input: { time: Date; attributes: Readonly<Record<string, string>>; findings: readonly Finding[]; lookbackMs?: number }): string {
-  const judgement = judgeExecution(input.findings, { time: input.time, attributes: input.attributes, ...(input.lookbackMs === undefined ? {} : { lookbackMs: input.lookbackMs }) });
+  const judgement = judgeExecution(input.findings, {
+    time: input.time,
+    attributes: input.attributes,
+    ...(input.lookbackMs === undefined ? {} : { lookbackMs: input.lookbackMs }),
+  });
   return bottomLineOf(judgement, input.attributes);
 }
-
 
 const time = new Date("2026-11-21T14:05:00Z");
 const at = (clock: string) => new Date(`2026-11-21T${clock}:00Z`);
@@ -136,19 +139,33 @@ describe("summarizeExecution", () => {
     const alert = finding({ kind: "alert", action: "Alerts", name: "HighLatency", level: "critical", onset: at("14:04") }, "Alerts");
     const oom = finding({ kind: "event", action: "Pod events", subject: "pod/checkout-1", reason: "OOMKilled", warning: true, onset: at("14:02") }, "Pods");
     const logs = finding(
-      { kind: "log-pattern", action: "Log errors", pattern: "timeout <_>", perMinute: 12, baselinePerMinute: 2, ratio: 6, severity: 6, abnormal: true, onset: at("14:04"), baselineMs: HOUR },
+      {
+        kind: "log-pattern",
+        action: "Log errors",
+        pattern: "timeout <_>",
+        perMinute: 12,
+        baselinePerMinute: 2,
+        ratio: 6,
+        severity: 6,
+        abnormal: true,
+        onset: at("14:04"),
+        baselineMs: HOUR,
+      },
       "Logs",
     );
-    const scheduled = finding({ kind: "event", action: "Pod events", subject: "pod/checkout-2", reason: "Scheduled", warning: false, onset: at("14:03") }, "Pods");
+    const scheduled = finding(
+      { kind: "event", action: "Pod events", subject: "pod/checkout-2", reason: "Scheduled", warning: false, onset: at("14:03") },
+      "Pods",
+    );
     expect(summarizeExecution({ ...base, attributes: {}, findings: [alert, oom, logs, latency, scheduled] })).toBe(
       "Around 2026-11-21 14:05 UTC: likely cause: Pod events: OOMKilled on pod/checkout-1 (Pods), at 14:02 UTC, 2 min before the next symptom. " +
-        "Also abnormal: Log errors: \"timeout <_>\" 6× its rate in the hour before (Logs), since 14:04 UTC; p99 latency 4.1× its level in the hour before (Checkout), since 14:05 UTC; " +
+        'Also abnormal: Log errors: "timeout <_>" 6× its rate in the hour before (Logs), since 14:04 UTC; p99 latency 4.1× its level in the hour before (Checkout), since 14:05 UTC; ' +
         "Alerts: HighLatency firing, since 14:04 UTC. " +
         "Other findings: Pod events: Scheduled on pod/checkout-2 at 14:03 UTC.",
     );
     const backOff = finding({ kind: "event", action: "Pod events", subject: "pod/checkout-1", reason: "BackOff", warning: true, onset: at("14:02") }, "Pods");
     expect(summarizeExecution({ ...base, attributes: {}, findings: [alert, backOff, logs, latency] })).toBe(
-      "Around 2026-11-21 14:05 UTC: Log errors: \"timeout <_>\" 6× its rate in the hour before (Logs), since 14:04 UTC. " +
+      'Around 2026-11-21 14:05 UTC: Log errors: "timeout <_>" 6× its rate in the hour before (Logs), since 14:04 UTC. ' +
         "Also abnormal: p99 latency 4.1× its level in the hour before (Checkout), since 14:05 UTC; Alerts: HighLatency firing, since 14:04 UTC; " +
         "Pod events: BackOff on pod/checkout-1 (Pods), at 14:02 UTC. " +
         "First symptom: Pod events (Pods) at 14:02 UTC, before the others: the likely place to look for the cause.",
@@ -189,7 +206,9 @@ describe("summarizeExecution", () => {
     const late = finding({ ...errorRate, onset: seconds("14:02", 1_200) }, "Errors");
     expect(summarizeExecution({ ...base, attributes: {}, findings: [late, deployed] })).toMatch(/\(Last deploy\), 1 min before the first symptom/);
     const old = finding({ ...deployChange, at: seconds("13:44", -18_000) }, "Changes");
-    expect(summarizeExecution({ ...base, attributes: {}, findings: [errors, old] })).toMatch(/\(Last deploy\), 19 min before the first symptom, too long before/);
+    expect(summarizeExecution({ ...base, attributes: {}, findings: [errors, old] })).toMatch(
+      /\(Last deploy\), 19 min before the first symptom, too long before/,
+    );
   });
 
   it("says when the likely cause began after another symptom", () => {
@@ -211,14 +230,17 @@ describe("summarizeExecution", () => {
   });
 
   it("says nothing abnormal began near the issue when all it found was so before, recurring warnings included", () => {
-    const warning = (clock: string) => finding({ kind: "event", action: "Warning events", subject: "pod/checkout-1", reason: "Unhealthy", warning: true, onset: at(clock) }, "Pods");
+    const warning = (clock: string) =>
+      finding({ kind: "event", action: "Warning events", subject: "pod/checkout-1", reason: "Unhealthy", warning: true, onset: at(clock) }, "Pods");
     expect(summarizeExecution({ ...base, attributes: {}, findings: [traffic, warning("13:20"), warning("14:02")] })).toBe(
       "Around 2026-11-21 14:05 UTC: nothing abnormal began near the issue time. " +
         "Abnormal since before the incident (background, not counted as its symptoms): Warning events: Unhealthy on pod/checkout-1 (Pods), at 13:20 UTC; " +
         "Warning events: Unhealthy on pod/checkout-1 (Pods), at 14:02 UTC. Within usual range: request rate.",
     );
     const oom = finding({ kind: "event", action: "Pod restarts", subject: "pod/checkout-1", reason: "OOMKilled", warning: true, onset: at("14:02") }, "Pods");
-    expect(summarizeExecution({ ...base, attributes: {}, findings: [warning("13:20"), oom, errors] })).toMatch(/^Around 2026-11-21 14:05 UTC: likely cause: Pod restarts: OOMKilled/);
+    expect(summarizeExecution({ ...base, attributes: {}, findings: [warning("13:20"), oom, errors] })).toMatch(
+      /^Around 2026-11-21 14:05 UTC: likely cause: Pod restarts: OOMKilled/,
+    );
   });
 
   it("judges nothing from answers alone: they are context, not normal", () => {
@@ -235,13 +257,18 @@ describe("summarizeExecution", () => {
     const event = (reason: string, pod: string, warning = false) =>
       finding({ kind: "event", action: "Events in shop", subject: `pod/${pod}`, reason, warning, onset: at("14:01") }, "Kubernetes");
     const rollout = ["a", "b", "c"].flatMap((pod) => [event("Started", pod), event("Pulling", pod), event("Scheduled", pod)]);
-    const rescale = finding({ kind: "event", action: "Autoscaler", subject: "hpa/checkout", reason: "SuccessfulRescale", warning: false, onset: at("14:02") }, "Kubernetes");
+    const rescale = finding(
+      { kind: "event", action: "Autoscaler", subject: "hpa/checkout", reason: "SuccessfulRescale", warning: false, onset: at("14:02") },
+      "Kubernetes",
+    );
     const findings = [traffic, deploy, ...rollout, event("ScalingReplicaSet", "checkout"), rescale, event("BackOff", "a", true)];
     expect(summarizeExecution({ ...base, attributes: {}, findings })).toBe(
       "Around 2026-11-21 14:05 UTC: Events in shop: BackOff on pod/a (Kubernetes), at 14:01 UTC. Within usual range: request rate. " +
         "Other findings: Last deploy: v1.2.3 at 14:01; Events in shop: 10 normal events (Started, Pulling, Scheduled…); Autoscaler: SuccessfulRescale on hpa/checkout at 14:02 UTC.",
     );
-    expect(summarizeGadget([...rollout.slice(0, 2), traffic], time)).toBe("request rate within its usual range; Events in shop: 2 normal events (Started, Pulling).");
+    expect(summarizeGadget([...rollout.slice(0, 2), traffic], time)).toBe(
+      "request rate within its usual range; Events in shop: 2 normal events (Started, Pulling).",
+    );
   });
 
   it("says nothing abnormal was found, with the baseline period each comparison used", () => {
@@ -262,7 +289,9 @@ describe("summarizeExecution", () => {
 
   it("says that nothing could be checked when every action found no data, and why", () => {
     const empty = (action: string): Finding => finding({ kind: "no-data", action, reason: "empty" });
-    expect(summarizeExecution({ ...base, attributes: { service: "checkout" }, findings: [empty("p99 latency"), empty("error ratio"), empty("request rate")] })).toBe(
+    expect(
+      summarizeExecution({ ...base, attributes: { service: "checkout" }, findings: [empty("p99 latency"), empty("error ratio"), empty("request rate")] }),
+    ).toBe(
       "Around 2026-11-21 14:05 UTC for service=checkout: nothing could be checked: p99 latency, error ratio and request rate found no data in the window.",
     );
     const stopped = finding({ kind: "no-data", action: "CPU", reason: "stopped", lastAt: at("13:54") });

@@ -101,14 +101,19 @@ export function bottomLineOf(judgement: Judgement, attributes: Readonly<Record<s
     // Said plainly: a blip could have been named as a cause, and is not one.
     const blips = symptoms.filter((finding) => isBlip(finding.evidence));
     if (blips.length > 0) {
-      sentences.push(`No cause found: ${listOf(blips.map((finding) => finding.evidence.action))} ${blips.length === 1 ? "was" : "were"} over within minutes, too brief to explain it.`);
+      sentences.push(
+        `No cause found: ${listOf(blips.map((finding) => finding.evidence.action))} ${blips.length === 1 ? "was" : "were"} over within minutes, too brief to explain it.`,
+      );
     }
     const first = firstSymptom(ranking, time);
     if (first !== undefined) sentences.push(first);
   }
-  if (background.length > 0) sentences.push(`Abnormal since before the incident (background, not counted as its symptoms): ${background.map(level).join("; ")}.`);
+  if (background.length > 0)
+    sentences.push(`Abnormal since before the incident (background, not counted as its symptoms): ${background.map(level).join("; ")}.`);
   if (ruledOut.length > 0) {
-    sentences.push(`${likelyCause?.basis === "change" ? "Other changes" : "Changes"}: ${ruledOut.map((change) => changeWithVerdict(change, ranking, time)).join("; ")}.`);
+    sentences.push(
+      `${likelyCause?.basis === "change" ? "Other changes" : "Changes"}: ${ruledOut.map((change) => changeWithVerdict(change, ranking, time)).join("; ")}.`,
+    );
   }
   const measured = normal.filter((finding) => finding.evidence.kind !== "none");
   const notFound = normal.filter((finding) => finding.evidence.kind === "none");
@@ -143,7 +148,9 @@ function causeSentence(ranking: Ranking, likelyCause: LikelyCause, rival: Likely
   }
   if (likelyCause.basis === "fault") {
     // The state names the mechanism: what would undo it follows, for each fault named.
-    const remedies = [likelyCause.finding, ...(rival === undefined ? [] : [rival])].flatMap(({ evidence }) => (evidence.kind === "fault" ? [evidence.remedy] : []));
+    const remedies = [likelyCause.finding, ...(rival === undefined ? [] : [rival])].flatMap(({ evidence }) =>
+      evidence.kind === "fault" ? [evidence.remedy] : [],
+    );
     return `${named}. ${remedies.map((remedy) => `${remedy}.`).join(" ")}`;
   }
   if (likelyCause.basis === "symptom") {

@@ -36,9 +36,21 @@ describe("trendOf", () => {
   });
 
   it("finds none in a step, a short ramp, a flat line or the other direction", () => {
-    expect(trendOf(points(-60, 15, (m) => (m < -40 ? 0.4 : 0.9)), at(-5), 1)).toBeUndefined();
+    expect(
+      trendOf(
+        points(-60, 15, (m) => (m < -40 ? 0.4 : 0.9)),
+        at(-5),
+        1,
+      ),
+    ).toBeUndefined();
     expect(trendOf(points(-60, 15, leak(-25, 17)), at(-5), 1)).toBeUndefined();
-    expect(trendOf(points(-60, 15, () => 0.4), at(-5), 1)).toBeUndefined();
+    expect(
+      trendOf(
+        points(-60, 15, () => 0.4),
+        at(-5),
+        1,
+      ),
+    ).toBeUndefined();
     expect(trendOf(points(-360, 15, leak(-190, 186)), at(-5), -1)).toBeUndefined();
   });
 });
@@ -56,7 +68,14 @@ describe("a trend in the analysis and the ranking", () => {
     // Words: the climb, from when it began.
     expect(shortAnswer(evidence, new Date(time))).toMatch(/, up from .* in the 6 hours before, climbing since 10:5\d UTC$/);
 
-    const deploy = { kind: "change" as const, action: "Rollouts of search", change: "deploy" as const, subject: "search", detail: "search:v3.1", at: new Date(at(-190)) };
+    const deploy = {
+      kind: "change" as const,
+      action: "Rollouts of search",
+      change: "deploy" as const,
+      subject: "search",
+      detail: "search:v3.1",
+      at: new Date(at(-190)),
+    };
     const ranking = rankFindings(
       [
         { gadget: "Memory", evidence },

@@ -126,7 +126,8 @@ function slopeOf(hours: readonly number[], values: readonly number[], from: numb
  */
 export function withTrend<C extends Comparison>(comparison: C, points: readonly SeriesPoint[], incidentFrom: number): C & { trend?: MetricTrend } {
   if (!comparison.abnormal || comparison.flat === true) return comparison;
-  const side = comparison.saturation !== undefined ? (comparison.saturation.direction === "up" ? 1 : -1) : comparison.extreme.value >= comparison.baseline ? 1 : -1;
+  const side =
+    comparison.saturation !== undefined ? (comparison.saturation.direction === "up" ? 1 : -1) : comparison.extreme.value >= comparison.baseline ? 1 : -1;
   // The climb is what led to the extreme: what followed once it got there (a plateau at the limit, a
   // container killed and climbing again) is not part of it.
   const move = (comparison.extreme.value - comparison.baseline) * side;

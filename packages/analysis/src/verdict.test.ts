@@ -46,7 +46,8 @@ function event(action: string, subject: string, reason: string, clock: string): 
 const judge = (findings: readonly Finding[]) => judgeExecution(findings, { time });
 
 /** What a test compares of a finding of the verdict: its kind, subject and action. */
-const named = (entries: ReadonlyArray<{ kind: string; subject?: string; action: string }>) => entries.map(({ kind, subject, action }) => ({ kind, subject, action }));
+const named = (entries: ReadonlyArray<{ kind: string; subject?: string; action: string }>) =>
+  entries.map(({ kind, subject, action }) => ({ kind, subject, action }));
 
 describe("judgeExecution: the verdict of each incident", () => {
   it("a bad deploy followed by an error spike: the deploy, with high confidence", () => {
@@ -98,7 +99,15 @@ describe("judgeExecution: the verdict of each incident", () => {
     });
     expect(verdict.ruledOut).toEqual([
       { kind: "deploy", subject: "cart", action: "Rollouts in shop", onset: iso("13:30"), why: "long-before", leadMs: 16 * MINUTE },
-      { kind: "deploy", subject: "search", detail: "search:v3.1", action: "Rollouts in shop", onset: iso("13:51"), why: "after-first-symptom", leadMs: -5 * MINUTE },
+      {
+        kind: "deploy",
+        subject: "search",
+        detail: "search:v3.1",
+        action: "Rollouts in shop",
+        onset: iso("13:51"),
+        why: "after-first-symptom",
+        leadMs: -5 * MINUTE,
+      },
     ]);
   });
 
@@ -145,13 +154,25 @@ describe("judgeExecution: the verdict of each incident", () => {
       metric("Failed calls from checkout", 40, { onset: at("14:03") }),
     ]);
     expect(verdict.conclusion).toBe("cause");
-    expect(verdict.cause).toMatchObject({ kind: "outage", subject: "dependency=payments-provider", action: "Probes of checkout's dependencies", confidence: "medium" });
+    expect(verdict.cause).toMatchObject({
+      kind: "outage",
+      subject: "dependency=payments-provider",
+      action: "Probes of checkout's dependencies",
+      confidence: "medium",
+    });
   });
 
   it("an alert that fired before anything else: the alert, by its name, with medium confidence", () => {
     const alert = finding({ kind: "alert", action: "Related alerts", name: "PaymentsDown", subject: "service=payments", onset: at("14:00") }, "Alerts");
     const { verdict } = judge([metric("Error ratio of checkout", 9, { onset: at("14:03") }), alert]);
-    expect(verdict.cause).toEqual({ kind: "alert", subject: "service=payments", detail: "PaymentsDown", action: "Related alerts", onset: iso("14:00"), confidence: "medium" });
+    expect(verdict.cause).toEqual({
+      kind: "alert",
+      subject: "service=payments",
+      detail: "PaymentsDown",
+      action: "Related alerts",
+      onset: iso("14:00"),
+      confidence: "medium",
+    });
   });
 
   it("a deploy that is not the cause: no cause, the deploy ruled out as too long before, the first symptom among the symptoms", () => {
@@ -164,7 +185,15 @@ describe("judgeExecution: the verdict of each incident", () => {
     expect(verdict.conclusion).toBe("no-cause");
     expect(verdict.cause).toBeUndefined();
     expect(verdict.ruledOut).toEqual([
-      { kind: "deploy", subject: "catalog", detail: "catalog:v2.8", action: "Rollouts of catalog", onset: iso("13:36"), why: "long-before", leadMs: 19 * MINUTE },
+      {
+        kind: "deploy",
+        subject: "catalog",
+        detail: "catalog:v2.8",
+        action: "Rollouts of catalog",
+        onset: iso("13:36"),
+        why: "long-before",
+        leadMs: 19 * MINUTE,
+      },
     ]);
     expect(verdict.symptoms.map(({ action }) => action)).toEqual(["Error ratio of catalog", "p99 latency of catalog", "Request rate of catalog"]);
   });
@@ -227,7 +256,18 @@ describe("judgeExecution: the verdict of each incident", () => {
     const { verdict } = judge([
       metric("Queue depth", 3, { flat: true, onset: at("14:03") }),
       metric("Request rate", 0.2, { onset: at("14:03") }),
-      finding({ kind: "log-pattern", action: "Error logs", pattern: "timeout <_>", perMinute: 12, baselinePerMinute: 2, ratio: 6, severity: 6, abnormal: true, onset: at("14:04"), baselineMs: 3_600_000 }),
+      finding({
+        kind: "log-pattern",
+        action: "Error logs",
+        pattern: "timeout <_>",
+        perMinute: 12,
+        baselinePerMinute: 2,
+        ratio: 6,
+        severity: 6,
+        abnormal: true,
+        onset: at("14:04"),
+        baselineMs: 3_600_000,
+      }),
       event("Pod events", "pod/checkout-1", "BackOff", "14:05"),
     ]);
     expect(verdict.conclusion).toBe("no-cause");

@@ -25,7 +25,9 @@ export function judgeExecution(findings: readonly Finding[], options: RankOption
   const verdict: Verdict = {
     conclusion: likelyCause === undefined ? "no-cause" : likelyCause.rival === undefined ? "cause" : "ambiguous",
     ...(likelyCause === undefined ? {} : { cause: { ...causeOf(likelyCause), confidence: confidenceOf(ranking, likelyCause) } }),
-    ...(likelyCause?.rival === undefined ? {} : { alternative: { ...withRemedy(causeFinding(likelyCause.rival), likelyCause.rival.evidence), confidence: "low" } satisfies VerdictCause }),
+    ...(likelyCause?.rival === undefined
+      ? {}
+      : { alternative: { ...withRemedy(causeFinding(likelyCause.rival), likelyCause.rival.evidence), confidence: "low" } satisfies VerdictCause }),
     symptoms: ranking.symptoms.map(verdictFinding),
     background: ranking.background.map(verdictFinding),
     ...(ranking.paged.length === 0 ? {} : { paged: ranking.paged.map(verdictFinding) }),
@@ -137,7 +139,10 @@ function aboutOf(evidence: ChangeEvidence | SymptomEvidence): { subject?: string
       return { subject: seriesName(evidence.labels), detail: evidence.saturation?.of };
     case "log-pattern":
       // The total of every line is no pattern: the one it was named by is only its most common.
-      return { ...(evidence.labels === undefined ? {} : { subject: seriesName(evidence.labels) }), detail: evidence.total === true ? "all lines" : evidence.pattern };
+      return {
+        ...(evidence.labels === undefined ? {} : { subject: seriesName(evidence.labels) }),
+        detail: evidence.total === true ? "all lines" : evidence.pattern,
+      };
     case "event":
       // The reason says what kind of thing happened; the message what: the image, the command, the node.
       return { subject: evidence.subject, detail: evidence.message === undefined ? evidence.reason : `${evidence.reason}: ${evidence.message}` };

@@ -14,7 +14,9 @@ export function admissionFaults(index: ClusterIndex, workload: Workload): Fault[
   if (latest === undefined || message === undefined) return [];
   const onset = eventOnset(refusals[0] ?? latest);
   const dated = onset === undefined ? {} : { onset };
-  const quota = /exceeded quota: ([^,]+), requested: ([^,]+?)(?:, used: ([^,]+?))?(?:, limited: (.+))?$/.exec(message.replace(/^\(combined from similar events\): /, ""));
+  const quota = /exceeded quota: ([^,]+), requested: ([^,]+?)(?:, used: ([^,]+?))?(?:, limited: (.+))?$/.exec(
+    message.replace(/^\(combined from similar events\): /, ""),
+  );
   if (quota !== null) {
     const resource = quotaResource(quota[2] ?? "");
     return [
@@ -46,7 +48,17 @@ export function admissionFaults(index: ClusterIndex, workload: Workload): Fault[
       },
     ];
   }
-  return [{ subject: workload.ref, mechanism: "admission/refused", detail: `"${excerpt(message)}"`, remedy: `Fix what the API server refuses in ${workload.ref}'s pods`, certainty: "decisive", affects: [workload.ref], ...dated }];
+  return [
+    {
+      subject: workload.ref,
+      mechanism: "admission/refused",
+      detail: `"${excerpt(message)}"`,
+      remedy: `Fix what the API server refuses in ${workload.ref}'s pods`,
+      certainty: "decisive",
+      affects: [workload.ref],
+      ...dated,
+    },
+  ];
 }
 
 /** The FailedCreate events of a workload's ReplicaSets (or of the StatefulSet itself), oldest first. */
@@ -121,7 +133,12 @@ function podFault(index: ClusterIndex, workload: Workload, pod: Pod): PodFault |
 
 const PULLING = new Set(["ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull", "RegistryUnavailable"]);
 
-function waitingFault(workload: Workload, status: ContainerStatus, events: readonly KubernetesEvent[], secrets: readonly string[] | undefined): PodFault | undefined {
+function waitingFault(
+  workload: Workload,
+  status: ContainerStatus,
+  events: readonly KubernetesEvent[],
+  secrets: readonly string[] | undefined,
+): PodFault | undefined {
   const waiting = status.state?.waiting;
   if (waiting?.reason === undefined) return undefined;
   if (PULLING.has(waiting.reason)) {
@@ -132,11 +149,22 @@ function waitingFault(workload: Workload, status: ContainerStatus, events: reado
     const mechanism = missingSecret === undefined ? pullMechanism(said, waiting.reason) : "image-pull/unauthorized";
     const onset = pullOnset(events);
     const note = missingSecret === undefined ? "" : `imagePullSecrets names ${missingSecret}, which does not exist; `;
-    return { mechanism, detail: `${note}${status.name}: "${excerpt(said)}"`, remedy: pullRemedy(mechanism, workload.ref, image, missingSecret), ...(onset === undefined ? {} : { onset }) };
+    return {
+      mechanism,
+      detail: `${note}${status.name}: "${excerpt(said)}"`,
+      remedy: pullRemedy(mechanism, workload.ref, image, missingSecret),
+      ...(onset === undefined ? {} : { onset }),
+    };
   }
   if (waiting.reason === "CreateContainerConfigError" || waiting.reason === "CreateContainerError") {
     const said = waiting.message ?? [...events].reverse().find((event) => event.reason === "Failed")?.message ?? waiting.reason;
-    return configFault(workload, said) ?? { mechanism: "start/failed", detail: `${status.name}: "${excerpt(said)}"`, remedy: `Fix what keeps ${workload.ref}'s container ${status.name} from being created` };
+    return (
+      configFault(workload, said) ?? {
+        mechanism: "start/failed",
+        detail: `${status.name}: "${excerpt(said)}"`,
+        remedy: `Fix what keeps ${workload.ref}'s container ${status.name} from being created`,
+      }
+    );
   }
   return undefined;
 }
@@ -154,14 +182,17 @@ function pullOnset(events: readonly KubernetesEvent[]): Date | undefined {
  */
 export function pullMechanism(message: string, reason: string): string {
   if (reason === "InvalidImageName") return "image-pull/not-found";
-  if (/no such host|server misbehaving|lookup \S+ on \S+:53|dial tcp: lookup|name resolution|could not resolve host|network is unreachable/i.test(message)) return "image-pull/dns";
-  if (/failed to authorize|\b401\b|unauthorized|authentication required|authorization failed|no basic auth credentials/i.test(message)) return "image-pull/unauthorized";
+  if (/no such host|server misbehaving|lookup \S+ on \S+:53|dial tcp: lookup|name resolution|could not resolve host|network is unreachable/i.test(message))
+    return "image-pull/dns";
+  if (/failed to authorize|\b401\b|unauthorized|authentication required|authorization failed|no basic auth credentials/i.test(message))
+    return "image-pull/unauthorized";
   if (/not ?found|manifest unknown|\b404\b|\b403\b|does not exist|invalid reference format/i.test(message)) return "image-pull/not-found";
   return "image-pull/failed";
 }
 
 function pullRemedy(mechanism: string, workload: string, image: string, missingSecret: string | undefined): string {
-  if (missingSecret !== undefined) return `Create the Secret ${missingSecret} with the registry's credentials for ${image}, or fix ${workload}'s imagePullSecrets`;
+  if (missingSecret !== undefined)
+    return `Create the Secret ${missingSecret} with the registry's credentials for ${image}, or fix ${workload}'s imagePullSecrets`;
   switch (mechanism) {
     case "image-pull/dns":
       return `Point ${workload}'s image ${image} at a registry whose name resolves from the nodes (or fix the nodes' DNS)`;
@@ -177,11 +208,19 @@ function pullRemedy(mechanism: string, workload: string, image: string, missingS
 function configFault(workload: Workload, message: string): PodFault | undefined {
   const configMap = /configmap "([^"]+)" not found/i.exec(message);
   if (configMap !== null) {
-    return { mechanism: "config/missing-configmap", detail: `"${excerpt(message)}"`, remedy: `Restore the ConfigMap ${configMap[1]} that ${workload.ref} reads, or make the reference optional` };
+    return {
+      mechanism: "config/missing-configmap",
+      detail: `"${excerpt(message)}"`,
+      remedy: `Restore the ConfigMap ${configMap[1]} that ${workload.ref} reads, or make the reference optional`,
+    };
   }
   const secret = /secret "([^"]+)" not found/i.exec(message);
   if (secret !== null) {
-    return { mechanism: "config/missing-secret", detail: `"${excerpt(message)}"`, remedy: `Restore the Secret ${secret[1]} that ${workload.ref} reads, or make the reference optional` };
+    return {
+      mechanism: "config/missing-secret",
+      detail: `"${excerpt(message)}"`,
+      remedy: `Restore the Secret ${secret[1]} that ${workload.ref} reads, or make the reference optional`,
+    };
   }
   return undefined;
 }
@@ -208,16 +247,35 @@ function terminatedFault(index: ClusterIndex, workload: Workload, pod: Pod, stat
   const limit = containerOf(workload, status.name)?.resources?.limits?.memory;
   // The runtime's own words when the container's init is killed before it runs: "container init was OOM-killed".
   if (ended.reason === "OOMKilled" || /oom-killed|out of memory/i.test(ended.message ?? "")) {
-    return { mechanism: "oom", detail: `${status.name}: OOMKilled (exit ${ended.exitCode ?? 137})${limit === undefined ? "" : `, memory limit ${limit}`}`, remedy: `Raise the memory limit of ${workload.ref}${limit === undefined ? "" : ` (${limit})`}, or find what grows`, ...dated };
+    return {
+      mechanism: "oom",
+      detail: `${status.name}: OOMKilled (exit ${ended.exitCode ?? 137})${limit === undefined ? "" : `, memory limit ${limit}`}`,
+      remedy: `Raise the memory limit of ${workload.ref}${limit === undefined ? "" : ` (${limit})`}, or find what grows`,
+      ...dated,
+    };
   }
   const said = `${ended.message ?? ""} ${ended.reason ?? ""}`;
-  if (/executable file not found|no such file or directory|not found in \$PATH/i.test(said) || ended.reason === "StartError" || ended.reason === "ContainerCannotRun") {
-    return { mechanism: "start/command-not-found", detail: `${status.name}: "${excerpt(ended.message ?? ended.reason ?? "")}"`, remedy: `Fix the command of ${workload.ref}'s container ${status.name}: it is not in the image`, ...dated };
+  if (
+    /executable file not found|no such file or directory|not found in \$PATH/i.test(said) ||
+    ended.reason === "StartError" ||
+    ended.reason === "ContainerCannotRun"
+  ) {
+    return {
+      mechanism: "start/command-not-found",
+      detail: `${status.name}: "${excerpt(ended.message ?? ended.reason ?? "")}"`,
+      remedy: `Fix the command of ${workload.ref}'s container ${status.name}: it is not in the image`,
+      ...dated,
+    };
   }
   const logs = (index.state.containerLogs ?? []).filter((log) => log.pod === pod.metadata.name && log.container === status.name).flatMap((log) => log.lines);
   const denied = logs.find((line) => /permission denied|operation not permitted|read-only file system|EACCES/i.test(line));
   if (denied !== undefined && looping) {
-    return { mechanism: "start/permission-denied", detail: `${status.name}: "${excerpt(denied, 200)}"`, remedy: `Give ${workload.ref}'s container ${status.name} access to its files or volume (fsGroup, runAsUser, or the volume's permissions)`, ...dated };
+    return {
+      mechanism: "start/permission-denied",
+      detail: `${status.name}: "${excerpt(denied, 200)}"`,
+      remedy: `Give ${workload.ref}'s container ${status.name} access to its files or volume (fsGroup, runAsUser, or the volume's permissions)`,
+      ...dated,
+    };
   }
   // A liveness probe's kills read as exit 137 or 143 after "Unhealthy": the probe, not the program.
   const killedByProbe = events.some((event) => event.reason === "Unhealthy" && /liveness/i.test(event.message ?? ""));
@@ -253,9 +311,12 @@ function containerOf(workload: Workload, name: string): Container | undefined {
  * the container does not declare, in a protocol its port does not speak, else giving up too soon.
  */
 function probeFault(workload: Workload, pod: Pod, statuses: readonly ContainerStatus[], events: readonly KubernetesEvent[]): PodFault | undefined {
-  const failing = (kind: "Liveness" | "Readiness") => events.filter((event) => event.reason === "Unhealthy" && (event.message ?? "").startsWith(`${kind} probe failed`));
+  const failing = (kind: "Liveness" | "Readiness") =>
+    events.filter((event) => event.reason === "Unhealthy" && (event.message ?? "").startsWith(`${kind} probe failed`));
   const restarted = statuses.some((status) => status.restartCount > 0);
-  const unready = statuses.some((status) => status.ready === false) || pod.status?.conditions?.some((condition) => condition.type === "Ready" && condition.status === "False") === true;
+  const unready =
+    statuses.some((status) => status.ready === false) ||
+    pod.status?.conditions?.some((condition) => condition.type === "Ready" && condition.status === "False") === true;
   const liveness = failing("Liveness");
   if (restarted && liveness.length > 0) return probeMechanism(workload, "liveness", liveness);
   const readiness = failing("Readiness");
@@ -289,7 +350,10 @@ function probeMechanism(workload: Workload, kind: "liveness" | "readiness", even
       ...dated,
     };
   }
-  const timing = probe === undefined ? "" : `initialDelaySeconds ${probe.initialDelaySeconds ?? 0}, timeoutSeconds ${probe.timeoutSeconds ?? 1}, periodSeconds ${probe.periodSeconds ?? 10}, failureThreshold ${probe.failureThreshold ?? 3}; `;
+  const timing =
+    probe === undefined
+      ? ""
+      : `initialDelaySeconds ${probe.initialDelaySeconds ?? 0}, timeoutSeconds ${probe.timeoutSeconds ?? 1}, periodSeconds ${probe.periodSeconds ?? 10}, failureThreshold ${probe.failureThreshold ?? 3}; `;
   return {
     mechanism: `probe/${kind}-timing`,
     detail: `${field} ${timing}"${excerpt(said, 200)}"`,
@@ -310,7 +374,11 @@ function probeType(probe: Probe): string {
 function wrongProtocol(probe: Probe, message: string, ports: NonNullable<Container["ports"]>): boolean {
   if (probe.httpGet !== undefined) {
     const named = ports.find((one) => one.containerPort === probe.httpGet?.port || one.name === probe.httpGet?.port)?.name ?? "";
-    return /malformed HTTP|transport connection broken|HTTP\/1\.x|server gave HTTP response to HTTPS|http: server gave|EOF|connection reset by peer/i.test(message) || /grpc/i.test(named);
+    return (
+      /malformed HTTP|transport connection broken|HTTP\/1\.x|server gave HTTP response to HTTPS|http: server gave|EOF|connection reset by peer/i.test(
+        message,
+      ) || /grpc/i.test(named)
+    );
   }
   if (probe.grpc !== undefined) return /http2|frame|unexpected HTTP status|not implement|Unimplemented|malformed/i.test(message);
   return false;

@@ -41,7 +41,12 @@ describe("chartSvg", () => {
 
   it("escapes every text: labels and titles come from data sources and alerts", () => {
     const hostile = '<script>alert(1)</script><a href="javascript:x">&';
-    const svg = chartSvg({ ...saturated, title: hostile, series: [{ name: hostile, points: saturated.series[0]?.points ?? [] }], limit: { name: hostile, value: 90 } });
+    const svg = chartSvg({
+      ...saturated,
+      title: hostile,
+      series: [{ name: hostile, points: saturated.series[0]?.points ?? [] }],
+      limit: { name: hostile, value: 90 },
+    });
     expect(svg).not.toContain("<script");
     expect(svg).not.toContain("<a ");
     expect(svg).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");

@@ -12,7 +12,15 @@ echarts.use([LineChart, GridComponent, LegendComponent, TitleComponent, MarkLine
 export const CHART_SIZE = { width: 800, height: 320 };
 /** Fonts a server has (Debian's fonts-dejavu-core in the image); a browser falls back to its sans-serif. */
 const FONT_FAMILY = "DejaVu Sans, sans-serif";
-const COLORS = { series: "#2563eb", band: "rgba(100, 116, 139, 0.16)", median: "#64748b", onset: "#dc2626", issue: "#0f172a", over: "#16a34a", limit: "#b91c1c" };
+const COLORS = {
+  series: "#2563eb",
+  band: "rgba(100, 116, 139, 0.16)",
+  median: "#64748b",
+  onset: "#dc2626",
+  issue: "#0f172a",
+  over: "#16a34a",
+  limit: "#b91c1c",
+};
 
 /**
  * The chart as SVG text (ECharts' server-side rendering): the series around the issue time, the usual
@@ -48,11 +56,39 @@ function optionOf(chart: ChartData): echarts.EChartsCoreOption {
   const [main, ...others] = chart.series;
   const verticals = [
     { xAxis: chart.window.time, name: "issue", lineStyle: { color: COLORS.issue, type: "dotted" as const }, label: { formatter: "issue" } },
-    ...(chart.onset === undefined ? [] : [{ xAxis: chart.onset, name: "onset", lineStyle: { color: COLORS.onset, type: "solid" as const }, label: { formatter: "onset", position: "insideEndTop" as const } }]),
-    ...(chart.endedAt === undefined ? [] : [{ xAxis: chart.endedAt, name: "over", lineStyle: { color: COLORS.over, type: "solid" as const }, label: { formatter: "over", position: "insideEndTop" as const } }]),
+    ...(chart.onset === undefined
+      ? []
+      : [
+          {
+            xAxis: chart.onset,
+            name: "onset",
+            lineStyle: { color: COLORS.onset, type: "solid" as const },
+            label: { formatter: "onset", position: "insideEndTop" as const },
+          },
+        ]),
+    ...(chart.endedAt === undefined
+      ? []
+      : [
+          {
+            xAxis: chart.endedAt,
+            name: "over",
+            lineStyle: { color: COLORS.over, type: "solid" as const },
+            label: { formatter: "over", position: "insideEndTop" as const },
+          },
+        ]),
   ];
   const { band, limit } = chart;
-  const threshold = limit?.value === undefined ? [] : [{ yAxis: limit.value, name: limit.name, lineStyle: { color: COLORS.limit, type: "dashed" as const }, label: { formatter: `${limit.name} {c}`, position: "insideEndTop" as const } }];
+  const threshold =
+    limit?.value === undefined
+      ? []
+      : [
+          {
+            yAxis: limit.value,
+            name: limit.name,
+            lineStyle: { color: COLORS.limit, type: "dashed" as const },
+            label: { formatter: `${limit.name} {c}`, position: "insideEndTop" as const },
+          },
+        ];
   const lines = [
     {
       type: "line",
@@ -76,7 +112,17 @@ function optionOf(chart: ChartData): echarts.EChartsCoreOption {
     ...others.map((series) => ({ type: "line", name: series.name, data: series.points, showSymbol: false })),
     ...(limit?.points === undefined
       ? []
-      : [{ type: "line", name: limit.name, data: limit.points, showSymbol: false, step: "end", lineStyle: { type: "dashed", color: COLORS.limit }, itemStyle: { color: COLORS.limit } }]),
+      : [
+          {
+            type: "line",
+            name: limit.name,
+            data: limit.points,
+            showSymbol: false,
+            step: "end",
+            lineStyle: { type: "dashed", color: COLORS.limit },
+            itemStyle: { color: COLORS.limit },
+          },
+        ]),
     ...(band === undefined
       ? []
       : [
@@ -111,7 +157,9 @@ function optionOf(chart: ChartData): echarts.EChartsCoreOption {
 function subtitleOf(chart: ChartData): string {
   const issue = new Date(chart.window.time).toISOString().slice(0, 16).replace("T", " ");
   const what = chart.kind === "log-count" ? "matching log lines per step" : chart.unit === undefined ? undefined : `in ${chart.unit}`;
-  return [what, chart.abnormal ? "abnormal" : "within its usual range", `issue at ${issue} UTC`].filter((part) => part !== undefined && part !== "").join(" · ");
+  return [what, chart.abnormal ? "abnormal" : "within its usual range", `issue at ${issue} UTC`]
+    .filter((part) => part !== undefined && part !== "")
+    .join(" · ");
 }
 
 /** A number as a legend shows it: at most 3 significant digits past the integer part. */

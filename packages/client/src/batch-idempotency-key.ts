@@ -11,4 +11,3 @@ import type { BatchRequest } from "./pes-client.js";
 export function batchIdempotencyKey(request: BatchRequest): string {
   return `pes-batch-${createHash("sha256").update(canonicalJson(request)).digest("hex")}`;
 }
-

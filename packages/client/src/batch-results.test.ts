@@ -175,7 +175,11 @@ describe("client.batchEvents", () => {
 
   it("turns the API's error event (Redis gone mid-stream) into a 503", async () => {
     const scripted = await startScriptedApi([
-      { status: 200, body: 'event: error\ndata: {"error":"Service unavailable: the job queue cannot be reached"}\n\n', headers: { "content-type": "text/event-stream" } },
+      {
+        status: 200,
+        body: 'event: error\ndata: {"error":"Service unavailable: the job queue cannot be reached"}\n\n',
+        headers: { "content-type": "text/event-stream" },
+      },
     ]);
     try {
       const error = await clientOf(scripted.url)

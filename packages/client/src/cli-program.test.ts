@@ -55,12 +55,18 @@ describe("pes run", () => {
   it("turns its flags into the API's input, with minutes-only times completed", async () => {
     const { code, stdout, requests } = await pes([
       "run",
-      "--title", "High CPU on web-1",
-      "--attr", "host=web-1",
-      "--attr", "query=a=b",
-      "--time", "2026-11-21T13:43Z",
-      "--details", "paged twice",
-      "--channel", "C123",
+      "--title",
+      "High CPU on web-1",
+      "--attr",
+      "host=web-1",
+      "--attr",
+      "query=a=b",
+      "--time",
+      "2026-11-21T13:43Z",
+      "--details",
+      "paged twice",
+      "--channel",
+      "C123",
       "--live",
     ]);
     expect(code).toBe(ExitCode.ok);
@@ -295,7 +301,10 @@ describe("pes batch --async and --resume", () => {
   });
 
   /** Runs `pes` in-process against a fake API serving one batch of five items, the first `finished` of them done. */
-  async function pesAsync(argv: string[], options: { finished?: number; stdin?: string; stderrTTY?: boolean; during?: (api: FakeBatchApi) => Promise<void> } = {}) {
+  async function pesAsync(
+    argv: string[],
+    options: { finished?: number; stdin?: string; stderrTTY?: boolean; during?: (api: FakeBatchApi) => Promise<void> } = {},
+  ) {
     batchApi ??= await startFakeBatchApi(total);
     const fake = batchApi;
     for (let i = 0; i < (options.finished ?? total); i++) fake.finish(i, i === 3 ? { error: "Execution timed out after 120000 ms" } : resultOf(i));
@@ -315,8 +324,13 @@ describe("pes batch --async and --resume", () => {
     return file;
   }
 
-  const jsonLines = (text: string): unknown[] => text.trimEnd().split("\n").map((line) => JSON.parse(line));
-  const expectedLines = (from: number) => Array.from({ length: total - from }, (_, k) => (k + from === 3 ? { error: "Execution timed out after 120000 ms" } : resultOf(k + from)));
+  const jsonLines = (text: string): unknown[] =>
+    text
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+  const expectedLines = (from: number) =>
+    Array.from({ length: total - from }, (_, k) => (k + from === 3 ? { error: "Execution timed out after 120000 ms" } : resultOf(k + from)));
 
   it("submits the file as one batch under a key derived from its inputs, and writes every result in order", async () => {
     const file = await inputFile(inputs);
@@ -381,7 +395,12 @@ describe("pes batch --async and --resume", () => {
 
   it("--resume --out with the whole batch already written writes nothing more", async () => {
     const out = join(dir, "results.jsonl");
-    await writeFile(out, expectedLines(0).map((line) => `${JSON.stringify(line)}\n`).join(""));
+    await writeFile(
+      out,
+      expectedLines(0)
+        .map((line) => `${JSON.stringify(line)}\n`)
+        .join(""),
+    );
     batchApi = await startFakeBatchApi(total);
     const { stdout } = await pesAsync(["batch", "--resume", batchApi.batchId, "--out", out, "-q"]);
     expect(stdout).toBe("");
@@ -427,11 +446,17 @@ describe("pes batch --async and --resume", () => {
     expect(code).toBe(ExitCode.unreachable);
     expect(stderr).toContain(`"event":"reconnecting"`);
     // However many results came before the API went: the file holds them, and the message says so.
-    const stopped = /^pes batch: stopped with (\d) of 5 results written; resume with: pes batch --resume 4b7c0f3e-2a51-4c7e-9d1e-6f0a8b3c2d19 --out (.+)$/m.exec(stderr);
+    const stopped =
+      /^pes batch: stopped with (\d) of 5 results written; resume with: pes batch --resume 4b7c0f3e-2a51-4c7e-9d1e-6f0a8b3c2d19 --out (.+)$/m.exec(stderr);
     expect(stopped?.[2]).toBe(out);
     const written = Number(stopped?.[1]);
     expect(written).toBeLessThanOrEqual(2);
-    expect((await readFile(out, "utf8")).split("\n").filter((line) => line !== "").map((line) => JSON.parse(line))).toEqual(expectedLines(0).slice(0, written));
+    expect(
+      (await readFile(out, "utf8"))
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line) => JSON.parse(line)),
+    ).toEqual(expectedLines(0).slice(0, written));
     expect(stderr).toMatch(/^pes: .*unreachable: ECONNREFUSED/m);
   });
 });
@@ -506,7 +531,9 @@ describe("pes replay", () => {
       // The recorded verdict above is a stand-in, not this one.
       sameAsRecorded: false,
     });
-    expect(stderr).toBe("0b6f2c7e-1c1a-4f2e-9a63-2f0d8f1e9a01: cause: deploy of checkout (Last deploy of checkout), high confidence (differs from the recorded verdict or mitigations)\n");
+    expect(stderr).toBe(
+      "0b6f2c7e-1c1a-4f2e-9a63-2f0d8f1e9a01: cause: deploy of checkout (Last deploy of checkout), high confidence (differs from the recorded verdict or mitigations)\n",
+    );
   });
 
   it("reads a bundle by execution id from the API", async () => {
@@ -540,7 +567,11 @@ describe("pes replay", () => {
     const bundle = deployBundle();
     const [latency, deploy] = bundle.actions;
     if (latency === undefined || deploy === undefined) throw new Error("the bundle has two actions");
-    const cut = { ...bundle, actions: [{ ...latency, truncated: [{ cut: "thinned", path: "data.result.*.values", every: 2, kept: 31, of: 61 }] }, deploy], truncated: { maxBytes: 65_536, bytes: 2_400_000 } };
+    const cut = {
+      ...bundle,
+      actions: [{ ...latency, truncated: [{ cut: "thinned", path: "data.result.*.values", every: 2, kept: 31, of: 61 }] }, deploy],
+      truncated: { maxBytes: 65_536, bytes: 2_400_000 },
+    };
     const file = join(dir, "cut.bundle.json");
     await writeFile(file, JSON.stringify(cut));
     const { code, stdout, stderr } = await pes(["replay", file]);
@@ -580,9 +611,17 @@ describe("pes replay of a bundle a person wrote", () => {
     if (latency === undefined || deploy === undefined) throw new Error("the bundle has two actions");
     const logs = { kind: "logs", streams: [{ lines: [{ at: 1_795_000_000, line: "ERROR boom" }] }], counts: [] };
     for (const [name, actions, field] of [
-      ["misspelled", [latency, { ...deploy, observation: { ...deploy.observation, kind: "jsn" } }], /actions\[1\]\.observation\.kind: "jsn" is not an observation kind/],
+      [
+        "misspelled",
+        [latency, { ...deploy, observation: { ...deploy.observation, kind: "jsn" } }],
+        /actions\[1\]\.observation\.kind: "jsn" is not an observation kind/,
+      ],
       ["seconds", [latency, { ...deploy, observation: logs }], /actions\[1\]\.observation\.streams\[0\]\.lines\[0\]\.at: 1795000000 looks like seconds/],
-      ["no-line", [latency, { ...deploy, observation: { kind: "logs", streams: [{ lines: [{ at: 1_795_000_000_000 }] }] } }], /actions\[1\]\.observation\.streams\[0\]\.lines\[0\]\.line: /],
+      [
+        "no-line",
+        [latency, { ...deploy, observation: { kind: "logs", streams: [{ lines: [{ at: 1_795_000_000_000 }] }] } }],
+        /actions\[1\]\.observation\.streams\[0\]\.lines\[0\]\.line: /,
+      ],
     ] as const) {
       const file = join(dir, `${name}.bundle.json`);
       await writeFile(file, JSON.stringify({ ...bundle, actions }));
@@ -612,10 +651,17 @@ describe("pes eval", () => {
     await writeFile(join(dir, "a.bundle.json"), JSON.stringify(deployBundle()));
     await writeFile(
       join(dir, "a.expected.json"),
-      JSON.stringify({ conclusion: "cause", cause: { kind: "deploy", subject: "checkout", action: "Last deploy of checkout" }, mitigations: ["Roll back checkout"] }),
+      JSON.stringify({
+        conclusion: "cause",
+        cause: { kind: "deploy", subject: "checkout", action: "Last deploy of checkout" },
+        mitigations: ["Roll back checkout"],
+      }),
     );
     await writeFile(join(dir, "b.bundle.json"), JSON.stringify(deployBundle()));
-    await writeFile(join(dir, "b.expected.json"), JSON.stringify({ conclusion: "cause", cause: { kind: "saturation", action: "p99 latency" }, mitigations: [] }));
+    await writeFile(
+      join(dir, "b.expected.json"),
+      JSON.stringify({ conclusion: "cause", cause: { kind: "saturation", action: "p99 latency" }, mitigations: [] }),
+    );
 
     const { code, stdout, requests } = await pes(["eval", dir]);
     expect(requests).toEqual([]);

@@ -112,7 +112,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .addOption(new Option("--url <url>", `API base URL (env PES_URL, default ${DEFAULT_URL})`))
     .addOption(new Option("--token <token>", "bearer token (env PES_TOKEN, which keeps it out of ps and shell history)"))
     .addOption(new Option("-o, --output <format>", "json, or text for a person (default: text on a terminal, else json)").choices(["json", "text"]))
-    .addOption(new Option("--timeout <seconds>", `deadline of each request, retries included (default ${DEFAULT_TIMEOUT_MS / 1000})`).argParser(positiveSeconds))
+    .addOption(
+      new Option("--timeout <seconds>", `deadline of each request, retries included (default ${DEFAULT_TIMEOUT_MS / 1000})`).argParser(positiveSeconds),
+    )
     .addHelpText("after", EXIT_CODES_HELP);
 
   /** The client and output format for a command, from its flags and the environment. */
@@ -172,9 +174,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .command("batch")
     .description("run every input of a JSON Lines file (one PlaybookExecutionInput per line; - for stdin)")
     .argument("[file]", "the inputs, one JSON object per line (none with --resume)")
-    .addOption(
-      new Option("--chunk <n>", "inputs per request; at most the API's BATCH_MAX_ITEMS").argParser(positiveInteger).default(DEFAULT_BATCH_MAX_ITEMS),
-    )
+    .addOption(new Option("--chunk <n>", "inputs per request; at most the API's BATCH_MAX_ITEMS").argParser(positiveInteger).default(DEFAULT_BATCH_MAX_ITEMS))
     .option("--channel <id>", "chat channel for the inputs that name none")
     .option("--live", "liveRun for the inputs that do not set it")
     .option("-q, --quiet", "no progress on stderr")
@@ -244,7 +244,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       let request = 0;
       progress.update(0, 0);
       try {
-        const options = { chunkSize: flags.chunk, ...(flags.live === true ? { liveRun: true } : {}), ...(flags.channel === undefined ? {} : { channelId: flags.channel }) };
+        const options = {
+          chunkSize: flags.chunk,
+          ...(flags.live === true ? { liveRun: true } : {}),
+          ...(flags.channel === undefined ? {} : { channelId: flags.channel }),
+        };
         for await (const chunk of runBatchInChunks(client, inputs, options)) {
           progress.clear();
           chunk.results.forEach((result, i) => {
@@ -281,7 +285,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       const bundle = readableBundle(source, read, flags.lenient === true, io.stderr);
       const report = replayReport(bundle);
       io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-      const recorded = report.sameAsRecorded === undefined ? "" : report.sameAsRecorded ? " (as recorded)" : " (differs from the recorded verdict or mitigations)";
+      const recorded =
+        report.sameAsRecorded === undefined ? "" : report.sameAsRecorded ? " (as recorded)" : " (differs from the recorded verdict or mitigations)";
       const cut = report.truncated.length;
       const truncated = cut === 0 ? "" : `; ${cut} ${cut === 1 ? "action was" : "actions were"} cut to fit the bundle's cap (truncated)`;
       io.stderr.write(`${terminalSafe(bundle.executionId ?? source)}: ${terminalSafe(verdictLine(report.verdict))}${recorded}${truncated}\n`);
@@ -365,7 +370,8 @@ function parsedFile<T>(schema: z.ZodType<T>, file: string, content: string): T {
     throw new UsageError(`${file}: not JSON (${errorMessage(error)})`);
   }
   const parsed = schema.safeParse(json);
-  if (!parsed.success) throw new UsageError(`${file}: ${parsed.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`).join("; ")}`);
+  if (!parsed.success)
+    throw new UsageError(`${file}: ${parsed.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`).join("; ")}`);
   return parsed.data;
 }
 

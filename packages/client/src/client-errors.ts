@@ -72,12 +72,7 @@ export class TimeoutError extends Error {
 
 /** True for the errors a client call throws on purpose (not for an abort by the caller, nor for a bug). */
 export function isClientError(error: unknown): error is ClientError {
-  return (
-    error instanceof ApiError ||
-    error instanceof InvalidResponseError ||
-    error instanceof UnreachableError ||
-    error instanceof TimeoutError
-  );
+  return error instanceof ApiError || error instanceof InvalidResponseError || error instanceof UnreachableError || error instanceof TimeoutError;
 }
 
 const MAX_DESCRIBED_CHARS = 300;
@@ -89,7 +84,7 @@ function describeBody(body: unknown): string {
   }
   const plain = ErrorResponse.safeParse(body);
   if (plain.success) return plain.data.error;
-  const text = typeof body === "string" ? body : JSON.stringify(body) ?? "";
+  const text = typeof body === "string" ? body : (JSON.stringify(body) ?? "");
   return text.length > MAX_DESCRIBED_CHARS ? `${text.slice(0, MAX_DESCRIBED_CHARS)}…` : text || "(empty body)";
 }
 

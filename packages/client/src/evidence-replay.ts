@@ -32,7 +32,11 @@ export function replayReport(bundle: EvidenceBundle): ReplayReport {
   const replay = replayBundle(bundle);
   const offered = bundle.mitigations.filter(({ offered }) => offered).map(({ mitigation }) => mitigation);
   const same = isDeepStrictEqual(replay.verdict, bundle.verdict) && isDeepStrictEqual(replay.actionableMitigations, offered);
-  return { ...(bundle.executionId === undefined ? {} : { executionId: bundle.executionId }), ...replay, ...(bundle.verdict === undefined ? {} : { sameAsRecorded: same }) };
+  return {
+    ...(bundle.executionId === undefined ? {} : { executionId: bundle.executionId }),
+    ...replay,
+    ...(bundle.verdict === undefined ? {} : { sameAsRecorded: same }),
+  };
 }
 
 /** A verdict in a line: `cause: deploy of checkout (Rollouts of checkout), high confidence`. */
@@ -114,7 +118,11 @@ export function renderEvalTable(cases: readonly EvalCase[]): string {
   ]);
   const header = ["", "case", "expected", "got", "cause", "mitigations"];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)));
-  const line = (cells: readonly string[]) => `${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join("  ").trimEnd()}\n`;
+  const line = (cells: readonly string[]) =>
+    `${cells
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join("  ")
+      .trimEnd()}\n`;
   const count = (outcome: CauseOutcome) => cases.filter((item) => item.cause === outcome).length;
   const withMitigations = cases.filter((item) => item.mitigationsFit !== undefined);
   const summary =

@@ -81,7 +81,10 @@ describe("createClient", () => {
   });
 
   it("waits for real between attempts by default", async () => {
-    api = await startScriptedApi([{ status: 429, body: { error: "busy" }, headers: { "retry-after": "0" } }, { status: 200, body: playbooks }]);
+    api = await startScriptedApi([
+      { status: 429, body: { error: "busy" }, headers: { "retry-after": "0" } },
+      { status: 200, body: playbooks },
+    ]);
     const client = createClient({ baseUrl: api.url, token: "t0k3n" });
     expect(await client.listPlaybooks()).toEqual(playbooks);
     expect(api.requests).toHaveLength(2);
@@ -114,7 +117,10 @@ describe("createClient", () => {
   });
 
   it.each([400, 401, 403, 500, 502])("never retries a %i", async (status) => {
-    const { api, client } = await clientFor([{ status, body: { error: "no" } }, { status: 200, body: result }]);
+    const { api, client } = await clientFor([
+      { status, body: { error: "no" } },
+      { status: 200, body: result },
+    ]);
     expect(await rejection(client.run(input))).toMatchObject({ status });
     expect(api.requests).toHaveLength(1);
   });
@@ -177,9 +183,15 @@ describe("createClient", () => {
 
   it("asks a token function before every attempt", async () => {
     let issued = 0;
-    const { api, client } = await clientFor([{ status: 429, body: { error: "busy" }, headers: { "retry-after": "0" } }, { status: 200, body: playbooks }], {
-      token: () => `token-${++issued}`,
-    });
+    const { api, client } = await clientFor(
+      [
+        { status: 429, body: { error: "busy" }, headers: { "retry-after": "0" } },
+        { status: 200, body: playbooks },
+      ],
+      {
+        token: () => `token-${++issued}`,
+      },
+    );
     await client.listPlaybooks();
     expect(api.requests.map((request) => request.headers.authorization)).toEqual(["Bearer token-1", "Bearer token-2"]);
   });

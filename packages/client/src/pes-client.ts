@@ -233,9 +233,7 @@ export function createClient(options: ClientOptions): PesClient {
         const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"), Date.now());
         throw new ApiError(response.status, payload, response.headers.get("x-request-id") ?? undefined, retryAfterMs);
       }
-      const events = response.body
-        .pipeThrough(new TextDecoderStream())
-        .pipeThrough(new EventSourceParserStream({ onComment: quiet }));
+      const events = response.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream({ onComment: quiet }));
       try {
         for await (const event of events) {
           quiet();

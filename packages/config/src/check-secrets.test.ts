@@ -27,7 +27,13 @@ describe("checkSecrets", () => {
       "organization acme, incidentTools: environment variable ACME_OPSGENIE_KEY (incidentTools.opsgenie.apiKey) is not set",
     ]);
     const { integrations, missing } = resolveCatalogSecrets(withTools, {
-      env: { ACME_SLACK_TOKEN: "xoxb-secret", ACME_PD_TOKEN: "pd-secret", ACME_OPSGENIE_KEY: "og-secret", ACME_TEAMS_SECRET: "teams-secret", ACME_TEAMS_REFRESH: "refresh-secret" },
+      env: {
+        ACME_SLACK_TOKEN: "xoxb-secret",
+        ACME_PD_TOKEN: "pd-secret",
+        ACME_OPSGENIE_KEY: "og-secret",
+        ACME_TEAMS_SECRET: "teams-secret",
+        ACME_TEAMS_REFRESH: "refresh-secret",
+      },
     });
     expect(missing).toEqual([]);
     expect(integrations.get("acme")?.value({ env: "ACME_SLACK_TOKEN" })).toBe("xoxb-secret");

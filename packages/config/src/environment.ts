@@ -4,7 +4,8 @@ import { z } from "zod";
 export const envInteger = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
 /** A cluster's seed nodes: `host:port` (an IPv6 host in brackets), comma-separated. */
-const CLUSTER_URL = /^rediss?\+cluster:\/\/(?:[^@/]*@)?(?:(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5})(?:,(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5})*\/?$/;
+const CLUSTER_URL =
+  /^rediss?\+cluster:\/\/(?:[^@/]*@)?(?:(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5})(?:,(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5})*\/?$/;
 
 function isRedisUrl(value: string): boolean {
   if (CLUSTER_URL.test(value)) return true;

@@ -16,8 +16,7 @@ export const DEFAULT_OPSGENIE_API_URL = "https://api.opsgenie.com";
 /** A host name as it appears in a link: labels of letters, digits and `-`, compared lower-cased. */
 const HOST_NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
 
-const apiUrl = (fallback: string) =>
-  z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).default(fallback);
+const apiUrl = (fallback: string) => z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).default(fallback);
 
 /**
  * `slack:` in an organization file: the Slack app the service reads message links and posts results

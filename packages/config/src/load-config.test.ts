@@ -53,10 +53,13 @@ monitorNames: ${options.monitorNames ?? `["${name} on {{host}}"]`}
 gadgets:
   - title: "Gadget of {{host}}"
     actions:
-${options.action ?? `      - title: up
+${
+  options.action ??
+  `      - title: up
         dataSource: prom
         prometheus:
-          query: 'up{instance={{host}}}'`}
+          query: 'up{instance={{host}}}'`
+}
 ${options.extra ?? ""}`;
 }
 
@@ -100,16 +103,21 @@ describe("loadConfig on config/example", () => {
       "loki",
       "prometheus",
     ]);
-    expect(shop?.playbookList.map((item) => item.name)).toEqual(["database-connections", "node-memory", "pods-not-ready", "service-health", "service-latency-by-node", "service-memory"]);
+    expect(shop?.playbookList.map((item) => item.name)).toEqual([
+      "database-connections",
+      "node-memory",
+      "pods-not-ready",
+      "service-health",
+      "service-latency-by-node",
+      "service-memory",
+    ]);
     expect(shop?.matcher.match("Too many connections on orders-db")?.attributes).toEqual({ database: "orders-db" });
   });
 
   it("keeps the example queries on the metric names the end-to-end data generates", async () => {
     const catalog = await loadConfig(exampleDir);
     const playbook = catalog.organizations.get("acme")?.playbooks.get("checkout-latency");
-    const queries = (playbook === undefined ? [] : templatesOf(playbook))
-      .filter(({ target }) => target === "promql")
-      .map(({ template }) => template);
+    const queries = (playbook === undefined ? [] : templatesOf(playbook)).filter(({ target }) => target === "promql").map(({ template }) => template);
     for (const query of queries) {
       const metrics = query.match(/[a-z_]+(?=\{)/g) ?? [];
       expect(metrics.every((name) => ["http_request_duration_seconds_bucket", "http_requests_total"].includes(name))).toBe(true);
@@ -155,7 +163,7 @@ describe("loadConfig errors", () => {
       }),
     });
     expect(error.message).toContain(
-      "config error in playbooks/acme/p.yaml at gadgets.0.actions.0.dataSource: data source \"prom\" is of type prometheus, but the action's query key is http",
+      'config error in playbooks/acme/p.yaml at gadgets.0.actions.0.dataSource: data source "prom" is of type prometheus, but the action\'s query key is http',
     );
   });
 
@@ -166,9 +174,7 @@ describe("loadConfig errors", () => {
 
   it("refuses playbooks of an organization without an organization file", async () => {
     const error = await loadError({ "organizations/acme.yaml": acme, "playbooks/initech/p.yaml": playbook("p") });
-    expect(error.message).toBe(
-      'config error in playbooks/initech: organization "initech" has no organization file organizations/initech.yaml',
-    );
+    expect(error.message).toBe('config error in playbooks/initech: organization "initech" has no organization file organizations/initech.yaml');
   });
 
   it("refuses two playbooks whose names differ only in case", async () => {
@@ -316,7 +322,7 @@ mitigations:
 
     const error = await loadError({
       "organizations/acme.yaml": acme,
-      "playbooks/acme/p.yaml": `${playbook("p", { extra: "mitigations:\n  - toolName: \"Runbook of {{upstream}}\"" }).replace("gadgets:\n", `gadgets:\n${upstreamGadget("Upstreams of {{host}}", "up", "{ by: env, lists: { prod: [orders] } }")}\n`)}`,
+      "playbooks/acme/p.yaml": `${playbook("p", { extra: 'mitigations:\n  - toolName: "Runbook of {{upstream}}"' }).replace("gadgets:\n", `gadgets:\n${upstreamGadget("Upstreams of {{host}}", "up", "{ by: env, lists: { prod: [orders] } }")}\n`)}`,
     });
     expect(error.problems.map((problem) => `${problem.path}: ${problem.message}`)).toEqual([
       'gadgets.0.upstreams.by: "env" is not an attribute of this playbook (known: host)',
@@ -328,9 +334,18 @@ mitigations:
     // A mitigation may declare upstreams too: it then names {{upstream}}, by an attribute of the playbook.
     const mitigations = (upstreams: string, name: string) =>
       `${playbook("p", { extra: `mitigations:\n  - toolName: Runbook\n    customName: "${name}"\n    upstreams: ${upstreams}\n    url: "https://runbooks.example/db?name={{upstream}}"` })}\n`;
-    const loaded = await configDir({ "organizations/acme.yaml": acme, "playbooks/acme/p.yaml": mitigations("{ by: host, lists: { web-1: [orders-db] } }", "Raise max_connections on {{upstream}}") });
-    expect((await loadConfig(loaded)).organizations.get("acme")?.playbooks.get("p")?.mitigations[0]?.upstreams).toEqual({ by: "host", lists: { "web-1": ["orders-db"] } });
-    const unnamed = await loadError({ "organizations/acme.yaml": acme, "playbooks/acme/p.yaml": mitigations("{ by: env, lists: { prod: [orders-db] } }", "Raise max_connections") });
+    const loaded = await configDir({
+      "organizations/acme.yaml": acme,
+      "playbooks/acme/p.yaml": mitigations("{ by: host, lists: { web-1: [orders-db] } }", "Raise max_connections on {{upstream}}"),
+    });
+    expect((await loadConfig(loaded)).organizations.get("acme")?.playbooks.get("p")?.mitigations[0]?.upstreams).toEqual({
+      by: "host",
+      lists: { "web-1": ["orders-db"] },
+    });
+    const unnamed = await loadError({
+      "organizations/acme.yaml": acme,
+      "playbooks/acme/p.yaml": mitigations("{ by: env, lists: { prod: [orders-db] } }", "Raise max_connections"),
+    });
     expect(unnamed.problems.map((problem) => `${problem.path}: ${problem.message}`)).toEqual([
       'mitigations.0.upstreams.by: "env" is not an attribute of this playbook (known: host)',
       "mitigations.0.customName: a mitigation with upstreams names {{upstream}} in its name, so that each upstream's is told apart",
@@ -445,7 +460,12 @@ gadgets:
     });
     expect(error.problems).toEqual([
       { file: "playbooks/acme/p.yaml", path: "gadgets.0.actions.0.prometheus.query", line: 10, message: "Invalid input: expected string, received number" },
-      { file: "playbooks/acme/p.yaml", path: "gadgets.0.actions.1", line: 11, message: "an action needs exactly one query key: prometheus or http or datadog or loki or elasticsearch or alertmanager or kubernetes" },
+      {
+        file: "playbooks/acme/p.yaml",
+        path: "gadgets.0.actions.1",
+        line: 11,
+        message: "an action needs exactly one query key: prometheus or http or datadog or loki or elasticsearch or alertmanager or kubernetes",
+      },
       { file: "playbooks/acme/p.yaml", path: "windw", line: 3, message: 'unknown field "windw"' },
     ]);
   });
@@ -463,10 +483,7 @@ dataSources:
     url: http://x
 `,
     });
-    expect(error.problems.map((problem) => `${problem.path} (${problem.line})`)).toEqual([
-      "dataSources.prom.url (6)",
-      "dataSources.logs.type (8)",
-    ]);
+    expect(error.problems.map((problem) => `${problem.path} (${problem.line})`)).toEqual(["dataSources.prom.url (6)", "dataSources.logs.type (8)"]);
   });
 
   it("loads an organization's Slack app and incident tools, with their defaults", async () => {
@@ -608,9 +625,7 @@ incidentTools:
     const empty = await configDir({ "README.md": "nothing here" });
     await expect(loadConfig(empty)).rejects.toThrow("config error in organizations: folder not found");
     const noFiles = await configDir({ "organizations/README.md": "nothing here" });
-    await expect(loadConfig(noFiles)).rejects.toThrow(
-      "config error in organizations: no organization files: add organizations/<orgId>.yaml",
-    );
+    await expect(loadConfig(noFiles)).rejects.toThrow("config error in organizations: no organization files: add organizations/<orgId>.yaml");
   });
 
   it("collects the problems of every file, not only the first", async () => {

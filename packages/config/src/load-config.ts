@@ -194,4 +194,3 @@ function compare(a: string, b: string): number {
 function isNotFound(error: unknown): boolean {
   return error instanceof Error && "code" in error && error.code === "ENOENT";
 }
-

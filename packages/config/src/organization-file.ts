@@ -34,7 +34,11 @@ export const EvidenceSettings = z.strictObject({
    * The most a bundle's JSON may take, in bytes: a larger one has its observations cut to fit (series
    * thinned, long texts shortened, each cut marked; fitBundle in the analysis). 64 KiB to 64 MiB.
    */
-  maxBytes: z.int().min(64 * 1024).max(64 * 1024 * 1024).default(DEFAULT_EVIDENCE_MAX_BYTES),
+  maxBytes: z
+    .int()
+    .min(64 * 1024)
+    .max(64 * 1024 * 1024)
+    .default(DEFAULT_EVIDENCE_MAX_BYTES),
 });
 export type EvidenceSettings = z.infer<typeof EvidenceSettings>;
 
@@ -49,9 +53,7 @@ export function organizationFileSchema(connectors: ConnectorRegistry) {
     id: z.string().regex(ORGANIZATION_ID, "id must be letters, digits, '.', '_' or '-' (at most 128)"),
     /** OAuth client IDs allowed to call the API for this organization; `[]` leaves the API disabled (403). */
     clientIds: z.array(z.string().min(1)),
-    dataSources: z
-      .record(z.string().regex(DATA_SOURCE_NAME, "a data source name is letters, digits, '.', '_' or '-'"), connectors.dataSource)
-      .default({}),
+    dataSources: z.record(z.string().regex(DATA_SOURCE_NAME, "a data source name is letters, digits, '.', '_' or '-'"), connectors.dataSource).default({}),
     /** The Slack app that reads message links (`messageLink`) and posts results (`channelId`). */
     slack: SlackSettings.optional(),
     /** The Microsoft Teams service account that posts results to Teams channels (`channelId` as `<team-id>/<channel-id>`). */

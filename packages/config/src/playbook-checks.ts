@@ -1,12 +1,5 @@
 import { connectorRegistry, type ConnectorRegistry, type DataSource } from "@pes/connectors/schemas";
-import {
-  monitorNamePlaceholders,
-  monitorNameProblem,
-  monitorNameShape,
-  templatesOf,
-  UPSTREAM_PLACEHOLDER,
-  type PlaybookDefinition,
-} from "@pes/playbooks";
+import { monitorNamePlaceholders, monitorNameProblem, monitorNameShape, templatesOf, UPSTREAM_PLACEHOLDER, type PlaybookDefinition } from "@pes/playbooks";
 import { fillUrlTemplate, placeholdersIn, UnsafeValueError } from "@pes/templates";
 import type { FieldProblem } from "./schema-problems.js";
 
@@ -38,10 +31,14 @@ function checkUpstreams(definition: PlaybookDefinition, known: ReadonlySet<strin
     if (!Array.isArray(upstreams) && !known.has(upstreams.by)) {
       report(["gadgets", g, "upstreams", "by"], `"${upstreams.by}" is not an attribute of this playbook (known: ${[...known].sort().join(", ") || "none"})`);
     }
-    if (!names(gadget.title)) report(["gadgets", g, "title"], `a gadget with upstreams names ${placeholder} in its title, so that its instances are told apart`);
+    if (!names(gadget.title))
+      report(["gadgets", g, "title"], `a gadget with upstreams names ${placeholder} in its title, so that its instances are told apart`);
     gadget.actions.forEach((action, a) => {
       if (!names(action.title)) {
-        report(["gadgets", g, "actions", a, "title"], `an action of a gadget with upstreams names ${placeholder} in its title, so that each upstream's findings cite their own action`);
+        report(
+          ["gadgets", g, "actions", a, "title"],
+          `an action of a gadget with upstreams names ${placeholder} in its title, so that each upstream's findings cite their own action`,
+        );
       }
     });
   });
@@ -49,7 +46,10 @@ function checkUpstreams(definition: PlaybookDefinition, known: ReadonlySet<strin
     const { upstreams } = mitigation;
     if (upstreams === undefined) return;
     if (!Array.isArray(upstreams) && !known.has(upstreams.by)) {
-      report(["mitigations", m, "upstreams", "by"], `"${upstreams.by}" is not an attribute of this playbook (known: ${[...known].sort().join(", ") || "none"})`);
+      report(
+        ["mitigations", m, "upstreams", "by"],
+        `"${upstreams.by}" is not an attribute of this playbook (known: ${[...known].sort().join(", ") || "none"})`,
+      );
     }
     if (!names(mitigation.customName ?? mitigation.toolName)) {
       report(["mitigations", m, "customName"], `a mitigation with upstreams names ${placeholder} in its name, so that each upstream's is told apart`);
@@ -222,9 +222,7 @@ function filterPlaces(connectors: ConnectorRegistry): string {
 /** Why a URL template could send a value somewhere else than the playbook's author meant, if it could. */
 function urlTemplateProblem(template: string, hasPlaceholders: boolean): string | undefined {
   const valid = hasPlaceholders ? LITERAL_ORIGIN.test(template.slice(0, template.indexOf("{{"))) : isHttpUrl(template);
-  return valid
-    ? undefined
-    : "must be an absolute http(s) URL whose scheme and host come before any placeholder, so a value cannot change where it points";
+  return valid ? undefined : "must be an absolute http(s) URL whose scheme and host come before any placeholder, so a value cannot change where it points";
 }
 
 function isHttpUrl(text: string): boolean {

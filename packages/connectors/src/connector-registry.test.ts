@@ -31,7 +31,9 @@ describe("connectorRegistry", () => {
     expect(mitigationLinksOf(alertmanagerConnector, alertmanager).silence?.(matchers)).toBe(
       `https://am.example.com/am/#/silences/new?filter=${encodeURIComponent('{service="a\\"b"}')}`,
     );
-    expect(mitigationLinksOf(alertmanagerConnector, { ...alertmanager, externalUrl: undefined }).silence?.(matchers)).toMatch(/^http:\/\/am\.internal:9093\/#\/silences\/new\?filter=/);
+    expect(mitigationLinksOf(alertmanagerConnector, { ...alertmanager, externalUrl: undefined }).silence?.(matchers)).toMatch(
+      /^http:\/\/am\.internal:9093\/#\/silences\/new\?filter=/,
+    );
     expect(mitigationLinksOf(prometheusConnector, { type: "prometheus", url: "http://p" })).toEqual({});
   });
 

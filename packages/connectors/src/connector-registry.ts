@@ -61,6 +61,7 @@ export function createConnectorRegistry(connectors: readonly [Connector, ...Conn
       return keys.length === 1 && only !== undefined ? byType.get(only) : undefined;
     },
     filterPlaces: [...new Set(encodings.flatMap((encoding) => (encoding.filters === undefined ? [] : [encoding.filters.where])))],
-    typesOffering: (kind) => connectors.filter((connector) => connector.with(({ mitigationLinks }) => mitigationLinks?.[kind] !== undefined)).map(({ type }) => type),
+    typesOffering: (kind) =>
+      connectors.filter((connector) => connector.with(({ mitigationLinks }) => mitigationLinks?.[kind] !== undefined)).map(({ type }) => type),
   };
 }

@@ -6,17 +6,13 @@ import type { TemplateEncoding, TemplateField } from "./connector-definition.js"
  * field that cannot be filled throws (MissingAttributesError, or why a value cannot be written). Fields
  * are replaced, never edited in place: the query is the playbook's, shared by every run.
  */
-export function fillQuery<Q>(
-  query: Q,
-  fields: readonly TemplateField[],
-  attributes: Readonly<Record<string, string>>,
-  dataSource: DataSourceBase,
-): Q {
+export function fillQuery<Q>(query: Q, fields: readonly TemplateField[], attributes: Readonly<Record<string, string>>, dataSource: DataSourceBase): Q {
   let filled = query;
   for (const field of fields) {
     const template = valueAtPath(filled, field.path);
     if (template === undefined) continue;
-    const value = field.leaves === true ? fillLeaves(template, field.encoding, attributes, dataSource) : fillOne(template, field.encoding, attributes, dataSource);
+    const value =
+      field.leaves === true ? fillLeaves(template, field.encoding, attributes, dataSource) : fillOne(template, field.encoding, attributes, dataSource);
     filled = withValueAt(filled, field.path, value);
   }
   return filled;

@@ -18,7 +18,11 @@ describe("resolveSecrets(…).redacted", () => {
   });
 
   it("finds secret headers, not literal ones, and skips unset variables", () => {
-    const dataSource = { type: "http", url: "http://h", headers: { "x-team": "sre", "x-api-key": { env: "PES_KEY" }, "x-other": { env: "PES_UNSET" } } } as const;
+    const dataSource = {
+      type: "http",
+      url: "http://h",
+      headers: { "x-team": "sre", "x-api-key": { env: "PES_KEY" }, "x-other": { env: "PES_UNSET" } },
+    } as const;
     expect(secretsOf(dataSource, env)).toEqual(["key-123456"]);
   });
 
@@ -28,7 +32,7 @@ describe("resolveSecrets(…).redacted", () => {
 });
 
 describe("redactSecrets", () => {
-  const secret = "pa:ss w/rd+\"x\"";
+  const secret = 'pa:ss w/rd+"x"';
 
   it.each([
     ["as it is", secret],

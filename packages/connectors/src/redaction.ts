@@ -1,4 +1,3 @@
-
 const REDACTED = "[redacted]";
 /** Too short to redact without garbling ordinary text; such a secret is no secret anyway. */
 const MIN_SECRET_LENGTH = 4;

@@ -32,8 +32,20 @@ describe("runAction", () => {
       return prepareAction(connector, dataSource, query, { secrets: NO_SECRETS, http });
     };
     const requests = [
-      { title: "scalar", action: prepare({ type: "prometheus", url: server.url }, { query: "42", range: false }), attributes: {}, window, signal: AbortSignal.timeout(5_000) },
-      { title: "api", action: prepare({ type: "http", url: server.url }, { method: "GET", path: "/x", answerField: "answer" }), attributes: {}, window, signal: AbortSignal.timeout(5_000) },
+      {
+        title: "scalar",
+        action: prepare({ type: "prometheus", url: server.url }, { query: "42", range: false }),
+        attributes: {},
+        window,
+        signal: AbortSignal.timeout(5_000),
+      },
+      {
+        title: "api",
+        action: prepare({ type: "http", url: server.url }, { method: "GET", path: "/x", answerField: "answer" }),
+        attributes: {},
+        window,
+        signal: AbortSignal.timeout(5_000),
+      },
     ];
     const outcomes = await Promise.all(requests.map(async (request) => (await runAction(request)).observation));
     expect(outcomes).toEqual([

@@ -56,7 +56,8 @@ export async function runConnectorAction<DS extends DataSourceBase, Q, O extends
     return { ...asked, observation };
   } catch (error) {
     // A shared fetch stops waiting at this action's signal, as a runtime does on its own.
-    if (request.shared !== undefined && signal.aborted) return { ...asked, observation: { kind: "failed", reason: describeFetchFailure(error, signal, "the data source") } };
+    if (request.shared !== undefined && signal.aborted)
+      return { ...asked, observation: { kind: "failed", reason: describeFetchFailure(error, signal, "the data source") } };
     // A runtime that throws has a bug, and what it threw goes to the worker log: redacted like its answers.
     throw redactedError(error, secrets.redacted);
   }
@@ -101,8 +102,7 @@ export function prepareAction(connector: Connector, dataSource: unknown, query: 
     return {
       type: definition.type,
       reportsChanges: definition.reportsChanges?.(spec) ?? false,
-      run: async (context) =>
-        runConnectorAction(definition, await definition.runtime(), { ...context, ...connection, dataSource: configured, spec }),
+      run: async (context) => runConnectorAction(definition, await definition.runtime(), { ...context, ...connection, dataSource: configured, spec }),
     };
   });
 }

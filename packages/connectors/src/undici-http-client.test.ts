@@ -30,13 +30,58 @@ function openssl(...args: string[]): void {
 
 /** A key and a certificate signed by `ca`, with `extensions` (subjectAltName, extendedKeyUsage). */
 function issue(name: string, ca: string, extensions: string): void {
-  openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", `/CN=${name}`);
+  openssl(
+    "req",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:prime256v1",
+    "-nodes",
+    "-keyout",
+    `${name}.key`,
+    "-out",
+    `${name}.csr`,
+    "-subj",
+    `/CN=${name}`,
+  );
   execFileSync("sh", ["-c", `printf '%s\\n' "${extensions}" > ${name}.ext`], { cwd: dir });
-  openssl("x509", "-req", "-in", `${name}.csr`, "-CA", `${ca}.pem`, "-CAkey", `${ca}.key`, "-CAcreateserial", "-out", `${name}.pem`, "-days", "1", "-extfile", `${name}.ext`);
+  openssl(
+    "x509",
+    "-req",
+    "-in",
+    `${name}.csr`,
+    "-CA",
+    `${ca}.pem`,
+    "-CAkey",
+    `${ca}.key`,
+    "-CAcreateserial",
+    "-out",
+    `${name}.pem`,
+    "-days",
+    "1",
+    "-extfile",
+    `${name}.ext`,
+  );
 }
 
 function authority(name: string): void {
-  openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", `${name}.key`, "-out", `${name}.pem`, "-days", "1", "-subj", `/CN=${name}`);
+  openssl(
+    "req",
+    "-x509",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:prime256v1",
+    "-nodes",
+    "-keyout",
+    `${name}.key`,
+    "-out",
+    `${name}.pem`,
+    "-days",
+    "1",
+    "-subj",
+    `/CN=${name}`,
+  );
 }
 
 /** Answers `{ state: "ok" }` with the client's port, to tell connections apart. */
@@ -102,7 +147,10 @@ describe("a data source's HTTP client over TLS", () => {
     const before = server.requests.length;
     const refused = [await ask({ type: "http", url: server.url }), await ask({ type: "http", url: server.url, tls: { ca: { file: pem("other-ca.pem") } } })];
     for (const outcome of refused) {
-      expect(outcome).toEqual({ kind: "failed", reason: expect.stringMatching(/^could not reach the data source \((UNABLE_TO_VERIFY_LEAF_SIGNATURE|unable to verify the first certificate)\)$/) });
+      expect(outcome).toEqual({
+        kind: "failed",
+        reason: expect.stringMatching(/^could not reach the data source \((UNABLE_TO_VERIFY_LEAF_SIGNATURE|unable to verify the first certificate)\)$/),
+      });
     }
     expect(server.requests).toHaveLength(before);
   });
@@ -157,11 +205,13 @@ describe("a data source's HTTP client with mutual TLS", () => {
   });
 
   it("refuses at start a key that does not fit, or a CA that is no certificate, naming the setting, not the PEM", () => {
-    const connecting = (tls: unknown, env: Record<string, string> = {}) => () => {
-      const dataSource = HttpDataSource.parse({ type: "http", url: server.url, tls });
-      const { secrets } = resolveSecrets(dataSource, { env });
-      connectDataSource(dataSource, secrets);
-    };
+    const connecting =
+      (tls: unknown, env: Record<string, string> = {}) =>
+      () => {
+        const dataSource = HttpDataSource.parse({ type: "http", url: server.url, tls });
+        const { secrets } = resolveSecrets(dataSource, { env });
+        connectDataSource(dataSource, secrets);
+      };
     expect(connecting({ cert: { file: pem("client.pem") }, key: { file: pem("server.key") } })).toThrow(/^unusable tls settings: .*key values mismatch/);
     expect(connecting({ ca: { env: "PES_TEST_CA" } }, { PES_TEST_CA: "not a PEM" })).toThrow("unusable tls settings: ca holds no PEM certificate");
     const garbled = "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n";

@@ -37,9 +37,7 @@ export function createHttpClient(options: { tls?: ResolvedTls; proxy?: string } 
   };
   const tls = options.tls ?? { rejectUnauthorized: true };
   const dispatcher: Dispatcher =
-    options.proxy === undefined
-      ? new Agent({ ...settings, connect: tls })
-      : new ProxyAgent({ ...settings, uri: options.proxy, requestTls: tls });
+    options.proxy === undefined ? new Agent({ ...settings, connect: tls }) : new ProxyAgent({ ...settings, uri: options.proxy, requestTls: tls });
   const send = async (url: string, { method, headers, body, signal }: HttpRequestOptions): Promise<HttpAnswer & { retryAfter: string | undefined }> => {
     const response = await request(url, { method, headers, body: body ?? null, signal, dispatcher });
     const bytes = await response.body.bytes();

@@ -16,9 +16,7 @@ export const AlertmanagerAlert = z
     status: alertStatus.optional().meta({ description: "`firing` or `resolved`; absent: firing." }),
     labels: stringMap.meta({ description: "The alert's labels: `alertname` and those the playbook's attributes are taken from." }),
     annotations: stringMap.optional().meta({ description: "`summary` is matched against the monitor names after `alertname`." }),
-    startsAt: issueTime("startsAt")
-      .optional()
-      .meta({ description: "When the alert started firing: the issue time. Absent: the time of the request." }),
+    startsAt: issueTime("startsAt").optional().meta({ description: "When the alert started firing: the issue time. Absent: the time of the request." }),
     endsAt: z.string().optional(),
     generatorURL: z.string().optional(),
     fingerprint: z.string().optional(),
@@ -35,11 +33,7 @@ export const AlertWebhookPayload = z
   .object({
     version: z.string(),
     groupKey: z.string().optional(),
-    truncatedAlerts: z
-      .int()
-      .nonnegative()
-      .optional()
-      .meta({ description: "Alerts the sender left out (its `max_alerts`): they start nothing." }),
+    truncatedAlerts: z.int().nonnegative().optional().meta({ description: "Alerts the sender left out (its `max_alerts`): they start nothing." }),
     status: alertStatus,
     receiver: z.string(),
     groupLabels: stringMap.optional(),
@@ -95,10 +89,7 @@ export const AlertWebhookAccepted = z
     executions: z.array(StartedAlertExecution),
     unmatched: z.array(UnmatchedAlert),
     resolved: z.int().nonnegative().meta({ description: "Resolved alerts: they start nothing." }),
-    skipped: z
-      .int()
-      .nonnegative()
-      .meta({ description: "Firing alerts past the per-notification limit (BATCH_MAX_ITEMS): not started." }),
+    skipped: z.int().nonnegative().meta({ description: "Firing alerts past the per-notification limit (BATCH_MAX_ITEMS): not started." }),
     truncatedAlerts: z.int().nonnegative().meta({ description: "As the sender reported it: alerts it left out of the payload." }),
   })
   .meta({ id: "AlertWebhookAccepted" });

@@ -12,7 +12,5 @@ export const ValidationIssue = z
 export type ValidationIssue = z.infer<typeof ValidationIssue>;
 
 /** 400 body: a list of issues, or a string when the body could not be read at all (e.g. not JSON). */
-export const ValidationError = z
-  .object({ error: z.union([z.array(ValidationIssue), z.string()]) })
-  .meta({ id: "ValidationError" });
+export const ValidationError = z.object({ error: z.union([z.array(ValidationIssue), z.string()]) }).meta({ id: "ValidationError" });
 export type ValidationError = z.infer<typeof ValidationError>;

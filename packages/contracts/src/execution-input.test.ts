@@ -46,10 +46,14 @@ describe("PlaybookExecutionInput rules", () => {
     ["rule 3: empty bookName", { bookName: "  " }, [["bookName", /bookName must not be empty/]]],
     ["empty title", { title: "", time }, [["title", /title must not be empty/]]],
     ["empty channelId", { bookName: "x", channelId: "" }, [["channelId", /channelId must not be empty/]]],
-    ["messageLink carries its own details", { messageLink: link, title: "t", time }, [
-      ["title", /cannot be combined with messageLink/],
-      ["time", /cannot be combined with messageLink/],
-    ]],
+    [
+      "messageLink carries its own details",
+      { messageLink: link, title: "t", time },
+      [
+        ["title", /cannot be combined with messageLink/],
+        ["time", /cannot be combined with messageLink/],
+      ],
+    ],
   ])("%s", (_name, input, expected) => {
     const issues = issuesOf(input);
     expect(issues).toHaveLength(expected.length);

@@ -20,13 +20,10 @@ describe("ExecutionJob", () => {
     expect(parsed.data).toEqual({ ...job, v: WIRE_VERSION + 1 });
   });
 
-  it.each(["v", "replyTo", "deadline", "orgId", "bookName", "time", "attributes", "liveRun"] as const)(
-    "still requires %s",
-    (field) => {
-      const { [field]: _dropped, ...rest } = job;
-      expect(ExecutionJob.safeParse(rest).success).toBe(false);
-    },
-  );
+  it.each(["v", "replyTo", "deadline", "orgId", "bookName", "time", "attributes", "liveRun"] as const)("still requires %s", (field) => {
+    const { [field]: _dropped, ...rest } = job;
+    expect(ExecutionJob.safeParse(rest).success).toBe(false);
+  });
 });
 
 describe("MessageExecutionJob", () => {

@@ -26,12 +26,15 @@ export const ActionResult = z
     shortAnswer: z.string().optional(),
     mostImportantLink: z.string().optional(),
     // An extension of the spec's result, optional as all its fields: a client that knows only the spec ignores it.
-    chartUrl: z.string().optional().meta({
-      description:
-        "Where the action's chart is drawn (a metric finding, or a log count that is one): GET it with the bearer token for SVG, " +
-        "or PNG with `Accept: image/png`. Absolute when the service knows its public address (PUBLIC_URL), else a path on it. " +
-        "Readable as long as the execution is.",
-    }),
+    chartUrl: z
+      .string()
+      .optional()
+      .meta({
+        description:
+          "Where the action's chart is drawn (a metric finding, or a log count that is one): GET it with the bearer token for SVG, " +
+          "or PNG with `Accept: image/png`. Absolute when the service knows its public address (PUBLIC_URL), else a path on it. " +
+          "Readable as long as the execution is.",
+      }),
   })
   .meta({ id: "ActionResult" });
 export type ActionResult = z.infer<typeof ActionResult>;
@@ -65,12 +68,15 @@ export const PlaybookExecutionResult = z
     actionableMitigations: z.array(ActionableMitigation).optional(),
     actionResults: z.array(ActionResult).optional(),
     analysis: ExecutionAnalysis.optional(),
-    pageUrl: z.string().optional().meta({
-      description:
-        "A signed link to the execution's page (the bottom line, findings, charts, mitigations, actions) for people without a " +
-        "token: it expires (LINK_LIFETIME_SECONDS, default 7 days) and shows the execution as long as it is kept. Absent unless " +
-        "the service has LINK_SIGNING_SECRET and PUBLIC_URL.",
-    }),
+    pageUrl: z
+      .string()
+      .optional()
+      .meta({
+        description:
+          "A signed link to the execution's page (the bottom line, findings, charts, mitigations, actions) for people without a " +
+          "token: it expires (LINK_LIFETIME_SECONDS, default 7 days) and shows the execution as long as it is kept. Absent unless " +
+          "the service has LINK_SIGNING_SECRET and PUBLIC_URL.",
+      }),
   })
   .meta({ id: "PlaybookExecutionResult" });
 export type PlaybookExecutionResult = z.infer<typeof PlaybookExecutionResult>;

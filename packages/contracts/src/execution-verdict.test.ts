@@ -4,7 +4,14 @@ import { Verdict } from "./execution-verdict.js";
 
 const verdict: Verdict = {
   conclusion: "cause",
-  cause: { kind: "deploy", subject: "checkout", detail: "checkout:v1.42", action: "Rollouts of checkout", onset: "2026-11-20T14:02:00.000Z", confidence: "high" },
+  cause: {
+    kind: "deploy",
+    subject: "checkout",
+    detail: "checkout:v1.42",
+    action: "Rollouts of checkout",
+    onset: "2026-11-20T14:02:00.000Z",
+    confidence: "high",
+  },
   symptoms: [{ kind: "rise", action: "Error ratio of checkout", onset: "2026-11-20T14:03:00.000Z" }],
   background: [],
   ruledOut: [{ kind: "deploy", subject: "cart", action: "Rollouts in shop", onset: "2026-11-20T13:30:00.000Z", why: "long-before", leadMs: 1_980_000 }],

@@ -62,7 +62,8 @@ export type VerdictFinding = z.infer<typeof VerdictFinding>;
 export const VerdictCause = VerdictFinding.extend({
   confidence: z.enum(["high", "medium", "low"]),
   remedy: z.string().optional().meta({
-    description: "What would undo a fault the cluster's state shows, naming its object (\"Create the ServiceAccount adservice in boutique\"); absent for other causes.",
+    description:
+      'What would undo a fault the cluster\'s state shows, naming its object ("Create the ServiceAccount adservice in boutique"); absent for other causes.',
   }),
 }).meta({ id: "VerdictCause" });
 export type VerdictCause = z.infer<typeof VerdictCause>;

@@ -14,6 +14,8 @@ describe("Kubernetes objects as the API server writes them", () => {
     expect(ReplicaSet.safeParse({ metadata, spec: { template } }).success).toBe(true);
     const claim = { metadata: { name: "data", creationTimestamp: null }, spec: { accessModes: ["ReadWriteOnce"] }, status: { phase: "Pending" } };
     const statefulSet = StatefulSet.parse({ metadata, spec: { template, volumeClaimTemplates: [claim] } });
-    expect(statefulSet.spec.volumeClaimTemplates).toEqual([{ metadata: { name: "data" }, spec: { accessModes: ["ReadWriteOnce"] }, status: { phase: "Pending" } }]);
+    expect(statefulSet.spec.volumeClaimTemplates).toEqual([
+      { metadata: { name: "data" }, spec: { accessModes: ["ReadWriteOnce"] }, status: { phase: "Pending" } },
+    ]);
   });
 });

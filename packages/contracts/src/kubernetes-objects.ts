@@ -87,13 +87,18 @@ const Container = z.object({
   readinessProbe: Probe.optional(),
   startupProbe: Probe.optional(),
   volumeMounts: z.array(z.object({ name: z.string(), mountPath: z.string(), readOnly: z.boolean().optional() })).optional(),
-  securityContext: z.object({ runAsUser: z.number().optional(), runAsNonRoot: z.boolean().optional(), readOnlyRootFilesystem: z.boolean().optional() }).optional(),
+  securityContext: z
+    .object({ runAsUser: z.number().optional(), runAsNonRoot: z.boolean().optional(), readOnlyRootFilesystem: z.boolean().optional() })
+    .optional(),
 });
 export type Container = z.infer<typeof Container>;
 
 const LabelSelectorRequirement = z.object({ key: z.string(), operator: z.string(), values: z.array(z.string()).optional() });
 const LabelSelector = z.object({ matchLabels: Labels.optional(), matchExpressions: z.array(LabelSelectorRequirement).optional() });
-const NodeSelectorTerm = z.object({ matchExpressions: z.array(LabelSelectorRequirement).optional(), matchFields: z.array(LabelSelectorRequirement).optional() });
+const NodeSelectorTerm = z.object({
+  matchExpressions: z.array(LabelSelectorRequirement).optional(),
+  matchFields: z.array(LabelSelectorRequirement).optional(),
+});
 const PodAffinityTerm = z.object({ labelSelector: LabelSelector.optional(), topologyKey: z.string(), namespaces: z.array(z.string()).optional() });
 
 const Affinity = z.object({

@@ -37,8 +37,7 @@ export const PlaybookMatchInput = z
   })
   .meta({
     id: "PlaybookMatchInput",
-    description:
-      "A PlaybookExecutionInput (without messageLink), or `{ alert }`: an alert as Alertmanager's webhook sends it. Nothing runs.",
+    description: "A PlaybookExecutionInput (without messageLink), or `{ alert }`: an alert as Alertmanager's webhook sends it. Nothing runs.",
   });
 export type PlaybookMatchInput = z.infer<typeof PlaybookMatchInput>;
 

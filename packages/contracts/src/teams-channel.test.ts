@@ -10,7 +10,12 @@ describe("parseTeamsChannelId", () => {
   });
 
   it("is undefined for Slack channel IDs and malformed Teams ones", () => {
-    for (const id of ["C0ALERTS", "fbe2bf47/19:x@thread.tacv2", "fbe2bf47-16c8-47cf-b4a5-4b9b187c508b/general", "fbe2bf47-16c8-47cf-b4a5-4b9b187c508b/19:a b@thread.tacv2"]) {
+    for (const id of [
+      "C0ALERTS",
+      "fbe2bf47/19:x@thread.tacv2",
+      "fbe2bf47-16c8-47cf-b4a5-4b9b187c508b/general",
+      "fbe2bf47-16c8-47cf-b4a5-4b9b187c508b/19:a b@thread.tacv2",
+    ]) {
       expect(parseTeamsChannelId(id)).toBeUndefined();
     }
     expect(looksLikeTeamsChannelId("C0ALERTS")).toBe(false);

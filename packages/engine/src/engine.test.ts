@@ -28,8 +28,7 @@ const NOW = () => new Date("2026-11-20T18:00:00Z");
 const logger = createLogger({ name: "engine-test", level: "silent" });
 
 const P99 = "histogram_quantile(0.99, sum by (le) (rate(http_request_duration_seconds_bucket{service={{service}}}[5m])))";
-const ERROR_RATIO =
-  'sum(rate(http_requests_total{service={{service}}, code=~"5.."}[5m])) / sum(rate(http_requests_total{service={{service}}}[5m]))';
+const ERROR_RATIO = 'sum(rate(http_requests_total{service={{service}}, code=~"5.."}[5m])) / sum(rate(http_requests_total{service={{service}}}[5m]))';
 const REQUEST_RATE = "sum(rate(http_requests_total{service={{service}}}[5m]))";
 
 /** A JSON API on 127.0.0.1 whose routes the tests choose; it counts requests in flight. */
@@ -248,7 +247,14 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
     // rate() takes to see only the incident: both are dated when they began to move, at 14:05.
     expect(result.verdict).toEqual({
       conclusion: "cause",
-      cause: { kind: "deploy", subject: "checkout", detail: "v1.2.3", action: "Last deploy of checkout", onset: "2026-11-20T14:01:00.000Z", confidence: "high" },
+      cause: {
+        kind: "deploy",
+        subject: "checkout",
+        detail: "v1.2.3",
+        action: "Last deploy of checkout",
+        onset: "2026-11-20T14:01:00.000Z",
+        confidence: "high",
+      },
       symptoms: [
         { kind: "rise", action: "p99 latency", onset: "2026-11-20T14:05:00.000Z" },
         { kind: "rise", action: "error ratio", onset: "2026-11-20T14:05:00.000Z" },
@@ -312,7 +318,12 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
       ["Errors and traffic", "request rate", "prometheus", "prometheus"],
       ["Changes", "Last deploy of checkout", "http", "json"],
     ]);
-    expect(bundle.actions[3]?.query).toEqual({ method: "GET", path: "/deploys/checkout", answerField: "version", change: { kind: "deploy", timeField: "deployedAt", subject: "checkout" } });
+    expect(bundle.actions[3]?.query).toEqual({
+      method: "GET",
+      path: "/deploys/checkout",
+      answerField: "version",
+      change: { kind: "deploy", timeField: "deployedAt", subject: "checkout" },
+    });
     // What the sources answered and the filled queries; never where the sources are.
     const text = JSON.stringify(bundle);
     expect(text).not.toContain(prometheus.url);
@@ -348,7 +359,9 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
     const bundle = EvidenceBundle.parse(JSON.parse(JSON.stringify(kept[0]?.bundle)));
     // The silence form's link holds the Alertmanager's address: the bundle names its data source instead.
     expect(JSON.stringify(bundle)).not.toContain("alertmanager.internal.example");
-    expect(bundle.mitigations.map(({ mitigation, offered, silenceForm: form }) => ({ name: mitigation.customName ?? mitigation.toolName, offered, form }))).toEqual([
+    expect(
+      bundle.mitigations.map(({ mitigation, offered, silenceForm: form }) => ({ name: mitigation.customName ?? mitigation.toolName, offered, form })),
+    ).toEqual([
       { name: "rollback", offered: true, form: undefined },
       { name: "Page the owners of checkout", offered: false, form: undefined },
       { name: "Silence checkout for 2h", offered: true, form: "alerts" },
@@ -389,7 +402,11 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
   it("reports a quiet service as within its usual range, a deploy before it as a change only", async () => {
     api.route = (_request, response) => sendJson(response, 200, { version: "v9", deployedAt: "2026-11-20T14:01:00Z" });
     const result = await resultOf(engineWith(catalog), job("Checkout latency", { service: "search" }));
-    expect(result.verdict).toMatchObject({ conclusion: "no-cause", symptoms: [], ruledOut: [{ kind: "deploy", subject: "search", detail: "v9", why: "no-symptom" }] });
+    expect(result.verdict).toMatchObject({
+      conclusion: "no-cause",
+      symptoms: [],
+      ruledOut: [{ kind: "deploy", subject: "search", detail: "v9", why: "no-symptom" }],
+    });
     expect(result.verdict?.normal).toEqual([
       { action: "p99 latency", found: "within-usual-range" },
       { action: "error ratio", found: "within-usual-range" },
@@ -511,7 +528,9 @@ describe("engine with misbehaving actions", () => {
     const result = await resultOf(engineWith(catalog, { runAction: several }), job("Book"));
     expect(result.actionResults?.map((item) => item.title)).toEqual(["Related alerts", "Warnings"]);
     // The alert for what the issue is about is the page: context, apart from the symptoms.
-    expect(result.verdict?.paged).toEqual([{ kind: "alert", subject: "service=checkout", detail: "HighErrorRate", action: "Related alerts", onset: at.toISOString() }]);
+    expect(result.verdict?.paged).toEqual([
+      { kind: "alert", subject: "service=checkout", detail: "HighErrorRate", action: "Related alerts", onset: at.toISOString() },
+    ]);
     expect([...(result.verdict?.symptoms ?? []), ...(result.verdict?.background ?? [])].filter(({ kind }) => kind === "alert")).toEqual([
       { kind: "alert", detail: "HighLatency", action: "Related alerts", onset: at.toISOString() },
     ]);
@@ -520,12 +539,11 @@ describe("engine with misbehaving actions", () => {
 
   it("reports each action's outcome and duration by organization, connector and data source name", async () => {
     api.route = (request, response) => (request.url === "/broken" ? sendJson(response, 500, { answer: "no" }) : sendJson(response, 200, { answer: "yes" }));
-    const catalog = await catalogFor([
-      httpAction("good", "/good/{{service}}"),
-      httpAction("broken", "/broken"),
-      httpAction("stuck", "/stuck"),
-      httpAction("Pods of {{pod}}", "/pods/{{pod}}"),
-    ], {}, { optionalAttributes: ["service", "pod"] });
+    const catalog = await catalogFor(
+      [httpAction("good", "/good/{{service}}"), httpAction("broken", "/broken"), httpAction("stuck", "/stuck"), httpAction("Pods of {{pod}}", "/pods/{{pod}}")],
+      {},
+      { optionalAttributes: ["service", "pod"] },
+    );
     const stuck = (request: AnyActionRequest): Promise<Observed> => (request.title === "stuck" ? new Promise<Observed>(() => undefined) : runAction(request));
     const reports: ActionReport[] = [];
 
@@ -627,9 +645,12 @@ describe("engine with misbehaving actions", () => {
 
   it("keeps a data source's maxConcurrentQueries on a real server counting requests in flight", async () => {
     const titles = ["a", "b", "c", "d", "e", "f"];
-    const catalog = await catalogFor(titles.map((title) => httpAction(title, `/${title}`, "limited")), {
-      limited: { type: "http", url: api.url, maxConcurrentQueries: 2 },
-    });
+    const catalog = await catalogFor(
+      titles.map((title) => httpAction(title, `/${title}`, "limited")),
+      {
+        limited: { type: "http", url: api.url, maxConcurrentQueries: 2 },
+      },
+    );
     // Once two are held (or no other can come) the oldest is answered a moment later: time enough for a
     // request over the limit, if one were let through, to arrive and be counted.
     let answered = 0;
@@ -665,7 +686,10 @@ describe("engine with misbehaving actions", () => {
     const holding = resultOf(engineWith(catalog, { querySlots }), job("Book"));
     await until(() => api.held.length === 1);
     const reports: ActionReport[] = [];
-    const impatient = await resultOf(engineWith(catalog, { querySlots, actionTimeoutMs: 300, onActionFinished: (report) => reports.push(report) }), job("Book"));
+    const impatient = await resultOf(
+      engineWith(catalog, { querySlots, actionTimeoutMs: 300, onActionFinished: (report) => reports.push(report) }),
+      job("Book"),
+    );
     expect(impatient.verdict?.unchecked).toEqual([{ action: "query", reason: "failed", error: "waited 300 ms for the one query slot of data source limited" }]);
     expect(reports.map((report) => report.outcome)).toEqual(["timeout"]);
     expect(api.held).toHaveLength(1);
@@ -675,12 +699,16 @@ describe("engine with misbehaving actions", () => {
   });
 
   it("fetches the same query over the same window once per execution, each action citing its own title", async () => {
-    const catalog = await catalogFor([
-      httpAction("deploys", "/deploys/{{service}}"),
-      httpAction("deploys again", "/deploys/{{service}}"),
-      httpAction("other data source", "/deploys/{{service}}", "twin"),
-      httpAction("other path", "/rollouts/{{service}}"),
-    ], { twin: { type: "http", url: api.url } }, { requiredAttributes: ["service"] });
+    const catalog = await catalogFor(
+      [
+        httpAction("deploys", "/deploys/{{service}}"),
+        httpAction("deploys again", "/deploys/{{service}}"),
+        httpAction("other data source", "/deploys/{{service}}", "twin"),
+        httpAction("other path", "/rollouts/{{service}}"),
+      ],
+      { twin: { type: "http", url: api.url } },
+      { requiredAttributes: ["service"] },
+    );
     api.route = (request, response) => sendJson(response, 200, { answer: `seen ${request.url}` });
     const before = api.requests.length;
     // One action at a time: the two identical ones never overlap, and still share one fetch.
@@ -791,7 +819,9 @@ describe("engine with misbehaving actions", () => {
     const dir = await mkdtemp(join(tmpdir(), "pes-engine-tls-"));
     try {
       await writeFile(join(dir, "ca.pem"), "-----BEGIN CERTIFICATE-----\nnot a certificate\n-----END CERTIFICATE-----\n");
-      const catalog = await catalogFor([httpAction("a", "/a")], { api: { type: "http", url: api.url, tls: { ca: { file: join(dir, "ca.pem") }, insecureSkipVerify: false } } });
+      const catalog = await catalogFor([httpAction("a", "/a")], {
+        api: { type: "http", url: api.url, tls: { ca: { file: join(dir, "ca.pem") }, insecureSkipVerify: false } },
+      });
       const { secrets, missing } = resolveCatalogSecrets(catalog, { env: {} });
       expect(missing).toEqual([]);
       expect(() => engineWith(catalog, { secrets })).toThrow(/^organization acme, data source api: unusable tls settings: /);
@@ -840,7 +870,10 @@ describe("engine keeping the evidence of a large investigation", () => {
         name: "Checkout pods",
         requiredAttributes: ["service"],
         gadgets: [
-          { title: "Pods of {{service}}", actions: [{ title: "p99 latency by pod", dataSource: "metrics", prometheus: { query: "demo_pod_latency_seconds", unit: "s" } }] },
+          {
+            title: "Pods of {{service}}",
+            actions: [{ title: "p99 latency by pod", dataSource: "metrics", prometheus: { query: "demo_pod_latency_seconds", unit: "s" } }],
+          },
           {
             title: "Changes",
             actions: [
@@ -867,7 +900,12 @@ describe("engine keeping the evidence of a large investigation", () => {
     const maxBytes = 128 * 1024;
     const capped: Catalog = { organizations: new Map([["acme", { ...acme, evidence: { keep: true, retentionDays: 1, maxBytes } }]]) };
     const kept: KeptEvidence[] = [];
-    const result = await resultOf(engineWith(capped, { keepEvidence: async (evidence) => void kept.push(evidence) }), job("Checkout pods"), undefined, "exec-large");
+    const result = await resultOf(
+      engineWith(capped, { keepEvidence: async (evidence) => void kept.push(evidence) }),
+      job("Checkout pods"),
+      undefined,
+      "exec-large",
+    );
     expect(result.verdict?.cause).toMatchObject({ kind: "deploy", action: "Last deploy of checkout" });
     expect(result.verdict?.symptoms).toContainEqual(expect.objectContaining({ action: "p99 latency by pod", subject: "pod=checkout-7" }));
 

@@ -26,7 +26,16 @@ describe("what an action observed, as the engine reads it", () => {
       link: () => "http://link",
       runtime: async () => ({ fetch: async () => observation }),
     };
-    const request = { title: "Check", attributes: {}, window, signal: AbortSignal.timeout(5_000), secrets: withSecrets, http: createHttpClient(), dataSource, spec: {} };
+    const request = {
+      title: "Check",
+      attributes: {},
+      window,
+      signal: AbortSignal.timeout(5_000),
+      secrets: withSecrets,
+      http: createHttpClient(),
+      dataSource,
+      spec: {},
+    };
     const observed = await runConnectorAction(definition, await definition.runtime(), request);
     await request.http.close();
     return evidenceOf(observed, request.title, window);
@@ -36,8 +45,16 @@ describe("what an action observed, as the engine reads it", () => {
     const observations: Observation[] = [
       { kind: "failed", reason: "the API said key-123456 is wrong" },
       { kind: "text", text: "key-123456" },
-      { kind: "prometheus", data: { resultType: "vector", result: [{ metric: { header: "Bearer key-123456" }, value: [Date.parse("2026-11-20T14:08:00Z") / 1000, "1"] }] } },
-      { kind: "json", answer: { version: "v1 key-123456", at: "2026-11-20T14:08:00Z" }, answerField: "version", change: { kind: "deploy", timeField: "at", subject: "key-123456" } },
+      {
+        kind: "prometheus",
+        data: { resultType: "vector", result: [{ metric: { header: "Bearer key-123456" }, value: [Date.parse("2026-11-20T14:08:00Z") / 1000, "1"] }] },
+      },
+      {
+        kind: "json",
+        answer: { version: "v1 key-123456", at: "2026-11-20T14:08:00Z" },
+        answerField: "version",
+        change: { kind: "deploy", timeField: "at", subject: "key-123456" },
+      },
     ];
     const redacted = (await Promise.all(observations.map((observation) => observedWith(observation)))).flat();
     expect(JSON.stringify(redacted)).not.toContain("key-123456");

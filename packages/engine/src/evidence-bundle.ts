@@ -25,10 +25,13 @@ export interface KeptMitigation extends RenderedMitigation {
  * the data source's secrets are redacted from every text, since a source may echo them.
  */
 export function evidenceOf(observed: Observed, title: string, window: TimeWindow, attributes?: Readonly<Record<string, string>>): readonly Evidence[] {
-  const context = { action: title, window, ...(observed.link === undefined ? {} : { link: observed.link }), ...(attributes === undefined ? {} : { attributes }) };
-  return readObservation(observed.observation, context).map((evidence) =>
-    mapEvidenceText(evidence, observed.redact),
-  );
+  const context = {
+    action: title,
+    window,
+    ...(observed.link === undefined ? {} : { link: observed.link }),
+    ...(attributes === undefined ? {} : { attributes }),
+  };
+  return readObservation(observed.observation, context).map((evidence) => mapEvidenceText(evidence, observed.redact));
 }
 
 /** One action of an execution, as a bundle will keep it. */

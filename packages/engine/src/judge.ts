@@ -41,7 +41,10 @@ export async function judgeRuns(plan: Plan, runs: readonly WindowedRun[], job: E
   const gadgetsHighlights = gadgets.map(({ gadget, attributes: bound, title }, instanceIndex) => ({
     title,
     ...(gadget.args === undefined ? {} : { args: renderArgs(gadget.args, bound) }),
-    highlights: summarizeGadget(findingsOf(actions, perAction, (action) => action.instanceIndex === instanceIndex), time),
+    highlights: summarizeGadget(
+      findingsOf(actions, perAction, (action) => action.instanceIndex === instanceIndex),
+      time,
+    ),
   }));
   // The issue's attributes tell the page from the other alerts; the upstreams, who the paged service calls.
   const judgement = judgeExecution(findings, { time, attributes, upstreams });
@@ -66,7 +69,11 @@ export async function judgeRuns(plan: Plan, runs: readonly WindowedRun[], job: E
 }
 
 /** The findings of the actions `keep` takes, each citing its gadget's instance (and its upstream). */
-export function findingsOf(actions: readonly PlannedAction[], perAction: readonly (readonly Evidence[])[], keep: (action: PlannedAction) => boolean): Finding[] {
+export function findingsOf(
+  actions: readonly PlannedAction[],
+  perAction: readonly (readonly Evidence[])[],
+  keep: (action: PlannedAction) => boolean,
+): Finding[] {
   return actions.flatMap((action, index) =>
     keep(action)
       ? (perAction[index] ?? []).map((evidence) => ({

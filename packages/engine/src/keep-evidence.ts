@@ -49,7 +49,9 @@ export async function keepExecutionEvidence(input: EvidenceToKeep, keep: (kept: 
   const { retentionDays, maxBytes } = input.settings;
   // The findings as judged, per action: only the observations that are cut are read again.
   const findings = plan.actions.map((action) => findingsOf(plan.actions, perAction, (other) => other === action));
-  const bundle = fitBundle(bundleOf(executionId, job, plan.upstreams, actions, mitigations, judged.judgement.verdict, input.recordedAt), maxBytes, { findings });
+  const bundle = fitBundle(bundleOf(executionId, job, plan.upstreams, actions, mitigations, judged.judgement.verdict, input.recordedAt), maxBytes, {
+    findings,
+  });
   await keep({ orgId: job.orgId, retentionDays, maxBytes, bundle }).catch((error: unknown) => {
     logger.warn({ err: error, requestId: job.requestId }, "could not keep the execution's evidence bundle");
   });

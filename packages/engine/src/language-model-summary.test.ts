@@ -34,13 +34,20 @@ const incident = findingsOf([
   { kind: "none", action: "Related alerts", what: "alerts firing" },
 ]);
 const GOOD = {
-  summary: "The deploy of checkout:v1.42 at 14:02 UTC [Rollouts of checkout] was followed a minute later by 7x the usual error ratio [Error ratio of checkout].",
+  summary:
+    "The deploy of checkout:v1.42 at 14:02 UTC [Rollouts of checkout] was followed a minute later by 7x the usual error ratio [Error ratio of checkout].",
   citations: ["Rollouts of checkout", "Error ratio of checkout"],
 };
 
 /** A chat-completions answer, as OpenAI's API writes one. */
 function completion(content: string, usage = { prompt_tokens: 812, completion_tokens: 64 }) {
-  return { id: "chatcmpl-1", object: "chat.completion", model: "small", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }], usage };
+  return {
+    id: "chatcmpl-1",
+    object: "chat.completion",
+    model: "small",
+    choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+    usage,
+  };
 }
 
 /** A logger whose lines the test reads. */
@@ -106,7 +113,11 @@ describe("summarizeWithLanguageModel against a local chat-completions server", (
   });
 
   it.each([
-    ["cites an action that did not run", { ...GOOD, summary: `${GOOD.summary} The database [Database connections] was full.` }, 'the model cited an action that did not run: "Database connections"'],
+    [
+      "cites an action that did not run",
+      { ...GOOD, summary: `${GOOD.summary} The database [Database connections] was full.` },
+      'the model cited an action that did not run: "Database connections"',
+    ],
     ["lists an unknown citation", { ...GOOD, citations: [...GOOD.citations, "Made up"] }, 'the model cited an action that did not run: "Made up"'],
     ["cites nothing", { summary: "Checkout broke after a deploy.", citations: [] }, "the model's summary cites no action"],
     ["does not list what it cites", { ...GOOD, citations: ["Rollouts of checkout"] }, "the model's citations do not list what its summary cites"],
@@ -120,7 +131,9 @@ describe("summarizeWithLanguageModel against a local chat-completions server", (
 
   it("keeps the deterministic text when the answer cites an action that was not run", async () => {
     const notRun = `${GOOD.summary} No pod restarted [Restarted pods].`;
-    server = await startTestHttpServer((_request, response) => sendJson(response, 200, completion(JSON.stringify({ summary: notRun, citations: [...GOOD.citations, "Restarted pods"] }))));
+    server = await startTestHttpServer((_request, response) =>
+      sendJson(response, 200, completion(JSON.stringify({ summary: notRun, citations: [...GOOD.citations, "Restarted pods"] }))),
+    );
     const { result, deterministic } = await run([...incident, ...findingsOf([{ kind: "skipped", action: "Restarted pods", missing: ["pod"] }])]);
     expect(result.highlights).toBe(deterministic);
     expect(result.analysis.fallback).toBe('the model cited an action that did not run: "Restarted pods"');
@@ -180,7 +193,10 @@ describe("checkSummary", () => {
   it("accepts citations of known titles only", () => {
     expect(checkSummary(JSON.stringify({ summary: "x [A].", citations: ["A"] }), titles)).toEqual({ kind: "summary", summary: "x [A]." });
     expect(checkSummary(JSON.stringify({ summary: "x [C].", citations: ["C"] }), titles)).toMatchObject({ kind: "failed" });
-    expect(checkSummary(JSON.stringify({ summary: "x".repeat(3_001), citations: [] }), titles)).toEqual({ kind: "failed", reason: "the model's summary is too long" });
+    expect(checkSummary(JSON.stringify({ summary: "x".repeat(3_001), citations: [] }), titles)).toEqual({
+      kind: "failed",
+      reason: "the model's summary is too long",
+    });
     expect(checkSummary(JSON.stringify({ summary: "x [A].", citations: "A" }), titles)).toMatchObject({ kind: "failed" });
   });
 });

@@ -76,7 +76,10 @@ export async function summarizeWithLanguageModel(
     checked.kind === "summary"
       ? { by: "language-model", model, latencyMs, ...usage }
       : { by: "deterministic", model, latencyMs, ...usage, fallback: checked.reason };
-  logger.info({ model, latencyMs, ...usage, by: analysis.by, ...(analysis.fallback === undefined ? {} : { fallback: analysis.fallback }) }, "language-model pass");
+  logger.info(
+    { model, latencyMs, ...usage, by: analysis.by, ...(analysis.fallback === undefined ? {} : { fallback: analysis.fallback }) },
+    "language-model pass",
+  );
   return { highlights: checked.kind === "summary" ? checked.summary : input.deterministic, analysis };
 }
 
@@ -168,7 +171,9 @@ export function checkSummary(content: string, titles: ReadonlySet<string>): { ki
 function promptOf(input: LanguageModelInput): string {
   const { ranking, time, verdict } = input.judgement;
   // Rankings copy findings into new objects; the evidence is the same object.
-  const first = new Set<Evidence>([...(ranking.likelyCause === undefined ? [] : [ranking.likelyCause.finding]), ...ranking.symptoms].map(({ evidence }) => evidence));
+  const first = new Set<Evidence>(
+    [...(ranking.likelyCause === undefined ? [] : [ranking.likelyCause.finding]), ...ranking.symptoms].map(({ evidence }) => evidence),
+  );
   const ordered = [...input.findings.filter(({ evidence }) => first.has(evidence)), ...input.findings.filter(({ evidence }) => !first.has(evidence))];
   const lines: string[] = [];
   let chars = 0;

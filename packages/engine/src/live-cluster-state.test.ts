@@ -36,7 +36,16 @@ let events = 0;
 
 // -- The cluster's objects, as the API server answers them ----------------------------------------------
 
-function node(name: string, zone: string, ready: { status: "True" | "False"; reason: string; message: string; since: string } = { status: "True", reason: "KubeletReady", message: "kubelet is posting ready status", since: at(-720) }): KubernetesObject {
+function node(
+  name: string,
+  zone: string,
+  ready: { status: "True" | "False"; reason: string; message: string; since: string } = {
+    status: "True",
+    reason: "KubeletReady",
+    message: "kubelet is posting ready status",
+    since: at(-720),
+  },
+): KubernetesObject {
   const notReady = ready.status !== "True";
   return {
     metadata: {
@@ -70,16 +79,44 @@ function node(name: string, zone: string, ready: { status: "True" | "False"; rea
       capacity: { cpu: "4", "ephemeral-storage": "98831908Ki", memory: "16393220Ki", pods: "110" },
       allocatable: { cpu: "3920m", "ephemeral-storage": "47060071478", memory: "13334532Ki", pods: "110" },
       conditions: [
-        { type: "MemoryPressure", status: "False", lastHeartbeatTime: at(-1), lastTransitionTime: at(-720), reason: "KubeletHasSufficientMemory", message: "kubelet has sufficient memory available" },
-        { type: "DiskPressure", status: "False", lastHeartbeatTime: at(-1), lastTransitionTime: at(-720), reason: "KubeletHasNoDiskPressure", message: "kubelet has no disk pressure" },
-        { type: "PIDPressure", status: "False", lastHeartbeatTime: at(-1), lastTransitionTime: at(-720), reason: "KubeletHasSufficientPID", message: "kubelet has sufficient PID available" },
+        {
+          type: "MemoryPressure",
+          status: "False",
+          lastHeartbeatTime: at(-1),
+          lastTransitionTime: at(-720),
+          reason: "KubeletHasSufficientMemory",
+          message: "kubelet has sufficient memory available",
+        },
+        {
+          type: "DiskPressure",
+          status: "False",
+          lastHeartbeatTime: at(-1),
+          lastTransitionTime: at(-720),
+          reason: "KubeletHasNoDiskPressure",
+          message: "kubelet has no disk pressure",
+        },
+        {
+          type: "PIDPressure",
+          status: "False",
+          lastHeartbeatTime: at(-1),
+          lastTransitionTime: at(-720),
+          reason: "KubeletHasSufficientPID",
+          message: "kubelet has sufficient PID available",
+        },
         { type: "Ready", status: ready.status, lastHeartbeatTime: at(-1), lastTransitionTime: ready.since, reason: ready.reason, message: ready.message },
       ],
       addresses: [
         { type: "InternalIP", address: `10.128.0.${10 + Number(name.slice(-1))}` },
         { type: "Hostname", address: name },
       ],
-      nodeInfo: { architecture: "amd64", containerRuntimeVersion: "containerd://1.7.22", kernelVersion: "6.1.100+", kubeletVersion: "v1.30.5-gke.1014001", operatingSystem: "linux", osImage: "Container-Optimized OS from Google" },
+      nodeInfo: {
+        architecture: "amd64",
+        containerRuntimeVersion: "containerd://1.7.22",
+        kernelVersion: "6.1.100+",
+        kubeletVersion: "v1.30.5-gke.1014001",
+        operatingSystem: "linux",
+        osImage: "Container-Optimized OS from Google",
+      },
     },
   };
 }
@@ -144,7 +181,16 @@ function deployment(app: App, replicas: number, ready: number, surging = 0): Kub
   const available = ready >= replicas;
   const complete = available && surging === 0;
   return {
-    metadata: { name: app.name, namespace: NAMESPACE, uid: uidOf("Deployment", app.name), resourceVersion: "731902", generation: app.revision ?? 1, creationTimestamp: at(-10_080), labels: { app: app.name }, annotations: { "deployment.kubernetes.io/revision": revision } },
+    metadata: {
+      name: app.name,
+      namespace: NAMESPACE,
+      uid: uidOf("Deployment", app.name),
+      resourceVersion: "731902",
+      generation: app.revision ?? 1,
+      creationTimestamp: at(-10_080),
+      labels: { app: app.name },
+      annotations: { "deployment.kubernetes.io/revision": revision },
+    },
     spec: {
       replicas,
       selector: { matchLabels: labelsOf(app) },
@@ -161,9 +207,30 @@ function deployment(app: App, replicas: number, ready: number, surging = 0): Kub
       ...(complete ? {} : { unavailableReplicas: replicas + surging - ready }),
       conditions: [
         available
-          ? { type: "Available", status: "True", lastUpdateTime: at(-10_000), lastTransitionTime: at(-10_000), reason: "MinimumReplicasAvailable", message: "Deployment has minimum availability." }
-          : { type: "Available", status: "False", lastUpdateTime: app.rolledAt, lastTransitionTime: app.rolledAt, reason: "MinimumReplicasUnavailable", message: "Deployment does not have minimum availability." },
-        { type: "Progressing", status: "True", lastUpdateTime: app.rolledAt, lastTransitionTime: at(-10_080), reason: complete ? "NewReplicaSetAvailable" : "ReplicaSetUpdated", message: `ReplicaSet "${app.name}-${app.hash}" ${complete ? "has successfully progressed." : "is progressing."}` },
+          ? {
+              type: "Available",
+              status: "True",
+              lastUpdateTime: at(-10_000),
+              lastTransitionTime: at(-10_000),
+              reason: "MinimumReplicasAvailable",
+              message: "Deployment has minimum availability.",
+            }
+          : {
+              type: "Available",
+              status: "False",
+              lastUpdateTime: app.rolledAt,
+              lastTransitionTime: app.rolledAt,
+              reason: "MinimumReplicasUnavailable",
+              message: "Deployment does not have minimum availability.",
+            },
+        {
+          type: "Progressing",
+          status: "True",
+          lastUpdateTime: app.rolledAt,
+          lastTransitionTime: at(-10_080),
+          reason: complete ? "NewReplicaSetAvailable" : "ReplicaSetUpdated",
+          message: `ReplicaSet "${app.name}-${app.hash}" ${complete ? "has successfully progressed." : "is progressing."}`,
+        },
       ],
     },
   };
@@ -179,8 +246,14 @@ function replicaSet(app: App, replicas: number, ready: number): KubernetesObject
       generation: 1,
       creationTimestamp: app.rolledAt,
       labels: { ...labelsOf(app), "pod-template-hash": app.hash },
-      annotations: { "deployment.kubernetes.io/desired-replicas": String(replicas), "deployment.kubernetes.io/max-replicas": String(replicas + 1), "deployment.kubernetes.io/revision": String(app.revision ?? 1) },
-      ownerReferences: [{ apiVersion: "apps/v1", kind: "Deployment", name: app.name, uid: uidOf("Deployment", app.name), controller: true, blockOwnerDeletion: true }],
+      annotations: {
+        "deployment.kubernetes.io/desired-replicas": String(replicas),
+        "deployment.kubernetes.io/max-replicas": String(replicas + 1),
+        "deployment.kubernetes.io/revision": String(app.revision ?? 1),
+      },
+      ownerReferences: [
+        { apiVersion: "apps/v1", kind: "Deployment", name: app.name, uid: uidOf("Deployment", app.name), controller: true, blockOwnerDeletion: true },
+      ],
     },
     spec: {
       replicas,
@@ -207,9 +280,25 @@ function pod(app: App, suffix: string, nodeName: string | undefined, status: Rec
       resourceVersion: "731950",
       creationTimestamp: app.rolledAt,
       labels: { ...labelsOf(app), "pod-template-hash": app.hash },
-      ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: `${app.name}-${app.hash}`, uid: uidOf("ReplicaSet", `${app.name}-${app.hash}`), controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        {
+          apiVersion: "apps/v1",
+          kind: "ReplicaSet",
+          name: `${app.name}-${app.hash}`,
+          uid: uidOf("ReplicaSet", `${app.name}-${app.hash}`),
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
     },
-    spec: { ...podSpec(app), ...(nodeName === undefined ? {} : { nodeName }), tolerations: DEFAULT_TOLERATIONS, enableServiceLinks: true, preemptionPolicy: "PreemptLowerPriority", priority: 0 },
+    spec: {
+      ...podSpec(app),
+      ...(nodeName === undefined ? {} : { nodeName }),
+      tolerations: DEFAULT_TOLERATIONS,
+      enableServiceLinks: true,
+      preemptionPolicy: "PreemptLowerPriority",
+      priority: 0,
+    },
     status: { qosClass: "Burstable", ...status },
   };
 }
@@ -306,8 +395,22 @@ function event(
   type = "Warning",
 ): KubernetesObject {
   return {
-    metadata: { name: `${involved.name}.18${(++events).toString(16).padStart(14, "7")}`, namespace: NAMESPACE, uid: uidOf("Event", `${involved.name}/${events}`), resourceVersion: "731977", creationTimestamp: first },
-    involvedObject: { kind: involved.kind, namespace: NAMESPACE, name: involved.name, uid: uidOf(involved.kind, involved.name), apiVersion: involved.kind === "Pod" ? "v1" : "apps/v1", resourceVersion: "731950", ...(involved.fieldPath === undefined ? {} : { fieldPath: involved.fieldPath }) },
+    metadata: {
+      name: `${involved.name}.18${(++events).toString(16).padStart(14, "7")}`,
+      namespace: NAMESPACE,
+      uid: uidOf("Event", `${involved.name}/${events}`),
+      resourceVersion: "731977",
+      creationTimestamp: first,
+    },
+    involvedObject: {
+      kind: involved.kind,
+      namespace: NAMESPACE,
+      name: involved.name,
+      uid: uidOf(involved.kind, involved.name),
+      apiVersion: involved.kind === "Pod" ? "v1" : "apps/v1",
+      resourceVersion: "731950",
+      ...(involved.fieldPath === undefined ? {} : { fieldPath: involved.fieldPath }),
+    },
     reason,
     message,
     source: from,
@@ -324,7 +427,13 @@ function event(
 /** The scheduler's events come through events.k8s.io: `eventTime` and `series`, no first and last times. */
 function schedulerEvent(podName: string, message: string, firstMinutes: number, lastMinutes: number, count: number): KubernetesObject {
   return {
-    metadata: { name: `${podName}.18${(++events).toString(16).padStart(14, "7")}`, namespace: NAMESPACE, uid: uidOf("Event", `${podName}/${events}`), resourceVersion: "731978", creationTimestamp: at(firstMinutes) },
+    metadata: {
+      name: `${podName}.18${(++events).toString(16).padStart(14, "7")}`,
+      namespace: NAMESPACE,
+      uid: uidOf("Event", `${podName}/${events}`),
+      resourceVersion: "731978",
+      creationTimestamp: at(firstMinutes),
+    },
     involvedObject: { kind: "Pod", namespace: NAMESPACE, name: podName, uid: uidOf("Pod", podName), apiVersion: "v1", resourceVersion: "731951" },
     reason: "FailedScheduling",
     message,
@@ -343,14 +452,37 @@ function schedulerEvent(podName: string, message: string, firstMinutes: number, 
 /** kube-system: kube-proxy on every node, and the cluster DNS. */
 function systemPods(nodes: readonly string[]): KubernetesObject[] {
   const proxies = nodes.map((nodeName, index) => ({
-    metadata: { name: `kube-proxy-${nodeName}`, namespace: "kube-system", uid: uidOf("Pod", `kube-proxy-${nodeName}`), creationTimestamp: at(-43_200), labels: { component: "kube-proxy", tier: "node" } },
-    spec: { nodeName, containers: [{ name: "kube-proxy", image: "gke.gcr.io/kube-proxy-amd64:v1.30.5-gke.1014001" }], priorityClassName: "system-node-critical" },
-    status: { phase: "Running", hostIP: `10.128.0.${11 + index}`, containerStatuses: [{ name: "kube-proxy", ready: true, restartCount: 0, started: true, state: { running: { startedAt: at(-43_200) } } }] },
+    metadata: {
+      name: `kube-proxy-${nodeName}`,
+      namespace: "kube-system",
+      uid: uidOf("Pod", `kube-proxy-${nodeName}`),
+      creationTimestamp: at(-43_200),
+      labels: { component: "kube-proxy", tier: "node" },
+    },
+    spec: {
+      nodeName,
+      containers: [{ name: "kube-proxy", image: "gke.gcr.io/kube-proxy-amd64:v1.30.5-gke.1014001" }],
+      priorityClassName: "system-node-critical",
+    },
+    status: {
+      phase: "Running",
+      hostIP: `10.128.0.${11 + index}`,
+      containerStatuses: [{ name: "kube-proxy", ready: true, restartCount: 0, started: true, state: { running: { startedAt: at(-43_200) } } }],
+    },
   }));
   const dns = {
-    metadata: { name: "kube-dns-5b7c9d8f4-q8x2m", namespace: "kube-system", uid: uidOf("Pod", "kube-dns-5b7c9d8f4-q8x2m"), creationTimestamp: at(-43_200), labels: { "k8s-app": "kube-dns", "pod-template-hash": "5b7c9d8f4" } },
+    metadata: {
+      name: "kube-dns-5b7c9d8f4-q8x2m",
+      namespace: "kube-system",
+      uid: uidOf("Pod", "kube-dns-5b7c9d8f4-q8x2m"),
+      creationTimestamp: at(-43_200),
+      labels: { "k8s-app": "kube-dns", "pod-template-hash": "5b7c9d8f4" },
+    },
     spec: { nodeName: nodes[0], containers: [{ name: "kubedns", image: "gke.gcr.io/k8s-dns-kube-dns:1.23.0-gke.9" }] },
-    status: { phase: "Running", containerStatuses: [{ name: "kubedns", ready: true, restartCount: 0, started: true, state: { running: { startedAt: at(-43_200) } } }] },
+    status: {
+      phase: "Running",
+      containerStatuses: [{ name: "kubedns", ready: true, restartCount: 0, started: true, state: { running: { startedAt: at(-43_200) } } }],
+    },
   };
   return [...proxies, dns];
 }
@@ -363,16 +495,34 @@ const [WORKER_1, WORKER_2, WORKER_3] = NODES;
 
 const frontend: App = {
   name: "frontend",
-  container: grpcContainer(`${IMAGES}/frontend:v0.10.1`, 8080, { readinessProbe: { httpGet: { path: "/_healthz", port: 8080, scheme: "HTTP" }, periodSeconds: 10 }, livenessProbe: { httpGet: { path: "/_healthz", port: 8080, scheme: "HTTP" }, periodSeconds: 10 } }),
+  container: grpcContainer(`${IMAGES}/frontend:v0.10.1`, 8080, {
+    readinessProbe: { httpGet: { path: "/_healthz", port: 8080, scheme: "HTTP" }, periodSeconds: 10 },
+    livenessProbe: { httpGet: { path: "/_healthz", port: 8080, scheme: "HTTP" }, periodSeconds: 10 },
+  }),
   hash: "7f9c6d8b54",
   rolledAt: at(-2_880),
 };
-const redisCart: App = { name: "redis-cart", container: { name: "redis", image: "redis:7.2-alpine", ports: [{ containerPort: 6379, protocol: "TCP" }] }, hash: "6b8d5f7c9", rolledAt: at(-10_080) };
+const redisCart: App = {
+  name: "redis-cart",
+  container: { name: "redis", image: "redis:7.2-alpine", ports: [{ containerPort: 6379, protocol: "TCP" }] },
+  hash: "6b8d5f7c9",
+  rolledAt: at(-10_080),
+};
 const cartservice: App = { name: "cartservice", container: grpcContainer(`${IMAGES}/cartservice:v0.10.1`, 7070), hash: "58c4d7b9f6", rolledAt: at(-2_880) };
-const checkoutservice: App = { name: "checkoutservice", container: grpcContainer(`${IMAGES}/checkoutservice:v0.10.1`, 5050), hash: "6d5f9b8c47", rolledAt: at(-2_880) };
+const checkoutservice: App = {
+  name: "checkoutservice",
+  container: grpcContainer(`${IMAGES}/checkoutservice:v0.10.1`, 5050),
+  hash: "6d5f9b8c47",
+  rolledAt: at(-2_880),
+};
 
 /** What every case's cluster holds: three nodes, kube-system, and frontend, cart and redis serving. */
-function healthyShop(): Required<Pick<FakeKubernetesObjects, "nodes" | "pods" | "deployments" | "replicaSets" | "services" | "endpointSlices" | "events" | "serviceAccounts" | "configMaps" | "secrets">> {
+function healthyShop(): Required<
+  Pick<
+    FakeKubernetesObjects,
+    "nodes" | "pods" | "deployments" | "replicaSets" | "services" | "endpointSlices" | "events" | "serviceAccounts" | "configMaps" | "secrets"
+  >
+> {
   const frontendPods = [runningPod(frontend, "k2x9p", WORKER_1, "10.52.1.14"), runningPod(frontend, "r7m4q", WORKER_3, "10.52.3.22")];
   const cartPods = [runningPod(cartservice, "b5n8w", WORKER_3, "10.52.3.31")];
   const redisPods = [runningPod(redisCart, "t4v6z", WORKER_1, "10.52.1.9")];
@@ -381,14 +531,36 @@ function healthyShop(): Required<Pick<FakeKubernetesObjects, "nodes" | "pods" | 
     pods: [...frontendPods, ...cartPods, ...redisPods, ...systemPods(NODES)],
     deployments: [deployment(frontend, 2, 2), deployment(cartservice, 1, 1), deployment(redisCart, 1, 1)],
     replicaSets: [replicaSet(frontend, 2, 2), replicaSet(cartservice, 1, 1), replicaSet(redisCart, 1, 1)],
-    services: [service("frontend", { app: "frontend" }, 80, "10.56.7.120", 8080), service("cartservice", { app: "cartservice" }, 7070, "10.56.3.41"), service("redis-cart", { app: "redis-cart" }, 6379, "10.56.9.7")],
-    endpointSlices: [endpointSlice("frontend", 8080, frontendPods, "http"), endpointSlice("cartservice", 7070, cartPods), endpointSlice("redis-cart", 6379, redisPods)],
+    services: [
+      service("frontend", { app: "frontend" }, 80, "10.56.7.120", 8080),
+      service("cartservice", { app: "cartservice" }, 7070, "10.56.3.41"),
+      service("redis-cart", { app: "redis-cart" }, 6379, "10.56.9.7"),
+    ],
+    endpointSlices: [
+      endpointSlice("frontend", 8080, frontendPods, "http"),
+      endpointSlice("cartservice", 7070, cartPods),
+      endpointSlice("redis-cart", 6379, redisPods),
+    ],
     // What a namespace's healthy start leaves: the scheduler's and the kubelet's Normal events.
     events: [
-      event({ kind: "Pod", name: "cartservice-58c4d7b9f6-b5n8w", fieldPath: "spec.containers{server}" }, "Pulled", `Container image "${IMAGES}/cartservice:v0.10.1" already present on machine`, at(-2_880), at(-2_880), 1, { component: "kubelet", host: WORKER_3 }, "Normal"),
+      event(
+        { kind: "Pod", name: "cartservice-58c4d7b9f6-b5n8w", fieldPath: "spec.containers{server}" },
+        "Pulled",
+        `Container image "${IMAGES}/cartservice:v0.10.1" already present on machine`,
+        at(-2_880),
+        at(-2_880),
+        1,
+        { component: "kubelet", host: WORKER_3 },
+        "Normal",
+      ),
     ],
     serviceAccounts: [{ metadata: { name: "default", namespace: NAMESPACE, uid: uidOf("ServiceAccount", "default"), creationTimestamp: at(-43_200) } }],
-    configMaps: [{ metadata: { name: "kube-root-ca.crt", namespace: NAMESPACE, uid: uidOf("ConfigMap", "kube-root-ca.crt") }, data: { "ca.crt": "-----BEGIN CERTIFICATE-----\nMIIC…\n-----END CERTIFICATE-----\n" } }],
+    configMaps: [
+      {
+        metadata: { name: "kube-root-ca.crt", namespace: NAMESPACE, uid: uidOf("ConfigMap", "kube-root-ca.crt") },
+        data: { "ca.crt": "-----BEGIN CERTIFICATE-----\nMIIC…\n-----END CERTIFICATE-----\n" },
+      },
+    ],
     secrets: [],
   };
 }
@@ -417,7 +589,15 @@ function nodeSelectorCase(): Case {
     pod(catalog, suffix, undefined, {
       phase: "Pending",
       conditions: [
-        { type: "PodScheduled", status: "False", lastProbeTime: null, lastTransitionTime: at(-4), reason: "Unschedulable", message: "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling." },
+        {
+          type: "PodScheduled",
+          status: "False",
+          lastProbeTime: null,
+          lastTransitionTime: at(-4),
+          reason: "Unschedulable",
+          message:
+            "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+        },
       ],
     }),
   );
@@ -433,15 +613,52 @@ function nodeSelectorCase(): Case {
       endpointSlices: [...shop.endpointSlices, endpointSlice("productcatalogservice", 3550, [])],
       events: [
         ...shop.events,
-        event({ kind: "Deployment", name: "productcatalogservice" }, "ScalingReplicaSet", "Scaled up replica set productcatalogservice-8d6b4c9f75 to 2", at(-4), at(-4), 1, { component: "deployment-controller" }, "Normal"),
-        event({ kind: "ReplicaSet", name: "productcatalogservice-8d6b4c9f75" }, "SuccessfulCreate", "Created pod: productcatalogservice-8d6b4c9f75-h8s2k", at(-4), at(-4), 1, { component: "replicaset-controller" }, "Normal"),
-        event({ kind: "ReplicaSet", name: "productcatalogservice-8d6b4c9f75" }, "SuccessfulCreate", "Created pod: productcatalogservice-8d6b4c9f75-w9c3n", at(-4), at(-4), 1, { component: "replicaset-controller" }, "Normal"),
+        event(
+          { kind: "Deployment", name: "productcatalogservice" },
+          "ScalingReplicaSet",
+          "Scaled up replica set productcatalogservice-8d6b4c9f75 to 2",
+          at(-4),
+          at(-4),
+          1,
+          { component: "deployment-controller" },
+          "Normal",
+        ),
+        event(
+          { kind: "ReplicaSet", name: "productcatalogservice-8d6b4c9f75" },
+          "SuccessfulCreate",
+          "Created pod: productcatalogservice-8d6b4c9f75-h8s2k",
+          at(-4),
+          at(-4),
+          1,
+          { component: "replicaset-controller" },
+          "Normal",
+        ),
+        event(
+          { kind: "ReplicaSet", name: "productcatalogservice-8d6b4c9f75" },
+          "SuccessfulCreate",
+          "Created pod: productcatalogservice-8d6b4c9f75-w9c3n",
+          at(-4),
+          at(-4),
+          1,
+          { component: "replicaset-controller" },
+          "Normal",
+        ),
         ...pending.map((object) =>
-          schedulerEvent(object.metadata.name, "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.", -4, 4, 7),
+          schedulerEvent(
+            object.metadata.name,
+            "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+            -4,
+            4,
+            7,
+          ),
         ),
       ],
     },
-    cause: { kind: "unschedulable/node-selector", subject: "deployment/productcatalogservice", remedy: /nodeSelector.*deployment\/productcatalogservice|deployment\/productcatalogservice.*nodeSelector/ },
+    cause: {
+      kind: "unschedulable/node-selector",
+      subject: "deployment/productcatalogservice",
+      remedy: /nodeSelector.*deployment\/productcatalogservice|deployment\/productcatalogservice.*nodeSelector/,
+    },
   };
 }
 
@@ -449,7 +666,13 @@ function nodeSelectorCase(): Case {
 function imageNotFoundCase(): Case {
   const shop = healthyShop();
   const image = `${IMAGES}/adservice:v0.10.99`;
-  const previous: App = { name: "adservice", container: grpcContainer(`${IMAGES}/adservice:v0.10.1`, 9555), hash: "5d9c7b6f48", rolledAt: at(-2_880), revision: 1 };
+  const previous: App = {
+    name: "adservice",
+    container: grpcContainer(`${IMAGES}/adservice:v0.10.1`, 9555),
+    hash: "5d9c7b6f48",
+    rolledAt: at(-2_880),
+    revision: 1,
+  };
   const rolled: App = { ...previous, container: grpcContainer(image, 9555), hash: "79f8d5c6b4", rolledAt: at(-3), revision: 2 };
   const oldPod = runningPod(previous, "m3p7x", WORKER_2, "10.52.2.17");
   const newPod = pod(rolled, "q6d2v", WORKER_1, {
@@ -457,8 +680,22 @@ function imageNotFoundCase(): Case {
     conditions: [
       { type: "PodReadyToStartContainers", status: "True", lastProbeTime: null, lastTransitionTime: at(-3, 2) },
       { type: "Initialized", status: "True", lastProbeTime: null, lastTransitionTime: at(-3, 1) },
-      { type: "Ready", status: "False", lastProbeTime: null, lastTransitionTime: at(-3, 1), reason: "ContainersNotReady", message: "containers with unready status: [server]" },
-      { type: "ContainersReady", status: "False", lastProbeTime: null, lastTransitionTime: at(-3, 1), reason: "ContainersNotReady", message: "containers with unready status: [server]" },
+      {
+        type: "Ready",
+        status: "False",
+        lastProbeTime: null,
+        lastTransitionTime: at(-3, 1),
+        reason: "ContainersNotReady",
+        message: "containers with unready status: [server]",
+      },
+      {
+        type: "ContainersReady",
+        status: "False",
+        lastProbeTime: null,
+        lastTransitionTime: at(-3, 1),
+        reason: "ContainersNotReady",
+        message: "containers with unready status: [server]",
+      },
       { type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: at(-3) },
     ],
     hostIP: "10.128.0.11",
@@ -468,7 +705,12 @@ function imageNotFoundCase(): Case {
     containerStatuses: [
       {
         name: "server",
-        state: { waiting: { reason: "ErrImagePull", message: `rpc error: code = NotFound desc = failed to pull and unpack image "${image}": failed to resolve reference "${image}": ${image}: not found` } },
+        state: {
+          waiting: {
+            reason: "ErrImagePull",
+            message: `rpc error: code = NotFound desc = failed to pull and unpack image "${image}": failed to resolve reference "${image}": ${image}: not found`,
+          },
+        },
         lastState: {},
         ready: false,
         started: false,
@@ -492,8 +734,26 @@ function imageNotFoundCase(): Case {
       endpointSlices: [...shop.endpointSlices, endpointSlice("adservice", 9555, [oldPod])],
       events: [
         ...shop.events,
-        event({ kind: "Deployment", name: "adservice" }, "ScalingReplicaSet", "Scaled up replica set adservice-79f8d5c6b4 from 0 to 1", at(-3), at(-3), 1, { component: "deployment-controller" }, "Normal"),
-        event({ kind: "Pod", name: newPod.metadata.name }, "Scheduled", `Successfully assigned shop/${newPod.metadata.name} to ${WORKER_1}`, at(-3), at(-3), 1, { component: "default-scheduler" }, "Normal"),
+        event(
+          { kind: "Deployment", name: "adservice" },
+          "ScalingReplicaSet",
+          "Scaled up replica set adservice-79f8d5c6b4 from 0 to 1",
+          at(-3),
+          at(-3),
+          1,
+          { component: "deployment-controller" },
+          "Normal",
+        ),
+        event(
+          { kind: "Pod", name: newPod.metadata.name },
+          "Scheduled",
+          `Successfully assigned shop/${newPod.metadata.name} to ${WORKER_1}`,
+          at(-3),
+          at(-3),
+          1,
+          { component: "default-scheduler" },
+          "Normal",
+        ),
         event(container, "Pulling", `Pulling image "${image}"`, at(-3, 2), at(5, 40), 5, from, "Normal"),
         event(
           container,
@@ -526,9 +786,21 @@ function serviceSelectorCase(): Case {
       pods: [...shop.pods.filter((object) => !object.metadata.name.startsWith("cartservice-")), ...cartPods],
       deployments: [...shop.deployments.filter((object) => object.metadata.name !== "cartservice"), deployment(renamed, 2, 2)],
       replicaSets: [...shop.replicaSets.filter((object) => !object.metadata.name.startsWith("cartservice-")), replicaSet(renamed, 2, 2)],
-      endpointSlices: [...shop.endpointSlices.filter((object) => object.metadata.labels?.["kubernetes.io/service-name"] !== "cartservice"), endpointSlice("cartservice", 7070, [])],
+      endpointSlices: [
+        ...shop.endpointSlices.filter((object) => object.metadata.labels?.["kubernetes.io/service-name"] !== "cartservice"),
+        endpointSlice("cartservice", 7070, []),
+      ],
       events: [
-        event({ kind: "Deployment", name: "cartservice" }, "ScalingReplicaSet", "Scaled up replica set cartservice-c47f8b5d69 to 2", at(-5), at(-5), 1, { component: "deployment-controller" }, "Normal"),
+        event(
+          { kind: "Deployment", name: "cartservice" },
+          "ScalingReplicaSet",
+          "Scaled up replica set cartservice-c47f8b5d69 to 2",
+          at(-5),
+          at(-5),
+          1,
+          { component: "deployment-controller" },
+          "Normal",
+        ),
       ],
     },
     cause: { kind: "service/no-endpoints", subject: "service/cartservice", remedy: /selector of service\/cartservice to app=cart-service/ },
@@ -544,7 +816,12 @@ function containerRuntimeCase(): Case {
   for (const condition of status.conditions) if (condition.type === "Ready") Object.assign(condition, { status: "False", lastTransitionTime: at(0, 40) });
   const nodes = NODES.map((name, index) =>
     name === WORKER_2
-      ? node(name, "us-central1-b", { status: "False", reason: "KubeletNotReady", message: "container runtime is down, PLEG is not healthy: pleg was last seen active 3m12.482s ago; threshold is 3m0s", since: at(-1) })
+      ? node(name, "us-central1-b", {
+          status: "False",
+          reason: "KubeletNotReady",
+          message: "container runtime is down, PLEG is not healthy: pleg was last seen active 3m12.482s ago; threshold is 3m0s",
+          since: at(-1),
+        })
       : node(name, `us-central1-${"abc"[index]}`),
   );
   return {
@@ -558,7 +835,10 @@ function containerRuntimeCase(): Case {
       replicaSets: [...shop.replicaSets, replicaSet(checkoutservice, 1, 0)],
       services: [...shop.services, service("checkoutservice", { app: "checkoutservice" }, 5050, "10.56.1.19")],
       endpointSlices: [...shop.endpointSlices, endpointSlice("checkoutservice", 5050, [])],
-      events: [...shop.events, event({ kind: "Pod", name: checkoutPod.metadata.name }, "NodeNotReady", "Node is not ready", at(0, 40), at(0, 40), 1, { component: "node-controller" })],
+      events: [
+        ...shop.events,
+        event({ kind: "Pod", name: checkoutPod.metadata.name }, "NodeNotReady", "Node is not ready", at(0, 40), at(0, 40), 1, { component: "node-controller" }),
+      ],
     },
     cause: { kind: "node/container-runtime", subject: `node/${WORKER_2}`, remedy: new RegExp(`container runtime.*${WORKER_2}`) },
   };
@@ -582,13 +862,31 @@ function missingSecretCase(): Case {
     phase: "Pending",
     conditions: [
       { type: "Initialized", status: "True", lastProbeTime: null, lastTransitionTime: at(-2) },
-      { type: "Ready", status: "False", lastProbeTime: null, lastTransitionTime: at(-2), reason: "ContainersNotReady", message: "containers with unready status: [server]" },
+      {
+        type: "Ready",
+        status: "False",
+        lastProbeTime: null,
+        lastTransitionTime: at(-2),
+        reason: "ContainersNotReady",
+        message: "containers with unready status: [server]",
+      },
       { type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: at(-2) },
     ],
     hostIP: "10.128.0.13",
     podIP: "10.52.3.61",
     startTime: at(-2),
-    containerStatuses: [{ name: "server", state: { waiting: { reason: "CreateContainerConfigError", message: 'secret "payment-gateway" not found' } }, lastState: {}, ready: false, started: false, restartCount: 0, image: payment.container.image, imageID: "" }],
+    containerStatuses: [
+      {
+        name: "server",
+        state: { waiting: { reason: "CreateContainerConfigError", message: 'secret "payment-gateway" not found' } },
+        lastState: {},
+        ready: false,
+        started: false,
+        restartCount: 0,
+        image: payment.container.image,
+        imageID: "",
+      },
+    ],
   });
   const container = { kind: "Pod", name: waiting.metadata.name, fieldPath: "spec.containers{server}" };
   return {
@@ -602,7 +900,16 @@ function missingSecretCase(): Case {
       replicaSets: [...shop.replicaSets, replicaSet(payment, 1, 0)],
       events: [
         ...shop.events,
-        event(container, "Pulled", `Container image "${payment.container.image}" already present on machine`, at(-2, 1), at(5, 30), 32, { component: "kubelet", host: WORKER_3 }, "Normal"),
+        event(
+          container,
+          "Pulled",
+          `Container image "${payment.container.image}" already present on machine`,
+          at(-2, 1),
+          at(5, 30),
+          32,
+          { component: "kubelet", host: WORKER_3 },
+          "Normal",
+        ),
         event(container, "Failed", 'Error: secret "payment-gateway" not found', at(-2, 1), at(5, 30), 32, { component: "kubelet", host: WORKER_3 }),
       ],
     },
@@ -627,7 +934,10 @@ async function shopCatalog(clusterUrl: string, alertsUrl: string) {
       cluster: { type: "kubernetes", url: clusterUrl, auth: { bearerToken: { env: "SHOP_KUBERNETES_TOKEN" } } },
       alerts: { type: "alertmanager", url: alertsUrl },
     };
-    await writeFile(join(dir, "organizations", "shop.yaml"), JSON.stringify({ id: "shop", clientIds: ["on-call"], dataSources, evidence: { keep: true, retentionDays: 1 } }));
+    await writeFile(
+      join(dir, "organizations", "shop.yaml"),
+      JSON.stringify({ id: "shop", clientIds: ["on-call"], dataSources, evidence: { keep: true, retentionDays: 1 } }),
+    );
     await writeFile(join(dir, "playbooks", "shop", "pods-not-ready.yaml"), await readFile(PLAYBOOK, "utf8"));
     const catalog = await loadConfig(dir);
     const { secrets, missing } = resolveCatalogSecrets(catalog, { env: { SHOP_KUBERNETES_TOKEN: TOKEN }, readFile: () => "" });
@@ -639,7 +949,17 @@ async function shopCatalog(clusterUrl: string, alertsUrl: string) {
 }
 
 function job(service: string, time: Date, requestId: string): ExecutionJob {
-  return { orgId: "shop", requestId, v: 1, replyTo: "api-1", deadline: Date.now() + 60_000, bookName: "pods-not-ready", time: time.toISOString(), attributes: { service }, liveRun: false };
+  return {
+    orgId: "shop",
+    requestId,
+    v: 1,
+    replyTo: "api-1",
+    deadline: Date.now() + 60_000,
+    bookName: "pods-not-ready",
+    time: time.toISOString(),
+    attributes: { service },
+    liveRun: false,
+  };
 }
 
 /** Executes pods-not-ready for the case's service at `time` against its own cluster, keeping the evidence. */
@@ -647,7 +967,14 @@ async function execute(testCase: Case, alertsUrl: string, times: readonly Date[]
   const cluster = await startFakeKubernetes(testCase.objects, { token: TOKEN, ...(testCase.forbidden === undefined ? {} : { forbidden: testCase.forbidden }) });
   const { catalog, secrets } = await shopCatalog(cluster.url, alertsUrl);
   const kept: KeptEvidence[] = [];
-  const engine = createEngine({ catalog, secrets, logger, actionTimeoutMs: 20_000, maxConcurrentActions: 8, keepEvidence: async (evidence) => void kept.push(evidence) });
+  const engine = createEngine({
+    catalog,
+    secrets,
+    logger,
+    actionTimeoutMs: 20_000,
+    maxConcurrentActions: 8,
+    keepEvidence: async (evidence) => void kept.push(evidence),
+  });
   try {
     const executions: Execution[] = [];
     for (const [index, time] of times.entries()) {
@@ -681,7 +1008,10 @@ beforeAll(async () => {
   await alertmanager.postAlerts(
     cases.map((service) => ({
       labels: { alertname: "KubeDeploymentReplicasMismatch", severity: "warning", namespace: NAMESPACE, service, deployment: service },
-      annotations: { summary: `Pods of ${service} not ready`, description: `Deployment ${NAMESPACE}/${service} has not matched the expected number of replicas for longer than 1 minute.` },
+      annotations: {
+        summary: `Pods of ${service} not ready`,
+        description: `Deployment ${NAMESPACE}/${service} has not matched the expected number of replicas for longer than 1 minute.`,
+      },
       startsAt: new Date(issueAt.getTime() - 60_000),
     })),
   );
@@ -691,39 +1021,42 @@ afterAll(async () => {
   await alertmanager?.stop();
 });
 
-describe.each([nodeSelectorCase, imageNotFoundCase, serviceSelectorCase, containerRuntimeCase, missingSecretCase].map((build) => build()))("pods-not-ready against a live cluster: $name", (testCase) => {
-  let live: Execution;
-  let later: Execution;
+describe.each([nodeSelectorCase, imageNotFoundCase, serviceSelectorCase, containerRuntimeCase, missingSecretCase].map((build) => build()))(
+  "pods-not-ready against a live cluster: $name",
+  (testCase) => {
+    let live: Execution;
+    let later: Execution;
 
-  beforeAll(async () => {
-    [live, later] = (await execute(testCase, alertmanager.url, [issueAt, new Date(issueAt.getTime() + 3 * 60_000)])) as [Execution, Execution];
-  }, 60_000);
+    beforeAll(async () => {
+      [live, later] = (await execute(testCase, alertmanager.url, [issueAt, new Date(issueAt.getTime() + 3 * 60_000)])) as [Execution, Execution];
+    }, 60_000);
 
-  it("reads the namespace's state through the connector, and names the fault, its object and its remedy", () => {
-    // Every action of the playbook answered: the state, the service's rollouts, its alerts.
-    expect(live.bundle.actions.map(({ title, observation }) => [title, observation.kind])).toEqual([
-      ["State of shop", "kubernetes-state"],
-      [`Rollouts of ${testCase.service}`, "kubernetes-rollouts"],
-      [`Alerts firing for ${testCase.service}`, "alertmanager"],
-    ]);
-    expect(live.result.verdict?.conclusion).toBe("cause");
-    expect(causeOf(live.result)).toMatchObject({ kind: testCase.cause.kind, subject: testCase.cause.subject, action: "State of shop", confidence: "high" });
-    expect(causeOf(live.result)?.remedy).toMatch(testCase.cause.remedy);
-  });
+    it("reads the namespace's state through the connector, and names the fault, its object and its remedy", () => {
+      // Every action of the playbook answered: the state, the service's rollouts, its alerts.
+      expect(live.bundle.actions.map(({ title, observation }) => [title, observation.kind])).toEqual([
+        ["State of shop", "kubernetes-state"],
+        [`Rollouts of ${testCase.service}`, "kubernetes-rollouts"],
+        [`Alerts firing for ${testCase.service}`, "alertmanager"],
+      ]);
+      expect(live.result.verdict?.conclusion).toBe("cause");
+      expect(causeOf(live.result)).toMatchObject({ kind: testCase.cause.kind, subject: testCase.cause.subject, action: "State of shop", confidence: "high" });
+      expect(causeOf(live.result)?.remedy).toMatch(testCase.cause.remedy);
+    });
 
-  it("keeps an evidence bundle that replays offline to the same verdict and mitigations", () => {
-    const replay = replayBundle(live.bundle);
-    expect(replay.verdict).toEqual(live.result.verdict);
-    expect(replay.actionableMitigations).toEqual(live.result.actionableMitigations);
-    expect(replay.unreadable).toEqual([]);
-    // What was read is what a forbidden list leaves: absent, not empty.
-    const state = stateOf(live.bundle);
-    for (const list of testCase.forbidden ?? []) expect(Object.keys(state)).not.toContain(list);
-    if (testCase.forbidden === undefined) expect(state.secrets).toEqual([]);
-  });
+    it("keeps an evidence bundle that replays offline to the same verdict and mitigations", () => {
+      const replay = replayBundle(live.bundle);
+      expect(replay.verdict).toEqual(live.result.verdict);
+      expect(replay.actionableMitigations).toEqual(live.result.actionableMitigations);
+      expect(replay.unreadable).toEqual([]);
+      // What was read is what a forbidden list leaves: absent, not empty.
+      const state = stateOf(live.bundle);
+      for (const list of testCase.forbidden ?? []) expect(Object.keys(state)).not.toContain(list);
+      if (testCase.forbidden === undefined) expect(state.secrets).toEqual([]);
+    });
 
-  it("gives the same cause to an execution 3 minutes later", () => {
-    expect(causeOf(later.result)).toEqual(causeOf(live.result));
-    expect(replayBundle(later.bundle).verdict).toEqual(later.result.verdict);
-  });
-});
+    it("gives the same cause to an execution 3 minutes later", () => {
+      expect(causeOf(later.result)).toEqual(causeOf(live.result));
+      expect(replayBundle(later.bundle).verdict).toEqual(later.result.verdict);
+    });
+  },
+);

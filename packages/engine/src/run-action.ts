@@ -50,7 +50,13 @@ const ABORT_GRACE_MS = 1_000;
  * a timeout or a cancellation is evidence too (`failed`); this never throws. Each ending is reported to
  * `onActionFinished` with its outcome.
  */
-export async function runPlannedAction(runner: ActionRunner, orgId: string, planned: PlannedAction, window: TimeWindow, outer: AbortSignal | undefined): Promise<ActionRun> {
+export async function runPlannedAction(
+  runner: ActionRunner,
+  orgId: string,
+  planned: PlannedAction,
+  window: TimeWindow,
+  outer: AbortSignal | undefined,
+): Promise<ActionRun> {
   const { title, definition, prepared } = planned;
   const report = reporterOf(runner, orgId, planned);
   if (outer?.aborted) {
@@ -132,7 +138,10 @@ function settled(
   if (only === undefined) return { evidence: [{ kind: "none", action: title, what: "findings" }], observed };
   if (evidence.length === 1 && only.kind === "failed" && signal.aborted) {
     const stopped = ending.ended(only.link);
-    return { evidence: [stopped], observed: { ...observed, observation: { kind: "failed", reason: stopped.kind === "failed" ? stopped.reason : only.reason } } };
+    return {
+      evidence: [stopped],
+      observed: { ...observed, observation: { kind: "failed", reason: stopped.kind === "failed" ? stopped.reason : only.reason } },
+    };
   }
   // A skipped action never asked: no duration.
   if (evidence.length === 1 && only.kind === "skipped") ending.report("skipped");

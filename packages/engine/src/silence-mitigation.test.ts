@@ -23,13 +23,25 @@ async function catalogWith(alertmanagerUrl: string): Promise<Catalog> {
     const playbook = {
       name: "Alerts",
       requiredAttributes: ["service"],
-      gadgets: [{ title: "Alerts", actions: [{ title: "Alerts of {{service}}", dataSource: "alerts", alertmanager: { matchers: [{ name: "service", value: "{{service}}" }] } }] }],
+      gadgets: [
+        {
+          title: "Alerts",
+          actions: [{ title: "Alerts of {{service}}", dataSource: "alerts", alertmanager: { matchers: [{ name: "service", value: "{{service}}" }] } }],
+        },
+      ],
       mitigations: [
         {
           toolName: "Alertmanager",
           customName: "Silence {{service}} for 2h",
           when: { abnormal: true },
-          silence: { dataSource: "alerts", matchers: [{ name: "service", value: "{{service}}" }, { name: "alertname", value: "HighLatency" }], duration: "2h" },
+          silence: {
+            dataSource: "alerts",
+            matchers: [
+              { name: "service", value: "{{service}}" },
+              { name: "alertname", value: "HighLatency" },
+            ],
+            duration: "2h",
+          },
         },
       ],
     };
@@ -71,10 +83,18 @@ describe("an Alertmanager silence mitigation, against a real Alertmanager", () =
       expect(silence?.customName).toBe(`Silence ${HOSTILE} for 2h`);
       expect(silence?.url?.startsWith(`${alertmanager.url}/#/silences/new?filter=`)).toBe(true);
 
-      const posted = await fetch(`${alertmanager.url}/api/v2/silences`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(silence?.action) });
+      const posted = await fetch(`${alertmanager.url}/api/v2/silences`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(silence?.action),
+      });
       expect(posted.status).toBe(200);
       const { silenceID } = (await posted.json()) as { silenceID: string };
-      const stored = (await (await fetch(`${alertmanager.url}/api/v2/silence/${silenceID}`)).json()) as { matchers: unknown[]; endsAt: string; status: { state: string } };
+      const stored = (await (await fetch(`${alertmanager.url}/api/v2/silence/${silenceID}`)).json()) as {
+        matchers: unknown[];
+        endsAt: string;
+        status: { state: string };
+      };
       expect(stored.matchers).toEqual([
         { name: "service", value: HOSTILE, isRegex: false, isEqual: true },
         { name: "alertname", value: "HighLatency", isRegex: false, isEqual: true },

@@ -51,7 +51,10 @@ async function configDir(playbookText: string): Promise<string> {
 }
 
 async function problems(dir: string, options: Parameters<typeof loadConfig>[1]): Promise<string[]> {
-  const error: unknown = await loadConfig(dir, options).then(() => undefined, (thrown: unknown) => thrown);
+  const error: unknown = await loadConfig(dir, options).then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
   if (!(error instanceof ConfigError)) throw new Error(`expected a ConfigError, got ${String(error)}`);
   return error.problems.map((problem) => `${problem.file}${problem.path === undefined ? "" : ` ${problem.path}`}: ${problem.message}`);
 }
@@ -91,14 +94,14 @@ describe("a connector added through the registry alone", () => {
       "playbooks/acme/shout.yaml gadgets.0.actions.0.toy.word: placeholder {{service|regex}}: unknown filter (known: loud)",
     ]);
     expect(await problems(await configDir(playbook("{{service}}", "metrics")), { connectors })).toEqual([
-      "playbooks/acme/shout.yaml gadgets.0.actions.0.dataSource: data source \"metrics\" is of type prometheus, but the action's query key is toy",
+      'playbooks/acme/shout.yaml gadgets.0.actions.0.dataSource: data source "metrics" is of type prometheus, but the action\'s query key is toy',
     ]);
     expect(await problems(await configDir(playbook("{{service}}", "words", "metrics")), { connectors })).toEqual([
-      "playbooks/acme/shout.yaml mitigations.0.silence.dataSource: data source \"metrics\" is of type prometheus, not alertmanager or toy",
+      'playbooks/acme/shout.yaml mitigations.0.silence.dataSource: data source "metrics" is of type prometheus, not alertmanager or toy',
     ]);
     expect(await problems(await configDir(playbook("{{service}}")), {})).toEqual([
       `organizations/acme.yaml dataSources.words.type: Invalid discriminator value. Expected ${stockConnectors.map((connector) => `'${connector.type}'`).join(" | ")}`,
-      "playbooks/acme: the playbooks of organization \"acme\" are checked once its organization file is valid",
+      'playbooks/acme: the playbooks of organization "acme" are checked once its organization file is valid',
     ]);
   });
 });

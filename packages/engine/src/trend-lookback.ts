@@ -42,7 +42,9 @@ export async function lookBeforeTrends<R extends Run>(
       if (found?.evidence.some((item) => item.kind === "metric" && item.trend !== undefined)) runs[index] = found;
     });
   }
-  const starts = runs.flatMap(({ evidence }) => evidence.flatMap((item) => (item.kind === "metric" && item.trend !== undefined ? [item.trend.since.getTime()] : [])));
+  const starts = runs.flatMap(({ evidence }) =>
+    evidence.flatMap((item) => (item.kind === "metric" && item.trend !== undefined ? [item.trend.since.getTime()] : [])),
+  );
   const from = Math.min(...starts) - CHANGE_EFFECT_MS;
   if (!(from < window.start.getTime())) return runs;
   const changes = indexesWhere(runs, (_, index) => reportsChanges[index] === true);

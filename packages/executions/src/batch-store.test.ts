@@ -153,7 +153,9 @@ describe("async batches", () => {
     expect(await api.batches.start({ batchId: "b-2", orgId: "acme", items })).toEqual({ created: false });
     expect(runs).toHaveLength(2);
     // Batch ids are per organization: another's batch of the same id is its own.
-    await expect(api.batches.start({ batchId: "b-2", orgId: "globex", items: [{ request: request(0, { orgId: "globex" }) }] })).resolves.toEqual({ created: true });
+    await expect(api.batches.start({ batchId: "b-2", orgId: "globex", items: [{ request: request(0, { orgId: "globex" }) }] })).resolves.toEqual({
+      created: true,
+    });
   });
 
   it("shows a batch only to its organization", async () => {

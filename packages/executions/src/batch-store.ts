@@ -192,17 +192,27 @@ async function readBatchView(deps: BatchStoreDeps, orgId: string, batchId: strin
 }
 
 /** The items of a page, each as its record and (while pending) its job say. */
-async function pageItems(deps: BatchStoreDeps, redis: RedisConnection, orgId: string, batchId: string, page: BatchPage, total: number): Promise<BatchItemView[]> {
+async function pageItems(
+  deps: BatchStoreDeps,
+  redis: RedisConnection,
+  orgId: string,
+  batchId: string,
+  page: BatchPage,
+  total: number,
+): Promise<BatchItemView[]> {
   const entries = await readBatchItems(redis, deps.keys, orgId, batchId, page.offset, page.offset + page.limit - 1);
   // Items a worker has not begun yet wait in the queue like any other.
   const notBegun = Math.max(0, Math.min(total, page.offset + page.limit) - page.offset - entries.length);
   const executionIds = entries.filter((entry) => !isInvalid(entry));
   const stored = await readRecords(redis, deps.keys, orgId, executionIds);
   const records = new Map(executionIds.map((id, k) => [id, stored[k]]));
-  const jobs = await jobStates(deps, executionIds.flatMap((id) => {
-    const record = records.get(id);
-    return record?.status === "pending" ? [{ id, queue: record.queue }] : [];
-  }));
+  const jobs = await jobStates(
+    deps,
+    executionIds.flatMap((id) => {
+      const record = records.get(id);
+      return record?.status === "pending" ? [{ id, queue: record.queue }] : [];
+    }),
+  );
   const begun = entries.map((entry, k) => itemView(entry, page.offset + k, records.get(entry), jobs.get(entry)));
   const later = Array.from({ length: notBegun }, (_, k) => page.offset + entries.length + k);
   const invalid = await readInvalidItems(redis, deps.keys, orgId, batchId, later);
@@ -235,7 +245,10 @@ async function failLostItems(deps: BatchStoreDeps, redis: RedisConnection, orgId
       const record = records[k];
       return record !== undefined && statusOf(record).status === "lost" ? [{ id, record }] : [];
     });
-    const jobs = await jobStates(deps, suspects.map(({ id, record }) => ({ id, queue: record.queue })));
+    const jobs = await jobStates(
+      deps,
+      suspects.map(({ id, record }) => ({ id, queue: record.queue })),
+    );
     const lost = suspects.filter(({ id, record }) => statusOf(record, jobs.get(id)).status === "lost");
     // Its record is read again by the finish: a reply stored since wins, and nothing is counted twice.
     await Promise.all(lost.map(({ id }) => finishLost(redis, deps.keys, orgId, id)));
@@ -249,9 +262,19 @@ async function failLostItems(deps: BatchStoreDeps, redis: RedisConnection, orgId
 async function failUnbegun(deps: BatchStoreDeps, redis: RedisConnection, orgId: string, batchId: string, stored: StoredBatch): Promise<void> {
   const count = stored.total - stored.begun;
   const entry = JsonText.of({ error: "Batch item was not started: the batch's start failed" }).text;
-  await extendBatch(redis, deps.keys, orgId, { batchId, from: stored.begun, ttlMs: Math.max(1, stored.deadline - Date.now()) + deps.retentionMs, entries: Array(count).fill(entry) });
+  await extendBatch(redis, deps.keys, orgId, {
+    batchId,
+    from: stored.begun,
+    ttlMs: Math.max(1, stored.deadline - Date.now()) + deps.retentionMs,
+    entries: Array(count).fill(entry),
+  });
   const itemId = batchItemIds(batchId);
-  await releaseBatchPlaces(redis, deps.keys, orgId, Array.from({ length: count }, (_, k) => itemId(stored.begun + k)));
+  await releaseBatchPlaces(
+    redis,
+    deps.keys,
+    orgId,
+    Array.from({ length: count }, (_, k) => itemId(stored.begun + k)),
+  );
 }
 
 /** No item of the batch finished for a while, though some are still to: some may be lost. */

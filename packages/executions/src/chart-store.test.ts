@@ -24,7 +24,16 @@ const chart: ChartData = {
   kind: "metric",
   unit: "s",
   window: { start: 0, time: 3_600_000, end: 4_500_000 },
-  series: [{ name: 'service="checkout"', points: [[0, 0.4], [60_000, null], [3_600_000, 1.8]] }],
+  series: [
+    {
+      name: 'service="checkout"',
+      points: [
+        [0, 0.4],
+        [60_000, null],
+        [3_600_000, 1.8],
+      ],
+    },
+  ],
   band: { low: 0.4, high: 0.5, median: 0.44, until: 3_300_000 },
   onset: 3_420_000,
   abnormal: true,

@@ -87,4 +87,3 @@ export function untilReady(readiness: Set<() => void>, isReady: () => boolean, m
     check();
   });
 }
-

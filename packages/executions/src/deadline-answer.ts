@@ -66,9 +66,11 @@ function oneOutcome<T>(ms: number, lookUp: (decide: () => void) => Promise<T>): 
       decided = true;
       clearTimeout(timer);
     };
-    lookUp(decide).then(resolve, reject).finally(() => {
-      if (!decided) clearTimeout(timer);
-    });
+    lookUp(decide)
+      .then(resolve, reject)
+      .finally(() => {
+        if (!decided) clearTimeout(timer);
+      });
   });
 }
 
@@ -109,6 +111,10 @@ async function withdraw(deps: DeadlineDeps, call: DeadlineCall, queueName: strin
   decide();
   // 0 means a worker locked it in the meantime.
   if ((await deps.queueNamed(queueName)?.remove(call.executionId)) === 0) return { answer: errorResult(`${timedOut} (still running)`), jobState: "active" };
-  await finishExecution(deps.records, deps.keys, call.orgId, call.executionId, { reply: encodeReply(call.executionId, stillQueued), status: "failed", reusable: false });
+  await finishExecution(deps.records, deps.keys, call.orgId, call.executionId, {
+    reply: encodeReply(call.executionId, stillQueued),
+    status: "failed",
+    reusable: false,
+  });
   return queued;
 }

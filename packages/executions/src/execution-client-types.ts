@@ -71,11 +71,7 @@ export interface ExecutionClient {
     options?: ExecuteOptions & { executionId?: string; limit?: LaneLimit },
   ): Promise<ExecutionAnswer>;
   /** Like execute() for many requests, enqueued in one round trip per queue; outcomes in request order. */
-  executeMany(
-    requests: readonly (ExecutionRequest | MessageExecutionRequest)[],
-    timeoutMs: number,
-    options?: ExecuteManyOptions,
-  ): Promise<ExecutionOutcome[]>;
+  executeMany(requests: readonly (ExecutionRequest | MessageExecutionRequest)[], timeoutMs: number, options?: ExecuteManyOptions): Promise<ExecutionOutcome[]>;
   /**
    * Starts (or joins) executions nobody waits for: their results go to their records, for read(). Their
    * deadline is `options.timeoutMs` (default `submittedTimeoutMs`) away. Throws QueueUnavailableError
@@ -128,4 +124,3 @@ export interface ExecutionClientOptions {
   /** Told of each request that joined an execution rather than starting one. Quick, must not throw. */
   onJoined?: () => void;
 }
-

@@ -82,20 +82,31 @@ export function createExecutionClient(options: ExecutionClientOptions): Executio
     },
     async execute(request, timeoutMs, executeOptions = {}) {
       const { executionId, ...rest } = executeOptions;
-      const { submitted, results } = await begin([request], timeoutMs, { ...rest, ...(executionId === undefined ? {} : { executionIds: [executionId] }), wait: true });
+      const { submitted, results } = await begin([request], timeoutMs, {
+        ...rest,
+        ...(executionId === undefined ? {} : { executionIds: [executionId] }),
+        wait: true,
+      });
       const [started] = submitted;
       const [result] = results;
       if (started === undefined || result === undefined) throw new Error("no execution for one request");
       return { ...started, outcome: await result };
     },
     executeMany: async (requests, timeoutMs, executeOptions = {}) => Promise.all((await begin(requests, timeoutMs, { ...executeOptions, wait: true })).results),
-    submit: async (requests, submitOptions = {}) => (await begin(requests, submitOptions.timeoutMs ?? submittedTimeoutMs, { ...submitOptions, wait: false })).submitted,
+    submit: async (requests, submitOptions = {}) =>
+      (await begin(requests, submitOptions.timeoutMs ?? submittedTimeoutMs, { ...submitOptions, wait: false })).submitted,
     read: async (orgId, executionId) => readView(statusReads(setup, ready() ?? unreachable()), orgId, executionId),
     idempotencyKeys,
     batches,
     isReady: async () => {
       const producer = ready()?.producer;
-      return producer !== undefined && (await withTimeout(producer.ping(), STATE_READ_TIMEOUT_MS, "PING").then(() => true, () => false));
+      return (
+        producer !== undefined &&
+        (await withTimeout(producer.ping(), STATE_READ_TIMEOUT_MS, "PING").then(
+          () => true,
+          () => false,
+        ))
+      );
     },
     async close() {
       if (closed) return;
@@ -128,7 +139,11 @@ function statusReads(setup: Setup, connected: Connected): StatusReads {
 
 function submissionDeps(setup: Setup, connected: Connected, unavailable: (error: unknown) => Error): SubmissionDeps {
   const { options, keys, instanceId, channel, retentionMs, logger } = setup;
-  const deadlineDeps = { ...statusReads(setup, connected), logger, ...(options.onReplyTimeout === undefined ? {} : { onReplyTimeout: options.onReplyTimeout }) };
+  const deadlineDeps = {
+    ...statusReads(setup, connected),
+    logger,
+    ...(options.onReplyTimeout === undefined ? {} : { onReplyTimeout: options.onReplyTimeout }),
+  };
   return {
     records: connected.records,
     queues: connected.queues,
@@ -178,6 +193,11 @@ async function readView(reads: StatusReads, orgId: string, executionId: string):
     case "lost":
       return { ...base, status: "failed", outcome: errorResult("Execution result was lost") };
     default:
-      return { ...base, status: status.status, ...(status.completedAt === undefined ? {} : { completedAt: new Date(status.completedAt) }), outcome: status.outcome };
+      return {
+        ...base,
+        status: status.status,
+        ...(status.completedAt === undefined ? {} : { completedAt: new Date(status.completedAt) }),
+        outcome: status.outcome,
+      };
   }
 }

@@ -1,11 +1,4 @@
-import {
-  BatchItemPostJob,
-  ExecutionJob,
-  MessageExecutionJob,
-  PlaybookExecutionResult,
-  RequestRefusal,
-  StartBatchJob,
-} from "@pes/contracts";
+import { BatchItemPostJob, ExecutionJob, MessageExecutionJob, PlaybookExecutionResult, RequestRefusal, StartBatchJob } from "@pes/contracts";
 import type { AwaitedJobDeclaration, CatalogHandlers, JobCatalog, JobDeclaration } from "@pes/jobs";
 import { z } from "zod";
 
@@ -134,5 +127,9 @@ export const BATCH_LANES: readonly string[] = [...new Set(JOBS.flatMap((job) => 
  * interactive ones, then the batch lanes, then the background ones.
  */
 export const SERVICE_QUEUES: readonly string[] = [
-  ...new Set([...JOBS.filter((job) => job.background !== true).map((job) => job.queue), ...BATCH_LANES, ...JOBS.filter((job) => job.background === true).map((job) => job.queue)]),
+  ...new Set([
+    ...JOBS.filter((job) => job.background !== true).map((job) => job.queue),
+    ...BATCH_LANES,
+    ...JOBS.filter((job) => job.background === true).map((job) => job.queue),
+  ]),
 ];

@@ -365,7 +365,10 @@ describe("lost executions", () => {
 
     // A deadline far enough for the job to be taken away before it, on a loaded host too.
     const pending = api.execute(request(), 2_000);
-    const [job] = await eventually(() => queue.getJobs("waiting"), (jobs) => jobs.length > 0);
+    const [job] = await eventually(
+      () => queue.getJobs("waiting"),
+      (jobs) => jobs.length > 0,
+    );
     await loseJob(job?.id ?? "");
     const answer = await pending;
 

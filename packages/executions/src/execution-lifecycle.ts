@@ -93,9 +93,7 @@ export interface BeginSettings {
 }
 
 /** What became of one request: the execution it went to, and whether it created it. */
-export type Begun =
-  | { executionId: string; state: "created" | "pending" }
-  | { executionId: string; state: "completed" | "failed"; reply: string };
+export type Begun = { executionId: string; state: "created" | "pending" } | { executionId: string; state: "completed" | "failed"; reply: string };
 
 export interface BeginAnswer {
   /** Admitted over the organization's limit (`over: "behind"`): enqueue them behind every other caller's work. */
@@ -184,7 +182,12 @@ export function defineLifecycleCommands(redis: RedisConnection): void {
  * all or none. Throws LimitExceededError over a `refuse` limit, having changed nothing. The caller then
  * enqueues the jobs of the executions in state `created`, and only those.
  */
-export async function beginExecutions(redis: RedisConnection, keys: KeySpace, settings: BeginSettings, requests: readonly BeginRequest[]): Promise<BeginAnswer> {
+export async function beginExecutions(
+  redis: RedisConnection,
+  keys: KeySpace,
+  settings: BeginSettings,
+  requests: readonly BeginRequest[],
+): Promise<BeginAnswer> {
   const args: (string | number)[] = [
     Date.now(),
     settings.lane,
@@ -236,7 +239,14 @@ function limitExceeded(lane: Lane, max: number, [inFlight = 0, finishedRecently 
  * one round trip. Resolves with the number of API instances that received it, or -1 when it had finished.
  */
 export async function finishExecution(redis: RedisConnection, keys: KeySpace, orgId: string, executionId: string, finish: Finish): Promise<number> {
-  const answer = await redis.finishExecution(organizationPrefix(keys, orgId), executionId, finish.reply, finish.status, Date.now(), finish.reusable ? "1" : "0");
+  const answer = await redis.finishExecution(
+    organizationPrefix(keys, orgId),
+    executionId,
+    finish.reply,
+    finish.status,
+    Date.now(),
+    finish.reusable ? "1" : "0",
+  );
   return answer === SCRIPT_CODES.finishedAlready ? -1 : answer;
 }
 
@@ -298,7 +308,12 @@ export async function releaseBatchPlaces(redis: RedisConnection, keys: KeySpace,
 const RECORD_FIELDS = ["status", "createdAt", "completedAt", "result", "queue"] as const;
 
 /** Execution records of one organization, in one round trip. */
-export async function readRecords(redis: RedisConnection, keys: KeySpace, orgId: string, executionIds: readonly string[]): Promise<(StoredRecord | undefined)[]> {
+export async function readRecords(
+  redis: RedisConnection,
+  keys: KeySpace,
+  orgId: string,
+  executionIds: readonly string[],
+): Promise<(StoredRecord | undefined)[]> {
   if (executionIds.length === 0) return [];
   const pipeline = redis.pipeline();
   for (const executionId of executionIds) pipeline.hmget(executionKey(keys, orgId, executionId), ...RECORD_FIELDS);
@@ -343,7 +358,13 @@ export async function readBatch(redis: RedisConnection, keys: KeySpace, orgId: s
 }
 
 /** The `{ error }` JSON of a batch's invalid inputs at `indexes`, as accepted (before a worker records them in order). */
-export async function readInvalidItems(redis: RedisConnection, keys: KeySpace, orgId: string, batchId: string, indexes: readonly number[]): Promise<(string | null)[]> {
+export async function readInvalidItems(
+  redis: RedisConnection,
+  keys: KeySpace,
+  orgId: string,
+  batchId: string,
+  indexes: readonly number[],
+): Promise<(string | null)[]> {
   return indexes.length === 0 ? [] : redis.hmget(batchInvalidKey(keys, orgId, batchId), ...indexes.map(String));
 }
 

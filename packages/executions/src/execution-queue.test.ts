@@ -1,12 +1,4 @@
-import {
-  decodeReply,
-  encodeReply,
-  WIRE_VERSION,
-  JsonText,
-  RequestRefusal,
-  type ExecutionJob,
-  type PlaybookExecutionResult,
-} from "@pes/contracts";
+import { decodeReply, encodeReply, WIRE_VERSION, JsonText, RequestRefusal, type ExecutionJob, type PlaybookExecutionResult } from "@pes/contracts";
 import { eventually, startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
@@ -206,14 +198,17 @@ describe("execution queue", () => {
     const client = createExecutionClient({ redisUrl: redis.url, prefix, logger });
     closers.push(() => client.close());
     await client.start();
-    const link = (ts: string) => ({ kind: "message", orgId: "acme", requestId: "req-m", messageLink: `https://acme.slack.com/archives/C1/p${ts}`, liveRun: false }) as const;
+    const link = (ts: string) =>
+      ({ kind: "message", orgId: "acme", requestId: "req-m", messageLink: `https://acme.slack.com/archives/C1/p${ts}`, liveRun: false }) as const;
 
     const [resolved, found, refused] = await client.executeMany([request(), link("1700000000000100"), link("1700000000000200")], 10_000);
 
     expect(resolved && parsed(resolved)).toEqual({ highlights: "resolved" });
     expect(found && parsed(found)).toEqual({ highlights: "from the message" });
     expect(refused).toBeInstanceOf(RequestRefusal);
-    expect(refused instanceof RequestRefusal && refused.issues).toEqual([{ path: ["messageLink"], message: "message 1700000000.000200 was not found in channel C1" }]);
+    expect(refused instanceof RequestRefusal && refused.issues).toEqual([
+      { path: ["messageLink"], message: "message 1700000000.000200 was not found in channel C1" },
+    ]);
     expect(seen.sort()).toEqual([
       "execute latency",
       "execute-message https://acme.slack.com/archives/C1/p1700000000000100",
@@ -225,7 +220,13 @@ describe("execution queue", () => {
     // A worker of the version before: the execute job only, whose payload requires bookName and time.
     await startWorker(async () => ({ highlights: "resolved" }));
     const client = await startClient();
-    const byLink = { kind: "message", orgId: "acme", requestId: "req-m", messageLink: "https://acme.slack.com/archives/C1/p1700000000000100", liveRun: false } as const;
+    const byLink = {
+      kind: "message",
+      orgId: "acme",
+      requestId: "req-m",
+      messageLink: "https://acme.slack.com/archives/C1/p1700000000000100",
+      liveRun: false,
+    } as const;
 
     const outcome = await client.execute(byLink, 500);
 
@@ -290,7 +291,10 @@ describe("execution queue", () => {
     expect(result.error).toMatch(/^Execution failed: malformed execution job: time: /);
     expect(calls).toBe(0);
     // BullMQ marks the job failed right after the worker replied.
-    const [failed] = await eventually(() => queue.getJobs("failed"), (jobs) => jobs.length > 0);
+    const [failed] = await eventually(
+      () => queue.getJobs("failed"),
+      (jobs) => jobs.length > 0,
+    );
     expect(failed?.failedReason).toMatch(/^malformed execution job/);
     expect(failed?.attemptsMade).toBe(1);
   });
@@ -336,7 +340,10 @@ describe("execution queue", () => {
     });
 
     await ran.promise;
-    await eventually(() => queue.getJobState("rerun-1"), (state) => state === "completed");
+    await eventually(
+      () => queue.getJobState("rerun-1"),
+      (state) => state === "completed",
+    );
     expect(await admin.hget(executionKey(keySpace(prefix, redis.url), job.orgId, "rerun-1"), "result")).toBe(first);
   });
 
@@ -408,7 +415,10 @@ describe("execution queue", () => {
     await worker.start();
 
     // Nobody withdrew the job: a worker takes it, finds its deadline passed, and says so in its record.
-    const view = await eventually(() => client.read("acme", job?.id ?? ""), (read) => read?.status === "completed" || read?.status === "failed");
+    const view = await eventually(
+      () => client.read("acme", job?.id ?? ""),
+      (read) => read?.status === "completed" || read?.status === "failed",
+    );
     expect(view?.outcome && parsed(view.outcome)).toEqual({ error: "Execution timed out: its deadline passed before a worker could start it" });
   });
 
@@ -599,7 +609,10 @@ describe("per-job cancellation", () => {
     await longStarted;
     const short = await client.execute(request({ requestId: "short" }), 500);
     expect(short.error).toMatch(/timed out/);
-    await eventually(async () => aborted.has("short"), (seen) => seen);
+    await eventually(
+      async () => aborted.has("short"),
+      (seen) => seen,
+    );
     // Its slot is free again: the next job runs while the long one still waits.
     expect(await client.execute(request({ requestId: "next" }), 30_000)).toEqual({ highlights: "next job ran" });
     release.resolve();
@@ -663,7 +676,15 @@ async function beginRecord(job: ExecutionJob, jobId: string): Promise<void> {
     await beginExecutions(
       connection,
       keySpace(prefix, redis.url),
-      { orgId: job.orgId, lane: "interactive", deadline: job.deadline, ttlMs: 60_000, retainMs: 60_000, reuseMs: 0, waiterChannel: `${prefix}:reply:${job.replyTo}` },
+      {
+        orgId: job.orgId,
+        lane: "interactive",
+        deadline: job.deadline,
+        ttlMs: 60_000,
+        retainMs: 60_000,
+        reuseMs: 0,
+        waiterChannel: `${prefix}:reply:${job.replyTo}`,
+      },
       [{ candidateId: jobId, queue: EXECUTION_QUEUE }],
     );
   } finally {
@@ -673,5 +694,8 @@ async function beginRecord(job: ExecutionJob, jobId: string): Promise<void> {
 
 /** Waits (bounded) until the queue holds at least one waiting job and returns the waiting jobs. */
 function waitForJobs(queue: Queue) {
-  return eventually(() => queue.getJobs("waiting"), (jobs) => jobs.length > 0);
+  return eventually(
+    () => queue.getJobs("waiting"),
+    (jobs) => jobs.length > 0,
+  );
 }

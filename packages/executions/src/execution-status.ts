@@ -23,9 +23,7 @@ export interface JobState {
  * record is pending. `lost`: pending, with a job gone too long ago to reply; whoever finds it so finishes it
  * (finishLost), so that it stops counting and nobody joins it any longer.
  */
-export type ExecutionStatus =
-  | { status: "queued" | "running" | "lost" }
-  | { status: "completed" | "failed"; outcome: ExecutionOutcome; completedAt?: number };
+export type ExecutionStatus = { status: "queued" | "running" | "lost" } | { status: "completed" | "failed"; outcome: ExecutionOutcome; completedAt?: number };
 
 /**
  * The one reading of an execution's state, for a caller at its deadline, for a read by id and for a batch's
@@ -80,7 +78,11 @@ export interface StatusReads {
  * Reads the record, then its job while it is pending, then the record again when the job is gone: its
  * reply may have been stored (and its job removed) between the two reads.
  */
-export async function readStatus(reads: StatusReads, orgId: string, executionId: string): Promise<{ record: StoredRecord; status: ExecutionStatus } | undefined> {
+export async function readStatus(
+  reads: StatusReads,
+  orgId: string,
+  executionId: string,
+): Promise<{ record: StoredRecord; status: ExecutionStatus } | undefined> {
   const [record] = await readRecords(reads.records, reads.keys, orgId, [executionId]);
   if (record === undefined || record.status !== "pending") return record && { record, status: statusOf(record) };
   const jobState = await readJobState(reads.queueNamed(record.queue), executionId);

@@ -100,10 +100,7 @@ describe("job worker over its handlers", () => {
       if (attempt < 3) throw new Error(`chat API answered 503 (attempt ${attempt})`);
       delivered.resolve();
     };
-    await startWorker([
-      handleJob(EXECUTE_JOB, async (job) => ({ highlights: `ran ${job.bookName}` })),
-      handleJob(NOTIFY_JOB, notify),
-    ]);
+    await startWorker([handleJob(EXECUTE_JOB, async (job) => ({ highlights: `ran ${job.bookName}` })), handleJob(NOTIFY_JOB, notify)]);
     const queue = notificationQueue();
 
     const jobId = await add(queue, NOTIFY_JOB, { channel: "C042", text: "p99 latency is up" });
@@ -118,7 +115,12 @@ describe("job worker over its handlers", () => {
     expect(logLines.filter((line) => line.msg === "job attempt failed; retrying")).toHaveLength(2);
     expect(logLines.some((line) => line.msg === "job failed")).toBe(false);
     // Completed, hence removed as declared: it did not end up failed.
-    expect(await eventually(() => queue.getJobState(jobId), (state) => state !== "active")).toBe("unknown");
+    expect(
+      await eventually(
+        () => queue.getJobState(jobId),
+        (state) => state !== "active",
+      ),
+    ).toBe("unknown");
 
     // The same worker still runs executions, and replies to their callers.
     const client = createExecutionClient({ redisUrl: redis.url, prefix, logger });
@@ -141,7 +143,10 @@ describe("job worker over its handlers", () => {
     const queue = notificationQueue();
 
     const jobId = await add(queue, NOTIFY_JOB, { channel: "", text: "no channel" });
-    const state = await eventually(() => queue.getJobState(jobId), (current) => current === "failed");
+    const state = await eventually(
+      () => queue.getJobState(jobId),
+      (current) => current === "failed",
+    );
 
     expect(state).toBe("failed");
     const job = await queue.getJob(jobId);

@@ -41,7 +41,8 @@ export function createIdempotencyKeys(connection: () => RedisConnection, keys: K
       // SET NX, then GET what the first request stored: Redis 6.2 has no SET … NX GET (7.0 does). A key
       // that expires between the two is claimed again.
       for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt += 1) {
-        if ((await connection().set(key, `${request.requestHash} ${proposedId}`, "PX", Math.ceil(ttlMs), "NX")) === "OK") return { id: proposedId, first: true };
+        if ((await connection().set(key, `${request.requestHash} ${proposedId}`, "PX", Math.ceil(ttlMs), "NX")) === "OK")
+          return { id: proposedId, first: true };
         const stored = await connection().get(key);
         if (stored === null) continue;
         const [hash, id] = stored.split(" ");

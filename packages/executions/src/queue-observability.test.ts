@@ -8,14 +8,7 @@ import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createQueueInspector, executionWaitersKey, handleJob, keySpace, jobToAdd, type JobDeclaration, type JobOutcome, type JobWorker } from "@pes/jobs";
-import {
-  createExecutionClient,
-  createExecutionWorker,
-  EXECUTE_JOB,
-  EXECUTION_QUEUE,
-  type DeadlineJobState,
-  type ExecutionRequest,
-} from "./index.js";
+import { createExecutionClient, createExecutionWorker, EXECUTE_JOB, EXECUTION_QUEUE, type DeadlineJobState, type ExecutionRequest } from "./index.js";
 
 let redis: RedisHandle;
 let prefix: string;

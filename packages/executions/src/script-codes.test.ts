@@ -10,7 +10,12 @@ const SCRIPTS = new URL("../scripts/", import.meta.url);
 const scripts = [
   ...readdirSync(SCRIPTS).filter((name) => name.endsWith(".lua")),
   ...readdirSync(new URL("includes/", SCRIPTS)).map((name) => `includes/${name}`),
-].map((name) => ({ name, code: readFileSync(new URL(name, SCRIPTS), "utf8").replace(/--\[\[[\s\S]*?\]\]/g, "").replace(/--.*$/gm, "") }));
+].map((name) => ({
+  name,
+  code: readFileSync(new URL(name, SCRIPTS), "utf8")
+    .replace(/--\[\[[\s\S]*?\]\]/g, "")
+    .replace(/--.*$/gm, ""),
+}));
 
 /** The parts of the key names that redis-keys.ts builds for the scripts. */
 const KEY_NAME_PARTS = ["execution:", "coalesce:", "lane:", "finished", "batch:", ":batches", ":waiters", ":counted", ":items", ":invalid", ":org:"];
@@ -44,6 +49,8 @@ describe("the lifecycle's scripts", () => {
       // A bare number or code string returned is an answer without a name.
       expect({ name, bare: code.match(/return\s+(\{\s*)?(-?\d+|'limit')/g) ?? [] }).toEqual({ name, bare: [] });
     }
-    expect(scriptConstants()).toBe("local CODE = { accepted = 1, existed = 0, overLimit = 'limit', recordedAlready = -1, finishedAlready = -1 }\nlocal PACE_WINDOW_MS = 60000\n");
+    expect(scriptConstants()).toBe(
+      "local CODE = { accepted = 1, existed = 0, overLimit = 'limit', recordedAlready = -1, finishedAlready = -1 }\nlocal PACE_WINDOW_MS = 60000\n",
+    );
   });
 });

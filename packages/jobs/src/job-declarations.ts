@@ -50,8 +50,7 @@ export interface AwaitedPayload {
  * A job a caller waits for (its payload says until when): the handler's value is the reply, and whatever
  * fails the job, or its deadline passing, is replied as `{ error }` (through the worker's JobReplies).
  */
-export interface AwaitedJobDeclaration<Payload extends AwaitedPayload = AwaitedPayload, Reply extends object = object>
-  extends JobDeclaration<Payload> {
+export interface AwaitedJobDeclaration<Payload extends AwaitedPayload = AwaitedPayload, Reply extends object = object> extends JobDeclaration<Payload> {
   readonly reply: {
     /** The reply's shape. Not parsed on the way back: the API passes the worker's JSON on as it is. */
     readonly schema: z.ZodType<Reply>;
@@ -70,11 +69,7 @@ const RETENTION = { removeOnComplete: true, removeOnFail: { age: 3_600 } } satis
  * A job of `declaration` as BullMQ's `Queue.add` (name, data, opts) and `addBulk` take it, with the
  * declaration's attempts and backoff. The payload is typed, not parsed: the worker parses it.
  */
-export function jobToAdd<Payload>(
-  declaration: JobDeclaration<Payload>,
-  data: Payload,
-  jobId?: string,
-): { name: string; data: Payload; opts: JobsOptions } {
+export function jobToAdd<Payload>(declaration: JobDeclaration<Payload>, data: Payload, jobId?: string): { name: string; data: Payload; opts: JobsOptions } {
   const { attempts, backoff } = declaration.options;
   return {
     name: declaration.name,

@@ -39,10 +39,7 @@ export function handleJob<Payload extends AwaitedPayload, Reply extends object>(
   declaration: AwaitedJobDeclaration<Payload, Reply>,
   handler: (payload: Payload, context: JobContext) => Promise<Reply>,
 ): JobHandler;
-export function handleJob<Payload>(
-  declaration: JobDeclaration<Payload>,
-  handler: (payload: Payload, context: JobContext) => Promise<void>,
-): JobHandler;
+export function handleJob<Payload>(declaration: JobDeclaration<Payload>, handler: (payload: Payload, context: JobContext) => Promise<void>): JobHandler;
 export function handleJob<Payload>(
   declaration: JobDeclaration<Payload> & { readonly reply?: { readonly label: string } },
   handler: (payload: Payload, context: JobContext) => Promise<unknown>,

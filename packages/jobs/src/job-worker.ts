@@ -287,10 +287,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
       }
       // BullMQ sets finishedOn only when the job failed for good, not when it will retry it.
       const final = job.finishedOn !== undefined;
-      logger.warn(
-        { queue, jobId: job.id, job: job.name, attempt: job.attemptsMade, err: error },
-        final ? "job failed" : "job attempt failed; retrying",
-      );
+      logger.warn({ queue, jobId: job.id, job: job.name, attempt: job.attemptsMade, err: error }, final ? "job failed" : "job attempt failed; retrying");
       const label = entries.get(job.name)?.awaitedAs;
       if (!final || label === undefined) return;
       const notice = replyFailure(label, job, error);
@@ -379,7 +376,6 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
     },
   };
 }
-
 
 /**
  * Until when an awaited job's caller waits, read from its payload without its job's schema, so that even

@@ -32,7 +32,10 @@ describe("createRedisQuerySlots", () => {
     const first = workerSlots(keys).slots;
     const second = workerSlots(keys).slots;
     const request = { key: "acme/metrics", max: 2, ...LONG };
-    const held = [await first.acquire({ ...request, signal: new AbortController().signal }), await second.acquire({ ...request, signal: new AbortController().signal })];
+    const held = [
+      await first.acquire({ ...request, signal: new AbortController().signal }),
+      await second.acquire({ ...request, signal: new AbortController().signal }),
+    ];
 
     // Full: a third waits, and gives up at its deadline with the deadline's reason.
     await expect(first.acquire({ ...request, signal: AbortSignal.timeout(300) })).rejects.toMatchObject({ name: "TimeoutError" });

@@ -33,12 +33,7 @@ const READ_TIMEOUT_MS = 2_000;
  * slows the execution client's connection. A reading is two round trips per queue: the counts (one
  * script) and the oldest waiting job (the far end of BullMQ's wait list).
  */
-export function createQueueInspector(options: {
-  redisUrl: string;
-  prefix: string;
-  logger: Logger;
-  queues: readonly string[];
-}): QueueInspector {
+export function createQueueInspector(options: { redisUrl: string; prefix: string; logger: Logger; queues: readonly string[] }): QueueInspector {
   const names = options.queues;
   const logger = options.logger.child({ component: "queue-inspector" });
   let opened: { connection: RedisConnection; queues: Queue[] } | undefined;

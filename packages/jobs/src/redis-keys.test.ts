@@ -141,7 +141,12 @@ describe("the Lua scripts' KEY table", () => {
   }
 
   function builderNames(keys: KeySpace, orgId: string, ids: Record<keyof typeof SCRIPT_KEYS, string>): Record<string, string> {
-    return Object.fromEntries(Object.entries<(keys: KeySpace, orgId: string, id: never) => string>(SCRIPT_KEYS).map(([name, build]) => [name, build(keys, orgId, ids[name as keyof typeof SCRIPT_KEYS] as never)]));
+    return Object.fromEntries(
+      Object.entries<(keys: KeySpace, orgId: string, id: never) => string>(SCRIPT_KEYS).map(([name, build]) => [
+        name,
+        build(keys, orgId, ids[name as keyof typeof SCRIPT_KEYS] as never),
+      ]),
+    );
   }
 
   const samples: Record<keyof typeof SCRIPT_KEYS, string>[] = [

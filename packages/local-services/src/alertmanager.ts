@@ -77,7 +77,12 @@ export async function startAlertmanager(options: StartAlertmanagerOptions = {}):
       directory: dir,
       postAlerts: (alerts) => postJson(`${url}/api/v2/alerts`, alerts.map(postableAlert)).then(() => undefined),
       postSilence: async (silence) => {
-        const body = { ...silence, startsAt: silence.startsAt.toISOString(), endsAt: silence.endsAt.toISOString(), matchers: silence.matchers.map(withDefaults) };
+        const body = {
+          ...silence,
+          startsAt: silence.startsAt.toISOString(),
+          endsAt: silence.endsAt.toISOString(),
+          matchers: silence.matchers.map(withDefaults),
+        };
         const answer = (await postJson(`${url}/api/v2/silences`, body)) as { silenceID: string };
         return answer.silenceID;
       },

@@ -9,7 +9,13 @@ import { freePort } from "./free-port.js";
  * @throws Error naming the Debian package that provides it.
  */
 export async function findBinary(name: string, debianPackage: string): Promise<string> {
-  const candidates = [join("/usr/bin", name), ...(process.env.PATH ?? "").split(delimiter).filter(Boolean).map((dir) => join(dir, name))];
+  const candidates = [
+    join("/usr/bin", name),
+    ...(process.env.PATH ?? "")
+      .split(delimiter)
+      .filter(Boolean)
+      .map((dir) => join(dir, name)),
+  ];
   for (const candidate of candidates) {
     try {
       await access(candidate, constants.X_OK);

@@ -5,7 +5,9 @@ describe("the demo incident's logs", () => {
   const incidentAt = new Date("2026-11-20T14:05:00Z");
   const streams = demoIncidentLogs({ incidentAt });
   const lines = (service: string, pattern: RegExp, from: number, to: number) =>
-    (streams.find((stream) => stream.labels.service === service)?.entries ?? []).filter((entry) => pattern.test(entry.line) && entry.at.getTime() >= from && entry.at.getTime() < to).length;
+    (streams.find((stream) => stream.labels.service === service)?.entries ?? []).filter(
+      (entry) => pattern.test(entry.line) && entry.at.getTime() >= from && entry.at.getTime() < to,
+    ).length;
   const hourBefore = incidentAt.getTime() - 3_600_000;
   const incident = incidentAt.getTime();
 

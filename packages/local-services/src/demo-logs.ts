@@ -27,8 +27,10 @@ export function demoIncidentLogs(options: DemoIncident): DemoLogStream[] {
     let n = 0;
     for (let t = start; t <= end; t += 1000) {
       const second = (t - start) / 1000;
-      if (second % SECONDS_BETWEEN_INFO === 0) entries.push({ at: new Date(t), line: `level=info msg="request handled" path=/api/${name} status=200 duration=${20 + (n++ % 30)}ms` });
-      if (second % SECONDS_BETWEEN_USUAL_ERRORS === 30) entries.push({ at: new Date(t), line: `level=error msg="cache miss storm" key=${name}:${1000 + (n++ % 97)} took=${200 + (n % 50)}ms` });
+      if (second % SECONDS_BETWEEN_INFO === 0)
+        entries.push({ at: new Date(t), line: `level=info msg="request handled" path=/api/${name} status=200 duration=${20 + (n++ % 30)}ms` });
+      if (second % SECONDS_BETWEEN_USUAL_ERRORS === 30)
+        entries.push({ at: new Date(t), line: `level=error msg="cache miss storm" key=${name}:${1000 + (n++ % 97)} took=${200 + (n % 50)}ms` });
       if (name === service && t >= incident && second % SECONDS_BETWEEN_NEW_ERRORS === 2) {
         entries.push({ at: new Date(t), line: `level=error msg="price lookup failed" err="KeyError: 'currency'" version=v1.42 order_id=ord-${40_000 + n++}` });
       }

@@ -47,14 +47,19 @@ export async function startFakeElasticsearch(options: FakeElasticsearchOptions):
   return startTestHttpServer((request, response) => {
     const match = /^\/([^/]+)\/_search(?:\?.*)?$/.exec(request.url);
     if (request.method !== "POST" || match === null) {
-      return sendJson(response, 405, errorBody(405, "illegal_argument_exception", `this fake answers POST /<index>/_search only, not ${request.method} ${request.url}`));
+      return sendJson(
+        response,
+        405,
+        errorBody(405, "illegal_argument_exception", `this fake answers POST /<index>/_search only, not ${request.method} ${request.url}`),
+      );
     }
     try {
       const body: unknown = request.body === "" ? {} : JSON.parse(request.body);
       sendJson(response, 200, search(documents, decodeURIComponent(match[1] ?? ""), asObject(body, "the body")));
     } catch (error) {
       if (error instanceof SearchError) return sendJson(response, error.status, errorBody(error.status, error.type, error.message));
-      if (error instanceof SyntaxError) return sendJson(response, 400, errorBody(400, "parse_exception", `request body is required to be valid JSON: ${error.message}`));
+      if (error instanceof SyntaxError)
+        return sendJson(response, 400, errorBody(400, "parse_exception", `request body is required to be valid JSON: ${error.message}`));
       throw error;
     }
   });
@@ -96,7 +101,10 @@ function search(documents: ReadonlyArray<FakeDocument & { id: string }>, indexPa
         _index: hit.index,
         _id: hit.id,
         _score: null,
-        _source: fields === undefined ? hit.source : Object.fromEntries(fields.flatMap((field) => (fieldOf(hit.source, field) === undefined ? [] : [[field, fieldOf(hit.source, field)]]))),
+        _source:
+          fields === undefined
+            ? hit.source
+            : Object.fromEntries(fields.flatMap((field) => (fieldOf(hit.source, field) === undefined ? [] : [[field, fieldOf(hit.source, field)]]))),
         ...(sortField === undefined ? {} : { sort: [millis(fieldOf(hit.source, sortField.field))] }),
       })),
     },
@@ -125,7 +133,12 @@ function compileQuery(query: unknown): Query {
       const { gte, gt, lte, lt } = asObject(bounds, `range.${field}`);
       return (source) => {
         const at = millis(fieldOf(source, field));
-        return (gte === undefined || at >= millis(gte)) && (gt === undefined || at > millis(gt)) && (lte === undefined || at <= millis(lte)) && (lt === undefined || at < millis(lt));
+        return (
+          (gte === undefined || at >= millis(gte)) &&
+          (gt === undefined || at > millis(gt)) &&
+          (lte === undefined || at <= millis(lte)) &&
+          (lt === undefined || at < millis(lt))
+        );
       };
     }
     case "term": {
@@ -160,7 +173,12 @@ function aggregate(hits: ReadonlyArray<FakeDocument>, aggregations: Record<strin
       const histogram = asObject(asObject(definition, name).date_histogram, `${name}.date_histogram`);
       const field = String(histogram.field);
       const interval = /^(\d+)(s|m|h)$/.exec(String(histogram.fixed_interval));
-      if (interval === null) throw new SearchError(400, "illegal_argument_exception", `failed to parse setting [date_histogram.fixedInterval] with value [${String(histogram.fixed_interval)}]`);
+      if (interval === null)
+        throw new SearchError(
+          400,
+          "illegal_argument_exception",
+          `failed to parse setting [date_histogram.fixedInterval] with value [${String(histogram.fixed_interval)}]`,
+        );
       const size = Number(interval[1]) * { s: 1000, m: 60_000, h: 3_600_000 }[interval[2] as "s" | "m" | "h"];
       const counts = new Map<number, number>();
       for (const hit of hits) {
@@ -211,7 +229,10 @@ function millis(value: unknown): number {
 
 /** Lower-cased words, as the standard analyzer splits text. */
 function words(text: string): string[] {
-  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((word) => word !== "");
+  return text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word !== "");
 }
 
 function single(value: unknown, where: string): [string, unknown] {

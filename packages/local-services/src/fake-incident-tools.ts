@@ -49,23 +49,27 @@ type Respond = (status: number, body: object) => void;
 export async function startFakePagerDuty(options: { token: string; incidents: readonly string[] }): Promise<FakeIncidentTool> {
   const notes = new Map<string, { id: string; content: string; created_at: string }[]>();
   let counter = 0;
-  return startFakeTool((request, respond) => {
-    const match = /^\/incidents\/([^/]+)\/notes$/.exec(request.path);
-    if (request.headers.authorization !== `Token token=${options.token}`) return respond(401, { error: { message: "Unauthorized", code: 2006 } });
-    if (request.headers.accept !== "application/vnd.pagerduty+json;version=2") return respond(406, { error: { message: "Not Acceptable", code: 2000 } });
-    const incident = match?.[1] === undefined ? undefined : decodeURIComponent(match[1]);
-    if (incident === undefined || !options.incidents.includes(incident)) return respond(404, { error: { message: "Incident Not Found", code: 2100 } });
-    if (request.method === "GET") return respond(200, { notes: notes.get(incident) ?? [] });
-    if (typeof request.headers.from !== "string" || !request.headers.from.includes("@")) {
-      return respond(400, { error: { message: "Invalid Input Provided", code: 2001, errors: ["Requester User Not Found"] } });
-    }
-    const content = stringAt(request.body, "note", "content");
-    if (content === undefined || content === "") return respond(400, { error: { message: "Invalid Input Provided", code: 2001, errors: ["Note content is required"] } });
-    counter += 1;
-    const note = { id: `PNOTE${counter}`, content, created_at: new Date().toISOString() };
-    notes.set(incident, [...(notes.get(incident) ?? []), note]);
-    respond(201, { note: { ...note, user: { id: "PUSER1", type: "user_reference" } } });
-  }, (incident) => (notes.get(incident) ?? []).map((note) => note.content));
+  return startFakeTool(
+    (request, respond) => {
+      const match = /^\/incidents\/([^/]+)\/notes$/.exec(request.path);
+      if (request.headers.authorization !== `Token token=${options.token}`) return respond(401, { error: { message: "Unauthorized", code: 2006 } });
+      if (request.headers.accept !== "application/vnd.pagerduty+json;version=2") return respond(406, { error: { message: "Not Acceptable", code: 2000 } });
+      const incident = match?.[1] === undefined ? undefined : decodeURIComponent(match[1]);
+      if (incident === undefined || !options.incidents.includes(incident)) return respond(404, { error: { message: "Incident Not Found", code: 2100 } });
+      if (request.method === "GET") return respond(200, { notes: notes.get(incident) ?? [] });
+      if (typeof request.headers.from !== "string" || !request.headers.from.includes("@")) {
+        return respond(400, { error: { message: "Invalid Input Provided", code: 2001, errors: ["Requester User Not Found"] } });
+      }
+      const content = stringAt(request.body, "note", "content");
+      if (content === undefined || content === "")
+        return respond(400, { error: { message: "Invalid Input Provided", code: 2001, errors: ["Note content is required"] } });
+      counter += 1;
+      const note = { id: `PNOTE${counter}`, content, created_at: new Date().toISOString() };
+      notes.set(incident, [...(notes.get(incident) ?? []), note]);
+      respond(201, { note: { ...note, user: { id: "PUSER1", type: "user_reference" } } });
+    },
+    (incident) => (notes.get(incident) ?? []).map((note) => note.content),
+  );
 }
 
 /**
@@ -77,25 +81,29 @@ export async function startFakePagerDuty(options: { token: string; incidents: re
 export async function startFakeOpsgenie(options: { apiKey: string; alerts: readonly { id: string; alias?: string }[] }): Promise<FakeIncidentTool> {
   const notes = new Map<string, { note: string; owner: string; createdAt: string; offset: string }[]>();
   let counter = 0;
-  return startFakeTool((request, respond) => {
-    const match = /^\/v2\/alerts\/([^/]+)\/notes$/.exec(request.path);
-    if (request.headers.authorization !== `GenieKey ${options.apiKey}`) {
-      return respond(401, { message: "Could not authenticate", took: 0.001, requestId: "req-unauthorized" });
-    }
-    const identifier = match?.[1] === undefined ? undefined : decodeURIComponent(match[1]);
-    const type = request.query.identifierType ?? "id";
-    const alert = options.alerts.find((candidate) => (type === "alias" ? candidate.alias === identifier : candidate.id === identifier));
-    if (alert === undefined) return respond(404, { message: "Alert does not exist", took: 0.001, requestId: "req-missing" });
-    if (request.method === "GET") {
-      const list = [...(notes.get(alert.id) ?? [])];
-      return respond(200, { data: request.query.order === "desc" ? list.reverse() : list, paging: {}, took: 0.01, requestId: "req-list" });
-    }
-    const note = stringAt(request.body, "note");
-    if (note === undefined || note === "" || note.length > 25_000) return respond(422, { message: "Request body is not processable", took: 0.001, requestId: "req-invalid" });
-    counter += 1;
-    notes.set(alert.id, [...(notes.get(alert.id) ?? []), { note, owner: "pes", createdAt: new Date().toISOString(), offset: String(counter) }]);
-    respond(202, { result: "Request will be processed", took: 0.01, requestId: `req-${counter}` });
-  }, (incident) => (notes.get(incident) ?? []).map((note) => note.note));
+  return startFakeTool(
+    (request, respond) => {
+      const match = /^\/v2\/alerts\/([^/]+)\/notes$/.exec(request.path);
+      if (request.headers.authorization !== `GenieKey ${options.apiKey}`) {
+        return respond(401, { message: "Could not authenticate", took: 0.001, requestId: "req-unauthorized" });
+      }
+      const identifier = match?.[1] === undefined ? undefined : decodeURIComponent(match[1]);
+      const type = request.query.identifierType ?? "id";
+      const alert = options.alerts.find((candidate) => (type === "alias" ? candidate.alias === identifier : candidate.id === identifier));
+      if (alert === undefined) return respond(404, { message: "Alert does not exist", took: 0.001, requestId: "req-missing" });
+      if (request.method === "GET") {
+        const list = [...(notes.get(alert.id) ?? [])];
+        return respond(200, { data: request.query.order === "desc" ? list.reverse() : list, paging: {}, took: 0.01, requestId: "req-list" });
+      }
+      const note = stringAt(request.body, "note");
+      if (note === undefined || note === "" || note.length > 25_000)
+        return respond(422, { message: "Request body is not processable", took: 0.001, requestId: "req-invalid" });
+      counter += 1;
+      notes.set(alert.id, [...(notes.get(alert.id) ?? []), { note, owner: "pes", createdAt: new Date().toISOString(), offset: String(counter) }]);
+      respond(202, { result: "Request will be processed", took: 0.01, requestId: `req-${counter}` });
+    },
+    (incident) => (notes.get(incident) ?? []).map((note) => note.note),
+  );
 }
 
 async function startFakeTool(
@@ -107,7 +115,13 @@ async function startFakeTool(
   const added = createChangeSignal();
   const server = await startTestHttpServer((seen, response) => {
     const url = new URL(seen.url, "http://fake");
-    const request: IncidentToolRequest = { method: seen.method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers: seen.headers, body: parseBody(seen.body) };
+    const request: IncidentToolRequest = {
+      method: seen.method,
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      headers: seen.headers,
+      body: parseBody(seen.body),
+    };
     requests.push(request);
     const answer = (status: number, body: object) => send(response, status, body);
     const behaviour = request.method === "POST" ? scripted.shift() : undefined;

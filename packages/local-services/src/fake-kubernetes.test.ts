@@ -74,14 +74,21 @@ describe("startFakeKubernetes: the state of a namespace and of the cluster", () 
   const read = async (base: TestHttpServer, path: string, accept = "application/json") => {
     const response = await fetch(`${base.url}${path}`, { headers: { accept } });
     const type = response.headers.get("content-type");
-    return { status: response.status, type, body: type?.startsWith("application/json") ? ((await response.json()) as Record<string, unknown>) : await response.text() };
+    return {
+      status: response.status,
+      type,
+      body: type?.startsWith("application/json") ? ((await response.json()) as Record<string, unknown>) : await response.text(),
+    };
   };
   const METADATA = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
 
   it("serves cluster-scoped lists, other API groups and kube-system", async () => {
     expect(await read(server, "/api/v1/nodes")).toMatchObject({ status: 200, body: { kind: "NodeList", items: [{ metadata: { name: "node-1" } }] } });
     expect(await read(server, "/apis/storage.k8s.io/v1/storageclasses")).toMatchObject({ body: { kind: "StorageClassList", apiVersion: "storage.k8s.io/v1" } });
-    const slices = await read(server, `/apis/discovery.k8s.io/v1/namespaces/shop/endpointslices?labelSelector=${encodeURIComponent("kubernetes.io/service-name=web")}`);
+    const slices = await read(
+      server,
+      `/apis/discovery.k8s.io/v1/namespaces/shop/endpointslices?labelSelector=${encodeURIComponent("kubernetes.io/service-name=web")}`,
+    );
     expect(slices).toMatchObject({ body: { kind: "EndpointSliceList", items: [{ metadata: { name: "web-x1" } }] } });
     expect(await read(server, "/api/v1/namespaces/kube-system/pods")).toMatchObject({ body: { items: [{ metadata: { name: "etcd-node-1" } }] } });
   });
@@ -119,7 +126,11 @@ describe("startFakeKubernetes: the state of a namespace and of the cluster", () 
   });
 
   it("serves a container's last lines, of its previous run when asked", async () => {
-    expect(await read(server, "/api/v1/namespaces/shop/pods/a/log?container=app&tailLines=2")).toEqual({ status: 200, type: "text/plain", body: "two\nthree\n" });
+    expect(await read(server, "/api/v1/namespaces/shop/pods/a/log?container=app&tailLines=2")).toEqual({
+      status: 200,
+      type: "text/plain",
+      body: "two\nthree\n",
+    });
     expect(await read(server, "/api/v1/namespaces/shop/pods/a/log?container=app&previous=true")).toMatchObject({ body: "panic: boom\n" });
     expect(await read(server, "/api/v1/namespaces/shop/pods/b/log?container=app")).toMatchObject({ status: 400, body: { kind: "Status" } });
     expect(await read(server, "/api/v1/namespaces/shop/pods/nope/log?container=app")).toMatchObject({ status: 404 });

@@ -120,7 +120,12 @@ export function startFakeKubernetes(objects: FakeKubernetesObjects, options: Fak
       const found = resources.get(`${group}/${plural}`);
       const namespace = rawNamespace === undefined ? undefined : decodeURIComponent(rawNamespace);
       const name = rawName === undefined ? undefined : decodeURIComponent(rawName);
-      if (request.method !== "GET" || found === undefined || (namespace !== undefined && !found.namespaced) || (log !== undefined && (plural !== "pods" || name === undefined))) {
+      if (
+        request.method !== "GET" ||
+        found === undefined ||
+        (namespace !== undefined && !found.namespaced) ||
+        (log !== undefined && (plural !== "pods" || name === undefined))
+      ) {
         return sendStatus(response, 404, "NotFound", "the server could not find the requested resource");
       }
       const what = found.group === "" ? found.plural : `${found.plural}.${found.group}`;
@@ -154,7 +159,12 @@ export function startFakeKubernetes(objects: FakeKubernetesObjects, options: Fak
       const metadata = { resourceVersion: "1", ...(remaining > 0 ? { continue: `fake-continue-${items.length}`, remainingItemCount: remaining } : {}) };
       if (metadataOnly && METADATA_LIST.test(request.headers.accept ?? "")) {
         const partial = items.map((object) => ({ kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: object.metadata }));
-        return sendJson(response, 200, { kind: "PartialObjectMetadataList", apiVersion: "meta.k8s.io/v1", metadata, items: partial }, "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1");
+        return sendJson(
+          response,
+          200,
+          { kind: "PartialObjectMetadataList", apiVersion: "meta.k8s.io/v1", metadata, items: partial },
+          "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1",
+        );
       }
       return sendJson(response, 200, { kind: `${found.kind}List`, apiVersion: apiVersion(found), metadata, items });
     },
@@ -171,7 +181,14 @@ function listLimit(text: string | null): number | undefined {
 }
 
 /** A container's log as the kubelet serves it through the API server: text, its last `tailLines` lines. */
-function sendLog(response: ServerResponse, query: URLSearchParams, logs: readonly FakeContainerLog[], namespace: string, pod: string, pods: readonly KubernetesObject[]) {
+function sendLog(
+  response: ServerResponse,
+  query: URLSearchParams,
+  logs: readonly FakeContainerLog[],
+  namespace: string,
+  pod: string,
+  pods: readonly KubernetesObject[],
+) {
   if (!pods.some((object) => object.metadata.name === pod)) return sendStatus(response, 404, "NotFound", `pods "${pod}" not found`);
   const ofPod = logs.filter((log) => log.namespace === namespace && log.pod === pod);
   const container = query.get("container") ?? (ofPod.length === 1 ? ofPod[0]?.container : undefined);

@@ -131,7 +131,10 @@ interface Selection {
 function select(streams: readonly Stream[], selection: Selection): Stream[] {
   return streams
     .filter((stream) => selection.matchers.every((matcher) => matches(matcher.op, stream.labels[matcher.name] ?? "", matcher.value, true)))
-    .map((stream) => ({ labels: stream.labels, entries: stream.entries.filter((entry) => selection.filters.every((filter) => matches(filter.op, entry.line, filter.value, false))) }));
+    .map((stream) => ({
+      labels: stream.labels,
+      entries: stream.entries.filter((entry) => selection.filters.every((filter) => matches(filter.op, entry.line, filter.value, false))),
+    }));
 }
 
 function matches(op: string, text: string, value: string, anchored: boolean): boolean {
@@ -207,7 +210,9 @@ function parseLogQuery(text: string, offset: number): Selection {
     else if (text[index] !== "}") fail("unexpected character, expecting , or }");
   }
   if (!selection.matchers.some((matcher) => !matches(matcher.op, "", matcher.value, true))) {
-    throw new LokiError("parse error : queries require at least one regexp or equality matcher that does not have an empty-compatible value. For instance, app=~\".*\" does not meet this requirement, but app=~\".+\" will");
+    throw new LokiError(
+      'parse error : queries require at least one regexp or equality matcher that does not have an empty-compatible value. For instance, app=~".*" does not meet this requirement, but app=~".+" will',
+    );
   }
   for (;;) {
     space();

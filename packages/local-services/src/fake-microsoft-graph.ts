@@ -101,10 +101,13 @@ export async function startFakeMicrosoftGraph(options: FakeMicrosoftGraphOptions
       return sendJson(response, behaviour.status, { error: behaviour.code, error_description: behaviour.message ?? behaviour.code });
     }
     if (tenant !== options.tenantId) return aadError(response, 400, "invalid_request", "AADSTS90002: Tenant not found.");
-    if (form.get("client_id") !== options.clientId) return aadError(response, 400, "unauthorized_client", "AADSTS700016: Application not found in the directory.");
+    if (form.get("client_id") !== options.clientId)
+      return aadError(response, 400, "unauthorized_client", "AADSTS700016: Application not found in the directory.");
     if (form.get("client_secret") !== options.clientSecret) return aadError(response, 401, "invalid_client", "AADSTS7000215: Invalid client secret provided.");
-    if (form.get("grant_type") !== "refresh_token") return aadError(response, 400, "unsupported_grant_type", "AADSTS70003: The app requested an unsupported grant type.");
-    if (!refreshTokens.has(form.get("refresh_token") ?? "")) return aadError(response, 400, "invalid_grant", "AADSTS70000: The provided value for the 'refresh_token' is not valid.");
+    if (form.get("grant_type") !== "refresh_token")
+      return aadError(response, 400, "unsupported_grant_type", "AADSTS70003: The app requested an unsupported grant type.");
+    if (!refreshTokens.has(form.get("refresh_token") ?? ""))
+      return aadError(response, 400, "invalid_grant", "AADSTS70000: The provided value for the 'refresh_token' is not valid.");
     issued += 1;
     const access = `fake-access-${issued}-${Math.random().toString(36).slice(2)}`;
     const refresh = `fake-refresh-${issued}-${Math.random().toString(36).slice(2)}`;
@@ -194,7 +197,8 @@ export async function startFakeMicrosoftGraph(options: FakeMicrosoftGraphOptions
     if (behaviour !== undefined && "retryAfterSeconds" in behaviour) return tooMany(response, behaviour.retryAfterSeconds);
     if (behaviour !== undefined && "status" in behaviour) return graphError(response, behaviour.status, behaviour.code, behaviour.message ?? behaviour.code);
     const top = Number(url.searchParams.get("$top") ?? "20");
-    if (!Number.isInteger(top) || top < 1 || top > 50) return graphError(response, 400, "BadRequest", "Invalid page size requested, the page size should be between 1 and 50.");
+    if (!Number.isInteger(top) || top < 1 || top > 50)
+      return graphError(response, 400, "BadRequest", "Invalid page size requested, the page size should be between 1 and 50.");
     const skip = Number(url.searchParams.get("$skiptoken") ?? "0");
     const all = posts
       .filter((message) => message.teamId === teamId && message.channelId === channelId && message.replyToId === replyTo)
@@ -217,7 +221,8 @@ export async function startFakeMicrosoftGraph(options: FakeMicrosoftGraphOptions
       return token(request, response, decodeURIComponent(tokenPath[1]));
     }
     const route = /^\/v1\.0\/teams\/([^/]+)\/channels\/([^/]+)\/messages(?:\/([^/]+)\/replies)?$/.exec(url.pathname);
-    if (route?.[1] === undefined || route[2] === undefined) return graphError(response, 400, "BadRequest", `Resource not found for the segment '${url.pathname}'.`);
+    if (route?.[1] === undefined || route[2] === undefined)
+      return graphError(response, 400, "BadRequest", `Resource not found for the segment '${url.pathname}'.`);
     const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1];
     if (bearer === undefined || !accessTokens.has(bearer)) {
       return graphError(response, 401, "InvalidAuthenticationToken", bearer === undefined ? "Access token is empty." : "IDX14100: JWT is not well formed.");
@@ -275,11 +280,18 @@ function parseMessage(text: string): { summary?: string; bodyHtml: string; attac
 }
 
 function graphError(response: ServerResponse, status: number, code: string, message: string): void {
-  sendJson(response, status, { error: { code, message, innerError: { date: new Date().toISOString(), "request-id": "00000000-0000-0000-0000-000000000000" } } });
+  sendJson(response, status, {
+    error: { code, message, innerError: { date: new Date().toISOString(), "request-id": "00000000-0000-0000-0000-000000000000" } },
+  });
 }
 
 function aadError(response: ServerResponse, status: number, error: string, description: string): void {
-  sendJson(response, status, { error, error_description: description, error_codes: [Number(/AADSTS(\d+)/.exec(description)?.[1] ?? 0)], timestamp: new Date().toISOString() });
+  sendJson(response, status, {
+    error,
+    error_description: description,
+    error_codes: [Number(/AADSTS(\d+)/.exec(description)?.[1] ?? 0)],
+    timestamp: new Date().toISOString(),
+  });
 }
 
 function tooMany(response: ServerResponse, retryAfterSeconds: number): void {

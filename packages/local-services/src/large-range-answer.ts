@@ -13,7 +13,12 @@ export function largeRangeAnswer(mib: number, seriesCount: number): Buffer {
   const points = Math.floor((mib * 1024 * 1024) / seriesCount / BYTES_PER_SAMPLE);
   const parts = ['{"status":"success","data":{"resultType":"matrix","result":['];
   for (let s = 0; s < seriesCount; s += 1) {
-    const metric = { __name__: "http_request_duration_seconds", instance: `10.0.${s % 250}.${s % 199}:9100`, job: "api", pod: `checkout-${String(s).padStart(5, "0")}` };
+    const metric = {
+      __name__: "http_request_duration_seconds",
+      instance: `10.0.${s % 250}.${s % 199}:9100`,
+      job: "api",
+      pod: `checkout-${String(s).padStart(5, "0")}`,
+    };
     const values: string[] = [];
     for (let i = 0; i < points; i += 1) {
       const value = 0.4 + ((s * 7 + i * 13) % 100) / 1000 + (i > points * 0.9 ? 1.4 : 0);

@@ -5,7 +5,15 @@ import { startPrometheus, toOpenMetrics, type LocalPrometheus } from "./promethe
 describe("toOpenMetrics", () => {
   it("groups series by family, escapes label values and ends in # EOF", () => {
     const text = toOpenMetrics([
-      { name: "latency_seconds", labels: { service: 'a"b\\c\nd' }, help: "Latency.", samples: [[20, 2], [10, 1]] },
+      {
+        name: "latency_seconds",
+        labels: { service: 'a"b\\c\nd' },
+        help: "Latency.",
+        samples: [
+          [20, 2],
+          [10, 1],
+        ],
+      },
       { name: "requests_total", type: "counter", samples: [[10, Number.NaN]] },
       { name: "latency_seconds", labels: { service: "x" }, samples: [[10, Infinity]] },
     ]);

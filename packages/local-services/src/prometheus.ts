@@ -19,7 +19,6 @@ export interface StartPrometheusOptions {
   readyTimeoutMs?: number;
 }
 
-
 /**
  * Starts a real Prometheus over a synthetic history: the OpenMetrics text is backfilled into a fresh
  * TSDB with `promtool tsdb create-blocks-from openmetrics`, then `prometheus` serves it on a free
@@ -130,4 +129,3 @@ function renderNumber(value: number): string {
 function escapeHelp(help: string): string {
   return help.replace(/\\/g, "\\\\").replace(/\n/g, "\\n");
 }
-

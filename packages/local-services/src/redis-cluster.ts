@@ -78,16 +78,25 @@ export async function startRedisCluster(options: StartRedisClusterOptions = {}):
     for (let i = 0; i < MASTERS * 2; i++) {
       const dir = await mkdtemp(join(tmpdir(), "pes-redis-cluster-"));
       const started = await spawnOnFreePorts(binary, 2, ([port, busPort]) => [
-        "--port", String(port),
+        "--port",
+        String(port),
         // An explicit bus port: port + 10000 (the default) may be taken, or past 65535.
-        "--cluster-port", String(busPort),
-        "--bind", "127.0.0.1",
-        "--dir", dir,
-        "--save", "",
-        "--appendonly", "yes",
-        "--cluster-enabled", "yes",
-        "--cluster-config-file", "nodes.conf",
-        "--cluster-node-timeout", String(nodeTimeoutMs),
+        "--cluster-port",
+        String(busPort),
+        "--bind",
+        "127.0.0.1",
+        "--dir",
+        dir,
+        "--save",
+        "",
+        "--appendonly",
+        "yes",
+        "--cluster-enabled",
+        "yes",
+        "--cluster-config-file",
+        "nodes.conf",
+        "--cluster-node-timeout",
+        String(nodeTimeoutMs),
       ]).catch(async (error: unknown) => {
         await rm(dir, { recursive: true, force: true });
         throw error;
@@ -108,7 +117,9 @@ export async function startRedisCluster(options: StartRedisClusterOptions = {}):
     const [asked] = alive();
     if (asked === undefined) throw new Error("no node of the cluster is running");
     const slot = Number((await cli(asked.port, "CLUSTER", "KEYSLOT", key)).trim());
-    const owner = (await clusterNodes(asked.port)).find((entry) => entry.master && !entry.failed && entry.slots.some(([from, to]) => from <= slot && slot <= to));
+    const owner = (await clusterNodes(asked.port)).find(
+      (entry) => entry.master && !entry.failed && entry.slots.some(([from, to]) => from <= slot && slot <= to),
+    );
     const node = nodes.find((candidate) => candidate.port === owner?.port);
     if (node === undefined) throw new Error(`no master serves slot ${slot}`);
     return node;
@@ -157,10 +168,13 @@ async function clusterNodes(port: number): Promise<NodeEntry[]> {
   return rows.map((row) => {
     const flags = (row[2] ?? "").split(",");
     const masterPort = portById.get(row[3] ?? "-");
-    const slots = row.slice(8).filter((range) => !range.startsWith("[")).map((range): [number, number] => {
-      const [from = "", to = from] = range.split("-");
-      return [Number(from), Number(to)];
-    });
+    const slots = row
+      .slice(8)
+      .filter((range) => !range.startsWith("["))
+      .map((range): [number, number] => {
+        const [from = "", to = from] = range.split("-");
+        return [Number(from), Number(to)];
+      });
     return {
       port: portOf(row[1]),
       master: flags.includes("master"),

@@ -46,8 +46,7 @@ export function spawnUntilReady(binary: string, args: string[]): Promise<ChildPr
         resolve(child);
       }
     };
-    const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
-      fail(`redis-server exited before it was ready (code ${code}, signal ${signal})`);
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => fail(`redis-server exited before it was ready (code ${code}, signal ${signal})`);
     child.stdout?.on("data", onData);
     child.stderr?.on("data", onData);
     child.once("exit", onExit);
@@ -63,7 +62,11 @@ const PORT_ATTEMPTS = 5;
  * between the pick and redis-server's bind (on a busy host, an outgoing connection's ephemeral port), so
  * a start refused with "Address already in use" is tried again on fresh ports, up to PORT_ATTEMPTS times.
  */
-export async function spawnOnFreePorts(binary: string, count: number, argsFor: (ports: number[]) => string[]): Promise<{ child: ChildProcess; ports: number[] }> {
+export async function spawnOnFreePorts(
+  binary: string,
+  count: number,
+  argsFor: (ports: number[]) => string[],
+): Promise<{ child: ChildProcess; ports: number[] }> {
   for (let attempt = 1; ; attempt += 1) {
     const ports: number[] = [];
     while (ports.length < count) {

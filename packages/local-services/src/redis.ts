@@ -105,10 +105,14 @@ async function startRedisContainer(options: StartRedisOptions): Promise<RedisHan
 async function startRedisProcess(binary: string, options: StartRedisOptions): Promise<RedisHandle> {
   const dir = await mkdtemp(join(tmpdir(), "pes-redis-"));
   const argsOn = (port: number) => [
-    "--port", String(port),
-    "--bind", "127.0.0.1",
-    "--save", "",
-    "--dir", dir,
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--save",
+    "",
+    "--dir",
+    dir,
     ...(options.appendOnly ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"]),
     ...(options.password !== undefined ? ["--requirepass", options.password] : []),
   ];

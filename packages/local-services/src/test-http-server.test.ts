@@ -14,7 +14,9 @@ describe("startTestHttpServer", () => {
     expect(response.status).toBe(201);
     expect(response.headers.get("content-type")).toBe("application/json");
     expect(await response.json()).toEqual({ echo: "query=up" });
-    expect(server.requests).toEqual([{ method: "POST", url: "/api?x=1", headers: expect.objectContaining({ "x-test": "yes" }), body: "query=up", bytes: Buffer.from("query=up") }]);
+    expect(server.requests).toEqual([
+      { method: "POST", url: "/api?x=1", headers: expect.objectContaining({ "x-test": "yes" }), body: "query=up", bytes: Buffer.from("query=up") },
+    ]);
     expect(server.url).toBe(`http://127.0.0.1:${server.port}`);
   });
 

@@ -22,7 +22,12 @@ describe("a thrown value logged as err", () => {
     });
     logger.warn({ err: refused }, "redis connection error");
     const [line] = lines;
-    expect(line?.err).toEqual({ type: "Error", message: "WRONGPASS invalid username-password pair: the socket's", stack: expect.stringContaining("caused by: Error: the socket's"), code: "WRONGPASS" });
+    expect(line?.err).toEqual({
+      type: "Error",
+      message: "WRONGPASS invalid username-password pair: the socket's",
+      stack: expect.stringContaining("caused by: Error: the socket's"),
+      code: "WRONGPASS",
+    });
     expect(JSON.stringify(line)).not.toContain("hunter2");
   });
 

@@ -10,4 +10,3 @@ export function createProcessRegistry(): Registry {
   collectDefaultMetrics({ register: registry });
   return registry;
 }
-

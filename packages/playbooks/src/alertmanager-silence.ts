@@ -35,4 +35,3 @@ export function silenceAction(silence: MitigationSilence, attributes: Readonly<R
     comment: silence.comment === undefined ? name : fillTemplate(silence.comment, attributes, asText),
   };
 }
-

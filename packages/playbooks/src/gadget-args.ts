@@ -7,19 +7,13 @@ import { asText, fillTemplate, placeholdersIn } from "@pes/templates";
  * element), rather than reported with a raw `{{placeholder}}`: args say what the gadget actually ran with.
  * Keys and non-string leaves are kept as they are.
  */
-export function renderArgs(
-  args: Readonly<Record<string, unknown>>,
-  attributes: Readonly<Record<string, string>>,
-): Record<string, unknown> {
+export function renderArgs(args: Readonly<Record<string, unknown>>, attributes: Readonly<Record<string, string>>): Record<string, unknown> {
   return renderEntries(Object.entries(args), attributes);
 }
 
 const MISSING = Symbol("missing attribute");
 
-function renderEntries(
-  entries: readonly [string, unknown][],
-  attributes: Readonly<Record<string, string>>,
-): Record<string, unknown> {
+function renderEntries(entries: readonly [string, unknown][], attributes: Readonly<Record<string, string>>): Record<string, unknown> {
   // Object.fromEntries defines own properties, so a key such as "__proto__" stays plain data.
   return Object.fromEntries(
     entries.flatMap(([key, value]) => {

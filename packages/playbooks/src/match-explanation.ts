@@ -9,12 +9,7 @@ import {
 } from "@pes/contracts";
 import { alertTime, alertTitles, labelAttributes, resolveAlert } from "./alert-execution.js";
 import type { MonitorNameExplanation } from "./monitor-name-matcher.js";
-import {
-  missingAttributes,
-  resolveExecution,
-  type ResolveExecutionOptions,
-  type ResolveExecutionOrganization,
-} from "./resolve-execution.js";
+import { missingAttributes, resolveExecution, type ResolveExecutionOptions, type ResolveExecutionOrganization } from "./resolve-execution.js";
 
 type Attributes = PlaybookMatchResult["attributes"];
 
@@ -23,11 +18,7 @@ type Attributes = PlaybookMatchResult["attributes"];
  * (`issues`) is resolveExecution's own, the rest explains it. A message link is not explained: the
  * contract (PlaybookMatchInput) refuses it before.
  */
-export function explainExecution(
-  input: PlaybookExecutionInput,
-  org: ResolveExecutionOrganization,
-  options: ResolveExecutionOptions,
-): PlaybookMatchResult {
+export function explainExecution(input: PlaybookExecutionInput, org: ResolveExecutionOrganization, options: ResolveExecutionOptions): PlaybookMatchResult {
   const resolved = resolveExecution(input, org, options);
   const issues = resolved.ok ? [] : withBody(resolved.issues);
   const fixedBook = input.bookName !== undefined && org.playbooks.has(input.bookName) ? input.bookName : undefined;
@@ -63,11 +54,7 @@ export function explainExecution(
  * What `POST /webhooks/alertmanager` would do with this alert, and why, running nothing: its verdict
  * (`issues`) is resolveAlert's own, the rest explains it. A resolved alert starts nothing.
  */
-export function explainAlert(
-  alert: AlertmanagerAlert,
-  org: Pick<ResolveExecutionOrganization, "matcher" | "playbooks">,
-  now: Date,
-): PlaybookMatchResult {
+export function explainAlert(alert: AlertmanagerAlert, org: Pick<ResolveExecutionOrganization, "matcher" | "playbooks">, now: Date): PlaybookMatchResult {
   const resolved = resolveAlert(alert, org, now);
   const issues: ValidationIssue[] = [];
   if (alert.status === "resolved") issues.push({ path: ["body", "alert", "status"], message: "a resolved alert starts nothing" });

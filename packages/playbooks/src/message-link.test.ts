@@ -14,11 +14,7 @@ describe("parseMessageLink", () => {
   });
 
   it("reads a thread reply", () => {
-    const link = parseMessageLink(
-      "https://acme-corp.enterprise.slack.com/archives/G99/p1700000100000001?thread_ts=1700000000.123456&cid=G99",
-      [],
-      NOW,
-    );
+    const link = parseMessageLink("https://acme-corp.enterprise.slack.com/archives/G99/p1700000100000001?thread_ts=1700000000.123456&cid=G99", [], NOW);
     expect(link).toEqual({
       channelId: "G99",
       ts: "1700000100.000001",

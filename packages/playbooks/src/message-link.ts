@@ -51,8 +51,7 @@ export function parseMessageLink(link: string, allowedHosts: readonly string[], 
 
   const host = url.hostname.toLowerCase();
   const allowed =
-    (host.endsWith(SLACK_HOST_SUFFIX) && host.length > SLACK_HOST_SUFFIX.length) ||
-    allowedHosts.some((allowedHost) => allowedHost.toLowerCase() === host);
+    (host.endsWith(SLACK_HOST_SUFFIX) && host.length > SLACK_HOST_SUFFIX.length) || allowedHosts.some((allowedHost) => allowedHost.toLowerCase() === host);
   if (!allowed) throw new MessageLinkError(`messageLink host ${host} is not an allowed chat host`);
   // The URL parser keeps `..slack.com` (also spelled `%2e.slack.com` or with an ideographic full stop).
   if (host.split(".").includes("")) throw new MessageLinkError(`messageLink host ${host} has an empty label`);

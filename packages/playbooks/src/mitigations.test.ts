@@ -8,7 +8,10 @@ const time = new Date("2026-11-20T14:08:00Z");
 const at = (clock: string) => new Date(`2026-11-20T${clock}:00Z`);
 /** The organization's data sources: `alerts`, an Alertmanager, and `metrics`, a Prometheus (which offers no silence form). */
 const dataSources = new Map(
-  Object.entries({ alerts: { type: "alertmanager", url: "http://alertmanager.example:9093/am/" }, metrics: { type: "prometheus", url: "http://prometheus.example:9090" } }),
+  Object.entries({
+    alerts: { type: "alertmanager", url: "http://alertmanager.example:9093/am/" },
+    metrics: { type: "prometheus", url: "http://prometheus.example:9090" },
+  }),
 );
 
 function mitigationLinks(name: string): DataSourceMitigationLinks | undefined {
@@ -24,13 +27,43 @@ function contextOf(findings: readonly Finding[]): MitigationContext {
 
 const errors: Finding = {
   gadget: "Checkout",
-  evidence: { kind: "metric", action: "Errors of checkout", labels: {}, seriesCount: 1, value: 7, baseline: 1, low: 1, high: 1, ratio: 7, severity: 7, abnormal: true, onset: at("14:03"), baselineMs: 3_600_000 },
+  evidence: {
+    kind: "metric",
+    action: "Errors of checkout",
+    labels: {},
+    seriesCount: 1,
+    value: 7,
+    baseline: 1,
+    low: 1,
+    high: 1,
+    ratio: 7,
+    severity: 7,
+    abnormal: true,
+    onset: at("14:03"),
+    baselineMs: 3_600_000,
+  },
 };
 const calm: Finding = {
   gadget: "Checkout",
-  evidence: { kind: "metric", action: "Errors of checkout", labels: {}, seriesCount: 1, value: 1, baseline: 1, low: 1, high: 1, ratio: 1, severity: 1, abnormal: false, baselineMs: 3_600_000 },
+  evidence: {
+    kind: "metric",
+    action: "Errors of checkout",
+    labels: {},
+    seriesCount: 1,
+    value: 1,
+    baseline: 1,
+    low: 1,
+    high: 1,
+    ratio: 1,
+    severity: 1,
+    abnormal: false,
+    baselineMs: 3_600_000,
+  },
 };
-const rollout = (clock: string): Finding => ({ gadget: "Changes", evidence: { kind: "change", action: "Rollouts", change: "deploy", subject: "checkout", at: at(clock) } });
+const rollout = (clock: string): Finding => ({
+  gadget: "Changes",
+  evidence: { kind: "change", action: "Rollouts", change: "deploy", subject: "checkout", at: at(clock) },
+});
 /** Nothing found, nothing changed. */
 const quiet = contextOf([]);
 import { createMonitorNameMatcher } from "./monitor-name-matcher.js";
@@ -40,7 +73,13 @@ describe("renderMitigations", () => {
     const connections: Finding = {
       gadget: "Database orders-db of orders",
       upstream: "orders-db",
-      evidence: { ...(errors.evidence as Extract<Finding["evidence"], { kind: "metric" }>), action: "Connections in use on orders-db", onset: at("13:50"), severity: 10_001, saturation: { limit: 100, direction: "up" } },
+      evidence: {
+        ...(errors.evidence as Extract<Finding["evidence"], { kind: "metric" }>),
+        action: "Connections in use on orders-db",
+        onset: at("13:50"),
+        severity: 10_001,
+        saturation: { limit: 100, direction: "up" },
+      },
     };
     const template: MitigationTemplate = {
       toolName: "Runbook",
@@ -73,7 +112,14 @@ describe("renderMitigations", () => {
       },
       {
         toolName: "kubectl",
-        action: { kind: "kubernetes.rollout-undo", deployment: "check out&x=1", namespace: "prod/eu", replicas: 3, dryRun: false, labels: ["app=check out&x=1"] },
+        action: {
+          kind: "kubernetes.rollout-undo",
+          deployment: "check out&x=1",
+          namespace: "prod/eu",
+          replicas: 3,
+          dryRun: false,
+          labels: ["app=check out&x=1"],
+        },
       },
     ]);
   });
@@ -108,9 +154,40 @@ describe("renderMitigations", () => {
 
 /** Every injection family, as whole attribute values; the dot segments are refused and listed apart. */
 const HOSTILE_VALUES = [
-  '"', "'", "`", "{", "}", "}}", "{{x}}", "{{service}}", "|", "\\", "..\\..\\admin", "a\nb", "a\r\nb", "a\u0000b", "...",
-  ".hidden", "/", "../admin", "a/../../admin", "..%2Fadmin", "%2e%2e%2fadmin", "?", "?admin=1", "&var-x=1", "#", "#frag", "@",
-  "user@evil.example", "//evil.example/x", "javascript:alert(1)", "ünïcödé ✓ 😀 中文", "\u202Eevil", " ", "",
+  '"',
+  "'",
+  "`",
+  "{",
+  "}",
+  "}}",
+  "{{x}}",
+  "{{service}}",
+  "|",
+  "\\",
+  "..\\..\\admin",
+  "a\nb",
+  "a\r\nb",
+  "a\u0000b",
+  "...",
+  ".hidden",
+  "/",
+  "../admin",
+  "a/../../admin",
+  "..%2Fadmin",
+  "%2e%2e%2fadmin",
+  "?",
+  "?admin=1",
+  "&var-x=1",
+  "#",
+  "#frag",
+  "@",
+  "user@evil.example",
+  "//evil.example/x",
+  "javascript:alert(1)",
+  "ünïcödé ✓ 😀 中文",
+  "\u202Eevil",
+  " ",
+  "",
 ];
 const DOT_SEGMENTS = [".", "..", "%2e%2e", "%2E", ".%2e", "%252e%252e", "．．"];
 
@@ -185,7 +262,22 @@ describe("renderMitigations when the findings fit", () => {
     const raise: MitigationTemplate[] = [{ toolName: "kubectl", customName: "Raise the memory limit", when: { likelyCause: "saturation" } }];
     const memory: Finding = {
       gadget: "Memory",
-      evidence: { kind: "metric", action: "Memory", labels: {}, seriesCount: 1, value: 0.99, baseline: 0.5, low: 0.4, high: 0.6, ratio: 2, severity: 10_002, abnormal: true, onset: at("14:02"), saturation: { limit: 0.95, direction: "up" }, baselineMs: 3_600_000 },
+      evidence: {
+        kind: "metric",
+        action: "Memory",
+        labels: {},
+        seriesCount: 1,
+        value: 0.99,
+        baseline: 0.5,
+        low: 0.4,
+        high: 0.6,
+        ratio: 2,
+        severity: 10_002,
+        abnormal: true,
+        onset: at("14:02"),
+        saturation: { limit: 0.95, direction: "up" },
+        baselineMs: 3_600_000,
+      },
     };
     const offered = (findings: readonly Finding[]) => renderMitigations(raise, {}, contextOf(findings)).map((mitigation) => mitigation.customName);
     expect(offered([memory, errors])).toEqual(["Raise the memory limit"]);
@@ -200,9 +292,27 @@ describe("renderMitigations when the findings fit", () => {
     const upstreamMemory: Finding = {
       gadget: "Upstream orders",
       upstream: "orders",
-      evidence: { kind: "metric", action: "Memory of orders", labels: {}, seriesCount: 1, value: 0.99, baseline: 0.5, low: 0.4, high: 0.6, ratio: 2, severity: 10_002, abnormal: true, onset: at("14:01"), saturation: { limit: 0.95, direction: "up" }, baselineMs: 3_600_000 },
+      evidence: {
+        kind: "metric",
+        action: "Memory of orders",
+        labels: {},
+        seriesCount: 1,
+        value: 0.99,
+        baseline: 0.5,
+        low: 0.4,
+        high: 0.6,
+        ratio: 2,
+        severity: 10_002,
+        abnormal: true,
+        onset: at("14:01"),
+        saturation: { limit: 0.95, direction: "up" },
+        baselineMs: 3_600_000,
+      },
     };
-    const context: MitigationContext = { ...contextOf([]), ranking: rankFindings([upstreamMemory, errors], { time, attributes: { service: "checkout" }, upstreams: ["orders"] }) };
+    const context: MitigationContext = {
+      ...contextOf([]),
+      ranking: rankFindings([upstreamMemory, errors], { time, attributes: { service: "checkout" }, upstreams: ["orders"] }),
+    };
     expect(renderMitigations(templates, {}, context).map((mitigation) => mitigation.customName)).toEqual(["Page the upstream's team"]);
   });
 
@@ -216,7 +326,14 @@ describe("an Alertmanager silence mitigation", () => {
     toolName: "Alertmanager",
     customName: "Silence {{service}} for 2 h",
     when: { abnormal: true },
-    silence: { dataSource: "alerts", matchers: [{ name: "service", value: "{{service}}" }, { name: "severity", value: "page" }], duration: "2h" },
+    silence: {
+      dataSource: "alerts",
+      matchers: [
+        { name: "service", value: "{{service}}" },
+        { name: "severity", value: "page" },
+      ],
+      duration: "2h",
+    },
   };
 
   it("is an API v2 silence with exact matchers, from the issue time for its duration, and a link to the filled-in silence form", () => {
@@ -237,13 +354,20 @@ describe("an Alertmanager silence mitigation", () => {
       },
     });
     expect(renderMitigations([silence], { service: "checkout" }, quiet)).toEqual([]);
-    const own = renderMitigations([{ ...silence, silence: { matchers: [{ name: "service", value: "{{service}}" }], duration: "30m", comment: "Deploy of {{service}}", createdBy: "sre" } }], { service: "x" }, contextOf([errors]));
+    const own = renderMitigations(
+      [{ ...silence, silence: { matchers: [{ name: "service", value: "{{service}}" }], duration: "30m", comment: "Deploy of {{service}}", createdBy: "sre" } }],
+      { service: "x" },
+      contextOf([errors]),
+    );
     expect(own[0]?.url).toBeUndefined();
     expect(own[0]?.action).toMatchObject({ comment: "Deploy of x", createdBy: "sre", endsAt: "2026-11-20T14:38:00.000Z" });
   });
 
   it("has no link when its data source's connector offers no silence form", () => {
-    const onPrometheus: MitigationTemplate = { ...silence, silence: { dataSource: "metrics", matchers: [{ name: "service", value: "{{service}}" }], duration: "2h" } };
+    const onPrometheus: MitigationTemplate = {
+      ...silence,
+      silence: { dataSource: "metrics", matchers: [{ name: "service", value: "{{service}}" }], duration: "2h" },
+    };
     const [mitigation] = renderMitigations([onPrometheus], { service: "checkout" }, contextOf([errors]));
     expect(mitigation?.url).toBeUndefined();
     expect(mitigation?.action?.matchers).toEqual([{ name: "service", value: "checkout", isRegex: false, isEqual: true }]);
@@ -267,4 +391,3 @@ describe("an Alertmanager silence mitigation", () => {
     expect(renderMitigations([silence, { toolName: "Pager" }], { service: "a\uD800" }, contextOf([errors]))).toEqual([{ toolName: "Pager" }]);
   });
 });
-

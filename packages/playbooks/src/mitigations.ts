@@ -95,9 +95,7 @@ function renderMitigation(
     if (template.customName !== undefined) mitigation.customName = fillTemplate(template.customName, attributes, asText);
     if (template.url !== undefined) mitigation.url = fillUrlTemplate(template.url, attributes);
     if (template.action !== undefined) {
-      mitigation.action = Object.fromEntries(
-        Object.entries(template.action).map(([key, value]) => [key, fillTemplates(value, attributes, asText)]),
-      );
+      mitigation.action = Object.fromEntries(Object.entries(template.action).map(([key, value]) => [key, fillTemplates(value, attributes, asText)]));
     }
     if (template.silence === undefined) return { mitigation };
     const silence = silenceAction(template.silence, attributes, context.time, mitigation.customName ?? mitigation.toolName);

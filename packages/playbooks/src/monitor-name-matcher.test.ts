@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  createMonitorNameMatcher,
-  monitorNamePlaceholders,
-  monitorNameProblem,
-  monitorNameShape,
-} from "./monitor-name-matcher.js";
+import { createMonitorNameMatcher, monitorNamePlaceholders, monitorNameProblem, monitorNameShape } from "./monitor-name-matcher.js";
 
 type Row = [monitorName: string, title: string, expected: Record<string, string> | undefined];
 
@@ -162,7 +157,9 @@ describe("createMonitorNameMatcher", () => {
 
   it("says where a title stops matching a monitor name", () => {
     const reasons = (monitorName: string, title: string) =>
-      createMonitorNameMatcher([{ name: "book", monitorNames: [monitorName] }]).explain(title).map((verdict) => verdict.reason);
+      createMonitorNameMatcher([{ name: "book", monitorNames: [monitorName] }])
+        .explain(title)
+        .map((verdict) => verdict.reason);
     expect(reasons("High latency on {{service}} in {{env}}", "High latency on checkout")).toEqual(['no "in" after {{service}}']);
     expect(reasons("High latency on {{service}} in {{env}}", "High latency on checkout in ")).toEqual(["nothing left for {{env}} to capture"]);
     expect(reasons("{{service}} {{env}}", "checkout")).toEqual(["nothing left for {{env}} to capture"]);
@@ -206,23 +203,9 @@ describe("createMonitorNameMatcher", () => {
         ],
       },
     ]);
-    const titles = [
-      "a".repeat(10_000),
-      " in".repeat(3_400),
-      "a ".repeat(5_000),
-      "x".repeat(10_000),
-      `${"x".repeat(10_000)}y`,
-      `${" in x".repeat(2_000)} at`,
-    ];
+    const titles = ["a".repeat(10_000), " in".repeat(3_400), "a ".repeat(5_000), "x".repeat(10_000), `${"x".repeat(10_000)}y`, `${" in x".repeat(2_000)} at`];
     const results = titles.map((title) => matcher.match(title)?.monitorName);
-    expect(results).toEqual([
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-      "x{{a}}x{{b}}x{{c}}x{{d}}y",
-      undefined,
-    ]);
+    expect(results).toEqual([undefined, undefined, undefined, undefined, "x{{a}}x{{b}}x{{c}}x{{d}}y", undefined]);
     const long = `${"db ".repeat(3_000)}in prod in eu in x at now`;
     expect(matcher.match(long)?.attributes).toEqual({
       a: "db ".repeat(3_000).trim(),

@@ -87,8 +87,7 @@ export function createMonitorNameMatcher(playbooks: readonly MonitorNamesOfPlayb
   // first name that matches is the answer.
   compiled.sort((a, b) => b.literalLength - a.literalLength);
   const inConfigurationOrder = [...compiled].sort((a, b) => a.order - b.order);
-  const considered = (entry: CompiledMonitorName, options: MonitorNameMatchOptions) =>
-    options.bookName === undefined || entry.bookName === options.bookName;
+  const considered = (entry: CompiledMonitorName, options: MonitorNameMatchOptions) => options.bookName === undefined || entry.bookName === options.bookName;
 
   return {
     match(title, options = {}) {

@@ -3,7 +3,6 @@ import { connectorRegistry, type ConnectorRegistry } from "@pes/connectors/schem
 import { GadgetUpstreams } from "./gadget-upstreams.js";
 import { parseDuration, PlaybookDuration } from "./playbook-duration.js";
 
-
 const ActionBase = {
   title: z.string().min(1),
   /** The name of one of the organization's data sources; its type must match the action's query key. */
@@ -34,7 +33,19 @@ function gadgetDefinitionSchema(connectors: ConnectorRegistry) {
 
 const CHANGE_KINDS = ["deploy", "config", "restart"] as const;
 /** What a likely cause can be: a change, or a symptom of a cause's kind (the verdict's kinds of cause). */
-const CAUSE_KINDS = [...CHANGE_KINDS, "saturation", "outage", "oom", "crash-loop", "eviction", "node-not-ready", "unschedulable", "alert", "upstream", "node"] as const;
+const CAUSE_KINDS = [
+  ...CHANGE_KINDS,
+  "saturation",
+  "outage",
+  "oom",
+  "crash-loop",
+  "eviction",
+  "node-not-ready",
+  "unschedulable",
+  "alert",
+  "upstream",
+  "node",
+] as const;
 /** The longest silence a mitigation offers: one that outlives the incident hides the next one. */
 export const MAX_SILENCE_MS = 24 * 3_600_000;
 

@@ -18,4 +18,3 @@ export function parseDuration(text: string): number {
   }
   return Number(match[1]) * UNIT_MS[unit];
 }
-

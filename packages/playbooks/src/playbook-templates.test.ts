@@ -35,7 +35,11 @@ describe("templatesOf", () => {
     ]);
     // A new URL template field must get its injection tests before it joins this list: http.path and
     // http.link in connectors' http-connector.test.ts, mitigation url in mitigations.test.ts.
-    expect(templatesOf(playbook).filter(({ target }) => target === "url").map(({ path }) => path.slice(-2))).toEqual([
+    expect(
+      templatesOf(playbook)
+        .filter(({ target }) => target === "url")
+        .map(({ path }) => path.slice(-2)),
+    ).toEqual([
       ["http", "path"],
       ["http", "link"],
       [0, "url"],

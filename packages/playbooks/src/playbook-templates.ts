@@ -1,11 +1,4 @@
-import {
-  absoluteUrlTemplate,
-  connectorRegistry,
-  textTemplate,
-  valueAtPath,
-  type ConnectorRegistry,
-  type TemplateEncoding,
-} from "@pes/connectors/schemas";
+import { absoluteUrlTemplate, connectorRegistry, textTemplate, valueAtPath, type ConnectorRegistry, type TemplateEncoding } from "@pes/connectors/schemas";
 import { placeholdersIn, type Placeholder } from "@pes/templates";
 import type { PlaybookDefinition } from "./playbook-definition.js";
 

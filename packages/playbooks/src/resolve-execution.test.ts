@@ -197,11 +197,7 @@ describe("resolveExecution", () => {
   });
 
   it("collects issues of several fields", () => {
-    const result = resolveExecution(
-      { bookName: "nope", messageLink: "https://example.com/archives/C1/p1700000000123456" },
-      org,
-      options,
-    );
+    const result = resolveExecution({ bookName: "nope", messageLink: "https://example.com/archives/C1/p1700000000123456" }, org, options);
     expect(result.ok ? [] : result.issues.map((issue) => issue.path)).toEqual([["messageLink"], ["bookName"]]);
   });
 
@@ -219,7 +215,11 @@ describe("resolveExecution", () => {
 });
 
 describe("resolveMessageExecution", () => {
-  const message = { titleCandidates: ["[FIRING:1] HighLatency", "High latency on checkout in prod"], attributes: { region: "eu" }, time: "2024-05-01T09:59:00Z" };
+  const message = {
+    titleCandidates: ["[FIRING:1] HighLatency", "High latency on checkout in prod"],
+    attributes: { region: "eu" },
+    time: "2024-05-01T09:59:00Z",
+  };
 
   it("identifies the playbook from the first title candidate that matches, with its captures and the message's labels", () => {
     expect(resolveMessageExecution(message, undefined, org)).toEqual({
@@ -246,7 +246,11 @@ describe("resolveMessageExecution", () => {
       value: { bookName: "checkout-latency", attributes: { service: "checkout-prod", env: "production" }, time: "2024-05-01T09:59:00.000Z" },
     });
     // A blank label gives nothing: the field fills it.
-    const blank = resolveMessageExecution({ ...message, titleCandidates: ["Checkout p99 latency above SLO"], attributes: { service: " " }, fields }, undefined, org);
+    const blank = resolveMessageExecution(
+      { ...message, titleCandidates: ["Checkout p99 latency above SLO"], attributes: { service: " " }, fields },
+      undefined,
+      org,
+    );
     expect(blank.ok && blank.value.attributes.service).toBe("checkout-prod");
   });
 
@@ -260,7 +264,7 @@ describe("resolveMessageExecution", () => {
   it("refuses a message that matches no playbook, on messageLink, quoting its title", () => {
     expect(resolveMessageExecution({ ...message, titleCandidates: ["Disk full on db-1"] }, undefined, org)).toEqual({
       ok: false,
-      issues: [{ path: ["messageLink"], message: 'No playbook\'s monitor name matches the linked message\'s title "Disk full on db-1"; pass bookName' }],
+      issues: [{ path: ["messageLink"], message: "No playbook's monitor name matches the linked message's title \"Disk full on db-1\"; pass bookName" }],
     });
     expect(resolveMessageExecution({ ...message, titleCandidates: [] }, undefined, org)).toEqual({
       ok: false,

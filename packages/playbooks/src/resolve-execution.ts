@@ -40,18 +40,14 @@ export interface ResolveExecutionOptions {
   allowedChatHosts: readonly string[];
 }
 
-export type ResolveExecutionResult =
-  | { ok: true; value: ResolvedExecution }
-  | { ok: true; linked: LinkedExecution }
-  | { ok: false; issues: ValidationIssue[] };
+export type ResolveExecutionResult = { ok: true; value: ResolvedExecution } | { ok: true; linked: LinkedExecution } | { ok: false; issues: ValidationIssue[] };
 
 /** A message's time becomes the job's: held to the rule the worker reads a job's time with. */
 const MessageTime = issueTime("time");
 
 const SLACK_MISSING = "the organization has no Slack app configured (slack.botToken in its organization file)";
 const TEAMS_MISSING = "the organization has no Microsoft Teams account configured (teams: in its organization file)";
-const INCIDENT_TOOL_MISSING =
-  "the organization has no incident tool configured (incidentTools.pagerduty or incidentTools.opsgenie in its organization file)";
+const INCIDENT_TOOL_MISSING = "the organization has no incident tool configured (incidentTools.pagerduty or incidentTools.opsgenie in its organization file)";
 
 /**
  * Resolves a validated execution input against an organization's playbooks and integrations: which
@@ -71,11 +67,7 @@ const INCIDENT_TOOL_MISSING =
  * - Time: explicit `time` (normalised to UTC), else `now`.
  * - Every required attribute of the playbook must have a non-blank value: one issue per missing name.
  */
-export function resolveExecution(
-  input: PlaybookExecutionInput,
-  org: ResolveExecutionOrganization,
-  options: ResolveExecutionOptions,
-): ResolveExecutionResult {
+export function resolveExecution(input: PlaybookExecutionInput, org: ResolveExecutionOrganization, options: ResolveExecutionOptions): ResolveExecutionResult {
   const issues: ValidationIssue[] = integrationIssues(input, org);
   let link: MessageLink | undefined;
   if (input.messageLink !== undefined && org.slack !== undefined) {
@@ -241,11 +233,7 @@ export function resolveMessageExecution(
 
 /** The attribute names a playbook knows: required, optional, and captured by its monitor names. */
 export function attributeNamesOf(playbook: PlaybookDefinition): Set<string> {
-  return new Set([
-    ...(playbook.requiredAttributes ?? []),
-    ...(playbook.optionalAttributes ?? []),
-    ...playbook.monitorNames.flatMap(monitorNamePlaceholders),
-  ]);
+  return new Set([...(playbook.requiredAttributes ?? []), ...(playbook.optionalAttributes ?? []), ...playbook.monitorNames.flatMap(monitorNamePlaceholders)]);
 }
 
 /** The playbook's required attributes without a non-blank value (a blank value scopes nothing). */

@@ -49,7 +49,11 @@ describe("executionLinks", () => {
       highlights: "likely cause: …",
       actionResults: [{ title: "Logs" }, { title: "Connections", chartUrl: `/playbook/execution/${ID}/charts/1` }],
     };
-    const links = executionLinks({ secret: SECRET, publicUrl: "https://pes.example.com/", lifetimeSeconds: 3_600 }, { executionId: ID, orgId: "acme", result }, now);
+    const links = executionLinks(
+      { secret: SECRET, publicUrl: "https://pes.example.com/", lifetimeSeconds: 3_600 },
+      { executionId: ID, orgId: "acme", result },
+      now,
+    );
     expect(links.expiresAt).toEqual(new Date(now.getTime() + 3_600_000));
     expect(links.pageUrl.startsWith(`https://pes.example.com/view/execution/${ID}?org=acme&exp=`)).toBe(true);
     expect(links.charts.map(({ action, title }) => ({ action, title }))).toEqual([{ action: 1, title: "Connections" }]);

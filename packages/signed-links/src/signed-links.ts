@@ -78,7 +78,13 @@ export type LinkCheck = "valid" | "unsigned" | "altered" | "expired";
  * else in the query is ignored and signs nothing). The signature is compared in constant time, before the
  * expiry is read, so that an altered expiry is `altered`.
  */
-export function checkSignedPath(secret: string, path: string, executionId: string, query: { org?: unknown; exp?: unknown; sig?: unknown }, now: Date): LinkCheck {
+export function checkSignedPath(
+  secret: string,
+  path: string,
+  executionId: string,
+  query: { org?: unknown; exp?: unknown; sig?: unknown },
+  now: Date,
+): LinkCheck {
   const { org, exp, sig } = query;
   if (typeof org !== "string" || typeof exp !== "string" || typeof sig !== "string" || org === "" || sig === "") return "unsigned";
   if (!/^\d{1,12}$/.test(exp)) return "altered";

@@ -14,11 +14,7 @@ import {
 
 describe("placeholdersIn", () => {
   it("finds names and filters, tolerating inner spaces", () => {
-    expect(placeholdersIn("a {{host}} b {{ env | regex }} {{host}}")).toEqual([
-      { name: "host" },
-      { name: "env", filter: "regex" },
-      { name: "host" },
-    ]);
+    expect(placeholdersIn("a {{host}} b {{ env | regex }} {{host}}")).toEqual([{ name: "host" }, { name: "env", filter: "regex" }, { name: "host" }]);
   });
 
   it("ignores text that only looks like a placeholder", () => {

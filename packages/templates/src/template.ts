@@ -86,9 +86,7 @@ export function fillTemplates(value: unknown, attributes: Readonly<Record<string
   if (typeof value === "string") return fillTemplate(value, attributes, encode);
   if (Array.isArray(value)) return value.map((item) => fillTemplates(item, attributes, encode));
   if (value !== null && typeof value === "object") {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, fillTemplates(item, attributes, encode)]),
-    );
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, fillTemplates(item, attributes, encode)]));
   }
   return value;
 }
@@ -123,9 +121,7 @@ const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
  */
 export const asUrlComponent: Encoder = (value, placeholder) => {
   if (isDotSegment(value)) {
-    throw new UnsafeValueError(
-      `attribute ${placeholder.name} is ${JSON.stringify(value)}, a dot segment, which would move the URL to another path`,
-    );
+    throw new UnsafeValueError(`attribute ${placeholder.name} is ${JSON.stringify(value)}, a dot segment, which would move the URL to another path`);
   }
   if (LONE_SURROGATE.test(value)) {
     throw new UnsafeValueError(`attribute ${placeholder.name} is not valid Unicode text (it holds a lone surrogate)`);

@@ -5,9 +5,38 @@ import { fillUrlTemplate } from "./url-template.js";
 
 /** Every injection family, as whole values; dot segments (refused) are listed apart. */
 const HOSTILE_VALUES = [
-  '"', "'", "`", "{", "}", "}}", "{{x}}", "|", "\\", "..\\..\\x", "a\nb", "a\rb", "a\u0000b", "...", ".x", "/", "../x",
-  "a/../../b", "?", "?admin=1", "#", "#frag", "@", "user@evil.example", "//evil.example/x", "%2e%2e%2f", "%2F",
-  "ünïcödé ✓ 😀 中文", "\u202Eevil", "。。", " ", "",
+  '"',
+  "'",
+  "`",
+  "{",
+  "}",
+  "}}",
+  "{{x}}",
+  "|",
+  "\\",
+  "..\\..\\x",
+  "a\nb",
+  "a\rb",
+  "a\u0000b",
+  "...",
+  ".x",
+  "/",
+  "../x",
+  "a/../../b",
+  "?",
+  "?admin=1",
+  "#",
+  "#frag",
+  "@",
+  "user@evil.example",
+  "//evil.example/x",
+  "%2e%2e%2f",
+  "%2F",
+  "ünïcödé ✓ 😀 中文",
+  "\u202Eevil",
+  "。。",
+  " ",
+  "",
 ];
 const DOT_SEGMENTS = [".", "..", "%2e%2e", "%2E", ".%2e", "%252e%252e", "．．"];
 /** Fragments the property test combines into values, so that families meet each other. */
@@ -75,7 +104,9 @@ describe("fillUrlTemplate", () => {
   );
 
   it.each(places.flatMap((place) => DOT_SEGMENTS.map((value) => [place, value] as const)))("%s: refuses the dot segment %j", (place, value) => {
-    expect(() => fillUrlTemplate(TEMPLATES[place], { v: value })).toThrow(new UnsafeValueError(`attribute v is ${JSON.stringify(value)}, a dot segment, which would move the URL to another path`));
+    expect(() => fillUrlTemplate(TEMPLATES[place], { v: value })).toThrow(
+      new UnsafeValueError(`attribute v is ${JSON.stringify(value)}, a dot segment, which would move the URL to another path`),
+    );
   });
 
   it("property: any value is either refused as a dot segment or stays one component in its place", () => {

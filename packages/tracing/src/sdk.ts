@@ -18,11 +18,7 @@ const UNTRACED_PATHS = /^\/(healthz|readyz|metrics)(\?|$)/;
  */
 export function startSdk(serviceName: string, settings: Extract<TracingSettings, { enabled: true }>): Tracing {
   const exporter: SpanExporter =
-    settings.exporter === "console"
-      ? new ConsoleSpanExporter()
-      : settings.protocol === "http/json"
-        ? new OtlpJsonExporter()
-        : new OtlpProtobufExporter();
+    settings.exporter === "console" ? new ConsoleSpanExporter() : settings.protocol === "http/json" ? new OtlpJsonExporter() : new OtlpProtobufExporter();
   const provider = new NodeTracerProvider({
     // Later ones win: the environment's service name over ours, ours over the SDK's "unknown_service".
     resource: defaultResource()

@@ -24,8 +24,13 @@ export function briefBlip(issueAt: Date): Scenario {
   });
   world.addServiceLogs(
     "checkout",
-    linesAt("blip-timeouts", clock.at(-5), clock.at(-4), () => 6, (n) =>
-      `level=error msg="payment authorization failed" provider=payments-provider err="context deadline exceeded" order_id=ord-${81_000 + n} trace_id=${hexId("blip", n, 16)}`,
+    linesAt(
+      "blip-timeouts",
+      clock.at(-5),
+      clock.at(-4),
+      () => 6,
+      (n) =>
+        `level=error msg="payment authorization failed" provider=payments-provider err="context deadline exceeded" order_id=ord-${81_000 + n} trace_id=${hexId("blip", n, 16)}`,
     ),
   );
   world.addAlert({

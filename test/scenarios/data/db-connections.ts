@@ -34,8 +34,12 @@ export function dbConnections(issueAt: Date): Scenario {
   );
   world.addServiceLogs(
     "orders",
-    linesAt("pool", clock.at(-6), clock.at(15), stepAt(full, 0, 20), (n) =>
-      `level=error msg="could not acquire connection" pool=orders-db waited=30.0${n % 10}s order_id=ord-${93_000 + n} trace_id=${hexId("pool", n, 16)}`,
+    linesAt(
+      "pool",
+      clock.at(-6),
+      clock.at(15),
+      stepAt(full, 0, 20),
+      (n) => `level=error msg="could not acquire connection" pool=orders-db waited=30.0${n % 10}s order_id=ord-${93_000 + n} trace_id=${hexId("pool", n, 16)}`,
     ),
   );
   world.addAlert({

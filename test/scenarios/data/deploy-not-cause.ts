@@ -25,8 +25,13 @@ export function deployNotCause(issueAt: Date): Scenario {
   });
   world.addServiceLogs(
     "catalog",
-    linesAt("shed", clock.at(-4), clock.at(15), stepAt(clock.seconds(-4), 0, 15), (n) =>
-      `level=error msg="request queue full, shedding load" queue=512 inflight=${480 + (n % 32)} client_ip=203.0.113.${40 + (n % 8)} trace_id=${hexId("shed", n, 16)}`,
+    linesAt(
+      "shed",
+      clock.at(-4),
+      clock.at(15),
+      stepAt(clock.seconds(-4), 0, 15),
+      (n) =>
+        `level=error msg="request queue full, shedding load" queue=512 inflight=${480 + (n % 32)} client_ip=203.0.113.${40 + (n % 8)} trace_id=${hexId("shed", n, 16)}`,
     ),
   );
   world.addAlert({

@@ -42,9 +42,36 @@ export function memoryLeak(issueAt: Date): Scenario {
     // The kubelet restarts the container: normal events that name the release's image.
     const restart = killedAt + 0.1;
     const image = imageOf("search", LEAKING_REVISION);
-    world.addEvent({ namespace: NAMESPACE, kind: "Pod", name: pod.name, reason: "Pulled", message: `Container image "${image}" already present on machine`, warning: false, firstMinutes: restart, host: pod.node });
-    world.addEvent({ namespace: NAMESPACE, kind: "Pod", name: pod.name, reason: "Created", message: "Created container search", warning: false, firstMinutes: restart, host: pod.node });
-    world.addEvent({ namespace: NAMESPACE, kind: "Pod", name: pod.name, reason: "Started", message: "Started container search", warning: false, firstMinutes: restart + 0.05, host: pod.node });
+    world.addEvent({
+      namespace: NAMESPACE,
+      kind: "Pod",
+      name: pod.name,
+      reason: "Pulled",
+      message: `Container image "${image}" already present on machine`,
+      warning: false,
+      firstMinutes: restart,
+      host: pod.node,
+    });
+    world.addEvent({
+      namespace: NAMESPACE,
+      kind: "Pod",
+      name: pod.name,
+      reason: "Created",
+      message: "Created container search",
+      warning: false,
+      firstMinutes: restart,
+      host: pod.node,
+    });
+    world.addEvent({
+      namespace: NAMESPACE,
+      kind: "Pod",
+      name: pod.name,
+      reason: "Started",
+      message: "Started container search",
+      warning: false,
+      firstMinutes: restart + 0.05,
+      host: pod.node,
+    });
   }
   world.addAlert({
     name: "ContainerMemoryNearLimit",

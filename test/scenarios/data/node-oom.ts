@@ -24,12 +24,52 @@ export function nodeOom(issueAt: Date): Scenario {
   if (first === undefined || second === undefined) throw new Error("recommendations needs two pods");
   world.setPodStatus(second.name, { restartCount: 1, lastTermination: { reason: "OOMKilled", exitCode: 137, atMinutes: -7 } });
   world.setPodStatus(first.name, { restartCount: 1, lastTermination: { reason: "OOMKilled", exitCode: 137, atMinutes: -4 } });
-  world.addEvent({ namespace: "default", kind: "Node", name: "node-2", reason: "SystemOOM", message: "System OOM encountered, victim process: python3, pid: 28714", warning: true, firstMinutes: -7, lastMinutes: -4, count: 2, host: "node-2" });
-  world.addEvent({ namespace: "default", kind: "Node", name: "node-2", reason: "EvictionThresholdMet", message: "Attempting to reclaim memory", warning: true, firstMinutes: -6, host: "node-2" });
+  world.addEvent({
+    namespace: "default",
+    kind: "Node",
+    name: "node-2",
+    reason: "SystemOOM",
+    message: "System OOM encountered, victim process: python3, pid: 28714",
+    warning: true,
+    firstMinutes: -7,
+    lastMinutes: -4,
+    count: 2,
+    host: "node-2",
+  });
+  world.addEvent({
+    namespace: "default",
+    kind: "Node",
+    name: "node-2",
+    reason: "EvictionThresholdMet",
+    message: "Attempting to reclaim memory",
+    warning: true,
+    firstMinutes: -6,
+    host: "node-2",
+  });
   // Noise: node-1's image garbage collection, a normal event on another node.
-  world.addEvent({ namespace: "default", kind: "Node", name: "node-1", reason: "ImageGCFailed", message: "failed to garbage collect required amount of images. Wanted to free 524288000 bytes, but freed 0 bytes", warning: true, firstMinutes: -40, lastMinutes: -10, count: 7, host: "node-1" });
+  world.addEvent({
+    namespace: "default",
+    kind: "Node",
+    name: "node-1",
+    reason: "ImageGCFailed",
+    message: "failed to garbage collect required amount of images. Wanted to free 524288000 bytes, but freed 0 bytes",
+    warning: true,
+    firstMinutes: -40,
+    lastMinutes: -10,
+    count: 7,
+    host: "node-1",
+  });
   for (const pod of victims) {
-    world.addEvent({ namespace: NAMESPACE, kind: "Pod", name: pod.name, reason: "Pulled", message: 'Container image "registry.shop.example/recommendations:v0.9" already present on machine', warning: false, firstMinutes: pod === first ? -4 : -7, host: "node-2" });
+    world.addEvent({
+      namespace: NAMESPACE,
+      kind: "Pod",
+      name: pod.name,
+      reason: "Pulled",
+      message: 'Container image "registry.shop.example/recommendations:v0.9" already present on machine',
+      warning: false,
+      firstMinutes: pod === first ? -4 : -7,
+      host: "node-2",
+    });
   }
   world.addAlert({
     name: "NodeMemoryHighUtilization",

@@ -178,7 +178,10 @@ export interface ShopWorld {
     host?: string;
   }): void;
   /** Changes a current pod's container status (a restart, an OOM kill). */
-  setPodStatus(podName: string, status: { restartCount: number; lastTermination?: { reason: string; exitCode: number; atMinutes: number }; waiting?: string }): void;
+  setPodStatus(
+    podName: string,
+    status: { restartCount: number; lastTermination?: { reason: string; exitCode: number; atMinutes: number }; waiting?: string },
+  ): void;
 }
 
 /**
@@ -237,7 +240,13 @@ export function shopWorld(clock: Clock, changes: ShopChanges = {}): ShopWorld {
       };
       const slower = changes.nodeLatency?.[node] ?? constant(1);
       series.push(
-        ...latencyHistogram("http_request_duration_seconds", { namespace: NAMESPACE, service, node, zone: ZONES[node] }, times, (t) => rps(t) * share(t), (t) => traffic.meanLatency(t) * slower(t)),
+        ...latencyHistogram(
+          "http_request_duration_seconds",
+          { namespace: NAMESPACE, service, node, zone: ZONES[node] },
+          times,
+          (t) => rps(t) * share(t),
+          (t) => traffic.meanLatency(t) * slower(t),
+        ),
       );
     }
     for (const pod of pods.filter((candidate) => candidate.service === service && (candidate.until ?? Infinity) > dataStart && candidate.from < dataEnd)) {
@@ -251,8 +260,11 @@ export function shopWorld(clock: Clock, changes: ShopChanges = {}): ShopWorld {
         ),
       );
       series.push(
-        gauge("kube_pod_container_resource_limits", { namespace: NAMESPACE, pod: pod.name, container: service, node: pod.node, resource: "cpu", unit: "core" }, times, (t) =>
-          running(t) ? CPU_LIMIT_CORES : Number.NaN,
+        gauge(
+          "kube_pod_container_resource_limits",
+          { namespace: NAMESPACE, pod: pod.name, container: service, node: pod.node, resource: "cpu", unit: "core" },
+          times,
+          (t) => (running(t) ? CPU_LIMIT_CORES : Number.NaN),
         ),
       );
     }
@@ -263,8 +275,16 @@ export function shopWorld(clock: Clock, changes: ShopChanges = {}): ShopWorld {
     const labels = { namespace: NAMESPACE, pod: pod.name, container: pod.service, node: pod.node };
     const share = changes.podMemory?.[pod.service] ?? (() => USUAL_MEMORY_SHARE[pod.service]);
     const running = (t: number) => t >= pod.from && t < (pod.until ?? Infinity);
-    series.push(gauge("container_memory_working_set_bytes", labels, times, (t) => (running(t) ? Math.round(MEMORY_LIMIT_BYTES * share(pod, t) * (1 + 0.01 * (2 * hashUnit(`${pod.name}-mem`, t) - 1))) : Number.NaN)));
-    series.push(gauge("kube_pod_container_resource_limits", { ...labels, resource: "memory", unit: "byte" }, times, (t) => (running(t) ? MEMORY_LIMIT_BYTES : Number.NaN)));
+    series.push(
+      gauge("container_memory_working_set_bytes", labels, times, (t) =>
+        running(t) ? Math.round(MEMORY_LIMIT_BYTES * share(pod, t) * (1 + 0.01 * (2 * hashUnit(`${pod.name}-mem`, t) - 1))) : Number.NaN,
+      ),
+    );
+    series.push(
+      gauge("kube_pod_container_resource_limits", { ...labels, resource: "memory", unit: "byte" }, times, (t) =>
+        running(t) ? MEMORY_LIMIT_BYTES : Number.NaN,
+      ),
+    );
   }
 
   // Nodes: memory in use and major page faults.
@@ -272,10 +292,26 @@ export function shopWorld(clock: Clock, changes: ShopChanges = {}): ShopWorld {
   for (const node of NODES) {
     const used = jittered(changes.nodeMemoryUsed?.[node] ?? constant(usualMemory[node]), `${node}-mem`, 0.01);
     series.push(gauge("node_memory_MemTotal_bytes", { node, instance: `${node}:9100` }, times, constant(NODE_MEMORY_BYTES)));
-    series.push(gauge("node_memory_MemAvailable_bytes", { node, instance: `${node}:9100` }, times, (t) => Math.round(NODE_MEMORY_BYTES * (1 - Math.min(0.995, used(t))))));
-    series.push(counter("node_vmstat_pgmajfault_total", { node, instance: `${node}:9100` }, times, jittered(changes.nodeMajorFaults?.[node] ?? constant(3), `${node}-pgmaj`, 0.2)));
+    series.push(
+      gauge("node_memory_MemAvailable_bytes", { node, instance: `${node}:9100` }, times, (t) => Math.round(NODE_MEMORY_BYTES * (1 - Math.min(0.995, used(t))))),
+    );
+    series.push(
+      counter(
+        "node_vmstat_pgmajfault_total",
+        { node, instance: `${node}:9100` },
+        times,
+        jittered(changes.nodeMajorFaults?.[node] ?? constant(3), `${node}-pgmaj`, 0.2),
+      ),
+    );
     for (const cpu of ["0", "1"]) {
-      series.push(counter("node_cpu_seconds_total", { node, instance: `${node}:9100`, cpu, mode: "iowait" }, times, jittered(changes.nodeIowait?.[node] ?? constant(0.02), `${node}-iowait-${cpu}`, 0.2)));
+      series.push(
+        counter(
+          "node_cpu_seconds_total",
+          { node, instance: `${node}:9100`, cpu, mode: "iowait" },
+          times,
+          jittered(changes.nodeIowait?.[node] ?? constant(0.02), `${node}-iowait-${cpu}`, 0.2),
+        ),
+      );
     }
   }
 
@@ -327,8 +363,17 @@ export function shopWorld(clock: Clock, changes: ShopChanges = {}): ShopWorld {
       kubernetes.events.push({
         apiVersion: "v1",
         kind: "Event",
-        metadata: { name: `${event.name}.${hexId(`${event.name}-${event.reason}`, event.firstMinutes, 16)}`, namespace: event.namespace, creationTimestamp: first },
-        involvedObject: { kind: event.kind, name: event.name, namespace: event.namespace, apiVersion: event.kind === "Node" ? "v1" : event.kind === "Pod" ? "v1" : "apps/v1" },
+        metadata: {
+          name: `${event.name}.${hexId(`${event.name}-${event.reason}`, event.firstMinutes, 16)}`,
+          namespace: event.namespace,
+          creationTimestamp: first,
+        },
+        involvedObject: {
+          kind: event.kind,
+          name: event.name,
+          namespace: event.namespace,
+          apiVersion: event.kind === "Node" ? "v1" : event.kind === "Pod" ? "v1" : "apps/v1",
+        },
         reason: event.reason,
         message: event.message,
         type: event.warning ? "Warning" : "Normal",
@@ -355,7 +400,10 @@ export function shopWorld(clock: Clock, changes: ShopChanges = {}): ShopWorld {
             finishedAt,
           },
         };
-        containerStatus.state = status.waiting === undefined ? { running: { startedAt: clock.at(status.lastTermination.atMinutes + 0.2).toISOString() } } : { waiting: { reason: status.waiting } };
+        containerStatus.state =
+          status.waiting === undefined
+            ? { running: { startedAt: clock.at(status.lastTermination.atMinutes + 0.2).toISOString() } }
+            : { waiting: { reason: status.waiting } };
         containerStatus.ready = status.waiting === undefined;
       }
     },
@@ -397,17 +445,45 @@ function addUsualLogs(world: ShopWorld, from: Date, to: Date): void {
   for (const service of SERVICES) {
     world.addServiceLogs(
       service,
-      linesAt(`${service}-info`, from, to, constant(4), (n) => `level=info msg="request handled" method=GET path=${paths[service]} status=200 duration=${12 + (n % 40)}ms`),
+      linesAt(
+        `${service}-info`,
+        from,
+        to,
+        constant(4),
+        (n) => `level=info msg="request handled" method=GET path=${paths[service]} status=200 duration=${12 + (n % 40)}ms`,
+      ),
     );
     const usual = USUAL_ERRORS[service];
-    world.addServiceLogs(service, linesAt(`${service}-usual-error`, from, to, constant(usual.perMinute), (n) => usual.render(n)));
-    world.addServiceLogs(service, linesAt(`${service}-warn`, from, to, constant(0.3), (n) => `level=warn msg="slow request" path=${paths[service]} duration=${900 + n}ms`));
+    world.addServiceLogs(
+      service,
+      linesAt(`${service}-usual-error`, from, to, constant(usual.perMinute), (n) => usual.render(n)),
+    );
+    world.addServiceLogs(
+      service,
+      linesAt(`${service}-warn`, from, to, constant(0.3), (n) => `level=warn msg="slow request" path=${paths[service]} duration=${900 + n}ms`),
+    );
   }
   for (const { db } of DATABASES) {
-    world.addDatabaseLogs(db, linesAt(`${db}-checkpoint`, from, to, constant(0.2), (n) => `LOG:  checkpoint complete: wrote ${300 + n * 7} buffers (1.${n % 9}%); distance=${1200 + n} kB`));
     world.addDatabaseLogs(
       db,
-      linesAt(`${db}-dup`, from, to, constant(0.5), (n) => `ERROR:  duplicate key value violates unique constraint "${db.replace(/-db$/, "")}_idempotency_key" DETAIL: Key (key)=(k-${hexId(db, n, 10)}) already exists.`),
+      linesAt(
+        `${db}-checkpoint`,
+        from,
+        to,
+        constant(0.2),
+        (n) => `LOG:  checkpoint complete: wrote ${300 + n * 7} buffers (1.${n % 9}%); distance=${1200 + n} kB`,
+      ),
+    );
+    world.addDatabaseLogs(
+      db,
+      linesAt(
+        `${db}-dup`,
+        from,
+        to,
+        constant(0.5),
+        (n) =>
+          `ERROR:  duplicate key value violates unique constraint "${db.replace(/-db$/, "")}_idempotency_key" DETAIL: Key (key)=(k-${hexId(db, n, 10)}) already exists.`,
+      ),
     );
   }
 }
@@ -453,7 +529,13 @@ function envoyDocument(index: string, service: string, at: Date, call: { upstrea
 }
 
 function addUsualAlerts(world: ShopWorld): void {
-  world.addAlert({ name: "Watchdog", labels: { namespace: "monitoring" }, severity: "none", startsAtMinutes: -3 * 1440, summary: "An alert that should always be firing to certify that Alertmanager is working properly." });
+  world.addAlert({
+    name: "Watchdog",
+    labels: { namespace: "monitoring" },
+    severity: "none",
+    startsAtMinutes: -3 * 1440,
+    summary: "An alert that should always be firing to certify that Alertmanager is working properly.",
+  });
   world.addAlert({
     name: "DiskSpaceLow",
     labels: { node: "node-3", instance: "node-3:9100", mountpoint: "/var/lib/containerd" },
@@ -461,8 +543,20 @@ function addUsualAlerts(world: ShopWorld): void {
     startsAtMinutes: -5 * 60,
     summary: "Filesystem /var/lib/containerd on node-3 has less than 15% space left.",
   });
-  world.addAlert({ name: "KubePodCrashLooping", labels: { namespace: NAMESPACE, pod: "report-generator-5d4c7b9f8-q7k2m", container: "report-generator" }, severity: "warning", startsAtMinutes: -6 * 60, summary: "Pod shop/report-generator-5d4c7b9f8-q7k2m is crash looping." });
-  world.addAlert({ name: "CertificateExpiringSoon", labels: { service: "cart", namespace: NAMESPACE }, severity: "info", startsAtMinutes: -26 * 60, summary: "The TLS certificate of cart.shop.example expires in 13 days." });
+  world.addAlert({
+    name: "KubePodCrashLooping",
+    labels: { namespace: NAMESPACE, pod: "report-generator-5d4c7b9f8-q7k2m", container: "report-generator" },
+    severity: "warning",
+    startsAtMinutes: -6 * 60,
+    summary: "Pod shop/report-generator-5d4c7b9f8-q7k2m is crash looping.",
+  });
+  world.addAlert({
+    name: "CertificateExpiringSoon",
+    labels: { service: "cart", namespace: NAMESPACE },
+    severity: "info",
+    startsAtMinutes: -26 * 60,
+    summary: "The TLS certificate of cart.shop.example expires in 13 days.",
+  });
 }
 
 function addUsualEvents(world: ShopWorld): void {
@@ -489,22 +583,79 @@ function addUsualEvents(world: ShopWorld): void {
       ],
     },
   });
-  world.addEvent({ namespace: NAMESPACE, kind: "Pod", name: pod, reason: "BackOff", message: "Back-off restarting failed container report-generator in pod report-generator-5d4c7b9f8-q7k2m", warning: true, firstMinutes: -6 * 60, lastMinutes: -1, count: 352, host: "node-1" });
+  world.addEvent({
+    namespace: NAMESPACE,
+    kind: "Pod",
+    name: pod,
+    reason: "BackOff",
+    message: "Back-off restarting failed container report-generator in pod report-generator-5d4c7b9f8-q7k2m",
+    warning: true,
+    firstMinutes: -6 * 60,
+    lastMinutes: -1,
+    count: 352,
+    host: "node-1",
+  });
   // cart's rollout 35 minutes before the issue.
   addRolloutEvents(world, "cart", NORMAL_REVISIONS.cart[1] as Revision);
   // search: a readiness probe that fails now and then.
-  world.addEvent({ namespace: NAMESPACE, kind: "Pod", name: world.pods.find((candidate) => candidate.service === "search")?.name ?? "search", reason: "Unhealthy", message: "Readiness probe failed: HTTP probe failed with statuscode: 503", warning: true, firstMinutes: -50, lastMinutes: -20, count: 4 });
+  world.addEvent({
+    namespace: NAMESPACE,
+    kind: "Pod",
+    name: world.pods.find((candidate) => candidate.service === "search")?.name ?? "search",
+    reason: "Unhealthy",
+    message: "Readiness probe failed: HTTP probe failed with statuscode: 503",
+    warning: true,
+    firstMinutes: -50,
+    lastMinutes: -20,
+    count: 4,
+  });
 }
 
 /** The events of a rolling update: the Deployment scales the new ReplicaSet, its pods are scheduled and start. */
 export function addRolloutEvents(world: ShopWorld, service: ServiceName, revision: Revision): void {
   const rs = `${service}-${replicaSetHash(service, revision)}`;
-  world.addEvent({ namespace: NAMESPACE, kind: "Deployment", name: service, reason: "ScalingReplicaSet", message: `Scaled up replica set ${rs} to 1`, warning: false, firstMinutes: revision.atMinutes, component: "deployment-controller" });
+  world.addEvent({
+    namespace: NAMESPACE,
+    kind: "Deployment",
+    name: service,
+    reason: "ScalingReplicaSet",
+    message: `Scaled up replica set ${rs} to 1`,
+    warning: false,
+    firstMinutes: revision.atMinutes,
+    component: "deployment-controller",
+  });
   for (const pod of world.pods.filter((candidate) => candidate.service === service && candidate.revision === revision)) {
     const at = (pod.from - world.clock.seconds(0)) / 60;
-    world.addEvent({ namespace: NAMESPACE, kind: "Pod", name: pod.name, reason: "Scheduled", message: `Successfully assigned shop/${pod.name} to ${pod.node}`, warning: false, firstMinutes: at, component: "default-scheduler" });
-    world.addEvent({ namespace: NAMESPACE, kind: "Pod", name: pod.name, reason: "Pulling", message: `Pulling image "${imageOf(service, revision)}"`, warning: false, firstMinutes: at + 0.05, host: pod.node });
-    world.addEvent({ namespace: NAMESPACE, kind: "Pod", name: pod.name, reason: "Started", message: `Started container ${service}`, warning: false, firstMinutes: at + 0.4, host: pod.node });
+    world.addEvent({
+      namespace: NAMESPACE,
+      kind: "Pod",
+      name: pod.name,
+      reason: "Scheduled",
+      message: `Successfully assigned shop/${pod.name} to ${pod.node}`,
+      warning: false,
+      firstMinutes: at,
+      component: "default-scheduler",
+    });
+    world.addEvent({
+      namespace: NAMESPACE,
+      kind: "Pod",
+      name: pod.name,
+      reason: "Pulling",
+      message: `Pulling image "${imageOf(service, revision)}"`,
+      warning: false,
+      firstMinutes: at + 0.05,
+      host: pod.node,
+    });
+    world.addEvent({
+      namespace: NAMESPACE,
+      kind: "Pod",
+      name: pod.name,
+      reason: "Started",
+      message: `Started container ${service}`,
+      warning: false,
+      firstMinutes: at + 0.4,
+      host: pod.node,
+    });
   }
 }
 
@@ -559,7 +710,10 @@ function replicaSet(service: ServiceName, revision: Revision, revisions: readonl
     spec: {
       replicas: current ? REPLICAS[service] : 0,
       selector: { matchLabels: { app: service, "pod-template-hash": hash } },
-      template: { metadata: { labels: { app: service, "pod-template-hash": hash } }, spec: { containers: [{ name: service, image: imageOf(service, revision) }] } },
+      template: {
+        metadata: { labels: { app: service, "pod-template-hash": hash } },
+        spec: { containers: [{ name: service, image: imageOf(service, revision) }] },
+      },
     },
     status: { replicas: current ? REPLICAS[service] : 0, readyReplicas: current ? REPLICAS[service] : 0 },
   };
@@ -576,13 +730,17 @@ function podObject(pod: PodInfo): KubernetesObject {
       namespace: NAMESPACE,
       labels: { app: pod.service, "pod-template-hash": hash },
       creationTimestamp: started,
-      ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: `${pod.service}-${hash}`, uid: uid(pod.service, pod.revision.revision), controller: true }],
+      ownerReferences: [
+        { apiVersion: "apps/v1", kind: "ReplicaSet", name: `${pod.service}-${hash}`, uid: uid(pod.service, pod.revision.revision), controller: true },
+      ],
     },
     spec: { nodeName: pod.node, containers: [{ name: pod.service, image: imageOf(pod.service, pod.revision) }] },
     status: {
       phase: "Running",
       startTime: started,
-      containerStatuses: [{ name: pod.service, image: imageOf(pod.service, pod.revision), ready: true, restartCount: 0, state: { running: { startedAt: started } } }],
+      containerStatuses: [
+        { name: pod.service, image: imageOf(pod.service, pod.revision), ready: true, restartCount: 0, state: { running: { startedAt: started } } },
+      ],
     },
   };
 }

@@ -155,7 +155,10 @@ export function linesAt(key: string, from: Date, to: Date, perMinute: Shape, ren
 /** A short deterministic hex id (a pod suffix, a trace id). */
 export function hexId(key: string, n: number, length = 8): string {
   let text = "";
-  for (let i = 0; text.length < length; i++) text += Math.floor(hashUnit(key, n * 31 + i) * 0x10000).toString(16).padStart(4, "0");
+  for (let i = 0; text.length < length; i++)
+    text += Math.floor(hashUnit(key, n * 31 + i) * 0x10000)
+      .toString(16)
+      .padStart(4, "0");
   return text.slice(0, length);
 }
 

@@ -21,8 +21,12 @@ export function trafficSurge(issueAt: Date): Scenario {
   });
   world.addServiceLogs(
     "search",
-    linesAt("search-timeout", clock.at(-5.5), clock.at(15), stepAt(surge + 90, 0, 10), (n) =>
-      `level=error msg="query timed out in queue" waited=${1500 + (n % 7) * 100}ms q_id=${hexId("search-q", n, 10)}`,
+    linesAt(
+      "search-timeout",
+      clock.at(-5.5),
+      clock.at(15),
+      stepAt(surge + 90, 0, 10),
+      (n) => `level=error msg="query timed out in queue" waited=${1500 + (n % 7) * 100}ms q_id=${hexId("search-q", n, 10)}`,
     ),
   );
   world.addAlert({

@@ -22,14 +22,24 @@ export function twoCauses(issueAt: Date): Scenario {
   });
   world.addServiceLogs(
     "checkout",
-    linesAt("two-orders", clock.at(-7), clock.at(15), stepAt(providerDown, 0, 8), (n) =>
-      `level=error msg="create order failed" upstream=orders status=503 err="503 Service Unavailable" order_id=ord-${72_000 + n} trace_id=${hexId("two-ord", n, 16)}`,
+    linesAt(
+      "two-orders",
+      clock.at(-7),
+      clock.at(15),
+      stepAt(providerDown, 0, 8),
+      (n) =>
+        `level=error msg="create order failed" upstream=orders status=503 err="503 Service Unavailable" order_id=ord-${72_000 + n} trace_id=${hexId("two-ord", n, 16)}`,
     ),
   );
   world.addServiceLogs(
     "checkout",
-    linesAt("two-payments", clock.at(-7), clock.at(15), stepAt(providerDown, 0, 20), (n) =>
-      `level=error msg="payment authorization failed" provider=payments-provider err="dial tcp 203.0.113.10:443: connect: connection refused" order_id=ord-${64_000 + n} trace_id=${hexId("two-pay", n, 16)}`,
+    linesAt(
+      "two-payments",
+      clock.at(-7),
+      clock.at(15),
+      stepAt(providerDown, 0, 20),
+      (n) =>
+        `level=error msg="payment authorization failed" provider=payments-provider err="dial tcp 203.0.113.10:443: connect: connection refused" order_id=ord-${64_000 + n} trace_id=${hexId("two-pay", n, 16)}`,
     ),
   );
   world.addAlert({

@@ -24,8 +24,13 @@ export function upstreamOutage(issueAt: Date): Scenario {
   });
   world.addServiceLogs(
     "checkout",
-    linesAt("payments-refused", clock.at(-5), clock.at(15), stepAt(down, 0, 25), (n) =>
-      `level=error msg="payment authorization failed" provider=payments-provider err="dial tcp 203.0.113.10:443: connect: connection refused" order_id=ord-${60_000 + n} trace_id=${hexId("pay", n, 16)}`,
+    linesAt(
+      "payments-refused",
+      clock.at(-5),
+      clock.at(15),
+      stepAt(down, 0, 25),
+      (n) =>
+        `level=error msg="payment authorization failed" provider=payments-provider err="dial tcp 203.0.113.10:443: connect: connection refused" order_id=ord-${60_000 + n} trace_id=${hexId("pay", n, 16)}`,
     ),
   );
   world.addAlert({

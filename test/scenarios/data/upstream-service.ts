@@ -21,14 +21,23 @@ export function upstreamService(issueAt: Date): Scenario {
   });
   world.addServiceLogs(
     "checkout",
-    linesAt("orders-503", clock.at(-7), clock.at(15), stepAt(following, 0, 14), (n) =>
-      `level=error msg="create order failed" upstream=orders status=503 err="503 Service Unavailable" order_id=ord-${70_000 + n} trace_id=${hexId("ord503", n, 16)}`,
+    linesAt(
+      "orders-503",
+      clock.at(-7),
+      clock.at(15),
+      stepAt(following, 0, 14),
+      (n) =>
+        `level=error msg="create order failed" upstream=orders status=503 err="503 Service Unavailable" order_id=ord-${70_000 + n} trace_id=${hexId("ord503", n, 16)}`,
     ),
   );
   world.addServiceLogs(
     "orders",
-    linesAt("orders-pool", clock.at(-8), clock.at(15), stepAt(failing, 0, 20), (n) =>
-      `level=error msg="request rejected: worker pool exhausted" pool=order-writers size=32 request_id=${hexId("pool", n, 12)}`,
+    linesAt(
+      "orders-pool",
+      clock.at(-8),
+      clock.at(15),
+      stepAt(failing, 0, 20),
+      (n) => `level=error msg="request rejected: worker pool exhausted" pool=order-writers size=32 request_id=${hexId("pool", n, 12)}`,
     ),
   );
   world.addAlert({

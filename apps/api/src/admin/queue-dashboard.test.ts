@@ -20,7 +20,12 @@ let dashboard: DashboardQueues;
 
 beforeAll(async () => {
   [jwks, redis] = await Promise.all([startJwksServer([key.jwk]), startRedis()]);
-  dashboard = openDashboardQueues({ redisUrl: redis.url, prefix: uniquePrefix("api-dashboard"), logger: createLogger({ name: "test", level: "silent" }), queues: SERVICE_QUEUES });
+  dashboard = openDashboardQueues({
+    redisUrl: redis.url,
+    prefix: uniquePrefix("api-dashboard"),
+    logger: createLogger({ name: "test", level: "silent" }),
+    queues: SERVICE_QUEUES,
+  });
   // One waiting job, for the board to count.
   const [queue] = dashboard.queues;
   await queue?.add("execute", { requestId: "r-1" });

@@ -20,11 +20,7 @@ export interface QueueDashboardSettings extends AdminAccess {
  * behind requireAdmin. Read-only mode is enforced by Bull Board's API as well as hidden in its UI.
  * main.ts imports this module only when ADMIN_DASHBOARD is on: an API without it never loads Bull Board.
  */
-export function queueDashboard(options: {
-  queues: DashboardQueues["queues"];
-  settings: QueueDashboardSettings;
-  verifier: TokenVerifier;
-}): Router {
+export function queueDashboard(options: { queues: DashboardQueues["queues"]; settings: QueueDashboardSettings; verifier: TokenVerifier }): Router {
   const serverAdapter = new ExpressAdapter().setBasePath(QUEUE_DASHBOARD_PATH);
   createBullBoard({
     queues: options.queues.map((queue) => new BullMQAdapter(queue, { readOnlyMode: options.settings.readOnly })),

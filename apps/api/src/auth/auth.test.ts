@@ -1,18 +1,6 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  AUDIENCE,
-  ecKey,
-  hmac,
-  ISSUER,
-  nowSeconds,
-  rawToken,
-  rsaKey,
-  signToken,
-  startJwksServer,
-  testApp,
-  type JwksServer,
-} from "../testing/fixtures.js";
+import { AUDIENCE, ecKey, hmac, ISSUER, nowSeconds, rawToken, rsaKey, signToken, startJwksServer, testApp, type JwksServer } from "../testing/fixtures.js";
 
 const key = rsaKey("key-1");
 const ec = ecKey("key-ec");
@@ -177,8 +165,7 @@ describe("403 when the client is not configured for the organization", () => {
   });
 
   it("takes the organization from the token only, never from a header", async () => {
-    const response = await listWith(bearer(signToken({ key, claims: { org_id: "globex", client_id: "globex-ci" } })))
-      .set("X-Org-Id", "acme");
+    const response = await listWith(bearer(signToken({ key, claims: { org_id: "globex", client_id: "globex-ci" } }))).set("X-Org-Id", "acme");
     expect(response.status).toBe(200);
     expect(response.body.map((playbook: { name: string }) => playbook.name)).toEqual(["disk-full"]);
   });

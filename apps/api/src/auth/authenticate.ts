@@ -16,11 +16,7 @@ const NOT_CONFIGURED = "Client ID is not configured for the organization";
  * missing or bad token, 403 when the org is unknown, has no client IDs (API not enabled), or does not
  * list the calling client.
  */
-export async function authenticate(
-  authorization: string | undefined,
-  verifier: TokenVerifier,
-  catalog: Catalog,
-): Promise<Caller> {
+export async function authenticate(authorization: string | undefined, verifier: TokenVerifier, catalog: Catalog): Promise<Caller> {
   if (authorization === undefined || authorization === "") {
     throw new AppError("unauthenticated", "Missing Authorization header with a Bearer token");
   }

@@ -10,17 +10,7 @@ import { generateKeyPairSync, type JsonWebKey } from "node:crypto";
 import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AppError } from "../errors.js";
-import {
-  AUDIENCE,
-  ecKey,
-  ISSUER,
-  rsaKey,
-  signToken,
-  startJwksServer,
-  testApp,
-  type JwksFault,
-  type JwksServer,
-} from "../testing/fixtures.js";
+import { AUDIENCE, ecKey, ISSUER, rsaKey, signToken, startJwksServer, testApp, type JwksFault, type JwksServer } from "../testing/fixtures.js";
 import { createTokenVerifier } from "./token-verifier.js";
 
 /** Small, so that a stalled identity provider costs a test about a second; ample for a healthy answer on loopback. */
@@ -79,37 +69,55 @@ function drip(res: Parameters<JwksFault>[1], body: string, everyMs: number): voi
 /** Every way the JWKS endpoint misbehaves while the identity provider is reachable at the TCP level. */
 const faults: Array<[string, JwksFault]> = [
   ["connection reset", (req) => req.socket.destroy()],
-  ["connection reset in the middle of the body", (req, res) => {
-    res.writeHead(200, { "Content-Type": "application/json", "Content-Length": "2000" });
-    res.write('{"keys":[', () => req.socket.destroy());
-  }],
+  [
+    "connection reset in the middle of the body",
+    (req, res) => {
+      res.writeHead(200, { "Content-Type": "application/json", "Content-Length": "2000" });
+      res.write('{"keys":[', () => req.socket.destroy());
+    },
+  ],
   ["500", (_req, res) => res.writeHead(500, { "Content-Type": "text/plain" }).end("upstream connect error")],
   ["a redirect", (_req, res) => res.writeHead(302, { Location: "http://127.0.0.1:1/elsewhere" }).end()],
   ["non-JSON", (_req, res) => res.writeHead(200, { "Content-Type": "text/html" }).end("<html>maintenance</html>")],
   ["JSON that is not a key set", (_req, res) => res.writeHead(200, { "Content-Type": "application/json" }).end('{"keys":"none"}')],
   ["an empty key set", (_req, res) => res.writeHead(200, { "Content-Type": "application/json" }).end(jwksBody([]))],
-  ["a slow answer (after the deadline)", (_req, res) => {
-    const timer = setTimeout(() => res.writeHead(200, { "Content-Type": "application/json" }).end(jwksBody([key.jwk])), DEADLINE_MS * 3);
-    res.on("close", () => clearTimeout(timer));
-  }],
-  ["a stall after the headers (content-length, a few bytes, then nothing)", (_req, res) => {
-    res.writeHead(200, { "Content-Type": "application/json", "Content-Length": "2000" });
-    res.write('{"keys":[');
-  }],
+  [
+    "a slow answer (after the deadline)",
+    (_req, res) => {
+      const timer = setTimeout(() => res.writeHead(200, { "Content-Type": "application/json" }).end(jwksBody([key.jwk])), DEADLINE_MS * 3);
+      res.on("close", () => clearTimeout(timer));
+    },
+  ],
+  [
+    "a stall after the headers (content-length, a few bytes, then nothing)",
+    (_req, res) => {
+      res.writeHead(200, { "Content-Type": "application/json", "Content-Length": "2000" });
+      res.write('{"keys":[');
+    },
+  ],
   ["a drip (a byte at a time, never idle for long)", (_req, res) => drip(res, jwksBody([key.jwk]), DEADLINE_MS / 3)],
-  ["an oversized answer with its content-length", (_req, res) => {
-    const body = oversizedBody();
-    res.writeHead(200, { "Content-Type": "application/json", "Content-Length": String(Buffer.byteLength(body)) }).end(body);
-  }],
-  ["an oversized answer without a content-length (chunked)", (_req, res) => {
-    res.writeHead(200, { "Content-Type": "application/json" });
-    res.write(oversizedBody().slice(0, 1024 * 1024));
-    res.end(oversizedBody().slice(1024 * 1024));
-  }],
-  ["too many keys (a small answer, but each key costs an import)", (_req, res) => {
-    const keys = Array.from({ length: 200 }, (_, i) => ({ ...ec.jwk, kid: `ec-${i}` }));
-    res.writeHead(200, { "Content-Type": "application/json" }).end(jwksBody([key.jwk, ...keys]));
-  }],
+  [
+    "an oversized answer with its content-length",
+    (_req, res) => {
+      const body = oversizedBody();
+      res.writeHead(200, { "Content-Type": "application/json", "Content-Length": String(Buffer.byteLength(body)) }).end(body);
+    },
+  ],
+  [
+    "an oversized answer without a content-length (chunked)",
+    (_req, res) => {
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.write(oversizedBody().slice(0, 1024 * 1024));
+      res.end(oversizedBody().slice(1024 * 1024));
+    },
+  ],
+  [
+    "too many keys (a small answer, but each key costs an import)",
+    (_req, res) => {
+      const keys = Array.from({ length: 200 }, (_, i) => ({ ...ec.jwk, kid: `ec-${i}` }));
+      res.writeHead(200, { "Content-Type": "application/json" }).end(jwksBody([key.jwk, ...keys]));
+    },
+  ],
 ];
 
 describe("the verifier while the identity provider misbehaves", () => {
@@ -241,10 +249,13 @@ describe("GET /playbook while the identity provider misbehaves", () => {
   }
 
   it.each([
-    ["a stall after the headers", ((_req, res) => {
-      res.writeHead(200, { "Content-Type": "application/json", "Content-Length": "2000" });
-      res.write('{"keys":[');
-    }) satisfies JwksFault],
+    [
+      "a stall after the headers",
+      ((_req, res) => {
+        res.writeHead(200, { "Content-Type": "application/json", "Content-Length": "2000" });
+        res.write('{"keys":[');
+      }) satisfies JwksFault,
+    ],
     ["a drip", ((_req, res) => drip(res, jwksBody([key.jwk]), DEADLINE_MS / 3)) satisfies JwksFault],
     ["500", ((_req, res) => res.writeHead(500).end()) satisfies JwksFault],
     ["an oversized answer", ((_req, res) => res.writeHead(200, { "Content-Type": "application/json" }).end(oversizedBody())) satisfies JwksFault],

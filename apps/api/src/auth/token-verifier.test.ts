@@ -78,9 +78,7 @@ describe("createTokenVerifier", () => {
   });
 
   it("keeps the grants of scope, scp and roles, and a token without an organization (the API's routes refuse it)", async () => {
-    const verified = await verifier().verify(
-      signToken({ key, claims: { scope: "read  pes:admin", scp: ["write", 3], roles: "ops", client_id: "console" } }),
-    );
+    const verified = await verifier().verify(signToken({ key, claims: { scope: "read  pes:admin", scp: ["write", 3], roles: "ops", client_id: "console" } }));
     expect(verified).toMatchObject({ orgId: undefined, clientId: "console" });
     expect(verified.scopes).toEqual(["read", "pes:admin", "write", "ops"]);
     expect((await verifier().verify(signToken({ key }))).scopes).toEqual([]);

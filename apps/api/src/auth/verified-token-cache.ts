@@ -27,9 +27,7 @@ interface Entry {
 export class VerifiedTokenCache {
   readonly #entries = new Map<string, Entry>();
 
-  constructor(
-    private readonly options: { maxEntries: number; maxAgeMs: number; clockToleranceSeconds: number },
-  ) {}
+  constructor(private readonly options: { maxEntries: number; maxAgeMs: number; clockToleranceSeconds: number }) {}
 
   /** The cached claims of `token` if it is cached and valid at `nowMs`. */
   get(token: string, nowMs: number): VerifiedToken | undefined {

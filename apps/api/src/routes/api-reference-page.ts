@@ -75,10 +75,7 @@ function redocBundle(): Promise<Buffer> {
 const serveBundle: RequestHandler = async (_req, res) => {
   const body = await redocBundle();
   // It changes only with a build: an hour's caching spares reloads, an upgrade shows within the hour.
-  res
-    .set({ "Cache-Control": "public, max-age=3600", "X-Content-Type-Options": "nosniff" })
-    .type("js")
-    .send(body);
+  res.set({ "Cache-Control": "public, max-age=3600", "X-Content-Type-Options": "nosniff" }).type("js").send(body);
 };
 
 /**

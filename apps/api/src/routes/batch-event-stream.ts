@@ -16,11 +16,7 @@ export function acceptsEventStream(accept: string | undefined): boolean {
  * goes away, including before the first event. Rejects with a 404 when the batch is missing and with
  * the read's error when the first read failed: nothing was sent yet, the error middleware answers.
  */
-export function streamProgress(
-  res: ServerResponse,
-  watch: (listener: BatchProgressListener) => () => void,
-  keepAliveMs: number,
-): Promise<void> {
+export function streamProgress(res: ServerResponse, watch: (listener: BatchProgressListener) => () => void, keepAliveMs: number): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     // Gone while it was authenticated: the 'close' below would never come.
     if (clientGone(res)) {

@@ -377,7 +377,12 @@ describe("pages", () => {
       const response = await waitingForDrain(served);
       if (!response.destroyed) await once(response, "close");
       // What reached the client before it was cut off is not the whole page.
-      expect(await page.read().then(({ body }) => `complete: ${body.length} characters`, (error: Error) => error.message)).toBe("aborted");
+      expect(
+        await page.read().then(
+          ({ body }) => `complete: ${body.length} characters`,
+          (error: Error) => error.message,
+        ),
+      ).toBe("aborted");
       expect((await get(`${location}?limit=1`)).status).toBe(200);
     } finally {
       await served.close();

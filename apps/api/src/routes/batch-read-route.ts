@@ -59,7 +59,12 @@ export function batchReadRoute(path: string, deps: BatchReadRouteDeps): Route {
       parameters: [
         { name: "id", in: "path", description: "The batch id (the end of Location).", schema: z.string() },
         { name: "offset", in: "query", description: "The index of the first item to return. Default 0.", schema: z.int().min(0) },
-        { name: "limit", in: "query", description: `How many items to return: 0 to ${MAX_PAGE}. Default ${DEFAULT_PAGE}.`, schema: z.int().min(0).max(MAX_PAGE) },
+        {
+          name: "limit",
+          in: "query",
+          description: `How many items to return: 0 to ${MAX_PAGE}. Default ${DEFAULT_PAGE}.`,
+          schema: z.int().min(0).max(MAX_PAGE),
+        },
         { name: "Accept", in: "header", description: "`text/event-stream` for the stream of progress events.", schema: z.string() },
       ],
       responses: {

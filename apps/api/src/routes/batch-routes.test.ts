@@ -202,7 +202,9 @@ describe("async batches", () => {
     expect(retry.body).toMatchObject({ status: "completed", progress: { total: 2, done: 2, failed: 0 } });
     expect(runs).toHaveLength(2);
 
-    const other = await async().set("Idempotency-Key", "nightly-1").send({ inputList: [item("db-3")] });
+    const other = await async()
+      .set("Idempotency-Key", "nightly-1")
+      .send({ inputList: [item("db-3")] });
     expect(other.status).toBe(422);
 
     // A synchronous batch's retry gets the same results from the same executions.

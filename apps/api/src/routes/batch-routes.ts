@@ -1,12 +1,5 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
-import {
-  BatchExecutionInput,
-  BatchExecutionResult,
-  BatchStatus,
-  JsonText,
-  PlaybookExecutionInput,
-  RequestRefusal,
-} from "@pes/contracts";
+import { BatchExecutionInput, BatchExecutionResult, BatchStatus, JsonText, PlaybookExecutionInput, RequestRefusal } from "@pes/contracts";
 import { integrationIssues, resolveExecution } from "@pes/playbooks";
 import type { BatchItem } from "@pes/executions";
 import { z } from "zod";

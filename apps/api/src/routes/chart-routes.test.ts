@@ -44,7 +44,11 @@ describe("GET /playbook/execution/{id}/charts/{action}", () => {
     expect(text).toContain("Connections of orders-db");
     expect(text).not.toContain("<script");
 
-    const png = await request(app).get(`/playbook/execution/${EXECUTION_ID}/charts/1`).set("Authorization", `Bearer ${acme}`).set("Accept", "image/png").buffer(true);
+    const png = await request(app)
+      .get(`/playbook/execution/${EXECUTION_ID}/charts/1`)
+      .set("Authorization", `Bearer ${acme}`)
+      .set("Accept", "image/png")
+      .buffer(true);
     expect(png.status).toBe(200);
     expect(png.headers["content-type"]).toBe("image/png");
     expect((png.body as Buffer).subarray(1, 4).toString("latin1")).toBe("PNG");
@@ -69,7 +73,9 @@ describe("GET /view/execution/{id} (signed)", () => {
     expect(page.status).toBe(200);
     expect(page.headers["content-type"]).toBe("text/html; charset=utf-8");
     const policy = page.headers["content-security-policy"] ?? "";
-    expect(policy).toMatch(/^default-src 'none'; img-src 'self'; style-src 'sha256-[A-Za-z0-9+/=]+'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/);
+    expect(policy).toMatch(
+      /^default-src 'none'; img-src 'self'; style-src 'sha256-[A-Za-z0-9+/=]+'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/,
+    );
     expect(page.headers["referrer-policy"]).toBe("no-referrer");
     expect(page.headers["cache-control"]).toBe("private, no-store");
     const html = page.text;
@@ -118,7 +124,9 @@ describe("GET /view/execution/{id} (signed)", () => {
   });
 
   it("serves a signed image only at the path it was signed for", async () => {
-    const png = await request(app).get(signedImage(0, "png", inADay)).buffer(true);
+    const png = await request(app)
+      .get(signedImage(0, "png", inADay))
+      .buffer(true);
     expect(png.status).toBe(200);
     expect(png.headers["content-type"]).toBe("image/png");
     const moved = signedImage(0, "png", inADay).replace("/charts/0.png", "/charts/1.png");

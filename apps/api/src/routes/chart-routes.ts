@@ -68,7 +68,8 @@ export function chartRoutes(deps: ChartRouteDeps): Route[] {
       },
       handle: async ({ req, res, caller }) => {
         const { id, action } = req.params;
-        if (typeof id !== "string" || !EXECUTION_ID.test(id) || typeof action !== "string" || !ACTION_INDEX.test(action)) throw new AppError("not_found", "No such chart");
+        if (typeof id !== "string" || !EXECUTION_ID.test(id) || typeof action !== "string" || !ACTION_INDEX.test(action))
+          throw new AppError("not_found", "No such chart");
         const chart = await chartOf(caller.orgId, id, Number(action));
         if (chart === undefined) throw new AppError("not_found", "No such chart");
         const format: ChartFormat = req.accepts(["image/svg+xml", "image/png"]) === "image/png" ? "png" : "svg";
@@ -86,11 +87,15 @@ export function chartRoutes(deps: ChartRouteDeps): Route[] {
         if (link === ANSWERED) return ANSWERED;
         const { id, orgId, expiresAt } = link;
         const view = await deps.executions.read(orgId, id);
-        if (view === undefined) return sendPage(res, 404, notice("This execution is no longer kept", "Executions are kept for a while after they finish; this one is gone."));
+        if (view === undefined)
+          return sendPage(res, 404, notice("This execution is no longer kept", "Executions are kept for a while after they finish; this one is gone."));
         const charts = view.outcome === undefined ? new Map<number, ChartData>() : await deps.executions.readCharts(orgId, id);
         const { chartCaption } = await chartRenderer();
         const images = new Map(
-          [...charts].map(([action, chart]) => [action, { src: signPath(secretOf(deps), { path: signedChartPath(id, action, "svg"), orgId, executionId: id }, expiresAt), caption: chartCaption(chart) }]),
+          [...charts].map(([action, chart]) => [
+            action,
+            { src: signPath(secretOf(deps), { path: signedChartPath(id, action, "svg"), orgId, executionId: id }, expiresAt), caption: chartCaption(chart) },
+          ]),
         );
         const result = resultOf(view.outcome);
         return sendPage(
@@ -117,7 +122,13 @@ export function chartRoutes(deps: ChartRouteDeps): Route[] {
         const file = SIGNED_IMAGE.exec(String(req.params.file));
         const action = Number(file?.[1]);
         const format = file?.[2] === "png" ? "png" : "svg";
-        const link = checkLink(deps, req, res, (executionId) => (file === null ? `${pagePath(executionId)}/charts/?` : signedChartPath(executionId, action, format)), "image");
+        const link = checkLink(
+          deps,
+          req,
+          res,
+          (executionId) => (file === null ? `${pagePath(executionId)}/charts/?` : signedChartPath(executionId, action, format)),
+          "image",
+        );
         if (link === ANSWERED) return ANSWERED;
         const { id, orgId } = link;
         const chart = await chartOf(orgId, id, action);

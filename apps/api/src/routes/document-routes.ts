@@ -9,10 +9,7 @@ import { publicRoute, type Route } from "./route.js";
  */
 export function documentRoutes(deps: { openApiDocument: object; devJwks: { keys: JsonWebKey[] } | undefined }): Route[] {
   const openApi = JsonText.of(deps.openApiDocument);
-  const routes = [
-    publicRoute({ method: "get", path: "/openapi.json", auth: "none", operation: null, handle: () => openApi }),
-    ...apiReferenceRoutes(),
-  ];
+  const routes = [publicRoute({ method: "get", path: "/openapi.json", auth: "none", operation: null, handle: () => openApi }), ...apiReferenceRoutes()];
   if (deps.devJwks !== undefined) {
     const jwks = JsonText.of(deps.devJwks);
     routes.push(publicRoute({ method: "get", path: "/.well-known/jwks.json", auth: "none", operation: null, handle: () => jwks }));

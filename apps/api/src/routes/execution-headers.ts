@@ -17,15 +17,13 @@ export const executionRequestHeaders: readonly ParameterDeclaration[] = [
   {
     name: "Prefer",
     in: "header",
-    description:
-      "`respond-async` (RFC 7240): answer 202 at once, with a Location to read the execution from, instead of waiting for its result.",
+    description: "`respond-async` (RFC 7240): answer 202 at once, with a Location to read the execution from, instead of waiting for its result.",
     schema: z.string(),
   },
   {
     name: "Cache-Control",
     in: "header",
-    description:
-      "`no-cache` (or `no-store`): run an execution of this request's own rather than share an identical one, and let nobody share it.",
+    description: "`no-cache` (or `no-store`): run an execution of this request's own rather than share an identical one, and let nobody share it.",
     schema: z.string(),
   },
   {

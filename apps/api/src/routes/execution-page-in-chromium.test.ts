@@ -32,7 +32,13 @@ beforeAll(async () => {
   const client = new FakeExecutionClient();
   const charts = await chartedExecution(client, redis);
   // No token is involved: the verifier never fetches this JWKS address.
-  server = testApp({ jwksUrl: "http://127.0.0.1:9/jwks.json", executionClient: client, charts, linkSigningSecret: LINK_SECRET, now: () => new Date() }).app.listen(0, "127.0.0.1");
+  server = testApp({
+    jwksUrl: "http://127.0.0.1:9/jwks.json",
+    executionClient: client,
+    charts,
+    linkSigningSecret: LINK_SECRET,
+    now: () => new Date(),
+  }).app.listen(0, "127.0.0.1");
   await once(server, "listening");
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   browser = await launchChromium();

@@ -123,7 +123,10 @@ function resultSections(result: PlaybookExecutionResult, charts: PageView["chart
   if (drawn.length > 0) {
     sections.push(
       `<h2>Charts</h2>\n${drawn
-        .map(({ action, chart }) => `<figure class="chart"><img src="${text(chart.src)}" alt="${text(chart.caption)}" width="800" height="320"><figcaption>${text(action.title ?? chart.caption)}</figcaption></figure>`)
+        .map(
+          ({ action, chart }) =>
+            `<figure class="chart"><img src="${text(chart.src)}" alt="${text(chart.caption)}" width="800" height="320"><figcaption>${text(action.title ?? chart.caption)}</figcaption></figure>`,
+        )
         .join("\n")}`,
     );
   }
@@ -135,7 +138,10 @@ function resultSections(result: PlaybookExecutionResult, charts: PageView["chart
         .map((mitigation) => {
           const name = mitigation.customName ?? mitigation.toolName;
           const target = httpUrl(mitigation.url);
-          const button = target === undefined ? "" : ` <a class="button" href="${text(target)}" rel="noopener noreferrer" target="_blank">Open ${text(mitigation.toolName)}</a>`;
+          const button =
+            target === undefined
+              ? ""
+              : ` <a class="button" href="${text(target)}" rel="noopener noreferrer" target="_blank">Open ${text(mitigation.toolName)}</a>`;
           const action = mitigation.action === undefined ? "" : `<pre>${text(JSON.stringify(mitigation.action, null, 2))}</pre>`;
           const shownUrl = mitigation.url !== undefined && target === undefined ? `<p class="args">${text(mitigation.url)}</p>` : "";
           return `<div class="card mitigation"><h3>${text(name)}</h3><p>${text(mitigation.toolName)}${button}</p>${shownUrl}${action}</div>`;
@@ -179,7 +185,13 @@ function uncheckedWords(item: UncheckedAction): string {
 }
 
 function conclusionWords(conclusion: string): string {
-  return conclusion === "cause" ? "likely cause found" : conclusion === "ambiguous" ? "two candidates" : conclusion === "no-cause" ? "no cause found" : conclusion;
+  return conclusion === "cause"
+    ? "likely cause found"
+    : conclusion === "ambiguous"
+      ? "two candidates"
+      : conclusion === "no-cause"
+        ? "no cause found"
+        : conclusion;
 }
 
 /** An http(s) URL as it may be linked; anything else (a `javascript:` target) is not made a link. */
@@ -194,7 +206,7 @@ function httpUrl(url: string | undefined): string | undefined {
 }
 
 function valueText(value: unknown): string {
-  return typeof value === "string" ? value : JSON.stringify(value) ?? "";
+  return typeof value === "string" ? value : (JSON.stringify(value) ?? "");
 }
 
 function time(date: Date): string {

@@ -3,7 +3,16 @@
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { createLogger } from "@pes/logger";
 import { EVIDENCE_BUNDLE_VERSION } from "@pes/contracts";
-import { createEvidenceStore, createBatchStarts, createExecutionWorker, createExecutionClient, EXECUTE_JOB, START_BATCH_JOB, type EvidenceStore, type ExecutionClient } from "@pes/executions";
+import {
+  createEvidenceStore,
+  createBatchStarts,
+  createExecutionWorker,
+  createExecutionClient,
+  EXECUTE_JOB,
+  START_BATCH_JOB,
+  type EvidenceStore,
+  type ExecutionClient,
+} from "@pes/executions";
 import { handleJob, keySpace, type JobWorker } from "@pes/jobs";
 import { Redis } from "ioredis";
 import request from "supertest";
@@ -190,10 +199,17 @@ describe("execution ids and read-back", () => {
     gate = new Promise((resolve) => {
       release = resolve;
     });
-    const first = post().send(body).then((response) => response);
+    const first = post()
+      .send(body)
+      .then((response) => response);
     await jobStarted;
-    const second = post().send({ ...body, time: "2024-05-01T11:59:30Z" }).then((response) => response);
-    const own = post().set("Cache-Control", "no-cache").send(body).then((response) => response);
+    const second = post()
+      .send({ ...body, time: "2024-05-01T11:59:30Z" })
+      .then((response) => response);
+    const own = post()
+      .set("Cache-Control", "no-cache")
+      .send(body)
+      .then((response) => response);
     // Released once the second request joined and the third started its own.
     while (runs.length < 2 || joins < 1) await new Promise((resolve) => setTimeout(resolve, 10));
     release();

@@ -214,7 +214,11 @@ const replacement: fc.Arbitrary<(old: Json) => Json | undefined> = fc.oneof(
   fc.integer({ min: 1_000, max: 20_000 }).map((length) => () => "é".repeat(length)),
   fc.string({ unit: "binary", maxLength: 300 }).map((text) => () => text),
   fc.string({ unit: "grapheme", maxLength: 100 }).map((text) => () => text),
-  fc.record({ depth: fc.integer({ min: 1, max: 60 }), inObjects: fc.boolean() }).map(({ depth, inObjects }) => (old: Json) => nest(old, depth, inObjects)),
+  fc.record({ depth: fc.integer({ min: 1, max: 60 }), inObjects: fc.boolean() }).map(
+    ({ depth, inObjects }) =>
+      (old: Json) =>
+        nest(old, depth, inObjects),
+  ),
   fc.constant(() => undefined),
   fc.record({ name: fc.oneof(fc.constantFrom(...prototypeKeys), fc.string({ maxLength: 20 })), value: fc.jsonValue({ maxDepth: 2 }) }).map(
     ({ name, value }) =>

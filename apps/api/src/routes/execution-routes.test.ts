@@ -105,10 +105,7 @@ describe("POST /playbook/execution", () => {
 
     const client = new FakeExecutionClient();
     const { app } = testApp({ jwksUrl: jwks.url, executionClient: client, allowedChatHosts: ["chat.acme.test"] });
-    const accepted = await request(app)
-      .post("/playbook/execution")
-      .set("Authorization", `Bearer ${token}`)
-      .send({ messageLink, bookName: "disk-full" });
+    const accepted = await request(app).post("/playbook/execution").set("Authorization", `Bearer ${token}`).send({ messageLink, bookName: "disk-full" });
     expect(accepted.status).toBe(200);
     expect(client.requests[0]).toMatchObject({ kind: "message", messageLink });
 
@@ -258,8 +255,12 @@ describe("POST /playbook/execution", () => {
     const client = new FakeExecutionClient();
     client.hold();
     const { execute } = setup(client, { maxInFlight: 2 });
-    const first = execute().send({ bookName: "disk-full" }).then((response) => response);
-    const second = execute().send({ bookName: "disk-full" }).then((response) => response);
+    const first = execute()
+      .send({ bookName: "disk-full" })
+      .then((response) => response);
+    const second = execute()
+      .send({ bookName: "disk-full" })
+      .then((response) => response);
     await client.waitForRequests(2);
 
     const refused = await execute().send({ bookName: "disk-full" });
@@ -381,7 +382,9 @@ describe("POST /playbook/execution/batch", () => {
   it("counts every item against MAX_IN_FLIGHT", async () => {
     const { client, batch } = setup(new FakeExecutionClient(), { maxInFlight: 2, batchMaxItems: 2 });
     client.hold();
-    const first = batch().send({ inputList: [{ bookName: "disk-full" }] }).then((response) => response);
+    const first = batch()
+      .send({ inputList: [{ bookName: "disk-full" }] })
+      .then((response) => response);
     await client.waitForRequests(1);
     const refused = await batch().send({ inputList: [{ bookName: "disk-full" }, { bookName: "disk-full" }] });
     expect(refused.status).toBe(429);

@@ -13,10 +13,7 @@ const OK = JsonText.of(HealthStatus.parse({ status: "ok" }));
  * holds once the app exists, and the queue can take a job; false while shutting down so a load balancer
  * drains this instance first).
  */
-export function healthRoutes(deps: {
-  executionClient: Pick<ExecutionClient, "isReady">;
-  isShuttingDown: () => boolean;
-}): Route[] {
+export function healthRoutes(deps: { executionClient: Pick<ExecutionClient, "isReady">; isShuttingDown: () => boolean }): Route[] {
   return [
     publicRoute({
       method: "get",

@@ -151,7 +151,9 @@ describe("POST /playbook/match", () => {
   });
 
   it("answers an alert that matches but lacks a required label", async () => {
-    const response = await setup().match().send({ alert: { labels: { alertname: "NodeHighCPU" } } });
+    const response = await setup()
+      .match()
+      .send({ alert: { labels: { alertname: "NodeHighCPU" } } });
     expect(response.body).toMatchObject({
       wouldRun: false,
       bookName: "node-cpu",

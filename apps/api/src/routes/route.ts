@@ -131,9 +131,7 @@ export function publicRoute(declaration: PublicRouteDeclaration): Route {
 
 /** Declares a route for an organization's caller: authenticate, then read and validate the body, then handle. */
 export function organizationRoute<Query = undefined>(declaration: OrganizationRouteDeclaration<undefined, Query> & { body?: undefined }): Route;
-export function organizationRoute<Body, Query = undefined>(
-  declaration: OrganizationRouteDeclaration<Body, Query> & { body: z.ZodType<Body> },
-): Route;
+export function organizationRoute<Body, Query = undefined>(declaration: OrganizationRouteDeclaration<Body, Query> & { body: z.ZodType<Body> }): Route;
 export function organizationRoute(declaration: OrganizationRouteDeclaration<unknown, unknown>): Route {
   const { operation, body: bodySchema, query: querySchema } = declaration;
   return {

@@ -42,7 +42,12 @@ function alertmanagerPayload(alerts: unknown[], extra: Record<string, unknown> =
   };
 }
 
-function alert(status: "firing" | "resolved", labels: Record<string, string>, annotations: Record<string, string> = {}, startsAt = "2024-05-01T11:58:00.123456789Z") {
+function alert(
+  status: "firing" | "resolved",
+  labels: Record<string, string>,
+  annotations: Record<string, string> = {},
+  startsAt = "2024-05-01T11:58:00.123456789Z",
+) {
   return {
     status,
     labels,
@@ -98,27 +103,27 @@ describe("POST /webhooks/alertmanager", () => {
     // Over the organization's limit, alerts are queued behind rather than refused (Alertmanager drops a refused group).
     expect(client.options).toEqual([{ coalesce: true, executionIds: ids, limit: { max: 2_000, over: "behind" } }]);
     expect(client.requests).toEqual([
-          {
-            orgId: "acme",
-            requestId: "am-1.0",
-            bookName: "node-cpu",
-            time: "2024-05-01T11:58:00.123Z",
-            attributes: { instance: "node-1:9100", job: "node" },
-            title: "NodeHighCPU",
-            details: "CPU above 90 %",
-            liveRun: false,
-            channelId: "C-ALERTS",
-          },
-          {
-            orgId: "acme",
-            requestId: "am-1.3",
-            bookName: "checkout-latency",
-            time: "2024-05-01T11:00:00.000Z",
-            attributes: { service: "checkout", env: "prod" },
-            title: "High latency on checkout in staging",
-            liveRun: false,
-            channelId: "C-ALERTS",
-          },
+      {
+        orgId: "acme",
+        requestId: "am-1.0",
+        bookName: "node-cpu",
+        time: "2024-05-01T11:58:00.123Z",
+        attributes: { instance: "node-1:9100", job: "node" },
+        title: "NodeHighCPU",
+        details: "CPU above 90 %",
+        liveRun: false,
+        channelId: "C-ALERTS",
+      },
+      {
+        orgId: "acme",
+        requestId: "am-1.3",
+        bookName: "checkout-latency",
+        time: "2024-05-01T11:00:00.000Z",
+        attributes: { service: "checkout", env: "prod" },
+        title: "High latency on checkout in staging",
+        liveRun: false,
+        channelId: "C-ALERTS",
+      },
     ]);
     // Nothing waits for a result.
     expect(client.timeouts).toEqual([]);
@@ -196,7 +201,10 @@ describe("POST /webhooks/alertmanager", () => {
     const node1 = alert("firing", { alertname: "NodeHighCPU", instance: "node-1:9100" });
     const first = await webhook().send(alertmanagerPayload([node1]));
     const [started] = first.body.executions;
-    expect(started).toMatchObject({ joined: false, executionId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/) });
+    expect(started).toMatchObject({
+      joined: false,
+      executionId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+    });
 
     // Alertmanager's next group_interval: the same alert, with another alert of its group and its annotations re-templated.
     const node2 = alert("firing", { alertname: "NodeHighCPU", instance: "node-2:9100" });
@@ -218,7 +226,9 @@ describe("POST /webhooks/alertmanager", () => {
   it("investigates at most BATCH_MAX_ITEMS firing alerts of a notification and counts the others, with the sender's truncation", async () => {
     const { client, webhook } = setup(new FakeExecutionClient(), { batchMaxItems: 2 });
     const alerts = [1, 2, 3, 4].map((n) => alert("firing", { alertname: "NodeHighCPU", instance: `n${n}` }));
-    const response = await webhook().send(alertmanagerPayload([alert("resolved", { alertname: "NodeHighCPU", instance: "n0" }), ...alerts], { truncatedAlerts: 7 }));
+    const response = await webhook().send(
+      alertmanagerPayload([alert("resolved", { alertname: "NodeHighCPU", instance: "n0" }), ...alerts], { truncatedAlerts: 7 }),
+    );
     expect(response.status).toBe(202);
     expect(response.body).toMatchObject({ resolved: 1, skipped: 2, truncatedAlerts: 7 });
     expect(client.requests.map((request) => ("attributes" in request ? request.attributes : {}))).toEqual([{ instance: "n1" }, { instance: "n2" }]);
@@ -241,7 +251,9 @@ describe("POST /webhooks/alertmanager", () => {
 
   it("needs a token like every endpoint", async () => {
     const { app, client } = setup();
-    const response = await request(app).post("/webhooks/alertmanager").send(alertmanagerPayload([alert("firing", { alertname: "NodeHighCPU", instance: "n1" })]));
+    const response = await request(app)
+      .post("/webhooks/alertmanager")
+      .send(alertmanagerPayload([alert("firing", { alertname: "NodeHighCPU", instance: "n1" })]));
     expect(response.status).toBe(401);
     expect(response.headers["www-authenticate"]).toMatch(/^Bearer/);
     expect(client.requests).toEqual([]);
@@ -253,7 +265,9 @@ describe("POST /webhooks/alertmanager", () => {
     expect(noAlerts.status).toBe(400);
     expect(noAlerts.body.error).toEqual([{ path: ["body", "alerts"], message: expect.any(String) }]);
 
-    const badAlert = await webhook().send(alertmanagerPayload([alert("firing", { alertname: "NodeHighCPU", instance: "n1" }), { status: "firing", labels: { a: 1 }, startsAt: "yesterday" }]));
+    const badAlert = await webhook().send(
+      alertmanagerPayload([alert("firing", { alertname: "NodeHighCPU", instance: "n1" }), { status: "firing", labels: { a: 1 }, startsAt: "yesterday" }]),
+    );
     expect(badAlert.status).toBe(400);
     expect(badAlert.body.error).toEqual(
       expect.arrayContaining([

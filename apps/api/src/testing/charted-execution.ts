@@ -72,8 +72,18 @@ export const CHARTED_RESULT: PlaybookExecutionResult = {
     { toolName: "evil", customName: "Not a link", url: "javascript:alert(1)" },
   ],
   actionResults: [
-    { title: "Connections of orders-db", shortAnswer: "99 connections, at its limit (100) since 14:02 UTC", mostImportantLink: "https://prometheus.example/graph?g0.expr=pg", chartUrl: chartPath(EXECUTION_ID, 0) },
-    { title: "Error logs of checkout", shortAnswer: `120 lines per minute, 30× — e.g. ${HOSTILE}`, mostImportantLink: "https://grafana.example/explore", chartUrl: chartPath(EXECUTION_ID, 1) },
+    {
+      title: "Connections of orders-db",
+      shortAnswer: "99 connections, at its limit (100) since 14:02 UTC",
+      mostImportantLink: "https://prometheus.example/graph?g0.expr=pg",
+      chartUrl: chartPath(EXECUTION_ID, 0),
+    },
+    {
+      title: "Error logs of checkout",
+      shortAnswer: `120 lines per minute, 30× — e.g. ${HOSTILE}`,
+      mostImportantLink: "https://grafana.example/explore",
+      chartUrl: chartPath(EXECUTION_ID, 1),
+    },
     { title: "Last deploy of checkout", shortAnswer: "failed: deploy API answered HTTP 502" },
   ],
 };
@@ -82,7 +92,15 @@ export const CHARTED_RESULT: PlaybookExecutionResult = {
 export async function chartedExecution(client: FakeExecutionClient, redis: Redis): Promise<Pick<ChartStore, "read">> {
   client.executions.set(EXECUTION_ID, { orgId: "acme", createdAt: new Date("2026-11-21T14:08:10Z"), outcome: JsonText.of(CHARTED_RESULT) });
   const store = createChartStore(() => redis, keySpace(uniquePrefix("api-charts"), "redis://127.0.0.1"));
-  await store.keep("acme", EXECUTION_ID, new Map([[0, connections], [1, errors]]), 60_000);
+  await store.keep(
+    "acme",
+    EXECUTION_ID,
+    new Map([
+      [0, connections],
+      [1, errors],
+    ]),
+    60_000,
+  );
   return store;
 }
 

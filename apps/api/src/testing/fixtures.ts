@@ -12,7 +12,21 @@ import { loadConfig, type Catalog } from "@pes/config";
 import { JsonText, RequestRefusal, type PlaybookExecutionResult } from "@pes/contracts";
 import { sendJson, startTestHttpServer } from "@pes/local-services";
 import { createLogger, type Logger } from "@pes/logger";
-import { QueueUnavailableError, type Batches, type ExecuteOptions, type ExecutionAnswer, type ExecutionClient, type ExecutionOutcome, type ExecutionRequest, type ExecutionView, type IdempotencyKeys, type MessageExecutionRequest, type NewBatch, type SubmitOptions, type SubmittedExecution } from "@pes/executions";
+import {
+  QueueUnavailableError,
+  type Batches,
+  type ExecuteOptions,
+  type ExecutionAnswer,
+  type ExecutionClient,
+  type ExecutionOutcome,
+  type ExecutionRequest,
+  type ExecutionView,
+  type IdempotencyKeys,
+  type MessageExecutionRequest,
+  type NewBatch,
+  type SubmitOptions,
+  type SubmittedExecution,
+} from "@pes/executions";
 import jwt from "jsonwebtoken";
 import { createApp, type AppDeps } from "../app.js";
 import { createTokenVerifier } from "../auth/token-verifier.js";
@@ -217,7 +231,9 @@ export class FakeExecutionClient extends EventEmitter implements ExecutionClient
     const execution = this.executions.get(executionId);
     if (execution === undefined || execution.orgId !== orgId) return undefined;
     const { createdAt, outcome } = execution;
-    return outcome === undefined ? { id: executionId, status: "queued", createdAt } : { id: executionId, status: "completed", createdAt, completedAt: createdAt, outcome };
+    return outcome === undefined
+      ? { id: executionId, status: "queued", createdAt }
+      : { id: executionId, status: "completed", createdAt, completedAt: createdAt, outcome };
   }
 
   /** In memory, as the real ones are in Redis: key → the request's hash and an id. */

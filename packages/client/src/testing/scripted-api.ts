@@ -13,10 +13,7 @@ export interface ReceivedRequest {
  * What to do with one request: answer it, hold it open (a hung API) until the server closes, or reset
  * its connection once the request arrived (a network cut after the request was sent).
  */
-export type ScriptedAnswer =
-  | { status: number; body?: unknown; headers?: Record<string, string> }
-  | "hold"
-  | "drop";
+export type ScriptedAnswer = { status: number; body?: unknown; headers?: Record<string, string> } | "hold" | "drop";
 
 export interface ScriptedApi {
   url: string;

@@ -52,7 +52,8 @@ function request(
 
 const byService = { matchers: [{ name: "service", value: "{{service}}" }] };
 /** The names of the alerts an observation holds, sorted (Alertmanager answers in its own order). */
-const alertNames = (observation: Observation): string[] => (observation.kind === "alertmanager" ? observation.alerts.map(({ labels }) => labels.alertname ?? "").sort() : [observation.kind]);
+const alertNames = (observation: Observation): string[] =>
+  observation.kind === "alertmanager" ? observation.alerts.map(({ labels }) => labels.alertname ?? "").sort() : [observation.kind];
 
 describe("runAlertmanagerAction against a real Alertmanager", () => {
   let alertmanager: LocalAlertmanager;
@@ -149,7 +150,9 @@ describe("runAlertmanagerAction on the wire", () => {
       ],
       silences: true,
     };
-    const found = await runAlertmanagerAction(request({ type: "alertmanager", url: `${server.url}/am/`, auth: { bearerToken: { env: "PES_TEST_AM_TOKEN" } } }, action, { service: HOSTILE }));
+    const found = await runAlertmanagerAction(
+      request({ type: "alertmanager", url: `${server.url}/am/`, auth: { bearerToken: { env: "PES_TEST_AM_TOKEN" } } }, action, { service: HOSTILE }),
+    );
     expect(found.observation).toEqual({ kind: "alertmanager", alerts: [], silences: [] });
     const sent = server.requests.map((seen) => new URL(seen.url, server?.url));
     const alerts = sent.find((url) => url.pathname === "/am/api/v2/alerts");
@@ -157,7 +160,11 @@ describe("runAlertmanagerAction on the wire", () => {
       'service="a\\"b\\\\c\\n{x=\\"y\\"}|*..=,~!"',
       'route!~"a\\"b\\\\\\\\c\\n\\\\{x=\\"y\\"\\\\}\\\\|\\\\*\\\\.\\\\.=,~!"',
     ]);
-    expect(Object.fromEntries([...(alerts?.searchParams ?? [])].filter(([name]) => name !== "filter"))).toEqual({ active: "true", silenced: "false", inhibited: "false" });
+    expect(Object.fromEntries([...(alerts?.searchParams ?? [])].filter(([name]) => name !== "filter"))).toEqual({
+      active: "true",
+      silenced: "false",
+      inhibited: "false",
+    });
     const silences = sent.find((url) => url.pathname === "/am/api/v2/silences");
     expect(silences?.searchParams.getAll("filter")).toEqual(alerts?.searchParams.getAll("filter"));
     expect(server.requests.every((seen) => seen.method === "GET" && seen.headers.authorization === "Bearer am-token-123")).toBe(true);
@@ -186,7 +193,9 @@ describe("runAlertmanagerAction on the wire", () => {
   it("keeps a token that an error answer echoes out of the reason", async () => {
     server = await startTestHttpServer((request, response) => sendJson(response, 401, `invalid credentials: ${request.headers.authorization ?? ""}`));
     env.PES_TEST_AM_TOKEN = "am-token-123";
-    const failed = redactedObservation(await runAlertmanagerAction(request({ type: "alertmanager", url: server.url, auth: { bearerToken: { env: "PES_TEST_AM_TOKEN" } } }, byService)));
+    const failed = redactedObservation(
+      await runAlertmanagerAction(request({ type: "alertmanager", url: server.url, auth: { bearerToken: { env: "PES_TEST_AM_TOKEN" } } }, byService)),
+    );
     expect(failed).toEqual({ kind: "failed", reason: "Alertmanager answered 401 Unauthorized: invalid credentials: Bearer [redacted]" });
     expect(JSON.stringify(failed)).not.toContain("am-token-123");
   });
@@ -212,7 +221,9 @@ describe("alertmanager actions in configuration", () => {
     expect(problems({ matchers: [{ name: "service", value: "{{service}}.*", isRegex: true }] })).toEqual([
       "in a regex matcher write {{service|regex}}: a value is matched literally, never as a regular expression",
     ]);
-    expect(problems({ matchers: [{ name: "service", value: "{{service|regex}}" }] })).toEqual(["{{service|regex}}: filters apply only in regex matchers (isRegex: true)"]);
+    expect(problems({ matchers: [{ name: "service", value: "{{service|regex}}" }] })).toEqual([
+      "{{service|regex}}: filters apply only in regex matchers (isRegex: true)",
+    ]);
     expect(problems({ matchers: [{ name: "service{x}", value: "a" }] })).toHaveLength(1);
     expect(problems({ matchers: [{ name: "service", value: "{{service|regex}}-.*", isRegex: true }] })).toEqual([]);
   });

@@ -33,7 +33,12 @@ export const alertmanagerRuntime: ConnectorRuntime<AlertmanagerDataSource, Alert
       return failed(`cannot authenticate to ${TARGET}: ${errorMessage(error)}`);
     }
     const filter = action.matchers.map((matcher): [string, string] => ["filter", matcherText(matcher)]);
-    const alertParams: Array<[string, string]> = [...filter, ["active", "true"], ["silenced", String(action.includeSilenced)], ["inhibited", String(action.includeInhibited)]];
+    const alertParams: Array<[string, string]> = [
+      ...filter,
+      ["active", "true"],
+      ["silenced", String(action.includeSilenced)],
+      ["inhibited", String(action.includeInhibited)],
+    ];
     const [alerts, silences] = await Promise.all([
       get(request, headers, "alerts", alertParams, GettableAlerts),
       action.silences ? get(request, headers, "silences", filter, GettableSilences) : [],
@@ -46,7 +51,13 @@ export const alertmanagerRuntime: ConnectorRuntime<AlertmanagerDataSource, Alert
 };
 
 /** One GET of the API v2; its parsed answer, or why not in plain words. */
-async function get<T>(request: Request, headers: Record<string, string>, resource: string, params: Array<[string, string]>, schema: z.ZodType<T>): Promise<T | string> {
+async function get<T>(
+  request: Request,
+  headers: Record<string, string>,
+  resource: string,
+  params: Array<[string, string]>,
+  schema: z.ZodType<T>,
+): Promise<T | string> {
   const { signal, http } = request;
   const url = `${baseUrlOf(request.dataSource)}/api/v2/${resource}?${new URLSearchParams(params).toString()}`;
   try {

@@ -41,7 +41,11 @@ export const AlertmanagerMatcher = z
           message: `in a regex matcher write {{${placeholder.name}|regex}}: a value is matched literally, never as a regular expression`,
         });
       } else if (!matcher.isRegex && placeholder.filter !== undefined) {
-        context.addIssue({ code: "custom", path: ["value"], message: `{{${placeholder.name}|${placeholder.filter}}}: filters apply only in regex matchers (isRegex: true)` });
+        context.addIssue({
+          code: "custom",
+          path: ["value"],
+          message: `{{${placeholder.name}|${placeholder.filter}}}: filters apply only in regex matchers (isRegex: true)`,
+        });
       }
     }
   });

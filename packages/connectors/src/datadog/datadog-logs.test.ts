@@ -13,7 +13,8 @@ import { datadogConnector } from "./definition.js";
 import { DatadogAction, type DatadogDataSource } from "./schema.js";
 
 /** Runs an action as the worker does: the search filled (each value one quoted term), then the fetch. */
-const runDatadogAction = (request: ActionRequest<DatadogDataSource, DatadogAction>): Promise<Observed> => runConnectorAction(datadogConnector.definition, datadogRuntime, request);
+const runDatadogAction = (request: ActionRequest<DatadogDataSource, DatadogAction>): Promise<Observed> =>
+  runConnectorAction(datadogConnector.definition, datadogRuntime, request);
 
 // A fixed past incident: checkout cannot reach its database from 14:05 UTC.
 const ONSET = Date.parse("2026-11-20T14:05:00Z");
@@ -28,7 +29,10 @@ const SPLIT = window.time.getTime() - 5 * 60_000;
 /** How many lines the counts say matched in all, and every line the searches answered. */
 function seen(observation: Observation): { total: number; lines: string[] } {
   if (observation.kind !== "logs") return { total: -1, lines: [observation.kind] };
-  return { total: observation.counts.reduce((sum, { count }) => sum + count, 0), lines: observation.streams.flatMap(({ lines }) => lines.map(({ line }) => line)) };
+  return {
+    total: observation.counts.reduce((sum, { count }) => sum + count, 0),
+    lines: observation.streams.flatMap(({ lines }) => lines.map(({ line }) => line)),
+  };
 }
 
 interface FakeLog {
@@ -58,7 +62,12 @@ const INCIDENT = [
 function fakeDatadog(all: readonly FakeLog[]): TestHttpHandler {
   return (seen, response) => {
     const path = new URL(seen.url, "http://datadog.invalid").pathname;
-    const body = JSON.parse(seen.body) as { filter: { from: string; to: string }; sort?: string; page?: { limit: number; cursor?: string }; compute?: Array<{ interval: string }> };
+    const body = JSON.parse(seen.body) as {
+      filter: { from: string; to: string };
+      sort?: string;
+      page?: { limit: number; cursor?: string };
+      compute?: Array<{ interval: string }>;
+    };
     const inRange = all.filter((log) => log.at >= Number(body.filter.from) && log.at < Number(body.filter.to));
     const meta = { elapsed: 12, request_id: "pddv1ChZ", status: "done" };
     if (path === "/api/v2/logs/analytics/aggregate") {
@@ -111,7 +120,11 @@ function dataSourceAt(url: string): DatadogDataSource {
 
 const ERRORS = { logs: "service:{{service}} status:error", limit: 1000 };
 
-function request(url: string, spec: DatadogAction = ERRORS, overrides: Partial<ActionRequest<DatadogDataSource, DatadogAction>> = {}): ActionRequest<DatadogDataSource, DatadogAction> {
+function request(
+  url: string,
+  spec: DatadogAction = ERRORS,
+  overrides: Partial<ActionRequest<DatadogDataSource, DatadogAction>> = {},
+): ActionRequest<DatadogDataSource, DatadogAction> {
   const dataSource = dataSourceAt(url);
   return {
     title: "Checkout error logs",
@@ -128,7 +141,10 @@ function request(url: string, spec: DatadogAction = ERRORS, overrides: Partial<A
 
 /** The requests of one action (sent in parallel, so seen in any order): the count first, then by `from`. */
 function inOrder(requests: readonly SeenRequest[]): Array<{ path: string; body: unknown }> {
-  const parsed = requests.map((seen) => ({ path: new URL(seen.url, "http://datadog.invalid").pathname, body: JSON.parse(seen.body) as { filter: { from: string } } }));
+  const parsed = requests.map((seen) => ({
+    path: new URL(seen.url, "http://datadog.invalid").pathname,
+    body: JSON.parse(seen.body) as { filter: { from: string } },
+  }));
   const key = (item: (typeof parsed)[number]) => `${item.path.endsWith("aggregate") ? 0 : 1} ${item.body.filter.from} ${JSON.stringify(item.body)}`;
   return parsed.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
@@ -173,7 +189,10 @@ describe("runDatadogAction: logs", () => {
     const observed = await runDatadogAction(request(server.url, { logs: "service:{{service}}", limit: 1500 }));
     const searches = inOrder(server.requests).filter((item) => item.path.endsWith("search"));
     const before = searches.filter((item) => (item.body as { filter: { from: string } }).filter.from === String(window.start.getTime()));
-    expect(before.map((item) => (item.body as { page: unknown }).page)).toEqual([{ limit: 1000 }, { limit: 500, cursor: Buffer.from("1000").toString("base64url") }]);
+    expect(before.map((item) => (item.body as { page: unknown }).page)).toEqual([
+      { limit: 1000 },
+      { limit: 500, cursor: Buffer.from("1000").toString("base64url") },
+    ]);
     const { total, lines } = seen(observed.observation);
     expect(total).toBe(75 * 60);
     // 1,500 of the 3,300 before the incident phase, and all 1,200 of it.
@@ -201,7 +220,10 @@ describe("runDatadogAction: logs", () => {
     const fake = fakeDatadog(INCIDENT);
     server = await startTestHttpServer((seen, response) => {
       if (!seen.url.endsWith("aggregate")) return fake(seen, response);
-      sendJson(response, 200, { data: { buckets: [] }, meta: { status: "timeout", warnings: [{ code: "timeout", message: "The query timed out on some indexes", title: "Partial results" }] } });
+      sendJson(response, 200, {
+        data: { buckets: [] },
+        meta: { status: "timeout", warnings: [{ code: "timeout", message: "The query timed out on some indexes", title: "Partial results" }] },
+      });
     });
     const observed = await runDatadogAction(request(server.url));
     expect(observed.observation).toEqual({ kind: "failed", reason: "Datadog could not finish counting the lines: The query timed out on some indexes" });
@@ -236,7 +258,8 @@ describe("runDatadogAction: logs", () => {
     const observed = await runDatadogAction(request(server.url, { logs: 'service:"{{service}}"', limit: 1000 }));
     expect(observed.observation).toEqual({
       kind: "failed",
-      reason: "could not build the query: placeholder {{service}} is inside a string literal: write it without quotes (each value becomes a string literal of its own)",
+      reason:
+        "could not build the query: placeholder {{service}} is inside a string literal: write it without quotes (each value becomes a string literal of its own)",
     });
     expect(server.requests).toHaveLength(0);
   });
@@ -321,7 +344,10 @@ describe("runDatadogAction: hostile attribute values in a log search", () => {
   it.each(["a\nb", "a\rb", "a\tb", "a\u0000b", "a\u2028b", "\uD800", ""])("%j is refused before anything is sent", async (value) => {
     const { found, queries } = await sent(value);
     expect(queries).toEqual([]);
-    expect(found).toEqual({ kind: "failed", reason: expect.stringMatching(/^could not build the query: attribute service (holds a control character|is empty)/) });
+    expect(found).toEqual({
+      kind: "failed",
+      reason: expect.stringMatching(/^could not build the query: attribute service (holds a control character|is empty)/),
+    });
   });
 
   it("any value is refused or stays the value of its one term", async () => {

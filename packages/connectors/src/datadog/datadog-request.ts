@@ -14,7 +14,11 @@ export const TARGET = "Datadog";
  * search and aggregate only read, so it is marked idempotent: sent again on 429/5xx within the deadline,
  * like a GET). Datadog's error answers are `{"errors": [...]}`.
  */
-export async function askDatadog(request: FetchRequest<DatadogDataSource, unknown>, path: string, post?: object): Promise<{ body: unknown } | { problem: string }> {
+export async function askDatadog(
+  request: FetchRequest<DatadogDataSource, unknown>,
+  path: string,
+  post?: object,
+): Promise<{ body: unknown } | { problem: string }> {
   const { dataSource, secrets, signal } = request;
   let headers: Record<string, string>;
   try {

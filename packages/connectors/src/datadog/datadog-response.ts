@@ -4,7 +4,6 @@ import { z } from "zod";
 /** Datadog's error answer (any API, any status): `{"errors": ["Forbidden"]}`. */
 export const DatadogErrors = z.object({ errors: z.array(z.string()).min(1) });
 
-
 /**
  * The answer of `GET /api/v1/query`: `status` "ok" with its series, or "error" with `error` (a query
  * Datadog could not run may come back this way with HTTP 200).

@@ -25,12 +25,31 @@ const window: TimeWindow = {
 function series(tags: string[], valueAt: (ms: number) => number | null, scope = tags.join(",")) {
   const pointlist: Array<[number, number | null]> = [];
   for (let at = window.start.getTime(); at <= window.end.getTime(); at += 20_000) pointlist.push([at, valueAt(at)]);
-  return { metric: "trace.http.request.duration", display_name: "trace.http.request.duration", pointlist, scope, tag_set: tags, expression: "x", aggr: "avg", interval: 20, length: pointlist.length };
+  return {
+    metric: "trace.http.request.duration",
+    display_name: "trace.http.request.duration",
+    pointlist,
+    scope,
+    tag_set: tags,
+    expression: "x",
+    aggr: "avg",
+    interval: 20,
+    length: pointlist.length,
+  };
 }
 const checkout = (ms: number) => (ms >= JUMP ? 1.8 : ([0.42, 0.44, 0.46][(ms / 20_000) % 3] ?? 0.44));
 
 function answer(seriesList: unknown[]) {
-  return { status: "ok", res_type: "time_series", series: seriesList, from_date: window.start.getTime(), to_date: window.end.getTime(), group_by: [], query: "q", message: "" };
+  return {
+    status: "ok",
+    res_type: "time_series",
+    series: seriesList,
+    from_date: window.start.getTime(),
+    to_date: window.end.getTime(),
+    group_by: [],
+    query: "q",
+    message: "",
+  };
 }
 
 /** The environment the keys are resolved from, as the worker does at start. */
@@ -44,7 +63,11 @@ function dataSourceAt(url: string): DatadogDataSource {
   return { type: "datadog", url, apiKey: { env: "PES_TEST_DD_API_KEY" }, appKey: { env: "PES_TEST_DD_APP_KEY" } };
 }
 
-function request(dataSource: DatadogDataSource, spec: DatadogAction, overrides: Partial<ActionRequest<DatadogDataSource, DatadogAction>> = {}): ActionRequest<DatadogDataSource, DatadogAction> {
+function request(
+  dataSource: DatadogDataSource,
+  spec: DatadogAction,
+  overrides: Partial<ActionRequest<DatadogDataSource, DatadogAction>> = {},
+): ActionRequest<DatadogDataSource, DatadogAction> {
   return {
     title: "p99 latency",
     dataSource,
@@ -59,7 +82,8 @@ function request(dataSource: DatadogDataSource, spec: DatadogAction, overrides: 
 }
 
 /** Runs an action as the worker does: the query filled (values checked for its language), then the fetch. */
-const runDatadogAction = (request: ActionRequest<DatadogDataSource, DatadogAction>): Promise<Observed> => runConnectorAction(datadogConnector.definition, datadogRuntime, request);
+const runDatadogAction = (request: ActionRequest<DatadogDataSource, DatadogAction>): Promise<Observed> =>
+  runConnectorAction(datadogConnector.definition, datadogRuntime, request);
 /** What the action observed. */
 const runOne = async (request: ActionRequest<DatadogDataSource, DatadogAction>): Promise<Observation> => (await runDatadogAction(request)).observation;
 
@@ -73,7 +97,9 @@ describe("runDatadogAction: metrics", () => {
   });
 
   it("asks the query API for the window with both keys, answers its series and links to the explorer", async () => {
-    server = await startTestHttpServer((_request, response) => sendJson(response, 200, answer([series(["service:checkout", "env:prod", "host:web-1"], checkout)])));
+    server = await startTestHttpServer((_request, response) =>
+      sendJson(response, 200, answer([series(["service:checkout", "env:prod", "host:web-1"], checkout)])),
+    );
     const observed = await runDatadogAction(request(dataSourceAt(server.url), P99));
     const seen = server.requests[0];
     expect(seen?.method).toBe("GET");
@@ -105,11 +131,19 @@ describe("runDatadogAction: metrics", () => {
 
   it("keeps null points, which are gaps, and answers no series as none", async () => {
     server = await startTestHttpServer((request, response) =>
-      sendJson(response, 200, answer(request.url.includes("search") ? [] : [series(["service:checkout", "host:web-2"], (ms) => (ms % 60_000 === 0 ? null : checkout(ms)))])),
+      sendJson(
+        response,
+        200,
+        answer(request.url.includes("search") ? [] : [series(["service:checkout", "host:web-2"], (ms) => (ms % 60_000 === 0 ? null : checkout(ms)))]),
+      ),
     );
     const observed = await runOne(request(dataSourceAt(server.url), P99));
     expect(observed.kind === "datadog-metrics" ? observed.series[0]?.pointlist.filter(([, value]) => value === null).length : undefined).toBe(76);
-    expect(await runOne(request(dataSourceAt(server.url), P99, { attributes: { service: "search" } }))).toEqual({ kind: "datadog-metrics", series: [], unit: "s" });
+    expect(await runOne(request(dataSourceAt(server.url), P99, { attributes: { service: "search" } }))).toEqual({
+      kind: "datadog-metrics",
+      series: [],
+      unit: "s",
+    });
   });
 
   it("skips an action whose attributes the issue lacks", async () => {
@@ -121,11 +155,26 @@ describe("runDatadogAction: metrics", () => {
 
   it.each([
     ["Datadog's error answer", 403, JSON.stringify({ errors: ["Forbidden"] }), "Datadog answered 403: Forbidden"],
-    ["a query Datadog rejects", 400, JSON.stringify({ errors: ["Error parsing query: unable to parse avg:x{: Rule 'scope_expr' didn't match"] }), "Datadog answered 400: Error parsing query: unable to parse avg:x{: Rule 'scope_expr' didn't match"],
+    [
+      "a query Datadog rejects",
+      400,
+      JSON.stringify({ errors: ["Error parsing query: unable to parse avg:x{: Rule 'scope_expr' didn't match"] }),
+      "Datadog answered 400: Error parsing query: unable to parse avg:x{: Rule 'scope_expr' didn't match",
+    ],
     ["an error without JSON", 502, "<html>bad gateway</html>", "Datadog answered 502 Bad Gateway"],
-    ["an error status in a 200", 200, JSON.stringify({ status: "error", error: "Rate limit of 300 requests in 3600 seconds reached", series: [] }), "Datadog could not run the query: Rate limit of 300 requests in 3600 seconds reached"],
+    [
+      "an error status in a 200",
+      200,
+      JSON.stringify({ status: "error", error: "Rate limit of 300 requests in 3600 seconds reached", series: [] }),
+      "Datadog could not run the query: Rate limit of 300 requests in 3600 seconds reached",
+    ],
     ["a success that is not JSON", 200, "<html>login</html>", "Datadog answered with something that is not JSON"],
-    ["an unknown shape", 200, JSON.stringify({ status: "ok", series: [{ pointlist: [["soon", 1]] }] }), "Datadog answered in a shape this connector does not know"],
+    [
+      "an unknown shape",
+      200,
+      JSON.stringify({ status: "ok", series: [{ pointlist: [["soon", 1]] }] }),
+      "Datadog answered in a shape this connector does not know",
+    ],
   ])("fails on %s, in plain words and with the link", async (_case, status, body, expected) => {
     server = await startTestHttpServer((_request, response) => {
       response.writeHead(status, { "content-type": body.startsWith("<") ? "text/html" : "application/json" });
@@ -197,11 +246,31 @@ describe("runDatadogAction: hostile attribute values in a metric query", () => {
   }
 
   it.each([
-    "a,service:*", "a} or avg:other{*", "*", "a b", "a OR b", "!a", "-a", "a\"b", "a'b", "a\\b", "a|b", "a\nb", "(a)", "a{x}", "", "x".repeat(201), "a#b", "a;b",
+    "a,service:*",
+    "a} or avg:other{*",
+    "*",
+    "a b",
+    "a OR b",
+    "!a",
+    "-a",
+    'a"b',
+    "a'b",
+    "a\\b",
+    "a|b",
+    "a\nb",
+    "(a)",
+    "a{x}",
+    "",
+    "x".repeat(201),
+    "a#b",
+    "a;b",
   ])("%j is refused before anything is sent", async (value) => {
     const { outcome, query } = await sent(value);
     expect(query).toBeUndefined();
-    expect(outcome).toEqual({ kind: "failed", reason: expect.stringMatching(/^could not build the query: attribute service (holds characters a Datadog tag cannot|is empty|is longer)/) });
+    expect(outcome).toEqual({
+      kind: "failed",
+      reason: expect.stringMatching(/^could not build the query: attribute service (holds characters a Datadog tag cannot|is empty|is longer)/),
+    });
   });
 
   it.each(["checkout", "checkout-v2", "payments_api", "team:payments", "a/b", "..", ".", "1.42.0", "ünïcödé", "中文"])(

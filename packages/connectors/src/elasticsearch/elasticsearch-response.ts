@@ -9,9 +9,7 @@ const Hit = z.object({
 /** A successful `_search` answer, as far as this connector reads it. */
 export const SearchAnswer = z.object({
   hits: z.object({ hits: z.array(Hit) }),
-  aggregations: z
-    .object({ per_step: z.object({ buckets: z.array(z.object({ key: z.number(), doc_count: z.number() })) }) })
-    .optional(),
+  aggregations: z.object({ per_step: z.object({ buckets: z.array(z.object({ key: z.number(), doc_count: z.number() })) }) }).optional(),
 });
 export type SearchAnswer = z.infer<typeof SearchAnswer>;
 

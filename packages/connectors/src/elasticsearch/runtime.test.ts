@@ -60,7 +60,11 @@ const log = (index: string, service: string, level: string, message: string, at:
 const corpus: FakeDocument[] = [
   ...documents(2_000, (i, at) => log("logs-2026.11.20", "checkout", "info", `GET /api/cart 200 in ${(i * 37) % 300}ms`, at)),
   ...documents(180_000, (i, at) => log("logs-2026.11.20", "checkout", "error", `payment retry ${i % 3} after timeout`, at)),
-  ...documents(5_000, (_i, at) => log("logs-2026.11.20", "checkout", "error", "call to payment failed: connection refused by 10.0.4.2:8443", at), ONSET + 2_000),
+  ...documents(
+    5_000,
+    (_i, at) => log("logs-2026.11.20", "checkout", "error", "call to payment failed: connection refused by 10.0.4.2:8443", at),
+    ONSET + 2_000,
+  ),
   ...documents(3_000, (_i, at) => log("logs-2026.11.20", "search", "error", "call to payment failed: connection refused by 10.0.4.2:8443", at)),
   ...documents(60_000, (_i, at) => log("metrics-2026.11.20", "checkout", "error", "call to payment failed: connection refused by 10.0.4.2:8443", at)),
 ];
@@ -100,10 +104,18 @@ function bodiesOf(requests: readonly SeenRequest[]): Array<Record<string, unknow
 /** How many documents the counts say matched in all, and every message the searches answered. */
 function seen(observation: Observation): { total: number; lines: string[] } {
   if (observation.kind !== "logs") return { total: -1, lines: [observation.kind] };
-  return { total: observation.counts.reduce((sum, { count }) => sum + count, 0), lines: observation.streams.flatMap(({ lines }) => lines.map(({ line }) => line)) };
+  return {
+    total: observation.counts.reduce((sum, { count }) => sum + count, 0),
+    lines: observation.streams.flatMap(({ lines }) => lines.map(({ line }) => line)),
+  };
 }
 
-const dataSource = (url: string, extra: Partial<ElasticsearchDataSource> = {}): ElasticsearchDataSource => ({ type: "elasticsearch", url, flavor: "elasticsearch", ...extra });
+const dataSource = (url: string, extra: Partial<ElasticsearchDataSource> = {}): ElasticsearchDataSource => ({
+  type: "elasticsearch",
+  url,
+  flavor: "elasticsearch",
+  ...extra,
+});
 
 describe("runElasticsearchAction against a fake Elasticsearch", () => {
   let search: FakeElasticsearch;
@@ -121,11 +133,19 @@ describe("runElasticsearchAction against a fake Elasticsearch", () => {
     env.PES_TEST_ES_KEY = "ZXNrZXk6c2VjcmV0LWtleQ==";
     const before = search.requests.length;
     const observed = await runElasticsearchAction(
-      request(dataSource(`${search.url}/`, { auth: { apiKey: { env: "PES_TEST_ES_KEY" } }, kibana: { url: "https://kibana.example/", dataViewId: "logs-view" } })),
+      request(
+        dataSource(`${search.url}/`, { auth: { apiKey: { env: "PES_TEST_ES_KEY" } }, kibana: { url: "https://kibana.example/", dataViewId: "logs-view" } }),
+      ),
     );
     // checkout's errors in the logs indices: the payment retries all along, the refused calls from 14:05.
-    const expected = corpus.filter(({ index, source }) => index.startsWith("logs-") && JSON.stringify(source).includes('"name":"checkout"') && JSON.stringify(source).includes('"level":"error"'));
-    expect(seen(observed.observation)).toEqual({ total: expected.length, lines: expect.arrayContaining(["call to payment failed: connection refused by 10.0.4.2:8443", "payment retry 0 after timeout"]) });
+    const expected = corpus.filter(
+      ({ index, source }) =>
+        index.startsWith("logs-") && JSON.stringify(source).includes('"name":"checkout"') && JSON.stringify(source).includes('"level":"error"'),
+    );
+    expect(seen(observed.observation)).toEqual({
+      total: expected.length,
+      lines: expect.arrayContaining(["call to payment failed: connection refused by 10.0.4.2:8443", "payment retry 0 after timeout"]),
+    });
     expect(seen(observed.observation).lines).toHaveLength(expected.length);
 
     const sent = search.requests.slice(before);
@@ -197,8 +217,35 @@ describe("runElasticsearchAction against a fake Elasticsearch", () => {
 
   describe("with hostile attribute values", () => {
     const hostile = [
-      '"} or vector(1) #', '"', "'", "`", "{", "}", "}}", "{{x}}", "{{service}}", "|", "\\", 'a\\"b', "a\nb", "a\rb", "a\u0000b", "..", ".", "*", "checkout*",
-      "?", "#", "/", "%2e%2e", "ünïcödé ✓ 😀 中文", '", "admin": true, "x": "', "service.name:checkout OR *", "NOT checkout", "(checkout)", "[1 TO *]",
+      '"} or vector(1) #',
+      '"',
+      "'",
+      "`",
+      "{",
+      "}",
+      "}}",
+      "{{x}}",
+      "{{service}}",
+      "|",
+      "\\",
+      'a\\"b',
+      "a\nb",
+      "a\rb",
+      "a\u0000b",
+      "..",
+      ".",
+      "*",
+      "checkout*",
+      "?",
+      "#",
+      "/",
+      "%2e%2e",
+      "ünïcödé ✓ 😀 中文",
+      '", "admin": true, "x": "',
+      "service.name:checkout OR *",
+      "NOT checkout",
+      "(checkout)",
+      "[1 TO *]",
     ];
 
     it.each(hostile)("%j is one JSON string value of a term filter and finds exactly its documents", async (value) => {
@@ -213,7 +260,9 @@ describe("runElasticsearchAction against a fake Elasticsearch", () => {
         const observed = await runElasticsearchAction(request(dataSource(hits.url), { index: "logs-x" }, { attributes: { service: value } }));
         for (const body of bodiesOf(hits.requests)) {
           expect(body.query).toMatchObject({ bool: { filter: [expect.anything(), { term: { "service.name": value } }, { term: { "log.level": "error" } }] } });
-          expect(Object.keys(body)).toEqual(body.size === 0 ? ["size", "track_total_hits", "query", "aggs"] : ["size", "track_total_hits", "sort", "_source", "query"]);
+          expect(Object.keys(body)).toEqual(
+            body.size === 0 ? ["size", "track_total_hits", "query", "aggs"] : ["size", "track_total_hits", "sort", "_source", "query"],
+          );
         }
         const { total, lines } = seen(observed.observation);
         expect(total).toBe(55);
@@ -225,9 +274,13 @@ describe("runElasticsearchAction against a fake Elasticsearch", () => {
     });
 
     it.each(hostile)("%j is one JSON string value of a match_phrase filter", async (value) => {
-      const recorder = await startTestHttpServer((_request, response) => sendJson(response, 200, { hits: { hits: [] }, aggregations: { per_step: { buckets: [] } } }));
+      const recorder = await startTestHttpServer((_request, response) =>
+        sendJson(response, 200, { hits: { hits: [] }, aggregations: { per_step: { buckets: [] } } }),
+      );
       try {
-        await runElasticsearchAction(request(dataSource(recorder.url), { filters: [{ field: "message", phrase: "refused by {{service}}" }] }, { attributes: { service: value } }));
+        await runElasticsearchAction(
+          request(dataSource(recorder.url), { filters: [{ field: "message", phrase: "refused by {{service}}" }] }, { attributes: { service: value } }),
+        );
         for (const body of bodiesOf(recorder.requests)) {
           expect((body.query as { bool: { filter: unknown[] } }).bool.filter.slice(1)).toEqual([{ match_phrase: { message: `refused by ${value}` } }]);
         }
@@ -250,19 +303,31 @@ describe("runElasticsearchAction on the wire", () => {
     [
       "a parsing error",
       400,
-      JSON.stringify({ error: { root_cause: [{ type: "parsing_exception", reason: "unknown query [foo]" }], type: "parsing_exception", reason: "unknown query [foo]" }, status: 400 }),
+      JSON.stringify({
+        error: { root_cause: [{ type: "parsing_exception", reason: "unknown query [foo]" }], type: "parsing_exception", reason: "unknown query [foo]" },
+        status: 400,
+      }),
       "Elasticsearch answered 400: parsing_exception: unknown query [foo]",
     ],
     [
       "a shard failure, by its root cause",
       400,
       JSON.stringify({
-        error: { root_cause: [{ type: "query_shard_exception", reason: "No mapping found for [@timestamp] in order to sort on" }], type: "search_phase_execution_exception", reason: "all shards failed" },
+        error: {
+          root_cause: [{ type: "query_shard_exception", reason: "No mapping found for [@timestamp] in order to sort on" }],
+          type: "search_phase_execution_exception",
+          reason: "all shards failed",
+        },
         status: 400,
       }),
       "Elasticsearch answered 400: query_shard_exception: No mapping found for [@timestamp] in order to sort on",
     ],
-    ["a text error", 503, "Service Unavailable: back-end server is at capacity", "Elasticsearch answered 503: Service Unavailable: back-end server is at capacity"],
+    [
+      "a text error",
+      503,
+      "Service Unavailable: back-end server is at capacity",
+      "Elasticsearch answered 503: Service Unavailable: back-end server is at capacity",
+    ],
     ["an empty error", 502, "", "Elasticsearch answered HTTP 502 Bad Gateway"],
     ["a success that is not JSON", 200, "<html>login</html>", "Elasticsearch answered with something that is not JSON"],
     ["a success in another shape", 200, JSON.stringify({ hits: { total: 3 } }), "Elasticsearch answered in a shape this connector does not know"],
@@ -292,13 +357,21 @@ describe("runElasticsearchAction on the wire", () => {
 
   it("sends bearer and basic auth, and redacts a secret an error echoes", async () => {
     server = await startTestHttpServer((seen, response) =>
-      sendJson(response, 401, { error: { type: "security_exception", reason: `unable to authenticate with provided credentials [${String(seen.headers.authorization)}]` }, status: 401 }),
+      sendJson(response, 401, {
+        error: { type: "security_exception", reason: `unable to authenticate with provided credentials [${String(seen.headers.authorization)}]` },
+        status: 401,
+      }),
     );
     env.PES_TEST_ES_KEY = "s3cret-es-token";
     const bearer = redactedObservation(await runElasticsearchAction(request(dataSource(server.url, { auth: { bearerToken: { env: "PES_TEST_ES_KEY" } } }))));
     expect(server.requests[0]?.headers.authorization).toBe("Bearer s3cret-es-token");
-    expect(bearer).toEqual({ kind: "failed", reason: "Elasticsearch answered 401: security_exception: unable to authenticate with provided credentials [Bearer [redacted]]" });
-    const basic = redactedObservation(await runElasticsearchAction(request(dataSource(server.url, { auth: { basic: { username: "elastic", password: { env: "PES_TEST_ES_KEY" } } } }))));
+    expect(bearer).toEqual({
+      kind: "failed",
+      reason: "Elasticsearch answered 401: security_exception: unable to authenticate with provided credentials [Bearer [redacted]]",
+    });
+    const basic = redactedObservation(
+      await runElasticsearchAction(request(dataSource(server.url, { auth: { basic: { username: "elastic", password: { env: "PES_TEST_ES_KEY" } } } }))),
+    );
     expect(server.requests.at(-1)?.headers.authorization).toBe(`Basic ${Buffer.from("elastic:s3cret-es-token").toString("base64")}`);
     expect(JSON.stringify([bearer, basic])).not.toMatch(/s3cret|ZWxhc3RpYzpzM2NyZXQtZXMtdG9rZW4/);
   });

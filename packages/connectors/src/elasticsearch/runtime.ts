@@ -8,7 +8,6 @@ import { baseUrlOf } from "../url-text.js";
 import { SearchAnswer, SearchError } from "./elasticsearch-response.js";
 import type { ElasticsearchAction, ElasticsearchDataSource } from "./schema.js";
 
-
 /** Why one search got no usable answer, in plain words. */
 class SearchFailure {
   constructor(readonly reason: string) {}
@@ -37,8 +36,12 @@ export const elasticsearchRuntime: ConnectorRuntime<ElasticsearchDataSource, Ela
     const search = (body: object) => postSearch(request.http, url, headers, JSON.stringify(body), signal, target);
     const split = incidentPhaseStart(window).getTime();
     const step = logCountStepSeconds(window);
-    const filters = action.filters.map((filter) => ("term" in filter ? { term: { [filter.field]: filter.term } } : { match_phrase: { [filter.field]: filter.phrase } }));
-    const inRange = (range: Record<string, number>) => ({ bool: { filter: [{ range: { [action.timeField]: { ...range, format: "epoch_millis" } } }, ...filters] } });
+    const filters = action.filters.map((filter) =>
+      "term" in filter ? { term: { [filter.field]: filter.term } } : { match_phrase: { [filter.field]: filter.phrase } },
+    );
+    const inRange = (range: Record<string, number>) => ({
+      bool: { filter: [{ range: { [action.timeField]: { ...range, format: "epoch_millis" } } }, ...filters] },
+    });
     const latest = (range: Record<string, number>) => ({
       size: action.limit,
       track_total_hits: false,
@@ -78,7 +81,14 @@ export const elasticsearchRuntime: ConnectorRuntime<ElasticsearchDataSource, Ela
 };
 
 /** One `_search`: its answer, or why there is none. */
-async function postSearch(http: HttpClient, url: string, headers: Record<string, string>, body: string, signal: AbortSignal, target: string): Promise<SearchAnswer | SearchFailure> {
+async function postSearch(
+  http: HttpClient,
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  signal: AbortSignal,
+  target: string,
+): Promise<SearchAnswer | SearchFailure> {
   let status: number;
   let statusText: string;
   let bytes: Buffer;

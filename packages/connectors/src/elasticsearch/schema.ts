@@ -30,7 +30,7 @@ const FieldName = z.string().regex(/^[A-Za-z0-9_@][A-Za-z0-9_.@-]*$/, "must be a
  */
 const IndexName = z
   .string()
-  .regex(/^[^\s/?#\\{}"<>|]+$/, "must be a literal index or pattern (no placeholders, /, ?, #, whitespace, \\, \", <, >, |)")
+  .regex(/^[^\s/?#\\{}"<>|]+$/, 'must be a literal index or pattern (no placeholders, /, ?, #, whitespace, \\, ", <, >, |)')
   .refine((index) => index !== "." && index !== "..", "must be an index or pattern, not a dot segment");
 
 /**

@@ -13,7 +13,8 @@ import type { HttpAction, HttpDataSource } from "./schema.js";
 // at its time, an empty list) is the analysis' (json-reading.test.ts).
 
 /** Runs an action as the worker does: templates filled with the connector's encodings, then its fetch. */
-const runHttpAction = (request: ActionRequest<HttpDataSource, HttpAction>): Promise<Observed> => runConnectorAction(httpConnector.definition, httpRuntime, request);
+const runHttpAction = (request: ActionRequest<HttpDataSource, HttpAction>): Promise<Observed> =>
+  runConnectorAction(httpConnector.definition, httpRuntime, request);
 
 const window = {
   start: new Date("2026-11-20T13:08:00Z"),
@@ -29,7 +30,11 @@ afterAll(async () => {
   await http.close();
 });
 
-function request(dataSource: HttpDataSource, spec: Partial<HttpAction>, attributes: Record<string, string> = { service: "check out/../x?y#z" }): ActionRequest<HttpDataSource, HttpAction> {
+function request(
+  dataSource: HttpDataSource,
+  spec: Partial<HttpAction>,
+  attributes: Record<string, string> = { service: "check out/../x?y#z" },
+): ActionRequest<HttpDataSource, HttpAction> {
   return {
     title: "Last deploy",
     dataSource,
@@ -115,7 +120,9 @@ describe("runHttpAction", () => {
   it("redacts a secret header echoed URL-encoded", async () => {
     env.PES_TEST_HTTP_KEY = "key/123 456";
     server = await startTestHttpServer((seen, response) =>
-      sendJson(response, 200, { version: `seen ${encodeURIComponent(String(seen.headers["x-api-key"]))} and ${new URLSearchParams({ k: String(seen.headers["x-api-key"]) }).toString()}` }),
+      sendJson(response, 200, {
+        version: `seen ${encodeURIComponent(String(seen.headers["x-api-key"]))} and ${new URLSearchParams({ k: String(seen.headers["x-api-key"]) }).toString()}`,
+      }),
     );
     const outcome = await runHttpAction(request({ type: "http", url: server.url, headers: { "x-api-key": { env: "PES_TEST_HTTP_KEY" } } }, {}));
     expect(redactedObservation(outcome)).toMatchObject({ answer: { version: "seen [redacted] and k=[redacted]" } });
@@ -218,10 +225,39 @@ describe("runHttpAction with change", () => {
 
 /** Every injection family, as whole attribute values; the dot segments are refused and listed apart. */
 const HOSTILE_VALUES = [
-  '"', "'", "`", '", "admin": true, "x": "', "{", "}", "}}", "{{x}}", "{{service}}", "|", "\\", "..\\..\\admin",
-  "a\nb", "a\r\nX-Injected: 1", "a\u0000b", "...", ".hidden", "/", "../admin", "a/../../admin", "..%2Fadmin",
-  "%2e%2e%2fadmin", "?", "?admin=1", "#", "#frag", "@", "user@evil.example", "//evil.example/x", "ünïcödé ✓ 😀 中文",
-  "\u202Eevil", " ", "",
+  '"',
+  "'",
+  "`",
+  '", "admin": true, "x": "',
+  "{",
+  "}",
+  "}}",
+  "{{x}}",
+  "{{service}}",
+  "|",
+  "\\",
+  "..\\..\\admin",
+  "a\nb",
+  "a\r\nX-Injected: 1",
+  "a\u0000b",
+  "...",
+  ".hidden",
+  "/",
+  "../admin",
+  "a/../../admin",
+  "..%2Fadmin",
+  "%2e%2e%2fadmin",
+  "?",
+  "?admin=1",
+  "#",
+  "#frag",
+  "@",
+  "user@evil.example",
+  "//evil.example/x",
+  "ünïcödé ✓ 😀 中文",
+  "\u202Eevil",
+  " ",
+  "",
 ];
 const DOT_SEGMENTS = [".", "..", "%2e%2e", "%2E", ".%2e", "%252e%252e", "．．"];
 

@@ -67,4 +67,3 @@ function resolveHeaders(dataSource: HttpDataSource, secrets: DataSourceSecrets):
   }
   return headers;
 }
-

@@ -28,7 +28,11 @@ export interface KubernetesClient {
  * The client of one fetch: `headers` (Accept and Authorization) on every request, `signal` (the action's
  * deadline, or an earlier stop) on each; every failure is a Failure, never a throw.
  */
-export function kubernetesClient(request: FetchRequest<KubernetesDataSource, KubernetesAction>, headers: Readonly<Record<string, string>>, signal = request.signal): KubernetesClient {
+export function kubernetesClient(
+  request: FetchRequest<KubernetesDataSource, KubernetesAction>,
+  headers: Readonly<Record<string, string>>,
+  signal = request.signal,
+): KubernetesClient {
   const get = async (url: string, accept: string | undefined) => {
     try {
       const answer = await request.http.request(url, { method: "GET", headers: accept === undefined ? { ...headers } : { ...headers, accept }, signal });

@@ -8,7 +8,13 @@ export type ApiGroup = "" | "apps" | "discovery.k8s.io" | "storage.k8s.io";
  * The API path of a list: a namespace's (`namespace` given) or the cluster's, every name a URL component,
  * with its query (`limit`, `labelSelector`) URL-encoded.
  */
-export function listUrl(dataSource: KubernetesDataSource, group: ApiGroup, plural: string, namespace: string | undefined, query: Readonly<Record<string, string>> = {}): string {
+export function listUrl(
+  dataSource: KubernetesDataSource,
+  group: ApiGroup,
+  plural: string,
+  namespace: string | undefined,
+  query: Readonly<Record<string, string>> = {},
+): string {
   const prefix = group === "" ? "/api/v1" : `/apis/${group}/v1`;
   const scope = namespace === undefined ? "" : `/namespaces/${encodeURIComponent(namespace)}`;
   const search = new URLSearchParams(query).toString();
@@ -35,7 +41,12 @@ export function podsUrl(dataSource: KubernetesDataSource, namespace: string, sel
 }
 
 /** One Deployment by name, or the namespace's Deployments (by label). */
-export function deploymentsUrl(dataSource: KubernetesDataSource, namespace: string, name: string | undefined, selector: Readonly<Record<string, string>> | undefined): string {
+export function deploymentsUrl(
+  dataSource: KubernetesDataSource,
+  namespace: string,
+  name: string | undefined,
+  selector: Readonly<Record<string, string>> | undefined,
+): string {
   return name === undefined
     ? listUrl(dataSource, "apps", "deployments", namespace, selecting(selector))
     : `${listUrl(dataSource, "apps", "deployments", namespace)}/${encodeURIComponent(name)}`;

@@ -22,7 +22,8 @@ import { KubernetesAction, KubernetesDataSource } from "./schema.js";
 const observe = (request: ActionRequest<KubernetesDataSource, KubernetesAction>): Promise<Observed> =>
   runConnectorAction(kubernetesConnector.definition, kubernetesRuntime, request);
 /** What the action observed. */
-const runKubernetesAction = async (request: ActionRequest<KubernetesDataSource, KubernetesAction>): Promise<Observation> => (await observe(request)).observation;
+const runKubernetesAction = async (request: ActionRequest<KubernetesDataSource, KubernetesAction>): Promise<Observation> =>
+  (await observe(request)).observation;
 
 const window: TimeWindow = { start: new Date("2026-11-20T13:08:00Z"), time: new Date("2026-11-20T14:08:00Z"), end: new Date("2026-11-20T14:23:00Z") };
 const TOKEN = "k8s-token-0123456789";
@@ -44,7 +45,10 @@ const replicaSet = (namespace: string, name: string, owner: string, uid: string,
   },
   spec: { template: { spec: { containers: images.map((image, index) => ({ name: `c${index}`, image })) } } },
 });
-const pod = (name: string, app: string, statuses: unknown[]): KubernetesObject => ({ metadata: { name, namespace: "shop", labels: { app } }, status: { phase: "Running", containerStatuses: statuses } });
+const pod = (name: string, app: string, statuses: unknown[]): KubernetesObject => ({
+  metadata: { name, namespace: "shop", labels: { app } },
+  status: { phase: "Running", containerStatuses: statuses },
+});
 /** A core/v1 event, last seen `at`; a recurring one (`count` > 1) began at `first`. */
 const event = (name: string, kind: string, type: string, reason: string, at: string, message: string, count = 1, first = at): KubernetesObject => ({
   metadata: { name: `${name}.${reason}`, namespace: "shop" },
@@ -70,10 +74,17 @@ const seriesEvent = (name: string, reason: string, eventTime: string, last: stri
 });
 
 const objects = {
-  deployments: [deployment("shop", "checkout", "uid-checkout"), deployment("shop", "search", "uid-search"), deployment("other", "checkout", "uid-other-checkout")],
+  deployments: [
+    deployment("shop", "checkout", "uid-checkout"),
+    deployment("shop", "search", "uid-search"),
+    deployment("other", "checkout", "uid-other-checkout"),
+  ],
   replicaSets: [
     replicaSet("shop", "checkout-5d9", "checkout", "uid-checkout", 6, "2026-11-19T10:00:00Z", ["registry.example/shop/checkout:v1.41"]),
-    replicaSet("shop", "checkout-7f8", "checkout", "uid-checkout", 7, "2026-11-20T14:02:00Z", ["registry.example/shop/checkout:v1.42", "envoyproxy/envoy@sha256:abc"]),
+    replicaSet("shop", "checkout-7f8", "checkout", "uid-checkout", 7, "2026-11-20T14:02:00Z", [
+      "registry.example/shop/checkout:v1.42",
+      "envoyproxy/envoy@sha256:abc",
+    ]),
     replicaSet("shop", "search-abc", "search", "uid-search", 3, "2026-11-20T13:30:00Z", ["search:2.0"]),
     replicaSet("other", "checkout-999", "checkout", "uid-other-checkout", 9, "2026-11-20T14:05:00Z", ["checkout:other"]),
   ],
@@ -87,8 +98,12 @@ const objects = {
       },
     ]),
     pod("checkout-7f8-def", "checkout", [{ name: "app", restartCount: 0, state: { running: { startedAt: "2026-11-20T14:02:10Z" } } }]),
-    pod("checkout-5d9-old", "checkout", [{ name: "app", restartCount: 1, lastState: { terminated: { reason: "Error", exitCode: 1, finishedAt: "2026-11-19T10:00:00Z" } } }]),
-    pod("search-xyz", "search", [{ name: "app", restartCount: 1, lastState: { terminated: { reason: "Error", exitCode: 2, finishedAt: "2026-11-20T13:40:00Z" } } }]),
+    pod("checkout-5d9-old", "checkout", [
+      { name: "app", restartCount: 1, lastState: { terminated: { reason: "Error", exitCode: 1, finishedAt: "2026-11-19T10:00:00Z" } } },
+    ]),
+    pod("search-xyz", "search", [
+      { name: "app", restartCount: 1, lastState: { terminated: { reason: "Error", exitCode: 2, finishedAt: "2026-11-20T13:40:00Z" } } },
+    ]),
   ],
   events: [
     event("checkout", "Deployment", "Normal", "ScalingReplicaSet", "2026-11-20T14:02:00Z", "Scaled up replica set checkout-7f8 to 1"),
@@ -115,7 +130,12 @@ afterAll(async () => {
   await http.close();
 });
 
-function request(action: unknown, attributes: Record<string, string> = {}, overrides: Partial<ActionRequest<KubernetesDataSource, KubernetesAction>> = {}, url = cluster.url) {
+function request(
+  action: unknown,
+  attributes: Record<string, string> = {},
+  overrides: Partial<ActionRequest<KubernetesDataSource, KubernetesAction>> = {},
+  url = cluster.url,
+) {
   const dataSource = KubernetesDataSource.parse({ type: "kubernetes", url, auth: { bearerToken: { env: "PES_TEST_K8S_TOKEN" } } });
   return {
     title: "Cluster",
@@ -148,7 +168,9 @@ const names = (observation: Observation): Record<string, string[]> => {
 describe("kubernetes rollouts", () => {
   it("reads one Deployment and its own ReplicaSets (by its selector's labels), with the token", async () => {
     const before = cluster.requests.length;
-    const observed = await observe(request({ namespace: "{{namespace}}", resource: "rollouts", name: "{{service}}" }, { namespace: "shop", service: "checkout" }));
+    const observed = await observe(
+      request({ namespace: "{{namespace}}", resource: "rollouts", name: "{{service}}" }, { namespace: "shop", service: "checkout" }),
+    );
     expect(names(observed.observation)).toEqual({ deployments: ["checkout"], replicaSets: ["checkout-5d9", "checkout-7f8"] });
     // What the analysis reads of a revision: when it was created, its number, its owner and its images.
     const revision = observed.observation.kind === "kubernetes-rollouts" ? observed.observation.replicaSets[1] : undefined;
@@ -161,16 +183,30 @@ describe("kubernetes rollouts", () => {
         ownerReferences: [{ kind: "Deployment", name: "checkout", uid: "uid-checkout" }],
         creationTimestamp: "2026-11-20T14:02:00Z",
       },
-      spec: { template: { spec: { containers: [{ name: "c0", image: "registry.example/shop/checkout:v1.42" }, { name: "c1", image: "envoyproxy/envoy@sha256:abc" }] } } },
+      spec: {
+        template: {
+          spec: {
+            containers: [
+              { name: "c0", image: "registry.example/shop/checkout:v1.42" },
+              { name: "c1", image: "envoyproxy/envoy@sha256:abc" },
+            ],
+          },
+        },
+      },
     });
     expect(observed.link).toBe(`${cluster.url}/apis/apps/v1/namespaces/shop/deployments/checkout`);
-    expect(sent(before)).toEqual(["/apis/apps/v1/namespaces/shop/deployments/checkout", "/apis/apps/v1/namespaces/shop/replicasets?labelSelector=app=checkout"]);
+    expect(sent(before)).toEqual([
+      "/apis/apps/v1/namespaces/shop/deployments/checkout",
+      "/apis/apps/v1/namespaces/shop/replicasets?labelSelector=app=checkout",
+    ]);
     expect(cluster.requests.slice(before).every((seen) => seen.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
   });
 
   it("reads every Deployment of the namespace by label, or all of them, with the namespace's ReplicaSets, never another namespace's", async () => {
     const before = cluster.requests.length;
-    expect(names(await runKubernetesAction(request({ namespace: "shop", resource: "rollouts", selector: { app: "{{service}}" } }, { service: "search" })))).toEqual({
+    expect(
+      names(await runKubernetesAction(request({ namespace: "shop", resource: "rollouts", selector: { app: "{{service}}" } }, { service: "search" }))),
+    ).toEqual({
       deployments: ["search"],
       replicaSets: ["search-abc"],
     });
@@ -188,7 +224,11 @@ describe("kubernetes rollouts", () => {
 
   it("answers none when no Deployment matches, asking nothing more", async () => {
     const before = cluster.requests.length;
-    expect(await runKubernetesAction(request({ namespace: "shop", resource: "rollouts", selector: { app: "cart" } }))).toEqual({ kind: "kubernetes-rollouts", deployments: [], replicaSets: [] });
+    expect(await runKubernetesAction(request({ namespace: "shop", resource: "rollouts", selector: { app: "cart" } }))).toEqual({
+      kind: "kubernetes-rollouts",
+      deployments: [],
+      replicaSets: [],
+    });
     expect(sent(before)).toEqual(["/apis/apps/v1/namespaces/shop/deployments?labelSelector=app=cart"]);
   });
 
@@ -208,7 +248,12 @@ describe("kubernetes pods", () => {
     expect(observed.observation).toMatchObject({ kind: "kubernetes-pods", name: "checkout" });
     const [first] = observed.observation.kind === "kubernetes-pods" ? observed.observation.items : [];
     expect(first?.status?.containerStatuses).toEqual([
-      { name: "app", restartCount: 3, state: { waiting: { reason: "CrashLoopBackOff" } }, lastState: { terminated: { reason: "OOMKilled", exitCode: 137, finishedAt: "2026-11-20T14:06:30Z" } } },
+      {
+        name: "app",
+        restartCount: 3,
+        state: { waiting: { reason: "CrashLoopBackOff" } },
+        lastState: { terminated: { reason: "OOMKilled", exitCode: 137, finishedAt: "2026-11-20T14:06:30Z" } },
+      },
     ]);
     expect(observed.link).toBe(`${cluster.url}/api/v1/namespaces/shop/pods`);
     expect(sent(before)).toEqual(["/api/v1/namespaces/shop/pods"]);
@@ -301,7 +346,12 @@ describe("kubernetes failures", () => {
     );
     const observed = await observe(request({ namespace: "shop", resource: "pods" }, {}, {}, server.url));
     const failed = redactedObservation(observed);
-    expect(failed).toEqual({ kind: "failed", reason: expect.stringMatching(/^Kubernetes answered 403 Forbidden: pods is forbidden: User "system:serviceaccount:pes:reader" cannot list .*\(Bearer \[redacted\]\)$/) });
+    expect(failed).toEqual({
+      kind: "failed",
+      reason: expect.stringMatching(
+        /^Kubernetes answered 403 Forbidden: pods is forbidden: User "system:serviceaccount:pes:reader" cannot list .*\(Bearer \[redacted\]\)$/,
+      ),
+    });
     expect(JSON.stringify(failed)).not.toContain(TOKEN);
   });
 
@@ -344,13 +394,45 @@ describe("kubernetes over TLS with the cluster's CA", () => {
     openssl("req", "-x509", ...ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "1", "-subj", "/CN=kubernetes-ca");
     openssl("req", ...ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=kube-apiserver");
     await writeFile(join(dir, "server.ext"), "subjectAltName=IP:127.0.0.1\n");
-    openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.pem", "-days", "1", "-extfile", "server.ext");
-    const apiServer = await startFakeKubernetes(objects, { token: TOKEN, https: { key: await readFile(join(dir, "server.key")), cert: await readFile(join(dir, "server.pem")) } });
-    const dataSource = KubernetesDataSource.parse({ type: "kubernetes", url: apiServer.url, tls: { ca: { file: join(dir, "ca.pem") } }, auth: { bearerToken: { env: "PES_TEST_K8S_TOKEN" } } });
+    openssl(
+      "x509",
+      "-req",
+      "-in",
+      "server.csr",
+      "-CA",
+      "ca.pem",
+      "-CAkey",
+      "ca.key",
+      "-CAcreateserial",
+      "-out",
+      "server.pem",
+      "-days",
+      "1",
+      "-extfile",
+      "server.ext",
+    );
+    const apiServer = await startFakeKubernetes(objects, {
+      token: TOKEN,
+      https: { key: await readFile(join(dir, "server.key")), cert: await readFile(join(dir, "server.pem")) },
+    });
+    const dataSource = KubernetesDataSource.parse({
+      type: "kubernetes",
+      url: apiServer.url,
+      tls: { ca: { file: join(dir, "ca.pem") } },
+      auth: { bearerToken: { env: "PES_TEST_K8S_TOKEN" } },
+    });
     const connection = connectDataSource(dataSource, resolveSecrets(dataSource, { env }).secrets);
     try {
       const spec = KubernetesAction.parse({ namespace: "shop", resource: "pods", name: "checkout" });
-      const found = await runKubernetesAction({ title: "Cluster", dataSource, spec, attributes: {}, window, signal: AbortSignal.timeout(10_000), ...connection });
+      const found = await runKubernetesAction({
+        title: "Cluster",
+        dataSource,
+        spec,
+        attributes: {},
+        window,
+        signal: AbortSignal.timeout(10_000),
+        ...connection,
+      });
       expect(names(found)).toEqual({ items: ["checkout-7f8-abc", "checkout-7f8-def", "checkout-5d9-old", "search-xyz"] });
     } finally {
       await connection.http.close();

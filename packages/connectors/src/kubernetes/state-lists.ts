@@ -52,7 +52,13 @@ export interface StateList {
   keep(state: KubernetesState, items: readonly unknown[]): boolean;
 }
 
-function objects<K extends Exclude<ListField, NameField>>(field: K, group: ApiGroup, plural: string, scope: ListScope, schema: z.ZodType<NonNullable<KubernetesState[K]>>): StateList {
+function objects<K extends Exclude<ListField, NameField>>(
+  field: K,
+  group: ApiGroup,
+  plural: string,
+  scope: ListScope,
+  schema: z.ZodType<NonNullable<KubernetesState[K]>>,
+): StateList {
   return {
     field,
     group,

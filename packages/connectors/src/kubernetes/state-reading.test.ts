@@ -3,7 +3,14 @@
 // trouble, another namespace, kube-system and the cluster's nodes and volumes. What the state means is
 // the analysis' (kubernetes-state-reading.ts); here: what is read, what is kept, what never is.
 import type { KubernetesStateObservation, Observation } from "@pes/contracts";
-import { type FakeContainerLog, type FakeKubernetesObjects, type FakeKubernetesOptions, type KubernetesObject, startFakeKubernetes, type TestHttpServer } from "@pes/local-services";
+import {
+  type FakeContainerLog,
+  type FakeKubernetesObjects,
+  type FakeKubernetesOptions,
+  type KubernetesObject,
+  startFakeKubernetes,
+  type TestHttpServer,
+} from "@pes/local-services";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ActionRequest, TimeWindow } from "../connector.js";
 import { resolveSecrets } from "../data-source-secrets.js";
@@ -45,12 +52,21 @@ const pod = (name: string, namespace: string, status: Record<string, unknown>, s
 });
 
 const namespaced = (namespace: string, kind: string, name: string, body: Record<string, unknown> = {}): KubernetesObject => ({
-  metadata: serverMeta(name, namespace, kind === "ConfigMap" || kind === "Secret" ? { annotations: { "kubectl.kubernetes.io/last-applied-configuration": lastApplied(kind, name) } } : {}),
+  metadata: serverMeta(
+    name,
+    namespace,
+    kind === "ConfigMap" || kind === "Secret" ? { annotations: { "kubectl.kubernetes.io/last-applied-configuration": lastApplied(kind, name) } } : {},
+  ),
   ...body,
 });
 /** `kubectl apply` keeps the whole applied object in an annotation: a Secret's data too, in clear. */
 function lastApplied(kind: string, name: string): string {
-  return JSON.stringify({ apiVersion: "v1", kind, metadata: { name }, ...(kind === "Secret" ? { stringData: { password: SECRET_VALUE } } : { data: { DATABASE_URL: CONFIG_VALUE } }) });
+  return JSON.stringify({
+    apiVersion: "v1",
+    kind,
+    metadata: { name },
+    ...(kind === "Secret" ? { stringData: { password: SECRET_VALUE } } : { data: { DATABASE_URL: CONFIG_VALUE } }),
+  });
 }
 
 const SHOP = {
@@ -73,9 +89,22 @@ const SHOP = {
     pod("search-6c4-xyz", "shop", { phase: "Running", containerStatuses: [{ name: "app", ready: false, restartCount: 0, state: running }] }),
     pod("web-5b7-pqr", "shop", {
       phase: "Pending",
-      conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable", message: "0/2 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }, 1 node(s) didn't match Pod's node affinity/selector." }],
+      conditions: [
+        {
+          type: "PodScheduled",
+          status: "False",
+          reason: "Unschedulable",
+          message:
+            "0/2 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }, 1 node(s) didn't match Pod's node affinity/selector.",
+        },
+      ],
     }),
-    pod("api-9d2-stu", "shop", { phase: "Pending", containerStatuses: [{ name: "app", ready: false, restartCount: 0, state: { waiting: { reason: "ImagePullBackOff", message: 'Back-off pulling image "api:v9"' } } }] }),
+    pod("api-9d2-stu", "shop", {
+      phase: "Pending",
+      containerStatuses: [
+        { name: "app", ready: false, restartCount: 0, state: { waiting: { reason: "ImagePullBackOff", message: 'Back-off pulling image "api:v9"' } } },
+      ],
+    }),
   ],
   events: [
     namespaced("shop", "Event", "web-5b7-pqr.1", {
@@ -92,7 +121,8 @@ const SHOP = {
     namespaced("shop", "Event", "checkout-7f8.2", {
       involvedObject: { kind: "ReplicaSet", name: "checkout-7f8", namespace: "shop" },
       reason: "FailedCreate",
-      message: 'pods "checkout-7f8-ghi" is forbidden: exceeded quota: compute, requested: limits.memory=256Mi, used: limits.memory=1Gi, limited: limits.memory=1Gi',
+      message:
+        'pods "checkout-7f8-ghi" is forbidden: exceeded quota: compute, requested: limits.memory=256Mi, used: limits.memory=1Gi, limited: limits.memory=1Gi',
       type: "Warning",
       count: 3,
       firstTimestamp: "2026-11-20T14:02:00Z",
@@ -102,7 +132,12 @@ const SHOP = {
   deployments: [
     namespaced("shop", "Deployment", "checkout", {
       spec: { replicas: 3, selector: { matchLabels: { app: "checkout" } }, template: template("checkout", "checkout:v1.42"), progressDeadlineSeconds: 600 },
-      status: { replicas: 3, readyReplicas: 1, unavailableReplicas: 2, conditions: [{ type: "Available", status: "False", reason: "MinimumReplicasUnavailable" }] },
+      status: {
+        replicas: 3,
+        readyReplicas: 1,
+        unavailableReplicas: 2,
+        conditions: [{ type: "Available", status: "False", reason: "MinimumReplicasUnavailable" }],
+      },
     }),
   ],
   replicaSets: [
@@ -123,29 +158,63 @@ const SHOP = {
         replicas: 1,
         serviceName: "db",
         template: template("db", "postgres:16"),
-        volumeClaimTemplates: [{ metadata: { name: "data", creationTimestamp: null }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "10Gi" } } }, status: { phase: "Pending" } }],
+        volumeClaimTemplates: [
+          {
+            metadata: { name: "data", creationTimestamp: null },
+            spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "10Gi" } } },
+            status: { phase: "Pending" },
+          },
+        ],
       },
       status: { replicas: 1, readyReplicas: 0 },
     }),
   ],
   services: [
-    namespaced("shop", "Service", "checkout", { spec: { type: "ClusterIP", selector: { app: "checkout" }, ports: [{ name: "http", port: 80, targetPort: "http", protocol: "TCP" }], clusterIP: "10.96.0.12", sessionAffinity: "None" } }),
+    namespaced("shop", "Service", "checkout", {
+      spec: {
+        type: "ClusterIP",
+        selector: { app: "checkout" },
+        ports: [{ name: "http", port: 80, targetPort: "http", protocol: "TCP" }],
+        clusterIP: "10.96.0.12",
+        sessionAffinity: "None",
+      },
+    }),
   ],
   endpointSlices: [
     {
       metadata: serverMeta("checkout-x1y2z", "shop", { labels: { "kubernetes.io/service-name": "checkout" } }),
       addressType: "IPv4",
       ports: [{ name: "http", port: 8080, protocol: "TCP" }],
-      endpoints: [{ addresses: ["10.1.0.7"], conditions: { ready: false, serving: false, terminating: false }, nodeName: "node-1", targetRef: { kind: "Pod", name: "checkout-7f8-abc", namespace: "shop" } }],
+      endpoints: [
+        {
+          addresses: ["10.1.0.7"],
+          conditions: { ready: false, serving: false, terminating: false },
+          nodeName: "node-1",
+          targetRef: { kind: "Pod", name: "checkout-7f8-abc", namespace: "shop" },
+        },
+      ],
     },
   ],
-  resourceQuotas: [namespaced("shop", "ResourceQuota", "compute", { spec: { hard: { "limits.memory": "1Gi" } }, status: { hard: { "limits.memory": "1Gi" }, used: { "limits.memory": "1Gi" } } })],
-  persistentVolumeClaims: [namespaced("shop", "PersistentVolumeClaim", "data-db-0", { spec: { accessModes: ["ReadWriteOnce"], storageClassName: "fast", resources: { requests: { storage: "10Gi" } } }, status: { phase: "Pending" } })],
+  resourceQuotas: [
+    namespaced("shop", "ResourceQuota", "compute", {
+      spec: { hard: { "limits.memory": "1Gi" } },
+      status: { hard: { "limits.memory": "1Gi" }, used: { "limits.memory": "1Gi" } },
+    }),
+  ],
+  persistentVolumeClaims: [
+    namespaced("shop", "PersistentVolumeClaim", "data-db-0", {
+      spec: { accessModes: ["ReadWriteOnce"], storageClassName: "fast", resources: { requests: { storage: "10Gi" } } },
+      status: { phase: "Pending" },
+    }),
+  ],
   serviceAccounts: [namespaced("shop", "ServiceAccount", "default"), namespaced("shop", "ServiceAccount", "checkout")],
   configMaps: [namespaced("shop", "ConfigMap", "checkout-config", { data: { DATABASE_URL: CONFIG_VALUE } })],
   secrets: [
     namespaced("shop", "Secret", "db-creds", { type: "Opaque", data: { password: base64(SECRET_VALUE) } }),
-    namespaced("shop", "Secret", "registry", { type: "kubernetes.io/dockerconfigjson", data: { ".dockerconfigjson": base64(JSON.stringify({ auths: { r: { password: SECRET_VALUE } } })) } }),
+    namespaced("shop", "Secret", "registry", {
+      type: "kubernetes.io/dockerconfigjson",
+      data: { ".dockerconfigjson": base64(JSON.stringify({ auths: { r: { password: SECRET_VALUE } } })) },
+    }),
   ],
 };
 const OTHER_NAMESPACE = {
@@ -155,24 +224,54 @@ const OTHER_NAMESPACE = {
 };
 const CLUSTER = {
   nodes: [
-    { metadata: serverMeta("node-1", undefined), spec: { podCIDR: "10.1.0.0/24" }, status: { conditions: [{ type: "Ready", status: "True", lastHeartbeatTime: "2026-11-20T14:07:50Z" }], allocatable: { cpu: "3900m", memory: "15Gi", pods: "110" }, images: [{ names: ["big"] }] } },
+    {
+      metadata: serverMeta("node-1", undefined),
+      spec: { podCIDR: "10.1.0.0/24" },
+      status: {
+        conditions: [{ type: "Ready", status: "True", lastHeartbeatTime: "2026-11-20T14:07:50Z" }],
+        allocatable: { cpu: "3900m", memory: "15Gi", pods: "110" },
+        images: [{ names: ["big"] }],
+      },
+    },
     {
       metadata: serverMeta("node-2", undefined),
       spec: { unschedulable: true, taints: [{ key: "node.kubernetes.io/not-ready", effect: "NoSchedule", timeAdded: null }] },
       status: { conditions: [{ type: "Ready", status: "Unknown", reason: "NodeStatusUnknown", message: "Kubelet stopped posting node status." }] },
     },
   ],
-  persistentVolumes: [{ metadata: serverMeta("pv-1", undefined), spec: { capacity: { storage: "5Gi" }, accessModes: ["ReadWriteOnce"], storageClassName: "slow", claimRef: null }, status: { phase: "Available" } }],
-  storageClasses: [{ metadata: serverMeta("slow", undefined), provisioner: "kubernetes.io/no-provisioner", volumeBindingMode: "WaitForFirstConsumer", reclaimPolicy: "Delete" }],
+  persistentVolumes: [
+    {
+      metadata: serverMeta("pv-1", undefined),
+      spec: { capacity: { storage: "5Gi" }, accessModes: ["ReadWriteOnce"], storageClassName: "slow", claimRef: null },
+      status: { phase: "Available" },
+    },
+  ],
+  storageClasses: [
+    {
+      metadata: serverMeta("slow", undefined),
+      provisioner: "kubernetes.io/no-provisioner",
+      volumeBindingMode: "WaitForFirstConsumer",
+      reclaimPolicy: "Delete",
+    },
+  ],
 };
 const KUBE_SYSTEM = {
   pods: [
-    pod("kube-apiserver-cp-1", "kube-system", { phase: "Running", containerStatuses: [{ name: "kube-apiserver", ready: true, restartCount: 0, state: running }] }),
+    pod("kube-apiserver-cp-1", "kube-system", {
+      phase: "Running",
+      containerStatuses: [{ name: "kube-apiserver", ready: true, restartCount: 0, state: running }],
+    }),
     pod("kube-proxy-node-2", "kube-system", { phase: "Running", containerStatuses: [{ name: "kube-proxy", ready: false, restartCount: 2, state: running }] }),
   ],
 };
 const LOGS: FakeContainerLog[] = [
-  { namespace: "shop", pod: "checkout-7f8-abc", container: "app", lines: ["starting checkout"], previous: [...Array.from({ length: 80 }, (_, index) => `line ${index}`), "fatal error: runtime: out of memory"] },
+  {
+    namespace: "shop",
+    pod: "checkout-7f8-abc",
+    container: "app",
+    lines: ["starting checkout"],
+    previous: [...Array.from({ length: 80 }, (_, index) => `line ${index}`), "fatal error: runtime: out of memory"],
+  },
   { namespace: "shop", pod: "search-6c4-xyz", container: "app", lines: ["GET /healthz 503 index not loaded"] },
 ];
 
@@ -215,7 +314,11 @@ async function startCluster(options: FakeKubernetesOptions, seeded: FakeKubernet
   return server;
 }
 
-function request(url: string, overrides: Partial<ActionRequest<KubernetesDataSource, KubernetesAction>> = {}, action: unknown = { namespace: "{{namespace}}", resource: "state" }) {
+function request(
+  url: string,
+  overrides: Partial<ActionRequest<KubernetesDataSource, KubernetesAction>> = {},
+  action: unknown = { namespace: "{{namespace}}", resource: "state" },
+) {
   const dataSource = KubernetesDataSource.parse({ type: "kubernetes", url, auth: { bearerToken: { env: "PES_TEST_K8S_TOKEN" } } });
   return {
     title: "Cluster state",
@@ -306,22 +409,61 @@ describe("kubernetes state", () => {
       state: { waiting: { reason: "CrashLoopBackOff", message: "back-off 40s restarting failed container" } },
       lastState: { terminated: { reason: "OOMKilled", exitCode: 137, finishedAt: "2026-11-20T14:06:30Z" } },
     });
-    expect(crashing?.status?.conditions).toEqual([{ type: "Ready", status: "False", reason: "ContainersNotReady", lastTransitionTime: "2026-11-20T14:03:00Z" }]);
+    expect(crashing?.status?.conditions).toEqual([
+      { type: "Ready", status: "False", reason: "ContainersNotReady", lastTransitionTime: "2026-11-20T14:03:00Z" },
+    ]);
     expect(crashing?.spec).toMatchObject({ serviceAccountName: "checkout", nodeName: "node-1" });
-    expect(state.pods?.[3]?.status?.conditions?.[0]).toMatchObject({ type: "PodScheduled", reason: "Unschedulable", message: expect.stringContaining("untolerated taint") });
-    expect(state.events?.[1]).toMatchObject({ reason: "FailedCreate", count: 3, firstTimestamp: "2026-11-20T14:02:00Z", lastTimestamp: "2026-11-20T14:05:00Z", message: expect.stringContaining("exceeded quota: compute") });
-    expect(state.deployments?.[0]).toMatchObject({ spec: { replicas: 3, template: { metadata: { labels: { app: "checkout" } } } }, status: { readyReplicas: 1, unavailableReplicas: 2 } });
+    expect(state.pods?.[3]?.status?.conditions?.[0]).toMatchObject({
+      type: "PodScheduled",
+      reason: "Unschedulable",
+      message: expect.stringContaining("untolerated taint"),
+    });
+    expect(state.events?.[1]).toMatchObject({
+      reason: "FailedCreate",
+      count: 3,
+      firstTimestamp: "2026-11-20T14:02:00Z",
+      lastTimestamp: "2026-11-20T14:05:00Z",
+      message: expect.stringContaining("exceeded quota: compute"),
+    });
+    expect(state.deployments?.[0]).toMatchObject({
+      spec: { replicas: 3, template: { metadata: { labels: { app: "checkout" } } } },
+      status: { readyReplicas: 1, unavailableReplicas: 2 },
+    });
     expect(state.replicaSets?.[0]?.metadata.annotations).toEqual({ "deployment.kubernetes.io/revision": "7" });
     expect(state.statefulSets?.[0]?.spec.volumeClaimTemplates?.[0]?.metadata).toEqual({ name: "data" });
     expect(state.endpointSlices?.[0]?.endpoints?.[0]?.conditions).toEqual({ ready: false, serving: false });
     expect(state.resourceQuotas?.[0]?.status).toEqual({ hard: { "limits.memory": "1Gi" }, used: { "limits.memory": "1Gi" } });
-    expect(state.nodes?.[1]).toMatchObject({ spec: { unschedulable: true, taints: [{ key: "node.kubernetes.io/not-ready", effect: "NoSchedule" }] }, status: { conditions: [{ status: "Unknown", reason: "NodeStatusUnknown" }] } });
+    expect(state.nodes?.[1]).toMatchObject({
+      spec: { unschedulable: true, taints: [{ key: "node.kubernetes.io/not-ready", effect: "NoSchedule" }] },
+      status: { conditions: [{ status: "Unknown", reason: "NodeStatusUnknown" }] },
+    });
     expect(state.nodes?.[0]?.status?.allocatable).toEqual({ cpu: "3900m", memory: "15Gi", pods: "110" });
-    expect(state.persistentVolumes?.[0]?.spec).toEqual({ capacity: { storage: "5Gi" }, accessModes: ["ReadWriteOnce"], storageClassName: "slow", claimRef: null });
-    expect(state.storageClasses?.[0]).toEqual({ metadata: expect.objectContaining({ name: "slow" }), provisioner: "kubernetes.io/no-provisioner", volumeBindingMode: "WaitForFirstConsumer" });
+    expect(state.persistentVolumes?.[0]?.spec).toEqual({
+      capacity: { storage: "5Gi" },
+      accessModes: ["ReadWriteOnce"],
+      storageClassName: "slow",
+      claimRef: null,
+    });
+    expect(state.storageClasses?.[0]).toEqual({
+      metadata: expect.objectContaining({ name: "slow" }),
+      provisioner: "kubernetes.io/no-provisioner",
+      volumeBindingMode: "WaitForFirstConsumer",
+    });
 
     const text = JSON.stringify(state);
-    for (const dropped of ["managedFields", "resourceVersion", "qosClass", "dnsPolicy", "containerID", "lastProbeTime", "reportingComponent", "sessionAffinity", "images", "timeAdded", "terminationMessagePath"]) {
+    for (const dropped of [
+      "managedFields",
+      "resourceVersion",
+      "qosClass",
+      "dnsPolicy",
+      "containerID",
+      "lastProbeTime",
+      "reportingComponent",
+      "sessionAffinity",
+      "images",
+      "timeAdded",
+      "terminationMessagePath",
+    ]) {
       expect(text, dropped).not.toContain(dropped);
     }
   });
@@ -352,13 +494,21 @@ describe("kubernetes state", () => {
     const before = cluster.requests.length;
     const state = asState(await readState(cluster.url));
     expect(state.containerLogs).toEqual([
-      { pod: "checkout-7f8-abc", container: "app", previous: true, lines: [...Array.from({ length: LOG_TAIL_LINES - 1 }, (_, index) => `line ${index + 81 - LOG_TAIL_LINES}`), "fatal error: runtime: out of memory"] },
+      {
+        pod: "checkout-7f8-abc",
+        container: "app",
+        previous: true,
+        lines: [...Array.from({ length: LOG_TAIL_LINES - 1 }, (_, index) => `line ${index + 81 - LOG_TAIL_LINES}`), "fatal error: runtime: out of memory"],
+      },
       { pod: "search-6c4-xyz", container: "app", lines: ["GET /healthz 503 index not loaded"] },
     ]);
     const logs = cluster.requests.slice(before).filter((seen) => seen.url.includes("/log?"));
     expect(logs.map((seen) => new URL(seen.url, "http://x")).map((url) => [url.pathname, Object.fromEntries(url.searchParams)])).toEqual(
       expect.arrayContaining([
-        ["/api/v1/namespaces/shop/pods/checkout-7f8-abc/log", { container: "app", tailLines: String(LOG_TAIL_LINES), limitBytes: expect.any(String), previous: "true" }],
+        [
+          "/api/v1/namespaces/shop/pods/checkout-7f8-abc/log",
+          { container: "app", tailLines: String(LOG_TAIL_LINES), limitBytes: expect.any(String), previous: "true" },
+        ],
         ["/api/v1/namespaces/shop/pods/search-6c4-xyz/log", { container: "app", tailLines: String(LOG_TAIL_LINES), limitBytes: expect.any(String) }],
       ]),
     );
@@ -369,9 +519,14 @@ describe("kubernetes state", () => {
     const crashing = Array.from({ length: MAX_CONTAINER_LOGS + 3 }, (_, index) =>
       pod(`crash-${index}`, "shop", { phase: "Running", containerStatuses: [{ name: "app", ready: false, restartCount: index + 1, state: running }] }),
     );
-    const server = await startCluster({}, { pods: crashing, logs: crashing.map((item) => ({ namespace: "shop", pod: item.metadata.name, container: "app", lines: [], previous: ["boom"] })) });
+    const server = await startCluster(
+      {},
+      { pods: crashing, logs: crashing.map((item) => ({ namespace: "shop", pod: item.metadata.name, container: "app", lines: [], previous: ["boom"] })) },
+    );
     const state = asState(await readState(server.url));
-    expect(state.containerLogs?.map((log) => log.pod)).toEqual(Array.from({ length: MAX_CONTAINER_LOGS }, (_, index) => `crash-${MAX_CONTAINER_LOGS + 2 - index}`));
+    expect(state.containerLogs?.map((log) => log.pod)).toEqual(
+      Array.from({ length: MAX_CONTAINER_LOGS }, (_, index) => `crash-${MAX_CONTAINER_LOGS + 2 - index}`),
+    );
   });
 
   it("leaves out a list the token may not read (403), and reads the rest", async () => {
@@ -398,15 +553,26 @@ describe("kubernetes state", () => {
   it("fails with the API server's words when every list is refused, or one fails otherwise", async () => {
     const everything = STATE_LISTS.map((list) => list.plural);
     const refusing = await startCluster({ forbidden: everything });
-    expect(await readState(refusing.url)).toEqual({ kind: "failed", reason: expect.stringMatching(/^Kubernetes answered 403 Forbidden: .* is forbidden: User "system:serviceaccount:pes:pes" cannot list/) });
+    expect(await readState(refusing.url)).toEqual({
+      kind: "failed",
+      reason: expect.stringMatching(/^Kubernetes answered 403 Forbidden: .* is forbidden: User "system:serviceaccount:pes:pes" cannot list/),
+    });
 
     const wrongToken = await startFakeKubernetes(objects, { token: "another" });
     extra.push(wrongToken);
-    expect(await readState(wrongToken.url)).toEqual({ kind: "failed", reason: expect.stringMatching(/^pods of shop: Kubernetes answered 401 Unauthorized: Unauthorized$/) });
+    expect(await readState(wrongToken.url)).toEqual({
+      kind: "failed",
+      reason: expect.stringMatching(/^pods of shop: Kubernetes answered 401 Unauthorized: Unauthorized$/),
+    });
   });
 
   it("asks for no more than the limit and keeps no more, of a namespace with more", async () => {
-    const many = Array.from({ length: MAX_OBJECTS_PER_LIST + 20 }, (_, index) => pod(`busy-${String(index).padStart(4, "0")}`, "shop", { phase: "Running", containerStatuses: [{ name: "app", ready: true, restartCount: 0, state: running }] }));
+    const many = Array.from({ length: MAX_OBJECTS_PER_LIST + 20 }, (_, index) =>
+      pod(`busy-${String(index).padStart(4, "0")}`, "shop", {
+        phase: "Running",
+        containerStatuses: [{ name: "app", ready: true, restartCount: 0, state: running }],
+      }),
+    );
     const big = await startCluster({}, { pods: many });
     const before = big.requests.length;
     const state = asState(await readState(big.url));
@@ -428,7 +594,9 @@ describe("kubernetes state", () => {
 
   it("takes neither name nor selector", () => {
     expect(KubernetesAction.safeParse({ namespace: "shop", resource: "state" }).success).toBe(true);
-    expect(KubernetesAction.safeParse({ namespace: "shop", resource: "state", name: "checkout" }).error?.issues[0]?.message).toMatch(/neither name nor selector/);
+    expect(KubernetesAction.safeParse({ namespace: "shop", resource: "state", name: "checkout" }).error?.issues[0]?.message).toMatch(
+      /neither name nor selector/,
+    );
     expect(KubernetesAction.safeParse({ namespace: "shop", resource: "state", selector: { app: "checkout" } }).success).toBe(false);
     expect(KubernetesAction.safeParse({ resource: "state" }).success).toBe(false);
   });

@@ -24,7 +24,10 @@ const AnyList = z.object({ items: z.array(z.unknown()).nullable() });
  * signal. A list the token may not read (403) is left out, as are the logs when none may be read; the
  * observation fails when every list is refused, on any other error (naming the list), or at the deadline.
  */
-export async function readState(request: FetchRequest<KubernetesDataSource, KubernetesAction>, headers: Readonly<Record<string, string>>): Promise<KubernetesStateObservation | Failure> {
+export async function readState(
+  request: FetchRequest<KubernetesDataSource, KubernetesAction>,
+  headers: Readonly<Record<string, string>>,
+): Promise<KubernetesStateObservation | Failure> {
   const { dataSource, query: action } = request;
   const { namespace } = action;
   // Stops the reads still in flight once one has failed the observation.
@@ -48,7 +51,8 @@ export async function readState(request: FetchRequest<KubernetesDataSource, Kube
       else fail(`${list.plural}${scope === undefined ? "" : ` of ${scope}`}: ${answer.reason}`);
       return;
     }
-    if (!list.keep(state, (answer.items ?? []).slice(0, list.limit))) fail(`${list.plural}${scope === undefined ? "" : ` of ${scope}`}: ${TARGET} answered in a shape this connector does not know`);
+    if (!list.keep(state, (answer.items ?? []).slice(0, list.limit)))
+      fail(`${list.plural}${scope === undefined ? "" : ` of ${scope}`}: ${TARGET} answered in a shape this connector does not know`);
   };
   const reads = STATE_LISTS.map(async (list) => {
     await readList(list);
@@ -110,7 +114,8 @@ export function logTargets(pods: readonly Pod[]): LogTarget[] {
     for (const status of statuses) {
       const target = { pod: pod.metadata.name, container: status.name, restarts: status.restartCount };
       if (status.restartCount > 0) targets.push({ ...target, previous: true });
-      else if (status.ready !== true && (status.state?.running !== undefined || (status.state?.terminated?.exitCode ?? 0) !== 0)) targets.push({ ...target, previous: false });
+      else if (status.ready !== true && (status.state?.running !== undefined || (status.state?.terminated?.exitCode ?? 0) !== 0))
+        targets.push({ ...target, previous: false });
     }
   }
   // The most restarted first; a stable sort keeps the pods' order among equals.
@@ -121,7 +126,13 @@ export function logTargets(pods: readonly Pod[]): LogTarget[] {
  * The last lines of each target container; a log that cannot be read (gone with its node, refused) is
  * left out, and all of them are when every read was refused (the token may not get `pods/log`).
  */
-async function readLogs(client: KubernetesClient, run: Run, dataSource: KubernetesDataSource, namespace: string, pods: readonly Pod[]): Promise<ContainerLog[] | undefined> {
+async function readLogs(
+  client: KubernetesClient,
+  run: Run,
+  dataSource: KubernetesDataSource,
+  namespace: string,
+  pods: readonly Pod[],
+): Promise<ContainerLog[] | undefined> {
   const targets = logTargets(pods);
   let refused = 0;
   const read = async ({ pod, container, previous }: LogTarget): Promise<ContainerLog | undefined> => {

@@ -24,7 +24,8 @@ import { lokiConnector } from "./definition.js";
 import type { LokiAction, LokiDataSource } from "./schema.js";
 
 /** Runs an action as the worker does: the selector filled with LogQL string literals, then the fetch. */
-const runLokiAction = (request: ActionRequest<LokiDataSource, LokiAction>): Promise<Observed> => runConnectorAction(lokiConnector.definition, lokiRuntime, request);
+const runLokiAction = (request: ActionRequest<LokiDataSource, LokiAction>): Promise<Observed> =>
+  runConnectorAction(lokiConnector.definition, lokiRuntime, request);
 
 // A fixed past incident: checkout cannot reach its database from 14:05 UTC.
 const ONSET = Date.parse("2026-11-20T14:05:00Z");
@@ -57,8 +58,14 @@ function entries(everyMs: number, line: (index: number) => string, from = window
 const streams: FakeLokiStream[] = [
   { labels: { app: "checkout", env: "prod" }, entries: entries(2_000, (i) => `level=info msg="GET /api/cart" status=200 duration=${(i * 37) % 300}ms`) },
   { labels: { app: "checkout", env: "prod" }, entries: entries(180_000, (i) => `level=error msg="payment retry" attempt=${i % 3} error="timeout after 2s"`) },
-  { labels: { app: "checkout", env: "prod" }, entries: entries(4_000, (i) => `level=error msg="query failed" error="dial tcp 10.0.3.${7 + (i % 2)}:5432: connect: connection refused"`, ONSET + 1_000) },
-  { labels: { app: "search", env: "prod" }, entries: entries(3_000, () => `level=error msg="query failed" error="dial tcp 10.0.9.1:5432: connect: connection refused"`) },
+  {
+    labels: { app: "checkout", env: "prod" },
+    entries: entries(4_000, (i) => `level=error msg="query failed" error="dial tcp 10.0.3.${7 + (i % 2)}:5432: connect: connection refused"`, ONSET + 1_000),
+  },
+  {
+    labels: { app: "search", env: "prod" },
+    entries: entries(3_000, () => `level=error msg="query failed" error="dial tcp 10.0.9.1:5432: connect: connection refused"`),
+  },
 ];
 
 /** The requests of one action (sent in parallel, so seen in any order): the count query first, then by start. */
@@ -80,7 +87,11 @@ function seen(observation: Observation): { total: number; lines: string[]; label
   };
 }
 
-function request(dataSource: LokiDataSource, spec: Partial<LokiAction> = {}, overrides: Partial<ActionRequest<LokiDataSource, LokiAction>> = {}): ActionRequest<LokiDataSource, LokiAction> {
+function request(
+  dataSource: LokiDataSource,
+  spec: Partial<LokiAction> = {},
+  overrides: Partial<ActionRequest<LokiDataSource, LokiAction>> = {},
+): ActionRequest<LokiDataSource, LokiAction> {
   return {
     title: "Error logs of checkout",
     dataSource,
@@ -140,7 +151,12 @@ describe("runLokiAction against a fake Loki", () => {
     ]);
     const parameters = sent.map((item) => Object.fromEntries(new URL(item.url, loki.url).searchParams));
     // Each count is of the minute that ends at its time: from the window's first minute to past its end.
-    expect(parameters[0]).toEqual({ query: expect.any(String), start: NS(window.start.getTime() + 60_000), end: NS(window.end.getTime() + 60_000), step: "60" });
+    expect(parameters[0]).toEqual({
+      query: expect.any(String),
+      start: NS(window.start.getTime() + 60_000),
+      end: NS(window.end.getTime() + 60_000),
+      step: "60",
+    });
     // The incident phase starts 5 minutes before the issue time; Loki's end is exclusive, the window's is not.
     const split = window.time.getTime() - 5 * 60_000;
     expect(parameters[1]).toEqual({ query: expect.any(String), start: NS(window.start.getTime()), end: NS(split), limit: "1000", direction: "backward" });
@@ -152,7 +168,15 @@ describe("runLokiAction against a fake Loki", () => {
     expect(JSON.parse(link.searchParams.get("panes") ?? "")).toEqual({
       a: {
         datasource: "loki-uid",
-        queries: [{ refId: "A", datasource: { type: "loki", uid: "loki-uid" }, expr: '{app="checkout", env="prod"} |= "level=error"', queryType: "range", editorMode: "code" }],
+        queries: [
+          {
+            refId: "A",
+            datasource: { type: "loki", uid: "loki-uid" },
+            expr: '{app="checkout", env="prod"} |= "level=error"',
+            queryType: "range",
+            editorMode: "code",
+          },
+        ],
         range: { from: String(window.start.getTime()), to: String(window.end.getTime()) },
       },
     });
@@ -166,7 +190,10 @@ describe("runLokiAction against a fake Loki", () => {
 
   it("fails with Loki's own words on a query it cannot parse", async () => {
     const observed = await runLokiAction(request({ type: "loki", url: loki.url, tenant: "acme" }, { selector: "{app={{service}}} |= error" }));
-    expect(observed.observation).toEqual({ kind: "failed", reason: expect.stringMatching(/^Loki answered 400: parse error at line 1, col \d+: syntax error: /) });
+    expect(observed.observation).toEqual({
+      kind: "failed",
+      reason: expect.stringMatching(/^Loki answered 400: parse error at line 1, col \d+: syntax error: /),
+    });
   });
 
   it("fails with Loki's answer to a missing tenant", async () => {
@@ -175,8 +202,35 @@ describe("runLokiAction against a fake Loki", () => {
 
   describe("with hostile attribute values", () => {
     const hostile = [
-      '"} or vector(1) #', '"', "'", "`", "{", "}", "}}", "{{x}}", "{{service}}", "|", '|= "x"', "\\", 'a\\"b', "\\x41", "a\nb", "a\rb", "a\u0000b",
-      "..", ".", "*", ".*", "%2e%2e", "/", "?", "#", "# comment", "ünïcödé ✓ 😀 中文", ")", "[5m]",
+      '"} or vector(1) #',
+      '"',
+      "'",
+      "`",
+      "{",
+      "}",
+      "}}",
+      "{{x}}",
+      "{{service}}",
+      "|",
+      '|= "x"',
+      "\\",
+      'a\\"b',
+      "\\x41",
+      "a\nb",
+      "a\rb",
+      "a\u0000b",
+      "..",
+      ".",
+      "*",
+      ".*",
+      "%2e%2e",
+      "/",
+      "?",
+      "#",
+      "# comment",
+      "ünïcödé ✓ 😀 中文",
+      ")",
+      "[5m]",
     ];
 
     it.each(hostile)("%j selects its stream and its lines exactly, never more", async (value) => {
@@ -190,7 +244,11 @@ describe("runLokiAction against a fake Loki", () => {
       });
       try {
         const observed = await runLokiAction(
-          request({ type: "loki", url: onlyThis.url }, { selector: '{app={{service}}, env="prod"} |= {{needle}}' }, { attributes: { service: value, needle: value } }),
+          request(
+            { type: "loki", url: onlyThis.url },
+            { selector: '{app={{service}}, env="prod"} |= {{needle}}' },
+            { attributes: { service: value, needle: value } },
+          ),
         );
         // The query is the template with each value as one Go string literal, exactly.
         const literal = JSON.stringify(value);
@@ -211,9 +269,16 @@ describe("runLokiAction against a fake Loki", () => {
     });
 
     it.each(hostile)("%j stays literal in a |regex matcher", async (value) => {
-      const recorder = await startFakeLoki({ streams: [{ labels: { app: value }, entries: entries(20_000, () => "hit", ONSET) }, { labels: { app: `${value}${value}` }, entries: entries(5_000, () => "miss", ONSET) }] });
+      const recorder = await startFakeLoki({
+        streams: [
+          { labels: { app: value }, entries: entries(20_000, () => "hit", ONSET) },
+          { labels: { app: `${value}${value}` }, entries: entries(5_000, () => "miss", ONSET) },
+        ],
+      });
       try {
-        const observed = await runLokiAction(request({ type: "loki", url: recorder.url }, { selector: "{app=~{{service|regex}}}" }, { attributes: { service: value } }));
+        const observed = await runLokiAction(
+          request({ type: "loki", url: recorder.url }, { selector: "{app=~{{service|regex}}}" }, { attributes: { service: value } }),
+        );
         expect(new Set(seen(observed.observation).lines)).toEqual(new Set(["hit"]));
       } finally {
         await recorder.close();
@@ -222,10 +287,13 @@ describe("runLokiAction against a fake Loki", () => {
 
     it("refuses a placeholder inside the author's quotes, sending nothing", async () => {
       const before = loki.requests.length;
-      const observed = await runLokiAction(request({ type: "loki", url: loki.url }, { selector: '{app="{{service}}"}' }, { attributes: { service: "} or vector(1) #" } }));
+      const observed = await runLokiAction(
+        request({ type: "loki", url: loki.url }, { selector: '{app="{{service}}"}' }, { attributes: { service: "} or vector(1) #" } }),
+      );
       expect(observed.observation).toEqual({
         kind: "failed",
-        reason: "could not build the query: placeholder {{service}} is inside a string literal: write it without quotes (each value becomes a string literal of its own)",
+        reason:
+          "could not build the query: placeholder {{service}} is inside a string literal: write it without quotes (each value becomes a string literal of its own)",
       });
       expect(loki.requests).toHaveLength(before);
     });
@@ -253,18 +321,38 @@ describe("runLokiAction on the wire", () => {
       response.end(JSON.stringify({ status: "success", data: { resultType: seen.url.includes("count_over_time") ? "matrix" : "streams", result: [] } }));
     });
     env.PES_TEST_LOKI_TOKEN = "pa:ss";
-    const observed = await runLokiAction(request({ type: "loki", url: server.url, auth: { basic: { username: "reader", password: { env: "PES_TEST_LOKI_TOKEN" } } } }));
+    const observed = await runLokiAction(
+      request({ type: "loki", url: server.url, auth: { basic: { username: "reader", password: { env: "PES_TEST_LOKI_TOKEN" } } } }),
+    );
     expect(observed.observation).toEqual({ kind: "logs", streams: [], counts: [] });
     expect(server.requests.map((item) => item.headers.authorization)).toEqual(Array(3).fill(`Basic ${Buffer.from("reader:pa:ss").toString("base64")}`));
     expect(server.requests.every((item) => item.headers["x-scope-orgid"] === undefined)).toBe(true);
   });
 
   it.each([
-    ["a plain-text error", 400, "text/plain", "parse error at line 1, col 12: syntax error: unexpected IDENTIFIER\n", "Loki answered 400: parse error at line 1, col 12: syntax error: unexpected IDENTIFIER"],
-    ["a JSON error from a gateway", 400, "application/json", JSON.stringify({ status: "error", errorType: "bad_data", error: "invalid parameter \"limit\"" }), 'Loki answered 400: invalid parameter "limit"'],
+    [
+      "a plain-text error",
+      400,
+      "text/plain",
+      "parse error at line 1, col 12: syntax error: unexpected IDENTIFIER\n",
+      "Loki answered 400: parse error at line 1, col 12: syntax error: unexpected IDENTIFIER",
+    ],
+    [
+      "a JSON error from a gateway",
+      400,
+      "application/json",
+      JSON.stringify({ status: "error", errorType: "bad_data", error: 'invalid parameter "limit"' }),
+      'Loki answered 400: invalid parameter "limit"',
+    ],
     ["an empty error", 502, "text/plain", "", "Loki answered HTTP 502 Bad Gateway"],
     ["a success that is not JSON", 200, "text/html", "<html>login</html>", "Loki answered with something that is not JSON"],
-    ["a success in another shape", 200, "application/json", JSON.stringify({ status: "success", data: { resultType: "vector", result: [] } }), "Loki answered the count query in a shape this connector does not know"],
+    [
+      "a success in another shape",
+      200,
+      "application/json",
+      JSON.stringify({ status: "success", data: { resultType: "vector", result: [] } }),
+      "Loki answered the count query in a shape this connector does not know",
+    ],
   ])("fails on %s, in plain words", async (_case, status, contentType, body, expected) => {
     server = await startTestHttpServer((_request, response) => {
       response.writeHead(status, { "content-type": contentType });
@@ -299,9 +387,15 @@ describe("runLokiAction on the wire", () => {
     expect(failed).toEqual({ kind: "failed", reason: "Loki answered 403: forbidden: Bearer [redacted]" });
 
     // A log line that holds the token (an access log of the proxy in front of Loki, say).
-    const echoing = await startFakeLoki({ streams: [{ labels: { app: "checkout", env: "prod" }, entries: entries(10_000, (i) => `level=error auth failed for Bearer s3cret-loki-token #${i}`, ONSET) }] });
+    const echoing = await startFakeLoki({
+      streams: [
+        { labels: { app: "checkout", env: "prod" }, entries: entries(10_000, (i) => `level=error auth failed for Bearer s3cret-loki-token #${i}`, ONSET) },
+      ],
+    });
     try {
-      const observed = redactedObservation(await runLokiAction(request({ type: "loki", url: echoing.url, auth: { bearerToken: { env: "PES_TEST_LOKI_TOKEN" } } })));
+      const observed = redactedObservation(
+        await runLokiAction(request({ type: "loki", url: echoing.url, auth: { bearerToken: { env: "PES_TEST_LOKI_TOKEN" } } })),
+      );
       expect(JSON.stringify(observed)).not.toContain("s3cret-loki-token");
       expect(seen(observed).lines).toContain("level=error auth failed for Bearer [redacted] #0");
     } finally {

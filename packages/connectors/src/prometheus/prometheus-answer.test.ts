@@ -29,7 +29,9 @@ describe("splitAnswer", () => {
         fc.option(fc.array(fc.string({ unit: "binary" }), { maxLength: 2 }), { nil: undefined }),
         fc.constantFrom(undefined, 0, 2, "\t"),
         (data, dataFirst, warnings, indent) => {
-          const answer = dataFirst ? { data, status: "success", ...(warnings ? { warnings } : {}) } : { status: "success", ...(warnings ? { warnings } : {}), data };
+          const answer = dataFirst
+            ? { data, status: "success", ...(warnings ? { warnings } : {}) }
+            : { status: "success", ...(warnings ? { warnings } : {}), data };
           const text = JSON.stringify(answer, null, indent);
           expect(rebuilt(text)).toEqual(JSON.parse(text));
         },
@@ -38,7 +40,8 @@ describe("splitAnswer", () => {
   });
 
   it("finds the result among keys that look like it, and after a byte-order mark", () => {
-    const text = '\uFEFF{"stats":{"result":[{"x":1}]},"data":{"result":[{"metric":{"k":"\\"result\\":["},"values":[]}],"resultType":"matrix"},"status":"success"}';
+    const text =
+      '\uFEFF{"stats":{"result":[{"x":1}]},"data":{"result":[{"metric":{"k":"\\"result\\":["},"values":[]}],"resultType":"matrix"},"status":"success"}';
     expect(rebuilt(text)).toEqual(JSON.parse(text.slice(1)));
     expect(splitAnswer(Buffer.from(text))?.elements).toHaveLength(1);
   });

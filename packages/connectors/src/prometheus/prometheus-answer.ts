@@ -98,4 +98,3 @@ export function splitAnswer(body: Buffer): SplitAnswer | undefined {
     elements,
   };
 }
-

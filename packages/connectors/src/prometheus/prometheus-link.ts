@@ -10,7 +10,13 @@ import type { PrometheusDataSource } from "./schema.js";
  */
 export function prometheusLink(dataSource: PrometheusDataSource, query: string, window: TimeWindow, limit?: string): string {
   const queries = limit === undefined ? [query] : [query, limit];
-  if (dataSource.grafana !== undefined) return grafanaExploreLink(dataSource.grafana, "prometheus", queries.map((expr) => ({ expr })), window);
+  if (dataSource.grafana !== undefined)
+    return grafanaExploreLink(
+      dataSource.grafana,
+      "prometheus",
+      queries.map((expr) => ({ expr })),
+      window,
+    );
   const params = queries.flatMap((expr, index) => [
     `g${index}.expr=${encodeURIComponent(expr)}`,
     `g${index}.tab=0`,

@@ -86,9 +86,7 @@ describe("promqlRegexString", () => {
 describe("promqlEncoder", () => {
   it("fills {{x}} with a string literal and {{x|regex}} with an escaped one", () => {
     const attributes = { service: 'a"b', pattern: "a.b" };
-    expect(fillTemplate("up{service={{service}}, x=~{{pattern|regex}}}", attributes, promqlEncoder)).toBe(
-      'up{service="a\\"b", x=~"a\\\\.b"}',
-    );
+    expect(fillTemplate("up{service={{service}}, x=~{{pattern|regex}}}", attributes, promqlEncoder)).toBe('up{service="a\\"b", x=~"a\\\\.b"}');
   });
 
   it("refuses filters it does not know", () => {
@@ -150,9 +148,12 @@ describe("escaped values in the real Prometheus parser", () => {
 
   it("property: any value is the value of one label matcher in the real parser", async () => {
     await fc.assert(
-      fc.asyncProperty(ANY_VALUE.filter((value) => value !== ""), async (value) => {
-        expect(await matcherLabels('absent(pes_no_such_metric{service={{value}}, env="prod"})', value)).toEqual({ service: value, env: "prod" });
-      }),
+      fc.asyncProperty(
+        ANY_VALUE.filter((value) => value !== ""),
+        async (value) => {
+          expect(await matcherLabels('absent(pes_no_such_metric{service={{value}}, env="prod"})', value)).toEqual({ service: value, env: "prod" });
+        },
+      ),
       { seed: 20261120, numRuns: 150 },
     );
   });
@@ -160,11 +161,14 @@ describe("escaped values in the real Prometheus parser", () => {
   it("property: any value matches itself with |regex", async () => {
     const template = 'label_replace(label_replace(vector(1), "v", {{value}}, "", ""), "matched", "yes", "v", {{value|regex}})';
     await fc.assert(
-      fc.asyncProperty(ANY_VALUE.filter((value) => value !== ""), async (value) => {
-        const body = await query(fillTemplate(template, { value }, promqlEncoder));
-        expect(body.error).toBeUndefined();
-        expect(body.data?.result[0]?.metric.matched).toBe("yes");
-      }),
+      fc.asyncProperty(
+        ANY_VALUE.filter((value) => value !== ""),
+        async (value) => {
+          const body = await query(fillTemplate(template, { value }, promqlEncoder));
+          expect(body.error).toBeUndefined();
+          expect(body.data?.result[0]?.metric.matched).toBe("yes");
+        },
+      ),
       { seed: 20261120, numRuns: 100 },
     );
   });

@@ -14,7 +14,7 @@ describe("promqlMetricName", () => {
     expect(promqlMetricName(query)).toBe(name);
   });
 
-  it.each(["vector(100)", "100", "0x1F * 2e3", 'scalar(vector(1)) and bool on (a) Inf', ""])("finds none in %j", (query) => {
+  it.each(["vector(100)", "100", "0x1F * 2e3", "scalar(vector(1)) and bool on (a) Inf", ""])("finds none in %j", (query) => {
     expect(promqlMetricName(query)).toBeUndefined();
   });
 });

@@ -6,7 +6,22 @@ const MATCHERS_AND_RANGES = /\{[^}]*\}|\[[^\]]*\]/g;
 const LABEL_LISTS = /\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/gi;
 /** A name that is neither part of a number (`1e3`, `0x1f`) nor followed by `(` (a function, an aggregation). */
 const NAME = /(?<![\w.:])[A-Za-z_:][\w:]*(?![\w:]|\s*\()/g;
-const KEYWORDS: ReadonlySet<string> = new Set(["by", "without", "on", "ignoring", "group_left", "group_right", "bool", "and", "or", "unless", "offset", "atan2", "inf", "nan"]);
+const KEYWORDS: ReadonlySet<string> = new Set([
+  "by",
+  "without",
+  "on",
+  "ignoring",
+  "group_left",
+  "group_right",
+  "bool",
+  "and",
+  "or",
+  "unless",
+  "offset",
+  "atan2",
+  "inf",
+  "nan",
+]);
 
 /**
  * The first metric a PromQL query reads: `pg_settings_max_connections` for

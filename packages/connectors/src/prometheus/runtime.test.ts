@@ -96,7 +96,11 @@ afterAll(async () => {
   await http.close();
 });
 
-function request(dataSource: PrometheusDataSource, query: string, overrides: Partial<ActionRequest<PrometheusDataSource, PrometheusAction>> = {}): ActionRequest<PrometheusDataSource, PrometheusAction> {
+function request(
+  dataSource: PrometheusDataSource,
+  query: string,
+  overrides: Partial<ActionRequest<PrometheusDataSource, PrometheusAction>> = {},
+): ActionRequest<PrometheusDataSource, PrometheusAction> {
   return {
     title: "p99 latency",
     dataSource,
@@ -137,11 +141,17 @@ describe("runPrometheusAction against a real Prometheus", () => {
 
   it("answers every series the query selects", async () => {
     const seen = observationOf(await runPrometheusAction(request(dataSource, "demo_latency_p99_seconds", { attributes: {} })));
-    expect(seriesOf(seen).map(({ metric }) => metric.service).sort()).toEqual(["cart", "checkout", "search"]);
+    expect(
+      seriesOf(seen)
+        .map(({ metric }) => metric.service)
+        .sort(),
+    ).toEqual(["cart", "checkout", "search"]);
   });
 
   it("keeps a hostile attribute value inside its string literal", async () => {
-    const seen = observationOf(await runPrometheusAction(request(dataSource, "demo_latency_p99_seconds{service={{service}}}", { attributes: { service: '"} or vector(1) #' } })));
+    const seen = observationOf(
+      await runPrometheusAction(request(dataSource, "demo_latency_p99_seconds{service={{service}}}", { attributes: { service: '"} or vector(1) #' } })),
+    );
     expect(seen).toMatchObject({ kind: "prometheus", data: { resultType: "matrix", result: [] } });
   });
 
@@ -157,8 +167,33 @@ describe("runPrometheusAction against a real Prometheus", () => {
     });
 
     it.each([
-      '"} or vector(1) #', '"', "'", "`", "'} or vector(1) #", "{", "}", "}}", "{{x}}", "{{service}}", "|", "\\", 'a\\"b', "\\x41",
-      "a\nb", "a\rb", "a\u0000b", "..", ".", "%2e%2e", "/", "?", "#", "# comment", "@", "offset 5m", "ünïcödé ✓ 😀 中文",
+      '"} or vector(1) #',
+      '"',
+      "'",
+      "`",
+      "'} or vector(1) #",
+      "{",
+      "}",
+      "}}",
+      "{{x}}",
+      "{{service}}",
+      "|",
+      "\\",
+      'a\\"b',
+      "\\x41",
+      "a\nb",
+      "a\rb",
+      "a\u0000b",
+      "..",
+      ".",
+      "%2e%2e",
+      "/",
+      "?",
+      "#",
+      "# comment",
+      "@",
+      "offset 5m",
+      "ünïcödé ✓ 😀 中文",
     ])("%j reaches Prometheus as the value of its one label matcher", async (value) => {
       const before = recorder.requests.length;
       await runPrometheusAction({
@@ -180,8 +215,16 @@ describe("runPrometheusAction against a real Prometheus", () => {
     it("asks each series' limit over the same window, named by its metric, linked beside the query", async () => {
       const observed = await connections("demo_max_connections");
       const seen = observationOf(observed);
-      expect(seriesOf(seen).map(({ metric }) => metric.instance).sort()).toEqual(["db-1:9187", "db-2:9187"]);
-      expect(seen.kind === "prometheus" ? { name: seen.limit?.name, instances: [...(seen.limit?.result ?? [])].map(({ metric }) => metric.instance).sort() } : undefined).toEqual({
+      expect(
+        seriesOf(seen)
+          .map(({ metric }) => metric.instance)
+          .sort(),
+      ).toEqual(["db-1:9187", "db-2:9187"]);
+      expect(
+        seen.kind === "prometheus"
+          ? { name: seen.limit?.name, instances: [...(seen.limit?.result ?? [])].map(({ metric }) => metric.instance).sort() }
+          : undefined,
+      ).toEqual({
         name: "demo_max_connections",
         instances: ["db-1:9187", "db-2:9187"],
       });
@@ -195,7 +238,8 @@ describe("runPrometheusAction against a real Prometheus", () => {
     });
 
     it("fills the limit query's placeholders as PromQL string literals, which a hostile value cannot leave", async () => {
-      const limitOf = (observation: Observation) => (observation.kind === "prometheus" ? [...(observation.limit?.result ?? [])].map(({ metric }) => metric.instance) : undefined);
+      const limitOf = (observation: Observation) =>
+        observation.kind === "prometheus" ? [...(observation.limit?.result ?? [])].map(({ metric }) => metric.instance) : undefined;
       expect(limitOf(observationOf(await connections("demo_max_connections{instance={{instance}}}", { instance: "db-1:9187" })))).toEqual(["db-1:9187"]);
       // Spliced, this value would make the limit `vector(1)`, which every series is far above.
       const hostile = '"} or vector(1) #';
@@ -206,7 +250,10 @@ describe("runPrometheusAction against a real Prometheus", () => {
 
     it("fails the action, saying so, when Prometheus rejects the limit query", async () => {
       const observed = await connections("max(demo_max_connections");
-      expect(observationOf(observed)).toEqual({ kind: "failed", reason: expect.stringMatching(/^limit query: Prometheus could not run the query \(bad_data\): .*parse error/) });
+      expect(observationOf(observed)).toEqual({
+        kind: "failed",
+        reason: expect.stringMatching(/^limit query: Prometheus could not run the query \(bad_data\): .*parse error/),
+      });
       expect(observed.link).toContain("g1.expr=");
     });
 
@@ -233,12 +280,17 @@ describe("runPrometheusAction against a real Prometheus", () => {
 
   it("fails on a query Prometheus rejects, keeping the link", async () => {
     const observed = await runPrometheusAction(request(dataSource, "rate(demo_latency_p99_seconds{service={{service}}}"));
-    expect(observationOf(observed)).toEqual({ kind: "failed", reason: expect.stringMatching(/^Prometheus could not run the query \(bad_data\): .*parse error/) });
+    expect(observationOf(observed)).toEqual({
+      kind: "failed",
+      reason: expect.stringMatching(/^Prometheus could not run the query \(bad_data\): .*parse error/),
+    });
     expect(observed.link).toContain("/graph?g0.expr=");
   });
 
   it("skips an action whose attributes the issue lacks, naming them", async () => {
-    const observed = await runPrometheusAction(request(dataSource, "x{service={{service}}, zone={{zone}}, pod={{pod}}}", { attributes: { service: "checkout" } }));
+    const observed = await runPrometheusAction(
+      request(dataSource, "x{service={{service}}, zone={{zone}}, pod={{pod}}}", { attributes: { service: "checkout" } }),
+    );
     expect(observed.observation).toEqual({ kind: "skipped", missing: ["zone", "pod"] });
   });
 });
@@ -287,7 +339,16 @@ describe("runPrometheusAction on the wire", () => {
   });
 
   it.each([
-    ["a vector, +Inf included", { resultType: "vector", result: [{ metric: { service: "a" }, value: [1, "2"] }, { metric: { service: "b" }, value: [1, "+Inf"] }] }],
+    [
+      "a vector, +Inf included",
+      {
+        resultType: "vector",
+        result: [
+          { metric: { service: "a" }, value: [1, "2"] },
+          { metric: { service: "b" }, value: [1, "+Inf"] },
+        ],
+      },
+    ],
     ["a scalar", { resultType: "scalar", result: [1, "0.25"] }],
     ["a string", { resultType: "string", result: [1, "ok"] }],
   ])("answers %s as it is", async (_case, data) => {
@@ -300,17 +361,58 @@ describe("runPrometheusAction on the wire", () => {
   it("fails without a request when the token's variable is unset, naming the variable only", async () => {
     server = await startTestHttpServer((_request, response) => sendJson(response, 200, emptyMatrix));
     const outcome = await runPrometheusAction(request({ type: "prometheus", url: server.url, auth: { bearerToken: { env: "PES_TEST_PROM_TOKEN" } } }, "up"));
-    expect(observationOf(outcome)).toEqual({ kind: "failed", reason: "cannot authenticate to Prometheus: environment variable PES_TEST_PROM_TOKEN is not set" });
+    expect(observationOf(outcome)).toEqual({
+      kind: "failed",
+      reason: "cannot authenticate to Prometheus: environment variable PES_TEST_PROM_TOKEN is not set",
+    });
     expect(server.requests).toHaveLength(0);
   });
 
   it.each([
     ["an HTTP error without JSON", 502, "text/html", "<html>bad gateway</html>", "Prometheus answered HTTP 502 Bad Gateway"],
     ["a success that is not JSON", 200, "text/html", "<html>login</html>", "Prometheus answered with something that is not JSON"],
-    ["an error body", 422, "application/json", JSON.stringify({ status: "error", errorType: "execution", error: "many-to-many matching not allowed" }), "Prometheus could not run the query (execution): many-to-many matching not allowed"],
-    ["an unknown shape", 200, "application/json", JSON.stringify({ status: "success", data: { resultType: "histogram" } }), "Prometheus answered in a shape this connector does not know"],
-    ["a sample whose value is not a string", 200, "application/json", JSON.stringify({ status: "success", data: { resultType: "matrix", result: [{ metric: {}, values: [[1700000000, "1"], [1700000015, 2]] }] } }), "Prometheus answered in a shape this connector does not know"],
-    ["a vector sample without its time", 200, "application/json", JSON.stringify({ status: "success", data: { resultType: "vector", result: [{ metric: {}, value: ["1"] }] } }), "Prometheus answered in a shape this connector does not know"],
+    [
+      "an error body",
+      422,
+      "application/json",
+      JSON.stringify({ status: "error", errorType: "execution", error: "many-to-many matching not allowed" }),
+      "Prometheus could not run the query (execution): many-to-many matching not allowed",
+    ],
+    [
+      "an unknown shape",
+      200,
+      "application/json",
+      JSON.stringify({ status: "success", data: { resultType: "histogram" } }),
+      "Prometheus answered in a shape this connector does not know",
+    ],
+    [
+      "a sample whose value is not a string",
+      200,
+      "application/json",
+      JSON.stringify({
+        status: "success",
+        data: {
+          resultType: "matrix",
+          result: [
+            {
+              metric: {},
+              values: [
+                [1700000000, "1"],
+                [1700000015, 2],
+              ],
+            },
+          ],
+        },
+      }),
+      "Prometheus answered in a shape this connector does not know",
+    ],
+    [
+      "a vector sample without its time",
+      200,
+      "application/json",
+      JSON.stringify({ status: "success", data: { resultType: "vector", result: [{ metric: {}, value: ["1"] }] } }),
+      "Prometheus answered in a shape this connector does not know",
+    ],
   ])("fails on %s, in plain words and with the link", async (_case, status, contentType, body, expected) => {
     server = await startTestHttpServer((_request, response) => {
       response.writeHead(status, { "content-type": contentType });
@@ -380,17 +482,23 @@ describe("runPrometheusAction redacts the data source's secrets", () => {
   }
 
   it("redacts a bearer token quoted in an error", async () => {
-    server = await echoingEndpoint((seen) => `invalid request: Authorization: ${String(seen.headers.authorization)}; token=${encodeURIComponent("s3cret/token")}`);
+    server = await echoingEndpoint(
+      (seen) => `invalid request: Authorization: ${String(seen.headers.authorization)}; token=${encodeURIComponent("s3cret/token")}`,
+    );
     env.PES_TEST_PROM_TOKEN = "s3cret/token";
     const outcome = await runPrometheusAction(request({ type: "prometheus", url: server.url, auth: { bearerToken: { env: "PES_TEST_PROM_TOKEN" } } }, "up"));
     expect(server.requests[0]?.headers.authorization).toBe("Bearer s3cret/token");
-    expect(observationOf(outcome)).toEqual({ kind: "failed", reason: "Prometheus could not run the query (bad_data): invalid request: Authorization: Bearer [redacted]; token=[redacted]" });
+    expect(observationOf(outcome)).toEqual({
+      kind: "failed",
+      reason: "Prometheus could not run the query (bad_data): invalid request: Authorization: Bearer [redacted]; token=[redacted]",
+    });
     expect(JSON.stringify(observationOf(outcome))).not.toMatch(/s3cret/);
   });
 
   it("redacts basic credentials quoted in an error: the header's base64, the password, URL-encoded or not", async () => {
     server = await echoingEndpoint(
-      (seen) => `Authorization: ${String(seen.headers.authorization)} user=reader password=pa:ss w/rd form=${new URLSearchParams({ p: "pa:ss w/rd" }).toString()}`,
+      (seen) =>
+        `Authorization: ${String(seen.headers.authorization)} user=reader password=pa:ss w/rd form=${new URLSearchParams({ p: "pa:ss w/rd" }).toString()}`,
     );
     env.PES_TEST_PROM_TOKEN = "pa:ss w/rd";
     const outcome = await runPrometheusAction(
@@ -410,7 +518,13 @@ describe("runPrometheusAction redacts the data source's secrets", () => {
     server = await startTestHttpServer((seen, response) =>
       sendJson(response, 200, {
         status: "success",
-        data: { resultType: "vector", result: [{ metric: { header: String(seen.headers.authorization) }, value: [1700000000, "1"] }, { metric: { header: "other" }, value: [1700000000, "0.5"] }] },
+        data: {
+          resultType: "vector",
+          result: [
+            { metric: { header: String(seen.headers.authorization) }, value: [1700000000, "1"] },
+            { metric: { header: "other" }, value: [1700000000, "0.5"] },
+          ],
+        },
       }),
     );
     const outcome = await runPrometheusAction({

@@ -1,4 +1,12 @@
-import { errorMessage, PrometheusMatrixSeries, PrometheusVectorSample, UnreadableObservationError, type FailedObservation, type PrometheusObservation, type PrometheusQueryData } from "@pes/contracts";
+import {
+  errorMessage,
+  PrometheusMatrixSeries,
+  PrometheusVectorSample,
+  UnreadableObservationError,
+  type FailedObservation,
+  type PrometheusObservation,
+  type PrometheusQueryData,
+} from "@pes/contracts";
 import type { z } from "zod";
 import type { ConnectorRuntime, TimeWindow } from "../connector.js";
 import { describeFetchFailure } from "../fetch-failure.js";
@@ -194,7 +202,6 @@ function rangeParameters(window: TimeWindow): Record<string, string> {
   return { start: String(start), end: unixSeconds(window.end), step: String(step) };
 }
 
-
 function isErrorStatus(body: unknown): boolean {
   return typeof body === "object" && body !== null && "status" in body && body.status === "error";
 }
@@ -202,4 +209,3 @@ function isErrorStatus(body: unknown): boolean {
 function unixSeconds(date: Date): string {
   return String(date.getTime() / 1000);
 }
-

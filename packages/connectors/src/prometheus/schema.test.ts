@@ -8,7 +8,10 @@ describe("PrometheusAction", () => {
       range: true,
       limit: "pg_settings_max_connections",
     });
-    expect(PrometheusAction.parse({ query: "node_filesystem_avail_bytes", threshold: 0, direction: "down" })).toMatchObject({ threshold: 0, direction: "down" });
+    expect(PrometheusAction.parse({ query: "node_filesystem_avail_bytes", threshold: 0, direction: "down" })).toMatchObject({
+      threshold: 0,
+      direction: "down",
+    });
   });
 
   it.each([

@@ -51,10 +51,13 @@ describe("runOncePerKey", () => {
     let release: () => void = () => {};
     const gate = new Promise<void>((resolve) => (release = resolve));
     const { runs, options } = effect();
-    const slow = { ...options, perform: async () => {
-      await gate;
-      return options.perform();
-    } };
+    const slow = {
+      ...options,
+      perform: async () => {
+        await gate;
+        return options.perform();
+      },
+    };
 
     const first = runOncePerKey(slow);
     await expect.poll(() => redis.exists(key)).toBe(1);

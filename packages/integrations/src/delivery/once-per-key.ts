@@ -109,9 +109,7 @@ async function attempt<T>(options: OncePerKeyOptions<T>, claimText: string): Pro
   if ("done" in tried) {
     // Unconditional: it happened, whatever another try wrote meanwhile. Should Redis fail now, the claim
     // stays pending: a retry after the lease finds the trace instead of doing it again.
-    await redis
-      .set(key, JSON.stringify({ s: "done", v: options.encode(tried.done) } satisfies Record), "PX", retainMs)
-      .catch(() => undefined);
+    await redis.set(key, JSON.stringify({ s: "done", v: options.encode(tried.done) } satisfies Record), "PX", retainMs).catch(() => undefined);
     return { status: "done", value: tried.done, byThisCall: true };
   }
   if ("notDone" in tried) {
@@ -143,4 +141,3 @@ function parseRecord(text: string): Record | undefined {
     return undefined;
   }
 }
-

@@ -61,7 +61,14 @@ async function opsgenie(): Promise<{ fake: FakeIncidentTool; tool: OpsgenieConfi
 }
 
 function request(tool: IncidentNoteRequest["tool"], overrides: Partial<IncidentNoteRequest> = {}): IncidentNoteRequest {
-  return { executionId: "exec-1", tool, attributes: { pagerduty_incident_id: INCIDENT, opsgenie_alias: ALERT.alias }, result, title: "High latency", ...overrides };
+  return {
+    executionId: "exec-1",
+    tool,
+    attributes: { pagerduty_incident_id: INCIDENT, opsgenie_alias: ALERT.alias },
+    result,
+    title: "High latency",
+    ...overrides,
+  };
 }
 
 describe("PagerDuty incident notes", () => {
@@ -138,8 +145,16 @@ describe("PagerDuty incident notes", () => {
     const broken = await addIncidentNote(context(), request(tool));
     const unauthorized = await addIncidentNote(context(), request(tool, { executionId: "exec-401", tool: { ...tool, apiToken: "pd-wrong-secret" } }));
 
-    expect(broken).toEqual({ status: "failed", tool: "pagerduty", reason: expect.stringMatching(/^adding the note to PagerDuty incident Q2FX6LP4ZS9TPM failed: PagerDuty answered HTTP 500/) });
-    expect(unauthorized).toEqual({ status: "failed", tool: "pagerduty", reason: `adding the note to PagerDuty incident ${INCIDENT} failed: PagerDuty answered HTTP 401: Unauthorized` });
+    expect(broken).toEqual({
+      status: "failed",
+      tool: "pagerduty",
+      reason: expect.stringMatching(/^adding the note to PagerDuty incident Q2FX6LP4ZS9TPM failed: PagerDuty answered HTTP 500/),
+    });
+    expect(unauthorized).toEqual({
+      status: "failed",
+      tool: "pagerduty",
+      reason: `adding the note to PagerDuty incident ${INCIDENT} failed: PagerDuty answered HTTP 401: Unauthorized`,
+    });
     expect(JSON.stringify([broken, unauthorized])).not.toMatch(/secret/);
     expect(fake.notes(INCIDENT)).toHaveLength(0);
 
@@ -160,7 +175,11 @@ describe("PagerDuty incident notes", () => {
     const { fake, tool } = await pagerDuty();
     await fake.close();
     const outcome = await addIncidentNote(context(), request(tool));
-    expect(outcome).toEqual({ status: "failed", tool: "pagerduty", reason: `adding the note to PagerDuty incident ${INCIDENT} failed: PagerDuty unreachable (ECONNREFUSED)` });
+    expect(outcome).toEqual({
+      status: "failed",
+      tool: "pagerduty",
+      reason: `adding the note to PagerDuty incident ${INCIDENT} failed: PagerDuty unreachable (ECONNREFUSED)`,
+    });
   });
 });
 
@@ -179,7 +198,10 @@ describe("Opsgenie alert notes", () => {
   it("finds the alert by its id attribute, or by an Opsgenie link in the message", async () => {
     const { fake, tool } = await opsgenie();
     await addIncidentNote(context(), request(tool, { attributes: { opsgenie_alert_id: ALERT.id } }));
-    await addIncidentNote(context(), request(tool, { executionId: "exec-2", attributes: {}, messageText: `See https://acme.app.eu.opsgenie.com/alert/detail/${ALERT.id}/details` }));
+    await addIncidentNote(
+      context(),
+      request(tool, { executionId: "exec-2", attributes: {}, messageText: `See https://acme.app.eu.opsgenie.com/alert/detail/${ALERT.id}/details` }),
+    );
 
     expect(fake.requests.map((each) => [each.path, each.query.identifierType])).toEqual([
       [`/v2/alerts/${ALERT.id}/notes`, "id"],
@@ -212,7 +234,11 @@ describe("Opsgenie alert notes", () => {
   it("reports Opsgenie refusing the key without the key", async () => {
     const { fake, tool } = await opsgenie();
     const outcome = await addIncidentNote(context(), request({ ...tool, apiKey: "og-wrong-secret-key" }));
-    expect(outcome).toEqual({ status: "failed", tool: "opsgenie", reason: `adding the note to Opsgenie alert with alias ${ALERT.alias} failed: Opsgenie answered HTTP 401: Could not authenticate` });
+    expect(outcome).toEqual({
+      status: "failed",
+      tool: "opsgenie",
+      reason: `adding the note to Opsgenie alert with alias ${ALERT.alias} failed: Opsgenie answered HTTP 401: Could not authenticate`,
+    });
     expect(fake.notes(ALERT.id)).toHaveLength(0);
   });
 });

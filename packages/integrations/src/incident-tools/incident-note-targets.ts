@@ -105,7 +105,10 @@ function opsgenieTarget(config: OpsgenieConfig, identifier: string, identifierTy
     async add(content, bounds) {
       try {
         const query = new URLSearchParams({ identifierType });
-        const answer = await callTool({ ...base, method: "POST", url: `${path}?${query}`, body: { note: content, source: "Playbook Execution Service" } }, bounds);
+        const answer = await callTool(
+          { ...base, method: "POST", url: `${path}?${query}`, body: { note: content, source: "Playbook Execution Service" } },
+          bounds,
+        );
         return { done: OpsgenieAccepted.safeParse(answer.json).data?.requestId ?? "" };
       } catch (error) {
         return attemptFailure(error);

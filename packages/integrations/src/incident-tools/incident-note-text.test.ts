@@ -28,11 +28,18 @@ describe("renderIncidentNote", () => {
 describe("findIncidentReference", () => {
   it("prefers the attribute to a link, and refuses values that are no identifier", () => {
     const text = "https://acme.eu.pagerduty.com/incidents/PLINKED";
-    expect(findIncidentReference("pagerduty", { attributes: { pagerduty_incident_id: "PATTR" }, messageText: text })).toEqual({ tool: "pagerduty", incidentId: "PATTR" });
+    expect(findIncidentReference("pagerduty", { attributes: { pagerduty_incident_id: "PATTR" }, messageText: text })).toEqual({
+      tool: "pagerduty",
+      incidentId: "PATTR",
+    });
     expect(findIncidentReference("pagerduty", { attributes: {}, messageText: text })).toEqual({ tool: "pagerduty", incidentId: "PLINKED" });
     expect(findIncidentReference("pagerduty", { attributes: { pagerduty_incident_id: "P1/../x" } })).toBeUndefined();
     expect(findIncidentReference("pagerduty", { attributes: {}, messageText: "https://pagerduty.com.evil.example/incidents/P1" })).toBeUndefined();
-    expect(findIncidentReference("opsgenie", { attributes: { opsgenie_alert_id: "abc-123", opsgenie_alias: "x" } })).toEqual({ tool: "opsgenie", identifier: "abc-123", identifierType: "id" });
+    expect(findIncidentReference("opsgenie", { attributes: { opsgenie_alert_id: "abc-123", opsgenie_alias: "x" } })).toEqual({
+      tool: "opsgenie",
+      identifier: "abc-123",
+      identifierType: "id",
+    });
     expect(findIncidentReference("opsgenie", { attributes: { opsgenie_alert_id: "a/b" } })).toBeUndefined();
     expect(findIncidentReference("opsgenie", { attributes: {}, messageText: "https://x.app.opsgenie.com.evil.example/alert/detail/abc" })).toBeUndefined();
   });

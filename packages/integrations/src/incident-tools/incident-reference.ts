@@ -1,7 +1,5 @@
 /** Which incident a note goes to, in the terms of the tool's API. */
-export type IncidentReference =
-  | { tool: "pagerduty"; incidentId: string }
-  | { tool: "opsgenie"; identifier: string; identifierType: "id" | "alias" };
+export type IncidentReference = { tool: "pagerduty"; incidentId: string } | { tool: "opsgenie"; identifier: string; identifierType: "id" | "alias" };
 
 export type IncidentToolKind = IncidentReference["tool"];
 

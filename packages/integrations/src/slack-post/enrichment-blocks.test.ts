@@ -14,7 +14,9 @@ const result: PlaybookExecutionResult = {
     { title: "error ratio", shortAnswer: "error ratio within its usual range", mostImportantLink: "https://grafana.example/d/2" },
     { title: "Last deploy of checkout", shortAnswer: "Last deploy of checkout: v1.2.3 at 14:01 UTC", mostImportantLink: "https://deploys.example/checkout" },
   ],
-  actionableMitigations: [{ toolName: "argocd", customName: "Roll back checkout", url: "https://argocd.example/applications/checkout", action: { revision: "v1.2.2" } }],
+  actionableMitigations: [
+    { toolName: "argocd", customName: "Roll back checkout", url: "https://argocd.example/applications/checkout", action: { revision: "v1.2.2" } },
+  ],
 };
 
 function allText(messages: readonly SlackPostMessage[]): string {
@@ -53,7 +55,11 @@ describe("renderEnrichment", () => {
     expect(texts[1]).toContain("<https://grafana.example/d/1?var-service=checkout|p99 latency>");
     expect(texts.some((text) => text.startsWith("*Golden signals*") && text.includes("_service: checkout_"))).toBe(true);
     expect(texts.some((text) => text.includes("• p99 latency rose 4.1× since 14:02 UTC — <https://grafana.example/d/1?var-service=checkout|open>"))).toBe(true);
-    expect(texts.some((text) => text.includes("*Roll back checkout*  <https://argocd.example/applications/checkout|Open in argocd>") && text.includes("revision: v1.2.2"))).toBe(true);
+    expect(
+      texts.some(
+        (text) => text.includes("*Roll back checkout*  <https://argocd.example/applications/checkout|Open in argocd>") && text.includes("revision: v1.2.2"),
+      ),
+    ).toBe(true);
     expect(messages[0]?.text).toContain("High latency on checkout: Around 14:05 UTC");
     for (const block of messages[0]?.blocks ?? []) if (block.type === "section") expect(block.text.verbatim).toBe(true);
   });
@@ -83,7 +89,9 @@ describe("renderEnrichment", () => {
       error: "<!here> failed",
       gadgetsHighlights: [{ title: "<@U123> gadget", args: { pod: "<!channel>" }, highlights: "<https://evil.example|grafana>" }],
       actionResults: [{ title: "<!subteam^S1>", shortAnswer: "<https://evil.example|ok>", mostImportantLink: "javascript:alert(1)" }],
-      actionableMitigations: [{ toolName: "<!channel>", customName: "<https://evil.example|Restart>", url: "https://ok.example/x", action: { cmd: "<!everyone>" } }],
+      actionableMitigations: [
+        { toolName: "<!channel>", customName: "<https://evil.example|Restart>", url: "https://ok.example/x", action: { cmd: "<!everyone>" } },
+      ],
     };
     const text = allText(renderEnrichment({ result: hostile, title: "<!channel> down" }));
     for (const raw of ["<!channel>", "<!here>", "<@U123>", "<!subteam", "<https://evil", "<!everyone>", "javascript:"]) {
@@ -100,9 +108,21 @@ describe("renderEnrichment", () => {
     const long = (seed: string, length: number) => `${seed} `.repeat(Math.ceil(length / (seed.length + 1))).slice(0, length);
     const huge: PlaybookExecutionResult = {
       highlights: long("Bottom & line <x>", 20_000),
-      gadgetsHighlights: Array.from({ length: 200 }, (_, index) => ({ title: `Gadget ${index}`, args: { pod: long("p", 2_000) }, highlights: long(`finding&${index}`, 5_000) })),
-      actionResults: Array.from({ length: 500 }, (_, index) => ({ title: `action ${index}`, shortAnswer: long("answer", 3_000), mostImportantLink: `https://grafana.example/d/${index}?q=${"x".repeat(1_500)}` })),
-      actionableMitigations: Array.from({ length: 100 }, (_, index) => ({ toolName: "tool", customName: `fix ${index}`, action: Object.fromEntries(Array.from({ length: 50 }, (_, key) => [`k${key}`, long("v", 1_000)])) })),
+      gadgetsHighlights: Array.from({ length: 200 }, (_, index) => ({
+        title: `Gadget ${index}`,
+        args: { pod: long("p", 2_000) },
+        highlights: long(`finding&${index}`, 5_000),
+      })),
+      actionResults: Array.from({ length: 500 }, (_, index) => ({
+        title: `action ${index}`,
+        shortAnswer: long("answer", 3_000),
+        mostImportantLink: `https://grafana.example/d/${index}?q=${"x".repeat(1_500)}`,
+      })),
+      actionableMitigations: Array.from({ length: 100 }, (_, index) => ({
+        toolName: "tool",
+        customName: `fix ${index}`,
+        action: Object.fromEntries(Array.from({ length: 50 }, (_, key) => [`k${key}`, long("v", 1_000)])),
+      })),
     };
     const messages = renderEnrichment({ result: huge, title: long("title", 5_000) });
     expect(messages).toHaveLength(5);

@@ -10,9 +10,7 @@ import { escapeAndClip, slackLink } from "./slack-mrkdwn.js";
 export const SLACK_LIMITS = { blocksPerMessage: 50, sectionChars: 3_000, messageChars: 12_000 } as const;
 
 /** Blocks we post: mrkdwn sections marked `verbatim` (Slack turns no bare URL, `@here` or `#name` into a link) and dividers. */
-export type EnrichmentBlock =
-  | { type: "section"; text: { type: "mrkdwn"; text: string; verbatim: true } }
-  | { type: "divider" };
+export type EnrichmentBlock = { type: "section"; text: { type: "mrkdwn"; text: string; verbatim: true } } | { type: "divider" };
 
 /** One message to post: its blocks, and the plain `text` notifications and old clients show instead. */
 export interface SlackPostMessage {
@@ -54,9 +52,7 @@ export function renderEnrichment(view: EnrichmentView, options: RenderOptions = 
   const summary = [
     ...(view.heading === undefined ? [] : [`_${escapeAndClip(view.heading, TITLE_CHARS)}_`]),
     `:mag: *${view.title === undefined || view.title === "" ? "Playbook findings" : escapeAndClip(view.title, TITLE_CHARS)}*`,
-    ...(result.highlights === undefined || result.highlights === ""
-      ? []
-      : splitLines(escapeAndClip(result.highlights, HIGHLIGHTS_CHARS))),
+    ...(result.highlights === undefined || result.highlights === "" ? [] : splitLines(escapeAndClip(result.highlights, HIGHLIGHTS_CHARS))),
   ];
   sections.push(...toSections(summary));
   if (result.error !== undefined && result.error !== "") {
@@ -102,7 +98,9 @@ export function renderEnrichment(view: EnrichmentView, options: RenderOptions = 
       const params = Object.entries(mitigation.action ?? {});
       lines.push(
         `• *${name}*${link}`,
-        ...params.slice(0, MITIGATION_PARAMS).map(([key, value]) => `    ${escapeAndClip(key, 100)}: ${escapeAndClip(valueText(value), MITIGATION_VALUE_CHARS)}`),
+        ...params
+          .slice(0, MITIGATION_PARAMS)
+          .map(([key, value]) => `    ${escapeAndClip(key, 100)}: ${escapeAndClip(valueText(value), MITIGATION_VALUE_CHARS)}`),
         ...(params.length > MITIGATION_PARAMS ? [`    _and ${params.length - MITIGATION_PARAMS} more parameters_`] : []),
       );
     }
@@ -242,7 +240,5 @@ function pack(sections: readonly Section[], text: string, maxMessages: number): 
   while (lastMessage[lastMessage.length - 1]?.type === "divider") lastMessage.pop();
   const left = sections.slice(index).filter((block) => block.type === "section").length;
   if (left > 0) lastMessage.push(section(`_${left} more section${left === 1 ? "" : "s"} not shown: the result is larger than Slack's message limits._`));
-  return messages
-    .filter((blocks) => blocks.length > 0)
-    .map((blocks, position) => ({ text: position === 0 ? text : `(continued) ${text}`, blocks }));
+  return messages.filter((blocks) => blocks.length > 0).map((blocks, position) => ({ text: position === 0 ? text : `(continued) ${text}`, blocks }));
 }

@@ -57,7 +57,12 @@ export async function postChartFiles(
           return { notDone: "the channel's next free posting slot is past the deadline (Slack allows about one message per second per channel)" };
         }
       } catch (error) {
-        return { notDone: context.signal?.aborted === true ? "stopped while waiting for the channel's posting slot" : `cannot reserve the channel's posting slot: ${reasonOf(error)}` };
+        return {
+          notDone:
+            context.signal?.aborted === true
+              ? "stopped while waiting for the channel's posting slot"
+              : `cannot reserve the channel's posting slot: ${reasonOf(error)}`,
+        };
       }
       try {
         await callSlack(
@@ -82,7 +87,9 @@ export async function postChartFiles(
       }
     },
   });
-  return outcome.status === "done" ? { status: "posted", count: outcome.value } : { status: "failed", reason: `sharing the charts in Slack failed: ${outcome.reason}` };
+  return outcome.status === "done"
+    ? { status: "posted", count: outcome.value }
+    : { status: "failed", reason: `sharing the charts in Slack failed: ${outcome.reason}` };
 }
 
 function cut(text: string, max: number): string {

@@ -165,7 +165,11 @@ describe("postEnrichment", () => {
     const huge: PlaybookExecutionResult = {
       highlights: long("bottom <line>", 30_000),
       gadgetsHighlights: Array.from({ length: 300 }, (_, index) => ({ title: long(`gadget ${index}`, 500), highlights: long("finding &", 8_000) })),
-      actionResults: Array.from({ length: 300 }, (_, index) => ({ title: `a${index}`, shortAnswer: long("answer", 5_000), mostImportantLink: `https://grafana.example/${index}` })),
+      actionResults: Array.from({ length: 300 }, (_, index) => ({
+        title: `a${index}`,
+        shortAnswer: long("answer", 5_000),
+        mostImportantLink: `https://grafana.example/${index}`,
+      })),
       actionableMitigations: Array.from({ length: 50 }, () => ({ toolName: "t", action: { cmd: long("x", 5_000) } })),
     };
     const outcome = await postEnrichment(context(), { key: "exec-huge", channel: CHANNEL, view: { result: huge } });
@@ -223,10 +227,11 @@ describe("posting is idempotent", () => {
     const missing = await postEnrichment(context(), { key: "exec-7", channel: CHANNEL, view: { result } });
     fake.failNext("chat.postMessage", { httpStatus: 401 });
     const unauthorized = await postEnrichment(context(), { key: "exec-8", channel: "C0OTHER", view: { result } });
-    const badToken = await postEnrichment(
-      context({ client: createSlackPostClient({ token: "xoxb-wrong-secret", apiUrl: fake.apiUrl }) }),
-      { key: "exec-9", channel: "C0OTHER", view: { result } },
-    );
+    const badToken = await postEnrichment(context({ client: createSlackPostClient({ token: "xoxb-wrong-secret", apiUrl: fake.apiUrl }) }), {
+      key: "exec-9",
+      channel: "C0OTHER",
+      view: { result },
+    });
 
     expect(missing).toEqual({ status: "failed", reason: "posting to Slack failed: Slack answered channel_not_found" });
     expect(unauthorized).toEqual({ status: "failed", reason: "posting to Slack failed: Slack answered HTTP 401" });
@@ -269,7 +274,9 @@ describe("a batch in one channel", () => {
     }
 
     const replies = fake.messages(CHANNEL).filter((message) => message.threadTs === root.ts);
-    expect(replies.map((message) => message.text)).toEqual(Array.from({ length: 100 }, (_, index) => `Issue ${index + 1} of 100: Playbook findings: finding of issue ${index}`));
+    expect(replies.map((message) => message.text)).toEqual(
+      Array.from({ length: 100 }, (_, index) => `Issue ${index + 1} of 100: Playbook findings: finding of issue ${index}`),
+    );
     expect(fake.rateLimitedCount()).toBe(0);
   });
 

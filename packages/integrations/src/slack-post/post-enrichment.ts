@@ -29,9 +29,7 @@ export interface SlackPostContext extends CallBounds {
  * `permalink` opens it. `incomplete` says why some continuation of a long result is missing.
  * `failed`: no link to give; `reason` names Slack's error or the transport problem (never the token).
  */
-export type SlackPostOutcome =
-  | { status: "posted"; channel: string; ts: string; permalink: string; incomplete?: string }
-  | { status: "failed"; reason: string };
+export type SlackPostOutcome = { status: "posted"; channel: string; ts: string; permalink: string; incomplete?: string } | { status: "failed"; reason: string };
 
 /** The `event_type` of the metadata marking our messages, by which a retry finds a post it is unsure of. */
 export const POST_MARK_EVENT = "pes_enrichment_post";
@@ -134,7 +132,12 @@ async function postOnce(context: SlackPostContext, partKey: string, channel: str
           return { notDone: "the channel's next free posting slot is past the deadline (Slack allows about one message per second per channel)" };
         }
       } catch (error) {
-        return { notDone: context.signal?.aborted === true ? "stopped while waiting for the channel's posting slot" : `cannot reserve the channel's posting slot: ${reasonOf(error)}` };
+        return {
+          notDone:
+            context.signal?.aborted === true
+              ? "stopped while waiting for the channel's posting slot"
+              : `cannot reserve the channel's posting slot: ${reasonOf(error)}`,
+        };
       }
       try {
         const answer = await callSlack(

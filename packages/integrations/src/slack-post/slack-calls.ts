@@ -1,12 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import {
-  LogLevel,
-  WebAPIHTTPError,
-  WebAPIPlatformError,
-  WebAPIRateLimitedError,
-  WebAPIRequestError,
-  WebClient,
-} from "@slack/web-api";
+import { LogLevel, WebAPIHTTPError, WebAPIPlatformError, WebAPIRateLimitedError, WebAPIRequestError, WebClient } from "@slack/web-api";
 import type { CallBounds } from "../delivery/call-bounds.js";
 
 export interface SlackPostClientOptions {
@@ -56,11 +49,7 @@ const MAX_RATE_LIMITED_TRIES = 5;
  * `onRateLimited`, so that other posters to the channel hold off too). Any failure is a `SlackCallError`
  * whose message names Slack's error code or the transport problem, never the token.
  */
-export async function callSlack<T>(
-  call: () => Promise<T>,
-  bounds: CallBounds,
-  onRateLimited?: (retryAfterMs: number) => Promise<void>,
-): Promise<T> {
+export async function callSlack<T>(call: () => Promise<T>, bounds: CallBounds, onRateLimited?: (retryAfterMs: number) => Promise<void>): Promise<T> {
   for (let tries = 1; ; tries += 1) {
     if (bounds.signal?.aborted) throw new SlackCallError("stopped before calling Slack", true);
     try {
@@ -95,7 +84,16 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): 
 const SLACK_ERROR_CODE = /^[a-z][a-z0-9_]{0,63}$/;
 
 /** Connection errors that mean the request never reached Slack. */
-const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ENETUNREACH", "EHOSTUNREACH", "CERT_HAS_EXPIRED", "DEPTH_ZERO_SELF_SIGNED_CERT", "UNABLE_TO_VERIFY_LEAF_SIGNATURE"]);
+const NOT_SENT_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ENETUNREACH",
+  "EHOSTUNREACH",
+  "CERT_HAS_EXPIRED",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+]);
 
 function classify(error: unknown): SlackCallError {
   if (error instanceof SlackCallError) return error;

@@ -39,8 +39,7 @@ export function parseAlertTime(text: string): Date | undefined {
  * A line that states when the alert started, as custom Alertmanager and Grafana templates commonly add
  * (`Started: {{ .StartsAt }}`, `*Starts at:* …`, `startsAt = …`): the label, then `:` or `=`.
  */
-const START_LINE =
-  /^[\s\-•*_>]*(?:starts?(?:ed)?(?:[ _]?at)?|start(?:ed)?[ _]time|fired(?: at)?|triggered(?: at)?|since)[*_]*\s*[:=]\s*[*_`]*(.+?)[*_`]*\s*$/i;
+const START_LINE = /^[\s\-•*_>]*(?:starts?(?:ed)?(?:[ _]?at)?|start(?:ed)?[ _]time|fired(?: at)?|triggered(?: at)?|since)[*_]*\s*[:=]\s*[*_`]*(.+?)[*_`]*\s*$/i;
 
 /** The first start time stated on a line of `text` (see START_LINE), if any. */
 export function findStartTime(text: string): Date | undefined {

@@ -1,14 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { MessageLinkError, parseMessageLink, type MessageLink } from "@pes/playbooks";
-import {
-  LogLevel,
-  WebAPIHTTPError,
-  WebAPIPlatformError,
-  WebAPIRateLimitedError,
-  WebAPIRequestError,
-  WebClient,
-  type WebAPICallResult,
-} from "@slack/web-api";
+import { LogLevel, WebAPIHTTPError, WebAPIPlatformError, WebAPIRateLimitedError, WebAPIRequestError, WebClient, type WebAPICallResult } from "@slack/web-api";
 import { z } from "zod";
 import { SlackMessage } from "./slack-message.js";
 
@@ -130,11 +122,7 @@ const MessagesAnswer = z.object({ messages: z.array(z.unknown()).optional().catc
  * whole `Retry-After` whatever the caller's deadline, and retries for about 30 minutes by default.
  * Every request carries a signal that aborts at the deadline or with `bounds.signal`.
  */
-export async function fetchSlackMessage(
-  ref: SlackMessageRef,
-  connection: SlackConnection,
-  bounds: SlackCallBounds,
-): Promise<SlackMessageFetch> {
+export async function fetchSlackMessage(ref: SlackMessageRef, connection: SlackConnection, bounds: SlackCallBounds): Promise<SlackMessageFetch> {
   const topLevel = ref.threadTs === undefined || ref.threadTs === ref.ts;
   const method = topLevel ? "conversations.history" : "conversations.replies";
   const args: Record<string, unknown> = { channel: ref.channelId, latest: ref.ts, oldest: ref.ts, inclusive: true };
@@ -159,12 +147,7 @@ export async function fetchSlackMessage(
 
 type CallAnswer = { ok: true; result: WebAPICallResult } | { ok: false; reason: string; code?: string };
 
-async function callSlack(
-  method: string,
-  args: Record<string, unknown>,
-  connection: SlackConnection,
-  bounds: SlackCallBounds,
-): Promise<CallAnswer> {
+async function callSlack(method: string, args: Record<string, unknown>, connection: SlackConnection, bounds: SlackCallBounds): Promise<CallAnswer> {
   for (let attempt = 1; ; attempt++) {
     const remaining = bounds.deadline - Date.now();
     if (remaining <= 0) return { ok: false, reason: "Slack did not answer before the deadline" };

@@ -63,7 +63,10 @@ describe("issueFromAlertMessage", () => {
   });
 
   it("caps title and details as the API does, without splitting a character", () => {
-    const issue = issueFromAlertMessage(parsed({ title: `${"a".repeat(1022)}😀😀`, titleCandidates: ["x".repeat(2000)], details: "d".repeat(20_000) }), MESSAGE_TIME);
+    const issue = issueFromAlertMessage(
+      parsed({ title: `${"a".repeat(1022)}😀😀`, titleCandidates: ["x".repeat(2000)], details: "d".repeat(20_000) }),
+      MESSAGE_TIME,
+    );
     expect(issue.title).toBe(`${"a".repeat(1022)}…`);
     expect(issue.titleCandidates[0]).toHaveLength(1024);
     expect(issue.details).toHaveLength(16_384);
@@ -85,10 +88,7 @@ describe("issueFromAlertMessage", () => {
 
   it("makes the incident a link names an attribute, unless a label names it", () => {
     const opsgenieId = "22a1d1f7-8a77-4e3a-8050-8c51405541c1-1714651100000";
-    const links = [
-      { url: "https://acme.pagerduty.com/incidents/PABC123" },
-      { url: `https://acme.app.opsgenie.com/alert/detail/${opsgenieId}/details` },
-    ];
+    const links = [{ url: "https://acme.pagerduty.com/incidents/PABC123" }, { url: `https://acme.app.opsgenie.com/alert/detail/${opsgenieId}/details` }];
     expect(issueFromAlertMessage(parsed({ links, labels: { service: "checkout" } }), MESSAGE_TIME).attributes).toEqual({
       pagerduty_incident_id: "PABC123",
       opsgenie_alert_id: opsgenieId,

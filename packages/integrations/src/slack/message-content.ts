@@ -128,12 +128,20 @@ function readBlock(block: unknown, plain: (mrkdwn: string | undefined) => string
       return { text: header, header, fields: [] };
     }
     case "section": {
-      const fields = arrayOf(block.fields).map(textOf).filter((text) => text !== "");
+      const fields = arrayOf(block.fields)
+        .map(textOf)
+        .filter((text) => text !== "");
       collectButton(block.accessory, links);
       return { text: [textOf(block.text), ...fields].filter((text) => text !== "").join("\n"), fields: fields.flatMap(labelledValue) };
     }
     case "context":
-      return { text: arrayOf(block.elements).map(textOf).filter((text) => text !== "").join(" "), fields: [] };
+      return {
+        text: arrayOf(block.elements)
+          .map(textOf)
+          .filter((text) => text !== "")
+          .join(" "),
+        fields: [],
+      };
     case "actions":
       for (const element of arrayOf(block.elements)) collectButton(element, links);
       return { text: "", fields: [] };

@@ -28,7 +28,10 @@ export const SlackAttachment = z.object({
   /** Block Kit inside an attachment; read like the message's own blocks. */
   blocks: z.array(z.unknown()).optional().catch(undefined),
   /** Legacy buttons: a button's `url` may be the incident's. */
-  actions: z.array(z.object({ text: text, url: text })).optional().catch(undefined),
+  actions: z
+    .array(z.object({ text: text, url: text }))
+    .optional()
+    .catch(undefined),
 });
 export type SlackAttachment = z.infer<typeof SlackAttachment>;
 

@@ -27,9 +27,10 @@ describe("slackToPlainText", () => {
   });
 
   it("reads mentions, channels, special mentions and dates as text", () => {
-    expect(slackToPlainText("<@U0123|ann> <@U0456> in <#C0789|ops> <#C0AB> <!here> <!channel> <!subteam^S012|@sre> <!date^1392734382^{date} at {time}|Feb 18, 2014>").text).toBe(
-      "@ann @U0456 in #ops #C0AB @here @channel @sre Feb 18, 2014",
-    );
+    expect(
+      slackToPlainText("<@U0123|ann> <@U0456> in <#C0789|ops> <#C0AB> <!here> <!channel> <!subteam^S012|@sre> <!date^1392734382^{date} at {time}|Feb 18, 2014>")
+        .text,
+    ).toBe("@ann @U0456 in #ops #C0AB @here @channel @sre Feb 18, 2014");
   });
 
   it("reads escaped angle brackets as text, never as a link or mention", () => {

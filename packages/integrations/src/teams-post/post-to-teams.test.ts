@@ -2,7 +2,14 @@
 // against a local server speaking Graph's channel-message endpoints and the token service's
 // refresh-token grant, with a real Redis holding the posts' records and the channels' pacing.
 import type { PlaybookExecutionResult, TeamsChannelRef } from "@pes/contracts";
-import { startFakeMicrosoftGraph, startRedis, uniquePrefix, type FakeMicrosoftGraph, type FakeMicrosoftGraphOptions, type RedisHandle } from "@pes/local-services";
+import {
+  startFakeMicrosoftGraph,
+  startRedis,
+  uniquePrefix,
+  type FakeMicrosoftGraph,
+  type FakeMicrosoftGraphOptions,
+  type RedisHandle,
+} from "@pes/local-services";
 import { keySpace, teamsPostKey, type KeySpace } from "@pes/jobs";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -52,13 +59,28 @@ afterEach(async () => {
 });
 
 async function startFake(options: Partial<FakeMicrosoftGraphOptions> = {}): Promise<FakeMicrosoftGraph> {
-  graph = await startFakeMicrosoftGraph({ tenantId: TENANT, clientId: CLIENT_ID, clientSecret: SECRET, refreshToken: REFRESH, channels: [CHANNEL_ID], ...options });
+  graph = await startFakeMicrosoftGraph({
+    tenantId: TENANT,
+    clientId: CLIENT_ID,
+    clientSecret: SECRET,
+    refreshToken: REFRESH,
+    channels: [CHANNEL_ID],
+    ...options,
+  });
   closers.push(() => graph.close());
   return graph;
 }
 
 function client(overrides: { clientSecret?: string; refreshToken?: string } = {}) {
-  return createTeamsPostClient({ tenantId: TENANT, clientId: CLIENT_ID, clientSecret: SECRET, refreshToken: REFRESH, graphUrl: graph.graphUrl, loginUrl: graph.loginUrl, ...overrides });
+  return createTeamsPostClient({
+    tenantId: TENANT,
+    clientId: CLIENT_ID,
+    clientSecret: SECRET,
+    refreshToken: REFRESH,
+    graphUrl: graph.graphUrl,
+    loginUrl: graph.loginUrl,
+    ...overrides,
+  });
 }
 
 function context(overrides: Partial<TeamsPostContext> = {}): TeamsPostContext {
@@ -91,7 +113,12 @@ describe("postTeamsEnrichment", () => {
     // One refresh-token grant with the app's credentials, then Graph with the access token it gave.
     const [token] = graph.requests;
     expect(token?.url).toBe(`/${TENANT}/oauth2/v2.0/token`);
-    expect(Object.fromEntries(new URLSearchParams(token?.body))).toMatchObject({ grant_type: "refresh_token", client_id: CLIENT_ID, client_secret: SECRET, refresh_token: REFRESH });
+    expect(Object.fromEntries(new URLSearchParams(token?.body))).toMatchObject({
+      grant_type: "refresh_token",
+      client_id: CLIENT_ID,
+      client_secret: SECRET,
+      refresh_token: REFRESH,
+    });
     expect(postRequests()[0]?.headers.authorization).toMatch(/^Bearer fake-access-1-/);
   });
 
@@ -109,7 +136,9 @@ describe("postTeamsEnrichment", () => {
     expect(retry.status).toBe("posted");
     expect(graph.tokensIssued()).toBe(2);
     // The rotated refresh token was the one redeemed the second time.
-    const grants = graph.requests.filter((request) => request.url.endsWith("/oauth2/v2.0/token")).map((request) => new URLSearchParams(request.body).get("refresh_token"));
+    const grants = graph.requests
+      .filter((request) => request.url.endsWith("/oauth2/v2.0/token"))
+      .map((request) => new URLSearchParams(request.body).get("refresh_token"));
     expect(grants[0]).toBe(REFRESH);
     expect(grants[1]).toMatch(/^fake-refresh-1-/);
   });
@@ -201,15 +230,24 @@ describe("posting to Teams is idempotent", () => {
 
   it("reports the token service's and Graph's errors without any secret or Graph's message", async () => {
     await startFake();
-    const badSecret = await postTeamsEnrichment(context({ client: client({ clientSecret: "wrong-secret-value" }) }), { key: "exec-7", channel: CHANNEL, view: { result } });
-    const expired = await postTeamsEnrichment(context({ client: client({ refreshToken: "expired-refresh-value" }) }), { key: "exec-8", channel: CHANNEL, view: { result } });
+    const badSecret = await postTeamsEnrichment(context({ client: client({ clientSecret: "wrong-secret-value" }) }), {
+      key: "exec-7",
+      channel: CHANNEL,
+      view: { result },
+    });
+    const expired = await postTeamsEnrichment(context({ client: client({ refreshToken: "expired-refresh-value" }) }), {
+      key: "exec-8",
+      channel: CHANNEL,
+      view: { result },
+    });
     const missing = await postTeamsEnrichment(context(), { key: "exec-9", channel: { ...CHANNEL, channelId: "19:other@thread.tacv2" }, view: { result } });
     graph.failNext("post", { status: 400, code: "BadRequest", message: `echo of Bearer ${REFRESH}` });
     const echoed = await postTeamsEnrichment(context(), { key: "exec-10", channel: CHANNEL, view: { result } });
 
     expect(badSecret).toEqual({
       status: "failed",
-      reason: "posting to Microsoft Teams failed: the Microsoft token service refused the service account's token (invalid_client AADSTS7000215): check teams.clientSecret",
+      reason:
+        "posting to Microsoft Teams failed: the Microsoft token service refused the service account's token (invalid_client AADSTS7000215): check teams.clientSecret",
     });
     expect(expired).toEqual({
       status: "failed",
@@ -245,7 +283,9 @@ describe("a batch in one Teams channel", () => {
     }
 
     const replies = graph.posts.filter((message) => message.replyToId === root.messageId);
-    expect(replies.map((message) => message.summary)).toEqual(Array.from({ length: 100 }, (_, index) => `Issue ${index + 1} of 100: Playbook findings: finding of issue ${index}`));
+    expect(replies.map((message) => message.summary)).toEqual(
+      Array.from({ length: 100 }, (_, index) => `Issue ${index + 1} of 100: Playbook findings: finding of issue ${index}`),
+    );
     expect(replies.every((message) => message.webUrl.endsWith(`&parentMessageId=${root.messageId}`))).toBe(true);
     expect(graph.rateLimitedCount()).toBe(0);
   });

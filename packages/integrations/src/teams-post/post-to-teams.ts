@@ -27,9 +27,7 @@ export interface TeamsPostContext extends CallBounds {
  * (the result's `enrichmentLink`) and `messageId` its id (a thread's root, for replies). `failed`: no link
  * to give; `reason` names Graph's error code or the transport problem (never a secret).
  */
-export type TeamsPostOutcome =
-  | { status: "posted"; channel: string; messageId: string; permalink: string }
-  | { status: "failed"; reason: string };
+export type TeamsPostOutcome = { status: "posted"; channel: string; messageId: string; permalink: string } | { status: "failed"; reason: string };
 
 const DEFAULT_RETAIN_MS = 7 * 24 * 3_600_000;
 /** As for Slack: a try is presumed dead this long after its deadline (its last request ends well before). */
@@ -43,7 +41,10 @@ const FIND_MAX_PAGES = 4;
  * and channel however often the job runs. A result larger than a Teams message is shortened, saying so.
  * @returns `posted` with the message's `webUrl`, or `failed` with why.
  */
-export async function postTeamsEnrichment(context: TeamsPostContext, post: { key: string; channel: TeamsChannelRef; view: TeamsView }): Promise<TeamsPostOutcome> {
+export async function postTeamsEnrichment(
+  context: TeamsPostContext,
+  post: { key: string; channel: TeamsChannelRef; view: TeamsView },
+): Promise<TeamsPostOutcome> {
   const partKey = `${post.key}:${channelKey(post.channel)}:0`;
   return postOnce(context, partKey, post.channel, undefined, renderTeamsMessage(post.view, markOf(partKey)));
 }
@@ -109,7 +110,12 @@ async function postOnce(
           return { notDone: "the channel's next free posting slot is past the deadline (Teams takes about one message per second per channel)" };
         }
       } catch (error) {
-        return { notDone: context.signal?.aborted === true ? "stopped while waiting for the channel's posting slot" : `cannot reserve the channel's posting slot: ${reasonOf(error)}` };
+        return {
+          notDone:
+            context.signal?.aborted === true
+              ? "stopped while waiting for the channel's posting slot"
+              : `cannot reserve the channel's posting slot: ${reasonOf(error)}`,
+        };
       }
       try {
         const answer: unknown = await callTeams(client, (graph, probe) => graph.api(path).middlewareOptions([probe]).post(message), context, onRateLimited);
@@ -158,7 +164,9 @@ function valuesOf(answer: unknown): unknown[] {
 
 function markedWith(message: unknown, mark: string): boolean {
   if (typeof message !== "object" || message === null || !("attachments" in message) || !Array.isArray(message.attachments)) return false;
-  return message.attachments.some((attachment: unknown) => typeof attachment === "object" && attachment !== null && "id" in attachment && attachment.id === mark);
+  return message.attachments.some(
+    (attachment: unknown) => typeof attachment === "object" && attachment !== null && "id" in attachment && attachment.id === mark,
+  );
 }
 
 function createdAt(message: unknown): number {

@@ -90,7 +90,11 @@ export async function callTeams<T>(
       if (failure.status !== 429 || !(error instanceof GraphError)) throw failure;
       const waitMs = retryAfterMs(error);
       if (tries >= MAX_RATE_LIMITED_TRIES || Date.now() + waitMs > bounds.deadline) {
-        throw new TeamsCallError(`Microsoft Graph throttled the call (Retry-After ${Math.ceil(waitMs / 1000)} s) and the deadline leaves no time to wait`, true, 429);
+        throw new TeamsCallError(
+          `Microsoft Graph throttled the call (Retry-After ${Math.ceil(waitMs / 1000)} s) and the deadline leaves no time to wait`,
+          true,
+          429,
+        );
       }
       await onRateLimited?.(waitMs);
       try {
@@ -139,7 +143,16 @@ class BearerMiddleware implements Middleware {
 }
 
 /** Connection errors that mean the request never reached Graph. */
-const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ENETUNREACH", "EHOSTUNREACH", "CERT_HAS_EXPIRED", "DEPTH_ZERO_SELF_SIGNED_CERT", "UNABLE_TO_VERIFY_LEAF_SIGNATURE"]);
+const NOT_SENT_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ENETUNREACH",
+  "EHOSTUNREACH",
+  "CERT_HAS_EXPIRED",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+]);
 /** A Graph error code (`NotFound`, `Forbidden`): the only part of an error answer repeated in reasons. */
 const GRAPH_ERROR_CODE = /^[A-Za-z][A-Za-z0-9_.]{0,63}$/;
 
@@ -200,7 +213,13 @@ function createTokenSource(options: TeamsPostClientOptions): { get(signal: Abort
       response = await fetch(endpoint, {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ client_id: options.clientId, client_secret: options.clientSecret, grant_type: "refresh_token", refresh_token: refreshToken, scope }),
+        body: new URLSearchParams({
+          client_id: options.clientId,
+          client_secret: options.clientSecret,
+          grant_type: "refresh_token",
+          refresh_token: refreshToken,
+          scope,
+        }),
         signal: signal === undefined ? timeout : AbortSignal.any([signal, timeout]),
       });
     } catch (error) {
@@ -214,8 +233,16 @@ function createTokenSource(options: TeamsPostClientOptions): { get(signal: Abort
       const error = field("error");
       const code = typeof error === "string" && OAUTH_ERROR_CODE.test(error) ? error : `HTTP ${response.status}`;
       const aadsts = /AADSTS\d{4,8}/.exec(String(field("error_description") ?? ""))?.[0];
-      const hint = code === "invalid_grant" ? ": sign the service account in again and replace teams.refreshToken" : code === "invalid_client" ? ": check teams.clientSecret" : "";
-      throw new TeamsCallError(`the Microsoft token service refused the service account's token (${code}${aadsts === undefined ? "" : ` ${aadsts}`})${hint}`, true);
+      const hint =
+        code === "invalid_grant"
+          ? ": sign the service account in again and replace teams.refreshToken"
+          : code === "invalid_client"
+            ? ": check teams.clientSecret"
+            : "";
+      throw new TeamsCallError(
+        `the Microsoft token service refused the service account's token (${code}${aadsts === undefined ? "" : ` ${aadsts}`})${hint}`,
+        true,
+      );
     }
     const rotated = field("refresh_token");
     if (typeof rotated === "string" && rotated !== "") refreshToken = rotated;

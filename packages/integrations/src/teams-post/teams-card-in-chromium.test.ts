@@ -51,7 +51,11 @@ beforeAll(async () => {
   const script = await readFile(renderer);
   server = await startTestHttpServer((request, response) => {
     if (request.url === "/adaptivecards.js") return void response.writeHead(200, { "content-type": "text/javascript" }).end(script);
-    response.writeHead(200, { "content-type": "text/html" }).end('<!doctype html><meta charset="utf-8"><body style="margin:0;background:#f5f5f5"><div id="card" style="width:560px;margin:16px;background:#fff"></div><script src="/adaptivecards.js"></script>');
+    response
+      .writeHead(200, { "content-type": "text/html" })
+      .end(
+        '<!doctype html><meta charset="utf-8"><body style="margin:0;background:#f5f5f5"><div id="card" style="width:560px;margin:16px;background:#fff"></div><script src="/adaptivecards.js"></script>',
+      );
   });
   browser = await launchChromium();
 }, 30_000);
@@ -89,7 +93,11 @@ describe("a result's Teams card, drawn by the Adaptive Cards renderer in Chromiu
     await page.route("https://pes.example.com/**", (route) => route.fulfill({ status: 200, contentType: "image/png", body: chart }));
     await page.goto(server.url);
     await page.waitForFunction('"AdaptiveCards" in window');
-    const drawn = (await page.evaluate(`(${DRAW_CARD})(${JSON.stringify(message.attachments[0].content)})`)) as { problems: string[]; text: string; images: string[] };
+    const drawn = (await page.evaluate(`(${DRAW_CARD})(${JSON.stringify(message.attachments[0].content)})`)) as {
+      problems: string[];
+      text: string;
+      images: string[];
+    };
     await page.waitForFunction('[...document.querySelectorAll("#card img")].every((image) => image.complete && image.naturalWidth > 0)');
 
     expect(drawn.problems).toEqual([]);

@@ -61,7 +61,9 @@ describe("renderTeamsMessage", () => {
       "revision: v41",
     ]);
     expect(urls(card)).toEqual(["https://grafana.example/d/1", "https://grafana.example/d/1", "https://argocd.example/app/checkout"]);
-    expect(message.summary).toBe("High latency on checkout: Around 14:05 UTC for service=checkout: p99 latency rose 4.1×. Likely cause: deploy checkout@v42 at 14:02 UTC.");
+    expect(message.summary).toBe(
+      "High latency on checkout: Around 14:05 UTC for service=checkout: p99 latency rose 4.1×. Likely cause: deploy checkout@v42 at 14:02 UTC.",
+    );
   });
 
   it("shows each chart as an image by its signed URL and links the full result, never inlining an image", () => {
@@ -103,9 +105,13 @@ describe("renderTeamsMessage", () => {
   it("keeps a huge result under Teams' message size, saying how many findings and mitigations were left out", () => {
     const long = (seed: string, length: number) => `${seed} `.repeat(Math.ceil(length / (seed.length + 1))).slice(0, length);
     const huge: PlaybookExecutionResult = {
-      highlights: long("bottom \"line\"", 30_000),
-      gadgetsHighlights: Array.from({ length: 300 }, (_, index) => ({ title: long(`gadget ${index}`, 500), highlights: long("finding \\ \"quoted\"", 8_000) })),
-      actionResults: Array.from({ length: 300 }, (_, index) => ({ title: `a${index}`, shortAnswer: long("answer", 5_000), mostImportantLink: `https://grafana.example/${index}` })),
+      highlights: long('bottom "line"', 30_000),
+      gadgetsHighlights: Array.from({ length: 300 }, (_, index) => ({ title: long(`gadget ${index}`, 500), highlights: long('finding \\ "quoted"', 8_000) })),
+      actionResults: Array.from({ length: 300 }, (_, index) => ({
+        title: `a${index}`,
+        shortAnswer: long("answer", 5_000),
+        mostImportantLink: `https://grafana.example/${index}`,
+      })),
       actionableMitigations: Array.from({ length: 50 }, () => ({ toolName: "t", action: { cmd: long("x", 5_000) } })),
     };
     const charts = Array.from({ length: 20 }, (_, index) => ({ title: `chart ${index}`, url: `https://pes.example/c/${index}?sig=${"s".repeat(1_900)}` }));

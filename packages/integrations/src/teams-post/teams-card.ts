@@ -64,7 +64,9 @@ export function renderTeamsMessage(view: TeamsView, mark: string): TeamsChatMess
   });
   for (const chart of charts.slice(0, TEAMS_LIMITS.charts)) head.push(chart);
   const rootLinks = buttons(
-    (result.actionResults ?? []).flatMap((action) => (action.mostImportantLink === undefined ? [] : [{ url: action.mostImportantLink, title: action.title ?? "link" }])),
+    (result.actionResults ?? []).flatMap((action) =>
+      action.mostImportantLink === undefined ? [] : [{ url: action.mostImportantLink, title: action.title ?? "link" }],
+    ),
     TEAMS_LIMITS.links,
   );
   if (rootLinks !== undefined) head.push(rootLinks);
@@ -77,7 +79,8 @@ export function renderTeamsMessage(view: TeamsView, mark: string): TeamsChatMess
     const elements: CardElement[] = [runs([{ text: cardLine(gadget.title, TITLE_CHARS), weight: "Bolder" }], { separator: true })];
     if (gadget.highlights !== undefined && gadget.highlights !== "") elements.push(...paragraphs(cardText(gadget.highlights, GADGET_HIGHLIGHTS_CHARS)));
     const args = Object.entries(gadget.args ?? {});
-    if (args.length > 0) elements.push(runs([{ text: cardLine(args.map(([key, value]) => `${key}: ${valueText(value)}`).join(", "), ARGS_CHARS), italic: true, isSubtle: true }]));
+    if (args.length > 0)
+      elements.push(runs([{ text: cardLine(args.map(([key, value]) => `${key}: ${valueText(value)}`).join(", "), ARGS_CHARS), italic: true, isSubtle: true }]));
     if (grouped) elements.push(...actionElements(actions.filter((_, index) => view.actionGadgets?.[index] === gadgetIndex)));
     blocks.push({ kind: "finding", elements });
   });
@@ -89,8 +92,12 @@ export function renderTeamsMessage(view: TeamsView, mark: string): TeamsChatMess
     const elements: CardElement[] = [
       ...(index === 0 ? [runs([{ text: "Mitigations", weight: "Bolder" }], { separator: true })] : []),
       runs([{ text: `• ${cardLine(mitigation.customName ?? mitigation.toolName, TITLE_CHARS)}`, weight: "Bolder" }]),
-      ...params.slice(0, MITIGATION_PARAMS).map(([key, value]) => runs([{ text: `${cardLine(key, 100)}: ${cardText(valueText(value), MITIGATION_VALUE_CHARS)}`, isSubtle: true }])),
-      ...(params.length > MITIGATION_PARAMS ? [runs([{ text: `and ${params.length - MITIGATION_PARAMS} more parameters`, italic: true, isSubtle: true }])] : []),
+      ...params
+        .slice(0, MITIGATION_PARAMS)
+        .map(([key, value]) => runs([{ text: `${cardLine(key, 100)}: ${cardText(valueText(value), MITIGATION_VALUE_CHARS)}`, isSubtle: true }])),
+      ...(params.length > MITIGATION_PARAMS
+        ? [runs([{ text: `and ${params.length - MITIGATION_PARAMS} more parameters`, italic: true, isSubtle: true }])]
+        : []),
     ];
     const open = mitigation.url === undefined ? undefined : buttons([{ url: mitigation.url, title: `Open in ${mitigation.toolName}` }], 1);
     if (open !== undefined) elements.push(open);

@@ -18,8 +18,7 @@ export type ToyQuery = z.infer<typeof ToyQuery>;
 const toyWord: TemplateEncoding = {
   target: "toy",
   filters: { names: ["loud"], where: "toy words" },
-  fill: (template, attributes) =>
-    fillTemplate(template, attributes, (value, placeholder) => (placeholder.filter === "loud" ? value.toUpperCase() : value)),
+  fill: (template, attributes) => fillTemplate(template, attributes, (value, placeholder) => (placeholder.filter === "loud" ? value.toUpperCase() : value)),
 };
 
 /** A connector that answers from its filled query, without I/O: the smallest thing the seam must carry. */
@@ -33,7 +32,8 @@ export const toyConnector = defineConnector({
   link: (dataSource, query) => `${dataSource.url}/words/${encodeURIComponent(query.word)}`,
   // A mitigation kind the connector offers: a silence's link, signed as its answers are.
   mitigationLinks: {
-    silence: (dataSource, matchers) => `${dataSource.url}/hush?${new URLSearchParams([...matchers.map((matcher): [string, string] => [matcher.name, matcher.value]), ["by", dataSource.signature]])}`,
+    silence: (dataSource, matchers) =>
+      `${dataSource.url}/hush?${new URLSearchParams([...matchers.map((matcher): [string, string] => [matcher.name, matcher.value]), ["by", dataSource.signature]])}`,
   },
   runtime: async () => (await import("./runtime.js")).toyRuntime,
 });

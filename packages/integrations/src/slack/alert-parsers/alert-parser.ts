@@ -64,7 +64,10 @@ export function allText(content: MessageContent): string {
  * reads like a sentence (more than four words or 40 characters) rather than a label.
  */
 export function labelName(label: string): string | undefined {
-  const words = label.replace(/[*_`:]+$/g, "").trim().split(/[\s-]+/);
+  const words = label
+    .replace(/[*_`:]+$/g, "")
+    .trim()
+    .split(/[\s-]+/);
   const name = words.join("_").toLowerCase();
   return words.length <= 4 && name.length <= 40 && /^[a-z_][a-z0-9_]*$/.test(name) ? name : undefined;
 }

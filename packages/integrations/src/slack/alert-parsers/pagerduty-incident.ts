@@ -19,7 +19,9 @@ export const pagerDutyParser: AlertParser = {
   source: "pagerduty",
   parse(content) {
     const incidentLink = content.links.find((link) => pagerDutyIncidentId(link.url) !== undefined);
-    const titledAttachment = content.attachments.find((attachment) => attachment.titleLink !== undefined && pagerDutyIncidentId(attachment.titleLink) !== undefined);
+    const titledAttachment = content.attachments.find(
+      (attachment) => attachment.titleLink !== undefined && pagerDutyIncidentId(attachment.titleLink) !== undefined,
+    );
     const fromPagerDuty = /pagerduty/i.test(content.sender);
     if (titledAttachment === undefined && !(fromPagerDuty && incidentLink !== undefined)) return undefined;
 

@@ -54,7 +54,8 @@ export const grafanaParser: AlertParser = {
   source: "grafana",
   parse(content) {
     const attachment = content.attachments.find(
-      (candidate) => /^Grafana\b/.test(candidate.footer) || (SUBJECT.test(candidate.title) && /^\s*(?:\*{1,2}(?:Firing|Resolved)\*{1,2}|Value: )/im.test(candidate.text)),
+      (candidate) =>
+        /^Grafana\b/.test(candidate.footer) || (SUBJECT.test(candidate.title) && /^\s*(?:\*{1,2}(?:Firing|Resolved)\*{1,2}|Value: )/im.test(candidate.text)),
     );
     if (attachment === undefined) return undefined;
     return fromAlertList("grafana", content, attachment);
