@@ -13,7 +13,7 @@ describe("prometheusLink", () => {
   it("opens the Prometheus graph over the window, with the filled query", () => {
     const link = prometheusLink({ type: "prometheus", url: "https://user:pw@prom.example.com/prometheus/" }, query, window);
     expect(link).toBe(
-      "https://prom.example.com/prometheus/graph?g0.expr=" + encodeURIComponent(query) + "&g0.tab=0&g0.range_input=75m&g0.end_input=2026-11-21%2014%3A23%3A00",
+      `https://prom.example.com/prometheus/graph?g0.expr=${encodeURIComponent(query)}&g0.tab=0&g0.range_input=75m&g0.end_input=2026-11-21%2014%3A23%3A00`,
     );
     const params = new URL(link).searchParams;
     expect(params.get("g0.expr")).toBe(query);
