@@ -70,7 +70,7 @@ function countingReads(inner: ExecutionClient) {
     ...inner,
     batches: {
       ...inner.batches,
-      async read(batchId, orgId, page) {
+      async read(orgId, batchId, page) {
         log.push({ batchId, limit: page.limit, at: performance.now() });
         events.emit("read");
         if (held !== undefined) await held.promise;
