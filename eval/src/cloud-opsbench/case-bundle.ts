@@ -1,10 +1,10 @@
+import { quantityOf } from "@pes/analysis";
 import { type BundleAction, type Deployment, EVIDENCE_BUNDLE_VERSION, EvidenceBundle } from "@pes/contracts";
 import { alertsObservation } from "./alerts-file.js";
 import { type CaseFiles, readCaseFiles } from "./case-files.js";
 import { clusterState } from "./cluster-state.js";
 import { localDate, zoneOfDescribeDates } from "./kubectl-text.js";
 import { type MetricSeries, metricObservation, readMetricsCsv } from "./metrics-file.js";
-import { quantityValue } from "./quantities.js";
 
 /** The playbook name a converted case's issue carries: one generic investigation for every case. */
 export const BOOK_NAME = "cloud-opsbench";
@@ -111,7 +111,7 @@ function limitOf(series: MetricSeries, deployments: readonly Deployment[]): { na
   if (containers.length === 0) return undefined;
   let total = 0;
   for (const container of containers) {
-    const value = quantityValue(container.resources?.limits?.[limited.resource] ?? "");
+    const value = quantityOf(container.resources?.limits?.[limited.resource]);
     if (value === undefined) return undefined;
     total += value;
   }

@@ -3,7 +3,6 @@ import { ALERTS, CONTAINERD_RUNNING, KUBELET_STOPPED, METRICS_CSV } from "../tes
 import { alertsObservation } from "./alerts-file.js";
 import { metricObservation, readMetricsCsv } from "./metrics-file.js";
 import { nodeServicePod } from "./node-services-text.js";
-import { quantityValue } from "./quantities.js";
 
 describe("node services", () => {
   it("stands a stopped service for a failed kube-system pod on its node, with its journal as log", () => {
@@ -68,13 +67,5 @@ describe("metrics", () => {
     expect(metricObservation(latency, "shop").unit).toBe("ms");
     expect([...observation.data.result]).toEqual([{ metric: { __name__: "cpu", service: "cart", namespace: "shop" }, values: cpu.samples }]);
     expect([...(observation.limit?.result ?? [])][0]?.values.map(([, value]) => value)).toEqual(["0.2", "0.2", "0.2"]);
-  });
-
-  it("reads quantities", () => {
-    expect(quantityValue("250m")).toBe(0.25);
-    expect(quantityValue("2")).toBe(2);
-    expect(quantityValue("64Mi")).toBe(64 * 2 ** 20);
-    expect(quantityValue("1G")).toBe(1e9);
-    expect(quantityValue("lots")).toBeUndefined();
   });
 });

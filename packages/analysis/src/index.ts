@@ -14,3 +14,4 @@ export { mitigationFits } from "./mitigation-fit.js";
 export { findingsOfAction, judgeBundle, replayBundle, type Replay } from "./replay.js";
 export { chartOf, downsample, MAX_CHART_POINTS } from "./chart-data.js";
 export { fitBundle } from "./bundle-fitting.js";
+export { quantityOf } from "./quantities.js";
