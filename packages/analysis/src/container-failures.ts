@@ -19,16 +19,30 @@ export type ContainerFailureKind =
 /** The kubelet pulling an image and failing, with why (`Failed to pull image "…": …`; in a waiting status, `failed to pull and unpack image …`). */
 const PULL_FAILED = /\bfailed to pull (?:and unpack )?image\b/i;
 /**
- * Why a pull failed, first match wins: a name the registry does not know comes before the authorization
- * words that Docker Hub adds to it ("pull access denied, repository does not exist or may require authorization").
+ * Why a pull failed, first match wins: the registry's name does not resolve; the registry wants
+ * credentials (it would not even hand out an anonymous token, or answered 401); the reference names
+ * nothing (NotFound, the words Docker Hub adds to it, "pull access denied, repository does not exist or
+ * may require authorization", or a bare 403 on the manifest, which is how registries and their mirrors
+ * answer for a repository they do not hold); any other denial.
  */
 const PULL_CAUSES: ReadonlyArray<[RegExp, ContainerFailureKind]> = [
-  [/\bno such host\b|\blookup \S+ on \S+|server misbehaving|temporary failure in name resolution/i, "image-pull/dns"],
-  [/repository does not exist|pull access denied|manifest unknown|\bnot found\b|NotFound/i, "image-pull/not-found"],
-  [/unauthorized|authentication required|\b401\b|\b403\b|forbidden|denied/i, "image-pull/unauthorized"],
+  [/\bno such host\b|\blookup \S+ on \S+|server misbehaving|name resolution|could not resolve host|network is unreachable/i, "image-pull/dns"],
+  [/failed to authorize|no basic auth credentials|authentication required|\b401\b|unauthorized/i, "image-pull/unauthorized"],
+  [
+    /repository does not exist|pull access denied|manifest unknown|\bnot found\b|NotFound|\b404\b|\b403\b|forbidden|invalid reference format/i,
+    "image-pull/not-found",
+  ],
+  [/denied/i, "image-pull/unauthorized"],
 ];
-/** A container whose image name is not one (`InvalidImageName`) cannot be pulled either. */
-const PULL_REASONS = new Set(["InvalidImageName"]);
+
+/**
+ * Why a pull failed, from the runtime's message (an event's `Failed to pull image …` or a waiting
+ * status'); a name that is no image's reference (`InvalidImageName`) names nothing.
+ */
+export function pullFailureKind(reason: string, message: string): ContainerFailureKind {
+  if (reason === "InvalidImageName") return "image-pull/not-found";
+  return PULL_CAUSES.find(([pattern]) => pattern.test(message))?.[1] ?? "image-pull/failed";
+}
 
 /** The runtime could not start the container's process: its command is not in the image. */
 const COMMAND_NOT_FOUND = /executable file not found|exec: "[^"]*": (?:stat [^:]+: )?no such file or directory|exec format error/i;
@@ -47,8 +61,7 @@ const START_REASONS = new Set(["StartError", "RunContainerError", "CreateContain
 export function failureKindOf(reason: string, message: string | undefined): ContainerFailureKind | undefined {
   const text = message ?? "";
   if (reason === "Unschedulable") return "unschedulable";
-  if (PULL_FAILED.test(text)) return PULL_CAUSES.find(([pattern]) => pattern.test(text))?.[1] ?? "image-pull/failed";
-  if (PULL_REASONS.has(reason)) return "image-pull/failed";
+  if (PULL_FAILED.test(text) || reason === "InvalidImageName") return pullFailureKind(reason, text);
   if (COMMAND_NOT_FOUND.test(text)) return "start/command-not-found";
   if (CONFIG_MISSING.test(text) || CONFIG_REASONS.has(reason)) return "start/config";
   if (START_FAILED.test(text) || START_REASONS.has(reason)) return "start/failed";

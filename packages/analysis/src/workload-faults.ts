@@ -1,4 +1,5 @@
 import type { Container, ContainerStatus, KubernetesEvent, Pod, Probe } from "@pes/contracts";
+import { pullFailureKind } from "./container-failures.js";
 import { eventOnset, eventTime, isShort, someOf, type ClusterIndex, type Fault, type Workload } from "./cluster-index.js";
 
 /**
@@ -146,7 +147,7 @@ function waitingFault(
     const said = [...events].reverse().find((event) => /failed to pull/i.test(event.message ?? ""))?.message ?? waiting.message ?? waiting.reason;
     const image = status.image ?? /image "([^"]+)"/.exec(said)?.[1] ?? "its image";
     const missingSecret = (workload.spec?.imagePullSecrets ?? []).map(({ name }) => name).find((name) => secrets !== undefined && !secrets.includes(name));
-    const mechanism = missingSecret === undefined ? pullMechanism(said, waiting.reason) : "image-pull/unauthorized";
+    const mechanism = missingSecret === undefined ? pullFailureKind(waiting.reason, said) : "image-pull/unauthorized";
     const onset = pullOnset(events);
     const note = missingSecret === undefined ? "" : `imagePullSecrets names ${missingSecret}, which does not exist; `;
     return {
@@ -172,22 +173,6 @@ function waitingFault(
 function pullOnset(events: readonly KubernetesEvent[]): Date | undefined {
   const first = events.find((event) => event.reason === "Failed" || event.reason === "BackOff");
   return first === undefined ? undefined : eventOnset(first);
-}
-
-/**
- * Why a pull fails, from the runtime's message: the registry's name does not resolve; the registry wants
- * credentials (it would not even hand out an anonymous token); the reference names nothing (NotFound, or
- * a bare 403 on the manifest, which is how registries and their mirrors answer for a repository they do
- * not hold).
- */
-export function pullMechanism(message: string, reason: string): string {
-  if (reason === "InvalidImageName") return "image-pull/not-found";
-  if (/no such host|server misbehaving|lookup \S+ on \S+:53|dial tcp: lookup|name resolution|could not resolve host|network is unreachable/i.test(message))
-    return "image-pull/dns";
-  if (/failed to authorize|\b401\b|unauthorized|authentication required|authorization failed|no basic auth credentials/i.test(message))
-    return "image-pull/unauthorized";
-  if (/not ?found|manifest unknown|\b404\b|\b403\b|does not exist|invalid reference format/i.test(message)) return "image-pull/not-found";
-  return "image-pull/failed";
 }
 
 function pullRemedy(mechanism: string, workload: string, image: string, missingSecret: string | undefined): string {
