@@ -1,6 +1,7 @@
 import { INCIDENT_LEAD_MS, incidentPhaseStart, type TimeWindow } from "@pes/contracts";
 import type { Evidence, Labels, LogPatternEvidence, NoDataEvidence, NoneEvidence } from "./evidence.js";
 import { createTemplateMiner } from "./log-templates.js";
+import { compareText, oneLine } from "./plain-text.js";
 
 export { incidentPhaseStart } from "@pes/contracts";
 
@@ -357,10 +358,5 @@ function datedOnset(onset: Onset | undefined, total: Date | undefined): Date | u
 }
 
 function cut(line: string): string {
-  const single = line.replace(/\s+/g, " ").trim();
-  return single.length <= MAX_EXAMPLE_CHARS ? single : `${single.slice(0, MAX_EXAMPLE_CHARS - 1)}…`;
-}
-
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  return oneLine(line, MAX_EXAMPLE_CHARS);
 }

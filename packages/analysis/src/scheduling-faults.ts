@@ -1,5 +1,6 @@
 import type { Node, PersistentVolume, PersistentVolumeClaim, Pod } from "@pes/contracts";
 import { eventOnset, someOf, type ClusterIndex, type Fault, type Workload } from "./cluster-index.js";
+import { truncate } from "./outcome-text.js";
 import { quantityOf } from "./quantities.js";
 
 /**
@@ -151,8 +152,7 @@ export function dominantReason(message: string): SchedulingReason {
 }
 
 function firstSentence(text: string): string {
-  const head = text.split(/ preemption:/i)[0] ?? text;
-  return head.length > 240 ? `${head.slice(0, 239)}…` : head;
+  return truncate(text.split(/ preemption:/i)[0] ?? text, 240);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Container, ContainerStatus, KubernetesEvent, Pod, Probe } from "@pes/contracts";
 import { pullFailureKind } from "./container-failures.js";
+import { oneLine } from "./plain-text.js";
 import { eventOnset, eventTime, isShort, someOf, type ClusterIndex, type Fault, type Workload } from "./cluster-index.js";
 
 /**
@@ -86,8 +87,7 @@ function quotaResource(requested: string): string {
 }
 
 function excerpt(text: string, most = 300): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > most ? `${flat.slice(0, most - 1)}…` : flat;
+  return oneLine(text, most);
 }
 
 /** What one of a workload's pods shows is wrong with it, if anything. */
