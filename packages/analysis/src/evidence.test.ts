@@ -2,18 +2,8 @@ import { describe, expect, it } from "vitest";
 import { mapEvidenceText, type Evidence } from "./evidence.js";
 import { shortAnswer } from "./evidence-text.js";
 import type { Finding } from "./ranking.js";
-import { bottomLineOf, summarizeGadget } from "./summarize.js";
-import { judgeExecution } from "./verdict.js";
-
-/** The bottom line of findings, as the worker writes it: judged, then rendered. */
-function summarizeExecution(input: { time: Date; attributes: Readonly<Record<string, string>>; findings: readonly Finding[]; lookbackMs?: number }): string {
-  const judgement = judgeExecution(input.findings, {
-    time: input.time,
-    attributes: input.attributes,
-    ...(input.lookbackMs === undefined ? {} : { lookbackMs: input.lookbackMs }),
-  });
-  return bottomLineOf(judgement, input.attributes);
-}
+import { summarizeGadget } from "./summarize.js";
+import { summarizeExecution } from "./testing/bottom-line.js";
 
 const time = new Date("2026-11-21T14:08:00Z");
 const onset = new Date("2026-11-21T14:05:00Z");

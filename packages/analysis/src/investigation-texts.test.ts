@@ -2,18 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { Evidence, MetricEvidence } from "./evidence.js";
 import { actionResultOf } from "./evidence-text.js";
 import type { Finding } from "./ranking.js";
-import { bottomLineOf, summarizeGadget } from "./summarize.js";
-import { judgeExecution } from "./verdict.js";
-
-/** The bottom line of findings, as the worker writes it: judged, then rendered. */
-function summarizeExecution(input: { time: Date; attributes: Readonly<Record<string, string>>; findings: readonly Finding[]; lookbackMs?: number }): string {
-  const judgement = judgeExecution(input.findings, {
-    time: input.time,
-    attributes: input.attributes,
-    ...(input.lookbackMs === undefined ? {} : { lookbackMs: input.lookbackMs }),
-  });
-  return bottomLineOf(judgement, input.attributes);
-}
+import { summarizeGadget } from "./summarize.js";
+import { summarizeExecution } from "./testing/bottom-line.js";
 
 // The texts the engine's tests and the end-to-end tests assert today, from the evidence the connectors
 // will return for the same data (the demo incident: p99 ≈ 0.49 s → ≈ 1.95 s at 14:05 UTC, 5xx share
