@@ -44,7 +44,7 @@ export function indexState(state: KubernetesState, fallbackNow: Date): ClusterIn
       spec: deployment.spec.template.spec,
       labels: deployment.spec.template.metadata?.labels ?? deployment.spec.selector?.matchLabels ?? {},
       desired: deployment.spec.replicas ?? 1,
-      ...(deployment.status?.readyReplicas === undefined && deployment.status === undefined ? {} : { ready: deployment.status?.readyReplicas ?? 0 }),
+      ...(deployment.status === undefined ? {} : { ready: deployment.status.readyReplicas ?? 0 }),
       pods: [],
     });
   }

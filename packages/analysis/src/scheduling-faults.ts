@@ -309,15 +309,9 @@ function volumeFaults(index: ClusterIndex, workload: Workload, pod: Pod, base: B
     const said = events.at(-1)?.message;
     const detail = `claim ${name} Pending${mismatch === undefined ? "" : `: ${mismatch.detail}`}${said === undefined ? "" : `; "${said}"`}`;
     const mechanism = mismatch?.mechanism ?? mechanismOfClaimMessage(said) ?? "volume/unbound";
-    return [
-      {
-        ...base,
-        ...(events[0] === undefined ? {} : { onset: eventOnset(events[0]) ?? base.onset }),
-        mechanism,
-        detail,
-        remedy: volumeRemedy(mechanism, name, workload.ref, mismatch?.volume),
-      },
-    ].map(dropUndefinedOnset);
+    // Dated by the claim's first event, else as the pod's scheduling was.
+    const onset = (events[0] === undefined ? undefined : eventOnset(events[0])) ?? base.onset;
+    return [{ ...base, ...(onset === undefined ? {} : { onset }), mechanism, detail, remedy: volumeRemedy(mechanism, name, workload.ref, mismatch?.volume) }];
   }
   return [
     {
@@ -327,12 +321,6 @@ function volumeFaults(index: ClusterIndex, workload: Workload, pod: Pod, base: B
       remedy: `Bind the claims ${workload.ref} needs (a matching PersistentVolume or a storage class that provisions one)`,
     },
   ];
-}
-
-function dropUndefinedOnset(fault: Fault): Fault {
-  if (fault.onset !== undefined) return fault;
-  const { onset: _onset, ...rest } = fault;
-  return rest;
 }
 
 function mechanismOfClaimMessage(message: string | undefined): string | undefined {
