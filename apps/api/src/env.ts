@@ -75,6 +75,16 @@ export const ApiEnvSchema = z
     AUTH_ISSUER: z.string().min(1).optional().describe("The `iss` a token must carry. Required unless `AUTH_DEV_ISSUER=true`."),
     AUTH_AUDIENCE: z.string().min(1).optional().describe("The `aud` a token must carry. Required unless `AUTH_DEV_ISSUER=true`."),
     AUTH_ORG_CLAIM: z.string().min(1).default("org_id").describe("The token claim that names the organization."),
+    AUTH_TEAMS_CLAIM: z
+      .string()
+      .min(1)
+      .default("teams")
+      .describe("The token claim that names the caller's teams inside its organization: a string, space-separated, or an array of strings."),
+    AUTH_ORG_ADMIN_SCOPE: z
+      .string()
+      .regex(/^\S+$/, "must be one scope or role, without spaces")
+      .default("pes:org-admin")
+      .describe("What a token's `scope`, `scp` or `roles` must grant for its caller to be an admin of its organization."),
     AUTH_JWKS_TIMEOUT_MS: integer(1, 60_000)
       .default(3000)
       .describe("Deadline of one JWKS fetch, headers and body (answers over 256 KiB or 100 keys are refused); past it the caller gets 503 with `Retry-After`."),
@@ -179,6 +189,8 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env) {
       issuer: env.AUTH_ISSUER ?? DEV_ISSUER,
       audience: env.AUTH_AUDIENCE ?? DEV_AUDIENCE,
       orgClaim: env.AUTH_ORG_CLAIM,
+      teamsClaim: env.AUTH_TEAMS_CLAIM,
+      orgAdminScope: env.AUTH_ORG_ADMIN_SCOPE,
       jwksTimeoutMs: env.AUTH_JWKS_TIMEOUT_MS,
       devKeyDir: defaultDevKeyDir({ DEV_ISSUER_DIR: env.DEV_ISSUER_DIR }),
     },

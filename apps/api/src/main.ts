@@ -95,6 +95,8 @@ async function main(): Promise<void> {
     issuer: env.auth.issuer,
     audience: env.auth.audience,
     orgClaim: env.auth.orgClaim,
+    teamsClaim: env.auth.teamsClaim,
+    orgAdminScope: env.auth.orgAdminScope,
     jwksTimeoutMs: env.auth.jwksTimeoutMs,
     onJwksProblem: (problem) => logger.warn({ jwksUrl: env.auth.jwksUrl, problem }, "identity provider's JWKS misbehaves; the callers concerned get 503"),
   });

@@ -7,6 +7,12 @@ export interface Caller {
   orgId: string;
   clientId: string;
   org: OrganizationCatalog;
+  /** The token's `sub`, when it has one: who asked. */
+  subject: string | undefined;
+  /** The teams the token names (AUTH_TEAMS_CLAIM); empty when it names none. */
+  teams: readonly string[];
+  /** The token grants AUTH_ORG_ADMIN_SCOPE: an admin of its organization. */
+  orgAdmin: boolean;
 }
 
 const NOT_CONFIGURED = "Client ID is not configured for the organization";
@@ -24,7 +30,7 @@ export async function authenticate(authorization: string | undefined, verifier: 
   const token = match?.[1];
   if (token === undefined) throw new AppError("unauthenticated", "Authorization header must use the Bearer scheme");
 
-  const { orgId, clientId } = await verifier.verify(token);
+  const { orgId, clientId, subject, teams, scopes } = await verifier.verify(token);
   if (orgId === undefined) {
     throw new AppError("unauthenticated", `Invalid token: the ${verifier.orgClaim} claim naming the organization is missing`);
   }
@@ -32,5 +38,5 @@ export async function authenticate(authorization: string | undefined, verifier: 
   if (org === undefined || clientId === undefined || !org.clientIds.has(clientId)) {
     throw new AppError("forbidden", NOT_CONFIGURED);
   }
-  return { orgId, clientId, org };
+  return { orgId, clientId, org, subject, teams, orgAdmin: scopes.includes(verifier.orgAdminScope) };
 }

@@ -83,4 +83,12 @@ describe("createTokenVerifier", () => {
     expect(verified.scopes).toEqual(["read", "pes:admin", "write", "ops"]);
     expect((await verifier().verify(signToken({ key }))).scopes).toEqual([]);
   });
+
+  it("reads who asked and the teams from the configured claim, deduplicated, and none when absent", async () => {
+    const subject = createTokenVerifier({ jwksUrl: jwks.url, issuer: ISSUER, audience: AUDIENCE, orgClaim: "org_id", teamsClaim: "groups" });
+    const token = signToken({ key, claims: { org_id: "acme", sub: "alice", groups: ["payments", "search", "payments", 7], teams: "ignored" } });
+    await expect(subject.verify(token)).resolves.toMatchObject({ subject: "alice", teams: ["payments", "search"] });
+    await expect(verifier().verify(signToken({ key, claims: { teams: "payments search" } }))).resolves.toMatchObject({ teams: ["payments", "search"] });
+    await expect(verifier().verify(signToken({ key }))).resolves.toMatchObject({ subject: undefined, teams: [] });
+  });
 });

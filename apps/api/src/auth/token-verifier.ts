@@ -27,6 +27,10 @@ export interface TokenVerifierOptions {
   audience: string;
   /** The claim naming the organization (AUTH_ORG_CLAIM, default `org_id`). */
   orgClaim: string;
+  /** The claim naming the caller's teams inside its organization (AUTH_TEAMS_CLAIM, default `teams`). */
+  teamsClaim?: string;
+  /** What a token's scopes must grant for its caller to be an admin of its organization (AUTH_ORG_ADMIN_SCOPE, default `pes:org-admin`). */
+  orgAdminScope?: string;
   clockToleranceSeconds?: number;
   /** Overall deadline of one JWKS fetch, headers and body (AUTH_JWKS_TIMEOUT_MS, default 3,000). */
   jwksTimeoutMs?: number;
@@ -43,6 +47,8 @@ export interface TokenVerifier {
   verify(token: string): Promise<VerifiedToken>;
   /** The claim naming the organization, for the message when a token lacks it. */
   readonly orgClaim: string;
+  /** The scope that makes a caller an admin of its organization: it sees every team's objects and the audit trail. */
+  readonly orgAdminScope: string;
 }
 
 /**
@@ -102,6 +108,8 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       expiresAt: payload.exp,
       notBefore: typeof payload.nbf === "number" ? payload.nbf : undefined,
       scopes: [...grants(payload.scope), ...grants(payload.scp), ...grants(payload.roles)],
+      subject: stringClaim(payload.sub),
+      teams: [...new Set(grants(payload[options.teamsClaim ?? "teams"]))],
     };
   }
 
@@ -121,6 +129,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
 
   return {
     orgClaim: options.orgClaim,
+    orgAdminScope: options.orgAdminScope ?? "pes:org-admin",
     async verify(token) {
       const nowMs = now();
       const cached = cache.get(token, nowMs);

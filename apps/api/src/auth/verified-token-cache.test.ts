@@ -2,7 +2,15 @@ import { describe, expect, it } from "vitest";
 import { isValidAt, VerifiedTokenCache, type VerifiedToken } from "./verified-token-cache.js";
 
 const at = (seconds: number) => seconds * 1000;
-const token = (expiresAt: number, notBefore?: number): VerifiedToken => ({ orgId: "acme", clientId: "ci", expiresAt, notBefore, scopes: [] });
+const token = (expiresAt: number, notBefore?: number): VerifiedToken => ({
+  orgId: "acme",
+  clientId: "ci",
+  expiresAt,
+  notBefore,
+  scopes: [],
+  subject: undefined,
+  teams: [],
+});
 
 describe("isValidAt", () => {
   it("applies the clock tolerance to exp and nbf like jsonwebtoken", () => {

@@ -10,6 +10,10 @@ export interface VerifiedToken {
   notBefore: number | undefined;
   /** What `scope` (space-separated, RFC 9068), `scp` and `roles` grant, together. */
   scopes: readonly string[];
+  /** `sub`: who asked (a user or a service account), for the audit trail; undefined when absent. */
+  subject: string | undefined;
+  /** The teams claim (AUTH_TEAMS_CLAIM): a string, space-separated, or an array of strings; empty when absent. */
+  teams: readonly string[];
 }
 
 interface Entry {
