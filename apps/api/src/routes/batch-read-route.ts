@@ -7,7 +7,7 @@ import { toValidationIssues } from "../validation.js";
 import { acceptsEventStream, streamProgress } from "./batch-event-stream.js";
 import { sendBatchPage } from "./batch-page.js";
 import { createBatchProgressHub } from "./batch-progress-hub.js";
-import type { Executions } from "../executions.js";
+import { wholeOrganization, type Executions } from "../executions.js";
 import { EXECUTION_ID } from "./execution-routes.js";
 import { failures } from "./responses.js";
 import { ANSWERED, organizationRoute, type Route } from "./route.js";
@@ -40,7 +40,8 @@ const PageQuery = z.object({
 export function batchReadRoute(path: string, deps: BatchReadRouteDeps): Route {
   const { executions } = deps;
   const progress = createBatchProgressHub({
-    read: (orgId, batchId) => executions.readBatch(orgId, batchId, { offset: 0, limit: 0 }),
+    // Shared by every watcher of the batch: each was checked (readBatch with its caller) before it watches.
+    read: (orgId, batchId) => executions.readBatch(wholeOrganization(orgId), batchId, { offset: 0, limit: 0 }),
     intervalMs: deps.streamIntervalMs ?? STREAM_INTERVAL_MS,
   });
   return organizationRoute({
@@ -74,7 +75,7 @@ export function batchReadRoute(path: string, deps: BatchReadRouteDeps): Route {
           eventStream: "`event: progress` and, last, `event: completed`, each with a BatchStatus (without items) as `data`.",
         },
         404: {
-          description: "No batch of that id for the caller's organization: none, another organization's, or past its retention.",
+          description: "No batch of that id the caller may see: none, another organization's or team's, or past its retention.",
           body: ErrorResponse,
         },
         ...failures("too_many_requests"),
@@ -87,6 +88,7 @@ export function batchReadRoute(path: string, deps: BatchReadRouteDeps): Route {
       if (!page.success) throw new AppError("validation", toValidationIssues(page.error, ["query"]));
       if (batchId === undefined) throw new AppError("not_found", "No such batch");
       if (acceptsEventStream(req.headers.accept)) {
+        if ((await executions.readBatch(caller, batchId, { offset: 0, limit: 0 })) === undefined) throw new AppError("not_found", "No such batch");
         await streamProgress(res, (listener) => progress.watch(caller.orgId, batchId, listener), deps.streamKeepAliveMs ?? KEEP_ALIVE_MS);
         return ANSWERED;
       }
@@ -94,7 +96,7 @@ export function batchReadRoute(path: string, deps: BatchReadRouteDeps): Route {
       return deps.pageReads.run(1, async () => {
         // It may have left while it waited its turn.
         if (clientGone(res)) return ANSWERED;
-        const view = await executions.readBatch(caller.orgId, batchId, { offset, limit });
+        const view = await executions.readBatch(caller, batchId, { offset, limit });
         if (view === undefined) throw new AppError("not_found", "No such batch");
         // The permit is held until the page is sent: the page's results are in memory until then.
         await sendBatchPage(res, view, offset, deps.pageStallTimeoutMs ?? PAGE_STALL_TIMEOUT_MS);
