@@ -1,3 +1,4 @@
+import { visibleTo } from "@pes/config";
 import { BatchStatus, ErrorResponse } from "@pes/contracts";
 import { z } from "zod";
 import type { LoadShedder } from "../load-shedder.js";
@@ -6,7 +7,7 @@ import { clientGone } from "../slow-client.js";
 import { toValidationIssues } from "../validation.js";
 import { acceptsEventStream, streamProgress } from "./batch-event-stream.js";
 import { sendBatchPage } from "./batch-page.js";
-import { createBatchProgressHub } from "./batch-progress-hub.js";
+import { createBatchProgressHub, type BatchProgressListener } from "./batch-progress-hub.js";
 import { wholeOrganization, type Executions } from "../executions.js";
 import { EXECUTION_ID } from "./execution-routes.js";
 import { failures } from "./responses.js";
@@ -40,7 +41,7 @@ const PageQuery = z.object({
 export function batchReadRoute(path: string, deps: BatchReadRouteDeps): Route {
   const { executions } = deps;
   const progress = createBatchProgressHub({
-    // Shared by every watcher of the batch: each was checked (readBatch with its caller) before it watches.
+    // Shared by every watcher of the batch: what each hears is checked against its teams (below).
     read: (orgId, batchId) => executions.readBatch(wholeOrganization(orgId), batchId, { offset: 0, limit: 0 }),
     intervalMs: deps.streamIntervalMs ?? STREAM_INTERVAL_MS,
   });
@@ -88,8 +89,12 @@ export function batchReadRoute(path: string, deps: BatchReadRouteDeps): Route {
       if (!page.success) throw new AppError("validation", toValidationIssues(page.error, ["query"]));
       if (batchId === undefined) throw new AppError("not_found", "No such batch");
       if (acceptsEventStream(req.headers.accept)) {
-        if ((await executions.readBatch(caller, batchId, { offset: 0, limit: 0 })) === undefined) throw new AppError("not_found", "No such batch");
-        await streamProgress(res, (listener) => progress.watch(caller.orgId, batchId, listener), deps.streamKeepAliveMs ?? KEEP_ALIVE_MS);
+        // One read per interval for every watcher of the batch: each hears it as missing unless its teams may see it.
+        const watch = (listener: BatchProgressListener) =>
+          progress.watch(caller.orgId, batchId, (heard) =>
+            listener(heard.kind === "view" && !visibleTo(caller, heard.view.teams) ? { kind: "missing" } : heard),
+          );
+        await streamProgress(res, watch, deps.streamKeepAliveMs ?? KEEP_ALIVE_MS);
         return ANSWERED;
       }
       const { offset, limit } = page.data;
