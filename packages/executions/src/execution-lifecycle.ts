@@ -410,7 +410,7 @@ function answersOf(answers: [Error | null, unknown][] | null): unknown[] {
 }
 
 /** The teams a record or a batch keeps (a JSON array of names); anything else reads as none. */
-export function parseTeams(text: string): string[] {
+function parseTeams(text: string): string[] {
   const parsed: unknown = JSON.parse(text);
   return Array.isArray(parsed) ? parsed.filter((team): team is string => typeof team === "string") : [];
 }
