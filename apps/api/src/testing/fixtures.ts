@@ -146,7 +146,7 @@ export const nowSeconds = () => Math.floor(Date.now() / 1000);
 /**
  * testing/config, loaded as production loads CONFIG_DIR: acme (clients acme-ci, acme-bot; three
  * playbooks; Slack, also on chat.acme.example, alerts to C-ALERTS; PagerDuty), globex (globex-ci; no Slack, no incident
- * tool), initech (API not enabled).
+ * tool), initech (API not enabled), umbrella (umbrella-ci; playbooks and a data source of teams payments and search).
  */
 const catalog = await loadConfig(fileURLToPath(new URL("./config", import.meta.url)));
 
