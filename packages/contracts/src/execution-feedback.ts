@@ -25,7 +25,8 @@ export const FeedbackCause = z
     text: z.string().trim().min(1).max(FEEDBACK_TEXT_MAX).optional().meta({ description: "The cause in words." }),
   })
   .superRefine((cause, ctx) => {
-    if (cause.kind === undefined && cause.text === undefined) ctx.addIssue({ code: "custom", path: ["kind"], message: "cause needs a kind (and subject) or a text" });
+    if (cause.kind === undefined && cause.text === undefined)
+      ctx.addIssue({ code: "custom", path: ["kind"], message: "cause needs a kind (and subject) or a text" });
     if (cause.subject !== undefined && cause.kind === undefined) ctx.addIssue({ code: "custom", path: ["kind"], message: "a cause's subject needs its kind" });
   })
   .meta({ id: "FeedbackCause" });

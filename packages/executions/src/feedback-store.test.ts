@@ -50,7 +50,11 @@ describe("createFeedbackStore", () => {
     expect(await store.record("acme", E1, wrong("2026-11-21T14:05:00.000Z"))).toBe(true);
 
     const read = await store.read("acme", E1);
-    expect(read).toEqual({ executionId: E1, current: wrong("2026-11-21T14:05:00.000Z"), history: [right("2026-11-21T14:00:00.000Z"), wrong("2026-11-21T14:05:00.000Z")] });
+    expect(read).toEqual({
+      executionId: E1,
+      current: wrong("2026-11-21T14:05:00.000Z"),
+      history: [right("2026-11-21T14:00:00.000Z"), wrong("2026-11-21T14:05:00.000Z")],
+    });
   });
 
   it("records nothing for an unknown execution or another organization's, and reads none there", async () => {
@@ -125,6 +129,6 @@ describe("createFeedbackStore", () => {
 
     await connection.del(feedbackKey(keys, "acme", E3));
     expect((await store.list("acme", { offset: 0, limit: 10 })).items.map((item) => item.executionId)).toEqual([E2, E1]);
-    expect(await connection.zrange(feedbackIndexKey(keys, "acme"), 0, -1)).toEqual([E2, E1]);
+    expect(await connection.zrange(feedbackIndexKey(keys, "acme"), "0", "-1")).toEqual([E2, E1]);
   });
 });

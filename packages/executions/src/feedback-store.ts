@@ -43,7 +43,16 @@ export interface FeedbackStore {
 }
 
 type FeedbackConnection = RedisConnection & {
-  recordFeedback(record: string, evidence: string, feedback: string, index: string, executionId: string, entry: string, at: number, max: number): Promise<number>;
+  recordFeedback(
+    record: string,
+    evidence: string,
+    feedback: string,
+    index: string,
+    executionId: string,
+    entry: string,
+    at: number,
+    max: number,
+  ): Promise<number>;
 };
 
 const RECORD_FEEDBACK = readFileSync(new URL("../scripts/record-feedback.lua", import.meta.url), "utf8");
