@@ -22,6 +22,7 @@ import type { Route } from "./routes/route.js";
 import { webhookRoutes } from "./routes/webhook-routes.js";
 import { createFeedback } from "./feedback/feedback.js";
 import type { SignatureLedger } from "./feedback/signature-ledger.js";
+import { feedbackPageRoutes } from "./routes/feedback-page-routes.js";
 import { feedbackRoutes } from "./routes/feedback-routes.js";
 import { slackInteractivityRoutes, type SlackApp } from "./routes/slack-interactivity-routes.js";
 
@@ -144,7 +145,7 @@ export function createApp(deps: AppDeps): Express {
   ];
   if (deps.feedback !== undefined) {
     const feedback = createFeedback({ store: deps.feedback, now, ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }) });
-    apiRoutes.push(...feedbackRoutes({ feedback }));
+    apiRoutes.push(...feedbackRoutes({ feedback }), ...feedbackPageRoutes({ feedback, linkSigningSecret: deps.linkSigningSecret, now }));
     const slack = deps.slackInteractivity;
     if (slack !== undefined) {
       apiRoutes.push(
