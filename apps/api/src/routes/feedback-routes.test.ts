@@ -126,3 +126,17 @@ describe("GET /playbook/feedback", () => {
     expect(bad.body.error.map((issue: { path: unknown }) => issue.path)).toContainEqual(["query", "since"]);
   });
 });
+
+describe("the OpenAPI document", () => {
+  it("declares the feedback routes with their schemas", async () => {
+    const document = (await request(app).get("/openapi.json")).body;
+    expect(Object.keys(document.paths["/playbook/execution/{id}/feedback"] ?? {}).sort()).toEqual(["get", "post"]);
+    expect(document.paths["/playbook/feedback"]?.get?.parameters?.map((parameter: { name: string }) => parameter.name)).toEqual([
+      "X-Request-Id",
+      "since",
+      "offset",
+      "limit",
+    ]);
+    expect(Object.keys(document.components.schemas)).toEqual(expect.arrayContaining(["FeedbackInput", "ExecutionFeedback", "ConfirmedExecutions"]));
+  });
+});
