@@ -1,11 +1,14 @@
 import { setTimeout as delay } from "node:timers/promises";
 import {
   BatchExecutionResult,
+  ConfirmedExecutions,
+  ExecutionFeedback,
   BatchStatus,
   EvidenceBundle,
   PlaybookExecutionResult,
   PlaybookList,
   type BatchExecutionInput,
+  type FeedbackInput,
   type PlaybookExecutionInput,
 } from "@pes/contracts";
 import { EventSourceParserStream } from "eventsource-parser/stream";
@@ -92,6 +95,12 @@ export interface PesClient {
   runBatch(request: BatchRequest, options?: CallOptions): Promise<BatchExecutionResult>;
   /** `GET /playbook/execution/{id}/evidence`: the evidence bundle kept for an execution of the organization. */
   readEvidence(executionId: string, options?: CallOptions): Promise<EvidenceBundle>;
+  /** `POST /playbook/execution/{id}/feedback`: says whether its verdict named the right cause; answers its feedback, this answer current. */
+  giveFeedback(executionId: string, input: FeedbackInput, options?: CallOptions): Promise<ExecutionFeedback>;
+  /** `GET /playbook/execution/{id}/feedback`: its current answer and every answer given. */
+  readFeedback(executionId: string, options?: CallOptions): Promise<ExecutionFeedback>;
+  /** `GET /playbook/feedback`: one page of the organization's confirmed executions, oldest answer first. */
+  listConfirmed(page?: { since?: string; offset?: number; limit?: number }, options?: CallOptions): Promise<ConfirmedExecutions>;
   /**
    * `POST /playbook/execution/batch` with `Prefer: respond-async`: the API accepts up to its
    * ASYNC_BATCH_MAX_ITEMS (10,000 by default) inputs and answers at once with the batch's id and
@@ -267,6 +276,19 @@ export function createClient(options: ClientOptions): PesClient {
     },
     async readEvidence(executionId, callOptions) {
       return (await call("GET", `playbook/execution/${encodeURIComponent(executionId)}/evidence`, undefined, EvidenceBundle, callOptions)).value;
+    },
+    async giveFeedback(executionId, input, callOptions) {
+      return (await call("POST", `playbook/execution/${encodeURIComponent(executionId)}/feedback`, input, ExecutionFeedback, callOptions)).value;
+    },
+    async readFeedback(executionId, callOptions) {
+      return (await call("GET", `playbook/execution/${encodeURIComponent(executionId)}/feedback`, undefined, ExecutionFeedback, callOptions)).value;
+    },
+    async listConfirmed({ since, offset, limit } = {}, callOptions = {}) {
+      const query = new URLSearchParams();
+      if (since !== undefined) query.set("since", since);
+      if (offset !== undefined) query.set("offset", String(offset));
+      if (limit !== undefined) query.set("limit", String(limit));
+      return (await call("GET", `playbook/feedback${query.size > 0 ? `?${query}` : ""}`, undefined, ConfirmedExecutions, callOptions)).value;
     },
     async runBatch(request, callOptions) {
       const { status, value } = await call("POST", BATCH_PATH, request, BatchExecutionResult, callOptions);

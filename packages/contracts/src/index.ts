@@ -20,3 +20,4 @@ export * from "./teams-channel.js";
 export * from "./error-message.js";
 export * from "./canonical-json.js";
 export * from "./team-names.js";
+export * from "./execution-feedback.js";

@@ -360,6 +360,9 @@ export function testApp(options: TestAppOptions): { app: ReturnType<typeof creat
     ...(options.evidence === undefined ? {} : { evidence: options.evidence }),
     ...(options.charts === undefined ? {} : { charts: options.charts }),
     ...(options.linkSigningSecret === undefined ? {} : { linkSigningSecret: options.linkSigningSecret }),
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    ...(options.feedback === undefined ? {} : { feedback: options.feedback }),
+    ...(options.slackInteractivity === undefined ? {} : { slackInteractivity: options.slackInteractivity }),
   });
   return { app, client };
 }
