@@ -1,6 +1,7 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { text } from "node:stream/consumers";
+import { replayReport } from "@pes/analysis";
 import { DEFAULT_BATCH_MAX_ITEMS, errorMessage, EvidenceBundle, ExpectedVerdict, type PlaybookExecutionResult } from "@pes/contracts";
 import type { z } from "zod";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
@@ -10,7 +11,7 @@ import { createBatchProgress, type OutputStream } from "./batch-progress.js";
 import { resumeAndFollow, submitAndFollow, type FollowOptions } from "./cli-async-batch.js";
 import { collectAttribute, inputFromFlags, inputsFromJsonLines, UsageError, type RunFlags } from "./cli-inputs.js";
 import { ApiError, InvalidResponseError, TimeoutError, UnreachableError } from "./client-errors.js";
-import { evaluateCase, readableBundle, renderEvalTable, replayReport, verdictLine, type EvalCase } from "./evidence-replay.js";
+import { evaluateCase, readableBundle, renderEvalTable, verdictLine, type EvalCase } from "./evidence-replay.js";
 import { createClient, DEFAULT_TIMEOUT_MS, type BatchRequest, type PesClient } from "./pes-client.js";
 import { renderPlaybooks, renderResult, terminalSafe } from "./result-rendering.js";
 
