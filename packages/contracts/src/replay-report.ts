@@ -16,8 +16,7 @@ export const ReplayReport = z
     unreadable: z.array(z.string()).meta({ description: "The titles of the actions whose observation this build cannot read (a later version's kind)." }),
     truncated: z.array(z.string()).meta({ description: "The titles of the actions whose observation was cut to fit the bundle's cap." }),
     sameAsRecorded: z.boolean().optional().meta({
-      description:
-        "Whether the verdict is the one recorded with the bundle and the mitigations the ones the execution offered; absent when none was recorded.",
+      description: "Whether the verdict is the one recorded with the bundle and the mitigations the ones the execution offered; absent when none was recorded.",
     }),
   })
   .meta({ id: "ReplayReport" });
