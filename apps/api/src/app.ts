@@ -10,6 +10,7 @@ import type { TokenVerifier } from "./auth/token-verifier.js";
 import { errorMiddleware, notFound } from "./errors.js";
 import { createExecutions } from "./executions.js";
 import { httpMetrics, metricsEndpoint } from "./http-metrics.js";
+import { mountMcp } from "./mcp/mcp-endpoint.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { documentRoutes } from "./routes/document-routes.js";
 import { batchRoutes } from "./routes/batch-routes.js";
@@ -164,6 +165,8 @@ export function createApp(deps: AppDeps): Express {
   const routes = [...apiRoutes, ...documentRoutes({ openApiDocument, devJwks: deps.devJwks })];
   const runtime = { catalog: deps.catalog, verifier: deps.tokenVerifier, bodyLimit: deps.limits.bodyLimit };
   for (const route of routes) app[route.method](route.path, route.toHandler(runtime));
+  // JSON-RPC for assistants, left out of the OpenAPI document (docs/mcp.md).
+  mountMcp(app, runtime, { executions, allowedChatHosts: deps.allowedChatHosts, now, logger: deps.logger });
   if (deps.queueDashboard !== undefined) app.use(deps.queueDashboard);
   // Not a declared route: its answer is Prometheus text for scrapers, not JSON of the API's document.
   if (deps.metrics !== undefined) app.get("/metrics", metricsEndpoint(deps.metrics, deps.metricsToken));

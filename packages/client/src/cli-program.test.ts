@@ -8,7 +8,7 @@ import { freePort } from "@pes/local-services";
 import { ExitCode, runCli } from "./cli-program.js";
 import { batchIdempotencyKey } from "./batch-idempotency-key.js";
 import { isEventStream, startFakeBatchApi, type FakeBatchApi } from "./testing/batch-api.js";
-import { replayReport } from "./evidence-replay.js";
+import { replayReport } from "@pes/analysis";
 import { deployBundle } from "./testing/deploy-bundle.js";
 import { startScriptedApi, type ScriptedAnswer, type ScriptedApi } from "./testing/scripted-api.js";
 

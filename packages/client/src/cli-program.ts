@@ -1,6 +1,7 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { text } from "node:stream/consumers";
+import { replayReport } from "@pes/analysis";
 import { DEFAULT_BATCH_MAX_ITEMS, errorMessage, EvidenceBundle, ExpectedVerdict, FeedbackInput, type PlaybookExecutionResult } from "@pes/contracts";
 import type { z } from "zod";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
@@ -12,7 +13,8 @@ import { collectAttribute, inputFromFlags, inputsFromJsonLines, UsageError, type
 import { ApiError, InvalidResponseError, TimeoutError, UnreachableError } from "./client-errors.js";
 import { evaluateConfirmed, renderConfirmedSummary } from "./confirmed-eval.js";
 import { renderFeedback } from "./feedback-rendering.js";
-import { evaluateCase, readableBundle, renderEvalTable, replayReport, verdictLine, type EvalCase } from "./evidence-replay.js";
+import { evaluateCase, readableBundle, renderEvalTable, verdictLine, type EvalCase } from "./evidence-replay.js";
+import { httpService } from "./mcp-service.js";
 import { createClient, DEFAULT_TIMEOUT_MS, type BatchRequest, type PesClient } from "./pes-client.js";
 import { renderPlaybooks, renderResult, terminalSafe } from "./result-rendering.js";
 
@@ -189,6 +191,18 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       const { client, output } = setUp(command);
       const playbooks = await client.listPlaybooks();
       io.stdout.write(output === "json" ? `${JSON.stringify(playbooks, null, 2)}\n` : renderPlaybooks(playbooks));
+    });
+
+  program
+    .command("mcp")
+    .description("serve the API's tools to an assistant over stdio (Model Context Protocol), for the token's organization")
+    .addHelpText("after", "\nThe assistant starts it and speaks JSON-RPC on stdin and stdout; it ends when stdin closes. docs/mcp.md has the configuration.")
+    .action(async (_options: unknown, command: Command) => {
+      const { client } = setUp(command);
+      // Loaded here: the SDK is for this command alone.
+      const mcp = await import("@pes/mcp");
+      const service = httpService(client, (message) => new mcp.ToolError(message));
+      await mcp.serveStdio(service, (error, tool) => io.stderr.write(`pes mcp: ${tool} failed: ${errorMessage(error)}\n`));
     });
 
   program

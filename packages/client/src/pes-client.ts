@@ -5,6 +5,7 @@ import {
   ExecutionFeedback,
   BatchStatus,
   EvidenceBundle,
+  ExecutionStatus,
   PlaybookExecutionResult,
   PlaybookList,
   type BatchExecutionInput,
@@ -88,6 +89,10 @@ export interface PesClient {
   listPlaybooks(options?: CallOptions): Promise<PlaybookList>;
   /** `POST /playbook/execution`: runs one investigation and waits for its result. */
   run(input: PlaybookExecutionInput, options?: CallOptions): Promise<PlaybookExecutionResult>;
+  /** `POST /playbook/execution`, as {@link PesClient.run}: the result with the id of its execution (`X-Execution-Id`). */
+  execute(input: PlaybookExecutionInput, options?: CallOptions): Promise<{ executionId: string; result: PlaybookExecutionResult }>;
+  /** `GET /playbook/execution/{id}`: an execution of the organization, its result once it completed. */
+  readExecution(executionId: string, options?: CallOptions): Promise<ExecutionStatus>;
   /**
    * `POST /playbook/execution/batch`: one result per input, in order. The API refuses more than its
    * BATCH_MAX_ITEMS (100 by default) inputs in one request: see runBatchInChunks for any number.
@@ -151,7 +156,7 @@ export function createClient(options: ClientOptions): PesClient {
     schema: z.ZodType<T>,
     callOptions: CallOptions = {},
     how: { headers?: Record<string, string>; idempotent?: boolean } = {},
-  ): Promise<{ status: number; value: T }> {
+  ): Promise<{ status: number; value: T; headers: Headers }> {
     const url = new URL(path, base).toString();
     const timeoutMs = callOptions.timeoutMs ?? defaultTimeoutMs;
     const deadline = AbortSignal.timeout(timeoutMs);
@@ -178,7 +183,7 @@ export function createClient(options: ClientOptions): PesClient {
         if (response.ok) {
           const parsed = schema.safeParse(payload);
           if (!parsed.success) throw new InvalidResponseError(response.status, payload, firstIssue(parsed.error));
-          return { status: response.status, value: parsed.data };
+          return { status: response.status, value: parsed.data, headers: response.headers };
         }
         const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"), Date.now());
         error = new ApiError(response.status, payload, response.headers.get("x-request-id") ?? undefined, retryAfterMs);
@@ -273,6 +278,15 @@ export function createClient(options: ClientOptions): PesClient {
     },
     async run(input, callOptions) {
       return (await call("POST", "playbook/execution", input, PlaybookExecutionResult, callOptions)).value;
+    },
+    async execute(input, callOptions) {
+      const { status, value, headers } = await call("POST", "playbook/execution", input, PlaybookExecutionResult, callOptions);
+      const executionId = headers.get("x-execution-id");
+      if (executionId === null) throw new InvalidResponseError(status, value, "no X-Execution-Id header");
+      return { executionId, result: value };
+    },
+    async readExecution(executionId, callOptions) {
+      return (await call("GET", `playbook/execution/${encodeURIComponent(executionId)}`, undefined, ExecutionStatus, callOptions)).value;
     },
     async readEvidence(executionId, callOptions) {
       return (await call("GET", `playbook/execution/${encodeURIComponent(executionId)}/evidence`, undefined, EvidenceBundle, callOptions)).value;

@@ -15,6 +15,7 @@ export * from "./time-window.js";
 export * from "./kubernetes-objects.js";
 export * from "./observation.js";
 export * from "./evidence-bundle.js";
+export * from "./replay-report.js";
 export * from "./execution-charts.js";
 export * from "./teams-channel.js";
 export * from "./error-message.js";

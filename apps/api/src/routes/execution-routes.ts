@@ -181,7 +181,7 @@ export function itemError(issues: readonly ValidationIssue[]): JsonText {
 }
 
 /** An execution as `GET /playbook/execution/{id}` shows it (ExecutionStatus); the result's JSON goes in as it is. */
-function statusJson(view: ExecutionView): JsonText {
+export function statusJson(view: ExecutionView): JsonText {
   const head = JSON.stringify({
     id: view.id,
     status: view.status,
