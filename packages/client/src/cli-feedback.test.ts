@@ -4,7 +4,7 @@ import { Readable } from "node:stream";
 import { EvidenceBundle } from "@pes/contracts";
 import { afterEach, describe, expect, it } from "vitest";
 import { ExitCode, runCli } from "./cli-program.js";
-import { replayReport } from "./evidence-replay.js";
+import { replayReport } from "@pes/analysis";
 import { deployBundle } from "./testing/deploy-bundle.js";
 import { startScriptedApi, type ScriptedAnswer, type ScriptedApi } from "./testing/scripted-api.js";
 
