@@ -11,6 +11,7 @@ import { organizationFileSchema, type OrganizationFile } from "./organization-fi
 import { checkPlaybooks, type LoadedPlaybook } from "./playbook-checks.js";
 import { schemaProblems } from "./schema-problems.js";
 import { parseYaml, type YamlFile } from "./yaml-file.js";
+import { redactionPolicyOf } from "./redaction-settings.js";
 import { errorMessage } from "@pes/contracts";
 
 const YAML_EXTENSION = /\.ya?ml$/;
@@ -102,6 +103,7 @@ export async function loadConfig(dir: string, options: { connectors?: ConnectorR
       ...(value.incidentTools === undefined ? {} : { incidentTools: value.incidentTools }),
       ...(value.limits === undefined ? {} : { limits: value.limits }),
       ...(value.evidence === undefined ? {} : { evidence: value.evidence }),
+      redaction: redactionPolicyOf(value.redaction),
     });
   }
   return { organizations: catalog };
