@@ -41,7 +41,9 @@ describe("an organization's redaction settings", () => {
 
   it("turn off the kinds set false, and keep the organization's patterns and labels", async () => {
     const catalog = await loadConfig(
-      await configWith("redaction:\n  detectors: { ipv4: false, ipv6: false }\n  patterns:\n    - { name: employee-id, regex: 'EMP-[0-9]{5}' }\n  labels: [customer]\n"),
+      await configWith(
+        "redaction:\n  detectors: { ipv4: false, ipv6: false }\n  patterns:\n    - { name: employee-id, regex: 'EMP-[0-9]{5}' }\n  labels: [customer]\n",
+      ),
     );
     const policy = catalog.organizations.get("acme")?.redaction;
     expect([...(policy?.detectors ?? [])]).toEqual(BUILT_IN_REDACTION_KINDS.filter((kind) => kind !== "ipv4" && kind !== "ipv6"));

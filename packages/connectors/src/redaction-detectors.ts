@@ -45,7 +45,10 @@ export const BUILT_IN_DETECTORS: Readonly<Record<BuiltInRedactionKind, Redaction
   // Three base64url parts, the first two JSON objects (`{"` is `eyJ`); the signature may be empty (alg none).
   jwt: { kind: "jwt", source: "(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{4,}\\.eyJ[A-Za-z0-9_-]{4,}\\.[A-Za-z0-9_-]*" },
   "api-key": { kind: "api-key", source: `(?<![A-Za-z0-9_-])(?:${API_KEY})` },
-  email: { kind: "email", source: "(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\\.[A-Za-z0-9-]{1,63}){0,8}\\.[A-Za-z]{2,24}(?![A-Za-z0-9-])" },
+  email: {
+    kind: "email",
+    source: "(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\\.[A-Za-z0-9-]{1,63}){0,8}\\.[A-Za-z]{2,24}(?![A-Za-z0-9-])",
+  },
   // Dotted quads that parse as addresses (not a version `1.2.3.4.5`, nor `999.1.1.1`).
   ipv4: { kind: "ipv4", source: "(?<![\\w.])\\d{1,3}(?:\\.\\d{1,3}){3}(?![\\w]|\\.\\d)", accepts: (match) => isIPv4(match) },
   // Groups of hex digits and colons that parse as an address (`12:30:45` does not), an IPv4 tail included.

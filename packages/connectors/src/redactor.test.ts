@@ -39,7 +39,7 @@ describe("the built-in detectors", () => {
         const redacted = redactor.text(`level=warn msg="login by ${sample} refused" code=401`);
         expect(redacted).not.toContain(sample.replace(/^Bearer /, ""));
         expect(kindsIn(redacted)).toEqual([kind]);
-        expect(redacted.startsWith("level=warn msg=\"login by ")).toBe(true);
+        expect(redacted.startsWith('level=warn msg="login by ')).toBe(true);
         expect(redacted.endsWith(' refused" code=401')).toBe(true);
       }
     });
@@ -157,5 +157,13 @@ describe("a custom pattern's check", () => {
     for (const source of ["(a+)+b", "(a|ab)*c", "((ab)*)+", "(x)\\1", "(?=a)b", "(?<!a)b", "(?<n>a)", "a(", "a*", "[b-a]"]) {
       expect(customPatternProblem(source), source).toBeDefined();
     }
+  });
+});
+
+describe("fields kept as they are", () => {
+  it("are kept wherever they are, and the rest redacted", () => {
+    const value = redactorWith().value({ items: [{ link: "http://10.0.0.5:9090/graph", text: "from 10.0.0.5" }] }, new Set(["link"]));
+    expect(value.items[0]?.link).toBe("http://10.0.0.5:9090/graph");
+    expect(kindsIn(value.items[0]?.text ?? "")).toEqual(["ipv4"]);
   });
 });

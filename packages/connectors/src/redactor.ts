@@ -70,9 +70,10 @@ export interface Redactor {
    * A value with every text in it redacted, keys included (a label's or field's value whole, when its name
    * is one of the policy's labels), and its shape kept: arrays, plain objects, dates, maps and sets are
    * copied where something changed, the same object twice becomes the same copy twice, and a lazy list
-   * (an iterable that is not an array) stays lazy, redacted as it is read.
+   * (an iterable that is not an array) stays lazy, redacted as it is read. Fields named in `keep` are
+   * kept as they are, wherever they are (a link the service built from configuration).
    */
-  value<T>(value: T): T;
+  value<T>(value: T, keep?: ReadonlySet<string>): T;
 }
 
 export function createRedactor(compiled: CompiledRedaction): Redactor {
@@ -103,36 +104,38 @@ export function createRedactor(compiled: CompiledRedaction): Redactor {
     if (skipShortNumbers && value.length < SHORTEST_NUMBER_TO_CHECK && SHORT_NUMBER.test(value)) return value;
     return value.replace(pattern, replace);
   };
-  return { text, value: (value) => redactValue(value, text) };
+  return { text, value: (value, keep) => redactValue(value, text, keep ?? NOTHING_KEPT) };
 }
+
+const NOTHING_KEPT: ReadonlySet<string> = new Set();
 
 type Walk = (item: unknown, label?: string) => unknown;
 type Text = (value: string, label?: string) => string;
 
 /** `value` with `text` applied to every string in it, one copy per object (see Redactor.value). */
-function redactValue<T>(value: T, text: Text): T {
-  return walkerOf(text)(value) as T;
+function redactValue<T>(value: T, text: Text, keep: ReadonlySet<string>): T {
+  return walkerOf(text, keep)(value) as T;
 }
 
 /**
  * A walk that copies each object once. An item of a lazy list is walked by a walk of its own: what was
  * read is not held past its turn (a Prometheus answer is read one series at a time).
  */
-function walkerOf(text: Text): Walk {
+function walkerOf(text: Text, keep: ReadonlySet<string>): Walk {
   const copies = new Map<object, unknown>();
   const walk: Walk = (item, label) => {
     if (typeof item === "string") return text(item, label);
     if (item === null || typeof item !== "object") return item;
     const seen = copies.get(item);
     if (seen !== undefined) return seen;
-    const copy = copyOf(item, walk, text);
+    const copy = copyOf(item, walk, text, keep);
     copies.set(item, copy);
     return copy;
   };
   return walk;
 }
 
-function copyOf(item: object, walk: Walk, text: Text): unknown {
+function copyOf(item: object, walk: Walk, text: Text, keep: ReadonlySet<string>): unknown {
   if (item instanceof Date) return item;
   if (Array.isArray(item)) {
     let changed = false;
@@ -145,10 +148,14 @@ function copyOf(item: object, walk: Walk, text: Text): unknown {
   }
   if (item instanceof Map) return new Map([...item].map(([key, entry]) => [walk(key), walk(entry)]));
   if (item instanceof Set) return new Set([...item].map((entry) => walk(entry)));
-  if (Symbol.iterator in item) return lazilyRedacted(item as Iterable<unknown>, text);
+  if (Symbol.iterator in item) return lazilyRedacted(item as Iterable<unknown>, text, keep);
   let changed = false;
   const copy: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(item)) {
+    if (keep.has(key)) {
+      copy[key] = field;
+      continue;
+    }
     const name = walk(key) as string;
     const walked = walk(field, key);
     if (name !== key || walked !== field) changed = true;
@@ -158,10 +165,10 @@ function copyOf(item: object, walk: Walk, text: Text): unknown {
 }
 
 /** A lazy list redacted item by item as it is read; written to JSON as the array it is. */
-function lazilyRedacted(source: Iterable<unknown>, text: Text): Iterable<unknown> & { toJSON(): unknown[] } {
+function lazilyRedacted(source: Iterable<unknown>, text: Text, keep: ReadonlySet<string>): Iterable<unknown> & { toJSON(): unknown[] } {
   return {
     *[Symbol.iterator]() {
-      for (const item of source) yield walkerOf(text)(item);
+      for (const item of source) yield walkerOf(text, keep)(item);
     },
     toJSON() {
       return [...this];
