@@ -116,6 +116,11 @@ describe("an organization's own patterns and labels", () => {
     expect(kindsIn(value.metric.customer)).toEqual(["label"]);
     expect(value.line).not.toContain("acme corp");
     expect(kindsIn(value.line)).toEqual(["label", "label"]);
+    const written = redactor.text("customer=acme corp, pod=checkout-1 customer=acme status=500");
+    expect(written.startsWith("customer=«label:")).toBe(true);
+    expect(written).not.toContain("corp");
+    expect(written).toContain(", pod=checkout-1 customer=«label:");
+    expect(written.endsWith("» status=500")).toBe(true);
   });
 });
 

@@ -20,7 +20,10 @@ export const DEFAULT_REDACTION_POLICY: RedactionPolicy = { detectors: new Set(BU
 
 /** How many hex digits of a value's HMAC a token shows: 32 bits, so 3000 addresses collide once in about 2000 executions. */
 const TOKEN_HEX_DIGITS = 8;
-/** A label's value quoted in free text is redacted up to this length. */
+/**
+ * A label's value in free text is redacted up to this length: quoted, or unquoted up to a comma or the
+ * next `name=` (`customer=Globex Corporation, pod=…` as the analysis writes labels; logfmt's `a=b c=d`).
+ */
 const MAX_LABEL_VALUE = 256;
 /** A number this short is a metric sample, never a card: skipped when only built-ins run. */
 const SHORT_NUMBER = /^[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|NaN|Inf)$/;
@@ -50,7 +53,14 @@ export function compileRedaction(policy: RedactionPolicy): CompiledRedaction {
     const names = policy.labels.map(quoteRegexMeta).join("|");
     detectors.push({
       kind: "label",
-      source: `(?<=(?<![\\w.-])(?:${names})=)(?:"(?!«)[^"\\n]{1,${MAX_LABEL_VALUE}}"|[^\\s,;&"'}\\]«]{1,${MAX_LABEL_VALUE}})|(?<="(?:${names})"[ ]?:[ ]?")(?!«)[^"\\n]{1,${MAX_LABEL_VALUE}}`,
+      source: [
+        // name="value": the value inside the quotes.
+        `(?<=(?<![\\w.-])(?:${names})=")(?!«)[^"\\n]{1,${MAX_LABEL_VALUE}}`,
+        // name=value: up to a comma, a space before the next name=, or a quote or bracket.
+        `(?<=(?<![\\w.-])(?:${names})=)(?!["«])[^\\s,;&"'}\\]]{1,${MAX_LABEL_VALUE}}(?: (?![^\\s=]*=)[^\\s,;&"'}\\]=]{1,${MAX_LABEL_VALUE}}){0,16}`,
+        // "name":"value", as JSON written in a text.
+        `(?<="(?:${names})"[ ]?:[ ]?")(?!«)[^"\\n]{1,${MAX_LABEL_VALUE}}`,
+      ].join("|"),
     });
   }
   const pattern = detectors.length === 0 ? undefined : new RegExp(detectors.map((detector, index) => `(?<r${index}>${detector.source})`).join("|"), "g");
