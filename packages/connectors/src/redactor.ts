@@ -139,7 +139,8 @@ function walkerOf(text: Text, keep: ReadonlySet<string>): Walk {
     const seen = copies.get(item);
     if (seen !== undefined) return seen;
     const copy = copyOf(item, walk, text, keep);
-    copies.set(item, copy);
+    // An object left as it was is its own copy: only the changed ones need remembering.
+    if (copy !== item) copies.set(item, copy);
     return copy;
   };
   return walk;
@@ -148,13 +149,15 @@ function walkerOf(text: Text, keep: ReadonlySet<string>): Walk {
 function copyOf(item: object, walk: Walk, text: Text, keep: ReadonlySet<string>): unknown {
   if (item instanceof Date) return item;
   if (Array.isArray(item)) {
-    let changed = false;
-    const copy = item.map((element) => {
+    // Copied from the first element that changed: most arrays (a series' samples) stay as they are.
+    let copy: unknown[] | undefined;
+    for (let index = 0; index < item.length; index += 1) {
+      const element: unknown = item[index];
       const walked = walk(element);
-      if (walked !== element) changed = true;
-      return walked;
-    });
-    return changed ? copy : item;
+      if (walked !== element && copy === undefined) copy = item.slice(0, index);
+      copy?.push(walked);
+    }
+    return copy ?? item;
   }
   if (item instanceof Map) return new Map([...item].map(([key, entry]) => [walk(key), walk(entry)]));
   if (item instanceof Set) return new Set([...item].map((entry) => walk(entry)));
