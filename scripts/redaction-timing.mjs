@@ -42,7 +42,10 @@ const organizations = {
   "on-kept": { evidence: { keep: true, maxBytes: 64 * 1024 * 1024 } },
   "off-kept": { evidence: { keep: true, maxBytes: 64 * 1024 * 1024 }, redaction: off },
 };
-const playbook = { name: "large", gadgets: [{ title: "Large", actions: [{ title: "large", dataSource: "metrics", prometheus: { query: "large", unit: "s" } }] }] };
+const playbook = {
+  name: "large",
+  gadgets: [{ title: "Large", actions: [{ title: "large", dataSource: "metrics", prometheus: { query: "large", unit: "s" } }] }],
+};
 try {
   await mkdir(join(dir, "organizations"));
   for (const [id, extra] of Object.entries(organizations)) {
@@ -75,7 +78,9 @@ try {
     medians[orgId] = durations[Math.floor(RUNS / 2)];
     process.stdout.write(`${orgId}: ${durations.map((ms) => ms.toFixed(0)).join(", ")} ms (median ${medians[orgId].toFixed(0)} ms)\n`);
   }
-  process.stdout.write(`redaction adds ${(medians.on - medians.off).toFixed(0)} ms without a bundle, ${(medians["on-kept"] - medians["off-kept"]).toFixed(0)} ms keeping one\n`);
+  process.stdout.write(
+    `redaction adds ${(medians.on - medians.off).toFixed(0)} ms without a bundle, ${(medians["on-kept"] - medians["off-kept"]).toFixed(0)} ms keeping one\n`,
+  );
   await engine.close();
 } finally {
   await prometheus.close();

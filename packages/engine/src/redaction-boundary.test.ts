@@ -10,67 +10,23 @@ import { Writable } from "node:stream";
 import { loadConfig, resolveCatalogSecrets, type Catalog } from "@pes/config";
 import { BUILT_IN_REDACTION_KINDS } from "@pes/connectors";
 import type { EvidenceBundle, ExecutionJob } from "@pes/contracts";
-import { sendJson, startFakeLoki, startTestHttpServer, type FakeLoki, type TestHttpServer } from "@pes/local-services";
+import {
+  SENSITIVE_INCIDENT_TIME,
+  SENSITIVE_SAMPLES,
+  sendJson,
+  sensitiveErrorLines,
+  sensitiveLatencyAnswer,
+  startFakeLoki,
+  startTestHttpServer,
+  type FakeLoki,
+  type TestHttpServer,
+} from "@pes/local-services";
 import { createLogger } from "@pes/logger";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEngine, type Investigation, type KeptEvidence } from "./engine.js";
 
-const ISSUE = Date.parse("2026-11-20T14:08:00Z");
-const START = ISSUE - 60 * 60_000;
-
-/** One sample of each built-in kind, and the organization's own pattern and label. */
-const SAMPLES = {
-  email: "jane.doe@example.com",
-  ipv4: "203.0.113.7",
-  ipv6: "2001:db8::8a2e:370:7334",
-  bearer: "abcdefgh12345678ijkl",
-  apiKey: "sk-proj-abcdefghijklmnopqrstuvwx",
-  slackToken: "xoxb-1234567890-abcdefghij",
-  awsKey: "AKIAIOSFODNN7EXAMPLE",
-  githubToken: "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
-  card: "4111 1111 1111 1111",
-  jwt: "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
-  employee: "EMP-48213",
-  customer: "Globex Corporation",
-} as const;
-const OTHER_EMAIL = "ops@example.org";
-
-/** Checkout's error log: quiet before 14:05, then failing requests quoting every sample, the same ones each time. */
-function errorLines(): { at: number; line: string }[] {
-  const lines: { at: number; line: string }[] = [];
-  for (let at = START; at < ISSUE; at += 20_000) {
-    if (at < ISSUE - 3 * 60_000 && at % 600_000 !== 0) continue;
-    lines.push({
-      at,
-      line:
-        `level=error msg="payment refused for ${SAMPLES.email} from ${SAMPLES.ipv4} via ${SAMPLES.ipv6}" ` +
-        `auth="Bearer ${SAMPLES.bearer}" key=${SAMPLES.apiKey} slack=${SAMPLES.slackToken} aws=${SAMPLES.awsKey} gh=${SAMPLES.githubToken} ` +
-        `card="${SAMPLES.card}" session=${SAMPLES.jwt} owner=${SAMPLES.employee} customer="${SAMPLES.customer}"`,
-    });
-  }
-  return lines;
-}
-
-/** A range answer whose series' labels hold samples; its latency quadruples from 14:05. */
-function latencyAnswer(): object {
-  const series = [
-    { instance: `${SAMPLES.ipv4}:9100`, client: SAMPLES.ipv6, owner: SAMPLES.email, customer: SAMPLES.customer },
-    { instance: "10.0.0.9:9100", client: "fe80::1", owner: OTHER_EMAIL, customer: "Initech" },
-  ];
-  return {
-    status: "success",
-    data: {
-      resultType: "matrix",
-      result: series.map((labels, index) => ({
-        metric: { __name__: "http_request_duration_seconds", service: "checkout", ...labels },
-        values: Array.from({ length: 240 }, (_, i) => {
-          const at = START / 1000 + i * 15;
-          return [at, String((at * 1000 > ISSUE - 3 * 60_000 ? 2 : 0.5) + index * 0.01 + (i % 7) / 1000)];
-        }),
-      })),
-    },
-  };
-}
+const SAMPLES = SENSITIVE_SAMPLES;
+const ISSUE = SENSITIVE_INCIDENT_TIME.getTime();
 
 const PLAYBOOK = {
   name: "Checkout errors",
@@ -93,8 +49,8 @@ describe("the redaction boundary, from the data sources' answers to everything a
   let catalog: Catalog;
 
   beforeAll(async () => {
-    loki = await startFakeLoki({ streams: [{ labels: { app: "checkout", customer: SAMPLES.customer }, entries: errorLines() }] });
-    prometheus = await startTestHttpServer((_request, response) => sendJson(response, 200, latencyAnswer()));
+    loki = await startFakeLoki({ streams: [{ labels: { app: "checkout", customer: SAMPLES.customer }, entries: sensitiveErrorLines() }] });
+    prometheus = await startTestHttpServer((_request, response) => sendJson(response, 200, sensitiveLatencyAnswer()));
     model = await startTestHttpServer((_request, response) =>
       sendJson(response, 200, { choices: [{ index: 0, message: { role: "assistant", content: "{}" }, finish_reason: "stop" }] }),
     );
