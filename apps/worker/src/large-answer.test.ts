@@ -115,8 +115,9 @@ describe("a worker with the image's heap ceiling", () => {
     const result = resultOf(reply);
     const answers = result.actionResults?.map((action) => action.shortAnswer) ?? [];
     expect(answers).toHaveLength(9);
-    expect(answers[0]).toMatch(/^large \(instance=[\d.:]+, pod=checkout-\d+\) 1\.\d+ s, .*; worst of 3000 series$/);
-    for (const answer of answers.slice(1)) expect(answer).toMatch(/^medium \d \(instance=[\d.:]+, pod=checkout-\d+\) 1\.\d+ s, .*; worst of 500 series$/);
+    expect(answers[0]).toMatch(/^large \(instance=«ipv4:[0-9a-f]{8}»:\d+, pod=checkout-\d+\) 1\.\d+ s, .*; worst of 3000 series$/);
+    for (const answer of answers.slice(1))
+      expect(answer).toMatch(/^medium \d \(instance=«ipv4:[0-9a-f]{8}»:\d+, pod=checkout-\d+\) 1\.\d+ s, .*; worst of 500 series$/);
     expect(child.exitCode).toBeNull();
     expect(output).not.toMatch(/heap out of memory/);
   }, 60_000);

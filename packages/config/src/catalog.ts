@@ -1,4 +1,4 @@
-import type { DataSource } from "@pes/connectors/schemas";
+import type { DataSource, RedactionPolicy } from "@pes/connectors/schemas";
 import type { Playbook } from "@pes/contracts";
 import type { MonitorNameMatcher, PlaybookDefinition } from "@pes/playbooks";
 import type { IncidentToolSettings, SlackSettings, TeamsSettings } from "./integration-settings.js";
@@ -24,6 +24,8 @@ export interface OrganizationCatalog {
   limits?: OrganizationLimits;
   /** Whether its executions keep their evidence bundles (absent: they do not). */
   evidence?: EvidenceSettings;
+  /** What the redaction boundary takes out of its data sources' answers (absent: every built-in kind). */
+  redaction?: RedactionPolicy;
 }
 
 /** Everything CONFIG_DIR holds, validated; immutable after load. */

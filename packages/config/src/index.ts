@@ -6,3 +6,4 @@ export * from "./organization-file.js";
 export * from "./environment.js";
 export * from "./integration-settings.js";
 export * from "./team-access.js";
+export * from "./redaction-settings.js";

@@ -12,6 +12,7 @@ import { checkPlaybooks, type LoadedPlaybook } from "./playbook-checks.js";
 import { schemaProblems } from "./schema-problems.js";
 import { teamProblems } from "./team-access.js";
 import { parseYaml, type YamlFile } from "./yaml-file.js";
+import { redactionPolicyOf } from "./redaction-settings.js";
 import { errorMessage } from "@pes/contracts";
 
 const YAML_EXTENSION = /\.ya?ml$/;
@@ -104,6 +105,7 @@ export async function loadConfig(dir: string, options: { connectors?: ConnectorR
       ...(value.incidentTools === undefined ? {} : { incidentTools: value.incidentTools }),
       ...(value.limits === undefined ? {} : { limits: value.limits }),
       ...(value.evidence === undefined ? {} : { evidence: value.evidence }),
+      redaction: redactionPolicyOf(value.redaction),
     });
   }
   return { organizations: catalog };

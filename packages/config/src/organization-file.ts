@@ -1,6 +1,7 @@
 import { connectorRegistry, type ConnectorRegistry } from "@pes/connectors/schemas";
 import { z } from "zod";
 import { IncidentToolSettings, SlackSettings, TeamsSettings } from "./integration-settings.js";
+import { RedactionSettings } from "./redaction-settings.js";
 
 /** Organization IDs are file names and token claims: letters, digits, `.`, `_`, `-`. */
 export const ORGANIZATION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -64,6 +65,8 @@ export function organizationFileSchema(connectors: ConnectorRegistry) {
     limits: OrganizationLimits.optional(),
     /** Whether its executions keep their evidence bundles, and how long. */
     evidence: EvidenceSettings.optional(),
+    /** What is redacted from data sources' answers before anything leaves the worker (absent: every built-in kind). */
+    redaction: RedactionSettings.optional(),
   });
 }
 

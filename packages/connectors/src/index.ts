@@ -8,3 +8,5 @@ export * from "./prometheus/runtime.js";
 export * from "./datadog/runtime.js";
 export * from "./loki/runtime.js";
 export * from "./elasticsearch/runtime.js";
+export * from "./redaction-detectors.js";
+export * from "./redactor.js";

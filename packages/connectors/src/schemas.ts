@@ -21,3 +21,6 @@ export * from "./datadog/datadog-link.js";
 export * from "./loki/schema.js";
 export * from "./elasticsearch/schema.js";
 export { hasLoneSurrogate } from "./regex-escape.js";
+export { BUILT_IN_REDACTION_KINDS, type BuiltInRedactionKind } from "./redaction-detectors.js";
+export { customPatternProblem, MAX_PATTERN_LENGTH } from "./redaction-pattern-check.js";
+export type { CustomRedactionPattern, RedactionPolicy } from "./redactor.js";

@@ -1,6 +1,16 @@
 import { roleOf, shortAnswer, type Finding, type Role } from "@pes/analysis";
 import type { Catalog, CatalogSecrets } from "@pes/config";
-import { connectorRegistry, runAction, type AnyActionRequest, type ConnectorRegistry, type Observed } from "@pes/connectors";
+import {
+  compileRedaction,
+  connectorRegistry,
+  createRedactor,
+  DEFAULT_REDACTION_POLICY,
+  runAction,
+  type AnyActionRequest,
+  type CompiledRedaction,
+  type ConnectorRegistry,
+  type Observed,
+} from "@pes/connectors";
 import type { ChartData, ExecutionJob, PlaybookExecutionResult } from "@pes/contracts";
 import type { Logger } from "@pes/logger";
 import { chartsOf } from "./action-charts.js";
@@ -78,7 +88,8 @@ export interface Investigation {
  * Builds the engine: every data source's HTTP client (its TLS settings and proxy, one keep-alive pool
  * each) and its mitigation links, and every action bound to its connector. Nothing runs until
  * `investigate` is called, which goes through four stages, each a module: plan (plan.ts), run (run.ts),
- * judge (judge.ts) and keep evidence (keep-evidence.ts).
+ * judge (judge.ts), which ends at the redaction boundary (redaction-boundary.ts): everything after it,
+ * the result, the charts, the evidence bundle (keep-evidence.ts) and the log lines, reads redacted data.
  * @throws Error naming the organization and data source whose TLS settings are unusable.
  */
 export function createEngine(deps: EngineDeps): Engine {
@@ -88,6 +99,7 @@ export function createEngine(deps: EngineDeps): Engine {
   const connections = connectDataSources(deps.catalog, deps.secrets);
   const steps = prepareSteps(deps.catalog, connections, connectors, logger);
   const mitigationLinks = bindMitigationLinks(deps.catalog, connectors);
+  const redactions = compileRedactions(deps.catalog);
   const runner: PlanRunner = {
     limit: createConcurrencyLimit(deps.maxConcurrentActions),
     run: deps.runAction ?? runAction,
@@ -117,24 +129,29 @@ export function createEngine(deps: EngineDeps): Engine {
       const judged = await judgeRuns(plan, runs, job, {
         playbook,
         mitigationLinks: (name) => mitigationLinks.get(org.id)?.get(name),
+        redactor: createRedactor(redactions.get(org.id) ?? compileRedaction(DEFAULT_REDACTION_POLICY)),
         ...(deps.languageModel === undefined ? {} : { languageModel: deps.languageModel }),
         logger,
         ...(signal === undefined ? {} : { signal }),
       });
       logInvestigation(logger, job, plan, judged.findings, startedAt);
       if (executionId !== undefined && org.evidence?.keep === true && deps.keepEvidence !== undefined) {
-        const evidence = { executionId, job, plan, runs, judged, settings: org.evidence, recordedAt: now() };
+        const evidence = { executionId, job, plan, runs: judged.runs, judged, settings: org.evidence, recordedAt: now() };
         await keepExecutionEvidence(evidence, deps.keepEvidence, logger);
       }
-      return { result: judged.result, charts: chartsOf(plan.actions, runs, logger.child({ requestId: job.requestId })) };
+      return { result: judged.result, charts: chartsOf(plan.actions, judged.runs, logger.child({ requestId: job.requestId })) };
     },
   };
 }
 
+/** Each organization's redaction policy, compiled once into its combined pattern. */
+function compileRedactions(catalog: Catalog): Map<string, CompiledRedaction> {
+  return new Map([...catalog.organizations.values()].map((org) => [org.id, compileRedaction(org.redaction ?? DEFAULT_REDACTION_POLICY)]));
+}
+
 /**
  * What each action found (a line per finding), for an operator tracing one execution (LOG_LEVEL=debug),
- * then how the execution ended. The answers come from data sources: the runner redacts the data
- * source's secrets before they get here.
+ * then how the execution ended. The findings are past the redaction boundary (redaction-boundary.ts).
  */
 function logInvestigation(logger: Logger, job: ExecutionJob, plan: Plan, findings: readonly Finding[], startedAt: number): void {
   if (logger.isLevelEnabled("debug")) {

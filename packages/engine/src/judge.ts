@@ -1,16 +1,22 @@
 import { actionResultOf, bottomLineOf, judgeExecution, summarizeGadget, type Evidence, type Finding, type Judgement } from "@pes/analysis";
-import type { DataSourceMitigationLinks } from "@pes/connectors";
+import type { DataSourceMitigationLinks, Redactor } from "@pes/connectors";
 import type { ActionableMitigation, ExecutionJob, PlaybookExecutionResult } from "@pes/contracts";
 import type { Logger } from "@pes/logger";
 import { offeredMitigations, renderArgs, renderMitigationTemplates, type PlaybookDefinition, type RenderedMitigation } from "@pes/playbooks";
 import { summarizeWithLanguageModel, type LanguageModelOptions } from "./language-model-summary.js";
 import type { Plan, PlannedAction } from "./plan.js";
+import { redactJudged } from "./redaction-boundary.js";
 import type { WindowedRun } from "./run.js";
 
-/** What judging an execution's runs gave: its result, and what the evidence bundle keeps beside it. */
+/**
+ * What judging an execution's runs gave: its result, and what the evidence bundle keeps beside it. The
+ * runs, findings and judgement are past the redaction boundary (redaction-boundary.ts): what everything
+ * after judging reads.
+ */
 export interface Judged {
   result: PlaybookExecutionResult;
-  findings: Finding[];
+  runs: readonly WindowedRun[];
+  findings: readonly Finding[];
   judgement: Judgement;
   /** Every mitigation rendered for the issue, offered or not: a bundle keeps them all. */
   mitigations: RenderedMitigation[];
@@ -23,6 +29,8 @@ export interface JudgeOptions {
   /** A data source's mitigation links, by its name in the organization. */
   mitigationLinks: (dataSource: string) => DataSourceMitigationLinks | undefined;
   languageModel?: LanguageModelOptions;
+  /** This execution's redaction (its organization's policy, a salt of its own). */
+  redactor: Redactor;
   logger: Logger;
   signal?: AbortSignal;
 }
@@ -35,8 +43,21 @@ export interface JudgeOptions {
 export async function judgeRuns(plan: Plan, runs: readonly WindowedRun[], job: ExecutionJob, options: JudgeOptions): Promise<Judged> {
   const { time, gadgets, actions, upstreams } = plan;
   const { attributes } = job;
-  const perAction = runs.map((run) => run.evidence);
-  const findings = findingsOf(actions, perAction, () => true);
+  // The issue's attributes tell the page from the other alerts; the upstreams, who the paged service calls.
+  const unredacted = findingsOf(
+    actions,
+    runs.map((run) => run.evidence),
+    () => true,
+  );
+  const decided = judgeExecution(unredacted, { time, attributes, upstreams });
+  // Rendered once for the issue, offered by the findings: a bundle keeps both, so a replay offers the same.
+  // Which are offered is decided, like the verdict, on what the data sources answered.
+  const mitigations = renderMitigationTemplates(options.playbook.mitigations, attributes, { time, mitigationLinks: options.mitigationLinks });
+  const offered = offeredMitigations(mitigations, decided.ranking, time);
+  // The redaction boundary: nothing below reads a data source's answer unredacted.
+  const seen = redactJudged({ runs, findings: unredacted, judgement: decided }, options.redactor);
+  const { findings, judgement } = seen;
+  const perAction = seen.runs.map((run) => run.evidence);
   const actionResults = perAction.map((evidence) => actionResultOf(evidence, time));
   const gadgetsHighlights = gadgets.map(({ gadget, attributes: bound, title }, instanceIndex) => ({
     title,
@@ -46,17 +67,12 @@ export async function judgeRuns(plan: Plan, runs: readonly WindowedRun[], job: E
       time,
     ),
   }));
-  // The issue's attributes tell the page from the other alerts; the upstreams, who the paged service calls.
-  const judgement = judgeExecution(findings, { time, attributes, upstreams });
   const deterministic = bottomLineOf(judgement, attributes);
   const { languageModel, logger, signal } = options;
   const summary =
     languageModel === undefined
       ? undefined
       : await summarizeWithLanguageModel(languageModel, { attributes, findings, judgement, deterministic }, logger.child({ requestId: job.requestId }), signal);
-  // Rendered once for the issue, offered by the findings: a bundle keeps both, so a replay offers the same.
-  const mitigations = renderMitigationTemplates(options.playbook.mitigations, attributes, { time, mitigationLinks: options.mitigationLinks });
-  const offered = offeredMitigations(mitigations, judgement.ranking, time);
   const result: PlaybookExecutionResult = {
     highlights: summary?.highlights ?? deterministic,
     verdict: judgement.verdict,
@@ -65,7 +81,7 @@ export async function judgeRuns(plan: Plan, runs: readonly WindowedRun[], job: E
     actionResults,
     ...(summary === undefined ? {} : { analysis: summary.analysis }),
   };
-  return { result, findings, judgement, mitigations, offered };
+  return { result, runs: seen.runs, findings, judgement, mitigations, offered };
 }
 
 /** The findings of the actions `keep` takes, each citing its gadget's instance (and its upstream). */

@@ -16,3 +16,4 @@ export * from "./prometheus.js";
 export * from "./redis.js";
 export * from "./redis-cluster.js";
 export * from "./test-http-server.js";
+export * from "./sensitive-incident.js";
