@@ -15,3 +15,4 @@ export { findingsOfAction, judgeBundle, replayBundle, type Replay } from "./repl
 export { chartOf, downsample, MAX_CHART_POINTS } from "./chart-data.js";
 export { fitBundle } from "./bundle-fitting.js";
 export { quantityOf } from "./quantities.js";
+export { maskLine } from "./log-templates.js";

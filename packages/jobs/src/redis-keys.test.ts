@@ -21,6 +21,10 @@ import {
   incidentNoteKey,
   keySpace,
   laneKey,
+  memoryGroupKey,
+  memoryPartKey,
+  memoryRecordKey,
+  memoryScopesKey,
   organizationKeysLua,
   organizationPrefix,
   querySlotsKey,
@@ -50,6 +54,10 @@ function names(keys: KeySpace): Record<string, string> {
     idempotency: idempotencyKey(keys, "acme", "ab12"),
     evidence: evidenceKey(keys, "acme", "e-1"),
     charts: chartsKey(keys, "acme", "e-1"),
+    memoryRecord: memoryRecordKey(keys, "acme", "e-1"),
+    memoryPart: memoryPartKey(keys, "acme", "s1", "p1"),
+    memoryGroup: memoryGroupKey(keys, "acme", "s1", "g1"),
+    memoryScopes: memoryScopesKey(keys, "acme"),
     reply: replyChannel(keys, "i-1"),
     querySlots: querySlotsKey(keys, "acme/metrics"),
     slackPace: channelPaceKey(keys, "slack", "C1"),
@@ -94,6 +102,10 @@ function organizationNames(org: string): Record<string, string> {
     idempotency: `pes:org:${org}:idempotency:ab12`,
     evidence: `pes:org:${org}:evidence:e-1`,
     charts: `pes:org:${org}:charts:e-1`,
+    memoryRecord: `pes:org:${org}:memory:e-1`,
+    memoryPart: `pes:org:${org}:memory:part:s1:p1`,
+    memoryGroup: `pes:org:${org}:memory:group:s1:g1`,
+    memoryScopes: `pes:org:${org}:memory:scopes`,
   };
 }
 
