@@ -56,11 +56,9 @@ export const HistoryEntry = z
     similarity: z.number().min(0).max(1).meta({ description: "The weighted share of the two fingerprints' parts they have in common." }),
     matched: z.array(HistoryMatch),
     differed: z.array(HistoryDifference),
-    occurrences: z
-      .object({ count: z.int().positive(), first: z.iso.datetime(), last: z.iso.datetime() })
-      .meta({
-        description: "The executions kept with the same cause (or, without one, the same symptoms), this one included: how many, the first and the last.",
-      }),
+    occurrences: z.object({ count: z.int().positive(), first: z.iso.datetime(), last: z.iso.datetime() }).meta({
+      description: "The executions kept with the same cause (or, without one, the same symptoms), this one included: how many, the first and the last.",
+    }),
     confirmed: HistoryConfirmation.optional(),
   })
   .meta({ id: "HistoryEntry" });
