@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { MAX_HISTORY_ENTRIES, type ExecutionHistory, type HistoryConfirmation, type HistoryEntry } from "@pes/contracts";
 import { memoryGroupKey, memoryPartKey, memoryRecordKey, memoryScopesKey, type KeySpace, type RedisConnection } from "@pes/jobs";
 import { Fingerprint, FINGERPRINT_VERSION, groupOf } from "./fingerprint.js";
-import { compare, partKey, partsOf, type Comparison } from "./similarity.js";
+import { compareParts, partKey, partsOf, type Comparison } from "./similarity.js";
 import { scopeOf, scopeTag, shortHash, teamsOfScope, visibleTo } from "./team-scope.js";
 
 /**
@@ -42,8 +42,11 @@ export interface ExecutionMemory {
   recall(query: RecallQuery): Promise<ExecutionHistory>;
 }
 
-/** Of each part's set, the most recent members read per recall. */
-const READ_PER_PART = 200;
+/**
+ * Of each part's set, the most recent members read per recall: fewer of a part that many executions share
+ * (weight 1: a symptom's kind, the playbook, an attribute), which finds no candidate the others miss.
+ */
+const READ_PER_PART = { specific: 200, common: 50 } as const;
 /** Candidates scored exactly, of those the script ranks. */
 const CANDIDATES = 40;
 /** A part's set keeps its most recent members only (the groups keep every one, for the counts). */
@@ -99,11 +102,12 @@ export function createExecutionMemory(options: { redis: () => RedisConnection; k
         const teams = teamsOfScope(scope);
         return teams !== null && visibleTo(teams, query.callerTeams);
       });
-      const parts = partsOf(fingerprint).filter((part) => part.indexed);
+      const allParts = partsOf(fingerprint);
+      const parts = allParts.filter((part) => part.indexed);
       if (scopes.length === 0 || parts.length === 0 || limit <= 0) return [];
       const partKeys = scopes.flatMap((scope) => parts.map((part) => memoryPartKey(keys, orgId, scopeTag(scope), shortHash(partKey(part)))));
-      const weights = scopes.flatMap(() => parts.map((part) => part.weight));
-      const ranked = await recallCandidates(redis, partKeys, [cutoff, READ_PER_PART, CANDIDATES, ...weights]);
+      const reads = scopes.flatMap(() => parts.flatMap((part) => [part.weight, part.weight > 1 ? READ_PER_PART.specific : READ_PER_PART.common]));
+      const ranked = await recallCandidates(redis, partKeys, [cutoff, CANDIDATES, ...reads]);
       const ids = ranked.filter((id) => id !== fingerprint.id);
       if (ids.length === 0) return [];
 
@@ -113,7 +117,7 @@ export function createExecutionMemory(options: { redis: () => RedisConnection; k
         const then = parseFingerprint(text);
         // Checked again on the record itself: the index's scope is where it was filed, the record says whose it is.
         if (then === undefined || then.at < cutoff || !visibleTo(then.teams, query.callerTeams)) continue;
-        const comparison = compare(fingerprint, then);
+        const comparison = compareParts(allParts, partsOf(then));
         if (comparison.sharesIncident && comparison.similarity >= MIN_SIMILARITY) scored.push({ then, comparison });
       }
       if (scored.length === 0) return [];

@@ -68,8 +68,11 @@ export interface Comparison {
  * matched; a field with a value on one side only, or other values on each, differs (`now`, `then`).
  */
 export function compare(now: Fingerprint, then: Fingerprint): Comparison {
-  const nowParts = partsOf(now);
-  const thenParts = partsOf(then);
+  return compareParts(partsOf(now), partsOf(then));
+}
+
+/** compare, of parts already made (a recall makes its own once for every candidate). */
+export function compareParts(nowParts: readonly Part[], thenParts: readonly Part[]): Comparison {
   const thenKeys = new Set(thenParts.map(partKey));
   const nowKeys = new Set(nowParts.map(partKey));
   let shared = 0;
