@@ -196,6 +196,22 @@ describe("recall over a seeded history of two organizations", () => {
     expect(confirmedShown).toBeGreaterThan(0);
   });
 
+  it("reads a remembered execution's fingerprint back for its organization and teams only, to recall the executions like it", async () => {
+    const payments = acme.find((execution) => execution.teams?.includes("payments") === true);
+    if (payments === undefined) throw new Error("no execution of the payments team");
+    const id = payments.executionId;
+    const found = await memory.fingerprint("acme", id, ["payments"], RETENTION_MS, NOW);
+    expect(found).toEqual(fingerprintOf(payments));
+    expect(await memory.fingerprint("acme", id, ["search"], RETENTION_MS, NOW)).toBeUndefined();
+    expect(await memory.fingerprint("acme", id, undefined, RETENTION_MS, NOW)).toBeUndefined();
+    expect(await memory.fingerprint("globex", id, ["payments"], RETENTION_MS, NOW)).toBeUndefined();
+    expect(await memory.fingerprint("acme", id, ["payments"], NOW - payments.at.getTime() - 1, NOW)).toBeUndefined();
+    if (found === undefined) return;
+    const history = await memory.recall({ orgId: "acme", fingerprint: found, callerTeams: ["payments"], retentionMs: RETENTION_MS, now: NOW });
+    expect(history.map((entry) => entry.executionId)).not.toContain(id);
+    expect(history[0]?.cause?.subject).toBe(payments.type.causeSubject);
+  });
+
   it("shows at most three entries, each of another cause, the most similar first", async () => {
     for (const incident of newAcme.slice(0, 30)) {
       const history = await memory.recall({

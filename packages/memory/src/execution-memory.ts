@@ -40,6 +40,18 @@ export interface ExecutionMemory {
    * such executions happened, what someone confirmed of them. Empty when none is similar enough.
    */
   recall(query: RecallQuery): Promise<ExecutionHistory>;
+  /**
+   * A remembered execution's fingerprint, for a recall of the executions like it (a tool that starts from
+   * an execution id): undefined when it is not remembered, past `retentionMs`, or not the caller's to see
+   * (another organization's is under other keys; another team's is visibleTo's refusal).
+   */
+  fingerprint(
+    orgId: string,
+    executionId: string,
+    callerTeams: readonly string[] | undefined,
+    retentionMs: number,
+    now?: number,
+  ): Promise<Fingerprint | undefined>;
 }
 
 /**
@@ -89,6 +101,11 @@ export function createExecutionMemory(options: { redis: () => RedisConnection; k
       const answers = await multi.exec();
       const failed = answers?.find(([error]) => error !== null)?.[0];
       if (answers === null || failed) throw failed ?? new Error("the fingerprint was not kept: the transaction was aborted");
+    },
+
+    async fingerprint(orgId, executionId, callerTeams, retentionMs, now = Date.now()) {
+      const found = parseFingerprint(await options.redis().get(memoryRecordKey(keys, orgId, executionId)));
+      return found === undefined || found.at < now - retentionMs || !visibleTo(found.teams, callerTeams) ? undefined : found;
     },
 
     async recall(query) {
