@@ -10,6 +10,7 @@ import { stopAll, type ChildHandle } from "./child-processes.js";
 import { createHttpCaller } from "./http-calls.js";
 import { runHttpLoad } from "./http-load.js";
 import { describeMachine, currentCommit } from "./machine.js";
+import { memoryRecall } from "./memory-recall.js";
 import { startRawFloor, type RawFloor } from "./raw-floor.js";
 import { medianItem } from "./stats.js";
 import { startBenchRedis } from "./redis-server.js";
@@ -32,7 +33,7 @@ import { evaluateTargets } from "./target-evaluation.js";
 import { measureThroughput } from "./throughput-run.js";
 import { webhookIntake } from "./webhook-intake.js";
 
-export const SCENARIOS = ["plumbing", "throughput", "parallelism", "batch", "storm", "webhook", "async-batch"] as const;
+export const SCENARIOS = ["plumbing", "throughput", "parallelism", "batch", "storm", "webhook", "async-batch", "memory-recall"] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export interface BenchOptions {
@@ -256,6 +257,11 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
         } finally {
           caller.close();
         }
+      });
+    }
+    if (options.scenarios.has("memory-recall")) {
+      await run(`9 memory: ${durations.memoryRecalls} recalls over ${durations.memoryExecutions} past executions of one organization`, async () => {
+        results.memoryRecall = await memoryRecall(redis.url, queuePrefix, { executions: durations.memoryExecutions, recalls: durations.memoryRecalls });
       });
     }
   } finally {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=plumbing,throughput,parallelism,batch,storm,webhook,async-batch]`
+ * `npm run bench [-- --quick] [-- --only=plumbing,throughput,parallelism,batch,storm,webhook,async-batch,memory-recall]`
  * Runs the benchmark's scenarios (BENCHMARKS.md) against the built service and writes bench/results/latest.{json,md}.
  * It asserts no wall-clock bound: it exits non-zero only when the harness could not measure.
  */

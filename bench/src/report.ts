@@ -360,6 +360,29 @@ export function renderMarkdown(results: BenchResults): string {
     lines.push("");
   }
 
+  if (results.memoryRecall !== undefined) {
+    const memory = results.memoryRecall;
+    lines.push(`### 9. Memory: ${memory.recalls} recalls over ${memory.executions} remembered executions of one organization`);
+    lines.push("");
+    lines.push(
+      table(
+        ["Recall", "p50 ms", "p90 ms", "p99 ms", "max ms"],
+        (
+          [
+            ["as its caller waits (4 round trips)", memory.recallWallMs],
+            ...(memory.recallRedisMs === undefined ? [] : [["in Redis (Σ of its commands' SLOWLOG time)", memory.recallRedisMs] as const]),
+          ] as const
+        ).map(([label, latency]) => [label, fmt(latency.p50, 2), fmt(latency.p90, 2), fmt(latency.p99, 2), fmt(latency.max, 2)]),
+      ),
+    );
+    lines.push("");
+    lines.push(
+      `**${fmt(memory.bytesPerExecution, 0)} bytes** per remembered execution (Σ MEMORY USAGE of ${memory.keys} keys); ` +
+        `remembered at ${fmt(memory.rememberedPerSecond, 0)}/s (64 at a time); ${memory.recallsWithHistory} of ${memory.recalls} recalls found a similar past execution.`,
+    );
+    lines.push("");
+  }
+
   if (results.failures.length > 0) {
     lines.push("### Failures");
     lines.push("");

@@ -7,6 +7,7 @@ import type { ThroughputRun } from "./throughput-run.js";
 import type { AsyncBatchResult } from "./async-batch.js";
 import type { StormResult } from "./storm.js";
 import type { WebhookIntakeResult } from "./webhook-intake.js";
+import type { MemoryRecallResult } from "./memory-recall.js";
 
 /** Everything one run measured; written as bench/results/latest.json. */
 export interface BenchResults {
@@ -45,6 +46,8 @@ export interface BenchResults {
     /** Items/s / the throughput scenario's executions/s with as many workers. */
     ratioToThroughput: number;
   };
+  /** Scenario 9: recall over a large organization's remembered executions (Redis alone, no service process). */
+  memoryRecall?: MemoryRecallResult;
   targets: TargetCheck[];
   /** Scenarios that could not run, with the reason. */
   failures: string[];

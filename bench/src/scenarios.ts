@@ -31,6 +31,9 @@ export interface Durations {
   asyncBatchIdleSeconds: number;
   /** The API's event-loop window of the async batch: from its POST to this long after its 202. */
   asyncBatchEventLoopSeconds: number;
+  /** Memory: past executions remembered, then recalls measured one at a time. */
+  memoryExecutions: number;
+  memoryRecalls: number;
 }
 
 export const FULL_DURATIONS: Durations = {
@@ -48,6 +51,8 @@ export const FULL_DURATIONS: Durations = {
   asyncBatchItems: 10_000,
   asyncBatchIdleSeconds: 10,
   asyncBatchEventLoopSeconds: 2,
+  memoryExecutions: 100_000,
+  memoryRecalls: 1_000,
 };
 
 export const QUICK_DURATIONS: Durations = {
@@ -65,6 +70,8 @@ export const QUICK_DURATIONS: Durations = {
   asyncBatchItems: 200,
   asyncBatchIdleSeconds: 2,
   asyncBatchEventLoopSeconds: 1,
+  memoryExecutions: 5_000,
+  memoryRecalls: 100,
 };
 
 export const THROUGHPUT_IN_FLIGHT = 64;

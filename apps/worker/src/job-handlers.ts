@@ -1,6 +1,7 @@
 import type { Engine } from "@pes/engine";
 import { BATCH_ITEM_POST_WINDOW_MS, type BatchStarts, type ExecutionJobHandlers } from "@pes/executions";
 import { keepCharts } from "./execution-charts.js";
+import { recallAndRemember } from "./execution-memory.js";
 import { executeMessageJob, type MessageExecutionDeps } from "./message-execution.js";
 import { deliverResult, postBatchItemReply } from "./result-delivery.js";
 
@@ -18,7 +19,13 @@ export function createJobHandlers(deps: MessageExecutionDeps & { engine: Engine;
       const investigation = await deps.engine.investigate(job, signal, jobId);
       const { orgId, requestId, liveRun, attributes, channelId, batch, title } = job;
       const execution = { orgId, executionId: jobId, requestId, deadline: job.deadline };
-      const result = await keepCharts(deps.delivery.charts, execution, investigation, deps.delivery.logger);
+      const charted = await keepCharts(deps.delivery.charts, execution, investigation, deps.delivery.logger);
+      // After the verdict and its page link, before delivery: the posts and the page show the history too.
+      const result = await recallAndRemember(
+        deps.memory,
+        { orgId, executionId: jobId, requestId, bookName: job.bookName, time: job.time, attributes },
+        charted,
+      );
       return deliverResult(
         deps.delivery,
         {

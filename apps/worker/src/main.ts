@@ -12,6 +12,7 @@ import { createBatchStarts, createChartStore, createEvidenceStore, createExecuti
 import { createJobProducer, createRedisQuerySlots, handleCatalog, keySpace, RedisRefusedError } from "@pes/jobs";
 import { buildIntegrations } from "./organization-integrations.js";
 import { errorMessage } from "@pes/contracts";
+import { createExecutionMemory } from "@pes/memory";
 
 /** Startup problems an operator must fix: printed as they are (no stack), exit code 1. */
 function stop(message: string): never {
@@ -87,13 +88,15 @@ async function main(): Promise<void> {
     },
     logger,
   };
+  // Past executions' fingerprints, recalled into each new result (history) under their organization's keys.
+  const memory = { memory: createExecutionMemory({ redis: () => producer.connection, keys }), catalog, logger };
   const batchStarts = createBatchStarts({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger });
   const metrics = createWorkerMetrics({ jobNames: Object.keys(EXECUTION_JOBS) });
   const worker = createExecutionWorker({
     redisUrl: env.redisUrl,
     prefix: env.queuePrefix,
     logger,
-    handlers: handleCatalog(EXECUTION_JOBS, createJobHandlers({ engine, catalog, integrations, delivery, batchStarts })),
+    handlers: handleCatalog(EXECUTION_JOBS, createJobHandlers({ engine, catalog, integrations, delivery, batchStarts, memory })),
     batchStarts,
     concurrency: env.concurrency,
     batchConcurrency: env.batchConcurrency,

@@ -5,6 +5,7 @@ import { fetchLinkedMessage, issueFromSlackMessage } from "@pes/integrations";
 import { resolveMessageExecution } from "@pes/playbooks";
 import type { OrganizationIntegrations } from "./organization-integrations.js";
 import { keepCharts } from "./execution-charts.js";
+import { recallAndRemember, type MemoryDeps } from "./execution-memory.js";
 import { deliverResult, type DeliveryDeps } from "./result-delivery.js";
 
 export interface MessageExecutionDeps {
@@ -12,6 +13,8 @@ export interface MessageExecutionDeps {
   engine: Pick<Engine, "investigate">;
   integrations: ReadonlyMap<string, OrganizationIntegrations>;
   delivery: DeliveryDeps;
+  /** Recalls similar past executions into each result and remembers it (absent: no history). */
+  memory?: MemoryDeps;
   now?: () => Date;
 }
 
@@ -84,7 +87,12 @@ export async function executeMessageJob(
   };
   const investigation = await deps.engine.investigate(execution, context.signal, context.jobId);
   const charted = { orgId: job.orgId, executionId: context.jobId, requestId: job.requestId, deadline: job.deadline };
-  const result = await keepCharts(deps.delivery.charts, charted, investigation, deps.delivery.logger);
+  const kept = await keepCharts(deps.delivery.charts, charted, investigation, deps.delivery.logger);
+  const result = await recallAndRemember(
+    deps.memory,
+    { orgId: job.orgId, executionId: context.jobId, requestId: job.requestId, bookName, time, attributes },
+    kept,
+  );
   const { link } = fetched;
   return deliverResult(
     deps.delivery,

@@ -16,3 +16,4 @@ export { replayReport } from "./replay-report.js";
 export { chartOf, downsample, MAX_CHART_POINTS } from "./chart-data.js";
 export { fitBundle } from "./bundle-fitting.js";
 export { quantityOf } from "./quantities.js";
+export { maskLine } from "./log-templates.js";

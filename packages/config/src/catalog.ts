@@ -2,7 +2,7 @@ import type { DataSource, RedactionPolicy } from "@pes/connectors/schemas";
 import type { Playbook } from "@pes/contracts";
 import type { MonitorNameMatcher, PlaybookDefinition } from "@pes/playbooks";
 import type { IncidentToolSettings, SlackSettings, TeamsSettings } from "./integration-settings.js";
-import type { EvidenceSettings, OrganizationLimits } from "./organization-file.js";
+import type { EvidenceSettings, MemorySettings, OrganizationLimits } from "./organization-file.js";
 
 /** One organization as loaded from CONFIG_DIR: who may call, what it can query, which playbooks it has. */
 export interface OrganizationCatalog {
@@ -26,6 +26,8 @@ export interface OrganizationCatalog {
   evidence?: EvidenceSettings;
   /** What the redaction boundary takes out of its data sources' answers (absent: every built-in kind). */
   redaction?: RedactionPolicy;
+  /** How its executions are remembered and recalled (absent: on, DEFAULT_MEMORY_RETENTION_DAYS). */
+  memory?: MemorySettings;
 }
 
 /** Everything CONFIG_DIR holds, validated; immutable after load. */

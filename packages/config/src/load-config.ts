@@ -106,6 +106,7 @@ export async function loadConfig(dir: string, options: { connectors?: ConnectorR
       ...(value.limits === undefined ? {} : { limits: value.limits }),
       ...(value.evidence === undefined ? {} : { evidence: value.evidence }),
       redaction: redactionPolicyOf(value.redaction),
+      ...(value.memory === undefined ? {} : { memory: value.memory }),
     });
   }
   return { organizations: catalog };

@@ -43,6 +43,22 @@ export const EvidenceSettings = z.strictObject({
 });
 export type EvidenceSettings = z.infer<typeof EvidenceSettings>;
 
+/** How long an organization's executions are remembered when it says nothing. */
+export const DEFAULT_MEMORY_RETENTION_DAYS = 90;
+
+/**
+ * Whether later executions of an organization recall its earlier ones (`history` in a result), and how
+ * long an execution's fingerprint is kept (from its issue time). On unless turned off: a fingerprint is
+ * what the verdict concluded, normalised (kinds, subjects, masked details, alert names, attributes), never
+ * the data sources' answers.
+ */
+export const MemorySettings = z.strictObject({
+  recall: z.boolean().default(true),
+  /** Days a fingerprint is kept and recalled, from its execution's issue time (at most two years). */
+  retentionDays: z.int().min(1).max(731).default(DEFAULT_MEMORY_RETENTION_DAYS),
+});
+export type MemorySettings = z.infer<typeof MemorySettings>;
+
 /**
  * `organizations/<id>.yaml`: who may call the API for the organization, what its playbooks can query
  * (each data source checked by the schema of its connector in `connectors`), and the chat and incident
@@ -67,6 +83,8 @@ export function organizationFileSchema(connectors: ConnectorRegistry) {
     evidence: EvidenceSettings.optional(),
     /** What is redacted from data sources' answers before anything leaves the worker (absent: every built-in kind). */
     redaction: RedactionSettings.optional(),
+    /** Whether its executions recall similar past ones, and how long they are remembered (default: on, 90 days). */
+    memory: MemorySettings.optional(),
   });
 }
 

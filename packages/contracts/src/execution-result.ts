@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ExecutionHistory } from "./execution-history.js";
 import { Verdict } from "./execution-verdict.js";
 
 export const GadgetHighlights = z
@@ -77,6 +78,12 @@ export const PlaybookExecutionResult = z
           "token: it expires (LINK_LIFETIME_SECONDS, default 7 days) and shows the execution as long as it is kept. Absent unless " +
           "the service has LINK_SIGNING_SECRET and PUBLIC_URL.",
       }),
+    history: ExecutionHistory.optional().meta({
+      description:
+        "Seen before — verify: the most similar past executions of the organization (at most 3), each with what matched and what " +
+        "differed, how often and when such executions happened, and what someone confirmed of them. Never changes `verdict`. " +
+        "Absent when none is similar enough.",
+    }),
   })
   .meta({ id: "PlaybookExecutionResult" });
 export type PlaybookExecutionResult = z.infer<typeof PlaybookExecutionResult>;

@@ -4,6 +4,7 @@ export * from "./execution-input.js";
 export * from "./execution-job.js";
 export * from "./execution-result.js";
 export * from "./execution-verdict.js";
+export * from "./execution-history.js";
 export * from "./execution-status.js";
 export * from "./issue-time.js";
 export * from "./batch-status.js";

@@ -23,6 +23,10 @@ import {
   incidentNoteKey,
   keySpace,
   laneKey,
+  memoryGroupKey,
+  memoryPartKey,
+  memoryRecordKey,
+  memoryScopesKey,
   organizationKeysLua,
   organizationPrefix,
   querySlotsKey,
@@ -56,6 +60,10 @@ function names(keys: KeySpace): Record<string, string> {
     feedback: feedbackKey(keys, "acme", "e-1"),
     feedbackIndex: feedbackIndexKey(keys, "acme"),
     slackSignature: slackSignatureKey(keys, "v0=ab12"),
+    memoryRecord: memoryRecordKey(keys, "acme", "e-1"),
+    memoryPart: memoryPartKey(keys, "acme", "s1", "p1"),
+    memoryGroup: memoryGroupKey(keys, "acme", "s1", "g1"),
+    memoryScopes: memoryScopesKey(keys, "acme"),
     reply: replyChannel(keys, "i-1"),
     querySlots: querySlotsKey(keys, "acme/metrics"),
     slackPace: channelPaceKey(keys, "slack", "C1"),
@@ -103,6 +111,10 @@ function organizationNames(org: string): Record<string, string> {
     charts: `pes:org:${org}:charts:e-1`,
     feedback: `pes:org:${org}:feedback:e-1`,
     feedbackIndex: `pes:org:${org}:feedback-index`,
+    memoryRecord: `pes:org:${org}:memory:e-1`,
+    memoryPart: `pes:org:${org}:memory:part:s1:p1`,
+    memoryGroup: `pes:org:${org}:memory:group:s1:g1`,
+    memoryScopes: `pes:org:${org}:memory:scopes`,
   };
 }
 

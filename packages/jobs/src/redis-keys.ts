@@ -37,6 +37,14 @@ import { parseRedisClusterUrl } from "./redis-url.js";
  *                               evidence bundle, whichever lives longer
  *   feedback-index              sorted set: the executions with an answer, scored by its time (ms);
  *                               members whose feedback is gone are dropped when read
+ *   memory:<execution id>       string: a finished execution's fingerprint (JSON, @pes/memory), for the
+ *                               organization's memory retention from its issue time
+ *   memory:part:<scope>:<part>  sorted set: the ids of the fingerprints of one team scope that have one
+ *                               part (a hash of it), scored by issue time; the most recent few thousand,
+ *                               trimmed to the retention on each write, gone a retention after the last
+ *   memory:group:<scope>:<group>  sorted set: the same for the fingerprints of one cause (or, without
+ *                               one, one set of symptoms), every one within the retention: how often
+ *   memory:scopes               set: the team scopes the organization's fingerprints were kept under
  *
  * The workers' side effects and shared limits, under `<prefix>:`, untagged (single-key commands and
  * scripts only, so any slot will do):
@@ -259,4 +267,24 @@ export function batchRootKey(keys: KeySpace, batchId: string, channel: string): 
 /** Held by the one item posting a batch's root in a channel. */
 export function batchRootLockKey(keys: KeySpace, batchId: string, channel: string): string {
   return `${batchRootKey(keys, batchId, channel)}:lock`;
+}
+
+/** A finished execution's fingerprint, recalled by later executions like it (@pes/memory). */
+export function memoryRecordKey(keys: KeySpace, orgId: string, executionId: string): string {
+  return `${organizationPrefix(keys, orgId)}memory:${executionId}`;
+}
+
+/** The fingerprints of one team scope having one part (`part`: a hash of it), scored by issue time. */
+export function memoryPartKey(keys: KeySpace, orgId: string, scope: string, part: string): string {
+  return `${organizationPrefix(keys, orgId)}memory:part:${scope}:${part}`;
+}
+
+/** The fingerprints of one team scope of one cause (or one set of symptoms: `group`, a hash of it), scored by issue time. */
+export function memoryGroupKey(keys: KeySpace, orgId: string, scope: string, group: string): string {
+  return `${organizationPrefix(keys, orgId)}memory:group:${scope}:${group}`;
+}
+
+/** The team scopes an organization's fingerprints were kept under. */
+export function memoryScopesKey(keys: KeySpace, orgId: string): string {
+  return `${organizationPrefix(keys, orgId)}memory:scopes`;
 }

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import type { PlaybookExecutionResult, UncheckedAction } from "@pes/contracts";
+import type { ExecutionHistory, PlaybookExecutionResult, UncheckedAction } from "@pes/contracts";
+import { HISTORY_HEADING, historyEntryText } from "@pes/memory/text";
 import escapeHtml from "escape-html";
 
 /**
@@ -100,6 +101,7 @@ function resultSections(result: PlaybookExecutionResult, charts: PageView["chart
     sections.push(`<h2>Bottom line</h2>\n<p class="bottom-line" id="bottom-line">${text(result.highlights)}</p>`);
   }
   if (result.error !== undefined && result.error !== "") sections.push(`<p class="error" id="error">${text(result.error)}</p>`);
+  if (result.history !== undefined && result.history.length > 0) sections.push(historySection(result.history));
 
   const gadgets = result.gadgetsHighlights ?? [];
   if (gadgets.length > 0) {
@@ -171,6 +173,16 @@ function resultSections(result: PlaybookExecutionResult, charts: PageView["chart
     }`,
   );
   return sections.join("\n");
+}
+
+/** Similar past executions, below the bottom line and never part of it: each in words, with its page when it has one. */
+function historySection(history: ExecutionHistory): string {
+  const items = history.map((entry) => {
+    const target = httpUrl(entry.pageUrl);
+    const link = target === undefined ? "" : ` <a href="${text(target)}" rel="noopener noreferrer" target="_blank">that execution</a>`;
+    return `<li data-execution="${text(entry.executionId)}">${text(historyEntryText(entry))}${link}</li>`;
+  });
+  return `<h2>${text(HISTORY_HEADING)}</h2>\n<ul id="history">${items.join("")}</ul>`;
 }
 
 function uncheckedWords(item: UncheckedAction): string {

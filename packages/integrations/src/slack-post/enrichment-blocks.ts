@@ -1,4 +1,5 @@
-import type { ActionResult } from "@pes/contracts";
+import type { ActionResult, ExecutionHistory } from "@pes/contracts";
+import { HISTORY_HEADING, historyEntryText } from "@pes/memory/text";
 import type { EnrichmentView } from "../delivery/enrichment-view.js";
 import { feedbackActionsBlock, type FeedbackBlock } from "./feedback-blocks.js";
 import { escapeAndClip, slackLink } from "./slack-mrkdwn.js";
@@ -34,6 +35,7 @@ const ERROR_CHARS = 1_500;
 const GADGET_HIGHLIGHTS_CHARS = 2_000;
 const ARGS_CHARS = 500;
 const ACTION_CHARS = 600;
+const HISTORY_ENTRY_CHARS = 700;
 const MITIGATION_VALUE_CHARS = 300;
 const MITIGATION_PARAMS = 10;
 const ROOT_LINKS = 5;
@@ -59,6 +61,7 @@ export function renderEnrichment(view: EnrichmentView, options: RenderOptions = 
   if (result.error !== undefined && result.error !== "") {
     sections.push(...toSections([`:warning: ${escapeAndClip(result.error, ERROR_CHARS)}`]));
   }
+  if (result.history !== undefined && result.history.length > 0) sections.push(...toSections(historyLines(result.history)));
   const links = (result.actionResults ?? [])
     .filter((action) => action.mostImportantLink !== undefined)
     .slice(0, ROOT_LINKS)
@@ -187,6 +190,17 @@ function safeCut(text: string, max: number): number {
   if (amp !== -1 && text.indexOf(";", amp) >= at && text.indexOf(";", amp) - amp <= 5) at = amp;
   if (at > 0 && /[\uD800-\uDBFF]/.test(text.charAt(at - 1))) at -= 1;
   return Math.max(1, at);
+}
+
+/** Similar past executions, below the bottom line and never part of it: each a line, with its page when it has one. */
+function historyLines(history: ExecutionHistory): string[] {
+  return [
+    `:repeat: *${HISTORY_HEADING}*`,
+    ...history.map((entry) => {
+      const page = entry.pageUrl === undefined ? "" : ` ${slackLink(entry.pageUrl, "page")}`;
+      return `• ${escapeAndClip(historyEntryText(entry), HISTORY_ENTRY_CHARS)}${page}`;
+    }),
+  ];
 }
 
 function actionLine(action: ActionResult): string {

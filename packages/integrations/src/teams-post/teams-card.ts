@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { ActionResult } from "@pes/contracts";
 import type { EnrichmentView } from "../delivery/enrichment-view.js";
+import { HISTORY_HEADING, historyEntryText } from "@pes/memory/text";
 import { cardLine, cardLink, cardText } from "./card-text.js";
 
 /**
@@ -38,6 +39,7 @@ const ERROR_CHARS = 1_500;
 const GADGET_HIGHLIGHTS_CHARS = 2_000;
 const ARGS_CHARS = 500;
 const ACTION_CHARS = 600;
+const HISTORY_ENTRY_CHARS = 700;
 const BUTTON_CHARS = 60;
 const MITIGATION_VALUE_CHARS = 300;
 const MITIGATION_PARAMS = 10;
@@ -57,6 +59,15 @@ export function renderTeamsMessage(view: TeamsView, mark: string): TeamsChatMess
   head.push(runs([{ text: cardLine(titleOf(view), TITLE_CHARS), weight: "Bolder", size: "Medium" }], { style: "heading" }));
   if (result.highlights !== undefined && result.highlights !== "") head.push(...paragraphs(cardText(result.highlights, HIGHLIGHTS_CHARS)));
   if (result.error !== undefined && result.error !== "") head.push(runs([{ text: cardText(result.error, ERROR_CHARS), color: "Attention" }]));
+  // Similar past executions, below the bottom line and never part of it, each with its page when it has one.
+  if (result.history !== undefined && result.history.length > 0) {
+    head.push(runs([{ text: HISTORY_HEADING, weight: "Bolder" }], { separator: true }));
+    for (const entry of result.history) {
+      head.push(runs([{ text: `• ${cardText(historyEntryText(entry), HISTORY_ENTRY_CHARS)}` }]));
+      const page = entry.pageUrl === undefined ? undefined : buttons([{ url: entry.pageUrl, title: "Open that execution" }], 1);
+      if (page !== undefined) head.push(page);
+    }
+  }
 
   const charts = (view.charts ?? []).flatMap((chart) => {
     const url = cardLink(chart.url, { httpsOnly: true });
