@@ -1,7 +1,7 @@
 import { type Catalog, DEFAULT_MEMORY_RETENTION_DAYS } from "@pes/config";
-import type { PlaybookExecutionResult } from "@pes/contracts";
+import type { FeedbackEntry, HistoryConfirmation, PlaybookExecutionResult } from "@pes/contracts";
 import type { Logger } from "@pes/logger";
-import { type ExecutionMemory, fingerprintOf } from "@pes/memory";
+import { type ConfirmationLookup, type ExecutionMemory, fingerprintOf } from "@pes/memory";
 
 /** What recalling and remembering executions needs: the memory, and each organization's settings. */
 export interface MemoryDeps {
@@ -24,6 +24,31 @@ export interface RememberedJob {
 }
 
 const DAY_MS = 86_400_000;
+
+/**
+ * The memory's lookup of confirmed causes over the feedback store: each execution's current answer, as a
+ * history entry states it (the actual cause as "kind of subject", else its text; the author by name).
+ */
+export function confirmationsFrom(feedback: {
+  confirmationsOf(orgId: string, executionIds: readonly string[]): Promise<Map<string, FeedbackEntry>>;
+}): ConfirmationLookup {
+  return async (orgId, executionIds) => {
+    const answers = await feedback.confirmationsOf(orgId, executionIds);
+    return new Map([...answers].map(([executionId, answer]) => [executionId, confirmationOf(answer)]));
+  };
+}
+
+function confirmationOf({ verdict, cause, resolution, by, at }: FeedbackEntry): HistoryConfirmation {
+  const named = cause?.kind === undefined ? undefined : cause.subject === undefined ? cause.kind : `${cause.kind} of ${cause.subject}`;
+  const author = by?.name ?? by?.subject;
+  return {
+    verdict,
+    ...((named ?? cause?.text) === undefined ? {} : { cause: named ?? cause?.text }),
+    ...(resolution === undefined ? {} : { resolution }),
+    ...(author === undefined ? {} : { by: author }),
+    at,
+  };
+}
 
 /**
  * Gives a finished execution's result its `history` (the most similar past executions its organization

@@ -23,7 +23,7 @@ export function createJobHandlers(deps: MessageExecutionDeps & { engine: Engine;
       // After the verdict and its page link, before delivery: the posts and the page show the history too.
       const result = await recallAndRemember(
         deps.memory,
-        { orgId, executionId: jobId, requestId, bookName: job.bookName, time: job.time, attributes },
+        { orgId, executionId: jobId, requestId, bookName: job.bookName, time: job.time, attributes, ...(job.teams === undefined ? {} : { teams: job.teams }) },
         charted,
       );
       return deliverResult(

@@ -5,10 +5,19 @@ import { createLogger } from "@pes/logger";
 import { createWorkerMetrics } from "@pes/metrics";
 import { startTracing, TracingConfigError, type Tracing } from "@pes/tracing";
 import { EnvError, parseWorkerEnv, type WorkerEnv } from "./env.js";
+import { confirmationsFrom } from "./execution-memory.js";
 import { createJobHandlers } from "./job-handlers.js";
 import { createWorkerHttpServer, listenWorkerHttp } from "./worker-http-server.js";
 import { createChannelPacer } from "@pes/integrations";
-import { createBatchStarts, createChartStore, createEvidenceStore, createExecutionWorker, EXECUTION_JOBS, POST_BATCH_ITEM_JOB } from "@pes/executions";
+import {
+  createBatchStarts,
+  createChartStore,
+  createEvidenceStore,
+  createExecutionWorker,
+  createFeedbackStore,
+  EXECUTION_JOBS,
+  POST_BATCH_ITEM_JOB,
+} from "@pes/executions";
 import { createJobProducer, createRedisQuerySlots, handleCatalog, keySpace, RedisRefusedError } from "@pes/jobs";
 import { buildIntegrations } from "./organization-integrations.js";
 import { errorMessage } from "@pes/contracts";
@@ -89,7 +98,9 @@ async function main(): Promise<void> {
     logger,
   };
   // Past executions' fingerprints, recalled into each new result (history) under their organization's keys.
-  const memory = { memory: createExecutionMemory({ redis: () => producer.connection, keys }), catalog, logger };
+  // With the causes people confirmed on them (their feedback), shown beside each recalled execution.
+  const confirmations = confirmationsFrom(createFeedbackStore(() => producer.connection, keys));
+  const memory = { memory: createExecutionMemory({ redis: () => producer.connection, keys, confirmations }), catalog, logger };
   const batchStarts = createBatchStarts({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger });
   const metrics = createWorkerMetrics({ jobNames: Object.keys(EXECUTION_JOBS) });
   const worker = createExecutionWorker({

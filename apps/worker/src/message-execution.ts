@@ -90,7 +90,15 @@ export async function executeMessageJob(
   const kept = await keepCharts(deps.delivery.charts, charted, investigation, deps.delivery.logger);
   const result = await recallAndRemember(
     deps.memory,
-    { orgId: job.orgId, executionId: context.jobId, requestId: job.requestId, bookName, time, attributes },
+    {
+      orgId: job.orgId,
+      executionId: context.jobId,
+      requestId: job.requestId,
+      bookName,
+      time,
+      attributes,
+      ...(job.teams === undefined ? {} : { teams: job.teams }),
+    },
     kept,
   );
   const { link } = fetched;

@@ -2,6 +2,7 @@ import { ExecutionStatus, RequestRefusal, type EvidenceBundle } from "@pes/contr
 import type { PesService } from "@pes/mcp";
 import { resolveExecution } from "@pes/playbooks";
 import type { Caller } from "../auth/authenticate.js";
+import { callerOrganization } from "../auth/team-requests.js";
 import { AppError } from "../errors.js";
 import type { Executions } from "../executions.js";
 import { EXECUTION_ID, executionRequest, statusJson } from "../routes/execution-routes.js";
@@ -28,17 +29,17 @@ export function organizationService(deps: OrganizationServiceDeps, caller: Calle
   }
 
   async function readExecution(executionId: string): Promise<ExecutionStatus> {
-    const view = EXECUTION_ID.test(executionId) ? await deps.executions.read(caller.orgId, executionId) : undefined;
+    const view = EXECUTION_ID.test(executionId) ? await deps.executions.read(caller, executionId) : undefined;
     if (view === undefined) throw new AppError("not_found", "No such execution");
     return ExecutionStatus.parse(JSON.parse(statusJson(view).text));
   }
 
   return {
-    listPlaybooks: async () => [...caller.org.playbookList],
+    listPlaybooks: async () => [...callerOrganization(caller).playbookList],
 
     investigate: (input) =>
       answering(async () => {
-        const resolved = resolveExecution(input, caller.org, { now: deps.now(), allowedChatHosts: deps.allowedChatHosts });
+        const resolved = resolveExecution(input, callerOrganization(caller), { now: deps.now(), allowedChatHosts: deps.allowedChatHosts });
         if (!resolved.ok) throw new AppError("validation", prefixIssues(resolved.issues));
         const request = executionRequest(caller, requestId, input, resolved);
         const answer = await deps.executions.run(caller, request, { coalesce: true });
@@ -50,7 +51,7 @@ export function organizationService(deps: OrganizationServiceDeps, caller: Calle
 
     readEvidence: (executionId) =>
       answering(async (): Promise<EvidenceBundle> => {
-        const bundle = EXECUTION_ID.test(executionId) ? await deps.executions.readEvidence(caller.orgId, executionId) : undefined;
+        const bundle = EXECUTION_ID.test(executionId) ? await deps.executions.readEvidence(caller, executionId) : undefined;
         if (bundle === undefined) throw new AppError("not_found", "No evidence kept for such an execution");
         return bundle;
       }),
