@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RequestedBy } from "./audit-record.js";
 import { ResolvedAttributes } from "./execution-input.js";
 import { PlaybookExecutionResult } from "./execution-result.js";
 import { issueTime } from "./issue-time.js";
@@ -65,6 +66,8 @@ export const ExecutionJob = WaitingCaller.extend({
    */
   traceparent: z.string().optional(),
   batch: BatchPosition.optional(),
+  /** Who asked and how (the audit record names them). Optional: an API that predates it sends none. */
+  requestedBy: RequestedBy.optional(),
 });
 export type ExecutionJob = z.infer<typeof ExecutionJob>;
 
@@ -84,6 +87,8 @@ export const MessageExecutionJob = WaitingCaller.extend({
   batch: BatchPosition.optional(),
   /** As ExecutionJob's: the W3C trace context of the API's enqueue span, when tracing is on. */
   traceparent: z.string().optional(),
+  /** As ExecutionJob's: who asked and how. */
+  requestedBy: RequestedBy.optional(),
 });
 export type MessageExecutionJob = z.infer<typeof MessageExecutionJob>;
 

@@ -19,3 +19,4 @@ export * from "./execution-charts.js";
 export * from "./teams-channel.js";
 export * from "./error-message.js";
 export * from "./canonical-json.js";
+export * from "./audit-record.js";

@@ -39,3 +39,4 @@ export { batchItemIds, type BatchItem, type BatchItemView, type BatchPage, type 
 export { defineLifecycleCommands, finishExecution, LimitExceededError, type Lane, type LaneLimit } from "./execution-lifecycle.js";
 export { createEvidenceStore, openEvidenceStore, type EvidenceStore, type OpenedEvidenceStore } from "./evidence-store.js";
 export { createChartStore, openChartStore, type ChartStore, type OpenedChartStore } from "./chart-store.js";
+export { createAuditTrail, openAuditTrail, type AuditFilters, type AuditTrail, type OpenedAuditTrail } from "./audit-trail.js";

@@ -2,6 +2,8 @@ import { startRedis, type RedisHandle } from "@pes/local-services";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  auditRecordedKey,
+  auditStreamKey,
   batchCountedKey,
   batchInvalidKey,
   batchItemsKey,
@@ -50,6 +52,8 @@ function names(keys: KeySpace): Record<string, string> {
     idempotency: idempotencyKey(keys, "acme", "ab12"),
     evidence: evidenceKey(keys, "acme", "e-1"),
     charts: chartsKey(keys, "acme", "e-1"),
+    audit: auditStreamKey(keys, "acme"),
+    auditRecorded: auditRecordedKey(keys, "acme", "e-1"),
     reply: replyChannel(keys, "i-1"),
     querySlots: querySlotsKey(keys, "acme/metrics"),
     slackPace: channelPaceKey(keys, "slack", "C1"),
@@ -94,6 +98,8 @@ function organizationNames(org: string): Record<string, string> {
     idempotency: `pes:org:${org}:idempotency:ab12`,
     evidence: `pes:org:${org}:evidence:e-1`,
     charts: `pes:org:${org}:charts:e-1`,
+    audit: `pes:org:${org}:audit`,
+    auditRecorded: `pes:org:${org}:audit:recorded:e-1`,
   };
 }
 

@@ -32,6 +32,10 @@ import { parseRedisClusterUrl } from "./redis-url.js";
  *                               the execution timeout plus the retention
  *   evidence:<execution id>     string: the execution's evidence bundle (JSON), for the organization's retention
  *   charts:<execution id>       string: the data of the execution's charts (JSON), as long as its record
+ *   audit                       stream: the organization's audit records, one per finished execution
+ *                               (field `record`, JSON), trimmed to AUDIT_RETENTION_DAYS by id (MINID ~)
+ *   audit:recorded:<execution id>  string: that the execution's record was appended (once per
+ *                               execution, however often its job runs); for the retention
  *
  * The workers' side effects and shared limits, under `<prefix>:`, untagged (single-key commands and
  * scripts only, so any slot will do):
@@ -197,6 +201,16 @@ export function evidenceKey(keys: KeySpace, orgId: string, executionId: string):
 /** The data of an execution's charts, kept as long as its record. */
 export function chartsKey(keys: KeySpace, orgId: string, executionId: string): string {
   return `${organizationPrefix(keys, orgId)}charts:${executionId}`;
+}
+
+/** An organization's audit trail: a stream of one record per finished execution. */
+export function auditStreamKey(keys: KeySpace, orgId: string): string {
+  return `${organizationPrefix(keys, orgId)}audit`;
+}
+
+/** That an execution's audit record was appended: it is appended once, however often its job runs. */
+export function auditRecordedKey(keys: KeySpace, orgId: string, executionId: string): string {
+  return `${auditStreamKey(keys, orgId)}:recorded:${executionId}`;
 }
 
 /** The Pub/Sub channel of one API instance: workers publish the replies of that instance's executions there. */
