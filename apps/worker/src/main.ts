@@ -8,9 +8,19 @@ import { EnvError, parseWorkerEnv, type WorkerEnv } from "./env.js";
 import { createJobHandlers } from "./job-handlers.js";
 import { createWorkerHttpServer, listenWorkerHttp } from "./worker-http-server.js";
 import { createChannelPacer } from "@pes/integrations";
-import { createBatchStarts, createChartStore, createEvidenceStore, createExecutionWorker, EXECUTION_JOBS, POST_BATCH_ITEM_JOB } from "@pes/executions";
+import {
+  createAuditTrail,
+  createBatchStarts,
+  createChartStore,
+  createEvidenceStore,
+  createExecutionWorker,
+  EXECUTION_JOBS,
+  POST_BATCH_ITEM_JOB,
+} from "@pes/executions";
 import { createJobProducer, createRedisQuerySlots, handleCatalog, keySpace, RedisRefusedError } from "@pes/jobs";
 import { buildIntegrations } from "./organization-integrations.js";
+import { auditDestinations } from "./audit/audit-destinations.js";
+import { jsonLinesSink } from "./audit/json-lines-sink.js";
 import { errorMessage } from "@pes/contracts";
 
 /** Startup problems an operator must fix: printed as they are (no stack), exit code 1. */
@@ -87,13 +97,22 @@ async function main(): Promise<void> {
     },
     logger,
   };
+  // Each execution's audit record, in its organization's stream (and AUDIT_LOG_FILE's lines).
+  const audit = {
+    trail: createAuditTrail(() => producer.connection, keys),
+    retentionDays: env.audit.retentionDays,
+    ...(env.audit.logFile === undefined ? {} : { sink: jsonLinesSink(env.audit.logFile) }),
+    destinations: (orgId: string) => auditDestinations(catalog.organizations.get(orgId), env.languageModel?.baseUrl),
+    catalog,
+    logger,
+  };
   const batchStarts = createBatchStarts({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger });
   const metrics = createWorkerMetrics({ jobNames: Object.keys(EXECUTION_JOBS) });
   const worker = createExecutionWorker({
     redisUrl: env.redisUrl,
     prefix: env.queuePrefix,
     logger,
-    handlers: handleCatalog(EXECUTION_JOBS, createJobHandlers({ engine, catalog, integrations, delivery, batchStarts })),
+    handlers: handleCatalog(EXECUTION_JOBS, createJobHandlers({ engine, catalog, integrations, delivery, batchStarts, audit })),
     batchStarts,
     concurrency: env.concurrency,
     batchConcurrency: env.batchConcurrency,
