@@ -9,11 +9,13 @@ import {
   BATCH_EXECUTION_QUEUE,
   createExecutionClient,
   EXECUTION_QUEUE,
+  openAuditTrail,
   openChartStore,
   openEvidenceStore,
   QueueUnavailableError,
   SERVICE_QUEUES,
   type ExecutionClient,
+  type OpenedAuditTrail,
   type OpenedChartStore,
   type OpenedEvidenceStore,
 } from "@pes/executions";
@@ -89,6 +91,8 @@ async function main(): Promise<void> {
   const evidence = openEvidenceStore({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger });
   // Executions' chart data, drawn on request and on their pages.
   const charts = openChartStore({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger });
+  // The organizations' audit trails, which the workers append to (GET /audit, for admins).
+  const audit = openAuditTrail({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger });
   const tokenVerifier = createTokenVerifier({
     jwksUrl: env.auth.jwksUrl,
     jwksBasicAuth: env.auth.jwksBasicAuth,
@@ -133,12 +137,14 @@ async function main(): Promise<void> {
     metricsToken: env.metricsToken,
     evidence,
     charts,
+    audit,
     ...(env.linkSigningSecret === undefined ? {} : { linkSigningSecret: env.linkSigningSecret }),
   });
 
   try {
     evidence.start();
     charts.start();
+    audit.start();
     await executionClient.start();
   } catch (error) {
     if (!(error instanceof QueueUnavailableError)) throw error;
@@ -174,7 +180,7 @@ async function main(): Promise<void> {
       logger.info({ signal, drainMs: env.shutdownDrainMs }, "draining: /readyz answers 503, requests are still served");
       await delay(env.shutdownDrainMs);
     }
-    await stop({ server, executionClient, queueInspector, dashboardQueues, evidence, charts, logger, signal, timeoutMs: env.shutdownTimeoutMs });
+    await stop({ server, executionClient, queueInspector, dashboardQueues, evidence, charts, audit, logger, signal, timeoutMs: env.shutdownTimeoutMs });
     // The spans still buffered (the last requests') are exported before the process goes.
     await tracing.shutdown();
     process.exit(0);
@@ -194,17 +200,18 @@ async function stop(options: {
   queueInspector: QueueInspector;
   evidence: OpenedEvidenceStore;
   charts: OpenedChartStore;
+  audit: OpenedAuditTrail;
   logger: Logger;
   signal: string;
   timeoutMs: number;
 }): Promise<void> {
-  const { server, executionClient, queueInspector, dashboardQueues, evidence, charts, logger } = options;
+  const { server, executionClient, queueInspector, dashboardQueues, evidence, charts, audit, logger } = options;
   logger.info({ signal: options.signal, timeoutMs: options.timeoutMs }, "shutting down: no longer accepting connections");
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   const finished = await settlesWithin(closed, options.timeoutMs);
   logger.info(finished ? "in-flight requests finished" : "shutdown deadline reached with requests in flight");
 
-  await Promise.all([executionClient.close(), queueInspector.close(), dashboardQueues?.close(), evidence.close(), charts.close()]);
+  await Promise.all([executionClient.close(), queueInspector.close(), dashboardQueues?.close(), evidence.close(), charts.close(), audit.close()]);
   logger.info("execution client closed");
   if (!(await settlesWithin(closed, 1_000))) server.closeAllConnections();
   logger.info("shutdown complete");
