@@ -1,10 +1,12 @@
 import { setTimeout as delay } from "node:timers/promises";
 import {
+  AuditPage,
   BatchExecutionResult,
   BatchStatus,
   EvidenceBundle,
   PlaybookExecutionResult,
   PlaybookList,
+  type AuditListQuery,
   type BatchExecutionInput,
   type PlaybookExecutionInput,
 } from "@pes/contracts";
@@ -72,6 +74,9 @@ export interface BatchEventsOptions {
 /** Three of the API's keep-alive intervals: a stream this quiet is a connection that died without a word. */
 export const DEFAULT_STREAM_IDLE_MS = 45_000;
 
+/** The filters and page of `GET /audit` (its query parameters). */
+export type AuditFilters = Partial<AuditListQuery>;
+
 /** The batch envelope with typed items (the API validates each item on its own, hence `unknown` there). */
 export type BatchRequest = Omit<BatchExecutionInput, "inputList"> & { inputList: readonly PlaybookExecutionInput[] };
 
@@ -92,6 +97,8 @@ export interface PesClient {
   runBatch(request: BatchRequest, options?: CallOptions): Promise<BatchExecutionResult>;
   /** `GET /playbook/execution/{id}/evidence`: the evidence bundle kept for an execution of the organization. */
   readEvidence(executionId: string, options?: CallOptions): Promise<EvidenceBundle>;
+  /** `GET /audit`: a page of the organization's audit trail, newest first (an admin's token only). */
+  readAudit(filters?: AuditFilters, options?: CallOptions): Promise<AuditPage>;
   /**
    * `POST /playbook/execution/batch` with `Prefer: respond-async`: the API accepts up to its
    * ASYNC_BATCH_MAX_ITEMS (10,000 by default) inputs and answers at once with the batch's id and
@@ -267,6 +274,11 @@ export function createClient(options: ClientOptions): PesClient {
     },
     async readEvidence(executionId, callOptions) {
       return (await call("GET", `playbook/execution/${encodeURIComponent(executionId)}/evidence`, undefined, EvidenceBundle, callOptions)).value;
+    },
+    async readAudit(filters = {}, callOptions) {
+      const query = new URLSearchParams();
+      for (const [name, value] of Object.entries(filters)) if (value !== undefined) query.set(name, String(value));
+      return (await call("GET", `audit${query.size > 0 ? `?${query}` : ""}`, undefined, AuditPage, callOptions)).value;
     },
     async runBatch(request, callOptions) {
       const { status, value } = await call("POST", BATCH_PATH, request, BatchExecutionResult, callOptions);
