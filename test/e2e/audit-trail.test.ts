@@ -103,6 +103,15 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** What `pes` writes, kept. */
+class Buffered {
+  text = "";
+  write(chunk: string): boolean {
+    this.text += chunk;
+    return true;
+  }
+}
+
 const admin = () => stack.token({ subject: "ops-lead", scope: "pes:org-admin" });
 
 async function post(path: string, token: string, body: unknown): Promise<Response> {
@@ -257,8 +266,8 @@ describe("the audit trail", () => {
     const globex = await audit(stack.token({ org: "globex", subject: "root", scope: "pes:org-admin" }), `?execution=${alertExecution}`);
     expect(globex).toEqual({ status: 200, body: { records: [] } });
 
-    const stdout = { text: "", write: (chunk: string) => ((stdout.text += chunk), true) };
-    const stderr = { text: "", write: (chunk: string) => ((stderr.text += chunk), true) };
+    const stdout = new Buffered();
+    const stderr = new Buffered();
     const env = { PES_URL: stack.baseUrl, PES_TOKEN: admin() };
     const code = await runCli(["audit", "--execution", alertExecution, "--json"], { stdout, stderr, env, stdin: Readable.from([]) });
     expect(code).toBe(0);
