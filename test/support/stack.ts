@@ -43,7 +43,8 @@ export interface Stack {
   workers: ServiceProcess[];
   /** Starts one more worker process with the stack's settings (plus `env`). */
   addWorker(env?: Record<string, string>): Promise<ServiceProcess>;
-  token(claims?: { org?: string; clientId?: string }): string;
+  /** A development token; `subject` and `scope` (e.g. `pes:org-admin`) when given. */
+  token(claims?: { org?: string; clientId?: string; subject?: string; scope?: string }): string;
   stop(): Promise<void>;
 }
 
@@ -108,7 +109,13 @@ export async function startStack(options: {
     apis,
     workers,
     addWorker,
-    token: (claims = {}) => mintDevToken(key, { org: claims.org ?? "acme", clientId: claims.clientId ?? "quickstart-cli" }),
+    token: (claims = {}) =>
+      mintDevToken(key, {
+        org: claims.org ?? "acme",
+        clientId: claims.clientId ?? "quickstart-cli",
+        ...(claims.subject === undefined ? {} : { subject: claims.subject }),
+        ...(claims.scope === undefined ? {} : { scope: claims.scope }),
+      }),
     async stop() {
       await Promise.all([...apis, ...workers].map((service) => service.stop()));
       await own?.stop();

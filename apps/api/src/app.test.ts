@@ -73,6 +73,7 @@ describe("GET /openapi.json", () => {
     const document = response.body;
     expect(document.openapi).toBe("3.1.0");
     expect(Object.keys(document.paths).sort()).toEqual([
+      "/audit",
       "/healthz",
       "/playbook",
       "/playbook/execution",
@@ -170,6 +171,8 @@ describe("GET /openapi.json", () => {
       "AlertWebhookAccepted",
       "AlertWebhookPayload",
       "AlertmanagerAlert",
+      "AuditEntry",
+      "AuditPage",
       "BatchExecutionInput",
       "BatchExecutionResult",
       "BatchItemStatus",

@@ -2,7 +2,7 @@ import type { JsonWebKey } from "node:crypto";
 import type { Catalog, OrganizationLimits } from "@pes/config";
 import type { Logger } from "@pes/logger";
 import type { ApiMetrics } from "@pes/metrics";
-import type { ChartStore, EvidenceStore, ExecutionClient, FeedbackStore } from "@pes/executions";
+import type { AuditTrail, ChartStore, EvidenceStore, ExecutionClient, FeedbackStore } from "@pes/executions";
 import express, { type Express, type RequestHandler } from "express";
 import { accessLog } from "./access-log.js";
 import { LoadShedder } from "./load-shedder.js";
@@ -12,6 +12,7 @@ import { createExecutions } from "./executions.js";
 import { httpMetrics, metricsEndpoint } from "./http-metrics.js";
 import { mountMcp } from "./mcp/mcp-endpoint.js";
 import { buildOpenApiDocument } from "./openapi.js";
+import { auditRoutes } from "./routes/audit-routes.js";
 import { documentRoutes } from "./routes/document-routes.js";
 import { batchRoutes } from "./routes/batch-routes.js";
 import { chartRoutes } from "./routes/chart-routes.js";
@@ -84,6 +85,8 @@ export interface AppDeps {
   evidence?: Pick<EvidenceStore, "read">;
   /** Where executions' charts are kept (GET /playbook/execution/{id}/charts/{action}, the execution's page); none: every chart is a 404. */
   charts?: Pick<ChartStore, "read">;
+  /** Where the workers append executions' audit records (GET /audit); none: every page is empty. */
+  audit?: Pick<AuditTrail, "read">;
   /** LINK_SIGNING_SECRET: checks the signed links of executions' pages and chart images; none: they are 404s. */
   linkSigningSecret?: string;
   /** Where answers on executions' verdicts are kept (`/playbook/execution/{id}/feedback`, `/playbook/feedback`); none: no such routes. */
@@ -143,6 +146,7 @@ export function createApp(deps: AppDeps): Express {
     ...matchRoutes({ allowedChatHosts: deps.allowedChatHosts, now }),
     ...healthRoutes({ executionClient: deps.executionClient, isShuttingDown: deps.isShuttingDown ?? (() => false) }),
     ...playbookRoutes(),
+    ...auditRoutes(deps.audit === undefined ? {} : { audit: deps.audit }),
   ];
   if (deps.feedback !== undefined) {
     const feedback = createFeedback({ store: deps.feedback, now, ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }) });

@@ -33,6 +33,8 @@ describe("parseEnv", () => {
         issuer: idp.AUTH_ISSUER,
         audience: idp.AUTH_AUDIENCE,
         orgClaim: "org_id",
+        teamsClaim: "teams",
+        orgAdminScope: "pes:org-admin",
         jwksTimeoutMs: 3000,
         devKeyDir: expect.stringMatching(/\.dev-issuer$/),
       },
@@ -118,6 +120,8 @@ describe("parseEnv", () => {
       issuer: DEV_ISSUER,
       audience: DEV_AUDIENCE,
       orgClaim: "org_id",
+      teamsClaim: "teams",
+      orgAdminScope: "pes:org-admin",
       jwksTimeoutMs: 3000,
       devKeyDir: expect.stringMatching(/\.dev-issuer$/),
     });

@@ -9,12 +9,14 @@ import {
   BATCH_EXECUTION_QUEUE,
   createExecutionClient,
   EXECUTION_QUEUE,
+  openAuditTrail,
   openChartStore,
   openEvidenceStore,
   openFeedbackStore,
   QueueUnavailableError,
   SERVICE_QUEUES,
   type ExecutionClient,
+  type OpenedAuditTrail,
   type OpenedChartStore,
   type OpenedEvidenceStore,
   type OpenedFeedbackStore,
@@ -96,6 +98,8 @@ async function main(): Promise<void> {
   // Answers on executions' verdicts, and the Slack requests carrying them (signatures seen on the same connection).
   const feedback = openFeedbackStore({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger });
   const slackApps = await slackAppsOf(catalog, process.env);
+  // The organizations' audit trails, which the workers append to (GET /audit, for admins).
+  const audit = openAuditTrail({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger });
   const tokenVerifier = createTokenVerifier({
     jwksUrl: env.auth.jwksUrl,
     jwksBasicAuth: env.auth.jwksBasicAuth,
@@ -140,6 +144,7 @@ async function main(): Promise<void> {
     metricsToken: env.metricsToken,
     evidence,
     charts,
+    audit,
     ...(env.linkSigningSecret === undefined ? {} : { linkSigningSecret: env.linkSigningSecret }),
     feedback,
     slackInteractivity: { apps: slackApps, ledger: createSignatureLedger(() => feedback.connection, keySpace(env.queuePrefix, env.redisUrl)) },
@@ -149,6 +154,7 @@ async function main(): Promise<void> {
     evidence.start();
     charts.start();
     feedback.start();
+    audit.start();
     await executionClient.start();
   } catch (error) {
     if (!(error instanceof QueueUnavailableError)) throw error;
@@ -184,7 +190,7 @@ async function main(): Promise<void> {
       logger.info({ signal, drainMs: env.shutdownDrainMs }, "draining: /readyz answers 503, requests are still served");
       await delay(env.shutdownDrainMs);
     }
-    await stop({ server, executionClient, queueInspector, dashboardQueues, evidence, charts, feedback, logger, signal, timeoutMs: env.shutdownTimeoutMs });
+    await stop({ server, executionClient, queueInspector, dashboardQueues, evidence, charts, feedback, audit, logger, signal, timeoutMs: env.shutdownTimeoutMs });
     // The spans still buffered (the last requests') are exported before the process goes.
     await tracing.shutdown();
     process.exit(0);
@@ -205,17 +211,26 @@ async function stop(options: {
   evidence: OpenedEvidenceStore;
   charts: OpenedChartStore;
   feedback: OpenedFeedbackStore;
+  audit: OpenedAuditTrail;
   logger: Logger;
   signal: string;
   timeoutMs: number;
 }): Promise<void> {
-  const { server, executionClient, queueInspector, dashboardQueues, evidence, charts, feedback, logger } = options;
+  const { server, executionClient, queueInspector, dashboardQueues, evidence, charts, feedback, audit, logger } = options;
   logger.info({ signal: options.signal, timeoutMs: options.timeoutMs }, "shutting down: no longer accepting connections");
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   const finished = await settlesWithin(closed, options.timeoutMs);
   logger.info(finished ? "in-flight requests finished" : "shutdown deadline reached with requests in flight");
 
-  await Promise.all([executionClient.close(), queueInspector.close(), dashboardQueues?.close(), evidence.close(), charts.close(), feedback.close()]);
+  await Promise.all([
+    executionClient.close(),
+    queueInspector.close(),
+    dashboardQueues?.close(),
+    evidence.close(),
+    charts.close(),
+    feedback.close(),
+    audit.close(),
+  ]);
   logger.info("execution client closed");
   if (!(await settlesWithin(closed, 1_000))) server.closeAllConnections();
   logger.info("shutdown complete");

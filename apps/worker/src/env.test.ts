@@ -24,7 +24,16 @@ describe("parseWorkerEnv", () => {
       executionRetentionMs: 3_600_000,
       publicUrl: undefined,
       linkSigning: undefined,
+      audit: { retentionDays: 365, logFile: undefined },
     });
+  });
+
+  it("reads the audit trail's retention and file, and refuses a retention out of range", () => {
+    expect(parseWorkerEnv({ CONFIG_DIR: "/config", AUDIT_RETENTION_DAYS: "30", AUDIT_LOG_FILE: "/var/log/pes/audit.jsonl" }).audit).toEqual({
+      retentionDays: 30,
+      logFile: "/var/log/pes/audit.jsonl",
+    });
+    expect(() => parseWorkerEnv({ CONFIG_DIR: "/config", AUDIT_RETENTION_DAYS: "0" })).toThrow(EnvError);
   });
 
   it("signs links only with both LINK_SIGNING_SECRET and PUBLIC_URL, for LINK_LIFETIME_SECONDS (7 days by default)", () => {

@@ -61,6 +61,16 @@ export const WorkerEnvSchema = z
     LINK_LIFETIME_SECONDS: integer(60, 366 * 86_400)
       .default(DEFAULT_LINK_LIFETIME_SECONDS)
       .describe("How long a signed link to an execution's page or chart image is valid from when the worker writes it."),
+    AUDIT_RETENTION_DAYS: integer(1, 3_650)
+      .default(365)
+      .describe(
+        "How long the audit trail keeps an execution's record (a stream per organization, trimmed by age as records are appended, whole nodes at a time: a few may stay a little longer).",
+      ),
+    AUDIT_LOG_FILE: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("A file the worker also appends each audit record to, one JSON line each, for a log pipeline (created when missing; never truncated)."),
   })
   .refine((env) => (env.LLM_BASE_URL === undefined) === (env.LLM_MODEL === undefined), {
     message: "LLM_BASE_URL and LLM_MODEL go together: set both to use a language model, or neither",
@@ -101,6 +111,8 @@ export function parseWorkerEnv(source: NodeJS.ProcessEnv = process.env) {
       env.LINK_SIGNING_SECRET === undefined || env.PUBLIC_URL === undefined
         ? undefined
         : { secret: env.LINK_SIGNING_SECRET, lifetimeSeconds: env.LINK_LIFETIME_SECONDS },
+    /** How long audit records are kept (days), and the file they are appended to as JSON lines, if any. */
+    audit: { retentionDays: env.AUDIT_RETENTION_DAYS, logFile: env.AUDIT_LOG_FILE },
     languageModel:
       env.LLM_BASE_URL === undefined || env.LLM_MODEL === undefined
         ? undefined

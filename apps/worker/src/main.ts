@@ -10,6 +10,7 @@ import { createJobHandlers } from "./job-handlers.js";
 import { createWorkerHttpServer, listenWorkerHttp } from "./worker-http-server.js";
 import { createChannelPacer } from "@pes/integrations";
 import {
+  createAuditTrail,
   createBatchStarts,
   createChartStore,
   createEvidenceStore,
@@ -20,6 +21,8 @@ import {
 } from "@pes/executions";
 import { createJobProducer, createRedisQuerySlots, handleCatalog, keySpace, RedisRefusedError } from "@pes/jobs";
 import { buildIntegrations } from "./organization-integrations.js";
+import { auditDestinations } from "./audit/audit-destinations.js";
+import { jsonLinesSink } from "./audit/json-lines-sink.js";
 import { errorMessage } from "@pes/contracts";
 import { createExecutionMemory } from "@pes/memory";
 
@@ -101,13 +104,22 @@ async function main(): Promise<void> {
   // With the causes people confirmed on them (their feedback), shown beside each recalled execution.
   const confirmations = confirmationsFrom(createFeedbackStore(() => producer.connection, keys));
   const memory = { memory: createExecutionMemory({ redis: () => producer.connection, keys, confirmations }), catalog, logger };
+  // Each execution's audit record, in its organization's stream (and AUDIT_LOG_FILE's lines).
+  const audit = {
+    trail: createAuditTrail(() => producer.connection, keys),
+    retentionDays: env.audit.retentionDays,
+    ...(env.audit.logFile === undefined ? {} : { sink: jsonLinesSink(env.audit.logFile) }),
+    destinations: (orgId: string) => auditDestinations(catalog.organizations.get(orgId), env.languageModel?.baseUrl),
+    catalog,
+    logger,
+  };
   const batchStarts = createBatchStarts({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger });
   const metrics = createWorkerMetrics({ jobNames: Object.keys(EXECUTION_JOBS) });
   const worker = createExecutionWorker({
     redisUrl: env.redisUrl,
     prefix: env.queuePrefix,
     logger,
-    handlers: handleCatalog(EXECUTION_JOBS, createJobHandlers({ engine, catalog, integrations, delivery, batchStarts, memory })),
+    handlers: handleCatalog(EXECUTION_JOBS, createJobHandlers({ engine, catalog, integrations, delivery, batchStarts, memory, audit })),
     batchStarts,
     concurrency: env.concurrency,
     batchConcurrency: env.batchConcurrency,

@@ -635,3 +635,87 @@ describe("pes eval", () => {
     expect(stderr).toMatch(/cannot read .*a\.expected\.json/);
   });
 });
+
+describe("pes audit", () => {
+  const record = {
+    id: "1732800000000-0",
+    v: 1,
+    executionId: "0b6f2c7e-1c1a-4f2e-9a63-2f0d8f1e9a01",
+    requestId: "am-1.0",
+    orgId: "acme",
+    finishedAt: "2026-11-28T13:20:00.000Z",
+    requestedBy: {
+      subject: "alertmanager-bot",
+      clientId: "acme-alerts",
+      teams: ["sre"],
+      entry: {
+        kind: "alert-webhook",
+        route: "POST /webhooks/alertmanager",
+        sender: "alertmanager",
+        receiver: "pes",
+        alert: { index: 0, alertname: "HighLatency" },
+      },
+    },
+    playbook: { name: "checkout-latency", version: "sha256:abc" },
+    outcome: "success",
+    conclusion: "cause",
+    queries: [
+      {
+        action: "p99",
+        dataSource: "metrics",
+        connector: "prometheus",
+        query: { query: 'histogram_quantile(0.99, rate(x{service="checkout"}[5m]))' },
+        window: { start: "2026-11-28T12:20:00.000Z", end: "2026-11-28T13:20:00.000Z" },
+      },
+    ],
+    sent: [{ service: "slack", method: "POST", url: "https://slack.com/api/chat.postMessage", bytes: 1234, status: 200 }],
+    evidenceSha256: "f".repeat(64),
+  };
+
+  it("sends its filters as the query of GET /audit and prints the page as JSON with --json", async () => {
+    const page = { records: [record], next: record.id };
+    const { code, stdout, requests } = await pes(
+      ["audit", "--subject", "alertmanager-bot", "--playbook", "checkout-latency", "--from", "2026-11-28T13:00Z", "--limit", "10", "--json"],
+      { answers: [{ status: 200, body: page }] },
+    );
+    expect(code).toBe(ExitCode.ok);
+    const url = new URL(requests[0]?.url ?? "", "http://x");
+    expect(url.pathname).toBe("/audit");
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      subject: "alertmanager-bot",
+      playbook: "checkout-latency",
+      from: "2026-11-28T13:00:00.000Z",
+      limit: "10",
+    });
+    expect(JSON.parse(stdout)).toEqual(page);
+  });
+
+  it("prints a table, and for one execution every query it sent and what went where", async () => {
+    const { code, stdout, requests } = await pes(["audit", "--execution", record.executionId], { answers: [{ status: 200, body: { records: [record] } }] });
+    expect(code).toBe(ExitCode.ok);
+    expect(new URL(requests[0]?.url ?? "", "http://x").searchParams.get("execution")).toBe(record.executionId);
+    const [heading, row] = stdout.split("\n");
+    expect(heading?.split(/\s{2,}/)).toEqual(["FINISHED", "OUTCOME", "PLAYBOOK", "ASKED BY", "ENTRY", "QUERIES", "SENT", "EXECUTION"]);
+    expect(row?.split(/\s{2,}/)).toEqual([
+      "2026-11-28T13:20:00.000Z",
+      "success (cause)",
+      "checkout-latency",
+      "alertmanager-bot",
+      "alert from alertmanager HighLatency",
+      "1",
+      "1 (1234 B)",
+      record.executionId,
+    ]);
+    expect(stdout).toContain(`metrics (prometheus) p99 [2026-11-28T12:20:00.000Z .. 2026-11-28T13:20:00.000Z]: ${JSON.stringify(record.queries[0]?.query)}`);
+    expect(stdout).toContain("slack POST https://slack.com/api/chat.postMessage 1234 B -> 200");
+  });
+
+  it("refuses a bad time before sending anything, and exits 3 on the API's 403", async () => {
+    const bad = await pes(["audit", "--from", "yesterday"]);
+    expect(bad.code).toBe(ExitCode.usage);
+    expect(bad.requests).toEqual([]);
+
+    const refused = await pes(["audit"], { answers: [{ status: 403, body: { error: "Reading the audit trail needs an admin of the organization" } }] });
+    expect(refused.code).toBe(ExitCode.api);
+  });
+});

@@ -16,6 +16,7 @@ import { renderFeedback } from "./feedback-rendering.js";
 import { evaluateCase, readableBundle, renderEvalTable, verdictLine, type EvalCase } from "./evidence-replay.js";
 import { httpService } from "./mcp-service.js";
 import { createClient, DEFAULT_TIMEOUT_MS, type BatchRequest, type PesClient } from "./pes-client.js";
+import { renderAuditPage } from "./audit-rendering.js";
 import { renderPlaybooks, renderResult, terminalSafe } from "./result-rendering.js";
 
 /** What the CLI touches of the process, so that tests run it in-process. */
@@ -111,6 +112,24 @@ interface BatchFlags {
   out?: string;
   from?: number;
   idempotencyKey?: string;
+}
+
+interface AuditFlags {
+  execution?: string;
+  subject?: string;
+  playbook?: string;
+  from?: string;
+  to?: string;
+  limit?: number;
+  cursor?: string;
+  json?: boolean;
+}
+
+/** An ISO 8601 time, as the API wants it (UTC or with its offset). */
+function isoInstant(value: string): string {
+  const time = new Date(value);
+  if (Number.isNaN(time.getTime())) throw new InvalidArgumentError("must be an ISO 8601 time such as 2026-11-21T13:43:00Z");
+  return time.toISOString();
 }
 
 function positiveInteger(value: string): number {
@@ -223,6 +242,26 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       const result = await client.run(input);
       writeResult(result, output);
       if (result.error !== undefined) exitCode = ExitCode.resultError;
+    });
+
+  program
+    .command("audit")
+    .description("read the organization's audit trail: who asked, which queries, what was sent where (an admin's token)")
+    .option("--execution <id>", "the record of one execution, with every query it sent and every request to a service")
+    .option("--subject <sub>", "only executions asked for by this subject (the token's sub)")
+    .option("--playbook <name>", "only executions of this playbook")
+    .option("--from <time>", "only executions finished at or after this time, ISO 8601", isoInstant)
+    .option("--to <time>", "only executions finished at or before this time, ISO 8601", isoInstant)
+    .option("--limit <n>", "records per page, at most 500 (default 50)", positiveInteger)
+    .option("--cursor <id>", "the page after this record (the `next` of the page before)")
+    .option("--json", "the page as JSON ({ records, next }) instead of a table")
+    .addHelpText("after", "\nExample: which queries an alert caused\n  pes audit --execution <X-Execution-Id or the webhook answer's executionId>")
+    .action(async (flags: AuditFlags, command: Command) => {
+      const { client } = setUp(command);
+      const { json, ...filters } = flags;
+      const page = await client.readAudit(filters);
+      const asJson = json === true || command.optsWithGlobals<GlobalFlags>().output === "json";
+      io.stdout.write(asJson ? `${JSON.stringify(page, null, 2)}\n` : renderAuditPage(page, { details: flags.execution !== undefined }));
     });
 
   program

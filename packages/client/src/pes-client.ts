@@ -1,5 +1,6 @@
 import { setTimeout as delay } from "node:timers/promises";
 import {
+  AuditPage,
   BatchExecutionResult,
   ConfirmedExecutions,
   ExecutionFeedback,
@@ -8,6 +9,7 @@ import {
   ExecutionStatus,
   PlaybookExecutionResult,
   PlaybookList,
+  type AuditListQuery,
   type BatchExecutionInput,
   type FeedbackInput,
   type PlaybookExecutionInput,
@@ -76,6 +78,9 @@ export interface BatchEventsOptions {
 /** Three of the API's keep-alive intervals: a stream this quiet is a connection that died without a word. */
 export const DEFAULT_STREAM_IDLE_MS = 45_000;
 
+/** The filters and page of `GET /audit` (its query parameters). */
+export type AuditFilters = Partial<AuditListQuery>;
+
 /** The batch envelope with typed items (the API validates each item on its own, hence `unknown` there). */
 export type BatchRequest = Omit<BatchExecutionInput, "inputList"> & { inputList: readonly PlaybookExecutionInput[] };
 
@@ -106,6 +111,8 @@ export interface PesClient {
   readFeedback(executionId: string, options?: CallOptions): Promise<ExecutionFeedback>;
   /** `GET /playbook/feedback`: one page of the organization's confirmed executions, oldest answer first. */
   listConfirmed(page?: { since?: string; offset?: number; limit?: number }, options?: CallOptions): Promise<ConfirmedExecutions>;
+  /** `GET /audit`: a page of the organization's audit trail, newest first (an admin's token only). */
+  readAudit(filters?: AuditFilters, options?: CallOptions): Promise<AuditPage>;
   /**
    * `POST /playbook/execution/batch` with `Prefer: respond-async`: the API accepts up to its
    * ASYNC_BATCH_MAX_ITEMS (10,000 by default) inputs and answers at once with the batch's id and
@@ -303,6 +310,11 @@ export function createClient(options: ClientOptions): PesClient {
       if (offset !== undefined) query.set("offset", String(offset));
       if (limit !== undefined) query.set("limit", String(limit));
       return (await call("GET", `playbook/feedback${query.size > 0 ? `?${query}` : ""}`, undefined, ConfirmedExecutions, callOptions)).value;
+    },
+    async readAudit(filters = {}, callOptions) {
+      const query = new URLSearchParams();
+      for (const [name, value] of Object.entries(filters)) if (value !== undefined) query.set(name, String(value));
+      return (await call("GET", `audit${query.size > 0 ? `?${query}` : ""}`, undefined, AuditPage, callOptions)).value;
     },
     async runBatch(request, callOptions) {
       const { status, value } = await call("POST", BATCH_PATH, request, BatchExecutionResult, callOptions);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RequestedBy } from "./audit-record.js";
 import { ResolvedAttributes } from "./execution-input.js";
 import { PlaybookExecutionResult } from "./execution-result.js";
 import { issueTime } from "./issue-time.js";
@@ -71,6 +72,8 @@ export const ExecutionJob = WaitingCaller.extend({
    * the configuration): its evidence bundle records them. Absent from an API that predates teams.
    */
   teams: OwnerTeams.optional(),
+  /** Who asked and how (the audit record names them). Optional: an API that predates it sends none. */
+  requestedBy: RequestedBy.optional(),
 });
 export type ExecutionJob = z.infer<typeof ExecutionJob>;
 
@@ -96,6 +99,8 @@ export const MessageExecutionJob = WaitingCaller.extend({
    * what it finds is never seen by a team its playbook does not allow.
    */
   teams: OwnerTeams.optional(),
+  /** As ExecutionJob's: who asked and how. */
+  requestedBy: RequestedBy.optional(),
 });
 export type MessageExecutionJob = z.infer<typeof MessageExecutionJob>;
 

@@ -23,3 +23,4 @@ export * from "./error-message.js";
 export * from "./canonical-json.js";
 export * from "./team-names.js";
 export * from "./execution-feedback.js";
+export * from "./audit-record.js";

@@ -23,6 +23,10 @@ export interface DevTokenOptions {
   expiresInSeconds?: number;
   /** Name of the claim carrying the organization; the API reads AUTH_ORG_CLAIM. */
   orgClaim?: string;
+  /** `sub`: who the token is for; default the client. */
+  subject?: string;
+  /** `scope`, space-separated (`pes:org-admin` makes an admin of the organization). */
+  scope?: string;
 }
 
 /** Signs an RS256 access token with the development key, as an identity provider would. */
@@ -32,12 +36,13 @@ export function mintDevToken(key: DevKey, options: DevTokenOptions): string {
   if (!Number.isInteger(expiresInSeconds) || expiresInSeconds <= 0) {
     throw new Error(`expiresInSeconds must be a positive integer, got ${expiresInSeconds}`);
   }
-  return jwt.sign({ [options.orgClaim ?? "org_id"]: options.org, client_id: clientId }, key.privateKey, {
+  const claims = { [options.orgClaim ?? "org_id"]: options.org, client_id: clientId, ...(options.scope === undefined ? {} : { scope: options.scope }) };
+  return jwt.sign(claims, key.privateKey, {
     algorithm: "RS256",
     keyid: key.kid,
     issuer: options.issuer ?? DEV_ISSUER,
     audience: options.audience ?? DEV_AUDIENCE,
-    subject: clientId,
+    subject: options.subject ?? clientId,
     expiresIn: expiresInSeconds,
   });
 }

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import type { ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
@@ -6,7 +7,7 @@ import { setImmediate as turn } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, resolveCatalogSecrets, type Catalog } from "@pes/config";
 import { runAction, type AnyActionRequest, type DataSource, type Observed } from "@pes/connectors";
-import { EvidenceBundle, type Observation } from "@pes/contracts";
+import { canonicalJson, EvidenceBundle, type Observation } from "@pes/contracts";
 import type { ExecutionJob, PlaybookExecutionResult } from "@pes/contracts";
 import {
   demoIncidentOpenMetrics,
@@ -336,6 +337,37 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
     expect(replay.verdict.conclusion).toBe("cause");
     expect(replay.actionableMitigations).toEqual(result.actionableMitigations);
     expect(replay.unreadable).toEqual([]);
+  });
+
+  it("tells its audit record every query it sent, as sent, and the hash of the bundle it kept", async () => {
+    api.route = (_request, response) => sendJson(response, 200, { version: "v1.2.3", deployedAt: "2026-11-20T14:01:00Z" });
+    const acme = catalog.organizations.get("acme");
+    if (acme === undefined) throw new Error("no acme");
+    const keeping: Catalog = { organizations: new Map([["acme", { ...acme, evidence: { keep: true, retentionDays: 3, maxBytes: 2 * 1024 * 1024 } }]]) };
+    const kept: KeptEvidence[] = [];
+
+    const investigation = await engineWith(keeping, { keepEvidence: async (evidence) => void kept.push(evidence) }).investigate(
+      job("Checkout latency"),
+      undefined,
+      "exec-audit",
+    );
+
+    const queries = investigation.audit?.queries ?? [];
+    expect(queries.map(({ action, gadget, dataSource, connector, observation }) => ({ action, gadget, dataSource, connector, observation }))).toEqual(
+      expect.arrayContaining([
+        { action: "p99 latency", gadget: "Latency of checkout", dataSource: "metrics", connector: "prometheus", observation: "prometheus" },
+        { action: "Last deploy of checkout", gadget: "Changes", dataSource: "deploys", connector: "http", observation: "json" },
+      ]),
+    );
+    const deploy = queries.find((query) => query.action === "Last deploy of checkout");
+    expect(deploy?.query).toEqual(kept[0]?.bundle.actions[3]?.query);
+    expect(deploy?.window.start).toBe(kept[0]?.bundle.actions[3]?.window.start);
+    const bundle = kept[0]?.bundle;
+    expect(investigation.audit?.evidenceSha256).toBe(createHash("sha256").update(canonicalJson(bundle)).digest("hex"));
+
+    const notKept = await engineWith(catalog).investigate(job("Checkout latency"), undefined, "exec-audit-2");
+    expect(notKept.audit?.queries.length).toBe(queries.length);
+    expect(notKept.audit?.evidenceSha256).toBeUndefined();
   });
 
   it("keeps the mitigations as the execution rendered them, so that a replay offers exactly the ones it offered", async () => {

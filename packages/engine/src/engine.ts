@@ -11,7 +11,7 @@ import {
   type ConnectorRegistry,
   type Observed,
 } from "@pes/connectors";
-import type { ChartData, ExecutionJob, PlaybookExecutionResult } from "@pes/contracts";
+import type { AuditQuery, ChartData, ExecutionJob, PlaybookExecutionResult } from "@pes/contracts";
 import type { Logger } from "@pes/logger";
 import { chartsOf } from "./action-charts.js";
 import { createConcurrencyLimit } from "./concurrency-limit.js";
@@ -22,6 +22,7 @@ import { planInvestigation, type Plan } from "./plan.js";
 import { bindMitigationLinks, connectDataSources, prepareSteps } from "./prepare.js";
 import { createLocalQuerySlots, type QuerySlots } from "./query-slots.js";
 import { runPlan, type PlanRunner } from "./run.js";
+import { recordingQueries } from "./sent-queries.js";
 import type { ActionReport } from "./run-action.js";
 
 export type { KeptEvidence } from "./keep-evidence.js";
@@ -82,6 +83,11 @@ export interface Engine {
 export interface Investigation {
   result: PlaybookExecutionResult;
   charts: Map<number, ChartData>;
+  /**
+   * For its audit record: every query it sent (secrets elided, sent-queries.ts), and the sha256 of the
+   * canonical JSON of the evidence bundle it kept, if it kept one. Absent when it ran nothing.
+   */
+  audit?: { queries: AuditQuery[]; evidenceSha256?: string };
 }
 
 /**
@@ -125,7 +131,8 @@ export function createEngine(deps: EngineDeps): Engine {
       const startedAt = performance.now();
       const plan = planInvestigation(job, playbook, playbookSteps, now());
       if ("error" in plan) return { result: { error: plan.error }, charts: new Map() };
-      const runs = await runPlan(runner, plan, job, signal);
+      const queries: AuditQuery[] = [];
+      const runs = await runPlan(recordingQueries(runner, plan, queries), plan, job, signal);
       const judged = await judgeRuns(plan, runs, job, {
         playbook,
         mitigationLinks: (name) => mitigationLinks.get(org.id)?.get(name),
@@ -135,11 +142,16 @@ export function createEngine(deps: EngineDeps): Engine {
         ...(signal === undefined ? {} : { signal }),
       });
       logInvestigation(logger, job, plan, judged.findings, startedAt);
+      let evidenceSha256: string | undefined;
       if (executionId !== undefined && org.evidence?.keep === true && deps.keepEvidence !== undefined) {
         const evidence = { executionId, job, plan, runs: judged.runs, judged, settings: org.evidence, recordedAt: now() };
-        await keepExecutionEvidence(evidence, deps.keepEvidence, logger);
+        evidenceSha256 = await keepExecutionEvidence(evidence, deps.keepEvidence, logger);
       }
-      return { result: judged.result, charts: chartsOf(plan.actions, judged.runs, logger.child({ requestId: job.requestId })) };
+      return {
+        result: judged.result,
+        charts: chartsOf(plan.actions, judged.runs, logger.child({ requestId: job.requestId })),
+        audit: { queries, ...(evidenceSha256 === undefined ? {} : { evidenceSha256 }) },
+      };
     },
   };
 }

@@ -1,5 +1,6 @@
+import { createHash } from "node:crypto";
 import { fitBundle } from "@pes/analysis";
-import type { EvidenceBundle, ExecutionJob } from "@pes/contracts";
+import { canonicalJson, type EvidenceBundle, type ExecutionJob } from "@pes/contracts";
 import type { Logger } from "@pes/logger";
 import { bundleOf } from "./evidence-bundle.js";
 import { findingsOf, type Judged } from "./judge.js";
@@ -30,9 +31,10 @@ export interface EvidenceToKeep {
  * Keeps the evidence bundle of a judged execution: per action what it observed over the window it ran,
  * with its evidence, and the mitigations as rendered with whether they were offered; within the
  * organization's cap, observations cut (and marked) where the verdict allows it. A failure to keep it is
- * logged: the result stands.
+ * logged: the result stands. Returns the sha256 (hex) of the kept bundle's canonical JSON; undefined when
+ * it was not kept.
  */
-export async function keepExecutionEvidence(input: EvidenceToKeep, keep: (kept: KeptEvidence) => Promise<void>, logger: Logger): Promise<void> {
+export async function keepExecutionEvidence(input: EvidenceToKeep, keep: (kept: KeptEvidence) => Promise<void>, logger: Logger): Promise<string | undefined> {
   const { executionId, job, plan, runs, judged } = input;
   const perAction = runs.map((run) => run.evidence);
   const actions = plan.actions.map((action, index) => ({
@@ -52,7 +54,12 @@ export async function keepExecutionEvidence(input: EvidenceToKeep, keep: (kept: 
   const bundle = fitBundle(bundleOf(executionId, job, plan.upstreams, actions, mitigations, judged.judgement.verdict, input.recordedAt), maxBytes, {
     findings,
   });
-  await keep({ orgId: job.orgId, retentionDays, maxBytes, bundle }).catch((error: unknown) => {
+  try {
+    await keep({ orgId: job.orgId, retentionDays, maxBytes, bundle });
+  } catch (error) {
     logger.warn({ err: error, requestId: job.requestId }, "could not keep the execution's evidence bundle");
-  });
+    return undefined;
+  }
+  // What the audit record names it by: the same whatever order its keys come in when read back.
+  return createHash("sha256").update(canonicalJson(bundle)).digest("hex");
 }

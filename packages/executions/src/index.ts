@@ -47,3 +47,4 @@ export {
   type FeedbackStore,
   type OpenedFeedbackStore,
 } from "./feedback-store.js";
+export { createAuditTrail, openAuditTrail, type AuditFilters, type AuditTrail, type OpenedAuditTrail } from "./audit-trail.js";

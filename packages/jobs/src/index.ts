@@ -2,6 +2,8 @@ export {
   batchCountedKey,
   batchInvalidKey,
   batchItemsKey,
+  auditRecordedKey,
+  auditStreamKey,
   batchKey,
   batchLostCheckKey,
   batchRootKey,

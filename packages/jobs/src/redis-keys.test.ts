@@ -2,6 +2,8 @@ import { startRedis, type RedisHandle } from "@pes/local-services";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  auditRecordedKey,
+  auditStreamKey,
   batchCountedKey,
   batchInvalidKey,
   batchItemsKey,
@@ -64,6 +66,8 @@ function names(keys: KeySpace): Record<string, string> {
     memoryPart: memoryPartKey(keys, "acme", "s1", "p1"),
     memoryGroup: memoryGroupKey(keys, "acme", "s1", "g1"),
     memoryScopes: memoryScopesKey(keys, "acme"),
+    audit: auditStreamKey(keys, "acme"),
+    auditRecorded: auditRecordedKey(keys, "acme", "e-1"),
     reply: replyChannel(keys, "i-1"),
     querySlots: querySlotsKey(keys, "acme/metrics"),
     slackPace: channelPaceKey(keys, "slack", "C1"),
@@ -115,6 +119,8 @@ function organizationNames(org: string): Record<string, string> {
     memoryPart: `pes:org:${org}:memory:part:s1:p1`,
     memoryGroup: `pes:org:${org}:memory:group:s1:g1`,
     memoryScopes: `pes:org:${org}:memory:scopes`,
+    audit: `pes:org:${org}:audit`,
+    auditRecorded: `pes:org:${org}:audit:recorded:e-1`,
   };
 }
 

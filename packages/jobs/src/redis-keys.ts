@@ -45,6 +45,10 @@ import { parseRedisClusterUrl } from "./redis-url.js";
  *   memory:group:<scope>:<group>  sorted set: the same for the fingerprints of one cause (or, without
  *                               one, one set of symptoms), every one within the retention: how often
  *   memory:scopes               set: the team scopes the organization's fingerprints were kept under
+ *   audit                       stream: the organization's audit records, one per finished execution
+ *                               (field `record`, JSON), trimmed to AUDIT_RETENTION_DAYS by id (MINID ~)
+ *   audit:recorded:<execution id>  string: that the execution's record was appended (once per
+ *                               execution, however often its job runs); for the retention
  *
  * The workers' side effects and shared limits, under `<prefix>:`, untagged (single-key commands and
  * scripts only, so any slot will do):
@@ -227,6 +231,16 @@ export function feedbackIndexKey(keys: KeySpace, orgId: string): string {
 /** A Slack request signature already accepted: a second request with it is a replay. */
 export function slackSignatureKey(keys: KeySpace, signature: string): string {
   return `${keys.prefix}:slack-signature:${signature}`;
+}
+
+/** An organization's audit trail: a stream of one record per finished execution. */
+export function auditStreamKey(keys: KeySpace, orgId: string): string {
+  return `${organizationPrefix(keys, orgId)}audit`;
+}
+
+/** That an execution's audit record was appended: it is appended once, however often its job runs. */
+export function auditRecordedKey(keys: KeySpace, orgId: string, executionId: string): string {
+  return `${auditStreamKey(keys, orgId)}:recorded:${executionId}`;
 }
 
 /** The Pub/Sub channel of one API instance: workers publish the replies of that instance's executions there. */

@@ -54,7 +54,7 @@ export function batchRoutes(deps: BatchRouteDeps): Route[] {
       const resolved = resolveExecution(input, organization, { now, allowedChatHosts: deps.allowedChatHosts });
       if (!resolved.ok) return { invalid: itemError(resolved.issues) };
       const batch = input.channelId === undefined ? undefined : { id: batchId, index, total, ...(callerWaits ? { callerWaits } : {}) };
-      return { request: executionRequest(caller, `${requestId}.${index}`, input, resolved, batch) };
+      return { request: executionRequest(caller, `${requestId}.${index}`, input, resolved, batch, `POST ${BATCH_PATH}`) };
     };
     const items: BatchItem[] = [];
     for (let index = 0; index < total; index += 1) {

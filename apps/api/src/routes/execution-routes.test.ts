@@ -51,6 +51,8 @@ describe("POST /playbook/execution", () => {
         channelId: "C1",
         // A caller of no team: it runs for no team.
         teams: [],
+        // Who asked, from the token (no `sub` in this one), for the execution's audit record.
+        requestedBy: { clientId: "acme-ci", teams: [], entry: { kind: "route", route: "POST /playbook/execution" } },
       },
     ]);
     expect(client.timeouts).toEqual([5000]);
@@ -68,9 +70,10 @@ describe("POST /playbook/execution", () => {
     const messageLink = "https://acme.slack.com/archives/C123/p1700000000123456";
     expect((await execute().set("X-Request-Id", "req-link").send({ messageLink, bookName: "disk-full" })).status).toBe(200);
     expect((await execute().send({ messageLink, channelId: "C123", liveRun: true })).status).toBe(200);
+    const requestedBy = { clientId: "acme-ci", teams: [], entry: { kind: "chat-link", route: "POST /playbook/execution", messageLink } };
     expect(client.requests).toEqual([
-      { kind: "message", orgId: "acme", requestId: "req-link", messageLink, bookName: "disk-full", liveRun: false, teams: [] },
-      { kind: "message", orgId: "acme", requestId: expect.any(String), messageLink, liveRun: true, channelId: "C123", teams: [] },
+      { kind: "message", orgId: "acme", requestId: "req-link", messageLink, bookName: "disk-full", liveRun: false, teams: [], requestedBy },
+      { kind: "message", orgId: "acme", requestId: expect.any(String), messageLink, liveRun: true, channelId: "C123", teams: [], requestedBy },
     ]);
   });
 

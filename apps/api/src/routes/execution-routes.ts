@@ -7,6 +7,7 @@ import {
   PlaybookExecutionInput,
   PlaybookExecutionResult,
   RequestRefusal,
+  type AuditEntryPoint,
   type BatchPosition,
   type ValidationIssue,
 } from "@pes/contracts";
@@ -17,6 +18,7 @@ import type { Caller } from "../auth/authenticate.js";
 import { callerOrganization, requestTeams, teamScopedKey } from "../auth/team-requests.js";
 import { AppError } from "../errors.js";
 import type { Executions } from "../executions.js";
+import { requestedBy } from "../requested-by.js";
 import { prefixIssues } from "../validation.js";
 import { executionIdHeader, executionRequestHeaders, idempotencyKeyOf, mayShare, prefersAsync, requestHash } from "./execution-headers.js";
 import { failures } from "./responses.js";
@@ -157,9 +159,12 @@ export function executionRequest(
   input: PlaybookExecutionInput,
   resolved: Exclude<ResolveExecutionResult, { ok: false }>,
   batch?: BatchPosition,
+  route = `POST ${EXECUTION_PATH}`,
 ): ExecutionRequest | MessageExecutionRequest {
+  const entry: AuditEntryPoint = "linked" in resolved ? { kind: "chat-link", route, messageLink: resolved.linked.messageLink } : { kind: "route", route };
   const common = {
     orgId: caller.orgId,
+    requestedBy: requestedBy(caller, entry),
     requestId,
     liveRun: input.liveRun ?? false,
     ...(input.channelId === undefined ? {} : { channelId: input.channelId }),

@@ -102,6 +102,15 @@ describe("POST /webhooks/alertmanager", () => {
     expect(ids.every((id: string) => client.executions.get(id)?.orgId === "acme")).toBe(true);
     // Over the organization's limit, alerts are queued behind rather than refused (Alertmanager drops a refused group).
     expect(client.options).toEqual([{ coalesce: true, executionIds: ids, limit: { max: 2_000, over: "behind" } }]);
+    // Where the alerts came from, for the executions' audit records.
+    const source = {
+      kind: "alert-webhook",
+      route: "POST /webhooks/alertmanager",
+      sender: "alertmanager",
+      receiver: "playbooks",
+      groupKey: '{}:{alertname="NodeHighCPU"}',
+      externalUrl: "http://alertmanager.test:9093/",
+    };
     expect(client.requests).toEqual([
       {
         orgId: "acme",
@@ -114,6 +123,7 @@ describe("POST /webhooks/alertmanager", () => {
         liveRun: false,
         channelId: "C-ALERTS",
         teams: [],
+        requestedBy: { clientId: "acme-ci", teams: [], entry: { ...source, alert: { index: 0, fingerprint: "fp-node-1:9100", alertname: "NodeHighCPU" } } },
       },
       {
         orgId: "acme",
@@ -125,6 +135,7 @@ describe("POST /webhooks/alertmanager", () => {
         liveRun: false,
         channelId: "C-ALERTS",
         teams: [],
+        requestedBy: { clientId: "acme-ci", teams: [], entry: { ...source, alert: { index: 3, fingerprint: "fp-Other", alertname: "Other" } } },
       },
     ]);
     // Nothing waits for a result.

@@ -6,6 +6,7 @@ import type { ExecutionRequest } from "@pes/executions";
 import { callerOrganization, requestTeams } from "../auth/team-requests.js";
 import { AppError } from "../errors.js";
 import type { Executions } from "../executions.js";
+import { requestedBy, urlWithoutSecrets } from "../requested-by.js";
 import { prefixIssues } from "../validation.js";
 import { HttpReply, organizationRoute, type Route } from "./route.js";
 
@@ -64,6 +65,16 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
         const requests: ExecutionRequest[] = [];
         const started: Omit<StartedAlertExecution, "executionId" | "joined">[] = [];
         let firing = 0;
+        // Which sender, receiver and notification the alerts came from, for their audit records.
+        const externalUrl = urlWithoutSecrets(body.externalURL);
+        const source = {
+          kind: "alert-webhook" as const,
+          route: "POST /webhooks/alertmanager",
+          sender: body.version === "4" ? ("alertmanager" as const) : body.version === "1" ? ("grafana" as const) : ("other" as const),
+          receiver: body.receiver,
+          ...(body.groupKey === undefined ? {} : { groupKey: body.groupKey }),
+          ...(externalUrl === undefined ? {} : { externalUrl }),
+        };
         body.alerts.forEach((alert, index) => {
           const reference = { alert: index, ...(alert.fingerprint === undefined ? {} : { fingerprint: alert.fingerprint }) };
           if (alert.status === "resolved") {
@@ -86,8 +97,14 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
             return;
           }
           const { bookName, attributes, time, title, details } = resolved.value;
+          const alertname = alert.labels.alertname;
+          const entry = {
+            ...source,
+            alert: { index, ...(alert.fingerprint === undefined ? {} : { fingerprint: alert.fingerprint }), ...(alertname === undefined ? {} : { alertname }) },
+          };
           requests.push({
             orgId: caller.orgId,
+            requestedBy: requestedBy(caller, entry),
             requestId: `${requestId}.${index}`,
             bookName,
             time,

@@ -359,6 +359,7 @@ export function testApp(options: TestAppOptions): { app: ReturnType<typeof creat
     batchStream: options.batchStream,
     ...(options.evidence === undefined ? {} : { evidence: options.evidence }),
     ...(options.charts === undefined ? {} : { charts: options.charts }),
+    ...(options.audit === undefined ? {} : { audit: options.audit }),
     ...(options.linkSigningSecret === undefined ? {} : { linkSigningSecret: options.linkSigningSecret }),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     ...(options.feedback === undefined ? {} : { feedback: options.feedback }),
