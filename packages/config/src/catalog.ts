@@ -2,7 +2,7 @@ import type { DataSource } from "@pes/connectors/schemas";
 import type { Playbook } from "@pes/contracts";
 import type { MonitorNameMatcher, PlaybookDefinition } from "@pes/playbooks";
 import type { IncidentToolSettings, SlackSettings, TeamsSettings } from "./integration-settings.js";
-import type { EvidenceSettings, OrganizationLimits } from "./organization-file.js";
+import type { EvidenceSettings, OrganizationBudget, OrganizationLimits } from "./organization-file.js";
 
 /** One organization as loaded from CONFIG_DIR: who may call, what it can query, which playbooks it has. */
 export interface OrganizationCatalog {
@@ -24,6 +24,8 @@ export interface OrganizationCatalog {
   limits?: OrganizationLimits;
   /** Whether its executions keep their evidence bundles (absent: they do not). */
   evidence?: EvidenceSettings;
+  /** What its executions may spend (absent: no limit but the deadlines). */
+  budget?: OrganizationBudget;
 }
 
 /** Everything CONFIG_DIR holds, validated; immutable after load. */

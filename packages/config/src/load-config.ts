@@ -102,6 +102,7 @@ export async function loadConfig(dir: string, options: { connectors?: ConnectorR
       ...(value.incidentTools === undefined ? {} : { incidentTools: value.incidentTools }),
       ...(value.limits === undefined ? {} : { limits: value.limits }),
       ...(value.evidence === undefined ? {} : { evidence: value.evidence }),
+      ...(value.budget === undefined ? {} : { budget: value.budget }),
     });
   }
   return { organizations: catalog };

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BudgetLimits } from "@pes/contracts";
 import { connectorRegistry, type ConnectorRegistry } from "@pes/connectors/schemas";
 import { GadgetUpstreams } from "./gadget-upstreams.js";
 import { parseDuration, PlaybookDuration } from "./playbook-duration.js";
@@ -132,6 +133,8 @@ export function playbookDefinitionSchema(connectors: ConnectorRegistry) {
     window: z.strictObject({ before: PlaybookDuration.default("1h"), after: PlaybookDuration.default("15m") }).default({ before: "1h", after: "15m" }),
     gadgets: z.array(gadgetDefinitionSchema(connectors)).min(1),
     mitigations: z.array(MitigationTemplate).default([]),
+    /** What one execution of it may spend; its organization's budget applies too (the smaller wins per kind). */
+    budget: BudgetLimits.optional(),
   });
 }
 
