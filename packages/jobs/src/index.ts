@@ -20,6 +20,7 @@ export {
   laneKey,
   organizationKeysLua,
   organizationPrefix,
+  queryMinuteKey,
   querySlotsKey,
   replyChannel,
   slackPostKey,
