@@ -1,10 +1,11 @@
 import { roleOf, shortAnswer, type Finding, type Role } from "@pes/analysis";
 import type { Catalog, CatalogSecrets } from "@pes/config";
 import { connectorRegistry, runAction, type AnyActionRequest, type ConnectorRegistry, type Observed } from "@pes/connectors";
-import type { ChartData, ExecutionJob, PlaybookExecutionResult } from "@pes/contracts";
+import type { ChartData, ExecutionBudget, ExecutionJob, PlaybookExecutionResult } from "@pes/contracts";
 import type { Logger } from "@pes/logger";
 import { chartsOf } from "./action-charts.js";
 import { createConcurrencyLimit } from "./concurrency-limit.js";
+import { budgetLimitsOf, createBudgetMeter } from "./execution-budget.js";
 import { judgeRuns } from "./judge.js";
 import { keepExecutionEvidence, type KeptEvidence } from "./keep-evidence.js";
 import type { LanguageModelOptions } from "./language-model-summary.js";
@@ -50,6 +51,8 @@ export interface EngineDeps {
   languageModel?: LanguageModelOptions;
   /** Told of every action as it ends, for metrics: it must be quick and must not throw. */
   onActionFinished?: (report: ActionReport) => void;
+  /** Told of every execution's budget (its result's) as it ends, for metrics: it must be quick and must not throw. */
+  onBudgetSettled?: (orgId: string, budget: ExecutionBudget) => void;
   now?: () => Date;
 }
 
@@ -113,20 +116,25 @@ export function createEngine(deps: EngineDeps): Engine {
       const startedAt = performance.now();
       const plan = planInvestigation(job, playbook, playbookSteps, now());
       if ("error" in plan) return { result: { error: plan.error }, charts: new Map() };
-      const runs = await runPlan(runner, plan, job, signal);
+      // Its budget runs from here: its signal aborts at its wall-time limit, when it has one.
+      const budget = createBudgetMeter(budgetLimitsOf(org.budget, playbook.budget), signal);
+      const runs = await runPlan(runner, plan, job, budget.signal, budget);
       const judged = await judgeRuns(plan, runs, job, {
         playbook,
         mitigationLinks: (name) => mitigationLinks.get(org.id)?.get(name),
         ...(deps.languageModel === undefined ? {} : { languageModel: deps.languageModel }),
         logger,
-        ...(signal === undefined ? {} : { signal }),
+        ...(budget.signal === undefined ? {} : { signal: budget.signal }),
+        modelTokens: budget,
       });
+      const spent = budget.settle();
+      deps.onBudgetSettled?.(job.orgId, spent);
       logInvestigation(logger, job, plan, judged.findings, startedAt);
       if (executionId !== undefined && org.evidence?.keep === true && deps.keepEvidence !== undefined) {
         const evidence = { executionId, job, plan, runs, judged, settings: org.evidence, recordedAt: now() };
         await keepExecutionEvidence(evidence, deps.keepEvidence, logger);
       }
-      return { result: judged.result, charts: chartsOf(plan.actions, runs, logger.child({ requestId: job.requestId })) };
+      return { result: { ...judged.result, budget: spent }, charts: chartsOf(plan.actions, runs, logger.child({ requestId: job.requestId })) };
     },
   };
 }

@@ -3,7 +3,7 @@ import type { DataSourceMitigationLinks } from "@pes/connectors";
 import type { ActionableMitigation, ExecutionJob, PlaybookExecutionResult } from "@pes/contracts";
 import type { Logger } from "@pes/logger";
 import { offeredMitigations, renderArgs, renderMitigationTemplates, type PlaybookDefinition, type RenderedMitigation } from "@pes/playbooks";
-import { summarizeWithLanguageModel, type LanguageModelOptions } from "./language-model-summary.js";
+import { summarizeWithLanguageModel, type LanguageModelOptions, type ModelTokenBudget } from "./language-model-summary.js";
 import type { Plan, PlannedAction } from "./plan.js";
 import type { WindowedRun } from "./run.js";
 
@@ -25,6 +25,8 @@ export interface JudgeOptions {
   languageModel?: LanguageModelOptions;
   logger: Logger;
   signal?: AbortSignal;
+  /** The execution's budget of model tokens, which the model pass spends. */
+  modelTokens?: ModelTokenBudget;
 }
 
 /**
@@ -53,7 +55,13 @@ export async function judgeRuns(plan: Plan, runs: readonly WindowedRun[], job: E
   const summary =
     languageModel === undefined
       ? undefined
-      : await summarizeWithLanguageModel(languageModel, { attributes, findings, judgement, deterministic }, logger.child({ requestId: job.requestId }), signal);
+      : await summarizeWithLanguageModel(
+          languageModel,
+          { attributes, findings, judgement, deterministic },
+          logger.child({ requestId: job.requestId }),
+          signal,
+          options.modelTokens,
+        );
   // Rendered once for the issue, offered by the findings: a bundle keeps both, so a replay offers the same.
   const mitigations = renderMitigationTemplates(options.playbook.mitigations, attributes, { time, mitigationLinks: options.mitigationLinks });
   const offered = offeredMitigations(mitigations, judgement.ranking, time);
