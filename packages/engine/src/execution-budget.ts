@@ -87,7 +87,11 @@ export function createBudgetMeter(limit: BudgetLimits, outer: AbortSignal | unde
     const cancel = () => controller.abort(outer?.reason);
     if (outer?.aborted) cancel();
     else outer?.addEventListener("abort", cancel, { once: true });
-    timer = setTimeout(() => controller.abort(new BudgetExhausted("wall-time")), wallTimeMs);
+    // It fires only while the execution runs (settle clears it): whatever it still waited for is cut.
+    timer = setTimeout(() => {
+      stop("wall-time");
+      controller.abort(new BudgetExhausted("wall-time"));
+    }, wallTimeMs);
     dispose = () => {
       clearTimeout(timer);
       outer?.removeEventListener("abort", cancel);

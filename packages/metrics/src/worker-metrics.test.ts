@@ -53,7 +53,9 @@ describe("createWorkerMetrics", () => {
       refused: { metrics: 2 },
     });
     const values = async (name: string) =>
-      Object.fromEntries(((await metrics.registry.getSingleMetric(name)?.get())?.values ?? []).map(({ labels, value }) => [Object.values(labels).join("/"), value]));
+      Object.fromEntries(
+        ((await metrics.registry.getSingleMetric(name)?.get())?.values ?? []).map(({ labels, value }) => [Object.values(labels).join("/"), value]),
+      );
 
     expect(await values("pes_budget_spent_total")).toEqual({
       "acme/queries": 5,
