@@ -168,4 +168,34 @@ describe("an organization's queries per minute on a data source, across the exec
       "acme/http/deploys/budget": refusedDeploys,
     });
   });
+
+  it("fails the query, saying why, when the minute cannot be counted: a Redis it cannot reach starts nothing unbudgeted", async () => {
+    const unreachable = new Redis(redis.url, { lazyConnect: true, enableOfflineQueue: false });
+    const catalog = await catalogAt(stub.url);
+    const engine = createEngine({
+      catalog,
+      secrets: new Map(),
+      logger,
+      actionTimeoutMs: 30_000,
+      maxConcurrentActions: 4,
+      querySlots: createRedisQuerySlots({ redis: unreachable, keys }),
+    });
+    try {
+      const before = stub.requests.length;
+      const { result } = await engine.investigate(job("service-unreachable"));
+      expect(stub.requests).toHaveLength(before);
+      const entries = result.verdict?.unchecked ?? [];
+      expect(entries.map(({ action, reason }) => ({ action, reason }))).toEqual(
+        ["errors", "latency", "deploys"].map((what) => ({ action: `${what} of service-unreachable`, reason: "failed" })),
+      );
+      // A failure to count is not a budget: no refusal, no partial verdict.
+      expect(entries.filter((entry) => entry.reason === "failed" && entry.budget !== undefined)).toEqual([]);
+      expect(result.verdict?.partial).toBeUndefined();
+      expect(result.budget).toMatchObject({ spent: { queries: 0 } });
+      expect(result.budget?.refused).toBeUndefined();
+    } finally {
+      await engine.close();
+      unreachable.disconnect();
+    }
+  });
 });

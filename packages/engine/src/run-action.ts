@@ -79,12 +79,12 @@ export async function runPlannedAction(
     return { evidence: [budgetStopped(title, over)] };
   }
   if (planned.perMinute !== undefined) {
-    const refused = await refusedThisMinute(runner, planned.perMinute, title);
-    if (refused !== undefined) {
+    const minute = await takeQueryOfMinute(runner, planned.perMinute);
+    if (minute !== "taken") {
       budget?.unstartQuery();
-      if (refused.kind === "failed" && refused.budget !== undefined) budget?.refused(definition.dataSource);
-      report(refused.kind === "failed" && refused.budget !== undefined ? "budget" : "failed");
-      return { evidence: [refused] };
+      if (minute === "refused") budget?.refused(definition.dataSource);
+      report(minute === "refused" ? "budget" : "failed");
+      return { evidence: [minute === "refused" ? budgetStopped(title, "data-source-per-minute") : failed(title, minute.error)] };
     }
   }
   const bounds = actionBounds(runner.actionTimeoutMs, outer);
@@ -135,15 +135,15 @@ function budgetStopped(action: string, budget: StoppingBudget, link?: string): E
 }
 
 /**
- * Whether the organization's minute on the data source refuses the query: its evidence then (the budget's,
- * or why the count could not be reached, a failure like a query slot's); undefined when it may start.
+ * Counts the query in its organization's minute on the data source: `taken` when it may start, `refused`
+ * when the minute is full, or why the count could not be reached (the action fails, as without a slot).
  */
-async function refusedThisMinute(runner: ActionRunner, limit: QueryMinuteLimit, title: string): Promise<Evidence | undefined> {
+async function takeQueryOfMinute(runner: ActionRunner, limit: QueryMinuteLimit): Promise<"taken" | "refused" | { error: string }> {
   try {
-    return (await runner.querySlots.takeQueryOfMinute(limit)) ? undefined : budgetStopped(title, "data-source-per-minute");
+    return (await runner.querySlots.takeQueryOfMinute(limit)) ? "taken" : "refused";
   } catch (error) {
     runner.logger.warn({ err: error, dataSource: limit.dataSource }, "could not count a query in its data source's minute");
-    return failed(title, `could not count the query in the budget per minute of data source ${limit.dataSource}: ${errorMessage(error)}`);
+    return { error: `could not count the query in the budget per minute of data source ${limit.dataSource}: ${errorMessage(error)}` };
   }
 }
 
