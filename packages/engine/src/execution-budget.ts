@@ -127,12 +127,10 @@ export function createBudgetMeter(limit: BudgetLimits, outer: AbortSignal | unde
     },
     settle() {
       dispose();
-      return {
-        ...(exhausted === undefined ? {} : { exhausted }),
-        spent: { queries, bytes, wallTimeMs: Math.round(now() - startedAt), modelTokens },
-        limit: { ...limit },
-        ...(refusals === undefined ? {} : { refused: refusals }),
-      };
+      const settled: ExecutionBudget = { spent: { queries, bytes, wallTimeMs: Math.round(now() - startedAt), modelTokens }, limit: { ...limit } };
+      if (exhausted !== undefined) settled.exhausted = exhausted;
+      if (refusals !== undefined) settled.refused = refusals;
+      return settled;
     },
   };
 }
