@@ -64,6 +64,11 @@ ${table(api.filter((row) => workerNames.has(row.name)))}
 
 ${table(api.filter((row) => !workerNames.has(row.name)))}
 
+Teams: \`AUTH_TEAMS_CLAIM\` names the caller's teams, \`AUTH_ORG_ADMIN_SCOPE\` makes an organization admin
+(who runs every playbook and reads everything of its organization); playbooks and data sources name the
+teams that may use them with \`teams: [...]\` (see [playbook-format.md](playbook-format.md) and
+[teams.md](teams.md)).
+
 ## The workers (\`apps/worker\`)
 
 ${table(worker.filter((row) => !apiNames.has(row.name)))}

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { replayReport } from "@pes/client";
+import { replayReport } from "@pes/analysis";
 import type { ExpectedVerdict, PlaybookExecutionResult, VerdictCause } from "@pes/contracts";
 import { expect } from "vitest";
 import { mitigationNames } from "./answer-checks.js";

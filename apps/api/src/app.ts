@@ -2,7 +2,7 @@ import type { JsonWebKey } from "node:crypto";
 import type { Catalog, OrganizationLimits } from "@pes/config";
 import type { Logger } from "@pes/logger";
 import type { ApiMetrics } from "@pes/metrics";
-import type { ChartStore, EvidenceStore, ExecutionClient } from "@pes/executions";
+import type { ChartStore, EvidenceStore, ExecutionClient, FeedbackStore } from "@pes/executions";
 import express, { type Express, type RequestHandler } from "express";
 import { accessLog } from "./access-log.js";
 import { LoadShedder } from "./load-shedder.js";
@@ -10,6 +10,7 @@ import type { TokenVerifier } from "./auth/token-verifier.js";
 import { errorMiddleware, notFound } from "./errors.js";
 import { createExecutions } from "./executions.js";
 import { httpMetrics, metricsEndpoint } from "./http-metrics.js";
+import { mountMcp } from "./mcp/mcp-endpoint.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { documentRoutes } from "./routes/document-routes.js";
 import { batchRoutes } from "./routes/batch-routes.js";
@@ -20,6 +21,11 @@ import { matchRoutes } from "./routes/match-routes.js";
 import { playbookRoutes } from "./routes/playbook-routes.js";
 import type { Route } from "./routes/route.js";
 import { webhookRoutes } from "./routes/webhook-routes.js";
+import { createFeedback } from "./feedback/feedback.js";
+import type { SignatureLedger } from "./feedback/signature-ledger.js";
+import { feedbackPageRoutes } from "./routes/feedback-page-routes.js";
+import { feedbackRoutes } from "./routes/feedback-routes.js";
+import { slackInteractivityRoutes, type SlackApp } from "./routes/slack-interactivity-routes.js";
 
 export interface AppLimits {
   /** How long an execution may take before the caller gets `200 { error }` (EXECUTION_TIMEOUT_MS). */
@@ -80,6 +86,10 @@ export interface AppDeps {
   charts?: Pick<ChartStore, "read">;
   /** LINK_SIGNING_SECRET: checks the signed links of executions' pages and chart images; none: they are 404s. */
   linkSigningSecret?: string;
+  /** Where answers on executions' verdicts are kept (`/playbook/execution/{id}/feedback`, `/playbook/feedback`); none: no such routes. */
+  feedback?: Pick<FeedbackStore, "record" | "read" | "list">;
+  /** The Slack apps whose interactions (feedback buttons) are taken, by organization, and the signatures seen; needs `feedback`. */
+  slackInteractivity?: { apps: ReadonlyMap<string, SlackApp>; ledger: SignatureLedger };
 }
 
 /** Builds the Express app (no listen): request ids and access logs, the declared routes, 404, errors. */
@@ -134,10 +144,29 @@ export function createApp(deps: AppDeps): Express {
     ...healthRoutes({ executionClient: deps.executionClient, isShuttingDown: deps.isShuttingDown ?? (() => false) }),
     ...playbookRoutes(),
   ];
+  if (deps.feedback !== undefined) {
+    const feedback = createFeedback({ store: deps.feedback, now, ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }) });
+    apiRoutes.push(...feedbackRoutes({ feedback }), ...feedbackPageRoutes({ feedback, linkSigningSecret: deps.linkSigningSecret, now }));
+    const slack = deps.slackInteractivity;
+    if (slack !== undefined) {
+      apiRoutes.push(
+        ...slackInteractivityRoutes({
+          feedback,
+          linkSigningSecret: deps.linkSigningSecret,
+          slackApps: slack.apps,
+          ledger: slack.ledger,
+          logger: deps.logger,
+          now,
+        }),
+      );
+    }
+  }
   const openApiDocument = buildOpenApiDocument(apiRoutes, { batchMaxItems: Math.max(deps.limits.batchMaxItems, asyncBatchMaxItems) });
   const routes = [...apiRoutes, ...documentRoutes({ openApiDocument, devJwks: deps.devJwks })];
   const runtime = { catalog: deps.catalog, verifier: deps.tokenVerifier, bodyLimit: deps.limits.bodyLimit };
   for (const route of routes) app[route.method](route.path, route.toHandler(runtime));
+  // JSON-RPC for assistants, left out of the OpenAPI document (docs/mcp.md).
+  mountMcp(app, runtime, { executions, allowedChatHosts: deps.allowedChatHosts, now, logger: deps.logger });
   if (deps.queueDashboard !== undefined) app.use(deps.queueDashboard);
   // Not a declared route: its answer is Prometheus text for scrapers, not JSON of the API's document.
   if (deps.metrics !== undefined) app.get("/metrics", metricsEndpoint(deps.metrics, deps.metricsToken));

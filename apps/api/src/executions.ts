@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { OrganizationLimits } from "@pes/config";
+import { visibleTo, type OrganizationLimits } from "@pes/config";
 import { JsonText, type ChartData, type EvidenceBundle } from "@pes/contracts";
 import {
   batchItemIds,
@@ -21,9 +21,27 @@ import {
 } from "@pes/executions";
 import type { LoadShedder } from "./load-shedder.js";
 import type { Caller } from "./auth/authenticate.js";
+import { batchTeams } from "./auth/team-requests.js";
 import { AppError } from "./errors.js";
 
 type Request = ExecutionRequest | MessageExecutionRequest;
+
+/**
+ * Who reads an execution, a batch, an evidence bundle or a chart: a caller, who sees only what its
+ * teams may (visibleTo), or the organization as a whole (wholeOrganization): a signed link, which is a
+ * capability, or a read whose caller was checked already.
+ */
+export type Reader = Pick<Caller, "orgId" | "teams" | "orgAdmin"> | { orgId: string; wholeOrganization: true };
+
+/** The organization as a whole reads (a signed link's holder, or a read checked before). */
+export function wholeOrganization(orgId: string): Reader {
+  return { orgId, wholeOrganization: true };
+}
+
+/** Whether the reader may see an object that ran for `ownerTeams`: the one rule, visibleTo, for callers. */
+function sees(reader: Reader, ownerTeams: readonly string[] | undefined): boolean {
+  return "wholeOrganization" in reader || visibleTo(reader, ownerTeams);
+}
 
 /** What a caller asked of how its request runs: an Idempotency-Key, and whether it may share (Cache-Control). */
 export interface RunOptions {
@@ -55,14 +73,14 @@ export interface Executions {
    * caller's work, never refused: an alerting pipeline drops what it is refused.
    */
   acceptAlerts(caller: Caller, requests: readonly ExecutionRequest[], executionIds: readonly string[]): Promise<SubmittedExecution[]>;
-  /** An execution of the organization, or undefined. */
-  read(orgId: string, executionId: string): Promise<ExecutionView | undefined>;
-  /** A batch of the organization with a page of its items, or undefined. Its progress costs one read, whatever its size. */
-  readBatch(orgId: string, batchId: string, page: BatchPage): Promise<BatchView | undefined>;
-  /** The evidence bundle kept for an execution of the organization, or undefined (none kept, or no store). */
-  readEvidence(orgId: string, executionId: string): Promise<EvidenceBundle | undefined>;
-  /** The data of an execution's charts by action index (empty: none drawn, gone, or no store). */
-  readCharts(orgId: string, executionId: string): Promise<Map<number, ChartData>>;
+  /** An execution of the reader's organization its teams may see, or undefined (none, or another team's). */
+  read(reader: Reader, executionId: string): Promise<ExecutionView | undefined>;
+  /** A batch the reader may see with a page of its items, or undefined. Its progress costs one read, whatever its size. */
+  readBatch(reader: Reader, batchId: string, page: BatchPage): Promise<BatchView | undefined>;
+  /** The evidence bundle kept for an execution the reader may see, or undefined (none kept, another team's, or no store). */
+  readEvidence(reader: Reader, executionId: string): Promise<EvidenceBundle | undefined>;
+  /** The data of the charts of an execution the reader may see, by action index (empty: none drawn, gone, another team's, or no store). */
+  readCharts(reader: Reader, executionId: string): Promise<Map<number, ChartData>>;
 }
 
 export interface ExecutionsDeps {
@@ -162,7 +180,15 @@ export function createExecutions(deps: ExecutionsDeps): Executions {
         const items = await itemsFor(batchId);
         const { itemsQueued } = limitsOf(caller);
         withinCeiling(items.length, itemsQueued);
-        await client.batches.start({ batchId, orgId: caller.orgId, items, coalesce: options.coalesce, limit: { max: itemsQueued } });
+        const teams = batchTeams(
+          caller,
+          items.flatMap((item) => ("request" in item ? [item.request] : [])),
+        );
+        if (teams === undefined) {
+          const message = "inputList mixes playbooks that run for different teams: send one batch per team";
+          throw new AppError("validation", [{ path: ["body", "inputList"], message }]);
+        }
+        await client.batches.start({ batchId, orgId: caller.orgId, items, coalesce: options.coalesce, limit: { max: itemsQueued }, teams });
         const view = await client.batches.read(caller.orgId, batchId, { offset: 0, limit: 0 });
         if (view === undefined) throw new Error(`batch ${batchId} was started but cannot be read`);
         return view;
@@ -177,18 +203,41 @@ export function createExecutions(deps: ExecutionsDeps): Executions {
         }),
       ),
 
-    read: (orgId, executionId) => usingQueue(() => client.read(orgId, executionId)),
-    readEvidence: (orgId, executionId) => {
+    read: (reader, executionId) =>
+      usingQueue(async () => {
+        const view = await client.read(reader.orgId, executionId);
+        return view !== undefined && sees(reader, view.teams) ? view : undefined;
+      }),
+
+    readEvidence: (reader, executionId) => {
       const store = deps.evidence;
-      return store === undefined ? Promise.resolve(undefined) : usingQueue(() => store.read(orgId, executionId));
+      if (store === undefined) return Promise.resolve(undefined);
+      return usingQueue(async () => {
+        const bundle = await store.read(reader.orgId, executionId);
+        return bundle !== undefined && sees(reader, bundle.teams) ? bundle : undefined;
+      });
     },
 
-    readCharts: (orgId, executionId) => {
+    readCharts: (reader, executionId) => {
       const store = deps.charts;
-      return store === undefined ? Promise.resolve(new Map()) : usingQueue(() => store.read(orgId, executionId));
+      if (store === undefined) return Promise.resolve(new Map());
+      return usingQueue(async () => {
+        // Charts live as long as their execution's record, which says who may see them.
+        if (!("wholeOrganization" in reader)) {
+          const view = await client.read(reader.orgId, executionId);
+          if (view === undefined || !sees(reader, view.teams)) return new Map();
+        }
+        return store.read(reader.orgId, executionId);
+      });
     },
 
-    readBatch: (orgId, batchId, page) => usingQueue(() => client.batches.read(orgId, batchId, page)),
+    readBatch: (reader, batchId, page) =>
+      usingQueue(async () => {
+        // Its progress first (one read): another team's batch costs no page of items.
+        const head = await client.batches.read(reader.orgId, batchId, { offset: 0, limit: 0 });
+        if (head === undefined || !sees(reader, head.teams)) return undefined;
+        return page.limit === 0 ? head : client.batches.read(reader.orgId, batchId, page);
+      }),
   };
 }
 

@@ -11,16 +11,20 @@ import {
   EXECUTION_QUEUE,
   openChartStore,
   openEvidenceStore,
+  openFeedbackStore,
   QueueUnavailableError,
   SERVICE_QUEUES,
   type ExecutionClient,
   type OpenedChartStore,
   type OpenedEvidenceStore,
+  type OpenedFeedbackStore,
 } from "@pes/executions";
-import { createQueueInspector, openDashboardQueues, settlesWithin, type DashboardQueues, type QueueInspector } from "@pes/jobs";
+import { createQueueInspector, keySpace, openDashboardQueues, settlesWithin, type DashboardQueues, type QueueInspector } from "@pes/jobs";
 import type { RequestHandler } from "express";
 import { startTracing, TracingConfigError, type Tracing } from "@pes/tracing";
 import { createApp } from "./app.js";
+import { createSignatureLedger } from "./feedback/signature-ledger.js";
+import { slackAppsOf } from "./feedback/slack-apps.js";
 import { createTokenVerifier } from "./auth/token-verifier.js";
 import { EnvError, parseEnv, type ApiEnv } from "./env.js";
 
@@ -89,6 +93,9 @@ async function main(): Promise<void> {
   const evidence = openEvidenceStore({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger });
   // Executions' chart data, drawn on request and on their pages.
   const charts = openChartStore({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger });
+  // Answers on executions' verdicts, and the Slack requests carrying them (signatures seen on the same connection).
+  const feedback = openFeedbackStore({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger });
+  const slackApps = await slackAppsOf(catalog, process.env);
   const tokenVerifier = createTokenVerifier({
     jwksUrl: env.auth.jwksUrl,
     jwksBasicAuth: env.auth.jwksBasicAuth,
@@ -134,11 +141,14 @@ async function main(): Promise<void> {
     evidence,
     charts,
     ...(env.linkSigningSecret === undefined ? {} : { linkSigningSecret: env.linkSigningSecret }),
+    feedback,
+    slackInteractivity: { apps: slackApps, ledger: createSignatureLedger(() => feedback.connection, keySpace(env.queuePrefix, env.redisUrl)) },
   });
 
   try {
     evidence.start();
     charts.start();
+    feedback.start();
     await executionClient.start();
   } catch (error) {
     if (!(error instanceof QueueUnavailableError)) throw error;
@@ -174,7 +184,7 @@ async function main(): Promise<void> {
       logger.info({ signal, drainMs: env.shutdownDrainMs }, "draining: /readyz answers 503, requests are still served");
       await delay(env.shutdownDrainMs);
     }
-    await stop({ server, executionClient, queueInspector, dashboardQueues, evidence, charts, logger, signal, timeoutMs: env.shutdownTimeoutMs });
+    await stop({ server, executionClient, queueInspector, dashboardQueues, evidence, charts, feedback, logger, signal, timeoutMs: env.shutdownTimeoutMs });
     // The spans still buffered (the last requests') are exported before the process goes.
     await tracing.shutdown();
     process.exit(0);
@@ -194,17 +204,18 @@ async function stop(options: {
   queueInspector: QueueInspector;
   evidence: OpenedEvidenceStore;
   charts: OpenedChartStore;
+  feedback: OpenedFeedbackStore;
   logger: Logger;
   signal: string;
   timeoutMs: number;
 }): Promise<void> {
-  const { server, executionClient, queueInspector, dashboardQueues, evidence, charts, logger } = options;
+  const { server, executionClient, queueInspector, dashboardQueues, evidence, charts, feedback, logger } = options;
   logger.info({ signal: options.signal, timeoutMs: options.timeoutMs }, "shutting down: no longer accepting connections");
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   const finished = await settlesWithin(closed, options.timeoutMs);
   logger.info(finished ? "in-flight requests finished" : "shutdown deadline reached with requests in flight");
 
-  await Promise.all([executionClient.close(), queueInspector.close(), dashboardQueues?.close(), evidence.close(), charts.close()]);
+  await Promise.all([executionClient.close(), queueInspector.close(), dashboardQueues?.close(), evidence.close(), charts.close(), feedback.close()]);
   logger.info("execution client closed");
   if (!(await settlesWithin(closed, 1_000))) server.closeAllConnections();
   logger.info("shutdown complete");

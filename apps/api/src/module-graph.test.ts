@@ -75,6 +75,8 @@ describe("the api process", () => {
     expect(connectors).toContainEqual(expect.stringMatching(/\/packages\/connectors\/dist\/schemas\.js$/));
     expect(connectors.filter((url) => /\/(index|run-action|runtime|undici-http-client)\.js$/.test(url))).toEqual([]);
     expect(modules.filter((url) => url.includes("/node_modules/undici/"))).toEqual([]);
+    // The MCP SDK is loaded on the first MCP request (mcp-endpoint.ts).
+    expect(modules.filter((url) => url.includes("/node_modules/@modelcontextprotocol/") || url.includes("/packages/mcp/"))).toEqual([]);
     // Bull Board is loaded only when ADMIN_DASHBOARD is on.
     expect(modules.filter((url) => url.includes("/node_modules/@bull-board/"))).toEqual([]);
     // The chart renderer (ECharts, resvg) is loaded on the first chart asked for.

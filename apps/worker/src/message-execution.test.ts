@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, type Catalog } from "@pes/config";
-import type { ExecutionJob, MessageExecutionJob } from "@pes/contracts";
+import { RequestRefusal, type ExecutionJob, type MessageExecutionJob } from "@pes/contracts";
 import { createSlackPostClient } from "@pes/integrations";
 import { createLogger } from "@pes/logger";
 import { startFakeSlack, type FakeSlack } from "@pes/local-services";
@@ -66,6 +66,7 @@ beforeAll(async () => {
       monitorNames: ["High latency on {{service}} in {{env}}"],
       requiredAttributes: ["service"],
       optionalAttributes: ["urgency", "pagerduty_incident_id"],
+      teams: ["payments"],
       gadgets: [
         {
           title: "Latency",
@@ -139,5 +140,18 @@ describe("executeMessageJob", () => {
     expect(executed.map((execution) => [execution.bookName, execution.attributes])).toEqual([
       ["checkout-latency", { service: "checkout", env: "prod", urgency: "High", pagerduty_incident_id: "Q2W3E4R5T6Y7U8" }],
     ]);
+  });
+
+  it("identifies the playbook only among those that run for the teams its job runs for, and runs it for them", async () => {
+    const refused: ExecutionJob[] = [];
+    const signal = new AbortController().signal;
+    // checkout-latency is payments' alone: for search, the message matches no playbook, as one of no playbook.
+    const answer = await executeMessageJob(deps(refused), { ...job(), teams: ["search"] }, { jobId: "job-2", signal });
+    expect(answer).toBeInstanceOf(RequestRefusal);
+    expect(refused).toEqual([]);
+
+    const executed: ExecutionJob[] = [];
+    await executeMessageJob(deps(executed), { ...job(), teams: ["payments"] }, { jobId: "job-3", signal });
+    expect(executed.map((execution) => [execution.bookName, execution.teams])).toEqual([["checkout-latency", ["payments"]]]);
   });
 });

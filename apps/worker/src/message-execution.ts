@@ -1,4 +1,4 @@
-import type { Catalog } from "@pes/config";
+import { organizationRunningFor, type Catalog } from "@pes/config";
 import { RequestRefusal, type ExecutionJob, type MessageExecutionJob, type PlaybookExecutionResult } from "@pes/contracts";
 import type { Engine } from "@pes/engine";
 import { fetchLinkedMessage, issueFromSlackMessage } from "@pes/integrations";
@@ -59,7 +59,10 @@ export async function executeMessageJob(
   }
 
   const issue = issueFromSlackMessage(fetched.message);
-  const resolved = resolveMessageExecution(issue, job.bookName, org);
+  // Without a named playbook, only one that runs for the teams the caller's execution is kept for (the API
+  // checked a named one): what the message leads to is never seen by a team its playbook does not allow.
+  const playbooks = job.bookName === undefined && job.teams !== undefined ? organizationRunningFor(job.teams, org) : org;
+  const resolved = resolveMessageExecution(issue, job.bookName, playbooks);
   if (!resolved.ok) return new RequestRefusal(resolved.issues);
   const { bookName, attributes, time } = resolved.value;
   const execution: ExecutionJob = {
@@ -77,6 +80,7 @@ export async function executeMessageJob(
     liveRun: job.liveRun,
     ...(job.channelId === undefined ? {} : { channelId: job.channelId }),
     ...(job.batch === undefined ? {} : { batch: job.batch }),
+    ...(job.teams === undefined ? {} : { teams: job.teams }),
   };
   const investigation = await deps.engine.investigate(execution, context.signal, context.jobId);
   const charted = { orgId: job.orgId, executionId: context.jobId, requestId: job.requestId, deadline: job.deadline };

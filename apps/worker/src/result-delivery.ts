@@ -6,7 +6,7 @@ import type { Logger } from "@pes/logger";
 import type { Cluster, Redis } from "ioredis";
 import { channelPoster, type ChannelPoster, type ChannelPostOutcome, type PostingDeps } from "./channel-posters.js";
 import { citedCharts, signedLinkSettings, type ChartSettings } from "./execution-charts.js";
-import { executionLinks } from "@pes/signed-links";
+import { absolute, executionLinks, feedbackReference } from "@pes/signed-links";
 import type { OrganizationIntegrations } from "./organization-integrations.js";
 import { errorMessage } from "@pes/contracts";
 
@@ -109,9 +109,15 @@ async function post(
   const links = signedLinkSettings(deps.charts);
   const signedCharts =
     links === undefined || charts.length === 0 ? [] : executionLinks(links, { executionId: delivery.jobId, orgId: delivery.orgId, result }).charts;
+  // Buttons to answer whether the cause was right: a reference signed with LINK_SIGNING_SECRET (Slack),
+  // and under PUBLIC_URL the feedback page it names (Teams cards can only open links).
+  const signing = deps.charts?.signing;
+  const reference = signing === undefined ? undefined : feedbackReference(signing, { orgId: delivery.orgId, executionId: delivery.jobId });
+  const feedback = reference === undefined ? undefined : { reference, ...(links === undefined ? {} : { url: absolute(links.publicUrl, reference) }) };
   const view = {
     result,
     ...(title === undefined ? {} : { title }),
+    ...(feedback === undefined ? {} : { feedback }),
     charts: charts.map(([index, chart]) => ({ index, chart, pngUrl: signedCharts.find((signed) => signed.action === index)?.pngUrl })),
   };
   const outcome = await poster.postResult(delivery.jobId, view, bounds);

@@ -76,7 +76,7 @@ export function bundleOfFiles(files: CaseFiles, id: string): ConvertedCase {
           time,
           end: new Date(Math.max(last, collectedAt.getTime())).toISOString(),
         },
-        observation: metricObservation(series, namespace, limitOf(series, state.observation.deployments ?? [])),
+        observation: metricObservation(series, namespace, limitOf(series, state.observation.deployments ?? []) ?? thresholdOf(series)),
       });
     }
   }
@@ -116,6 +116,17 @@ function limitOf(series: MetricSeries, deployments: readonly Deployment[]): { na
     total += value;
   }
   return { name: limited.name, value: total };
+}
+
+/**
+ * CPU throttling (`cpu_cfs`, seconds throttled per second) saturates at a quarter: the container waited
+ * for its CPU quota a quarter of the time, kube-prometheus's CPUThrottlingHigh condition, as a playbook
+ * would declare it beside the usage.
+ */
+const THROTTLED_SHARE = 0.25;
+
+function thresholdOf(series: MetricSeries): { threshold: number } | undefined {
+  return !series.node && series.metric === "cpu_cfs" ? { threshold: THROTTLED_SHARE } : undefined;
 }
 
 /** The bundle of a case that could not be read: no action, so no finding. */

@@ -35,18 +35,27 @@ describe("the label table", () => {
   });
 
   it("answers a finding with the triple; an unknown kind answers nothing", () => {
-    expect(answerOf({ kind: "quota/pods", subject: "namespace/shop" })).toEqual({
+    expect(answerOf({ kind: "quota/pods", subject: "namespace/shop", action: "Cluster state" })).toEqual({
       fault_taxonomy: "Admission_Fault",
       fault_object: "namespace/shop",
       root_cause: "namespace_pod_quota_exceeded",
     });
-    expect(answerOf({ kind: "unschedulable/taint", subject: "deployment/checkout" })).toEqual({
+    expect(answerOf({ kind: "unschedulable/taint", subject: "deployment/checkout", action: "Cluster state" })).toEqual({
       fault_taxonomy: "Scheduling_Fault",
       fault_object: "app/checkout",
       root_cause: "taint_toleration_mismatch",
     });
-    expect(answerOf({ kind: "crash-loop", subject: "deployment/checkout" })).toBeUndefined();
-    expect(answerOf({ kind: "toString", subject: "deployment/checkout" })).toBeUndefined();
+    expect(answerOf({ kind: "crash-loop", subject: "deployment/checkout", action: "Cluster state" })).toBeUndefined();
+    expect(answerOf({ kind: "toString", subject: "deployment/checkout", action: "Cluster state" })).toBeUndefined();
+  });
+
+  it("answers a CPU at its limit or throttled past its threshold as the app's CPU overload, and where a slowdown begins as its network delay", () => {
+    const overload = { fault_taxonomy: "Performance_Fault", fault_object: "app/cart", root_cause: "pod_cpu_overload" };
+    const subject = "namespace=shop, service=cart";
+    expect(answerOf({ kind: "saturation", subject, detail: "cpu limit", action: "Metrics of cart: cpu" })).toEqual(overload);
+    expect(answerOf({ kind: "saturation", subject, action: "Metrics of cart: cpu_cfs" })).toEqual(overload);
+    expect(answerOf({ kind: "saturation", subject, detail: "memory limit", action: "Metrics of cart: mem" })).toBeUndefined();
+    expect(answerOf({ kind: "latency", subject, action: "Metrics of cart: p95latency" })).toEqual({ ...overload, root_cause: "pod_network_delay" });
   });
 });
 

@@ -18,7 +18,8 @@ export const ROOT_CAUSE_OF_KIND = {
   "node/network-delay": "node_network_delay",
   "node/packet-loss": "node_network_packet_loss",
   "saturation/cpu": "pod_cpu_overload",
-  "network/delay": "pod_network_delay",
+  // Where a slowdown begins, not why: the benchmark's label for a pod that slows its callers.
+  latency: "pod_network_delay",
   "probe/liveness-port": "liveness_probe_incorrect_port",
   "probe/liveness-protocol": "liveness_probe_incorrect_protocol",
   "probe/liveness-timing": "liveness_probe_incorrect_timing",
@@ -126,10 +127,12 @@ function isKnownKind(kind: string): kind is keyof typeof ROOT_CAUSE_OF_KIND {
 
 /**
  * The table's kind of a finding: its own, but for a metric at its limit, which the verdict calls
- * `saturation` whatever the resource: a CPU limit (its `detail` names the limit) is `saturation/cpu`.
+ * `saturation` whatever the resource: a CPU limit (its `detail` names the limit) or CPU throttling at
+ * its threshold (the adapter's action reads the `cpu_cfs` column) is `saturation/cpu`.
  */
-function tableKind(finding: Pick<VerdictFinding, "kind" | "detail">): string {
-  return finding.kind === "saturation" && /\bcpu\b/i.test(finding.detail ?? "") ? "saturation/cpu" : finding.kind;
+function tableKind(finding: Pick<VerdictFinding, "kind" | "detail" | "action">): string {
+  const cpu = /\bcpu\b/i.test(finding.detail ?? "") || /: cpu_cfs$/.test(finding.action);
+  return finding.kind === "saturation" && cpu ? "saturation/cpu" : finding.kind;
 }
 
 /** A metric series' subject (`namespace=boutique, service=adservice`) as the app its `service` label names. */
@@ -139,7 +142,7 @@ function serviceOfSeries(subject: string | undefined): string | undefined {
 }
 
 /** A finding as the benchmark's answer; `undefined` when its kind or subject maps to nothing. */
-export function answerOf(finding: Pick<VerdictFinding, "kind" | "subject" | "detail">): AnswerTriple | undefined {
+export function answerOf(finding: Pick<VerdictFinding, "kind" | "subject" | "detail" | "action">): AnswerTriple | undefined {
   const kind = tableKind(finding);
   if (!isKnownKind(kind)) return undefined;
   const object = objectOfSubject(finding.subject) ?? serviceOfSeries(finding.subject);

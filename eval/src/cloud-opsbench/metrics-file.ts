@@ -60,9 +60,15 @@ export function readMetricsCsv(text: string, zone: string, nodeNames: ReadonlySe
 
 /**
  * A series as a Prometheus range answer: labels `__name__`, `service` or `node` (and `namespace` for a
- * service); with a `limit`, the limit's series at the same instants (a constant), what it saturates against.
+ * service); with a `limit`, the limit's series at the same instants (a constant), with a `threshold`
+ * that value: what it saturates against.
  */
-export function metricObservation(series: MetricSeries, namespace: string, limit?: { name: string; value: number }): PrometheusObservation {
+export function metricObservation(
+  series: MetricSeries,
+  namespace: string,
+  against?: { name: string; value: number } | { threshold: number },
+): PrometheusObservation {
+  const limit = against !== undefined && "name" in against ? against : undefined;
   const unit = (series.node ? NODE_UNITS : UNITS)[series.metric] ?? (LATENCY.test(series.metric) ? "ms" : undefined);
   const labels: Record<string, string> = series.node ? { node: series.entity } : { service: series.entity, namespace };
   return {
@@ -77,6 +83,7 @@ export function metricObservation(series: MetricSeries, namespace: string, limit
       ],
     },
     ...(unit === undefined ? {} : { unit }),
+    ...(against !== undefined && "threshold" in against ? { threshold: against.threshold } : {}),
     ...(limit === undefined
       ? {}
       : { limit: { name: limit.name, result: [{ metric: labels, values: series.samples.map(([at]): PrometheusSample => [at, String(limit.value)]) }] } }),

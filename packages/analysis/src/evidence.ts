@@ -78,6 +78,11 @@ export interface MetricEvidence extends Cited {
   /** The metric reached its limit or threshold in the incident phase (at `value`). */
   saturation?: MetricSaturation;
   /**
+   * Which way the playbook says the metric saturates, when it gives a limit or threshold: one that
+   * saturates upward (CPU, throttling, connections) falling is relief, never an outage.
+   */
+  saturates?: "up" | "down";
+  /**
    * The slow climb (or fall) that led to the move, when the baseline shows one (trend.ts): `onset` is
    * then when the climb began, not when it crossed its limit.
    */

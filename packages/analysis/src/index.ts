@@ -12,6 +12,7 @@ export { bundleProblems } from "./bundle-checks.js";
 export { leastRestartSpanMs } from "./kubernetes-reading.js";
 export { mitigationFits } from "./mitigation-fit.js";
 export { findingsOfAction, judgeBundle, replayBundle, type Replay } from "./replay.js";
+export { replayReport } from "./replay-report.js";
 export { chartOf, downsample, MAX_CHART_POINTS } from "./chart-data.js";
 export { fitBundle } from "./bundle-fitting.js";
 export { quantityOf } from "./quantities.js";

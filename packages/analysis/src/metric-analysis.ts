@@ -131,7 +131,8 @@ export function analyzeSeries(series: Iterable<Series>, context: MetricContext):
   // one still there at its end reached its limit, those still there are judged, each over the part it covers.
   const reachedLimit = current.some((finding) => finding.abnormal && finding.saturation !== undefined);
   const spanning = whole.length === 0 && reachedLimit ? current : whole;
-  const base = { kind: "metric" as const, ...cited, ...(unit === undefined ? {} : { unit }), baselineMs };
+  const saturates = context.saturation?.direction;
+  const base = { kind: "metric" as const, ...cited, ...(unit === undefined ? {} : { unit }), ...(saturates === undefined ? {} : { saturates }), baselineMs };
 
   if (spanning.length === 0 && seen > 1) {
     // Every series came or went: their mean at each instant is what can be compared.

@@ -18,8 +18,8 @@ export function mitigationFits(when: MitigationCondition, ranking: Ranking, time
   // The kind the verdict gives the cause: an upstream's symptom is `upstream`, never its own kind (an
   // upstream's memory at its limit is no reason to raise the paged service's).
   const causeKind =
-    cause?.basis === "node"
-      ? "node"
+    cause?.basis === "node" || cause?.basis === "latency"
+      ? cause.basis
       : cause?.basis === "symptom" || cause?.basis === "fault"
         ? cause.finding.upstream === undefined
           ? causeKindOf(cause.finding.evidence)

@@ -17,7 +17,9 @@ import { isBlip } from "./blips.js";
 import { alertUpstream, isPage, namingTexts, upstreamsNamedIn, type IssueScope } from "./dependencies.js";
 import { failureKindOf } from "./container-failures.js";
 import { isCrashLoopEvent } from "./kubernetes-events.js";
+import { isSlowdown, latencyOrigin } from "./latency-origin.js";
 import { nodeCause } from "./placement.js";
+import { labelKey } from "./series.js";
 
 /** One action's evidence, with the (templated) title of the gadget it belongs to. */
 export interface Finding<E extends Evidence = Evidence> {
@@ -96,6 +98,8 @@ export type LikelyCause = (
    * about the node itself, `finding` the earliest of them all.
    */
   | { basis: "node"; node: string; finding: Finding<SymptomEvidence>; confined: Array<Finding<SymptomEvidence>>; signals: Array<Finding<SymptomEvidence>> }
+  /** Where a slowdown of several services begins (latency-origin.ts): `slowed` is how many slowed. */
+  | { basis: "latency"; finding: Finding<MetricEvidence>; slowed: number }
 ) & {
   /** How long before the first symptom that followed it (or the issue time, if none is dated). */
   leadMs: number;
@@ -228,6 +232,9 @@ export function roleOf(evidence: Evidence): Role {
  * 5. Another candidate within RIVAL_MS of the likely cause (a change of another subject by rule 3, a
  *    symptom of a cause's kind found by another action, or another upstream's, by rule 4) is its rival:
  *    both are as likely.
+ * 6. With none of these, when the latencies of several services rose, the one that rose most against its
+ *    own normal is where the slowdown likely begins (latencyOrigin): where, not why. Another that rose
+ *    at least half as much is its rival.
  *
  * Deterministic: ties keep playbook order (the order of `findings`).
  */
@@ -325,7 +332,7 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
     const bySymptom = symptomCause(incident, stories.crashLoops, ranking.paged, onsetOf, options);
     const onNode = nodeCause(incident, onsetOf);
     const yields = bySymptom === undefined || bySymptom.finding.evidence.kind === "alert" || bySymptom.finding.upstream !== undefined;
-    ranking.likelyCause = onNode !== undefined && yields ? onNode : bySymptom;
+    ranking.likelyCause = (onNode !== undefined && yields ? onNode : bySymptom) ?? slowdownCause(incident, onsetOf);
   }
   ranking.changes = distinct
     .filter((change) => change !== cause)
@@ -335,6 +342,26 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
       return { ...change, verdict, leadMs };
     });
   return ranking;
+}
+
+/**
+ * Rule 6 of rankFindings: with nothing of a cause's kind, where a slowdown of several services begins
+ * (latencyOrigin), followed by the rest of the incident.
+ */
+function slowdownCause(incident: ReadonlyArray<Finding<SymptomEvidence>>, onsetOf: (symptom: Finding<SymptomEvidence>) => number): LikelyCause | undefined {
+  const origin = latencyOrigin(incident);
+  if (origin === undefined) return undefined;
+  const { finding, slowed, rival } = origin;
+  const followers = incident.filter((symptom) => symptom !== finding && onsetOf(symptom) >= onsetOf(finding));
+  const next = Math.min(...followers.map(onsetOf));
+  return {
+    basis: "latency",
+    finding,
+    slowed,
+    leadMs: Number.isFinite(next) ? next - onsetOf(finding) : 0,
+    followers,
+    ...(rival === undefined ? {} : { rival }),
+  };
 }
 
 /**
@@ -402,18 +429,20 @@ function symptomCause(
   crashLoops: ReadonlySet<Finding<SymptomEvidence>>,
   paged: ReadonlyArray<Finding<AlertEvidence>>,
   onsetOf: (symptom: Finding<SymptomEvidence>) => number,
-  scope: IssueScope,
+  scope: RankOptions,
 ): LikelyCause | undefined {
   const first = Math.min(...incident.map(onsetOf));
   const upstream = upstreamCandidates(incident, onsetOf, scope);
   // An alert is a cause only when it fired before everything else: one that began with an error spike is
   // more likely about it. The page (an alert for what was paged) never is: it is what the issue says.
-  // A blip (over within minutes) is never one: it does not explain an incident.
+  // A blip (over within minutes) is never one: it does not explain an incident. One still going at the
+  // issue time is what the issue reports, however soon it was over after.
   // A crash loop an OOM kill set off is the kill's consequence (oomStories), never a candidate of its own.
   const candidates = incident.filter(
     (symptom) =>
-      !isBlip(symptom.evidence) &&
+      (!isBlip(symptom.evidence) || spans(symptom.evidence, scope.time)) &&
       !crashLoops.has(symptom) &&
+      !isSlowdownsStop(symptom, incident, onsetOf) &&
       (upstream.has(symptom) ||
         (symptom.upstream === undefined && isLeadingNewPattern(symptom, incident, onsetOf)) ||
         (symptom.upstream === undefined &&
@@ -476,8 +505,12 @@ function oomStories(symptoms: ReadonlyArray<Finding<SymptomEvidence>>): {
   return { symptoms: symptoms.map((symptom) => redated.get(symptom) ?? symptom), crashLoops };
 }
 
-/** Whether two symptoms are one fault: events about the same object, of the same cause's kind. */
+/**
+ * Whether two symptoms are one fault: events about the same object, of the same cause's kind, or two
+ * metrics of the same series' labels at their limits (a service's CPU at its limit and its throttling).
+ */
 function sameFault(a: SymptomEvidence, b: SymptomEvidence): boolean {
+  if (a.kind === "metric" && b.kind === "metric") return a.saturation !== undefined && b.saturation !== undefined && labelKey(a.labels) === labelKey(b.labels);
   return a.kind === "event" && b.kind === "event" && a.subject === b.subject && causeKindOf(a) === causeKindOf(b);
 }
 
@@ -511,7 +544,7 @@ function upstreamCandidates(
 /**
  * Whether a symptom is of a kind that takes a service down rather than one that shows it is down: a
  * resource at its limit (saturation: connections at max_connections, a disk free of nothing), a metric
- * fallen to zero (a probe failing, a target down), a pod killed or kept from running, an alert
+ * fallen to zero (a probe failing, a target down; not one the playbook says saturates upward), a pod killed or kept from running, an alert
  * (its condition held before it fired). Error ratios, latencies and log patterns show harm; they do not
  * say where it came from.
  */
@@ -524,7 +557,8 @@ export function causeKindOf(evidence: SymptomEvidence): string | undefined {
   switch (evidence.kind) {
     case "metric":
       if (evidence.saturation !== undefined) return "saturation";
-      return evidence.value === 0 && evidence.baseline > 0 ? "outage" : undefined;
+      // Not for one the playbook says saturates upward: CPU or throttling at zero is relief.
+      return evidence.value === 0 && evidence.baseline > 0 && evidence.saturates !== "up" ? "outage" : undefined;
     case "event":
       // A pull or a start that failed, when the kubelet says why (container-failures.ts).
       return (
@@ -563,6 +597,33 @@ function isLeadingNewPattern(
       Object.values(other.evidence.labels).some((value) => value.length >= 4 && text.includes(value)),
   );
   return !namesAnother && incident.every((other) => other.evidence.action === evidence.action || onsetOf(other) > began);
+}
+
+/**
+ * Whether a metric fallen to zero (requests served) is the same service's slowdown seen again: its
+ * latency rose as it stopped (within RIVAL_MS) or before, and requests that do not finish are not
+ * counted. The slowdown says more (rule 6) than an outage would.
+ */
+function isSlowdownsStop(
+  symptom: Finding<SymptomEvidence>,
+  incident: ReadonlyArray<Finding<SymptomEvidence>>,
+  onsetOf: (symptom: Finding<SymptomEvidence>) => number,
+): boolean {
+  const { evidence } = symptom;
+  if (evidence.kind !== "metric" || causeKindOf(evidence) !== "outage") return false;
+  const own = labelKey(evidence.labels);
+  return incident.some(
+    (other) =>
+      other.upstream === symptom.upstream &&
+      isSlowdown(other.evidence) &&
+      labelKey(other.evidence.labels) === own &&
+      onsetOf(other) <= onsetOf(symptom) + RIVAL_MS,
+  );
+}
+
+/** Whether a symptom began at or before `time` and was still going then. */
+function spans(evidence: SymptomEvidence, time: Date): boolean {
+  return evidence.onset !== undefined && evidence.onset <= time && (evidence.kind !== "metric" || evidence.endedAt === undefined || evidence.endedAt >= time);
 }
 
 /** A metric that climbed (or fell) along a line into the incident phase: dated when the climb began. */

@@ -146,6 +146,11 @@ function causeSentence(ranking: Ranking, likelyCause: LikelyCause, rival: Likely
     const list = (findings: ReadonlyArray<Finding<SymptomEvidence>>) => listOf(findings.map((symptom) => claimOf(symptom)));
     return `${opening}: likely cause: ${node}: only the pods on ${node} are abnormal (${list(confined)}), and ${node} itself: ${list(signals)}.`;
   }
+  if (likelyCause.basis === "latency") {
+    // Where the slowdown begins, not why: the claim says so.
+    const claims = rival === undefined ? `likely begins at ${claimOf(likelyCause.finding)}` : `begins at ${claimOf(likelyCause.finding)} or ${claimOf(rival)}`;
+    return `${opening}: the slowdown ${claims}: of ${likelyCause.slowed} services slowed, it rose most against its normal (where it begins, not why).`;
+  }
   if (likelyCause.basis === "fault") {
     // The state names the mechanism: what would undo it follows, for each fault named.
     const remedies = [likelyCause.finding, ...(rival === undefined ? [] : [rival])].flatMap(({ evidence }) =>

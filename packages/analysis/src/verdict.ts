@@ -65,7 +65,8 @@ export function ruledOutChanges(ranking: Ranking): RankedChange[] {
 /**
  * `high`: a change followed by dated symptoms, or a symptom of a cause's kind that began before the
  * next; `medium`: a change compared with the issue time only, a cause's kind that began with other
- * symptoms, an alert (a condition that held, not what made it hold); `low`: a rival is as likely.
+ * symptoms, an alert (a condition that held, not what made it hold), where a slowdown begins; `low`: a
+ * rival is as likely.
  */
 function confidenceOf(ranking: Ranking, cause: LikelyCause): VerdictCause["confidence"] {
   if (cause.rival !== undefined) return "low";
@@ -74,6 +75,8 @@ function confidenceOf(ranking: Ranking, cause: LikelyCause): VerdictCause["confi
   if (cause.basis === "fault") return cause.finding.evidence.certainty === "decisive" ? "high" : "medium";
   // Only the node's pods moved, and the node itself fires or warns: where and why agree.
   if (cause.basis === "node") return "high";
+  // Which rose most says where, never why.
+  if (cause.basis === "latency") return "medium";
   // A log line says what failed, not always why.
   if (cause.finding.evidence.kind === "alert" || cause.finding.evidence.kind === "log-pattern") return "medium";
   return cause.leadMs > 0 ? "high" : "medium";
@@ -86,6 +89,7 @@ function confidenceOf(ranking: Ranking, cause: LikelyCause): VerdictCause["confi
 function causeOf(cause: LikelyCause): VerdictFinding & Pick<VerdictCause, "remedy"> {
   const finding = causeFinding(cause.finding);
   if (cause.basis === "node") return { ...finding, kind: "node", subject: `node/${cause.node}` };
+  if (cause.basis === "latency") return { ...finding, kind: "latency", detail: `rose most of ${cause.slowed} services slowed` };
   return withRemedy(finding, cause.finding.evidence);
 }
 

@@ -8,7 +8,8 @@ import { freePort } from "@pes/local-services";
 import { ExitCode, runCli } from "./cli-program.js";
 import { batchIdempotencyKey } from "./batch-idempotency-key.js";
 import { isEventStream, startFakeBatchApi, type FakeBatchApi } from "./testing/batch-api.js";
-import { replayReport } from "./evidence-replay.js";
+import { replayReport } from "@pes/analysis";
+import { deployBundle } from "./testing/deploy-bundle.js";
 import { startScriptedApi, type ScriptedAnswer, type ScriptedApi } from "./testing/scripted-api.js";
 
 const result = {
@@ -465,54 +466,6 @@ describe("pes batch --async and --resume", () => {
  * A bundle of one deploy and one metric that rose after it: the deploy is the likely cause. Its observations
  * are what an HTTP API and Prometheus answered, as the worker kept them.
  */
-function deployBundle(recordedConclusion: "cause" | "no-cause" = "cause") {
-  const window = { start: "2026-11-20T13:08:00.000Z", time: "2026-11-20T14:08:00.000Z", end: "2026-11-20T14:23:00.000Z" };
-  const values: Array<[number, string]> = [];
-  for (let at = Date.parse(window.start) / 1000; at <= Date.parse(window.end) / 1000; at += 15) {
-    values.push([at, at >= Date.parse("2026-11-20T14:05:00Z") / 1000 ? "1.9" : String(0.44 + ((at / 15) % 3) * 0.02)]);
-  }
-  const verdict = {
-    conclusion: recordedConclusion,
-    symptoms: [],
-    background: [],
-    ruledOut: [],
-    normal: [],
-    unchecked: [],
-  };
-  return {
-    v: 1,
-    executionId: "0b6f2c7e-1c1a-4f2e-9a63-2f0d8f1e9a01",
-    recordedAt: "2026-11-20T14:09:00.000Z",
-    issue: { bookName: "Checkout latency", time: window.time, attributes: { service: "checkout" } },
-    actions: [
-      {
-        gadget: "Latency",
-        title: "p99 latency",
-        connector: "prometheus",
-        query: { query: "p99", range: true },
-        window,
-        observation: { kind: "prometheus", data: { resultType: "matrix", result: [{ metric: { service: "checkout" }, values }] }, unit: "s" },
-      },
-      {
-        gadget: "Changes",
-        title: "Last deploy of checkout",
-        connector: "http",
-        window,
-        observation: {
-          kind: "json",
-          answer: { version: "v1.2.3", deployedAt: "2026-11-20T14:01:00Z" },
-          answerField: "version",
-          change: { kind: "deploy", timeField: "deployedAt", subject: "checkout" },
-        },
-      },
-    ],
-    mitigations: [
-      { mitigation: { toolName: "argo", customName: "Roll back checkout", action: { rollback: "checkout" } }, when: { likelyCause: "deploy" }, offered: true },
-      { mitigation: { toolName: "kubectl", customName: "Scale out checkout" }, when: { abnormal: false }, offered: false },
-    ],
-    verdict,
-  };
-}
 
 describe("pes replay", () => {
   it("replays a bundle file offline: the verdict as JSON on stdout, a line for a person on stderr", async () => {

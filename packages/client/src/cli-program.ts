@@ -1,7 +1,8 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { text } from "node:stream/consumers";
-import { DEFAULT_BATCH_MAX_ITEMS, errorMessage, EvidenceBundle, ExpectedVerdict, type PlaybookExecutionResult } from "@pes/contracts";
+import { replayReport } from "@pes/analysis";
+import { DEFAULT_BATCH_MAX_ITEMS, errorMessage, EvidenceBundle, ExpectedVerdict, FeedbackInput, type PlaybookExecutionResult } from "@pes/contracts";
 import type { z } from "zod";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { runBatchInChunks } from "./batch-chunks.js";
@@ -10,7 +11,10 @@ import { createBatchProgress, type OutputStream } from "./batch-progress.js";
 import { resumeAndFollow, submitAndFollow, type FollowOptions } from "./cli-async-batch.js";
 import { collectAttribute, inputFromFlags, inputsFromJsonLines, UsageError, type RunFlags } from "./cli-inputs.js";
 import { ApiError, InvalidResponseError, TimeoutError, UnreachableError } from "./client-errors.js";
-import { evaluateCase, readableBundle, renderEvalTable, replayReport, verdictLine, type EvalCase } from "./evidence-replay.js";
+import { evaluateConfirmed, renderConfirmedSummary } from "./confirmed-eval.js";
+import { renderFeedback } from "./feedback-rendering.js";
+import { evaluateCase, readableBundle, renderEvalTable, verdictLine, type EvalCase } from "./evidence-replay.js";
+import { httpService } from "./mcp-service.js";
 import { createClient, DEFAULT_TIMEOUT_MS, type BatchRequest, type PesClient } from "./pes-client.js";
 import { renderPlaybooks, renderResult, terminalSafe } from "./result-rendering.js";
 
@@ -56,6 +60,45 @@ interface GlobalFlags {
   token?: string;
   output?: "json" | "text";
   timeout?: number;
+}
+
+interface FeedbackFlags {
+  right?: boolean;
+  wrong?: boolean;
+  causeKind?: string;
+  causeSubject?: string;
+  cause?: string;
+  resolution?: string;
+  show?: boolean;
+}
+
+/** The answer the flags give, checked against the contract before anything is sent. */
+function feedbackInput(flags: FeedbackFlags): FeedbackInput {
+  if (flags.right === flags.wrong) throw new UsageError("say --right or --wrong (one of them)");
+  const cause = {
+    ...(flags.causeKind === undefined ? {} : { kind: flags.causeKind }),
+    ...(flags.causeSubject === undefined ? {} : { subject: flags.causeSubject }),
+    ...(flags.cause === undefined ? {} : { text: flags.cause }),
+  };
+  const parsed = FeedbackInput.safeParse({
+    verdict: flags.right === true ? "right" : "wrong",
+    ...(Object.keys(cause).length === 0 ? {} : { cause }),
+    ...(flags.resolution === undefined ? {} : { resolution: flags.resolution }),
+  });
+  if (!parsed.success) {
+    const flag = (path: readonly PropertyKey[]) =>
+      path[0] === "resolution"
+        ? "--resolution"
+        : path[0] === "cause"
+          ? path[1] === "subject"
+            ? "--cause-subject"
+            : path[1] === "text"
+              ? "--cause"
+              : "--cause-kind"
+          : "--right/--wrong";
+    throw new UsageError(parsed.error.issues.map((issue) => `${flag(issue.path)}: ${issue.message}`).join("; "));
+  }
+  return parsed.data;
 }
 
 interface BatchFlags {
@@ -148,6 +191,18 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       const { client, output } = setUp(command);
       const playbooks = await client.listPlaybooks();
       io.stdout.write(output === "json" ? `${JSON.stringify(playbooks, null, 2)}\n` : renderPlaybooks(playbooks));
+    });
+
+  program
+    .command("mcp")
+    .description("serve the API's tools to an assistant over stdio (Model Context Protocol), for the token's organization")
+    .addHelpText("after", "\nThe assistant starts it and speaks JSON-RPC on stdin and stdout; it ends when stdin closes. docs/mcp.md has the configuration.")
+    .action(async (_options: unknown, command: Command) => {
+      const { client } = setUp(command);
+      // Loaded here: the SDK is for this command alone.
+      const mcp = await import("@pes/mcp");
+      const service = httpService(client, (message) => new mcp.ToolError(message));
+      await mcp.serveStdio(service, (error, tool) => io.stderr.write(`pes mcp: ${tool} failed: ${errorMessage(error)}\n`));
     });
 
   program
@@ -294,20 +349,71 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
   program
     .command("eval")
-    .description("replay every bundle of a folder and compare each verdict with the one it expects")
-    .argument("<folder>", "NAME.bundle.json files, each beside its NAME.expected.json")
+    .description("replay every bundle of a folder, or every confirmed execution, and compare each verdict with the one it expects")
+    .argument("[folder]", "NAME.bundle.json files, each beside its NAME.expected.json")
     .option("--lenient", "replay what it can of bundles the analysis cannot read whole, instead of refusing them")
+    .option("--confirmed", "instead of a folder: the organization's confirmed executions (pes feedback) with a kept bundle, read from the API")
+    .option("--since <time>", "with --confirmed: only those confirmed at or after this ISO 8601 time")
     .addHelpText(
       "after",
       '\nNAME.expected.json holds {"conclusion", "cause"?: {"kind", "subject"?, "action"?, "detailPattern"?}, "mitigations"?: [names]}.\n' +
-        "Prints a table (or the cases as JSON with --output json); exits 1 when any case is wrong. Needs no API.",
+        "With --confirmed, a case expects the confirmed cause: the recorded verdict's own when it was confirmed right, the\n" +
+        "actual cause's kind and subject when it was said wrong; the last line gives the rate of right causes.\n" +
+        "Prints a table (or the cases as JSON with --output json); exits 1 when any case is wrong. Needs no API without --confirmed.",
     )
-    .action(async (folder: string, flags: { lenient?: boolean }, command: Command) => {
+    .action(async (folder: string | undefined, flags: { lenient?: boolean; confirmed?: boolean; since?: string }, command: Command) => {
+      const json = command.optsWithGlobals<GlobalFlags>().output === "json";
+      if (flags.confirmed === true) {
+        if (folder !== undefined) throw new UsageError("--confirmed reads the API: give no folder");
+        if (flags.since !== undefined && Number.isNaN(Date.parse(flags.since))) throw new UsageError("--since must be an ISO 8601 time");
+        const { client } = setUp(command);
+        const result = await evaluateConfirmed(
+          {
+            listConfirmed: (page) => client.listConfirmed(page),
+            readBundle: async (executionId) => {
+              try {
+                return readableBundle(executionId, await client.readEvidence(executionId), flags.lenient === true, io.stderr);
+              } catch (error) {
+                if (error instanceof ApiError && error.status === 404) return undefined;
+                throw error;
+              }
+            },
+          },
+          flags.since,
+        );
+        io.stdout.write(
+          json ? `${JSON.stringify(result, null, 2)}\n` : `${result.cases.length === 0 ? "" : renderEvalTable(result.cases)}${renderConfirmedSummary(result)}`,
+        );
+        if (result.cases.some((item) => !item.ok)) exitCode = ExitCode.resultError;
+        return;
+      }
+      if (folder === undefined) throw new UsageError("missing the folder, or --confirmed");
+      if (flags.since !== undefined) throw new UsageError("--since is for --confirmed");
       const cases = await evaluateFolder(folder, flags.lenient === true, io.stderr);
       if (cases.length === 0) throw new UsageError(`no *.bundle.json in ${folder}`);
-      const json = command.optsWithGlobals<GlobalFlags>().output === "json";
       io.stdout.write(json ? `${JSON.stringify(cases, null, 2)}\n` : renderEvalTable(cases));
       if (cases.some((item) => !item.ok)) exitCode = ExitCode.resultError;
+    });
+
+  program
+    .command("feedback")
+    .description("say whether an execution's verdict named the right cause, what the cause was and what fixed it")
+    .argument("<id>", "the execution id (X-Execution-Id)")
+    .option("--right", "the verdict named the right cause")
+    .option("--wrong", "it did not (say which was with --cause-kind/--cause-subject or --cause)")
+    .option("--cause-kind <kind>", "the actual cause's kind, as verdicts name them (deploy, saturation, oom, upstream…)")
+    .option("--cause-subject <subject>", "what the actual cause is about (a deployment, service, node or series)")
+    .option("--cause <text>", "the actual cause in words")
+    .option("--resolution <text>", "what fixed it")
+    .option("--show", "only print the execution's feedback (current answer and history)")
+    .addHelpText("after", "\nPrints the execution's feedback after the answer: the current answer and every answer given.")
+    .action(async (id: string, flags: FeedbackFlags, command: Command) => {
+      const { client, output } = setUp(command);
+      const feedback =
+        flags.show === true && flags.right !== true && flags.wrong !== true
+          ? await client.readFeedback(id)
+          : await client.giveFeedback(id, feedbackInput(flags));
+      io.stdout.write(output === "json" ? `${JSON.stringify(feedback, null, 2)}\n` : renderFeedback(feedback));
     });
 
   try {

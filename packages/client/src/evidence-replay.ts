@@ -1,18 +1,6 @@
-import { isDeepStrictEqual } from "node:util";
-import { bundleProblems, replayBundle, type Replay } from "@pes/analysis";
+import { bundleProblems, replayBundle } from "@pes/analysis";
 import type { EvidenceBundle, ExpectedVerdict, Verdict, VerdictCause } from "@pes/contracts";
 import { UsageError } from "./cli-inputs.js";
-
-/** What `pes replay` prints: the verdict and mitigations the analysis reaches again, and whether they are the recorded ones. */
-export interface ReplayReport extends Replay {
-  /** The bundle's execution; absent for a hand-written bundle that names none. */
-  executionId?: string;
-  /**
-   * Whether the verdict is the one recorded with the bundle and the mitigations the ones the execution
-   * offered; absent when no verdict was recorded.
-   */
-  sameAsRecorded?: boolean;
-}
 
 /**
  * The bundle, when the analysis can read it whole (bundleProblems); otherwise a usage error naming each
@@ -25,18 +13,6 @@ export function readableBundle(source: string, bundle: EvidenceBundle, lenient: 
   if (!lenient) throw new UsageError(`${source}: the analysis cannot read: ${problems.join("; ")} (--lenient replays what it can)`);
   stderr.write(`pes: ${source}: read leniently: ${problems.join("; ")}\n`);
   return bundle;
-}
-
-/** Replays a bundle offline and compares its verdict and mitigations with those recorded with it. */
-export function replayReport(bundle: EvidenceBundle): ReplayReport {
-  const replay = replayBundle(bundle);
-  const offered = bundle.mitigations.filter(({ offered }) => offered).map(({ mitigation }) => mitigation);
-  const same = isDeepStrictEqual(replay.verdict, bundle.verdict) && isDeepStrictEqual(replay.actionableMitigations, offered);
-  return {
-    ...(bundle.executionId === undefined ? {} : { executionId: bundle.executionId }),
-    ...replay,
-    ...(bundle.verdict === undefined ? {} : { sameAsRecorded: same }),
-  };
 }
 
 /** A verdict in a line: `cause: deploy of checkout (Rollouts of checkout), high confidence`. */

@@ -5,4 +5,3 @@ export * from "./client-errors.js";
 export * from "./pes-client.js";
 export { DEFAULT_RETRY, type RetryOptions } from "./retry-policy.js";
 export { runCli, ExitCode, type CliIo } from "./cli-program.js";
-export { replayReport, type ReplayReport } from "./evidence-replay.js";

@@ -1,11 +1,15 @@
 import { setTimeout as delay } from "node:timers/promises";
 import {
   BatchExecutionResult,
+  ConfirmedExecutions,
+  ExecutionFeedback,
   BatchStatus,
   EvidenceBundle,
+  ExecutionStatus,
   PlaybookExecutionResult,
   PlaybookList,
   type BatchExecutionInput,
+  type FeedbackInput,
   type PlaybookExecutionInput,
 } from "@pes/contracts";
 import { EventSourceParserStream } from "eventsource-parser/stream";
@@ -85,6 +89,10 @@ export interface PesClient {
   listPlaybooks(options?: CallOptions): Promise<PlaybookList>;
   /** `POST /playbook/execution`: runs one investigation and waits for its result. */
   run(input: PlaybookExecutionInput, options?: CallOptions): Promise<PlaybookExecutionResult>;
+  /** `POST /playbook/execution`, as {@link PesClient.run}: the result with the id of its execution (`X-Execution-Id`). */
+  execute(input: PlaybookExecutionInput, options?: CallOptions): Promise<{ executionId: string; result: PlaybookExecutionResult }>;
+  /** `GET /playbook/execution/{id}`: an execution of the organization, its result once it completed. */
+  readExecution(executionId: string, options?: CallOptions): Promise<ExecutionStatus>;
   /**
    * `POST /playbook/execution/batch`: one result per input, in order. The API refuses more than its
    * BATCH_MAX_ITEMS (100 by default) inputs in one request: see runBatchInChunks for any number.
@@ -92,6 +100,12 @@ export interface PesClient {
   runBatch(request: BatchRequest, options?: CallOptions): Promise<BatchExecutionResult>;
   /** `GET /playbook/execution/{id}/evidence`: the evidence bundle kept for an execution of the organization. */
   readEvidence(executionId: string, options?: CallOptions): Promise<EvidenceBundle>;
+  /** `POST /playbook/execution/{id}/feedback`: says whether its verdict named the right cause; answers its feedback, this answer current. */
+  giveFeedback(executionId: string, input: FeedbackInput, options?: CallOptions): Promise<ExecutionFeedback>;
+  /** `GET /playbook/execution/{id}/feedback`: its current answer and every answer given. */
+  readFeedback(executionId: string, options?: CallOptions): Promise<ExecutionFeedback>;
+  /** `GET /playbook/feedback`: one page of the organization's confirmed executions, oldest answer first. */
+  listConfirmed(page?: { since?: string; offset?: number; limit?: number }, options?: CallOptions): Promise<ConfirmedExecutions>;
   /**
    * `POST /playbook/execution/batch` with `Prefer: respond-async`: the API accepts up to its
    * ASYNC_BATCH_MAX_ITEMS (10,000 by default) inputs and answers at once with the batch's id and
@@ -142,7 +156,7 @@ export function createClient(options: ClientOptions): PesClient {
     schema: z.ZodType<T>,
     callOptions: CallOptions = {},
     how: { headers?: Record<string, string>; idempotent?: boolean } = {},
-  ): Promise<{ status: number; value: T }> {
+  ): Promise<{ status: number; value: T; headers: Headers }> {
     const url = new URL(path, base).toString();
     const timeoutMs = callOptions.timeoutMs ?? defaultTimeoutMs;
     const deadline = AbortSignal.timeout(timeoutMs);
@@ -169,7 +183,7 @@ export function createClient(options: ClientOptions): PesClient {
         if (response.ok) {
           const parsed = schema.safeParse(payload);
           if (!parsed.success) throw new InvalidResponseError(response.status, payload, firstIssue(parsed.error));
-          return { status: response.status, value: parsed.data };
+          return { status: response.status, value: parsed.data, headers: response.headers };
         }
         const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"), Date.now());
         error = new ApiError(response.status, payload, response.headers.get("x-request-id") ?? undefined, retryAfterMs);
@@ -265,8 +279,30 @@ export function createClient(options: ClientOptions): PesClient {
     async run(input, callOptions) {
       return (await call("POST", "playbook/execution", input, PlaybookExecutionResult, callOptions)).value;
     },
+    async execute(input, callOptions) {
+      const { status, value, headers } = await call("POST", "playbook/execution", input, PlaybookExecutionResult, callOptions);
+      const executionId = headers.get("x-execution-id");
+      if (executionId === null) throw new InvalidResponseError(status, value, "no X-Execution-Id header");
+      return { executionId, result: value };
+    },
+    async readExecution(executionId, callOptions) {
+      return (await call("GET", `playbook/execution/${encodeURIComponent(executionId)}`, undefined, ExecutionStatus, callOptions)).value;
+    },
     async readEvidence(executionId, callOptions) {
       return (await call("GET", `playbook/execution/${encodeURIComponent(executionId)}/evidence`, undefined, EvidenceBundle, callOptions)).value;
+    },
+    async giveFeedback(executionId, input, callOptions) {
+      return (await call("POST", `playbook/execution/${encodeURIComponent(executionId)}/feedback`, input, ExecutionFeedback, callOptions)).value;
+    },
+    async readFeedback(executionId, callOptions) {
+      return (await call("GET", `playbook/execution/${encodeURIComponent(executionId)}/feedback`, undefined, ExecutionFeedback, callOptions)).value;
+    },
+    async listConfirmed({ since, offset, limit } = {}, callOptions = {}) {
+      const query = new URLSearchParams();
+      if (since !== undefined) query.set("since", since);
+      if (offset !== undefined) query.set("offset", String(offset));
+      if (limit !== undefined) query.set("limit", String(limit));
+      return (await call("GET", `playbook/feedback${query.size > 0 ? `?${query}` : ""}`, undefined, ConfirmedExecutions, callOptions)).value;
     },
     async runBatch(request, callOptions) {
       const { status, value } = await call("POST", BATCH_PATH, request, BatchExecutionResult, callOptions);

@@ -5,3 +5,4 @@ export * from "./load-config.js";
 export * from "./organization-file.js";
 export * from "./environment.js";
 export * from "./integration-settings.js";
+export * from "./team-access.js";

@@ -25,6 +25,12 @@ const apiUrl = (fallback: string) => z.url({ protocol: /^https?$/, error: "must 
 export const SlackSettings = z.strictObject({
   /** The app's bot token (`xoxb-…`). */
   botToken: SecretRef,
+  /**
+   * The app's signing secret (Basic Information → App Credentials): with it, the API takes the app's
+   * interactivity requests (the feedback buttons under a result) at `POST /integrations/slack/interactivity`.
+   * Absent: results are posted without those buttons' answers being accepted.
+   */
+  signingSecret: SecretRef.optional(),
   /** The Web API base URL, up to and including `/api/` (GovSlack: `https://slack-gov.com/api/`). */
   apiUrl: apiUrl(DEFAULT_SLACK_API_URL).transform((url) => (url.endsWith("/") ? url : `${url}/`)),
   /** Hosts whose message links are accepted besides `*.slack.com` (an Enterprise Grid or GovSlack host). */

@@ -10,6 +10,7 @@ import { ConfigError, type ConfigProblem } from "./config-error.js";
 import { organizationFileSchema, type OrganizationFile } from "./organization-file.js";
 import { checkPlaybooks, type LoadedPlaybook } from "./playbook-checks.js";
 import { schemaProblems } from "./schema-problems.js";
+import { teamProblems } from "./team-access.js";
 import { parseYaml, type YamlFile } from "./yaml-file.js";
 import { errorMessage } from "@pes/contracts";
 
@@ -84,6 +85,7 @@ export async function loadConfig(dir: string, options: { connectors?: ConnectorR
     for (const problem of checkPlaybooks(playbooksByOrg.get(id) ?? [], file, dataSources, connectors)) {
       loader.report(problem.file, problem.path, problem.message);
     }
+    for (const problem of teamProblems(playbooksByOrg.get(id) ?? [], dataSources)) loader.report(problem.file, problem.path, problem.message);
   }
   if (loader.problems.length > 0) throw new ConfigError(loader.problems);
 

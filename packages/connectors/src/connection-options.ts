@@ -1,3 +1,4 @@
+import { AllowedTeams } from "@pes/contracts";
 import { z } from "zod";
 import { SecretRef } from "./secret-ref.js";
 
@@ -37,4 +38,6 @@ export const connectionFields = {
   tls: TlsOptions.optional(),
   proxy: ProxyUrl.optional(),
   maxConcurrentQueries: MaxConcurrentQueries.optional(),
+  /** The teams of the organization whose playbooks may read it (absent: every team); the worker never reads it. */
+  teams: AllowedTeams.optional(),
 };

@@ -35,6 +35,7 @@ export const ConfiguredDataSource = z.looseObject({
   tls: z.custom<TlsOptions>().optional(),
   proxy: z.string().optional(),
   maxConcurrentQueries: z.number().optional(),
+  teams: z.array(z.string()).optional(),
 });
 export type ConfiguredDataSource = DataSourceBase & z.infer<typeof ConfiguredDataSource>;
 

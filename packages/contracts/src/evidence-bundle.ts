@@ -2,6 +2,7 @@ import { z } from "zod";
 import { CHANGE_TYPES, Observation } from "./observation.js";
 import { ActionableMitigation } from "./execution-result.js";
 import { Verdict } from "./execution-verdict.js";
+import { OwnerTeams } from "./team-names.js";
 
 /** The version of the bundle format this build writes. A reader takes any version: later ones only add. */
 export const EVIDENCE_BUNDLE_VERSION = 1;
@@ -122,6 +123,8 @@ export const EvidenceBundle = z
     verdict: Verdict.optional(),
     /** Present when observations were cut to fit the cap (each action's `truncated` says how). */
     truncated: BundleTruncation.optional(),
+    /** The teams of the organization its execution ran for: who may read it (absent: no team, or recorded before teams). */
+    teams: OwnerTeams.optional(),
   })
   .meta({ id: "EvidenceBundle" });
 export type EvidenceBundle = z.infer<typeof EvidenceBundle>;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ResolvedAttributes } from "./execution-input.js";
 import { PlaybookExecutionResult } from "./execution-result.js";
 import { issueTime } from "./issue-time.js";
+import { OwnerTeams } from "./team-names.js";
 
 /**
  * The version of the job and reply formats this build writes (`v` in both). An API and workers one
@@ -65,6 +66,11 @@ export const ExecutionJob = WaitingCaller.extend({
    */
   traceparent: z.string().optional(),
   batch: BatchPosition.optional(),
+  /**
+   * The teams of the organization it runs for (the caller's teams the playbook allows; team-access.ts in
+   * the configuration): its evidence bundle records them. Absent from an API that predates teams.
+   */
+  teams: OwnerTeams.optional(),
 });
 export type ExecutionJob = z.infer<typeof ExecutionJob>;
 
@@ -84,6 +90,12 @@ export const MessageExecutionJob = WaitingCaller.extend({
   batch: BatchPosition.optional(),
   /** As ExecutionJob's: the W3C trace context of the API's enqueue span, when tracing is on. */
   traceparent: z.string().optional(),
+  /**
+   * The teams it runs for, as ExecutionJob's. Without `bookName`, the worker identifies the playbook only
+   * among those that run for exactly these teams (open to every team, or allowing all of them), so that
+   * what it finds is never seen by a team its playbook does not allow.
+   */
+  teams: OwnerTeams.optional(),
 });
 export type MessageExecutionJob = z.infer<typeof MessageExecutionJob>;
 

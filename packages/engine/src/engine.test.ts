@@ -310,7 +310,7 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
 
     await resultOf(engineWith(catalog, { keepEvidence }), job("Checkout latency"), undefined, "exec-1");
     expect(kept).toEqual([]);
-    const result = await resultOf(engineWith(keeping, { keepEvidence }), job("Checkout latency"), undefined, "exec-2");
+    const result = await resultOf(engineWith(keeping, { keepEvidence }), { ...job("Checkout latency"), teams: ["payments"] }, undefined, "exec-2");
 
     expect(kept.map(({ orgId, retentionDays, bundle }) => ({ orgId, retentionDays, executionId: bundle.executionId }))).toEqual([
       { orgId: "acme", retentionDays: 3, executionId: "exec-2" },
@@ -318,6 +318,8 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
     // As stored and read back: JSON, parsed by the contract.
     const bundle = EvidenceBundle.parse(JSON.parse(JSON.stringify(kept[0]?.bundle)));
     expect(bundle.issue).toEqual({ bookName: "Checkout latency", time: "2026-11-20T14:08:00Z", attributes: { service: "checkout" } });
+    // Who may read it: the teams its execution ran for.
+    expect(bundle.teams).toEqual(["payments"]);
     expect(bundle.actions.map(({ gadget, title, connector, observation }) => [gadget, title, connector, observation.kind])).toEqual([
       ["Latency of checkout", "p99 latency", "prometheus", "prometheus"],
       ["Errors and traffic", "error ratio", "prometheus", "prometheus"],

@@ -90,6 +90,8 @@ export function bundleOf(
     }),
     mitigations: mitigations.map(bundleMitigation),
     verdict,
+    // Who may read it: the teams its execution ran for.
+    ...(job.teams === undefined ? {} : { teams: [...job.teams] }),
   };
 }
 

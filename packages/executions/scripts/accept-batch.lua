@@ -13,8 +13,9 @@
   ARGV[5] the items in all (valid and invalid)
   ARGV[6] the organization's limit on its batch lane; 0: none
   ARGV[7] how many valid items follow (N)
-  ARGV[8…7+N] the execution ids the valid items propose
-  ARGV[8+N…] two per invalid item: its index and its `{ error }` JSON, done and failed from the start
+  ARGV[8] the teams the batch runs for (a JSON array; '' for none given), kept in its record for who may read it
+  ARGV[9…8+N] the execution ids the valid items propose
+  ARGV[9+N…] two per invalid item: its index and its `{ error }` JSON, done and failed from the start
 
   Returns {CODE.accepted}, {CODE.existed} when the batch existed (a retry), or {CODE.overLimit, in flight,
   finished within the pace window, ms until the earliest in flight expires} (nothing changed).
@@ -28,14 +29,14 @@ local now = tonumber(ARGV[2])
 local lane = KEY.lane(prefix, 'batch')
 local limit = tonumber(ARGV[6])
 local adding = tonumber(ARGV[7])
-local lastId = 7 + adding
+local lastId = 8 + adding
 if limit > 0 then
   redis.call('ZREMRANGEBYSCORE', lane, '-inf', now)
   local inFlight = redis.call('ZCARD', lane)
   if adding > 0 and inFlight + adding > limit then
     return overLimit(KEY.finished(prefix), lane, now, inFlight)
   end
-  for i = 8, lastId, 1000 do
+  for i = 9, lastId, 1000 do
     local args = {}
     for j = i, math.min(i + 999, lastId) do
       args[#args + 1] = ARGV[3]
@@ -50,6 +51,7 @@ if limit > 0 then
 end
 local invalid = (#ARGV - lastId) / 2
 redis.call('HSET', batchKey, 'createdAt', now, 'deadline', ARGV[3], 'total', ARGV[5], 'begun', 0)
+if ARGV[8] ~= '' then redis.call('HSET', batchKey, 'teams', ARGV[8]) end
 redis.call('HINCRBY', batchKey, 'done', invalid)
 redis.call('HINCRBY', batchKey, 'failed', invalid)
 redis.call('PEXPIRE', batchKey, ARGV[4])

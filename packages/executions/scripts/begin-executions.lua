@@ -19,7 +19,8 @@
   ARGV[9]  the reply channel of the API instance that waits, or ''
   ARGV[10] the batch the requests are items of, or ''
   ARGV[11] the queue of executions admitted over the limit ('behind'), or ''
-  ARGV[12…] four per request: candidate execution id, coalescing fingerprint or '', queue, batch index or ''
+  ARGV[12…] five per request: candidate execution id, coalescing fingerprint or '', queue, batch index or '',
+           the teams it runs for (a JSON array; '' for none given), kept in its record for who may read it
 
   Returns {CODE.overLimit, in flight, finished within the pace window, ms until the earliest in flight
   expires} when over a 'refuse' limit (nothing changed); else {behind ('1' when admitted over the limit),
@@ -43,8 +44,8 @@ local requests = {}
 local fresh = {}
 local freshByPrint = {}
 local created = 0
-for i = 12, #ARGV, 4 do
-  local id, print, queue, index = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
+for i = 12, #ARGV, 5 do
+  local id, print, queue, index, teams = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4]
   if print ~= '' then
     local other = freshByPrint[print] or redis.call('GET', KEY.coalesce(prefix, print))
     -- A key whose record expired names nothing to join.
@@ -63,7 +64,7 @@ for i = 12, #ARGV, 4 do
       if print ~= '' then freshByPrint[print] = id end
     end
   end
-  requests[#requests + 1] = {id = id, candidate = ARGV[i], print = print, queue = queue, index = index, state = state, reply = reply}
+  requests[#requests + 1] = {id = id, candidate = ARGV[i], print = print, queue = queue, index = index, teams = teams, state = state, reply = reply}
 end
 
 -- Pass 2: the organization's limit, all or nothing.
@@ -93,6 +94,7 @@ for _, r in ipairs(requests) do
     if behind == '1' and ARGV[11] ~= '' then queue = ARGV[11] end
     redis.call('HSET', key, 'status', 'pending', 'createdAt', now, 'queue', queue, 'coalesce', r.print,
       'reuseMs', reuse, 'retainMs', retain)
+    if r.teams ~= '' then redis.call('HSET', key, 'teams', r.teams) end
     redis.call('PEXPIRE', key, ttl)
     if r.print ~= '' then
       redis.call('SET', KEY.coalesce(prefix, r.print), r.id, 'PX', math.max(1, deadline - now + reuse))

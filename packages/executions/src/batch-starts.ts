@@ -66,6 +66,7 @@ export function createBatchStarts(options: { redisUrl: string; prefix: string; l
             queue: queueOf(item.request, target, true).name,
             batchIndex: item.index,
             ...(item.fingerprint === undefined ? {} : { fingerprint: item.fingerprint }),
+            ...(item.request.teams === undefined ? {} : { teams: item.request.teams }),
           })),
         );
         // Its own executions still pending: created now, or by an attempt that stopped before their jobs were added.

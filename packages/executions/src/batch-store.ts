@@ -29,6 +29,8 @@ export interface NewBatch {
   coalesce?: boolean;
   /** The organization's limit on queued batch items. */
   limit?: LaneLimit;
+  /** The teams it runs for (who may read it), kept in its record. */
+  teams?: readonly string[];
 }
 
 /** Where one item of a batch stands: as an execution read back (ExecutionView), by its place in the batch. */
@@ -54,6 +56,8 @@ export interface BatchView {
   progress: { total: number; done: number; failed: number };
   /** The items of the page asked for, in input order. */
   items: BatchItemView[];
+  /** The teams it runs for; absent: none given. */
+  teams?: string[];
 }
 
 /** Which items a read returns: `[offset, offset + limit)`. */
@@ -156,6 +160,7 @@ async function startBatch(deps: BatchStoreDeps, batch: NewBatch): Promise<{ crea
     ...(batch.limit === undefined ? {} : { limitMax: batch.limit.max }),
     candidateIds: items.flatMap((item) => ("candidateId" in item ? [item.candidateId] : [])),
     invalid: items.flatMap((item) => ("invalid" in item ? [{ index: item.index, entry: item.invalid }] : [])),
+    ...(batch.teams === undefined ? {} : { teams: batch.teams }),
   });
   await deps.addStart({
     v: WIRE_VERSION,
@@ -188,6 +193,7 @@ async function readBatchView(deps: BatchStoreDeps, orgId: string, batchId: strin
     createdAt: new Date(stored.createdAt),
     progress: { total: stored.total, done: Math.min(stored.done, stored.total), failed: Math.min(stored.failed, stored.total) },
     items,
+    ...(stored.teams === undefined ? {} : { teams: stored.teams }),
   };
 }
 

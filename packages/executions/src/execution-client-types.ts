@@ -47,6 +47,8 @@ export interface ExecutionView {
   completedAt?: Date;
   /** Once it finished: its result (for `failed`, `{ error }`), or the worker's refusal of the request. */
   outcome?: ExecutionOutcome;
+  /** The teams it runs for (its request's `teams`); absent: none given. */
+  teams?: string[];
 }
 
 /** The API side of the queue: enqueue executions, wait for their replies, read them back. */

@@ -185,7 +185,7 @@ async function readView(reads: StatusReads, orgId: string, executionId: string):
   }
   if (read === undefined) return undefined;
   const { record, status } = read;
-  const base = { id: executionId, createdAt: new Date(record.createdAt) };
+  const base = { id: executionId, createdAt: new Date(record.createdAt), ...(record.teams === undefined ? {} : { teams: record.teams }) };
   switch (status.status) {
     case "queued":
     case "running":

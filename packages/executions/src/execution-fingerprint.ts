@@ -25,5 +25,7 @@ export function executionFingerprint(request: ExecutionRequest | MessageExecutio
           Math.floor(Date.parse(request.time) / bucketMs),
           ...effects,
         ];
-  return createHash("sha256").update(JSON.stringify(identity)).digest("hex");
+  // Two teams' executions are never one: each reads only its own (an API before teams gives none).
+  const owned = request.teams === undefined ? identity : [...identity, ["teams", ...request.teams]];
+  return createHash("sha256").update(JSON.stringify(owned)).digest("hex");
 }

@@ -65,6 +65,8 @@ export interface BeginRequest {
   queue: string;
   /** Its place in the batch of `BeginSettings.batchId`. */
   batchIndex?: number;
+  /** The teams it runs for, kept in its record (ExecutionJob's `teams`). */
+  teams?: readonly string[];
 }
 
 export interface BeginSettings {
@@ -119,6 +121,8 @@ export interface StoredRecord {
   reply?: string;
   /** The queue its job went to. */
   queue: string;
+  /** The teams it runs for; absent: none given (an API before teams). */
+  teams?: string[];
 }
 
 /** A batch's record: its size, deadline and progress, counted as its items finish. */
@@ -132,6 +136,8 @@ export interface StoredBatch {
   failed: number;
   /** When an item last finished (or the batch's creation): a batch quiet for long may have lost items. */
   lastDoneAt: number;
+  /** The teams it runs for; absent: none given (an API before teams). */
+  teams?: string[];
 }
 
 /** The longest Retry-After: past it, a client should rather look again than trust an estimate. */
@@ -201,7 +207,15 @@ export async function beginExecutions(
     settings.batchId ?? "",
     settings.behindQueue ?? "",
   ];
-  for (const request of requests) args.push(request.candidateId, request.fingerprint ?? "", request.queue, request.batchIndex ?? "");
+  for (const request of requests) {
+    args.push(
+      request.candidateId,
+      request.fingerprint ?? "",
+      request.queue,
+      request.batchIndex ?? "",
+      request.teams === undefined ? "" : JSON.stringify(request.teams),
+    );
+  }
   return parseBegun(settings, requests, await redis.beginExecutions(organizationPrefix(keys, settings.orgId), ...args));
 }
 
@@ -267,6 +281,8 @@ export async function acceptBatch(
     limitMax?: number;
     candidateIds: readonly string[];
     invalid: readonly { index: number; entry: string }[];
+    /** The teams it runs for, kept in its record. */
+    teams?: readonly string[];
   },
 ): Promise<boolean> {
   const answer = await redis.acceptBatch(
@@ -278,6 +294,7 @@ export async function acceptBatch(
     batch.total,
     batch.limitMax ?? 0,
     batch.candidateIds.length,
+    batch.teams === undefined ? "" : JSON.stringify(batch.teams),
     ...batch.candidateIds,
     ...batch.invalid.flatMap(({ index, entry }) => [index, entry]),
   );
@@ -305,7 +322,7 @@ export async function releaseBatchPlaces(redis: RedisConnection, keys: KeySpace,
 }
 
 /** The fields of a record that readRecord reads, in order. */
-const RECORD_FIELDS = ["status", "createdAt", "completedAt", "result", "queue"] as const;
+const RECORD_FIELDS = ["status", "createdAt", "completedAt", "result", "queue", "teams"] as const;
 
 /** Execution records of one organization, in one round trip. */
 export async function readRecords(
@@ -322,12 +339,13 @@ export async function readRecords(
 
 function parseRecord(answer: unknown): StoredRecord | undefined {
   if (!Array.isArray(answer)) return undefined;
-  const [status, createdAt, completedAt, reply, queue] = answer as (string | null)[];
+  const [status, createdAt, completedAt, reply, queue, teams] = answer as (string | null)[];
   if (status == null || !isRecordStatus(status) || createdAt == null || queue == null) return undefined;
   return {
     status,
     createdAt: Number(createdAt),
     queue,
+    ...(teams == null ? {} : { teams: parseTeams(teams) }),
     ...(completedAt == null ? {} : { completedAt: Number(completedAt) }),
     ...(reply == null ? {} : { reply }),
   };
@@ -335,7 +353,7 @@ function parseRecord(answer: unknown): StoredRecord | undefined {
 
 /** A batch's record, or undefined when the organization has none of that id (or it expired). O(1). */
 export async function readBatch(redis: RedisConnection, keys: KeySpace, orgId: string, batchId: string): Promise<StoredBatch | undefined> {
-  const [createdAt, deadline, total, begun, done, failed, lastDoneAt] = await redis.hmget(
+  const [createdAt, deadline, total, begun, done, failed, lastDoneAt, teams] = await redis.hmget(
     batchKey(keys, orgId, batchId),
     "createdAt",
     "deadline",
@@ -344,6 +362,7 @@ export async function readBatch(redis: RedisConnection, keys: KeySpace, orgId: s
     "done",
     "failed",
     "lastDoneAt",
+    "teams",
   );
   if (createdAt == null || total == null) return undefined;
   return {
@@ -354,6 +373,7 @@ export async function readBatch(redis: RedisConnection, keys: KeySpace, orgId: s
     done: Number(done ?? 0),
     failed: Number(failed ?? 0),
     lastDoneAt: Math.max(Number(createdAt), Number(lastDoneAt ?? 0)),
+    ...(teams == null ? {} : { teams: parseTeams(teams) }),
   };
 }
 
@@ -387,6 +407,12 @@ function answersOf(answers: [Error | null, unknown][] | null): unknown[] {
     if (error !== null) throw error;
     return value;
   });
+}
+
+/** The teams a record or a batch keeps (a JSON array of names); anything else reads as none. */
+function parseTeams(text: string): string[] {
+  const parsed: unknown = JSON.parse(text);
+  return Array.isArray(parsed) ? parsed.filter((team): team is string => typeof team === "string") : [];
 }
 
 function isRecordStatus(value: string): value is RecordStatus {

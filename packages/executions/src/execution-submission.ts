@@ -88,6 +88,7 @@ export async function submitExecutions(
       candidateId: settings.executionIds?.[k] ?? randomUUID(),
       queue: queueOf(request, deps.queues).name,
       ...(coalesce === undefined ? {} : { fingerprint: executionFingerprint(request, coalesce.bucketMs, now) }),
+      ...(request.teams === undefined ? {} : { teams: request.teams }),
     })),
   ).catch((error: unknown) => {
     throw error instanceof LimitExceededError ? error : deps.unavailable(error);

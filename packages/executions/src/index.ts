@@ -39,3 +39,11 @@ export { batchItemIds, type BatchItem, type BatchItemView, type BatchPage, type 
 export { defineLifecycleCommands, finishExecution, LimitExceededError, type Lane, type LaneLimit } from "./execution-lifecycle.js";
 export { createEvidenceStore, openEvidenceStore, type EvidenceStore, type OpenedEvidenceStore } from "./evidence-store.js";
 export { createChartStore, openChartStore, type ChartStore, type OpenedChartStore } from "./chart-store.js";
+export {
+  createFeedbackStore,
+  FEEDBACK_HISTORY_MAX,
+  openFeedbackStore,
+  type Confirmation,
+  type FeedbackStore,
+  type OpenedFeedbackStore,
+} from "./feedback-store.js";

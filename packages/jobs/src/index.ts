@@ -13,6 +13,8 @@ export {
   executionBatchesKey,
   executionKey,
   executionWaitersKey,
+  feedbackIndexKey,
+  feedbackKey,
   finishedKey,
   idempotencyKey,
   incidentNoteKey,
@@ -24,6 +26,7 @@ export {
   querySlotsKey,
   replyChannel,
   slackPostKey,
+  slackSignatureKey,
   teamsPostKey,
   type KeySpace,
 } from "./redis-keys.js";

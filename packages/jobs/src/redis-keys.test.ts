@@ -14,6 +14,8 @@ import {
   coalesceKey,
   evidenceKey,
   executionBatchesKey,
+  feedbackIndexKey,
+  feedbackKey,
   executionKey,
   executionWaitersKey,
   finishedKey,
@@ -28,6 +30,7 @@ import {
   replyChannel,
   SCRIPT_KEYS,
   slackPostKey,
+  slackSignatureKey,
   teamsPostKey,
   type KeySpace,
 } from "./redis-keys.js";
@@ -51,6 +54,9 @@ function names(keys: KeySpace): Record<string, string> {
     idempotency: idempotencyKey(keys, "acme", "ab12"),
     evidence: evidenceKey(keys, "acme", "e-1"),
     charts: chartsKey(keys, "acme", "e-1"),
+    feedback: feedbackKey(keys, "acme", "e-1"),
+    feedbackIndex: feedbackIndexKey(keys, "acme"),
+    slackSignature: slackSignatureKey(keys, "v0=ab12"),
     reply: replyChannel(keys, "i-1"),
     querySlots: querySlotsKey(keys, "acme/metrics"),
     queryMinute: queryMinuteKey(keys, "acme/metrics"),
@@ -76,6 +82,7 @@ const UNTAGGED = {
   incidentNote: "pes:incident-note:e-1",
   batchRoot: "pes:batch-root:b-1:C1",
   batchRootLock: "pes:batch-root:b-1:C1:lock",
+  slackSignature: "pes:slack-signature:v0=ab12",
 };
 
 /** The names under the organization's prefix, `org` as it appears in them. */
@@ -97,6 +104,8 @@ function organizationNames(org: string): Record<string, string> {
     idempotency: `pes:org:${org}:idempotency:ab12`,
     evidence: `pes:org:${org}:evidence:e-1`,
     charts: `pes:org:${org}:charts:e-1`,
+    feedback: `pes:org:${org}:feedback:e-1`,
+    feedbackIndex: `pes:org:${org}:feedback-index`,
   };
 }
 

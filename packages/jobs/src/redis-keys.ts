@@ -32,6 +32,11 @@ import { parseRedisClusterUrl } from "./redis-url.js";
  *                               the execution timeout plus the retention
  *   evidence:<execution id>     string: the execution's evidence bundle (JSON), for the organization's retention
  *   charts:<execution id>       string: the data of the execution's charts (JSON), as long as its record
+ *   feedback:<execution id>     list: the answers given on the execution's verdict (JSON), oldest first,
+ *                               the last the current one; as long as the execution's record or its
+ *                               evidence bundle, whichever lives longer
+ *   feedback-index              sorted set: the executions with an answer, scored by its time (ms);
+ *                               members whose feedback is gone are dropped when read
  *
  * The workers' side effects and shared limits, under `<prefix>:`, untagged (single-key commands and
  * scripts only, so any slot will do):
@@ -49,6 +54,8 @@ import { parseRedisClusterUrl } from "./redis-url.js";
  *   incident-note:<execution id>  string: the once-only record of an execution's incident note; 7 days
  *   batch-root:<batch id>:<channel>  string: `{ ts, permalink }` of a batch thread's root; 24 hours
  *   batch-root:<batch id>:<channel>:lock  string: held by the item posting that root, until its deadline
+ *   slack-signature:<signature>  string: a Slack request signature already accepted (replays are
+ *                               refused); as long as the timestamp window
  *
  * A post id says which message of which execution or batch went to which channel (Slack `<channel>`,
  * Teams `<team id>/<channel id>`): `<execution id>:<channel>:<n>` the n-th message of a result (0 its
@@ -200,6 +207,21 @@ export function evidenceKey(keys: KeySpace, orgId: string, executionId: string):
 /** The data of an execution's charts, kept as long as its record. */
 export function chartsKey(keys: KeySpace, orgId: string, executionId: string): string {
   return `${organizationPrefix(keys, orgId)}charts:${executionId}`;
+}
+
+/** The answers given on an execution's verdict, oldest first (packages/executions' feedback-store.ts). */
+export function feedbackKey(keys: KeySpace, orgId: string, executionId: string): string {
+  return `${organizationPrefix(keys, orgId)}feedback:${executionId}`;
+}
+
+/** An organization's executions with feedback, scored by when their current answer was given. */
+export function feedbackIndexKey(keys: KeySpace, orgId: string): string {
+  return `${organizationPrefix(keys, orgId)}feedback-index`;
+}
+
+/** A Slack request signature already accepted: a second request with it is a replay. */
+export function slackSignatureKey(keys: KeySpace, signature: string): string {
+  return `${keys.prefix}:slack-signature:${signature}`;
 }
 
 /** The Pub/Sub channel of one API instance: workers publish the replies of that instance's executions there. */

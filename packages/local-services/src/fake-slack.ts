@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import { channelBuckets, type ChannelRateLimit } from "./channel-rate-limit.js";
 import { startTestHttpServer, type SeenRequest } from "./test-http-server.js";
@@ -74,8 +75,12 @@ export interface FakeSlack {
   apiUrl: string;
   /** Every call, in order. */
   calls: FakeSlackCall[];
-  /** Every message the service created, in order. */
+  /** Every message the service created, in order (as `chat.update` left it). */
   posts: PostedSlackMessage[];
+  /** Every `chat.update` the fake applied, in order: the message's channel and ts, and its new text and blocks. */
+  updates: Array<{ channel: string; ts: string; text?: string; blocks?: unknown }>;
+  /** Every view `views.open` opened, with the `trigger_id` it was opened with. */
+  views: Array<{ triggerId: string; view: Record<string, unknown> }>;
   /** The messages the service created in one channel, oldest first. */
   messages(channel: string): PostedSlackMessage[];
   /** The permalink the fake gives a message (what `chat.getPermalink` answers). */
@@ -120,6 +125,8 @@ interface Listed {
 export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSlack> {
   const calls: FakeSlackCall[] = [];
   const posts: PostedSlackMessage[] = [];
+  const updates: FakeSlack["updates"] = [];
+  const views: FakeSlack["views"] = [];
   const scripted = new Map<string, FakeSlackBehaviour[]>();
   const takeToken = channelBuckets(options.rateLimit);
   /** Files asked for by files.getUploadURLExternal, and their bytes once uploaded. */
@@ -207,6 +214,18 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
       return ok({ ok: true, files: files.map(({ id, title }) => ({ id, title })) });
     }
 
+    if (method === "views.open") {
+      let view: unknown;
+      try {
+        view = JSON.parse(args.view ?? "");
+      } catch {
+        return ok({ ok: false, error: "invalid_arguments" });
+      }
+      if ((args.trigger_id ?? "") === "" || typeof view !== "object" || view === null) return ok({ ok: false, error: "invalid_arguments" });
+      views.push({ triggerId: args.trigger_id ?? "", view: view as Record<string, unknown> });
+      return ok({ ok: true, view: { id: `V${String(views.length).padStart(10, "0")}`, ...view } });
+    }
+
     const channel = args.channel ?? "";
     const seeded = channelOf(channel);
     if (seeded === undefined) return ok({ ok: false, error: "channel_not_found" });
@@ -258,6 +277,23 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
         };
         posts.push(message);
         return ok({ ok: true, channel, ts: message.ts, message: { type: "message", text: message.text, ts: message.ts } });
+      }
+      case "chat.update": {
+        const message = posts.find((candidate) => candidate.channel === channel && candidate.ts === args.ts);
+        if (message === undefined) return ok({ ok: false, error: "message_not_found" });
+        let blocks: unknown;
+        try {
+          blocks = args.blocks === undefined ? undefined : JSON.parse(args.blocks);
+        } catch {
+          return ok({ ok: false, error: "invalid_blocks" });
+        }
+        const problem = checkLimits(blocks);
+        if (problem !== undefined) return ok({ ok: false, error: problem });
+        // As Slack: blocks left out are kept, text left out is kept.
+        if (blocks !== undefined) message.blocks = blocks;
+        if (args.text !== undefined) message.text = args.text;
+        updates.push({ channel, ts: message.ts, ...(args.text === undefined ? {} : { text: args.text }), ...(blocks === undefined ? {} : { blocks }) });
+        return ok({ ok: true, channel, ts: message.ts, text: message.text });
       }
       case "chat.getPermalink": {
         const found = listed(channel).find((entry) => entry.ts === args.message_ts);
@@ -317,6 +353,8 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
     apiUrl: `${server.url}/api/`,
     calls,
     posts,
+    updates,
+    views,
     messages: (channel) => posts.filter((message) => message.channel === channel),
     permalinkOf,
     rateLimitedCount: () => rateLimited,
@@ -385,4 +423,40 @@ function send(response: ServerResponse, status: number, body: object, headers: R
   const text = JSON.stringify(body);
   response.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text), ...headers });
   response.end(text);
+}
+
+/**
+ * Slack's request signature (`X-Slack-Signature`): `v0=` and the hex HMAC-SHA256 of `v0:<timestamp>:<body>`
+ * with the app's signing secret, as Slack signs every request it sends an app.
+ */
+export function slackSignature(signingSecret: string, timestamp: number, body: string): string {
+  return `v0=${createHmac("sha256", signingSecret).update(`v0:${timestamp}:${body}`).digest("hex")}`;
+}
+
+/** An interactivity request as Slack sends it: form-encoded `payload` (JSON), signed, with its timestamp. */
+export interface SlackInteractionRequest {
+  /** The app's Request URL. */
+  url: string;
+  signingSecret: string;
+  /** The interaction (`block_actions`, `view_submission`…), sent as the `payload` field. */
+  payload: object;
+  /** Unix seconds; now by default. */
+  timestamp?: number;
+  /** Sent instead of the right signature (a forgery). */
+  signature?: string;
+}
+
+/** Sends an interaction to the app as Slack does; the same request can be sent again (a replay) with its `body` and headers. */
+export async function sendSlackInteraction(
+  request: SlackInteractionRequest,
+): Promise<{ status: number; text: string; body: string; headers: Record<string, string> }> {
+  const timestamp = request.timestamp ?? Math.floor(Date.now() / 1000);
+  const body = new URLSearchParams({ payload: JSON.stringify(request.payload) }).toString();
+  const headers = {
+    "content-type": "application/x-www-form-urlencoded",
+    "x-slack-request-timestamp": String(timestamp),
+    "x-slack-signature": request.signature ?? slackSignature(request.signingSecret, timestamp, body),
+  };
+  const response = await fetch(request.url, { method: "POST", headers, body });
+  return { status: response.status, text: await response.text(), body, headers };
 }

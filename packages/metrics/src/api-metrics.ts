@@ -42,6 +42,8 @@ export interface ApiMetrics {
   countReplyTimeout(jobState: ReplyTimeoutJobState): void;
   /** A request that joined an identical execution (or its Idempotency-Key's) rather than starting one. */
   countCoalesced(): void;
+  /** An answer on an execution's verdict (right or wrong cause), by the organization's id (configuration, never a caller's text). */
+  countFeedback(organization: string, verdict: "right" | "wrong"): void;
 }
 
 /** Up to the longest execution deadlines (EXECUTION_TIMEOUT_MS is 120 s by default). */
@@ -73,6 +75,13 @@ export function createApiMetrics(options: ApiMetricsOptions = {}): ApiMetrics {
   const coalesced = new Counter({
     name: "pes_executions_coalesced_total",
     help: "Execution requests that joined an execution already started (identical, or the same Idempotency-Key) instead of starting one",
+    registers: [registry],
+  });
+
+  const feedback = new Counter({
+    name: "pes_feedback_total",
+    help: "Answers on executions' verdicts by the people who fixed the incidents, by organization and verdict (right or wrong cause)",
+    labelNames: ["organization", "verdict"],
     registers: [registry],
   });
 
@@ -131,6 +140,9 @@ export function createApiMetrics(options: ApiMetricsOptions = {}): ApiMetrics {
     },
     countCoalesced() {
       coalesced.inc();
+    },
+    countFeedback(organization, verdict) {
+      feedback.labels(organization, verdict).inc();
     },
   };
 }

@@ -1,5 +1,5 @@
+import { AllowedTeams, BudgetLimits } from "@pes/contracts";
 import { z } from "zod";
-import { BudgetLimits } from "@pes/contracts";
 import { connectorRegistry, type ConnectorRegistry } from "@pes/connectors/schemas";
 import { GadgetUpstreams } from "./gadget-upstreams.js";
 import { parseDuration, PlaybookDuration } from "./playbook-duration.js";
@@ -133,6 +133,11 @@ export function playbookDefinitionSchema(connectors: ConnectorRegistry) {
     window: z.strictObject({ before: PlaybookDuration.default("1h"), after: PlaybookDuration.default("15m") }).default({ before: "1h", after: "15m" }),
     gadgets: z.array(gadgetDefinitionSchema(connectors)).min(1),
     mitigations: z.array(MitigationTemplate).default([]),
+    /**
+     * The teams of the organization that may run it (absent: every team). Its data sources' own `teams`
+     * narrow it further (team-access.ts in the configuration).
+     */
+    teams: AllowedTeams.optional(),
     /** What one execution of it may spend; its organization's budget applies too (the smaller wins per kind). */
     budget: BudgetLimits.optional(),
   });

@@ -1,1 +1,2 @@
 export * from "./signed-links.js";
+export * from "./feedback-links.js";

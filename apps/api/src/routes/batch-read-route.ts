@@ -1,3 +1,4 @@
+import { visibleTo } from "@pes/config";
 import { BatchStatus, ErrorResponse } from "@pes/contracts";
 import { z } from "zod";
 import type { LoadShedder } from "../load-shedder.js";
@@ -6,8 +7,8 @@ import { clientGone } from "../slow-client.js";
 import { toValidationIssues } from "../validation.js";
 import { acceptsEventStream, streamProgress } from "./batch-event-stream.js";
 import { sendBatchPage } from "./batch-page.js";
-import { createBatchProgressHub } from "./batch-progress-hub.js";
-import type { Executions } from "../executions.js";
+import { createBatchProgressHub, type BatchProgressListener } from "./batch-progress-hub.js";
+import { wholeOrganization, type Executions } from "../executions.js";
 import { EXECUTION_ID } from "./execution-routes.js";
 import { failures } from "./responses.js";
 import { ANSWERED, organizationRoute, type Route } from "./route.js";
@@ -40,7 +41,8 @@ const PageQuery = z.object({
 export function batchReadRoute(path: string, deps: BatchReadRouteDeps): Route {
   const { executions } = deps;
   const progress = createBatchProgressHub({
-    read: (orgId, batchId) => executions.readBatch(orgId, batchId, { offset: 0, limit: 0 }),
+    // Shared by every watcher of the batch: what each hears is checked against its teams (below).
+    read: (orgId, batchId) => executions.readBatch(wholeOrganization(orgId), batchId, { offset: 0, limit: 0 }),
     intervalMs: deps.streamIntervalMs ?? STREAM_INTERVAL_MS,
   });
   return organizationRoute({
@@ -74,7 +76,7 @@ export function batchReadRoute(path: string, deps: BatchReadRouteDeps): Route {
           eventStream: "`event: progress` and, last, `event: completed`, each with a BatchStatus (without items) as `data`.",
         },
         404: {
-          description: "No batch of that id for the caller's organization: none, another organization's, or past its retention.",
+          description: "No batch of that id the caller may see: none, another organization's or team's, or past its retention.",
           body: ErrorResponse,
         },
         ...failures("too_many_requests"),
@@ -87,14 +89,19 @@ export function batchReadRoute(path: string, deps: BatchReadRouteDeps): Route {
       if (!page.success) throw new AppError("validation", toValidationIssues(page.error, ["query"]));
       if (batchId === undefined) throw new AppError("not_found", "No such batch");
       if (acceptsEventStream(req.headers.accept)) {
-        await streamProgress(res, (listener) => progress.watch(caller.orgId, batchId, listener), deps.streamKeepAliveMs ?? KEEP_ALIVE_MS);
+        // One read per interval for every watcher of the batch: each hears it as missing unless its teams may see it.
+        const watch = (listener: BatchProgressListener) =>
+          progress.watch(caller.orgId, batchId, (heard) =>
+            listener(heard.kind === "view" && !visibleTo(caller, heard.view.teams) ? { kind: "missing" } : heard),
+          );
+        await streamProgress(res, watch, deps.streamKeepAliveMs ?? KEEP_ALIVE_MS);
         return ANSWERED;
       }
       const { offset, limit } = page.data;
       return deps.pageReads.run(1, async () => {
         // It may have left while it waited its turn.
         if (clientGone(res)) return ANSWERED;
-        const view = await executions.readBatch(caller.orgId, batchId, { offset, limit });
+        const view = await executions.readBatch(caller, batchId, { offset, limit });
         if (view === undefined) throw new AppError("not_found", "No such batch");
         // The permit is held until the page is sent: the page's results are in memory until then.
         await sendBatchPage(res, view, offset, deps.pageStallTimeoutMs ?? PAGE_STALL_TIMEOUT_MS);

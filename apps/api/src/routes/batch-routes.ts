@@ -4,6 +4,7 @@ import { integrationIssues, resolveExecution } from "@pes/playbooks";
 import type { BatchItem } from "@pes/executions";
 import { z } from "zod";
 import type { Caller } from "../auth/authenticate.js";
+import { callerOrganization, teamScopedKey } from "../auth/team-requests.js";
 import { AppError } from "../errors.js";
 import type { Executions } from "../executions.js";
 import { prefixIssues, toValidationIssues } from "../validation.js";
@@ -41,6 +42,7 @@ export function batchRoutes(deps: BatchRouteDeps): Route[] {
   async function batchItems(caller: Caller, requestId: string, body: BatchExecutionInput, batchId: string, callerWaits: boolean): Promise<BatchItem[]> {
     const now = deps.now();
     const total = body.inputList.length;
+    const organization = callerOrganization(caller);
     const item = (index: number): BatchItem => {
       const parsed = PlaybookExecutionInput.safeParse(body.inputList[index]);
       if (!parsed.success) return { invalid: itemError(toValidationIssues(parsed.error, [])) };
@@ -49,7 +51,7 @@ export function batchRoutes(deps: BatchRouteDeps): Route[] {
         liveRun: parsed.data.liveRun ?? body.liveRun,
         channelId: parsed.data.channelId ?? body.channelId,
       };
-      const resolved = resolveExecution(input, caller.org, { now, allowedChatHosts: deps.allowedChatHosts });
+      const resolved = resolveExecution(input, organization, { now, allowedChatHosts: deps.allowedChatHosts });
       if (!resolved.ok) return { invalid: itemError(resolved.issues) };
       const batch = input.channelId === undefined ? undefined : { id: batchId, index, total, ...(callerWaits ? { callerWaits } : {}) };
       return { request: executionRequest(caller, `${requestId}.${index}`, input, resolved, batch) };
@@ -105,7 +107,9 @@ export function batchRoutes(deps: BatchRouteDeps): Route[] {
         const key = idempotencyKeyOf(req.headers);
         const options = {
           coalesce: mayShare(req.headers),
-          ...(key === undefined ? {} : { idempotent: { orgId: caller.orgId, key, requestHash: requestHash(`POST ${BATCH_PATH}`, body) } }),
+          ...(key === undefined
+            ? {}
+            : { idempotent: { orgId: caller.orgId, key: teamScopedKey(caller, key), requestHash: requestHash(`POST ${BATCH_PATH}`, body) } }),
         };
         const items = (batchId: string) => batchItems(caller, requestId, body, batchId, !async);
 

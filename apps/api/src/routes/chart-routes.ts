@@ -6,7 +6,7 @@ import type { Request, Response } from "express";
 import { LRUCache } from "lru-cache";
 import { z } from "zod";
 import { AppError } from "../errors.js";
-import type { Executions } from "../executions.js";
+import { wholeOrganization, type Executions, type Reader } from "../executions.js";
 import { EXECUTION_ID, EXECUTION_PATH } from "./execution-routes.js";
 import { PAGE_CONTENT_SECURITY_POLICY, renderExecutionPage } from "./execution-page.js";
 import { ANSWERED, organizationRoute, publicRoute, type Route } from "./route.js";
@@ -43,8 +43,8 @@ export function chartRoutes(deps: ChartRouteDeps): Route[] {
     rendered.set(key, image);
     return image;
   };
-  const chartOf = async (orgId: string, executionId: string, action: number): Promise<ChartData | undefined> =>
-    (await deps.executions.readCharts(orgId, executionId)).get(action);
+  const chartOf = async (reader: Reader, executionId: string, action: number): Promise<ChartData | undefined> =>
+    (await deps.executions.readCharts(reader, executionId)).get(action);
 
   return [
     organizationRoute({
@@ -63,14 +63,17 @@ export function chartRoutes(deps: ChartRouteDeps): Route[] {
         ],
         responses: {
           200: { description: "The chart.", images: ["image/svg+xml", "image/png"] },
-          404: { description: "No chart of that action of an execution of the caller's organization (none drawn, or gone).", body: ErrorResponse },
+          404: {
+            description: "No chart of that action of an execution the caller may see (none drawn, gone, or another organization's or team's).",
+            body: ErrorResponse,
+          },
         },
       },
       handle: async ({ req, res, caller }) => {
         const { id, action } = req.params;
         if (typeof id !== "string" || !EXECUTION_ID.test(id) || typeof action !== "string" || !ACTION_INDEX.test(action))
           throw new AppError("not_found", "No such chart");
-        const chart = await chartOf(caller.orgId, id, Number(action));
+        const chart = await chartOf(caller, id, Number(action));
         if (chart === undefined) throw new AppError("not_found", "No such chart");
         const format: ChartFormat = req.accepts(["image/svg+xml", "image/png"]) === "image/png" ? "png" : "svg";
         sendImage(res, await draw(`${caller.orgId}\n${id}\n${action}\n${format}`, chart, format), format, "private, no-store");
@@ -86,10 +89,11 @@ export function chartRoutes(deps: ChartRouteDeps): Route[] {
         const link = checkLink(deps, req, res, (executionId) => pagePath(executionId), "page");
         if (link === ANSWERED) return ANSWERED;
         const { id, orgId, expiresAt } = link;
-        const view = await deps.executions.read(orgId, id);
+        // A signed link is a capability: whoever holds it sees the page, whatever their team.
+        const view = await deps.executions.read(wholeOrganization(orgId), id);
         if (view === undefined)
           return sendPage(res, 404, notice("This execution is no longer kept", "Executions are kept for a while after they finish; this one is gone."));
-        const charts = view.outcome === undefined ? new Map<number, ChartData>() : await deps.executions.readCharts(orgId, id);
+        const charts = view.outcome === undefined ? new Map<number, ChartData>() : await deps.executions.readCharts(wholeOrganization(orgId), id);
         const { chartCaption } = await chartRenderer();
         const images = new Map(
           [...charts].map(([action, chart]) => [
@@ -131,7 +135,7 @@ export function chartRoutes(deps: ChartRouteDeps): Route[] {
         );
         if (link === ANSWERED) return ANSWERED;
         const { id, orgId } = link;
-        const chart = await chartOf(orgId, id, action);
+        const chart = await chartOf(wholeOrganization(orgId), id, action);
         if (chart === undefined) {
           res.status(404).type("text/plain").set({ "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" }).send("No such chart");
           return ANSWERED;

@@ -49,6 +49,8 @@ describe("POST /playbook/execution", () => {
         details: "p99 up",
         liveRun: false,
         channelId: "C1",
+        // A caller of no team: it runs for no team.
+        teams: [],
       },
     ]);
     expect(client.timeouts).toEqual([5000]);
@@ -67,8 +69,8 @@ describe("POST /playbook/execution", () => {
     expect((await execute().set("X-Request-Id", "req-link").send({ messageLink, bookName: "disk-full" })).status).toBe(200);
     expect((await execute().send({ messageLink, channelId: "C123", liveRun: true })).status).toBe(200);
     expect(client.requests).toEqual([
-      { kind: "message", orgId: "acme", requestId: "req-link", messageLink, bookName: "disk-full", liveRun: false },
-      { kind: "message", orgId: "acme", requestId: expect.any(String), messageLink, liveRun: true, channelId: "C123" },
+      { kind: "message", orgId: "acme", requestId: "req-link", messageLink, bookName: "disk-full", liveRun: false, teams: [] },
+      { kind: "message", orgId: "acme", requestId: expect.any(String), messageLink, liveRun: true, channelId: "C123", teams: [] },
     ]);
   });
 

@@ -14,6 +14,7 @@ import { resolveExecution, type ResolveExecutionResult } from "@pes/playbooks";
 import type { ExecutionOutcome, ExecutionRequest, ExecutionView, MessageExecutionRequest } from "@pes/executions";
 import { z } from "zod";
 import type { Caller } from "../auth/authenticate.js";
+import { callerOrganization, requestTeams, teamScopedKey } from "../auth/team-requests.js";
 import { AppError } from "../errors.js";
 import type { Executions } from "../executions.js";
 import { prefixIssues } from "../validation.js";
@@ -64,13 +65,15 @@ export function executionRoutes(deps: ExecutionRouteDeps): Route[] {
         },
       },
       handle: async ({ req, caller, body, requestId }) => {
-        const resolved = resolveExecution(body, caller.org, resolveOptions(deps.now()));
+        const resolved = resolveExecution(body, callerOrganization(caller), resolveOptions(deps.now()));
         if (!resolved.ok) throw new AppError("validation", prefixIssues(resolved.issues));
         const request = executionRequest(caller, requestId, body, resolved);
         const key = idempotencyKeyOf(req.headers);
         const options = {
           coalesce: mayShare(req.headers),
-          ...(key === undefined ? {} : { idempotent: { orgId: caller.orgId, key, requestHash: requestHash(`POST ${EXECUTION_PATH}`, body) } }),
+          ...(key === undefined
+            ? {}
+            : { idempotent: { orgId: caller.orgId, key: teamScopedKey(caller, key), requestHash: requestHash(`POST ${EXECUTION_PATH}`, body) } }),
         };
 
         if (prefersAsync(req.headers)) {
@@ -96,19 +99,21 @@ export function executionRoutes(deps: ExecutionRouteDeps): Route[] {
       operation: {
         operationId: "getExecution",
         summary: "Read an execution back: its status, and its result once it completed",
-        description: "Any execution of the caller's organization (synchronous, asynchronous, batch item), for the retention time after it finished.",
+        description:
+          "Any execution of the caller's organization its teams may see (synchronous, asynchronous, batch item), for the retention time " +
+          "after it finished. Another team's execution is a 404, as another organization's.",
         parameters: [{ name: "id", in: "path", description: "The execution id (X-Execution-Id, or the end of Location).", schema: z.string() }],
         responses: {
           200: { description: "The execution as it stands.", body: ExecutionStatus },
           404: {
-            description: "No execution of that id for the caller's organization: none, another organization's, or past its retention.",
+            description: "No execution of that id the caller may see: none, another organization's or team's, or past its retention.",
             body: ErrorResponse,
           },
         },
       },
       handle: async ({ req, caller }) => {
         const { id } = req.params;
-        const view = typeof id === "string" && EXECUTION_ID.test(id) ? await deps.executions.read(caller.orgId, id) : undefined;
+        const view = typeof id === "string" && EXECUTION_ID.test(id) ? await deps.executions.read(caller, id) : undefined;
         if (view === undefined) throw new AppError("not_found", "No such execution");
         return statusJson(view);
       },
@@ -127,14 +132,14 @@ export function executionRoutes(deps: ExecutionRouteDeps): Route[] {
         responses: {
           200: { description: "The execution's evidence bundle.", body: EvidenceBundle },
           404: {
-            description: "No bundle of that execution for the caller's organization: none kept, another organization's, or past its retention.",
+            description: "No bundle of that execution the caller may see: none kept, another organization's or team's, or past its retention.",
             body: ErrorResponse,
           },
         },
       },
       handle: async ({ req, caller }) => {
         const { id } = req.params;
-        const bundle = typeof id === "string" && EXECUTION_ID.test(id) ? await deps.executions.readEvidence(caller.orgId, id) : undefined;
+        const bundle = typeof id === "string" && EXECUTION_ID.test(id) ? await deps.executions.readEvidence(caller, id) : undefined;
         if (bundle === undefined) throw new AppError("not_found", "No evidence kept for such an execution");
         return bundle;
       },
@@ -162,10 +167,10 @@ export function executionRequest(
   };
   if ("linked" in resolved) {
     const { messageLink, bookName } = resolved.linked;
-    return { kind: "message", ...common, messageLink, ...(bookName === undefined ? {} : { bookName }) };
+    return { kind: "message", ...common, messageLink, ...(bookName === undefined ? {} : { bookName }), teams: requestTeams(caller, bookName) };
   }
   const { bookName, time, attributes } = resolved.value;
-  const request: ExecutionRequest = { ...common, bookName, time, attributes };
+  const request: ExecutionRequest = { ...common, bookName, time, attributes, teams: requestTeams(caller, bookName) };
   if (input.title !== undefined) request.title = input.title;
   if (input.details !== undefined) request.details = input.details;
   return request;
@@ -176,7 +181,7 @@ export function itemError(issues: readonly ValidationIssue[]): JsonText {
 }
 
 /** An execution as `GET /playbook/execution/{id}` shows it (ExecutionStatus); the result's JSON goes in as it is. */
-function statusJson(view: ExecutionView): JsonText {
+export function statusJson(view: ExecutionView): JsonText {
   const head = JSON.stringify({
     id: view.id,
     status: view.status,

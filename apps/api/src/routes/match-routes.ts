@@ -1,5 +1,6 @@
 import { PlaybookMatchInput, PlaybookMatchResult } from "@pes/contracts";
 import { explainAlert, explainExecution } from "@pes/playbooks";
+import { callerOrganization } from "../auth/team-requests.js";
 import { organizationRoute, type Route } from "./route.js";
 
 export interface MatchRouteDeps {
@@ -30,8 +31,9 @@ export function matchRoutes(deps: MatchRouteDeps): Route[] {
       handle: ({ caller, body }) => {
         const { alert, ...input } = body;
         const now = deps.now();
-        if (alert !== undefined) return explainAlert(alert, caller.org, now);
-        return explainExecution(input, caller.org, { now, allowedChatHosts: deps.allowedChatHosts });
+        const organization = callerOrganization(caller);
+        if (alert !== undefined) return explainAlert(alert, organization, now);
+        return explainExecution(input, organization, { now, allowedChatHosts: deps.allowedChatHosts });
       },
     }),
   ];

@@ -1,8 +1,9 @@
 import type { OrganizationCatalog } from "@pes/config";
 import { JsonText, PlaybookList } from "@pes/contracts";
+import { callerOrganization } from "../auth/team-requests.js";
 import { organizationRoute, type Route } from "./route.js";
 
-/** `GET /playbook`: the caller's organization's playbooks, serialized once per organization. */
+/** `GET /playbook`: the playbooks the caller may run, serialized once per view of its organization (callerOrganization). */
 export function playbookRoutes(): Route[] {
   const serialized = new WeakMap<OrganizationCatalog, JsonText>();
   return [
@@ -12,14 +13,15 @@ export function playbookRoutes(): Route[] {
       auth: "organization",
       operation: {
         operationId: "listPlaybooks",
-        summary: "List the playbooks available to the caller's organization",
+        summary: "List the playbooks the caller may run: its organization's, open to every team or to one of its teams",
         responses: { 200: { description: "The organization's playbooks.", body: PlaybookList } },
       },
       handle: ({ caller }) => {
-        let list = serialized.get(caller.org);
+        const organization = callerOrganization(caller);
+        let list = serialized.get(organization);
         if (list === undefined) {
-          list = JsonText.of(caller.org.playbookList);
-          serialized.set(caller.org, list);
+          list = JsonText.of(organization.playbookList);
+          serialized.set(organization, list);
         }
         return list;
       },

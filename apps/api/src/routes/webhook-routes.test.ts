@@ -113,6 +113,7 @@ describe("POST /webhooks/alertmanager", () => {
         details: "CPU above 90 %",
         liveRun: false,
         channelId: "C-ALERTS",
+        teams: [],
       },
       {
         orgId: "acme",
@@ -123,6 +124,7 @@ describe("POST /webhooks/alertmanager", () => {
         title: "High latency on checkout in staging",
         liveRun: false,
         channelId: "C-ALERTS",
+        teams: [],
       },
     ]);
     // Nothing waits for a result.

@@ -3,6 +3,7 @@ import { AlertWebhookAccepted, AlertWebhookPayload, AlertWebhookQuery, type Star
 import type { Logger } from "@pes/logger";
 import { integrationIssues, resolveAlert } from "@pes/playbooks";
 import type { ExecutionRequest } from "@pes/executions";
+import { callerOrganization, requestTeams } from "../auth/team-requests.js";
 import { AppError } from "../errors.js";
 import type { Executions } from "../executions.js";
 import { prefixIssues } from "../validation.js";
@@ -51,6 +52,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
         if (channelIssues.length > 0) throw new AppError("validation", prefixIssues(channelIssues, ["query"]));
         const channelId = query.channelId ?? caller.org.slack?.alertChannelId ?? caller.org.teams?.alertChannelId;
         const now = deps.now();
+        const organization = callerOrganization(caller);
 
         const accepted: AlertWebhookAccepted = {
           executions: [],
@@ -73,7 +75,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
             accepted.skipped += 1;
             return;
           }
-          const resolved = resolveAlert(alert, caller.org, now);
+          const resolved = resolveAlert(alert, organization, now);
           if (!resolved.ok) {
             const { reason, message } = resolved;
             accepted.unmatched.push(
@@ -94,6 +96,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
             ...(details === undefined ? {} : { details }),
             liveRun: false,
             ...(channelId === undefined ? {} : { channelId }),
+            teams: requestTeams(caller, bookName),
           });
           started.push({ ...reference, bookName, title });
         });
@@ -132,7 +135,9 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
  */
 function alertExecutionId(request: ExecutionRequest): string {
   const attributes = Object.entries(request.attributes).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const identity = ["alert", request.orgId, request.bookName, attributes, request.time, request.channelId ?? null];
+  // The teams it runs for only when it runs for some: a team-less caller's ids are those from before teams.
+  const teams = request.teams === undefined || request.teams.length === 0 ? [] : [["teams", ...request.teams]];
+  const identity = ["alert", request.orgId, request.bookName, attributes, request.time, request.channelId ?? null, ...teams];
   const hex = createHash("sha256").update(JSON.stringify(identity)).digest("hex");
   const variant = ((Number.parseInt(hex.charAt(16), 16) & 0x3) | 0x8).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;

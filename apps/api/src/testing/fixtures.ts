@@ -146,7 +146,7 @@ export const nowSeconds = () => Math.floor(Date.now() / 1000);
 /**
  * testing/config, loaded as production loads CONFIG_DIR: acme (clients acme-ci, acme-bot; three
  * playbooks; Slack, also on chat.acme.example, alerts to C-ALERTS; PagerDuty), globex (globex-ci; no Slack, no incident
- * tool), initech (API not enabled).
+ * tool), initech (API not enabled), umbrella (umbrella-ci; playbooks and a data source of teams payments and search).
  */
 const catalog = await loadConfig(fileURLToPath(new URL("./config", import.meta.url)));
 
@@ -360,6 +360,9 @@ export function testApp(options: TestAppOptions): { app: ReturnType<typeof creat
     ...(options.evidence === undefined ? {} : { evidence: options.evidence }),
     ...(options.charts === undefined ? {} : { charts: options.charts }),
     ...(options.linkSigningSecret === undefined ? {} : { linkSigningSecret: options.linkSigningSecret }),
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    ...(options.feedback === undefined ? {} : { feedback: options.feedback }),
+    ...(options.slackInteractivity === undefined ? {} : { slackInteractivity: options.slackInteractivity }),
   });
   return { app, client };
 }

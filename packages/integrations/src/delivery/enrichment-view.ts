@@ -13,4 +13,9 @@ export interface EnrichmentView {
   actionGadgets?: readonly number[];
   /** A line above the title, e.g. "Issue 3 of 100" in a batch. */
   heading?: string;
+  /**
+   * Buttons to say whether the verdict named the right cause: `reference` the execution's signed
+   * reference (Slack buttons carry it), `url` its feedback page (a Teams card opens it). None: no buttons.
+   */
+  feedback?: { reference: string; url?: string };
 }

@@ -1,5 +1,6 @@
 import type { ActionResult } from "@pes/contracts";
 import type { EnrichmentView } from "../delivery/enrichment-view.js";
+import { feedbackActionsBlock, type FeedbackBlock } from "./feedback-blocks.js";
 import { escapeAndClip, slackLink } from "./slack-mrkdwn.js";
 
 /**
@@ -10,7 +11,7 @@ import { escapeAndClip, slackLink } from "./slack-mrkdwn.js";
 export const SLACK_LIMITS = { blocksPerMessage: 50, sectionChars: 3_000, messageChars: 12_000 } as const;
 
 /** Blocks we post: mrkdwn sections marked `verbatim` (Slack turns no bare URL, `@here` or `#name` into a link) and dividers. */
-export type EnrichmentBlock = { type: "section"; text: { type: "mrkdwn"; text: string; verbatim: true } } | { type: "divider" };
+export type EnrichmentBlock = { type: "section"; text: { type: "mrkdwn"; text: string; verbatim: true } } | { type: "divider" } | FeedbackBlock;
 
 /** One message to post: its blocks, and the plain `text` notifications and old clients show instead. */
 export interface SlackPostMessage {
@@ -106,7 +107,11 @@ export function renderEnrichment(view: EnrichmentView, options: RenderOptions = 
     }
     sections.push(DIVIDER, ...toSections(lines));
   }
-  return pack(sections, fallbackText(view), Math.max(1, options.maxMessages ?? 5));
+  const buttons = view.feedback === undefined ? undefined : feedbackActionsBlock(view.feedback.reference);
+  const messages = pack(sections, fallbackText(view), Math.max(1, options.maxMessages ?? 5), buttons === undefined ? 0 : 1);
+  // The buttons close the root message: what the verdict said is just above them.
+  if (buttons !== undefined) messages[0]?.blocks.push(buttons);
+  return messages;
 }
 
 /** The root of a batch's thread: says what the batch is; each issue's result follows as a reply. */
@@ -119,7 +124,7 @@ export function renderBatchRoot(batch: { title?: string; itemCount: number }): S
   };
 }
 
-type Section = EnrichmentBlock;
+type Section = { type: "section"; text: { type: "mrkdwn"; text: string; verbatim: true } } | { type: "divider" };
 const DIVIDER: Section = { type: "divider" };
 
 function section(text: string): Section {
@@ -215,7 +220,7 @@ function textLength(block: Section): number {
  * Sections into at most `maxMessages` messages of at most 50 blocks and `messageChars` characters each,
  * in order; a divider never starts or ends a message. What does not fit is counted in a last line.
  */
-function pack(sections: readonly Section[], text: string, maxMessages: number): SlackPostMessage[] {
+function pack(sections: readonly Section[], text: string, maxMessages: number, reservedInRoot: number): SlackPostMessage[] {
   const messages: EnrichmentBlock[][] = [[]];
   let chars = 0;
   let index = 0;
@@ -224,7 +229,7 @@ function pack(sections: readonly Section[], text: string, maxMessages: number): 
     if (block === undefined) break;
     const current = messages[messages.length - 1] ?? [];
     const last = messages.length === maxMessages;
-    const blockRoom = SLACK_LIMITS.blocksPerMessage - (last ? 1 : 0);
+    const blockRoom = SLACK_LIMITS.blocksPerMessage - (last ? 1 : 0) - (messages.length === 1 ? reservedInRoot : 0);
     const charRoom = SLACK_LIMITS.messageChars - (last ? OMISSION_RESERVE_CHARS : 0);
     if (current.length + 1 <= blockRoom && chars + textLength(block) <= charRoom) {
       if (!(block.type === "divider" && current.length === 0)) current.push(block);

@@ -17,3 +17,18 @@ export {
 } from "./post-enrichment.js";
 export { createSlackPostClient, type SlackPostClientOptions } from "./slack-calls.js";
 export { escapeSlackText, slackLink } from "./slack-mrkdwn.js";
+export {
+  FEEDBACK_ACTIONS,
+  FEEDBACK_ACTIONS_BLOCK_ID,
+  FEEDBACK_MODAL_CALLBACK_ID,
+  FEEDBACK_MODAL_INPUTS,
+  FEEDBACK_STATUS_BLOCK_ID,
+  feedbackActionsBlock,
+  feedbackFromModal,
+  feedbackModal,
+  feedbackStatusBlock,
+  modalBlockOf,
+  withFeedbackStatus,
+  type FeedbackBlock,
+  type FeedbackModalTarget,
+} from "./feedback-blocks.js";

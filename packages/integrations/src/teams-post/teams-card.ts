@@ -106,6 +106,15 @@ export function renderTeamsMessage(view: TeamsView, mark: string): TeamsChatMess
 
   const pageUrl = view.pageUrl === undefined ? undefined : cardLink(view.pageUrl);
   const cardActions: CardElement[] = pageUrl === undefined ? [] : [{ type: "Action.OpenUrl", title: "Open the full result", url: pageUrl }];
+  // A card posted through Graph as a user sends no Action.Submit or Action.Execute back to the service
+  // (only a bot receives them): the feedback buttons open the execution's signed feedback page instead.
+  const feedbackUrl = view.feedback?.url === undefined ? undefined : cardLink(view.feedback.url);
+  if (feedbackUrl !== undefined) {
+    cardActions.push(
+      { type: "Action.OpenUrl", title: "Right cause", url: `${feedbackUrl}&verdict=right` },
+      { type: "Action.OpenUrl", title: "Wrong cause", url: `${feedbackUrl}&verdict=wrong` },
+    );
+  }
   const summary = summaryOf(view);
   const message = (body: CardElement[]) => chatMessage(mark, summary, body, cardActions);
 
