@@ -67,7 +67,7 @@ async function main(): Promise<void> {
   if (missing.length > 0) stop(`Missing secrets (set these environment variables or files):\n${missing.map((line) => `  ${line}`).join("\n")}`);
 
   // Side effects (posts, notes) record themselves in Redis so that a re-run never repeats them, and data
-  // sources' query slots are shared there by every worker.
+  // sources' query slots and organizations' per-minute budgets on them are shared there by every worker.
   const producer = createJobProducer({ redisUrl: env.redisUrl, prefix: env.queuePrefix, logger });
   const keys = keySpace(env.queuePrefix, env.redisUrl);
   // The evidence bundles of organizations that keep them, under their keys, for their retention.
@@ -81,6 +81,7 @@ async function main(): Promise<void> {
     querySlots: createRedisQuerySlots({ redis: producer.connection, keys }),
     ...(env.languageModel === undefined ? {} : { languageModel: env.languageModel }),
     onActionFinished: (report) => metrics.actionFinished(report),
+    onBudgetSettled: (orgId, budget) => metrics.budgetSettled(orgId, budget),
     keepEvidence: ({ orgId, bundle, retentionDays, maxBytes }) => evidence.keep(orgId, bundle, { retentionDays, maxBytes }),
   });
   const integrations = buildIntegrations(catalog, integrationSecrets, env.allowedChatHosts);

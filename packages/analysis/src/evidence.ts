@@ -279,6 +279,8 @@ export interface FailedEvidence extends Cited {
   kind: "failed";
   /** Why, in plain words (e.g. "timed out after 15 s"); the connector has redacted secrets from it. */
   reason: string;
+  /** The budget that stopped it before it started, or cut its wait (execution-budget.ts in the contracts). */
+  budget?: string;
 }
 
 /** An action not run because the issue lacks attributes its templates need. */

@@ -76,7 +76,7 @@ function readKnown(observation: Observation, reading: ReadingContext): Evidence 
     case "text":
       return { kind: "answer", ...cited, text: observation.text };
     case "failed":
-      return { kind: "failed", ...cited, reason: observation.reason };
+      return { kind: "failed", ...cited, reason: observation.reason, ...(observation.budget === undefined ? {} : { budget: observation.budget }) };
     case "skipped":
       return { kind: "skipped", action: reading.action, missing: observation.missing };
     default:

@@ -35,11 +35,25 @@ export function judgeExecution(findings: readonly Finding[], options: RankOption
     normal: ranking.normal.map(({ evidence }): NormalAction => ({ action: evidence.action, found: evidence.kind === "none" ? "none" : "within-usual-range" })),
     unchecked: [
       ...ranking.noData.map(({ evidence }): UncheckedAction => ({ action: evidence.action, reason: "no-data", noData: evidence.reason })),
-      ...ranking.failed.map(({ evidence }): UncheckedAction => ({ action: evidence.action, reason: "failed", error: evidence.reason })),
+      ...ranking.failed.map(
+        ({ evidence }): UncheckedAction => ({
+          action: evidence.action,
+          reason: "failed",
+          error: evidence.reason,
+          ...(evidence.budget === undefined ? {} : { budget: evidence.budget }),
+        }),
+      ),
       ...ranking.skipped.map(({ evidence }): UncheckedAction => ({ action: evidence.action, reason: "not-run", missing: [...evidence.missing] })),
     ],
+    ...partialOf(ranking),
   };
   return { time: options.time, verdict, ranking };
+}
+
+/** `partial` when budgets stopped actions: which ones, in the order the findings cite them first. */
+function partialOf(ranking: Ranking): Pick<Verdict, "partial"> {
+  const budgets = [...new Set(ranking.failed.flatMap(({ evidence }) => (evidence.budget === undefined ? [] : [evidence.budget])))];
+  return budgets.length === 0 ? {} : { partial: { budgets } };
 }
 
 /** The changes the ranking rules out: all it lists but the likely cause's rival, which is not ruled out. */

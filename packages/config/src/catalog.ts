@@ -2,7 +2,7 @@ import type { DataSource, RedactionPolicy } from "@pes/connectors/schemas";
 import type { Playbook } from "@pes/contracts";
 import type { MonitorNameMatcher, PlaybookDefinition } from "@pes/playbooks";
 import type { IncidentToolSettings, SlackSettings, TeamsSettings } from "./integration-settings.js";
-import type { EvidenceSettings, MemorySettings, OrganizationLimits } from "./organization-file.js";
+import type { EvidenceSettings, MemorySettings, OrganizationBudget, OrganizationLimits } from "./organization-file.js";
 
 /** One organization as loaded from CONFIG_DIR: who may call, what it can query, which playbooks it has. */
 export interface OrganizationCatalog {
@@ -28,6 +28,8 @@ export interface OrganizationCatalog {
   redaction?: RedactionPolicy;
   /** How its executions are remembered and recalled (absent: on, DEFAULT_MEMORY_RETENTION_DAYS). */
   memory?: MemorySettings;
+  /** What its executions may spend (absent: no limit but the deadlines). */
+  budget?: OrganizationBudget;
 }
 
 /** Everything CONFIG_DIR holds, validated; immutable after load. */

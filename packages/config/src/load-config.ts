@@ -107,6 +107,7 @@ export async function loadConfig(dir: string, options: { connectors?: ConnectorR
       ...(value.evidence === undefined ? {} : { evidence: value.evidence }),
       redaction: redactionPolicyOf(value.redaction),
       ...(value.memory === undefined ? {} : { memory: value.memory }),
+      ...(value.budget === undefined ? {} : { budget: value.budget }),
     });
   }
   return { organizations: catalog };

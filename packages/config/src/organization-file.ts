@@ -1,4 +1,5 @@
 import { connectorRegistry, type ConnectorRegistry } from "@pes/connectors/schemas";
+import { BudgetLimits } from "@pes/contracts";
 import { z } from "zod";
 import { IncidentToolSettings, SlackSettings, TeamsSettings } from "./integration-settings.js";
 import { RedactionSettings } from "./redaction-settings.js";
@@ -19,6 +20,16 @@ export const OrganizationLimits = z.strictObject({
   itemsQueued: z.int().min(1).max(10_000_000).optional(),
 });
 export type OrganizationLimits = z.infer<typeof OrganizationLimits>;
+
+/**
+ * What each of an organization's executions may spend (its playbooks may set less: the smaller wins per
+ * kind), and how many queries per minute all of its executions together may start on any one of its
+ * data sources, counted across every worker. Each one unset is unlimited (docs/investigations.md).
+ */
+export const OrganizationBudget = BudgetLimits.extend({
+  dataSourceQueriesPerMinute: z.int().min(1).max(1_000_000).optional(),
+});
+export type OrganizationBudget = z.infer<typeof OrganizationBudget>;
 
 /** A bundle's cap when its organization sets none: 2 MiB of JSON. */
 export const DEFAULT_EVIDENCE_MAX_BYTES = 2 * 1024 * 1024;
@@ -85,6 +96,8 @@ export function organizationFileSchema(connectors: ConnectorRegistry) {
     redaction: RedactionSettings.optional(),
     /** Whether its executions recall similar past ones, and how long they are remembered (default: on, 90 days). */
     memory: MemorySettings.optional(),
+    /** What its executions may spend: queries, bytes read, wall time, model tokens; queries per minute per data source. */
+    budget: OrganizationBudget.optional(),
   });
 }
 

@@ -17,6 +17,11 @@ export interface Observed<O extends Observation = Observation> {
   /** The connector's deep link for the query, when it has one: the evidence carries it. */
   link?: string;
   /**
+   * Bytes of the data source's answers this run read (the answer each request gave): absent when it
+   * read none itself, as when it joined a fetch another action started. An execution's budget counts them.
+   */
+  bytesRead?: number;
+  /**
    * Takes the data source's secrets out of a text: a source may echo them (an error text quoting the
    * Authorization header, an API echoing a header), so every text read from the observation passes here.
    */
@@ -36,7 +41,8 @@ export async function runConnectorAction<DS extends DataSourceBase, Q, O extends
 ): Promise<Observed<O | Observation>> {
   const { dataSource, spec, attributes, window, signal, deadline, secrets } = request;
   const redact = secrets.redacted.length === 0 ? (text: string) => text : (text: string) => redactSecrets(text, secrets.redacted);
-  const http = deadline === undefined ? request.http : withDeadline(request.http, deadline);
+  const read = { bytes: 0 };
+  const http = countingBytes(request.http, deadline, read);
   let query: Q;
   let link: string | undefined;
   try {
@@ -53,22 +59,34 @@ export async function runConnectorAction<DS extends DataSourceBase, Q, O extends
     // Runtimes read the filled query and the window, never the attributes: the same key asks the same.
     const key = JSON.stringify([definition.type, query, window.start, window.time, window.end]);
     const observation = request.shared === undefined ? await fetch(signal) : await request.shared.run(key, signal, fetch);
-    return { ...asked, observation };
+    return { ...asked, observation, ...bytesOf(read) };
   } catch (error) {
     // A shared fetch stops waiting at this action's signal, as a runtime does on its own.
     if (request.shared !== undefined && signal.aborted)
-      return { ...asked, observation: { kind: "failed", reason: describeFetchFailure(error, signal, "the data source") } };
+      return { ...asked, observation: { kind: "failed", reason: describeFetchFailure(error, signal, "the data source") }, ...bytesOf(read) };
     // A runtime that throws has a bug, and what it threw goes to the worker log: redacted like its answers.
     throw redactedError(error, secrets.redacted);
   }
 }
 
 /**
- * The client with the action's deadline on every request, so that its retries never outlive the action. A
- * fetch shared with later actions keeps the deadline of the one that started it, the earliest of theirs.
+ * The client with the action's deadline on every request, so that its retries never outlive the action,
+ * counting the bytes of the answers it reads into `read`. A fetch shared with later actions keeps the
+ * deadline of the one that started it, the earliest of theirs, and its bytes count for that one alone.
  */
-function withDeadline(http: HttpClient, deadline: number): HttpClient {
-  return { request: (url, options) => http.request(url, { deadline, ...options }), close: () => http.close() };
+function countingBytes(http: HttpClient, deadline: number | undefined, read: { bytes: number }): HttpClient {
+  return {
+    request: async (url, options) => {
+      const answer = await http.request(url, deadline === undefined ? options : { deadline, ...options });
+      read.bytes += answer.body.length;
+      return answer;
+    },
+    close: () => http.close(),
+  };
+}
+
+function bytesOf(read: { bytes: number }): Pick<Observed, "bytesRead"> {
+  return read.bytes === 0 ? {} : { bytesRead: read.bytes };
 }
 
 /** `error` with the secrets taken out of its message and stack (its cause is dropped: it may hold them too). */

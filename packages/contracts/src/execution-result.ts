@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ExecutionBudget } from "./execution-budget.js";
 import { ExecutionHistory } from "./execution-history.js";
 import { Verdict } from "./execution-verdict.js";
 
@@ -69,6 +70,10 @@ export const PlaybookExecutionResult = z
     actionableMitigations: z.array(ActionableMitigation).optional(),
     actionResults: z.array(ActionResult).optional(),
     analysis: ExecutionAnalysis.optional(),
+    budget: ExecutionBudget.optional().meta({
+      description:
+        "What the execution spent of its budget (queries, bytes read, wall time, model tokens) and its limits; `exhausted` names the limit that stopped work, and the verdict is then `partial`.",
+    }),
     pageUrl: z
       .string()
       .optional()

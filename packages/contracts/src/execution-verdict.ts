@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { StoppingBudget } from "./execution-budget.js";
 
 /**
  * The kinds of cause and symptom the analysis tells apart: changes (`deploy`, `config`, `restart`);
@@ -91,12 +92,13 @@ export const NormalAction = z
 export type NormalAction = z.infer<typeof NormalAction>;
 
 /**
- * An action that could not check anything: it failed (`error`, in plain words), was not run (`missing`
+ * An action that could not check anything: it failed (`error`, in plain words; `budget` when a budget
+ * stopped it before it started or cut its wait, see execution-budget.ts), was not run (`missing`
  * attributes), or found no data (`noData`: why; `too-few`: a new log pattern with too few lines to judge).
  */
 export const UncheckedAction = z
   .discriminatedUnion("reason", [
-    z.object({ action: z.string(), reason: z.literal("failed"), error: z.string() }),
+    z.object({ action: z.string(), reason: z.literal("failed"), error: z.string(), budget: StoppingBudget.optional() }),
     z.object({ action: z.string(), reason: z.literal("not-run"), missing: z.array(z.string()) }),
     z.object({ action: z.string(), reason: z.literal("no-data"), noData: z.enum(["empty", "stopped", "no-baseline", "none-at-time", "too-few"]) }),
   ])
@@ -123,6 +125,13 @@ export const Verdict = z
     ruledOut: z.array(RuledOutChange),
     normal: z.array(NormalAction),
     unchecked: z.array(UncheckedAction),
+    partial: z
+      .object({ budgets: z.array(StoppingBudget) })
+      .optional()
+      .meta({
+        description:
+          "Present when budgets stopped some of its actions (listed in `unchecked` with their `budget`): the verdict is judged from the evidence it had. `budgets`: which, in the order of the actions they stopped.",
+      }),
   })
   .meta({ id: "Verdict" });
 export type Verdict = z.infer<typeof Verdict>;

@@ -2,6 +2,7 @@ export * from "./alert-webhook.js";
 export * from "./errors.js";
 export * from "./execution-input.js";
 export * from "./execution-job.js";
+export * from "./execution-budget.js";
 export * from "./execution-result.js";
 export * from "./execution-verdict.js";
 export * from "./execution-history.js";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { StoppingBudget } from "./execution-budget.js";
 import { Deployment, KubernetesEvent, KubernetesState, Pod, ReplicaSet } from "./kubernetes-objects.js";
 
 /**
@@ -186,7 +187,12 @@ export const TextObservation = z.object({ kind: z.literal("text"), text: z.strin
 export type TextObservation = z.infer<typeof TextObservation>;
 
 /** The source gave no usable answer (or the query could not be built): why, in plain words. */
-export const FailedObservation = z.object({ kind: z.literal("failed"), reason: z.string() });
+export const FailedObservation = z.object({
+  kind: z.literal("failed"),
+  reason: z.string(),
+  /** The budget that stopped the action (execution-budget.ts), so that a replay judges it as the worker did. */
+  budget: StoppingBudget.optional(),
+});
 export type FailedObservation = z.infer<typeof FailedObservation>;
 
 /** Nothing was asked: the issue lacks the attributes the action's templates need. */

@@ -20,6 +20,7 @@ import {
   type SyntheticSeries,
 } from "@pes/local-services";
 import { createLogger } from "@pes/logger";
+import { createWorkerMetrics } from "@pes/metrics";
 import { replayBundle } from "@pes/analysis";
 import { createEngine, type ActionReport, type Engine, type EngineDeps, type KeptEvidence } from "./engine.js";
 import { createLocalQuerySlots } from "./query-slots.js";
@@ -122,6 +123,11 @@ function observed(observation: Observation): Observed {
 
 function engineWith(catalog: Catalog, overrides: Partial<EngineDeps> = {}) {
   return createEngine({ catalog, secrets: new Map(), logger, actionTimeoutMs: 10_000, maxConcurrentActions: 8, now: NOW, ...overrides });
+}
+
+/** A result without the wall time its budget says it took, which no two runs share. */
+function withoutWallTime(result: PlaybookExecutionResult): PlaybookExecutionResult {
+  return result.budget === undefined ? result : { ...result, budget: { ...result.budget, spent: { ...result.budget.spent, wallTimeMs: 0 } } };
 }
 
 /** Runs a job as the worker does (`investigate`), for its result. */
@@ -430,7 +436,9 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
     const engine = engineWith(catalog);
     const first = await resultOf(engine, job("Checkout latency"));
     const second = await resultOf(engine, job("Checkout latency"));
-    expect(second).toEqual(first);
+    // All but the wall time the budget says it took: the same queries, the same bytes.
+    expect(withoutWallTime(second)).toEqual(withoutWallTime(first));
+    expect(second.budget?.spent.queries).toBe(4);
   });
 
   it("reports a quiet service as within its usual range, a deploy before it as a change only", async () => {
@@ -466,10 +474,41 @@ describe("engine over a real Prometheus and a real HTTP API", () => {
       expect(result.analysis).toMatchObject({ by: "language-model", model: "small", promptTokens: 900, completionTokens: 40 });
       // The model rewords; the verdict stays the rules' own.
       expect(result.verdict?.cause).toMatchObject({ kind: "deploy", action: "Last deploy of checkout" });
-      const { highlights: _model, analysis: _analysis, ...rest } = result;
-      const { highlights: _deterministic, ...plainRest } = plain;
+      const { highlights: _model, analysis: _analysis, budget, ...rest } = result;
+      const { highlights: _deterministic, budget: plainBudget, ...plainRest } = plain;
       expect(rest).toEqual(plainRest);
+      // The model's tokens are spent from the budget, as its usage says; nothing else differs.
+      expect(budget?.spent.modelTokens).toBe(940);
+      expect({ ...budget?.spent, modelTokens: 0, wallTimeMs: 0 }).toEqual({ ...plainBudget?.spent, wallTimeMs: 0 });
       expect(plain.analysis).toBeUndefined();
+    } finally {
+      await model.close();
+    }
+  });
+
+  it("leaves the model unasked once the organization's budget of model tokens cannot hold its prompt: the rules' text, the verdict whole", async () => {
+    api.route = (_request, response) => sendJson(response, 200, { version: "v1.2.3", deployedAt: "2026-11-20T14:01:00Z" });
+    const model = await startTestHttpServer((_request, response) => sendJson(response, 500, {}));
+    const acme = catalog.organizations.get("acme");
+    if (acme === undefined) throw new Error("acme is configured above");
+    const budgeted: Catalog = { organizations: new Map([["acme", { ...acme, budget: { modelTokens: 100 } }]]) };
+    const metrics = createWorkerMetrics({ jobNames: [] });
+    try {
+      const plain = await resultOf(engineWith(catalog), job("Checkout latency"));
+      const engine = engineWith(budgeted, {
+        languageModel: { baseUrl: model.url, model: "small", timeoutMs: 5_000 },
+        onBudgetSettled: (orgId, budget) => metrics.budgetSettled(orgId, budget),
+      });
+      const result = await resultOf(engine, job("Checkout latency"));
+      expect(model.requests).toHaveLength(0);
+      expect(result.analysis).toEqual({ by: "deterministic", model: "small", fallback: "budget exhausted: model-tokens" });
+      expect(result.highlights).toBe(plain.highlights);
+      // Every action ran: the verdict is judged from all of its evidence, not partial.
+      expect(result.verdict).toEqual(plain.verdict);
+      expect(result.verdict?.partial).toBeUndefined();
+      expect(result.budget).toMatchObject({ exhausted: "model-tokens", spent: { queries: 4, modelTokens: 0 }, limit: { modelTokens: 100 } });
+      const exhausted = (await metrics.registry.getSingleMetric("pes_budget_exhausted_total")?.get())?.values ?? [];
+      expect(exhausted.map(({ labels, value }) => ({ labels, value }))).toEqual([{ labels: { org: "acme", kind: "model-tokens" }, value: 1 }]);
     } finally {
       await model.close();
     }

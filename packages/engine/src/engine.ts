@@ -11,10 +11,11 @@ import {
   type ConnectorRegistry,
   type Observed,
 } from "@pes/connectors";
-import type { AuditQuery, ChartData, ExecutionJob, PlaybookExecutionResult } from "@pes/contracts";
+import type { AuditQuery, ChartData, ExecutionBudget, ExecutionJob, PlaybookExecutionResult } from "@pes/contracts";
 import type { Logger } from "@pes/logger";
 import { chartsOf } from "./action-charts.js";
 import { createConcurrencyLimit } from "./concurrency-limit.js";
+import { budgetLimitsOf, createBudgetMeter } from "./execution-budget.js";
 import { judgeRuns } from "./judge.js";
 import { keepExecutionEvidence, type KeptEvidence } from "./keep-evidence.js";
 import type { LanguageModelOptions } from "./language-model-summary.js";
@@ -61,6 +62,8 @@ export interface EngineDeps {
   languageModel?: LanguageModelOptions;
   /** Told of every action as it ends, for metrics: it must be quick and must not throw. */
   onActionFinished?: (report: ActionReport) => void;
+  /** Told of every execution's budget (its result's) as it ends, for metrics: it must be quick and must not throw. */
+  onBudgetSettled?: (orgId: string, budget: ExecutionBudget) => void;
   now?: () => Date;
 }
 
@@ -131,16 +134,21 @@ export function createEngine(deps: EngineDeps): Engine {
       const startedAt = performance.now();
       const plan = planInvestigation(job, playbook, playbookSteps, now());
       if ("error" in plan) return { result: { error: plan.error }, charts: new Map() };
+      // Its budget runs from here: its signal aborts at its wall-time limit, when it has one.
+      const budget = createBudgetMeter(budgetLimitsOf(org.budget, playbook.budget), signal);
       const queries: AuditQuery[] = [];
-      const runs = await runPlan(recordingQueries(runner, plan, queries), plan, job, signal);
+      const runs = await runPlan(recordingQueries(runner, plan, queries), plan, job, budget.signal, budget);
       const judged = await judgeRuns(plan, runs, job, {
         playbook,
         mitigationLinks: (name) => mitigationLinks.get(org.id)?.get(name),
         redactor: createRedactor(redactions.get(org.id) ?? compileRedaction(DEFAULT_REDACTION_POLICY)),
         ...(deps.languageModel === undefined ? {} : { languageModel: deps.languageModel }),
         logger,
-        ...(signal === undefined ? {} : { signal }),
+        ...(budget.signal === undefined ? {} : { signal: budget.signal }),
+        modelTokens: budget,
       });
+      const spent = budget.settle();
+      deps.onBudgetSettled?.(job.orgId, spent);
       logInvestigation(logger, job, plan, judged.findings, startedAt);
       let evidenceSha256: string | undefined;
       if (executionId !== undefined && org.evidence?.keep === true && deps.keepEvidence !== undefined) {
@@ -148,7 +156,7 @@ export function createEngine(deps: EngineDeps): Engine {
         evidenceSha256 = await keepExecutionEvidence(evidence, deps.keepEvidence, logger);
       }
       return {
-        result: judged.result,
+        result: { ...judged.result, budget: spent },
         charts: chartsOf(plan.actions, judged.runs, logger.child({ requestId: job.requestId })),
         audit: { queries, ...(evidenceSha256 === undefined ? {} : { evidenceSha256 }) },
       };

@@ -103,7 +103,8 @@ function bundleWindow(window: TimeWindow): EvidenceBundle["actions"][number]["wi
 function failureOf(evidence: readonly Evidence[]): Observation {
   const [only] = evidence;
   if (only?.kind === "skipped") return { kind: "skipped", missing: [...only.missing] };
-  return { kind: "failed", reason: only?.kind === "failed" ? only.reason : "not run" };
+  if (only?.kind !== "failed") return { kind: "failed", reason: "not run" };
+  return { kind: "failed", reason: only.reason, ...(only.budget === undefined ? {} : { budget: only.budget }) };
 }
 
 /**

@@ -3,7 +3,7 @@ import type { DataSourceMitigationLinks, Redactor } from "@pes/connectors";
 import type { ActionableMitigation, ExecutionJob, PlaybookExecutionResult } from "@pes/contracts";
 import type { Logger } from "@pes/logger";
 import { offeredMitigations, renderArgs, renderMitigationTemplates, type PlaybookDefinition, type RenderedMitigation } from "@pes/playbooks";
-import { summarizeWithLanguageModel, type LanguageModelOptions } from "./language-model-summary.js";
+import { summarizeWithLanguageModel, type LanguageModelOptions, type ModelTokenBudget } from "./language-model-summary.js";
 import type { Plan, PlannedAction } from "./plan.js";
 import { redactJudged } from "./redaction-boundary.js";
 import type { WindowedRun } from "./run.js";
@@ -33,6 +33,8 @@ export interface JudgeOptions {
   redactor: Redactor;
   logger: Logger;
   signal?: AbortSignal;
+  /** The execution's budget of model tokens, which the model pass spends. */
+  modelTokens?: ModelTokenBudget;
 }
 
 /**
@@ -72,7 +74,13 @@ export async function judgeRuns(plan: Plan, runs: readonly WindowedRun[], job: E
   const summary =
     languageModel === undefined
       ? undefined
-      : await summarizeWithLanguageModel(languageModel, { attributes, findings, judgement, deterministic }, logger.child({ requestId: job.requestId }), signal);
+      : await summarizeWithLanguageModel(
+          languageModel,
+          { attributes, findings, judgement, deterministic },
+          logger.child({ requestId: job.requestId }),
+          signal,
+          options.modelTokens,
+        );
   const result: PlaybookExecutionResult = {
     highlights: summary?.highlights ?? deterministic,
     verdict: judgement.verdict,

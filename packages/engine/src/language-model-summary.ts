@@ -1,6 +1,7 @@
 import { shortAnswer, type Evidence, type Finding, type Judgement } from "@pes/analysis";
-import type { ExecutionAnalysis } from "@pes/contracts";
+import { budgetStopReason, type ExecutionAnalysis } from "@pes/contracts";
 import type { Logger } from "@pes/logger";
+import type { BudgetMeter } from "./execution-budget.js";
 
 /** An OpenAI-compatible chat-completions endpoint (LLM_BASE_URL, LLM_MODEL, LLM_API_KEY, LLM_TIMEOUT_MS). */
 export interface LanguageModelOptions {
@@ -26,6 +27,15 @@ export interface LanguageModelSummary {
   highlights: string;
   analysis: ExecutionAnalysis;
 }
+
+/** What the pass takes of an execution's budget: its model tokens. */
+export type ModelTokenBudget = Pick<BudgetMeter, "modelTokensLeft" | "spendModelTokens" | "stopped">;
+
+/**
+ * Characters per token, to estimate a prompt's tokens before asking: about 4 for English prose, fewer for
+ * the titles, numbers and JSON a prompt holds here; 3 errs on the side of asking less.
+ */
+const CHARS_PER_TOKEN = 3;
 
 /** Findings put in the prompt at most (symptoms and the likely cause first), and characters in all. */
 const MAX_PROMPT_FINDINGS = 60;
@@ -54,12 +64,15 @@ from the findings. Answer with one JSON object and nothing else: {"summary": "..
  * fails, answers anything else or cites an unknown action leaves the deterministic text in place. With
  * nothing abnormal found, the model is not asked: the deterministic text is complete, and a model could
  * only add a cause that is not there. Token counts and latency are logged and returned (`analysis`).
+ * With a token `budget`, the model is asked only when the prompt's estimate leaves room for an answer,
+ * which is cut at what is left (`max_tokens`); what it used is spent from the budget.
  */
 export async function summarizeWithLanguageModel(
   options: LanguageModelOptions,
   input: LanguageModelInput,
   logger: Logger,
   signal?: AbortSignal,
+  budget?: ModelTokenBudget,
 ): Promise<LanguageModelSummary> {
   const { model } = options;
   if (input.judgement.verdict.symptoms.length === 0) {
@@ -67,11 +80,26 @@ export async function summarizeWithLanguageModel(
   }
   // An action that was not run found nothing to cite.
   const titles = new Set(input.findings.flatMap(({ evidence }) => (evidence.kind === "skipped" ? [] : [evidence.action])));
+  const prompt = promptOf(input);
+  // With a token budget: the prompt's estimate must leave room for an answer, which may take the rest.
+  const left = budget?.modelTokensLeft();
+  const estimate = Math.ceil((SYSTEM_PROMPT.length + prompt.length) / CHARS_PER_TOKEN);
+  if (left !== undefined && estimate >= left) {
+    budget?.stopped("model-tokens");
+    return { highlights: input.deterministic, analysis: { by: "deterministic", model, fallback: budgetStopReason("model-tokens") } };
+  }
   const startedAt = performance.now();
-  const outcome = await askModel(options, promptOf(input), signal);
+  const outcome = await askModel(options, prompt, signal, left === undefined ? undefined : left - estimate);
   const latencyMs = Math.round(performance.now() - startedAt);
   const usage = outcome.kind === "answer" ? outcome.usage : {};
-  const checked = outcome.kind === "answer" ? checkSummary(outcome.content, titles) : outcome;
+  if (outcome.kind === "answer") budget?.spendModelTokens(spentTokens(usage, estimate));
+  const cut = outcome.kind === "answer" && outcome.cut && left !== undefined;
+  if (cut) budget?.stopped("model-tokens");
+  const checked = cut
+    ? { kind: "failed" as const, reason: budgetStopReason("model-tokens") }
+    : outcome.kind === "answer"
+      ? checkSummary(outcome.content, titles)
+      : outcome;
   const analysis: ExecutionAnalysis =
     checked.kind === "summary"
       ? { by: "language-model", model, latencyMs, ...usage }
@@ -83,10 +111,21 @@ export async function summarizeWithLanguageModel(
   return { highlights: checked.kind === "summary" ? checked.summary : input.deterministic, analysis };
 }
 
-type Outcome = { kind: "answer"; content: string; usage: { promptTokens?: number; completionTokens?: number } } | { kind: "failed"; reason: string };
+/** What the model answered: `cut` when it stopped at `max_tokens` (`finish_reason: "length"`). */
+type Outcome =
+  | { kind: "answer"; content: string; usage: { promptTokens?: number; completionTokens?: number }; cut: boolean }
+  | { kind: "failed"; reason: string };
 
-/** One chat-completions request within the deadline; never throws, never quotes the answer's body on an error. */
-async function askModel(options: LanguageModelOptions, prompt: string, outer: AbortSignal | undefined): Promise<Outcome> {
+/** The tokens an answer used, as its usage says; the prompt's estimate where it says nothing. */
+function spentTokens(usage: { promptTokens?: number; completionTokens?: number }, estimate: number): number {
+  return (usage.promptTokens ?? estimate) + (usage.completionTokens ?? 0);
+}
+
+/**
+ * One chat-completions request within the deadline, its answer cut at `maxTokens` when given; never
+ * throws, never quotes the answer's body on an error.
+ */
+async function askModel(options: LanguageModelOptions, prompt: string, outer: AbortSignal | undefined, maxTokens?: number): Promise<Outcome> {
   const timeout = AbortSignal.timeout(options.timeoutMs);
   const signal = outer === undefined ? timeout : AbortSignal.any([timeout, outer]);
   try {
@@ -96,6 +135,7 @@ async function askModel(options: LanguageModelOptions, prompt: string, outer: Ab
       body: JSON.stringify({
         model: options.model,
         temperature: 0,
+        ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }),
         messages: [
           { role: "system", content: SYSTEM_PROMPT },
           { role: "user", content: prompt },
@@ -130,6 +170,7 @@ function readCompletion(text: string): Outcome {
   return {
     kind: "answer",
     content,
+    cut: field(body, "choices", 0, "finish_reason") === "length",
     usage: {
       ...(isCount(promptTokens) ? { promptTokens } : {}),
       ...(isCount(completionTokens) ? { completionTokens } : {}),

@@ -13,7 +13,7 @@ import {
 import { errorMessage } from "@pes/contracts";
 import type { Logger } from "@pes/logger";
 import type { ActionDefinition } from "@pes/playbooks";
-import type { QuerySlotLimit } from "./query-slots.js";
+import type { QueryMinuteLimit, QuerySlotLimit } from "./query-slots.js";
 import { sameQueryKey } from "./same-query.js";
 
 /*
@@ -32,6 +32,8 @@ export interface PreparedStep {
   prepared: PreparedAction | string;
   /** The data source's limit of queries at once, when it sets one. */
   slots?: QuerySlotLimit;
+  /** The organization's queries per minute on the data source, when it sets a budget of them. */
+  perMinute?: QueryMinuteLimit;
   /** What it asks (sameQueryKey): an execution runs each once. Absent when it cannot run. */
   queryKey?: string;
 }
@@ -60,6 +62,7 @@ export function prepareSteps(
             connector: connectors.connectorOf(definition)?.type ?? "unknown",
             ...preparedStep(definition, org.dataSources, connections, connectors, logger),
             ...slotsOf(org.id, definition.dataSource, org.dataSources.get(definition.dataSource)),
+            ...perMinuteOf(org.id, definition.dataSource, org.budget?.dataSourceQueriesPerMinute),
           })),
         ),
       );
@@ -86,6 +89,11 @@ function preparedStep(
 function slotsOf(orgId: string, name: string, dataSource: DataSource | undefined): { slots?: QuerySlotLimit } {
   const max = dataSource?.maxConcurrentQueries;
   return max === undefined ? {} : { slots: { key: `${orgId}/${name}`, max, dataSource: name } };
+}
+
+/** The organization's per-minute budget on the data source, when it sets one: keyed as its slots are. */
+function perMinuteOf(orgId: string, name: string, max: number | undefined): { perMinute?: QueryMinuteLimit } {
+  return max === undefined ? {} : { perMinute: { key: `${orgId}/${name}`, max, dataSource: name } };
 }
 
 /** One connection per data source of every organization: its HTTP client and its secrets. */

@@ -22,6 +22,24 @@ export interface QuerySlots {
    * @throws the signal's reason when it aborts first, or why the slots could not be reached.
    */
   acquire(request: { key: string; max: number; leaseMs: number; signal: AbortSignal }): Promise<() => Promise<void>>;
+  /**
+   * Counts one query of `key` (`<org>/<data source>`) in its last minute, if fewer than `max` were
+   * counted there: the per-minute budget of an organization on a data source, shared as the slots are.
+   * A refused query is not counted.
+   * @returns false when the last minute already holds `max` queries of `key`: the query must not start.
+   * @throws why the count could not be reached.
+   */
+  takeQueryOfMinute(request: { key: string; max: number }): Promise<boolean>;
+}
+
+/** A minute, as the per-minute budget counts it: a sliding one, ending now. */
+export const QUERY_MINUTE_MS = 60_000;
+
+/** An organization's queries per minute on one of its data sources, under `key` (its organization and name). */
+export interface QueryMinuteLimit {
+  key: string;
+  max: number;
+  dataSource: string;
 }
 
 /** An action that got no query slot: its reason is the action's short answer. */
@@ -71,9 +89,25 @@ function isTimeout(reason: unknown): boolean {
  * Query slots within one process: enough for an engine on its own (tests, one worker). Waiters are served
  * in the order they came; one whose signal aborts leaves the line.
  */
-export function createLocalQuerySlots(): QuerySlots {
+export function createLocalQuerySlots(now: () => number = () => performance.now()): QuerySlots {
   const byKey = new Map<string, { active: number; waiting: Array<() => void> }>();
+  // When each query counted in the last minute started, oldest first, by key.
+  const minutes = new Map<string, number[]>();
   return {
+    async takeQueryOfMinute({ key, max }) {
+      const at = now();
+      let started = minutes.get(key);
+      if (started === undefined) {
+        started = [];
+        minutes.set(key, started);
+      }
+      let expired = 0;
+      while (expired < started.length && (started[expired] ?? at) <= at - QUERY_MINUTE_MS) expired += 1;
+      if (expired > 0) started.splice(0, expired);
+      if (started.length >= max) return false;
+      started.push(at);
+      return true;
+    },
     acquire({ key, max, leaseMs, signal }) {
       signal.throwIfAborted();
       let slot = byKey.get(key);

@@ -1,16 +1,18 @@
 import { formatDuration, type Evidence } from "@pes/analysis";
 import type { AnyActionRequest, Observed, TimeWindow } from "@pes/connectors";
+import { budgetStopReason, errorMessage, type StoppingBudget } from "@pes/contracts";
 import type { Logger } from "@pes/logger";
 import { evidenceOf } from "./evidence-bundle.js";
+import { budgetOf, type BudgetMeter } from "./execution-budget.js";
 import type { PlannedAction } from "./plan.js";
-import { inQuerySlot, NoQuerySlotError, type QuerySlots } from "./query-slots.js";
+import { inQuerySlot, NoQuerySlotError, type QueryMinuteLimit, type QuerySlots } from "./query-slots.js";
 
 /**
  * How an action ended: `ok` (whatever it found), `failed` (the data source failed it, or it could not
  * run), `timeout` (its own deadline), `cancelled` (the execution's signal), `skipped` (the issue lacks
- * an attribute its query needs).
+ * an attribute its query needs), `budget` (a budget stopped it before it started, or cut its wait).
  */
-export type ActionOutcome = "ok" | "failed" | "timeout" | "cancelled" | "skipped";
+export type ActionOutcome = "ok" | "failed" | "timeout" | "cancelled" | "skipped" | "budget";
 
 /** One finished action, named by configuration only: never a URL, a query, a secret or an attribute value. */
 export interface ActionReport {
@@ -48,7 +50,9 @@ const ABORT_GRACE_MS = 1_000;
  * Runs one planned action over `window` within its own deadline (and the execution's `outer` signal),
  * in its data source's query slot when it has a limit: what it observed read into evidence. A failure,
  * a timeout or a cancellation is evidence too (`failed`); this never throws. Each ending is reported to
- * `onActionFinished` with its outcome.
+ * `onActionFinished` with its outcome. With the execution's `budget`, a query starts only while no limit
+ * is reached and its organization's minute on the data source has room (else it is `failed` with the
+ * budget that stopped it); its bytes are counted, and a wait the wall-time limit cuts is that budget's.
  */
 export async function runPlannedAction(
   runner: ActionRunner,
@@ -56,24 +60,42 @@ export async function runPlannedAction(
   planned: PlannedAction,
   window: TimeWindow,
   outer: AbortSignal | undefined,
+  budget?: BudgetMeter,
 ): Promise<ActionRun> {
   const { title, definition, prepared } = planned;
   const report = reporterOf(runner, orgId, planned);
   if (outer?.aborted) {
-    report("cancelled");
-    return { evidence: [failed(title, "cancelled before it started")] };
+    const stoppedBy = budgetOf(outer);
+    report(stoppedBy === undefined ? "cancelled" : "budget");
+    return { evidence: [stoppedBy === undefined ? failed(title, "cancelled before it started") : budgetStopped(title, stoppedBy)] };
+  }
+  if (typeof prepared === "string") {
+    report("failed");
+    return { evidence: [failed(title, prepared)] };
+  }
+  const over = budget?.startQuery();
+  if (over !== undefined) {
+    report("budget");
+    return { evidence: [budgetStopped(title, over)] };
+  }
+  if (planned.perMinute !== undefined) {
+    const minute = await takeQueryOfMinute(runner, planned.perMinute);
+    if (minute !== "taken") {
+      budget?.unstartQuery();
+      if (minute === "refused") budget?.refused(definition.dataSource);
+      report(minute === "refused" ? "budget" : "failed");
+      return { evidence: [minute === "refused" ? budgetStopped(title, "data-source-per-minute") : failed(title, minute.error)] };
+    }
   }
   const bounds = actionBounds(runner.actionTimeoutMs, outer);
   const startedAt = performance.now();
   const ended = (link?: string) => {
-    report(bounds.timedOut() ? "timeout" : "cancelled", startedAt);
+    const stoppedBy = bounds.timedOut() ? undefined : budgetOf(outer);
+    report(bounds.timedOut() ? "timeout" : stoppedBy === undefined ? "cancelled" : "budget", startedAt);
+    if (stoppedBy !== undefined) return budgetStopped(title, stoppedBy, link);
     return failed(title, bounds.timedOut() ? `timed out after ${formatDuration(runner.actionTimeoutMs)}` : "cancelled before it finished", link);
   };
   try {
-    if (typeof prepared === "string") {
-      report("failed");
-      return { evidence: [failed(title, prepared)] };
-    }
     const { signal, deadline } = bounds;
     const ran = inQuerySlot(runner.querySlots, planned.slots, slotOptions(runner, definition.dataSource, signal), () =>
       runner.run({ action: prepared, title, attributes: planned.attributes, window, signal, deadline }),
@@ -81,6 +103,11 @@ export async function runPlannedAction(
     // Whatever the action does after the race is decided is handled by the race: never unhandled.
     const observed = await Promise.race([ran, bounds.abandoned]);
     if (observed === ABORTED) return { evidence: [ended()] };
+    if (budget !== undefined) {
+      if (observed.bytesRead !== undefined) budget.read(observed.bytesRead);
+      // It asked nothing: an attribute its query needs is missing.
+      if (observed.observation.kind === "skipped") budget.unstartQuery();
+    }
     // An upstream's instance reads its answer as it is: the issue's attributes are the paged service's.
     const attributes = planned.instance.upstream === undefined ? planned.attributes : undefined;
     return settled(observed, title, window, attributes, signal, { report, startedAt, ended });
@@ -100,6 +127,24 @@ export async function runPlannedAction(
 
 function failed(action: string, reason: string, link?: string): Evidence {
   return { kind: "failed", action, reason, ...(link === undefined ? {} : { link }) };
+}
+
+/** An action a budget stopped: unchecked, saying which budget. */
+function budgetStopped(action: string, budget: StoppingBudget, link?: string): Evidence {
+  return { kind: "failed", action, reason: budgetStopReason(budget), budget, ...(link === undefined ? {} : { link }) };
+}
+
+/**
+ * Counts the query in its organization's minute on the data source: `taken` when it may start, `refused`
+ * when the minute is full, or why the count could not be reached (the action fails, as without a slot).
+ */
+async function takeQueryOfMinute(runner: ActionRunner, limit: QueryMinuteLimit): Promise<"taken" | "refused" | { error: string }> {
+  try {
+    return (await runner.querySlots.takeQueryOfMinute(limit)) ? "taken" : "refused";
+  } catch (error) {
+    runner.logger.warn({ err: error, dataSource: limit.dataSource }, "could not count a query in its data source's minute");
+    return { error: `could not count the query in the budget per minute of data source ${limit.dataSource}: ${errorMessage(error)}` };
+  }
 }
 
 function reporterOf(runner: ActionRunner, orgId: string, planned: PlannedAction): (outcome: ActionOutcome, startedAt?: number) => void {

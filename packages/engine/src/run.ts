@@ -3,6 +3,7 @@ import type { TimeWindow } from "@pes/connectors";
 import type { ExecutionJob } from "@pes/contracts";
 import { inActionSpan } from "./action-span.js";
 import type { ConcurrencyLimit } from "./concurrency-limit.js";
+import type { BudgetMeter } from "./execution-budget.js";
 import type { Plan, PlannedAction } from "./plan.js";
 import { runPlannedAction, type ActionRun, type ActionRunner } from "./run-action.js";
 import { createOncePerQuery } from "./same-query.js";
@@ -23,9 +24,10 @@ export interface PlanRunner extends ActionRunner {
  * query over the same window to the same data source fetched once per execution; then looks again,
  * further back, where a symptom was already climbing when the window began (lookBeforeTrends). Returns
  * one run per action of the plan, in its order: a run again replaces the first one's evidence and
- * observation both (and its window), so the bundle keeps what the verdict was judged from.
+ * observation both (and its window), so the bundle keeps what the verdict was judged from. With the
+ * execution's `budget`, an action starts only while it allows (runPlannedAction): one it stops is unchecked.
  */
-export async function runPlan(runner: PlanRunner, plan: Plan, job: ExecutionJob, signal?: AbortSignal): Promise<WindowedRun[]> {
+export async function runPlan(runner: PlanRunner, plan: Plan, job: ExecutionJob, signal?: AbortSignal, budget?: BudgetMeter): Promise<WindowedRun[]> {
   // An abort of `signal` drains the queue quickly: running actions end at once (their signals include
   // it, and the race in runPlannedAction ends those that ignore it) and queued ones return without starting.
   // Each action's span is a child of the job's, whichever action's turn ends its wait in the limit.
@@ -33,7 +35,7 @@ export async function runPlan(runner: PlanRunner, plan: Plan, job: ExecutionJob,
   const oncePerQuery = createOncePerQuery<WindowedRun>();
   const runIn = (action: PlannedAction, over: TimeWindow): Promise<WindowedRun> =>
     runner.limit.run(async () => ({
-      ...(await inActionSpan(parent, actionSpanOf(action, job.requestId), () => runPlannedAction(runner, job.orgId, action, over, signal))),
+      ...(await inActionSpan(parent, actionSpanOf(action, job.requestId), () => runPlannedAction(runner, job.orgId, action, over, signal, budget))),
       window: over,
     }));
   const { actions, window } = plan;

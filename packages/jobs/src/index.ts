@@ -28,6 +28,7 @@ export {
   memoryScopesKey,
   organizationKeysLua,
   organizationPrefix,
+  queryMinuteKey,
   querySlotsKey,
   replyChannel,
   slackPostKey,

@@ -1,7 +1,7 @@
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { keySpace, querySlotsKey, type KeySpace } from "./redis-keys.js";
+import { keySpace, queryMinuteKey, querySlotsKey, type KeySpace } from "./redis-keys.js";
 import { createRedisQuerySlots } from "./redis-query-slots.js";
 
 let redis: RedisHandle;
@@ -79,5 +79,36 @@ describe("createRedisQuerySlots", () => {
     const slots = createRedisQuerySlots({ redis: connection, keys: keySpace(uniquePrefix("slots"), redis.url) });
     await expect(slots.acquire({ key: "acme/metrics", max: 1, ...LONG, signal: new AbortController().signal })).rejects.toThrow(/Stream isn't writeable/);
     connection.disconnect();
+  });
+});
+
+describe("the per-minute budget of createRedisQuerySlots", () => {
+  it("counts at most max queries of a data source in a minute across workers, refusing the rest without counting them", async () => {
+    const keys = keySpace(uniquePrefix("minute"), redis.url);
+    const workers = [workerSlots(keys).slots, workerSlots(keys).slots, workerSlots(keys).slots];
+    const taken = await Promise.all(Array.from({ length: 40 }, (_, index) => workers[index % 3]?.takeQueryOfMinute({ key: "acme/metrics", max: 7 })));
+    expect(taken.filter((ok) => ok === true)).toHaveLength(7);
+    expect(taken.filter((ok) => ok === false)).toHaveLength(33);
+    // Another organization's data source of the same name has a minute of its own.
+    expect(await workers[0]?.takeQueryOfMinute({ key: "globex/metrics", max: 7 })).toBe(true);
+    const admin = workerSlots(keys).connection;
+    const key = queryMinuteKey(keys, "acme/metrics");
+    expect(await admin.zcard(key)).toBe(7);
+    const ttl = await admin.pttl(key);
+    expect(ttl).toBeGreaterThan(59_000);
+    expect(ttl).toBeLessThanOrEqual(61_000);
+  });
+
+  it("counts a query again once its minute has passed: a sliding minute", async () => {
+    const keys = keySpace(uniquePrefix("minute"), redis.url);
+    const { slots, connection } = workerSlots(keys);
+    const key = queryMinuteKey(keys, "acme/metrics");
+    for (let count = 0; count < 3; count += 1) expect(await slots.takeQueryOfMinute({ key: "acme/metrics", max: 3 })).toBe(true);
+    expect(await slots.takeQueryOfMinute({ key: "acme/metrics", max: 3 })).toBe(false);
+    // The oldest query's minute ends (its score is when it stops counting): one more may start, not two.
+    const [oldest] = await connection.zrange(key, "0", "0");
+    await connection.zadd(key, "XX", "1", oldest ?? "");
+    expect(await slots.takeQueryOfMinute({ key: "acme/metrics", max: 3 })).toBe(true);
+    expect(await slots.takeQueryOfMinute({ key: "acme/metrics", max: 3 })).toBe(false);
   });
 });

@@ -31,6 +31,7 @@ import {
   memoryScopesKey,
   organizationKeysLua,
   organizationPrefix,
+  queryMinuteKey,
   querySlotsKey,
   replyChannel,
   SCRIPT_KEYS,
@@ -70,6 +71,7 @@ function names(keys: KeySpace): Record<string, string> {
     auditRecorded: auditRecordedKey(keys, "acme", "e-1"),
     reply: replyChannel(keys, "i-1"),
     querySlots: querySlotsKey(keys, "acme/metrics"),
+    queryMinute: queryMinuteKey(keys, "acme/metrics"),
     slackPace: channelPaceKey(keys, "slack", "C1"),
     teamsPace: channelPaceKey(keys, "teams", "T1/19:c@thread.tacv2"),
     slackPost: slackPostKey(keys, "e-1:C1:0"),
@@ -84,6 +86,7 @@ function names(keys: KeySpace): Record<string, string> {
 const UNTAGGED = {
   reply: "pes:reply:i-1",
   querySlots: "pes:query-slots:acme/metrics",
+  queryMinute: "pes:query-minute:acme/metrics",
   slackPace: "pes:slack-pace:C1",
   teamsPace: "pes:teams-pace:T1/19:c@thread.tacv2",
   slackPost: "pes:slack-post:e-1:C1:0",

@@ -55,6 +55,9 @@ import { parseRedisClusterUrl } from "./redis-url.js";
  *   reply:<instance id>         Pub/Sub channel: the replies of one API instance's executions
  *   query-slots:<org>/<data source>  sorted set: the holders of a data source's query slots, scored by
  *                               the end of their lease; expires a second after the last lease
+ *   query-minute:<org>/<data source>  sorted set: the queries of the organization's last minute on the
+ *                               data source (its per-minute budget), scored by a minute after each began;
+ *                               expires a second after the last one's minute
  *   slack-pace:<channel>, teams-pace:<team id>/<channel id>  string: the channel's next free posting
  *                               time (ms, Redis' clock); expires a second after it
  *   slack-post:<post id>        string: a Slack message's once-only record (once-per-key.ts of
@@ -251,6 +254,11 @@ export function replyChannel(keys: KeySpace, instanceId: string): string {
 /** The holders of a data source's query slots; `slotsKey` is the engine's `<org>/<data source>`. */
 export function querySlotsKey(keys: KeySpace, slotsKey: string): string {
   return `${keys.prefix}:query-slots:${slotsKey}`;
+}
+
+/** The queries of an organization's last minute on a data source (its per-minute budget); `slotsKey` as querySlotsKey's. */
+export function queryMinuteKey(keys: KeySpace, slotsKey: string): string {
+  return `${keys.prefix}:query-minute:${slotsKey}`;
 }
 
 /** A chat channel's next free posting time; `channel` as the service names it (Teams: `<team id>/<channel id>`). */

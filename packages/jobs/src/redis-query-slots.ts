@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter, once } from "node:events";
 import type { RedisConnection } from "./redis-connections.js";
-import { querySlotsKey, type KeySpace } from "./redis-keys.js";
+import { queryMinuteKey, querySlotsKey, type KeySpace } from "./redis-keys.js";
 
 /**
  * KEYS[1] the data source's holders: a sorted set of holder ids scored by the end of their lease (ms,
@@ -19,6 +19,11 @@ return 1`;
 
 /** A waiter tries again after 0.5–1.5× this: about how late it sees a slot given back on another worker. */
 const POLL_MS = 100;
+/**
+ * The per-minute budget's minute (the engine's QUERY_MINUTE_MS): a query counted there is a holder whose
+ * lease is a minute, never given back, so that TAKE_SLOT counts the queries of the sliding last minute.
+ */
+const MINUTE_MS = 60_000;
 
 export interface RedisQuerySlotsOptions {
   /** A command connection (the worker's producer connection): a script and a ZREM per query. */
@@ -28,7 +33,8 @@ export interface RedisQuerySlotsOptions {
 }
 
 /**
- * Query slots shared by every worker on the Redis (the engine's QuerySlots): a data source's slots are a
+ * Query slots shared by every worker on the Redis (the engine's QuerySlots), and the per-minute budgets
+ * of organizations on their data sources, counted by the same script: a data source's slots are a
  * sorted set of holders, each with a lease, taken by one script. A waiter tries again as soon as a slot
  * of the same data source is given back in this process, and every 50–150 ms otherwise (a slot given back
  * by another worker); waiters are not served in order. One key per data source, so that the script stays
@@ -53,6 +59,13 @@ export function createRedisQuerySlots(options: RedisQuerySlotsOptions) {
         }
         await nextAttempt(givenBack, key, signal);
       }
+    },
+    /**
+     * Counts a query of `key` in its sliding last minute (queryMinuteKey), if fewer than `max` were: one
+     * script, atomic across every worker; a refused query is not counted.
+     */
+    async takeQueryOfMinute({ key, max }: { key: string; max: number }): Promise<boolean> {
+      return Number(await redis.eval(TAKE_SLOT, 1, queryMinuteKey(keys, key), randomUUID(), max, MINUTE_MS)) === 1;
     },
   };
 }

@@ -11,6 +11,7 @@ export {
   createWorkerMetrics,
   JOB_OUTCOMES,
   type ActionObservation,
+  type BudgetObservation,
   type ActionOutcomeLabel,
   type JobOutcomeLabel,
   type WorkerMetrics,

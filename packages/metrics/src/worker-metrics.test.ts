@@ -43,4 +43,27 @@ describe("createWorkerMetrics", () => {
 
     expect(await metrics.registry.metrics()).toContain('pes_worker_background_slots{queue="playbook-batch-executions"} 4');
   });
+
+  it("adds up executions' budgets: spent by organization and kind, the limits that stopped work, per-minute refusals by data source", async () => {
+    const metrics = createWorkerMetrics({ jobNames: [] });
+    metrics.budgetSettled("acme", { spent: { queries: 3, bytes: 2_048, wallTimeMs: 1_500, modelTokens: 0 } });
+    metrics.budgetSettled("acme", {
+      spent: { queries: 2, bytes: 0, wallTimeMs: 500, modelTokens: 900 },
+      exhausted: "queries",
+      refused: { metrics: 2 },
+    });
+    const values = async (name: string) =>
+      Object.fromEntries(
+        ((await metrics.registry.getSingleMetric(name)?.get())?.values ?? []).map(({ labels, value }) => [Object.values(labels).join("/"), value]),
+      );
+
+    expect(await values("pes_budget_spent_total")).toEqual({
+      "acme/queries": 5,
+      "acme/bytes": 2_048,
+      "acme/wall-time": 2,
+      "acme/model-tokens": 900,
+    });
+    expect(await values("pes_budget_exhausted_total")).toEqual({ "acme/queries": 1 });
+    expect(await values("pes_budget_refusals_total")).toEqual({ "acme/metrics": 2 });
+  });
 });

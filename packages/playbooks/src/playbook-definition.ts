@@ -1,4 +1,4 @@
-import { AllowedTeams } from "@pes/contracts";
+import { AllowedTeams, BudgetLimits } from "@pes/contracts";
 import { z } from "zod";
 import { connectorRegistry, type ConnectorRegistry } from "@pes/connectors/schemas";
 import { GadgetUpstreams } from "./gadget-upstreams.js";
@@ -138,6 +138,8 @@ export function playbookDefinitionSchema(connectors: ConnectorRegistry) {
      * narrow it further (team-access.ts in the configuration).
      */
     teams: AllowedTeams.optional(),
+    /** What one execution of it may spend; its organization's budget applies too (the smaller wins per kind). */
+    budget: BudgetLimits.optional(),
   });
 }
 

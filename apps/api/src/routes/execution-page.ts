@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { ExecutionHistory, PlaybookExecutionResult, UncheckedAction } from "@pes/contracts";
 import { HISTORY_HEADING, historyEntryText } from "@pes/memory/text";
 import escapeHtml from "escape-html";
+import { budgetSection } from "./execution-page-budget.js";
 
 /**
  * An execution's page, for people who are not in the channel and hold no token: server-rendered HTML
@@ -35,6 +36,7 @@ ul { padding-left: 20px; }
 table { border-collapse: collapse; width: 100%; background: #fff; }
 th, td { text-align: left; vertical-align: top; padding: 8px 10px; border-bottom: 1px solid var(--line); }
 th { font-size: 13px; color: var(--muted); font-weight: 600; }
+tr.exhausted td { color: var(--bad); }
 footer { margin-top: 36px; color: var(--muted); font-size: 12px; }
 `;
 
@@ -165,6 +167,8 @@ function resultSections(result: PlaybookExecutionResult, charts: PageView["chart
   }
 
   const unchecked = result.verdict?.unchecked ?? [];
+  const budget = budgetSection(result.budget);
+  if (budget !== "") sections.push(budget);
   sections.push(
     `<h2>What could not be checked</h2>\n${
       unchecked.length === 0
