@@ -190,7 +190,19 @@ async function main(): Promise<void> {
       logger.info({ signal, drainMs: env.shutdownDrainMs }, "draining: /readyz answers 503, requests are still served");
       await delay(env.shutdownDrainMs);
     }
-    await stop({ server, executionClient, queueInspector, dashboardQueues, evidence, charts, feedback, audit, logger, signal, timeoutMs: env.shutdownTimeoutMs });
+    await stop({
+      server,
+      executionClient,
+      queueInspector,
+      dashboardQueues,
+      evidence,
+      charts,
+      feedback,
+      audit,
+      logger,
+      signal,
+      timeoutMs: env.shutdownTimeoutMs,
+    });
     // The spans still buffered (the last requests') are exported before the process goes.
     await tracing.shutdown();
     process.exit(0);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ExecutionBudget } from "./execution-budget.js";
 
 /** The version of the audit record format this build writes. A reader takes any version: later ones only add. */
 export const AUDIT_RECORD_VERSION = 1;
@@ -132,7 +133,9 @@ export const AuditRecord = z
     /** sha256 (hex) of the canonical JSON of the evidence bundle kept (organizations with `evidence.keep`). */
     evidenceSha256: z.string().optional(),
     /** The budget the execution spent, as its result says it (`result.budget`). */
-    budget: z.looseObject({ spent: z.unknown(), limit: z.unknown(), exhausted: z.boolean().optional() }).optional(),
+    budget: ExecutionBudget.optional(),
+    /** The teams the execution ran for (its job's): who of the organization, besides its admins, may read the record. */
+    teams: z.array(z.string()).optional(),
   })
   .meta({ id: "AuditRecord" });
 export type AuditRecord = z.infer<typeof AuditRecord>;

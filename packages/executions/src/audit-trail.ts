@@ -15,7 +15,11 @@ const SCAN_CHUNK = 500;
 const APPEND_SCRIPT = readFileSync(new URL("../scripts/append-audit-record.lua", import.meta.url), "utf8");
 
 /** What `read` filters on besides the page: `GET /audit`'s query without its defaults applied. */
-export type AuditFilters = Omit<AuditListQuery, "limit"> & { limit: number };
+export type AuditFilters = Omit<AuditListQuery, "limit"> & {
+  limit: number;
+  /** Which records the reader may see, by the teams their executions ran for; absent: every one (an admin). */
+  visible?: (teams: readonly string[]) => boolean;
+};
 
 /**
  * Each organization's audit trail: a Redis stream of one record per finished execution, appended by the
@@ -107,7 +111,7 @@ function matches(record: AuditRecord, filters: AuditFilters): boolean {
   if (filters.subject !== undefined && record.requestedBy?.subject !== filters.subject) return false;
   if (filters.playbook !== undefined && record.playbook.name !== filters.playbook) return false;
   if (filters.execution !== undefined && record.executionId !== filters.execution) return false;
-  return true;
+  return filters.visible === undefined || filters.visible(record.teams ?? []);
 }
 
 /** Orders two stream ids (`<ms>-<n>`). */

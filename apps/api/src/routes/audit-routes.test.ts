@@ -12,6 +12,8 @@ import { rsaKey, signToken, startJwksServer, testApp, type JwksServer } from "..
 const key = rsaKey("key-1");
 const admin = signToken({ key, claims: { org_id: "acme", client_id: "acme-ci", sub: "ops-lead", scope: "pes:org-admin" } });
 const member = signToken({ key, claims: { org_id: "acme", client_id: "acme-ci", sub: "alice", teams: ["payments"] } });
+const searcher = signToken({ key, claims: { org_id: "acme", client_id: "acme-ci", sub: "sam", teams: ["search"] } });
+const noTeam = signToken({ key, claims: { org_id: "acme", client_id: "acme-ci", sub: "carol" } });
 const globexAdmin = signToken({ key, claims: { org_id: "globex", client_id: "globex-ci", sub: "root", scope: "pes:org-admin" } });
 
 let jwks: JwksServer;
@@ -19,8 +21,9 @@ let redis: RedisHandle;
 let connection: Redis;
 let trail: AuditTrail;
 
-function record(orgId: string, n: number, subject: string, playbook: string): AuditRecord {
+function record(orgId: string, n: number, subject: string, playbook: string, teams?: string[]): AuditRecord {
   return {
+    ...(teams === undefined ? {} : { teams }),
     v: AUDIT_RECORD_VERSION,
     executionId: `${orgId}-execution-${n}`,
     requestId: `request-${n}`,
@@ -41,7 +44,9 @@ beforeAll(async () => {
   connection = new Redis(redis.url);
   trail = createAuditTrail(() => connection, keySpace(uniquePrefix("api-audit"), redis.url));
   for (let n = 1; n <= 5; n += 1)
-    await trail.append(record("acme", n, n <= 3 ? "alice" : "bob", n % 2 === 0 ? "disk-full" : "cpu-high"), { retentionDays: 30 });
+    await trail.append(record("acme", n, n <= 3 ? "alice" : "bob", n % 2 === 0 ? "disk-full" : "cpu-high", n === 2 ? ["payments"] : undefined), {
+      retentionDays: 30,
+    });
   await trail.append(record("globex", 1, "root", "disk-full"), { retentionDays: 30 });
 });
 afterAll(async () => {
@@ -69,8 +74,10 @@ describe("GET /audit", () => {
     expect(newest?.queries[0]?.query).toEqual({ promql: 'disk{host="db-5"}' });
   });
 
-  it("refuses a caller of the organization that is not its admin with a 403 saying why, and a caller without a token with a 401", async () => {
-    const refused = await request(app()).get("/audit").set("Authorization", `Bearer ${member}`);
+  it("gives a member of teams only its teams' records, refuses a caller of neither teams nor the admin scope with a 403, and one without a token with a 401", async () => {
+    expect(ids(await page(member))).toEqual(["acme-execution-2"]);
+    expect(ids(await page(searcher))).toEqual([]);
+    const refused = await request(app()).get("/audit").set("Authorization", `Bearer ${noTeam}`);
     expect(refused.status).toBe(403);
     expect(refused.body.error).toContain("AUTH_ORG_ADMIN_SCOPE");
     expect(refused.body).not.toHaveProperty("records");

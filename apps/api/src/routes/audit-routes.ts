@@ -1,4 +1,5 @@
 import { AuditListQuery, AuditPage, ErrorResponse } from "@pes/contracts";
+import { visibleTo } from "@pes/config";
 import { QueueUnavailableError, type AuditTrail } from "@pes/executions";
 import type { Caller } from "../auth/authenticate.js";
 import { AppError } from "../errors.js";
@@ -11,7 +12,8 @@ export interface AuditRouteDeps {
 
 export const AUDIT_PATH = "/audit";
 
-const NOT_AN_ADMIN = "Reading the audit trail needs an admin of the organization: the token does not grant the organization admin scope (AUTH_ORG_ADMIN_SCOPE)";
+const NOT_AN_ADMIN =
+  "Reading the audit trail needs an admin of the organization or a member of a team: the token grants neither the organization admin scope (AUTH_ORG_ADMIN_SCOPE) nor a team (AUTH_TEAMS_CLAIM)";
 
 /** `GET /audit`: the organization's audit trail, for its admins. */
 export function auditRoutes(deps: AuditRouteDeps): Route[] {
@@ -45,13 +47,14 @@ export function auditRoutes(deps: AuditRouteDeps): Route[] {
  * another organization's records are never read), for an admin of it only, with the filters asked.
  */
 export async function readAudit(trail: Pick<AuditTrail, "read"> | undefined, caller: Caller, query: AuditListQuery): Promise<AuditPage> {
-  if (!caller.orgAdmin) throw new AppError("forbidden", NOT_AN_ADMIN);
+  // An admin reads every record of the organization; a member of teams, those of its teams' executions.
+  if (!caller.orgAdmin && caller.teams.length === 0) throw new AppError("forbidden", NOT_AN_ADMIN);
   if (query.from !== undefined && query.to !== undefined && Date.parse(query.from) > Date.parse(query.to)) {
     throw new AppError("validation", [{ path: ["query", "from"], message: "from must not be after to" }]);
   }
   if (trail === undefined) return { records: [] };
   try {
-    return await trail.read(caller.orgId, query);
+    return await trail.read(caller.orgId, caller.orgAdmin ? query : { ...query, visible: (teams) => visibleTo(caller, teams) });
   } catch (error) {
     if (error instanceof QueueUnavailableError) throw new AppError("service_unavailable", "Service unavailable: the audit trail cannot be read");
     throw error;

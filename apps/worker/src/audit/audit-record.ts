@@ -34,9 +34,6 @@ export interface AuditInput {
   finishedAt: Date;
 }
 
-/** The loose shape of the budget a result may carry (`result.budget`). */
-const Budget = AuditRecord.shape.budget;
-
 /**
  * The audit record of a finished execution. Its outcome: `refused` for a request the worker refused,
  * `deadline` when its deadline or timeout stopped it, `error` when it threw or its result has `error`,
@@ -55,7 +52,6 @@ export function auditRecordOf(input: AuditInput): AuditRecord {
   const outcome =
     value instanceof RequestRefusal ? "refused" : ending.kind === "stopped" ? "deadline" : ending.kind === "threw" || error !== undefined ? "error" : "success";
   const bookName = ran?.bookName ?? job.bookName;
-  const budget = result !== undefined && "budget" in result ? Budget.safeParse(result.budget) : undefined;
   const conclusion = result?.verdict?.conclusion;
   return {
     v: AUDIT_RECORD_VERSION,
@@ -76,7 +72,8 @@ export function auditRecordOf(input: AuditInput): AuditRecord {
     queries: [...input.queries],
     sent: [...input.sent],
     ...(input.evidenceSha256 === undefined ? {} : { evidenceSha256: input.evidenceSha256 }),
-    ...(budget?.success === true && budget.data !== undefined ? { budget: budget.data } : {}),
+    ...(result?.budget === undefined ? {} : { budget: result.budget }),
+    ...(job.teams === undefined || job.teams.length === 0 ? {} : { teams: [...job.teams] }),
   };
 }
 

@@ -208,8 +208,9 @@ describe("auditedExecution", () => {
   });
 
   it("carries the budget a result reports", async () => {
-    const result = { highlights: "ok", budget: { spent: { queries: 3 }, limit: { queries: 10 }, exhausted: false } } as PlaybookExecutionResult;
+    const budget = { spent: { queries: 3, bytes: 1200, wallTimeMs: 40, modelTokens: 0 }, limit: { queries: 10 } };
+    const result: PlaybookExecutionResult = { highlights: "ok", budget };
     await auditedExecution(deps(), engineAnswering(result), job(), running("e-7"), async (used) => (await used.investigate(job(), undefined, "e-7")).result);
-    expect((await recordOf("e-7"))?.budget).toEqual({ spent: { queries: 3 }, limit: { queries: 10 }, exhausted: false });
+    expect((await recordOf("e-7"))?.budget).toEqual(budget);
   });
 });
