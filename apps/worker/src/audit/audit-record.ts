@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import {
   AUDIT_RECORD_VERSION,
-  AuditRecord,
+  type AuditRecord,
   canonicalJson,
   RequestRefusal,
   type AuditQuery,
