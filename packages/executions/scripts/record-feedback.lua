@@ -14,13 +14,13 @@
   ARGV[3] the answer's time (ms)
   ARGV[4] how many answers are kept per execution (older ones are dropped)
 
-  Returns 0 when the organization has no such execution (no record and no bundle: unknown, another
+  Returns CODE.noSuchExecution when the organization has no such execution (no record and no bundle: unknown, another
   organization's, or gone), else how many answers the execution now has.
 ]]
 
 local recordTtl = redis.call('PTTL', KEYS[1])
 local evidenceTtl = redis.call('PTTL', KEYS[2])
-if recordTtl == -2 and evidenceTtl == -2 then return 0 end
+if recordTtl == -2 and evidenceTtl == -2 then return CODE.noSuchExecution end
 
 local indexTtl = redis.call('PTTL', KEYS[4])
 local count = redis.call('RPUSH', KEYS[3], ARGV[2])

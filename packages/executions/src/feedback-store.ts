@@ -13,6 +13,7 @@ import {
 } from "@pes/jobs";
 import type { Logger } from "pino";
 import { QueueUnavailableError } from "./execution-client.js";
+import { SCRIPT_CODES, scriptConstants } from "./script-codes.js";
 
 /** Answers kept per execution: a few people changing their minds, not an unbounded list. */
 export const FEEDBACK_HISTORY_MAX = 50;
@@ -55,7 +56,7 @@ type FeedbackConnection = RedisConnection & {
   ): Promise<number>;
 };
 
-const RECORD_FEEDBACK = readFileSync(new URL("../scripts/record-feedback.lua", import.meta.url), "utf8");
+const RECORD_FEEDBACK = scriptConstants() + readFileSync(new URL("../scripts/record-feedback.lua", import.meta.url), "utf8");
 
 /** Gives a connection the `recordFeedback` command (once per connection). */
 function withCommand(connection: RedisConnection): FeedbackConnection {
@@ -80,7 +81,7 @@ export function createFeedbackStore(connection: () => RedisConnection, keys: Key
           FEEDBACK_HISTORY_MAX,
         ),
       );
-      return answered > 0;
+      return answered !== SCRIPT_CODES.noSuchExecution;
     },
 
     async read(orgId, executionId) {

@@ -50,7 +50,7 @@ describe("the lifecycle's scripts", () => {
       expect({ name, bare: code.match(/return\s+(\{\s*)?(-?\d+|'limit')/g) ?? [] }).toEqual({ name, bare: [] });
     }
     expect(scriptConstants()).toBe(
-      "local CODE = { accepted = 1, existed = 0, overLimit = 'limit', recordedAlready = -1, finishedAlready = -1 }\nlocal PACE_WINDOW_MS = 60000\n",
+      "local CODE = { accepted = 1, existed = 0, overLimit = 'limit', recordedAlready = -1, finishedAlready = -1, noSuchExecution = 0 }\nlocal PACE_WINDOW_MS = 60000\n",
     );
   });
 });

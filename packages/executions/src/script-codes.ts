@@ -14,6 +14,8 @@ export const SCRIPT_CODES = {
   recordedAlready: -1,
   /** finish-execution: the execution had finished already, or has no record. */
   finishedAlready: -1,
+  /** record-feedback: the organization has no such execution (no record, no evidence bundle); nothing changed. */
+  noSuchExecution: 0,
 } as const;
 
 /** How far back an organization's finished executions are counted for its pace (the `finished` key). */
