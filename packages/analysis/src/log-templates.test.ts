@@ -21,6 +21,11 @@ describe("maskLine", () => {
     ['timeout after 2m30s waiting for lock on table "orders"', "timeout after <duration> waiting for lock on table <str>"],
     ["std::vector<int> overflow", "std::vector<int> overflow"],
     ["  spaces\tand\ttabs  ", "spaces and tabs"],
+    // Redacted values mask as the values would have: a redacted bundle replays to the same templates.
+    [
+      "dial tcp «ipv4:3f9a1c0b»:5432 for «email:0a1b2c3d» card «card:77aa» key «api-key:9f00» «employee-id:12ab»",
+      "dial tcp <ip>:<num> for <email> card <num> key <id> <id>",
+    ],
   ])("%s", (line, masked) => {
     expect(maskLine(line)).toBe(masked);
   });

@@ -18,6 +18,12 @@ const QUOTED = "<str>";
 // Each alternative names what it masks; the first that matches at a position wins, so the order matters:
 // a timestamp before its numbers, a UUID before its hex, an IP before its numbers, a duration before an id.
 const MASKS: ReadonlyArray<readonly [mask: string, pattern: string]> = [
+  // A value the redaction boundary replaced (`«ipv4:3f9a1c0b»`, @pes/connectors' redactor) masks as the
+  // value would have: a bundle kept redacted replays to the templates its execution found.
+  ["<ip>", String.raw`«ipv[46]:[0-9a-f]+»`],
+  ["<email>", String.raw`«email:[0-9a-f]+»`],
+  ["<num>", String.raw`«card:[0-9a-f]+»`],
+  ["<id>", String.raw`«[a-z0-9-]+:[0-9a-f]+»`],
   ["<time>", String.raw`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?|\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b`],
   // Quoted strings are read whole, so that a closing quote is never taken for an opening one (see maskQuoted).
   [QUOTED, String.raw`"(?:[^"\\]|\\.)*"|(?<!\w)'(?:[^'\\]|\\.)*'(?!\w)`],

@@ -57,6 +57,14 @@ describe("the built-in detectors", () => {
     expect(redactorWith().text("Authorization: Bearer abcdefgh12345678").startsWith("Authorization: Bearer «bearer:")).toBe(true);
   });
 
+  it("never takes the digits of a decimal for a card, a metric's sample value whose digits pass the Luhn check", () => {
+    const redactor = redactorWith();
+    for (const value of ["0.4111111111111111", "0.30000000000000004", "4111111111111111.5", "1,4111111111111111"]) {
+      expect(redactor.text(`value ${value}`)).toBe(`value ${value}`);
+    }
+    expect(redactor.text("cards: 4111111111111111, 5500000000000004.")).not.toMatch(/\d{13}/);
+  });
+
   it("does not take a 16-digit number that fails the Luhn check for a card", () => {
     const redactor = redactorWith();
     for (const number of ["4111 1111 1111 1112", "4111111111111112", "5500000000000005"]) {
