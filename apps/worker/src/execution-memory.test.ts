@@ -25,7 +25,7 @@ beforeAll(async () => {
   try {
     await mkdir(join(dir, "organizations"));
     await mkdir(join(dir, "playbooks"));
-    await writeFile(join(dir, "organizations", "acme.yaml"), JSON.stringify({ id: "acme", clientIds: ["c"], memory: { retentionDays: 30 } }));
+    await writeFile(join(dir, "organizations", "acme.yaml"), JSON.stringify({ id: "acme", clientIds: ["c"], memory: { recall: true, retentionDays: 30 } }));
     await writeFile(join(dir, "organizations", "quiet.yaml"), JSON.stringify({ id: "quiet", clientIds: ["c"], memory: { recall: false } }));
     catalog = await loadConfig(dir);
   } finally {

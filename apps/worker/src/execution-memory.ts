@@ -60,7 +60,7 @@ function confirmationOf({ verdict, cause, resolution, by, at }: FeedbackEntry): 
 export async function recallAndRemember(deps: MemoryDeps | undefined, job: RememberedJob, result: PlaybookExecutionResult): Promise<PlaybookExecutionResult> {
   if (deps === undefined || result.verdict === undefined) return result;
   const settings = deps.catalog.organizations.get(job.orgId)?.memory;
-  if (settings?.recall === false) return result;
+  if (settings?.recall !== true) return result;
   const retentionMs = (settings?.retentionDays ?? DEFAULT_MEMORY_RETENTION_DAYS) * DAY_MS;
   const started = performance.now();
   const fingerprint = fingerprintOf({
