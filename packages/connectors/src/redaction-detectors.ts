@@ -59,11 +59,11 @@ export const BUILT_IN_DETECTORS: Readonly<Record<BuiltInRedactionKind, Redaction
   },
   // 13 to 19 digits, spaces or dashes between, from an issuer's first digit (2–6: Mastercard, Amex, Visa,
   // Discover…; an epoch in milliseconds starts with 1), and only if the Luhn check digit is right.
-  // Never the digits of a decimal (a metric's sample `0.4111111111111111`): not after a digit and a `.`
-  // or `,`, nor before them.
+  // A number of its own: never digits inside a word (a trace id `ab4111111111111111cd`) or a decimal
+  // (a metric's sample `0.4111111111111111`: not after a digit and a `.` or `,`, nor before them).
   card: {
     kind: "card",
-    source: "(?<![\\d-])(?<!\\d[.,])[2-6](?:[ -]?\\d){12,18}(?![\\d-]|[.,]\\d)",
+    source: "(?<![\\w-])(?<!\\d[.,])[2-6](?:[ -]?\\d){12,18}(?![\\w-]|[.,]\\d)",
     accepts: (match) => luhnValid(match.replace(/[ -]/g, "")),
   },
 };

@@ -57,9 +57,9 @@ describe("the built-in detectors", () => {
     expect(redactorWith().text("Authorization: Bearer abcdefgh12345678").startsWith("Authorization: Bearer «bearer:")).toBe(true);
   });
 
-  it("never takes the digits of a decimal for a card, a metric's sample value whose digits pass the Luhn check", () => {
+  it("never takes the digits of a decimal or inside a word for a card: a sample value or a trace id whose digits pass the Luhn check", () => {
     const redactor = redactorWith();
-    for (const value of ["0.4111111111111111", "0.30000000000000004", "4111111111111111.5", "1,4111111111111111"]) {
+    for (const value of ["0.4111111111111111", "0.30000000000000004", "4111111111111111.5", "1,4111111111111111", "trace_id=ab4111111111111111cd"]) {
       expect(redactor.text(`value ${value}`)).toBe(`value ${value}`);
     }
     expect(redactor.text("cards: 4111111111111111, 5500000000000004.")).not.toMatch(/\d{13}/);
