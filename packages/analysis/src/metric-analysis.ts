@@ -42,6 +42,8 @@ export interface MetricContext {
   link?: string;
   /** What the metric saturates against, if the playbook says (its `threshold` or `limit`). */
   saturation?: SaturationRule;
+  /** Which way the metric goes in trouble, if the playbook says (its `direction`, with or without a limit). */
+  direction?: "up" | "down";
 }
 
 interface SeriesFinding extends Comparison {
@@ -131,7 +133,7 @@ export function analyzeSeries(series: Iterable<Series>, context: MetricContext):
   // one still there at its end reached its limit, those still there are judged, each over the part it covers.
   const reachedLimit = current.some((finding) => finding.abnormal && finding.saturation !== undefined);
   const spanning = whole.length === 0 && reachedLimit ? current : whole;
-  const saturates = context.saturation?.direction;
+  const saturates = context.saturation?.direction ?? context.direction;
   const base = { kind: "metric" as const, ...cited, ...(unit === undefined ? {} : { unit }), ...(saturates === undefined ? {} : { saturates }), baselineMs };
 
   if (spanning.length === 0 && seen > 1) {

@@ -18,6 +18,7 @@ export function readPrometheus(observation: PrometheusObservation, reading: Read
     window: reading.window,
     ...(observation.unit === undefined ? {} : { unit: observation.unit }),
     ...(reading.link === undefined ? {} : { link: reading.link }),
+    ...(observation.direction === undefined ? {} : { direction: observation.direction }),
     ...saturationOf(observation),
   };
   switch (data.resultType) {

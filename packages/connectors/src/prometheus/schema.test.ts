@@ -12,11 +12,12 @@ describe("PrometheusAction", () => {
       threshold: 0,
       direction: "down",
     });
+    // Alone, which way is trouble: retransmissions falling to zero are relief.
+    expect(PrometheusAction.parse({ query: "rate(node_netstat_Tcp_RetransSegs[1m])", direction: "up" })).toMatchObject({ direction: "up" });
   });
 
   it.each([
     [{ query: "x", limit: "y", threshold: 1 }, ["threshold"], "give a limit or a threshold, not both"],
-    [{ query: "x", direction: "down" }, ["direction"], "direction needs a limit or a threshold"],
     [{ query: "x", threshold: 0.9, range: false }, ["range"], "a limit or a threshold needs a range query (range: true)"],
     [{ query: "x", limit: "" }, ["limit"], undefined],
     [{ query: "x", threshold: Infinity }, ["threshold"], undefined],

@@ -38,15 +38,16 @@ export const PrometheusAction = z
     limit: z.string().min(1).optional(),
     /** A fixed level the metric saturates at: at or above it (`direction: down`: at or below it). */
     threshold: z.number().optional(),
-    /** Which way the metric saturates: `up` (default) towards its limit, `down` towards nothing (free space). */
+    /**
+     * Which way the metric saturates or goes in trouble: `up` (default with a limit or threshold) towards
+     * its limit, `down` towards nothing (free space). Alone it says which way is trouble: an `up` metric
+     * (errors, retransmissions) falling to zero is relief, never an outage.
+     */
     direction: z.enum(["up", "down"]).optional(),
   })
   .superRefine((action, context) => {
     if (action.limit !== undefined && action.threshold !== undefined) {
       context.addIssue({ code: "custom", path: ["threshold"], message: "give a limit or a threshold, not both" });
-    }
-    if (action.direction !== undefined && action.limit === undefined && action.threshold === undefined) {
-      context.addIssue({ code: "custom", path: ["direction"], message: "direction needs a limit or a threshold" });
     }
     if (!action.range && (action.limit !== undefined || action.threshold !== undefined)) {
       context.addIssue({ code: "custom", path: ["range"], message: "a limit or a threshold needs a range query (range: true)" });
