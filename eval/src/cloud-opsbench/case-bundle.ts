@@ -2,6 +2,7 @@ import { quantityOf } from "@pes/analysis";
 import { type BundleAction, type Deployment, EVIDENCE_BUNDLE_VERSION, EvidenceBundle } from "@pes/contracts";
 import { alertsObservation } from "./alerts-file.js";
 import { type CaseFiles, readCaseFiles } from "./case-files.js";
+import { serviceGraphOfDependencies } from "./dependencies-text.js";
 import { clusterState } from "./cluster-state.js";
 import { localDate, zoneOfDescribeDates } from "./kubectl-text.js";
 import { type MetricSeries, metricObservation, readMetricsCsv } from "./metrics-file.js";
@@ -59,6 +60,9 @@ export function bundleOfFiles(files: CaseFiles, id: string): ConvertedCase {
   const actions: BundleAction[] = [{ gadget: "Kubernetes", title: "Cluster state", connector: "kubernetes", window, observation: state.observation }];
 
   if (alerts !== undefined) actions.push({ gadget: "Alerts", title: "Alerts", connector: "alertmanager", window, observation: alerts });
+  // Who calls whom, as a tracing backend's service graph would answer.
+  const graph = serviceGraphOfDependencies(files.dependencies);
+  if (graph !== undefined) actions.push({ gadget: "Services", title: "Service graph", connector: "tempo", window, observation: graph });
 
   if (files.metricsCsv !== undefined) {
     const nodeNames = new Set((state.observation.nodes ?? []).map((node) => node.metadata.name));
@@ -125,8 +129,12 @@ function limitOf(series: MetricSeries, deployments: readonly Deployment[]): { na
  */
 const THROTTLED_SHARE = 0.25;
 
-function thresholdOf(series: MetricSeries): { threshold: number } | undefined {
-  return !series.node && series.metric === "cpu_cfs" ? { threshold: THROTTLED_SHARE } : undefined;
+/** Metrics that go up in trouble with no level to saturate at: a node's TCP retransmissions falling is relief. */
+const WORSENING_UPWARD = new Set(["tcp_retans"]);
+
+function thresholdOf(series: MetricSeries): { threshold: number } | { direction: "up" } | undefined {
+  if (!series.node && series.metric === "cpu_cfs") return { threshold: THROTTLED_SHARE };
+  return WORSENING_UPWARD.has(series.metric) ? { direction: "up" } : undefined;
 }
 
 /** The bundle of a case that could not be read: no action, so no finding. */

@@ -17,6 +17,8 @@ export interface CaseFiles {
   eventLists: Array<{ namespace: string; text: string }>;
   /** The manifests GetAppYAML answered, per app. */
   appYamls: Map<string, string>;
+  /** What GetServiceDependencies answered (who calls a service, and what it calls), per service. */
+  dependencies: Map<string, string>;
   /** systemctl status of node services (CheckNodeServiceStatus), per node and service. */
   nodeServices: Array<{ node: string; service: string; text: string }>;
   /** When the state was collected, as written (a local time without its zone). */
@@ -95,7 +97,15 @@ function text(value: unknown): string | undefined {
 
 /** Reads a case directory (`<checkout>/benchmark/<system>/<category>/<n>`). */
 export function readCaseFiles(directory: string): CaseFiles {
-  const files: CaseFiles = { describe: new Map(), lists: new Map(), eventLists: [], appYamls: new Map(), nodeServices: [], namespaces: [] };
+  const files: CaseFiles = {
+    describe: new Map(),
+    lists: new Map(),
+    eventLists: [],
+    appYamls: new Map(),
+    dependencies: new Map(),
+    nodeServices: [],
+    namespaces: [],
+  };
   const namespaceCounts = new Map<string, number>();
   const countNamespace = (namespace: string | undefined) => {
     if (namespace !== undefined && namespace !== "") namespaceCounts.set(namespace, (namespaceCounts.get(namespace) ?? 0) + 1);
@@ -144,6 +154,8 @@ export function readCaseFiles(directory: string): CaseFiles {
         addList(type, namespace, args.output_wide === true, output);
       } else if (tool === "GetAppYAML" && typeof args.app_name === "string") {
         files.appYamls.set(args.app_name, output);
+      } else if (tool === "GetServiceDependencies" && typeof args.service_name === "string") {
+        files.dependencies.set(args.service_name, output);
       } else if (tool === "CheckNodeServiceStatus" && typeof args.node_name === "string" && typeof args.service_name === "string") {
         files.nodeServices.push({ node: args.node_name, service: args.service_name, text: output });
       } else if (tool === "GetAlerts") {

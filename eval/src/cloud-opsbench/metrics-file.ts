@@ -61,12 +61,12 @@ export function readMetricsCsv(text: string, zone: string, nodeNames: ReadonlySe
 /**
  * A series as a Prometheus range answer: labels `__name__`, `service` or `node` (and `namespace` for a
  * service); with a `limit`, the limit's series at the same instants (a constant), with a `threshold`
- * that value: what it saturates against.
+ * that value: what it saturates against; with a `direction` alone, which way it goes in trouble.
  */
 export function metricObservation(
   series: MetricSeries,
   namespace: string,
-  against?: { name: string; value: number } | { threshold: number },
+  against?: { name: string; value: number } | { threshold: number } | { direction: "up" },
 ): PrometheusObservation {
   const limit = against !== undefined && "name" in against ? against : undefined;
   const unit = (series.node ? NODE_UNITS : UNITS)[series.metric] ?? (LATENCY.test(series.metric) ? "ms" : undefined);
@@ -84,6 +84,7 @@ export function metricObservation(
     },
     ...(unit === undefined ? {} : { unit }),
     ...(against !== undefined && "threshold" in against ? { threshold: against.threshold } : {}),
+    ...(against !== undefined && "direction" in against ? { direction: against.direction } : {}),
     ...(limit === undefined
       ? {}
       : { limit: { name: limit.name, result: [{ metric: labels, values: series.samples.map(([at]): PrometheusSample => [at, String(limit.value)]) }] } }),

@@ -8,6 +8,7 @@ import type {
   MetricEvidence,
   MetricSaturation,
   NoDataEvidence,
+  ServiceCall,
   SymptomEvidence,
   ValuesEvidence,
 } from "./evidence.js";
@@ -94,6 +95,8 @@ function sentenceOf(evidence: Evidence, time: Date): string {
       return `${action}: no ${evidence.what}`;
     case "answer":
       return `${action}: ${evidence.text}`;
+    case "service-graph":
+      return `${action}: ${callsText(evidence.calls)}`;
     case "no-data":
       return evidence.reason === "no-baseline"
         ? `${action} ${formatValue(evidence.latest, evidence.unit)}, ${noDataPhrase(evidence, time)}`
@@ -103,6 +106,14 @@ function sentenceOf(evidence: Evidence, time: Date): string {
     case "skipped":
       return `${action}: not run, ${missingText(evidence.missing)}`;
   }
+}
+
+/** A service graph in words: each caller with what it calls, "frontend calls cart, checkout; checkout calls payment". */
+function callsText(calls: readonly ServiceCall[]): string {
+  if (calls.length === 0) return "no calls between services";
+  const byCaller = new Map<string, string[]>();
+  for (const { caller, callee } of calls) byCaller.set(caller, [...(byCaller.get(caller) ?? []), callee]);
+  return [...byCaller].map(([caller, callees]) => `${caller} calls ${callees.join(", ")}`).join("; ");
 }
 
 function metricAnswer(evidence: MetricEvidence, time: Date): string {

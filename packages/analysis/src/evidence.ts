@@ -78,8 +78,9 @@ export interface MetricEvidence extends Cited {
   /** The metric reached its limit or threshold in the incident phase (at `value`). */
   saturation?: MetricSaturation;
   /**
-   * Which way the playbook says the metric saturates, when it gives a limit or threshold: one that
-   * saturates upward (CPU, throttling, connections) falling is relief, never an outage.
+   * Which way the playbook says the metric saturates or goes in trouble (a limit's or threshold's
+   * direction, or a `direction` alone): one that goes up in trouble (CPU, throttling, retransmissions)
+   * falling is relief, never an outage.
    */
   saturates?: "up" | "down";
   /**
@@ -259,6 +260,21 @@ export interface AnswerEvidence extends Cited {
   text: string;
 }
 
+/** One service calling another, as a service graph says (see ServiceGraph). */
+export interface ServiceCall {
+  caller: string;
+  callee: string;
+}
+
+/**
+ * Who calls whom: an answer of its own (listed with the short answers), and what the ranking reads to
+ * tell where a slowdown begins (latency-origin.ts) and whose requests fell only because a caller stalled.
+ */
+export interface ServiceGraphEvidence extends Cited {
+  kind: "service-graph";
+  calls: readonly ServiceCall[];
+}
+
 /** Why an action had nothing to compare. "No data" is not "normal": nothing was checked. */
 export type NoDataReason =
   /** No sample in the whole window. */
@@ -300,6 +316,7 @@ export type Evidence =
   | ChangeEvidence
   | NoneEvidence
   | AnswerEvidence
+  | ServiceGraphEvidence
   | NoDataEvidence
   | FailedEvidence
   | SkippedEvidence;
@@ -349,6 +366,8 @@ export function mapEvidenceText(evidence: Evidence, map: (text: string) => strin
         ...(evidence.labels === undefined ? {} : { labels: labels(evidence.labels) }),
         ...(evidence.level === undefined ? {} : { level: map(evidence.level) }),
       };
+    case "service-graph":
+      return { ...evidence, action, calls: evidence.calls.map(({ caller, callee }) => ({ caller: map(caller), callee: map(callee) })) };
     case "change":
       return {
         ...evidence,

@@ -71,6 +71,8 @@ function readKnown(observation: Observation, reading: ReadingContext): Evidence 
     }
     case "alertmanager":
       return readAlertmanager(observation, reading);
+    case "service-graph":
+      return { kind: "service-graph", ...cited, calls: observation.calls };
     case "json":
       return readJson(observation, reading);
     case "text":

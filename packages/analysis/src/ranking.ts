@@ -17,8 +17,9 @@ import { isBlip } from "./blips.js";
 import { alertUpstream, isPage, namingTexts, upstreamsNamedIn, type IssueScope } from "./dependencies.js";
 import { failureKindOf } from "./container-failures.js";
 import { isCrashLoopEvent } from "./kubernetes-events.js";
-import { isSlowdown, latencyOrigin } from "./latency-origin.js";
+import { isSlowdown, latencyOrigin, type OriginContext } from "./latency-origin.js";
 import { nodeCause } from "./placement.js";
+import { serviceGraphOf, type ServiceGraph } from "./service-graph.js";
 import { labelKey } from "./series.js";
 
 /** One action's evidence, with the (templated) title of the gadget it belongs to. */
@@ -98,8 +99,11 @@ export type LikelyCause = (
    * about the node itself, `finding` the earliest of them all.
    */
   | { basis: "node"; node: string; finding: Finding<SymptomEvidence>; confined: Array<Finding<SymptomEvidence>>; signals: Array<Finding<SymptomEvidence>> }
-  /** Where a slowdown of several services begins (latency-origin.ts): `slowed` is how many slowed. */
-  | { basis: "latency"; finding: Finding<MetricEvidence>; slowed: number }
+  /**
+   * Where a slowdown of several services begins (latency-origin.ts): `slowed` is how many slowed;
+   * `byGraph` when the service graph told it (its slowdown explains the others'), else it rose most.
+   */
+  | { basis: "latency"; finding: Finding<MetricEvidence>; slowed: number; byGraph: boolean }
 ) & {
   /** How long before the first symptom that followed it (or the issue time, if none is dated). */
   leadMs: number;
@@ -184,6 +188,7 @@ function classify(evidence: Evidence): Classified {
       return { role: "normal", evidence };
     case "values":
     case "answer":
+    case "service-graph":
       return { role: "answer", evidence };
     case "no-data":
       return { role: "no-data", evidence };
@@ -285,6 +290,7 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
   const distinct = firstSightings(changes);
 
   const onsetOf = (symptom: Finding<SymptomEvidence>) => symptom.evidence.onset?.getTime() ?? time;
+  const graph = serviceGraphOf(findings.map(({ evidence }) => evidence));
   // A slow climb still going into the incident phase is the incident's, however long ago it began.
   const early = ranking.symptoms.filter((symptom) => !isTrend(symptom.evidence) && onsetOf(symptom) < time - lookback);
   const recurring = new Set(early.flatMap(({ evidence }) => (evidence.kind === "event" ? [evidence.reason] : [])));
@@ -329,10 +335,15 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
     // A node says more than an alert that fired first or an upstream (which would slow the pods on every
     // node), and less than the node's resource at its limit (its memory full, a pod killed): that is what
     // made it slow.
-    const bySymptom = symptomCause(incident, stories.crashLoops, ranking.paged, onsetOf, options);
+    const bySymptom = symptomCause(incident, stories.crashLoops, ranking.paged, onsetOf, { ...options, ...(graph === undefined ? {} : { graph }) });
     const onNode = nodeCause(incident, onsetOf);
     const yields = bySymptom === undefined || bySymptom.finding.evidence.kind === "alert" || bySymptom.finding.upstream !== undefined;
-    ranking.likelyCause = (onNode !== undefined && yields ? onNode : bySymptom) ?? slowdownCause(incident, onsetOf);
+    ranking.likelyCause =
+      (onNode !== undefined && yields ? onNode : bySymptom) ??
+      slowdownCause(incident, onsetOf, {
+        ...(graph === undefined ? {} : { graph }),
+        ...(options.attributes === undefined ? {} : { attributes: options.attributes }),
+      });
   }
   ranking.changes = distinct
     .filter((change) => change !== cause)
@@ -348,16 +359,21 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
  * Rule 6 of rankFindings: with nothing of a cause's kind, where a slowdown of several services begins
  * (latencyOrigin), followed by the rest of the incident.
  */
-function slowdownCause(incident: ReadonlyArray<Finding<SymptomEvidence>>, onsetOf: (symptom: Finding<SymptomEvidence>) => number): LikelyCause | undefined {
-  const origin = latencyOrigin(incident);
+function slowdownCause(
+  incident: ReadonlyArray<Finding<SymptomEvidence>>,
+  onsetOf: (symptom: Finding<SymptomEvidence>) => number,
+  context: OriginContext,
+): LikelyCause | undefined {
+  const origin = latencyOrigin(incident, context);
   if (origin === undefined) return undefined;
-  const { finding, slowed, rival } = origin;
+  const { finding, slowed, byGraph, rival } = origin;
   const followers = incident.filter((symptom) => symptom !== finding && onsetOf(symptom) >= onsetOf(finding));
   const next = Math.min(...followers.map(onsetOf));
   return {
     basis: "latency",
     finding,
     slowed,
+    byGraph,
     leadMs: Number.isFinite(next) ? next - onsetOf(finding) : 0,
     followers,
     ...(rival === undefined ? {} : { rival }),
@@ -429,7 +445,7 @@ function symptomCause(
   crashLoops: ReadonlySet<Finding<SymptomEvidence>>,
   paged: ReadonlyArray<Finding<AlertEvidence>>,
   onsetOf: (symptom: Finding<SymptomEvidence>) => number,
-  scope: RankOptions,
+  scope: RankOptions & { graph?: ServiceGraph },
 ): LikelyCause | undefined {
   const first = Math.min(...incident.map(onsetOf));
   const upstream = upstreamCandidates(incident, onsetOf, scope);
@@ -443,6 +459,7 @@ function symptomCause(
       (!isBlip(symptom.evidence) || spans(symptom.evidence, scope.time)) &&
       !crashLoops.has(symptom) &&
       !isSlowdownsStop(symptom, incident, onsetOf) &&
+      !(scope.graph !== undefined && isCallersLull(symptom, incident, onsetOf, scope.graph)) &&
       (upstream.has(symptom) ||
         (symptom.upstream === undefined && isLeadingNewPattern(symptom, incident, onsetOf)) ||
         (symptom.upstream === undefined &&
@@ -619,6 +636,29 @@ function isSlowdownsStop(
       labelKey(other.evidence.labels) === own &&
       onsetOf(other) <= onsetOf(symptom) + RIVAL_MS,
   );
+}
+
+/**
+ * Whether a metric fallen to zero (requests served, bytes received) is a service's callers calling less:
+ * a service that calls it (by the service graph) slowed as it fell (within RIVAL_MS) or before. A caller
+ * stuck on something else sends it nothing; its own outage would have come first, and alone.
+ */
+function isCallersLull(
+  symptom: Finding<SymptomEvidence>,
+  incident: ReadonlyArray<Finding<SymptomEvidence>>,
+  onsetOf: (symptom: Finding<SymptomEvidence>) => number,
+  graph: ServiceGraph,
+): boolean {
+  const { evidence } = symptom;
+  if (evidence.kind !== "metric" || causeKindOf(evidence) !== "outage") return false;
+  const service = graph.serviceOf(evidence.labels);
+  if (service === undefined) return false;
+  const callers = graph.callers(service);
+  return incident.some((other) => {
+    if (!isSlowdown(other.evidence) || onsetOf(other) > onsetOf(symptom) + RIVAL_MS) return false;
+    const caller = graph.serviceOf(other.evidence.labels);
+    return caller !== undefined && callers.has(caller);
+  });
 }
 
 /** Whether a symptom began at or before `time` and was still going then. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { MetricEvidence } from "./evidence.js";
+import type { MetricEvidence, ServiceGraphEvidence } from "./evidence.js";
 import type { Finding } from "./ranking.js";
 import { bottomLineOf } from "./summarize.js";
 import { judgeExecution } from "./verdict.js";
@@ -109,5 +109,100 @@ describe("a slowdown across services", () => {
       },
     );
     expect(verdict).toMatchObject({ conclusion: "cause", cause: { kind: "saturation", subject: "service=currencyservice" } });
+  });
+});
+
+/** A service graph answered by an action: each `caller>callee`. */
+function graph(...calls: string[]): Finding<ServiceGraphEvidence> {
+  return {
+    gadget: "Services",
+    evidence: {
+      kind: "service-graph",
+      action: "Service graph",
+      calls: calls.map((call) => {
+        const [caller = "", callee = ""] = call.split(">");
+        return { caller, callee };
+      }),
+    },
+  };
+}
+
+/** The boutique's calls, as its service graph draws them. */
+const BOUTIQUE = graph(
+  "frontend>adservice",
+  "frontend>recommendationservice",
+  "frontend>productcatalogservice",
+  "frontend>checkoutservice",
+  "frontend>cartservice",
+  "recommendationservice>productcatalogservice",
+  "checkoutservice>productcatalogservice",
+  "checkoutservice>paymentservice",
+  "checkoutservice>emailservice",
+  "checkoutservice>cartservice",
+  "cartservice>redis-cart",
+);
+
+const slowed = (service: string, value: number, baseline: number) => moved(service, "p90latency", { value, baseline, onset: "14:03:00", unit: "ms" });
+
+describe("a slowdown across services, with a service graph", () => {
+  it("begins at the service whose slowdown explains the others, not at a callee whose tiny normal rose most", () => {
+    // A delay at the frontend slows every call it makes: each callee's latency rose with it.
+    const findings = [
+      slowed("frontend", 28_000, 26),
+      slowed("productcatalogservice", 2_300, 0.5),
+      slowed("cartservice", 2_200, 4.7),
+      slowed("recommendationservice", 2_250, 4.8),
+      slowed("checkoutservice", 2_250, 24),
+    ];
+    expect(judgeExecution(findings, { time }).verdict.cause).toMatchObject({ subject: "service=productcatalogservice" });
+    expect(judgeExecution([...findings, BOUTIQUE], { time }).verdict).toMatchObject({
+      conclusion: "cause",
+      cause: { kind: "latency", subject: "service=frontend", confidence: "medium" },
+    });
+  });
+
+  it("is not at a service one of whose callers did not slow: its slowdown would have reached them all", () => {
+    // productcatalog is called by checkout too, which kept its pace: the delay is recommendation's.
+    const findings = [slowed("productcatalogservice", 1_240, 0.5), slowed("recommendationservice", 9_600, 4.8), slowed("frontend", 9_600, 31)];
+    expect(judgeExecution(findings, { time }).verdict.conclusion).toBe("ambiguous");
+    expect(judgeExecution([...findings, BOUTIQUE], { time }).verdict).toMatchObject({
+      conclusion: "cause",
+      cause: { kind: "latency", subject: "service=recommendationservice" },
+    });
+  });
+
+  it("names one service slowed alone when the issue does not name it, and nothing when it does", () => {
+    const alone = [slowed("adservice", 220, 4.8)];
+    expect(judgeExecution([...alone, BOUTIQUE], { time, attributes: { namespace: "boutique" } }).verdict).toMatchObject({
+      conclusion: "cause",
+      cause: { kind: "latency", subject: "service=adservice" },
+    });
+    expect(judgeExecution([...alone, BOUTIQUE], { time, attributes: { service: "adservice" } }).verdict.conclusion).toBe("no-cause");
+    expect(judgeExecution(alone, { time, attributes: { namespace: "boutique" } }).verdict.conclusion).toBe("no-cause");
+  });
+});
+
+describe("requests fallen to zero, with a service graph", () => {
+  const lull = moved("adservice", "rps", { value: 0, baseline: 12, low: 7, onset: "14:02:50" });
+
+  it("are the callers calling less when a service that calls it slowed as they fell", () => {
+    const findings = [lull, slowed("cartservice", 4_000, 2.3), slowed("checkoutservice", 7_400, 18), slowed("frontend", 4_100, 17)];
+    expect(judgeExecution(findings, { time }).verdict.cause).toMatchObject({ kind: "outage", subject: "service=adservice" });
+    expect(judgeExecution([...findings, BOUTIQUE], { time }).verdict).toMatchObject({
+      conclusion: "cause",
+      cause: { kind: "latency", subject: "service=cartservice" },
+    });
+  });
+
+  it("are an outage when no caller slowed: the service stopped on its own", () => {
+    const findings = [lull, slowed("paymentservice", 40, 3), slowed("checkoutservice", 400, 17), BOUTIQUE];
+    expect(judgeExecution(findings, { time }).verdict).toMatchObject({ conclusion: "cause", cause: { kind: "outage", subject: "service=adservice" } });
+  });
+});
+
+describe("a metric the playbook says goes up in trouble", () => {
+  it("falling to zero is relief, not an outage, with no limit to saturate at (retransmissions)", () => {
+    const retransmissions = moved("worker-02", "tcp_retans", { value: 0, baseline: 0.6, low: 0.2, onset: "14:02:50", saturates: "up" });
+    expect(judgeExecution([retransmissions], { time }).verdict.conclusion).toBe("no-cause");
   });
 });

@@ -149,7 +149,11 @@ function causeSentence(ranking: Ranking, likelyCause: LikelyCause, rival: Likely
   if (likelyCause.basis === "latency") {
     // Where the slowdown begins, not why: the claim says so.
     const claims = rival === undefined ? `likely begins at ${claimOf(likelyCause.finding)}` : `begins at ${claimOf(likelyCause.finding)} or ${claimOf(rival)}`;
-    return `${opening}: the slowdown ${claims}: of ${likelyCause.slowed} services slowed, it rose most against its normal (where it begins, not why).`;
+    const why =
+      likelyCause.slowed === 1
+        ? "the one service slowed"
+        : `of ${likelyCause.slowed} services slowed, ${likelyCause.byGraph ? "by who calls whom, its slowdown explains the others'" : "it rose most against its normal"}`;
+    return `${opening}: the slowdown ${claims}: ${why} (where it begins, not why).`;
   }
   if (likelyCause.basis === "fault") {
     // The state names the mechanism: what would undo it follows, for each fault named.

@@ -89,7 +89,7 @@ function confidenceOf(ranking: Ranking, cause: LikelyCause): VerdictCause["confi
 function causeOf(cause: LikelyCause): VerdictFinding & Pick<VerdictCause, "remedy"> {
   const finding = causeFinding(cause.finding);
   if (cause.basis === "node") return { ...finding, kind: "node", subject: `node/${cause.node}` };
-  if (cause.basis === "latency") return { ...finding, kind: "latency", detail: `rose most of ${cause.slowed} services slowed` };
+  if (cause.basis === "latency") return { ...finding, kind: "latency", detail: slowdownDetail(cause.slowed, cause.byGraph) };
   return withRemedy(finding, cause.finding.evidence);
 }
 
@@ -100,6 +100,12 @@ function withRemedy(finding: VerdictFinding, evidence: Finding["evidence"]): Ver
 
 function ruledOut(change: RankedChange): RuledOutChange {
   return { ...verdictFinding(change), why: change.verdict, ...(change.leadMs === undefined ? {} : { leadMs: change.leadMs }) };
+}
+
+/** What tells where a slowdown begins: it alone slowed, it explains the others by who calls whom, or it rose most. */
+function slowdownDetail(slowed: number, byGraph: boolean): string {
+  if (slowed === 1) return "the one service slowed";
+  return `${byGraph ? "explains by who calls whom" : "rose most of"} ${slowed} services slowed`;
 }
 
 /**

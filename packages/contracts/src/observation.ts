@@ -186,6 +186,18 @@ export type JsonObservation = z.infer<typeof JsonObservation>;
 export const TextObservation = z.object({ kind: z.literal("text"), text: z.string() });
 export type TextObservation = z.infer<typeof TextObservation>;
 
+/**
+ * Who calls whom among services (a service graph: Tempo's `traces_service_graph_request_total` by
+ * `client` and `server`, a mesh's requests by source and destination workload, or as the team knows it):
+ * each call once, `caller` and `callee` by the name the other actions' `service` labels give them. The
+ * analysis reads it to tell where a slowdown begins and whose traffic only fell because a caller stalled.
+ */
+export const ServiceGraphObservation = z.object({
+  kind: z.literal("service-graph"),
+  calls: z.array(z.object({ caller: z.string().min(1), callee: z.string().min(1) })),
+});
+export type ServiceGraphObservation = z.infer<typeof ServiceGraphObservation>;
+
 /** The source gave no usable answer (or the query could not be built): why, in plain words. */
 export const FailedObservation = z.object({
   kind: z.literal("failed"),
@@ -209,6 +221,7 @@ export const Observation = z.discriminatedUnion("kind", [
   KubernetesRolloutsObservation,
   KubernetesStateObservation,
   AlertmanagerObservation,
+  ServiceGraphObservation,
   JsonObservation,
   TextObservation,
   FailedObservation,
