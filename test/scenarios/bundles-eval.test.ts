@@ -102,6 +102,7 @@ describe("pes eval over the scenarios' bundles", () => {
       "kubernetes-state",
       "logs",
       "prometheus",
+      "service-graph",
     ]);
     expect(code).toBe(ExitCode.ok);
   });
