@@ -68,6 +68,32 @@ describe("stateFindings", () => {
     expect(found[0]?.remedy).toContain("deployment/cart");
   });
 
+  it("names both faults when the node a hostname selector names lost its label and is tainted against the pod", () => {
+    const pinned = spec({ nodeSelector: { "kubernetes.io/hostname": "worker-01" } });
+    const node = (name: string, labels: Record<string, string>, taints?: Array<{ key: string; value: string; effect: string }>): Node => ({
+      metadata: { name, labels },
+      spec: taints === undefined ? {} : { taints },
+    });
+    const found = read({
+      deployments: [deployment("cart", pinned, 0)],
+      pods: [pod("cart-7d9f8c6b5-x2k4p", "cart", pinned, { phase: "Pending" })],
+      nodes: [
+        node("worker-01", { "kubernetes.io/os": "linux" }, [{ key: "node-unhealthy", value: "true", effect: "NoExecute" }]),
+        node("worker-02", { "kubernetes.io/hostname": "worker-02" }),
+      ],
+      events: [
+        event(
+          "Pod",
+          "cart-7d9f8c6b5-x2k4p",
+          "FailedScheduling",
+          "0/2 nodes are available: 1 node(s) had untolerated taint {node-unhealthy: true}, 1 node(s) didn't match Pod's node affinity/selector.",
+        ),
+      ],
+    });
+    expect(found.map((fault) => (fault.kind === "fault" ? fault.mechanism : fault.kind))).toEqual(["unschedulable/taint", "unschedulable/node-selector"]);
+    expect(found[0]?.detail).toContain("node-unhealthy=true:NoExecute");
+  });
+
   it("reads the reason that excludes the most nodes, not the control plane's cordon", () => {
     expect(dominantReason("0/4 nodes are available: 1 node(s) were unschedulable, 3 Insufficient cpu. preemption: 0/4 nodes are available")).toBe("cpu");
     expect(dominantReason("0/4 nodes are available: 4 node(s) were unschedulable. preemption: 0/4")).toBe("cordoned");

@@ -27,14 +27,17 @@ export function schedulingFaults(index: ClusterIndex, workload: Workload): Fault
       const nodes = index.state.nodes ?? [];
       if (bySelector && (!byAffinity || nodes.length === 0 || !nodes.some((node) => selectorAdmits(pod, node)))) {
         const selector = Object.entries(pod.spec?.nodeSelector ?? {}).map(([key, value]) => `${key}=${value}`);
-        return [
-          {
-            ...base,
-            mechanism: "unschedulable/node-selector",
-            detail: `nodeSelector ${selector.join(", ")}; ${quoted}`,
-            remedy: `Fix the nodeSelector of ${workload.ref} (${selector.join(", ")}) to labels a node has, or label a node to match`,
-          },
-        ];
+        const bySelectorFault: Fault = {
+          ...base,
+          mechanism: "unschedulable/node-selector",
+          detail: `nodeSelector ${selector.join(", ")}; ${quoted}`,
+          remedy: `Fix the nodeSelector of ${workload.ref} (${selector.join(", ")}) to labels a node has, or label a node to match`,
+        };
+        // A selector on kubernetes.io/hostname names a node by its name: one that lost the label is still the
+        // node meant. Tainted against the pod as well, two faults keep it off; the scheduler names the taint.
+        const meant = nodes.find((node) => node.metadata.name === pod.spec?.nodeSelector?.[HOSTNAME_LABEL]);
+        const taints = meant === undefined ? [] : untolerated(pod, meant);
+        return taints.length > 0 ? [taintFault(base, workload, taints, quoted), bySelectorFault] : [bySelectorFault];
       }
       return [
         {
@@ -55,14 +58,7 @@ export function schedulingFaults(index: ClusterIndex, workload: Workload): Fault
       ];
       // The node lifecycle's own taints (not-ready, unreachable, a pressure) are a node's condition: its fault, not the workload's.
       if (taints.length > 0 && taints.every((taint) => taint.startsWith("node.kubernetes.io/"))) return [];
-      return [
-        {
-          ...base,
-          mechanism: "unschedulable/taint",
-          detail: `${taints.length === 0 ? "" : `untolerated taints ${someOf(taints).join(", ")}; `}${quoted}`,
-          remedy: `Add the toleration ${workload.ref} needs for the nodes' taint, or remove the taint from the node it should run on`,
-        },
-      ];
+      return [taintFault(base, workload, taints, quoted)];
     }
     case "cordoned": {
       const cordoned = (index.state.nodes ?? []).filter((node) => node.spec?.unschedulable === true).map((node) => node.metadata.name);
@@ -173,6 +169,19 @@ function placementReason(index: ClusterIndex, pod: Pod): SchedulingReason | unde
   if (open.length === 0) return "cordoned";
   if (open.every((node) => untolerated(pod, node).length > 0)) return "taint";
   return undefined;
+}
+
+/** The label every node carries with its own name. */
+const HOSTNAME_LABEL = "kubernetes.io/hostname";
+
+/** A workload kept off the nodes meant for it by their taints, which it does not tolerate. */
+function taintFault(base: Base, workload: Workload, taints: readonly string[], quoted: string): Fault {
+  return {
+    ...base,
+    mechanism: "unschedulable/taint",
+    detail: `${taints.length === 0 ? "" : `untolerated taints ${someOf(taints).join(", ")}; `}${quoted}`,
+    remedy: `Add the toleration ${workload.ref} needs for the nodes' taint, or remove the taint from the node it should run on`,
+  };
 }
 
 function isControlPlane(node: Node): boolean {
