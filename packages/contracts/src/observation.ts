@@ -195,6 +195,8 @@ export type TextObservation = z.infer<typeof TextObservation>;
 export const ServiceGraphObservation = z.object({
   kind: z.literal("service-graph"),
   calls: z.array(z.object({ caller: z.string().min(1), callee: z.string().min(1) })),
+  /** Present when the source answered more calls than its connector keeps: the first `kept` of `of`. */
+  truncated: z.object({ kept: z.int().nonnegative(), of: z.int().nonnegative() }).optional(),
 });
 export type ServiceGraphObservation = z.infer<typeof ServiceGraphObservation>;
 

@@ -7,7 +7,7 @@ import { setImmediate as turn } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, resolveCatalogSecrets, type Catalog } from "@pes/config";
 import { runAction, type AnyActionRequest, type DataSource, type Observed } from "@pes/connectors";
-import { canonicalJson, EvidenceBundle, type Observation } from "@pes/contracts";
+import { canonicalJson, EvidenceBundle, ServiceGraphObservation, type Observation } from "@pes/contracts";
 import type { ExecutionJob, PlaybookExecutionResult } from "@pes/contracts";
 import {
   demoIncidentOpenMetrics,
@@ -994,5 +994,101 @@ describe("engine keeping the evidence of a large investigation", () => {
     expect(replay.verdict).toEqual(result.verdict);
     expect(replay.actionableMitigations).toEqual(result.actionableMitigations);
     expect(replay.truncated).toEqual(["p99 latency by pod"]);
+  });
+});
+
+describe("engine with a Prometheus action answering a service graph", () => {
+  let prometheus: LocalPrometheus;
+  let catalog: Catalog;
+  const START = Date.parse("2026-11-20T11:00:00Z") / 1000;
+  const SLOWED = Date.parse("2026-11-20T14:03:00Z") / 1000;
+  /** Calls per second of each call, as Tempo's service-graph processor counts them. */
+  const CALLS = ["frontend>recommendation", "frontend>catalog", "frontend>checkout", "recommendation>catalog", "checkout>catalog"];
+
+  beforeAll(async () => {
+    const samplesOf = (valueAt: (t: number) => number): Array<[number, number]> => {
+      const samples: Array<[number, number]> = [];
+      for (let t = START; t <= SLOWED + 30 * 60; t += 15) samples.push([t, valueAt(t)]);
+      return samples;
+    };
+    // The catalog's latency rose most (0.5 ms to 1.24 s) but checkout, which calls it too, kept its pace:
+    // the delay is recommendation's, whose caller slowed with it and whose callee slowed on the way.
+    const latency = (service: string, before: number, after: number): SyntheticSeries => ({
+      name: "demo_latency_p95_ms",
+      labels: { service },
+      samples: samplesOf((t) => (t >= SLOWED ? after : before)),
+    });
+    const calls = CALLS.map((call): SyntheticSeries => {
+      const [client = "", server = ""] = call.split(">");
+      return {
+        name: "demo_service_graph_request_total",
+        type: "counter",
+        labels: { client, server, namespace: "boutique" },
+        samples: samplesOf((t) => t - START),
+      };
+    });
+    prometheus = await startPrometheus({
+      openMetrics: toOpenMetrics([latency("frontend", 31, 9_600), latency("recommendation", 4.8, 9_600), latency("catalog", 0.5, 1_240), ...calls]),
+    });
+    const latencyOf = (service: string) => ({
+      title: `p95 latency of ${service}`,
+      dataSource: "metrics",
+      prometheus: { query: `demo_latency_p95_ms{service="${service}"}`, unit: "ms" },
+    });
+    const playbook = (name: string, graph: boolean) => ({
+      name,
+      requiredAttributes: ["namespace"],
+      gadgets: [
+        { title: "Latencies", actions: ["frontend", "recommendation", "catalog"].map(latencyOf) },
+        ...(graph
+          ? [
+              {
+                title: "Who calls whom",
+                actions: [
+                  {
+                    title: "Service graph",
+                    dataSource: "metrics",
+                    prometheus: {
+                      query: "sum by (client, server) (rate(demo_service_graph_request_total{namespace={{namespace}}}[10m]))",
+                      range: false,
+                      serviceGraph: {},
+                    },
+                  },
+                ],
+              },
+            ]
+          : []),
+      ],
+    });
+    catalog = await loadCatalog({ metrics: { type: "prometheus", url: prometheus.url } }, [
+      playbook("Latencies", false),
+      playbook("Latencies and graph", true),
+    ]);
+  });
+  afterAll(async () => {
+    await prometheus?.stop();
+  });
+
+  it("names where the slowdown begins by who calls whom, which the latencies alone leave ambiguous, and keeps the graph for a replay", async () => {
+    const attributes = { namespace: "boutique" };
+    const alone = await resultOf(engineWith(catalog), job("Latencies", attributes));
+    expect(alone.verdict).toMatchObject({ conclusion: "ambiguous", cause: { kind: "latency", subject: "service=catalog" } });
+
+    const acme = catalog.organizations.get("acme");
+    if (acme === undefined) throw new Error("no acme");
+    const keeping: Catalog = { organizations: new Map([["acme", { ...acme, evidence: { keep: true, retentionDays: 1, maxBytes: 2 * 1024 * 1024 } }]]) };
+    const kept: KeptEvidence[] = [];
+    const result = await resultOf(
+      engineWith(keeping, { keepEvidence: async (evidence) => void kept.push(evidence) }),
+      job("Latencies and graph", attributes),
+      undefined,
+      "exec-graph",
+    );
+    expect(result.verdict).toMatchObject({ conclusion: "cause", cause: { kind: "latency", subject: "service=recommendation", confidence: "medium" } });
+
+    const bundle = EvidenceBundle.parse(JSON.parse(JSON.stringify(kept[0]?.bundle)));
+    const graph = ServiceGraphObservation.parse(bundle.actions.find(({ title }) => title === "Service graph")?.observation);
+    expect(graph.calls.map(({ caller, callee }) => `${caller}>${callee}`).sort()).toEqual([...CALLS].sort());
+    expect(replayBundle(bundle).verdict).toEqual(result.verdict);
   });
 });

@@ -17,9 +17,10 @@ import {
 import type { ActionRequest, TimeWindow } from "../connector.js";
 import { resolveSecrets } from "../data-source-secrets.js";
 import { runConnectorAction, type Observed } from "../run-action.js";
+import { compileRedaction, createRedactor, DEFAULT_REDACTION_POLICY } from "../redactor.js";
 import { redactedObservation } from "../testing/redacted-observation.js";
 import { createHttpClient } from "../undici-http-client.js";
-import { prometheusRuntime, rangeStepSeconds } from "./runtime.js";
+import { MAX_SERVICE_GRAPH_CALLS, prometheusRuntime, rangeStepSeconds } from "./runtime.js";
 import { prometheusConnector } from "./definition.js";
 import type { PrometheusAction, PrometheusDataSource } from "./schema.js";
 
@@ -82,6 +83,36 @@ function history(): SyntheticSeries[] {
   ];
 }
 
+/**
+ * Who calls whom in the shop, as Tempo's service-graph processor counts it (`client`, `server`, and a
+ * `connection_type` that splits a pair into two series), and as Istio counts it (source and destination
+ * workload). A series without its server (a span whose peer was never named) is no call.
+ */
+function serviceGraphHistory(): SyntheticSeries[] {
+  const counter = (name: string, labels: Record<string, string>): SyntheticSeries => ({
+    name,
+    type: "counter",
+    labels,
+    samples: samplesOf((t) => t - (JUMP - 3 * 3600)),
+  });
+  const tempo = (labels: Record<string, string>) => counter("demo_service_graph_request_total", labels);
+  return [
+    tempo({ client: "frontend", server: "checkout", namespace: "shop" }),
+    tempo({ client: "checkout", server: "cart", namespace: "shop" }),
+    tempo({ client: "checkout", server: "payments", namespace: "shop" }),
+    tempo({ client: "checkout", server: "payments", namespace: "shop", connection_type: "messaging_system" }),
+    tempo({ client: "cart", namespace: "shop" }),
+    tempo({ client: "billing", server: "ledger", namespace: "finance" }),
+    counter("demo_istio_requests_total", { source_workload: "frontend", destination_workload: "checkout", response_code: "200" }),
+    counter("demo_istio_requests_total", { source_workload: "frontend", destination_workload: "checkout", response_code: "503" }),
+  ];
+}
+
+/** The calls of a service-graph observation, sorted: the answer's order is Prometheus'. */
+function callsOf(observation: Observation): string[] | Observation {
+  return observation.kind === "service-graph" ? observation.calls.map(({ caller, callee }) => `${caller}>${callee}`).sort() : observation;
+}
+
 function samplesOf(valueAt: (t: number) => number): Array<[number, number]> {
   const samples: Array<[number, number]> = [];
   for (let t = JUMP - 3 * 3600; t <= JUMP + 30 * 60; t += 15) samples.push([t, valueAt(t)]);
@@ -119,7 +150,7 @@ describe("runPrometheusAction against a real Prometheus", () => {
   let dataSource: PrometheusDataSource;
 
   beforeAll(async () => {
-    prometheus = await startPrometheus({ openMetrics: toOpenMetrics(history()) });
+    prometheus = await startPrometheus({ openMetrics: toOpenMetrics([...history(), ...serviceGraphHistory()]) });
     dataSource = { type: "prometheus", url: prometheus.url };
   });
   afterAll(async () => {
@@ -264,6 +295,59 @@ describe("runPrometheusAction against a real Prometheus", () => {
         spec: { query: "demo_filesystem_avail_bytes", range: true, unit: "bytes", threshold: 0, direction: "down" },
       });
       expect(observationOf(observed)).toMatchObject({ kind: "prometheus", unit: "bytes", threshold: 0, direction: "down" });
+    });
+  });
+
+  describe("with a service graph", () => {
+    const graph = (query: string, fields: Partial<PrometheusAction> = {}, attributes: Record<string, string> = { namespace: "shop" }) =>
+      runPrometheusAction({
+        ...request(dataSource, ""),
+        title: "Service graph",
+        attributes,
+        spec: { query, range: false, serviceGraph: { caller: "client", callee: "server" }, ...fields },
+      });
+
+    it("reads Tempo's service-graph metric as who calls whom, a series without its server passed over, and links to the query", async () => {
+      const observed = await graph("sum by (client, server) (rate(demo_service_graph_request_total{namespace={{namespace}}}[10m]))");
+      const seen = observationOf(observed);
+      expect(seen).toEqual({ kind: "service-graph", calls: expect.any(Array) });
+      expect(callsOf(seen)).toEqual(["checkout>cart", "checkout>payments", "frontend>checkout"]);
+      expect(new URL(observed.link ?? "").searchParams.get("g0.expr")).toBe(
+        'sum by (client, server) (rate(demo_service_graph_request_total{namespace="shop"}[10m]))',
+      );
+    });
+
+    it("takes a range answer's series alike, each pair once however many series carry it", async () => {
+      const seen = observationOf(await graph("demo_service_graph_request_total{namespace={{namespace}}}", { range: true }));
+      expect(callsOf(seen)).toEqual(["checkout>cart", "checkout>payments", "frontend>checkout"]);
+    });
+
+    it("reads the labels it is told, as Istio names a call's two ends", async () => {
+      const seen = observationOf(await graph("demo_istio_requests_total", { serviceGraph: { caller: "source_workload", callee: "destination_workload" } }, {}));
+      expect(callsOf(seen)).toEqual(["frontend>checkout"]);
+    });
+
+    it("answers an empty graph, not a failure, when no series names both ends", async () => {
+      expect(observationOf(await graph("demo_service_graph_request_total{namespace={{namespace}}}", {}, { namespace: "nowhere" }))).toEqual({
+        kind: "service-graph",
+        calls: [],
+      });
+      // Series there are, but none with a server.
+      expect(observationOf(await graph("sum by (client) (demo_service_graph_request_total)"))).toEqual({ kind: "service-graph", calls: [] });
+    });
+
+    it("fails, saying so, when the answer is not series", async () => {
+      expect(observationOf(await graph("scalar(sum(demo_service_graph_request_total))"))).toEqual({
+        kind: "failed",
+        reason: "Prometheus answered a scalar, not series whose labels name who calls whom",
+      });
+    });
+
+    it("fails on a query Prometheus rejects, as any action does", async () => {
+      expect(observationOf(await graph("sum by (client, server) (demo_service_graph_request_total"))).toEqual({
+        kind: "failed",
+        reason: expect.stringMatching(/^Prometheus could not run the query \(bad_data\): .*parse error/),
+      });
     });
   });
 
@@ -533,6 +617,77 @@ describe("runPrometheusAction redacts the data source's secrets", () => {
     });
     expect(seriesOf(observationOf(outcome)).map(({ metric }) => metric.header)).toEqual(["Bearer [redacted]", "other"]);
     expect(JSON.stringify(observationOf(outcome))).not.toContain("s3cret-token");
+  });
+});
+
+describe("runPrometheusAction with a service graph on the wire", () => {
+  let server: TestHttpServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    delete env.PES_TEST_PROM_TOKEN;
+  });
+
+  const vector = (result: unknown[]) => ({ status: "success", data: { resultType: "vector", result } });
+  const sample = (metric: Record<string, string>) => ({ metric, value: [1700000000, "1"] });
+  const graphAction = (dataSource: PrometheusDataSource) => ({
+    ...request(dataSource, "up"),
+    spec: { query: "up", range: false, serviceGraph: { caller: "client", callee: "server" } },
+  });
+
+  it(`keeps the first ${MAX_SERVICE_GRAPH_CALLS} calls, each once, and says how many there were`, async () => {
+    const result = Array.from({ length: MAX_SERVICE_GRAPH_CALLS + 5 }, (_, index) => sample({ client: "frontend", server: `service-${index}` }));
+    // The first pair again, and series that are no call: neither counts.
+    result.splice(1, 0, sample({ client: "frontend", server: "service-0", code: "503" }), sample({ client: "frontend", server: "" }), sample({ server: "x" }));
+    server = await startTestHttpServer((_request, response) => sendJson(response, 200, vector(result)));
+    const seen = observationOf(await runPrometheusAction(graphAction({ type: "prometheus", url: server.url })));
+    expect(
+      seen.kind === "service-graph" ? { first: seen.calls[0], last: seen.calls.at(-1), count: seen.calls.length, truncated: seen.truncated } : seen,
+    ).toEqual({
+      first: { caller: "frontend", callee: "service-0" },
+      last: { caller: "frontend", callee: `service-${MAX_SERVICE_GRAPH_CALLS - 1}` },
+      count: MAX_SERVICE_GRAPH_CALLS,
+      truncated: { kept: MAX_SERVICE_GRAPH_CALLS, of: MAX_SERVICE_GRAPH_CALLS + 5 },
+    });
+  });
+
+  it("fails on a series it cannot read, in plain words", async () => {
+    server = await startTestHttpServer((_request, response) =>
+      sendJson(response, 200, vector([sample({ client: "a", server: "b" }), { metric: { client: 1 } }])),
+    );
+    expect(observationOf(await runPrometheusAction(graphAction({ type: "prometheus", url: server.url })))).toEqual({
+      kind: "failed",
+      reason: "Prometheus answered in a shape this connector does not know",
+    });
+  });
+
+  it("redacts the data source's secrets from the services' names, and the redaction boundary finds what it finds in any answer", async () => {
+    env.PES_TEST_PROM_TOKEN = "s3cret-token";
+    server = await startTestHttpServer((seen, response) =>
+      sendJson(
+        response,
+        200,
+        vector([sample({ client: String(seen.headers.authorization), server: "checkout" }), sample({ client: "checkout", server: "10.0.0.12" })]),
+      ),
+    );
+    const observed = await runPrometheusAction(graphAction({ type: "prometheus", url: server.url, auth: { bearerToken: { env: "PES_TEST_PROM_TOKEN" } } }));
+    const seen = observationOf(observed);
+    expect(seen).toEqual({
+      kind: "service-graph",
+      calls: [
+        { caller: "Bearer [redacted]", callee: "checkout" },
+        { caller: "checkout", callee: "10.0.0.12" },
+      ],
+    });
+    // As the engine's boundary redacts what leaves the worker (an address is found by its shape).
+    const redactor = createRedactor(compileRedaction(DEFAULT_REDACTION_POLICY));
+    expect(redactor.value(seen)).toEqual({
+      kind: "service-graph",
+      calls: [
+        { caller: "Bearer [redacted]", callee: "checkout" },
+        { caller: "checkout", callee: expect.stringMatching(/^«ipv4:[0-9a-f]{8}»$/) },
+      ],
+    });
   });
 });
 

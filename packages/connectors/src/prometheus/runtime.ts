@@ -6,6 +6,7 @@ import {
   type FailedObservation,
   type PrometheusObservation,
   type PrometheusQueryData,
+  type ServiceGraphObservation,
 } from "@pes/contracts";
 import type { z } from "zod";
 import type { ConnectorRuntime, TimeWindow } from "../connector.js";
@@ -16,21 +17,27 @@ import { baseUrlOf } from "../url-text.js";
 import { splitAnswer, type SplitAnswer } from "./prometheus-answer.js";
 import { promqlMetricName } from "./promql-metric-name.js";
 import { PrometheusFailure, PrometheusSuccess } from "./prometheus-response.js";
-import type { PrometheusAction, PrometheusDataSource } from "./schema.js";
+import type { PrometheusAction, PrometheusDataSource, ServiceGraphLabels } from "./schema.js";
 
 const TARGET = "Prometheus";
 /** Never finer than a typical scrape interval: finer steps only repeat the same samples. */
 const MIN_STEP_SECONDS = 15;
 /** At most this many points per series: enough to date a change to the minute, cheap to transfer. */
 const MAX_POINTS = 500;
+/**
+ * Calls a service graph keeps at most, the first the answer gives: a mesh of several hundred services,
+ * small in a bundle and quick for the ranking to walk. Past it the observation says how many there were.
+ */
+export const MAX_SERVICE_GRAPH_CALLS = 2_000;
 
 /**
  * Asks Prometheus for the window (range query, default) or the issue time (instant query) and returns
  * its answer, with the action's unit and what it saturates against. With a `limit`, the limit query is
  * asked for the same window at the same time; a limit query that fails fails the action, saying so.
+ * With `serviceGraph`, the answer's labels are read as who calls whom (a `service-graph` observation).
  * Any failure becomes a `failed` observation in plain words, never a throw.
  */
-export const prometheusRuntime: ConnectorRuntime<PrometheusDataSource, PrometheusAction, PrometheusObservation> = {
+export const prometheusRuntime: ConnectorRuntime<PrometheusDataSource, PrometheusAction, PrometheusObservation | ServiceGraphObservation> = {
   async fetch(request) {
     const { dataSource, query: action, window, signal, secrets } = request;
     // A Prometheus-compatible endpoint may quote the request, Authorization header included, in its error
@@ -71,6 +78,7 @@ export const prometheusRuntime: ConnectorRuntime<PrometheusDataSource, Prometheu
     }
     const data = readData(answer);
     if (typeof data === "string") return failed(data);
+    if (action.serviceGraph !== undefined) return readServiceGraph(data, action.serviceGraph);
     return {
       kind: "prometheus",
       data,
@@ -81,6 +89,37 @@ export const prometheusRuntime: ConnectorRuntime<PrometheusDataSource, Prometheu
     };
   },
 };
+
+/**
+ * Who calls whom, as the labels of the answer's series say: each distinct pair of a caller and a callee
+ * once, in the order the answer gives them, the first MAX_SERVICE_GRAPH_CALLS kept. A series that lacks
+ * either label (or has it empty) is not a call and is passed over; its values are never read. Label
+ * values are data: they name services and never reach a query. An answer without a call is an empty
+ * graph, not a failure (the analysis reads it as no graph); one that is not series fails the action.
+ */
+function readServiceGraph(data: PrometheusQueryData, labels: ServiceGraphLabels): ServiceGraphObservation | FailedObservation {
+  if (data.resultType !== "matrix" && data.resultType !== "vector") {
+    return { kind: "failed", reason: `${TARGET} answered a ${data.resultType}, not series whose labels name who calls whom` };
+  }
+  const calls: ServiceGraphObservation["calls"] = [];
+  const seen = new Set<string>();
+  try {
+    for (const { metric } of data.result) {
+      const caller = metric[labels.caller];
+      const callee = metric[labels.callee];
+      if (caller === undefined || caller === "" || callee === undefined || callee === "") continue;
+      const key = JSON.stringify([caller, callee]);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      if (calls.length < MAX_SERVICE_GRAPH_CALLS) calls.push({ caller, callee });
+    }
+  } catch (error) {
+    // Read now, unlike a metric answer: a series that is not one fails the action here.
+    if (error instanceof UnreadableObservationError) return { kind: "failed", reason: error.message };
+    throw error;
+  }
+  return { kind: "service-graph", calls, ...(seen.size > calls.length ? { truncated: { kept: calls.length, of: seen.size } } : {}) };
+}
 
 /**
  * A successful range or instant answer is read one series at a time (prometheus-answer.ts): its result

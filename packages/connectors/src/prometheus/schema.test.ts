@@ -30,8 +30,52 @@ describe("PrometheusAction", () => {
     if (message !== undefined) expect(issue?.message).toBe(message);
   });
 
+  it("takes a service graph, Tempo's labels by default, any other pair named, range or instant", () => {
+    const tempo = "sum by (client, server) (rate(traces_service_graph_request_total[10m]))";
+    expect(PrometheusAction.parse({ query: tempo, range: false, serviceGraph: {} })).toEqual({
+      query: tempo,
+      range: false,
+      serviceGraph: { caller: "client", callee: "server" },
+    });
+    expect(
+      PrometheusAction.parse({ query: "istio_requests_total", serviceGraph: { caller: "source_workload", callee: "destination_workload" } }),
+    ).toMatchObject({ range: true, serviceGraph: { caller: "source_workload", callee: "destination_workload" } });
+    // Prometheus 3 takes UTF-8 label names, as OpenTelemetry's attributes arrive.
+    expect(PrometheusAction.parse({ query: "x", serviceGraph: { caller: "client.service.name" } })).toMatchObject({
+      serviceGraph: { caller: "client.service.name", callee: "server" },
+    });
+  });
+
+  it.each([
+    [{ query: "x", serviceGraph: {}, unit: "req/s" }, ["unit"], "a service graph (serviceGraph) reads the answer's labels, not its values: leave out unit"],
+    [{ query: "x", serviceGraph: {}, limit: "y" }, ["limit"], "a service graph (serviceGraph) reads the answer's labels, not its values: leave out limit"],
+    [
+      { query: "x", serviceGraph: {}, threshold: 1, range: false },
+      ["threshold"],
+      "a service graph (serviceGraph) reads the answer's labels, not its values: leave out threshold",
+    ],
+    [
+      { query: "x", serviceGraph: {}, direction: "up" },
+      ["direction"],
+      "a service graph (serviceGraph) reads the answer's labels, not its values: leave out direction",
+    ],
+    [{ query: "x", serviceGraph: { caller: "server" } }, ["serviceGraph", "callee"], "the caller's and the callee's labels must differ"],
+    [{ query: "x", serviceGraph: { caller: "" } }, ["serviceGraph", "caller"], undefined],
+    [{ query: "x", serviceGraph: { from: "client" } }, ["serviceGraph"], undefined],
+    [{ query: "x", serviceGraph: true }, ["serviceGraph"], undefined],
+  ])("refuses the service graph %j, naming the field", (input, path, message) => {
+    const result = PrometheusAction.safeParse(input);
+    expect(result.success).toBe(false);
+    expect(result.error?.issues).toHaveLength(1);
+    const issue = result.error?.issues[0];
+    expect(issue?.path).toEqual(path);
+    if (message !== undefined) expect(issue?.message).toBe(message);
+  });
+
   it("gives back what it parsed (the worker parses a parsed action again)", () => {
     const parsed = PrometheusAction.parse({ query: "x", threshold: 0.9, unit: "ratio" });
     expect(PrometheusAction.parse(parsed)).toEqual(parsed);
+    const graph = PrometheusAction.parse({ query: "x", serviceGraph: { caller: "source_workload" } });
+    expect(PrometheusAction.parse(graph)).toEqual(graph);
   });
 });

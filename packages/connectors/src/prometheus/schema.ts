@@ -19,6 +19,28 @@ export const PrometheusDataSource = z.strictObject({
 export type PrometheusDataSource = z.infer<typeof PrometheusDataSource>;
 
 /**
+ * A label name of a query's answer. Prometheus 3 takes any UTF-8 name (`service.name` from OpenTelemetry),
+ * so only emptiness and length are checked; a name no series carries finds no call.
+ */
+const AnswerLabelName = z.string().min(1).max(128);
+
+/**
+ * The labels that name a call's two ends in a service-graph action's answer: Tempo's (and Grafana
+ * Agent's, Alloy's) `traces_service_graph_request_total` names them `client` and `server`, the defaults;
+ * Istio's `istio_requests_total` names them `source_workload` and `destination_workload`.
+ */
+export const ServiceGraphLabels = z
+  .strictObject({
+    caller: AnswerLabelName.default("client"),
+    callee: AnswerLabelName.default("server"),
+  })
+  .refine((labels) => labels.caller !== labels.callee, { path: ["callee"], message: "the caller's and the callee's labels must differ" });
+export type ServiceGraphLabels = z.infer<typeof ServiceGraphLabels>;
+
+/** What a service-graph action cannot have: each reads the answer's values, and a service graph reads only its labels. */
+const VALUE_FIELDS = ["unit", "limit", "threshold", "direction"] as const;
+
+/**
  * One PromQL query of a playbook action. `{{name}}` placeholders in `query` (and `limit`) are replaced by
  * the attribute's value as a PromQL string literal (`{{name|regex}}`: regex-escaped, for `=~`), so write
  * `service={{service}}`, without quotes: a value can never change the query's structure.
@@ -44,8 +66,25 @@ export const PrometheusAction = z
      * (errors, retransmissions) falling to zero is relief, never an outage.
      */
     direction: z.enum(["up", "down"]).optional(),
+    /**
+     * The answer is who calls whom: each series whose labels name both ends (`caller`, `callee`: the label
+     * names) is a call, whatever its values. Range or instant query alike; an instant one is lighter.
+     */
+    serviceGraph: ServiceGraphLabels.optional(),
   })
   .superRefine((action, context) => {
+    if (action.serviceGraph !== undefined) {
+      for (const field of VALUE_FIELDS) {
+        if (action[field] !== undefined) {
+          context.addIssue({
+            code: "custom",
+            path: [field],
+            message: `a service graph (serviceGraph) reads the answer's labels, not its values: leave out ${field}`,
+          });
+        }
+      }
+      return;
+    }
     if (action.limit !== undefined && action.threshold !== undefined) {
       context.addIssue({ code: "custom", path: ["threshold"], message: "give a limit or a threshold, not both" });
     }
