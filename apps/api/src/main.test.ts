@@ -308,9 +308,10 @@ function slowClient(port: number, start: string, drip: string): { closed: Promis
   const received: Buffer[] = [];
   socket.on("data", (chunk: Buffer) => received.push(chunk));
   socket.on("error", () => {});
-  socket.on("connect", () => {
-    if (start !== "") socket.write(start);
-  });
+  // Written now, before any drip: the socket keeps writes until it connects, in order. Written on
+  // "connect" instead, a drip could go first when connecting took longer than its interval (a loaded
+  // host), and the server rightly answered a request line of "X-Slow: 1" with 400.
+  if (start !== "") socket.write(start);
   const timer = setInterval(() => {
     if (drip !== "" && socket.writable) socket.write(drip);
   }, 50);
