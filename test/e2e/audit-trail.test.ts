@@ -3,12 +3,13 @@
 // each append one record; an organization's admin reads them back with GET /audit and `pes audit`, and
 // proves which queries an alert caused; a member and another organization read nothing.
 import { createHash } from "node:crypto";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
 import { runCli } from "@pes/client";
+import { writeConfigDir } from "@pes/config/testing";
 import { AuditPage, AuditRecord, canonicalJson, type AlertWebhookAccepted, type ExecutionStatus } from "@pes/contracts";
 import { sendJson, startFakeSlack, startTestHttpServer, type FakeSlack, type FakeSlackMessage, type TestHttpServer } from "@pes/local-services";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -57,6 +58,7 @@ let prometheus: TestHttpServer;
 let deploys: TestHttpServer;
 let slack: FakeSlack;
 let dir: string;
+let configDir: string;
 let stack: Stack;
 let auditFile: string;
 
@@ -71,23 +73,19 @@ beforeAll(async () => {
   slack = await startFakeSlack({ token: SLACK_TOKEN, channels: { C0ALERTS: { messages: [ALERT_MESSAGE] }, C0PAGES: {}, C0OPS: {} } });
   dir = await mkdtemp(join(tmpdir(), "pes-audit-e2e-"));
   auditFile = join(dir, "audit.jsonl");
-  const configDir = join(dir, "config");
-  await mkdir(join(configDir, "organizations"), { recursive: true });
   // The deploy API's URL carries credentials of its own, and it wants a key in a header.
   const deploysUrl = deploys.url.replace("http://", "http://audit-user:url-password-e2e@");
   const dataSources =
     `dataSources:\n  metrics: { type: prometheus, url: "${prometheus.url}", auth: { bearerToken: { env: E2E_PROM_TOKEN } } }\n` +
     `  deploys: { type: http, url: "${deploysUrl}", headers: { x-api-key: { env: E2E_DEPLOYS_KEY } } }\n`;
   const slackSettings = `slack:\n  botToken: { env: E2E_SLACK_TOKEN }\n  apiUrl: ${slack.apiUrl}\n  alertChannelId: C0PAGES\n`;
-  await writeFile(
-    join(configDir, "organizations/acme.yaml"),
-    `id: acme\nclientIds: [quickstart-cli, alerting]\n${dataSources}${slackSettings}evidence: { keep: true, retentionDays: 1 }\n`,
-  );
-  await writeFile(join(configDir, "organizations/globex.yaml"), `id: globex\nclientIds: [quickstart-cli]\n${dataSources}`);
-  for (const org of ["acme", "globex"]) {
-    await mkdir(join(configDir, "playbooks", org), { recursive: true });
-    await writeFile(join(configDir, "playbooks", org, "checkout-latency.yaml"), PLAYBOOK);
-  }
+  configDir = await writeConfigDir({
+    organizations: [
+      `id: acme\nclientIds: [quickstart-cli, alerting]\n${dataSources}${slackSettings}evidence: { keep: true, retentionDays: 1 }\n`,
+      `id: globex\nclientIds: [quickstart-cli]\n${dataSources}`,
+    ],
+    playbooks: { acme: [PLAYBOOK], globex: [PLAYBOOK] },
+  });
   const secrets = { E2E_SLACK_TOKEN: SLACK_TOKEN, E2E_PROM_TOKEN: PROMETHEUS_TOKEN, E2E_DEPLOYS_KEY: DEPLOYS_KEY };
   stack = await startStack({
     name: "audit-trail",
@@ -101,6 +99,7 @@ afterAll(async () => {
   await stack?.stop();
   await Promise.all([prometheus?.close(), deploys?.close(), slack?.close()]);
   await rm(dir, { recursive: true, force: true });
+  if (configDir !== undefined) await rm(configDir, { recursive: true, force: true });
 });
 
 /** What `pes` writes, kept. */

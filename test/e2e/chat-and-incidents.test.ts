@@ -2,10 +2,9 @@
 // Slack's Web API (reading linked messages, posting results), Microsoft Graph and its token service
 // (posting results to Teams), PagerDuty's REST API and Opsgenie's Alert API (notes). Message links and
 // alert notifications in, enrichment threads and incident notes out.
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
+import { writeConfigDir } from "@pes/config/testing";
 import {
   sendJson,
   startFakeMicrosoftGraph,
@@ -104,26 +103,18 @@ gadgets:
 `;
 
 async function writeConfig(urls: { prometheus: string; slack: string; pagerduty: string; opsgenie: string; graph: string; login: string }): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "pes-chat-config-"));
   const slack = `slack:\n  botToken: { env: E2E_SLACK_TOKEN }\n  apiUrl: ${urls.slack}\n  alertChannelId: C0PAGES\n`;
   const teams =
     `teams:\n  tenantId: ${TEAMS.tenantId}\n  clientId: ${TEAMS.clientId}\n  clientSecret: { env: E2E_TEAMS_SECRET }\n` +
     `  refreshToken: { env: E2E_TEAMS_REFRESH }\n  graphUrl: ${urls.graph}\n  loginUrl: ${urls.login}\n`;
   const metrics = `dataSources:\n  metrics: { type: prometheus, url: "${urls.prometheus}" }\n`;
-  await mkdir(join(dir, "organizations"));
-  await writeFile(
-    join(dir, "organizations/acme.yaml"),
-    `id: acme\nclientIds: [quickstart-cli]\n${metrics}${slack}${teams}incidentTools:\n  pagerduty: { apiToken: { env: E2E_PD_TOKEN }, from: oncall@acme.example, apiUrl: "${urls.pagerduty}" }\n`,
-  );
-  await writeFile(
-    join(dir, "organizations/globex.yaml"),
-    `id: globex\nclientIds: [quickstart-cli]\n${metrics}${slack}incidentTools:\n  opsgenie: { apiKey: { env: E2E_OPSGENIE_KEY }, apiUrl: "${urls.opsgenie}" }\n`,
-  );
-  for (const org of ["acme", "globex"]) {
-    await mkdir(join(dir, "playbooks", org), { recursive: true });
-    await writeFile(join(dir, "playbooks", org, "checkout-latency.yaml"), PLAYBOOK);
-  }
-  return dir;
+  return writeConfigDir({
+    organizations: [
+      `id: acme\nclientIds: [quickstart-cli]\n${metrics}${slack}${teams}incidentTools:\n  pagerduty: { apiToken: { env: E2E_PD_TOKEN }, from: oncall@acme.example, apiUrl: "${urls.pagerduty}" }\n`,
+      `id: globex\nclientIds: [quickstart-cli]\n${metrics}${slack}incidentTools:\n  opsgenie: { apiKey: { env: E2E_OPSGENIE_KEY }, apiUrl: "${urls.opsgenie}" }\n`,
+    ],
+    playbooks: { acme: [PLAYBOOK], globex: [PLAYBOOK] },
+  });
 }
 
 /**

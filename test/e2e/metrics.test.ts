@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { writeConfigDir } from "@pes/config/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServiceProcess } from "../support/processes.js";
 import { postJson, startStack, type Stack } from "../support/stack.js";
@@ -36,12 +35,7 @@ function dataSources(request: IncomingMessage, response: ServerResponse): void {
 }
 
 async function writeConfig(baseUrl: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "pes-metrics-config-"));
-  await mkdir(join(dir, "organizations"));
-  await mkdir(join(dir, "playbooks/acme"), { recursive: true });
-  await writeFile(
-    join(dir, "organizations/acme.yaml"),
-    `id: acme
+  const organization = `id: acme
 clientIds: [quickstart-cli]
 dataSources:
   metrics:
@@ -52,11 +46,8 @@ dataSources:
     type: http
     url: ${baseUrl}${urlPath}/deploys
     headers: { X-Api-Key: { env: METRICS_E2E_SECRET } }
-`,
-  );
-  await writeFile(
-    join(dir, "playbooks/acme/latency.yaml"),
-    `name: latency
+`;
+  const playbook = `name: latency
 monitorNames: ["Latency of {{service}}"]
 requiredAttributes: [service]
 gadgets:
@@ -64,9 +55,8 @@ gadgets:
     actions:
       - { title: p99, dataSource: metrics, prometheus: { query: 'p99{service={{service}}}' } }
       - { title: last deploy, dataSource: deploys, http: { path: "/last/{{service}}", answerField: at } }
-`,
-  );
-  return dir;
+`;
+  return writeConfigDir({ organizations: [organization], playbooks: { acme: [playbook] } });
 }
 
 let server: Server;

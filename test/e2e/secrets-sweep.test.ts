@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
+import { writeConfigDir } from "@pes/config/testing";
 import { sendJson, startTestHttpServer, type TestHttpHandler, type TestHttpServer } from "@pes/local-services";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStack, type Stack } from "../support/stack.js";
@@ -61,12 +60,7 @@ const echoingDataSource: TestHttpHandler = (request, response) => {
 };
 
 async function writeConfig(dataSourceUrl: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "pes-sweep-config-"));
-  await mkdir(join(dir, "organizations"));
-  await mkdir(join(dir, "playbooks/acme"), { recursive: true });
-  await writeFile(
-    join(dir, "organizations/acme.yaml"),
-    `id: acme
+  const organization = `id: acme
 clientIds: [quickstart-cli]
 dataSources:
   promError:
@@ -91,11 +85,8 @@ slack:
 incidentTools:
   pagerduty: { apiToken: { env: SWEEP_PD_TOKEN }, from: sweep@acme.example, apiUrl: ${dataSourceUrl}/pagerduty }
   opsgenie: { apiKey: { env: SWEEP_OPSGENIE_KEY }, apiUrl: ${dataSourceUrl}/opsgenie }
-`,
-  );
-  await writeFile(
-    join(dir, "playbooks/acme/sweep.yaml"),
-    `name: sweep
+`;
+  const playbook = `name: sweep
 monitorNames: ["Sweep on {{service}}"]
 optionalAttributes: [service]
 gadgets:
@@ -107,9 +98,8 @@ gadgets:
       - { title: echo error, dataSource: jsonError, http: { path: "/status/{{service}}", answerField: echo } }
 mitigations:
   - { toolName: Runbook, url: "https://runbooks.example/{{service}}" }
-`,
-  );
-  return dir;
+`;
+  return writeConfigDir({ organizations: [organization], playbooks: { acme: [playbook] } });
 }
 
 let server: TestHttpServer;

@@ -2,11 +2,11 @@
 // through the worker's job handler: the bottom line and the charts of the findings it cites go in one
 // Slack thread (the real @slack/web-api client against the fake Slack, files by the external upload
 // flow), the charts' data is kept in Redis as long as the execution, and the result links it all.
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadConfig, type Catalog } from "@pes/config";
+import type { Catalog } from "@pes/config";
+import { catalogOf } from "@pes/config/testing";
 import { ExecutionCharts, type ExecutionJob, type PlaybookExecutionResult } from "@pes/contracts";
 import { createEngine, type Engine } from "@pes/engine";
 import { createChartStore, EXECUTE_JOB, EXECUTION_JOBS } from "@pes/executions";
@@ -43,30 +43,21 @@ const ERROR_RATIO = 'sum(rate(http_requests_total{service={{service}}, code=~"5.
 const REQUEST_RATE = "sum(rate(http_requests_total{service={{service}}}[5m]))";
 
 async function catalogAt(prometheusUrl: string, slackApiUrl: string): Promise<Catalog> {
-  const dir = await mkdtemp(join(tmpdir(), "pes-chart-delivery-"));
-  try {
-    await mkdir(join(dir, "organizations"));
-    await mkdir(join(dir, "playbooks", "acme"), { recursive: true });
-    const organization = {
-      id: "acme",
-      clientIds: ["client-1"],
-      dataSources: { metrics: { type: "prometheus", url: prometheusUrl } },
-      slack: { botToken: { env: "SLACK_TOKEN" }, apiUrl: slackApiUrl },
-    };
-    await writeFile(join(dir, "organizations", "acme.yaml"), JSON.stringify(organization));
-    const actions = [
-      { title: "p99 latency", dataSource: "metrics", prometheus: { query: P99, unit: "s" } },
-      { title: "error ratio", dataSource: "metrics", prometheus: { query: ERROR_RATIO, unit: "ratio" } },
-      { title: "request rate", dataSource: "metrics", prometheus: { query: REQUEST_RATE, unit: "req/s" } },
-    ];
-    await writeFile(
-      join(dir, "playbooks", "acme", "book.yaml"),
-      JSON.stringify({ name: "Checkout", monitorNames: ["Checkout"], requiredAttributes: ["service"], gadgets: [{ title: "Golden signals", actions }] }),
-    );
-    return await loadConfig(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  const organization = {
+    id: "acme",
+    clientIds: ["client-1"],
+    dataSources: { metrics: { type: "prometheus", url: prometheusUrl } },
+    slack: { botToken: { env: "SLACK_TOKEN" }, apiUrl: slackApiUrl },
+  };
+  const actions = [
+    { title: "p99 latency", dataSource: "metrics", prometheus: { query: P99, unit: "s" } },
+    { title: "error ratio", dataSource: "metrics", prometheus: { query: ERROR_RATIO, unit: "ratio" } },
+    { title: "request rate", dataSource: "metrics", prometheus: { query: REQUEST_RATE, unit: "req/s" } },
+  ];
+  return catalogOf({
+    organizations: [organization],
+    playbooks: { acme: [{ name: "Checkout", monitorNames: ["Checkout"], requiredAttributes: ["service"], gadgets: [{ title: "Golden signals", actions }] }] },
+  });
 }
 
 describe("a channelId run with charts", () => {

@@ -1,7 +1,5 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { loadConfig, type Catalog } from "@pes/config";
+import type { Catalog } from "@pes/config";
+import { catalogOf } from "@pes/config/testing";
 import type { ExecutionJob, PlaybookExecutionResult } from "@pes/contracts";
 import { createEngine, type Engine } from "@pes/engine";
 import { createRedisQuerySlots, keySpace, queryMinuteKey } from "@pes/jobs";
@@ -21,37 +19,28 @@ const ALERTS = 12;
  * sources on one stub; its playbook asks "metrics" twice and "deploys" once per alert.
  */
 async function catalogAt(url: string): Promise<Catalog> {
-  const dir = await mkdtemp(join(tmpdir(), "pes-budget-config-"));
-  try {
-    await mkdir(join(dir, "organizations"));
-    await mkdir(join(dir, "playbooks", "acme"), { recursive: true });
-    const organization = {
-      id: "acme",
-      clientIds: ["client-1"],
-      dataSources: { metrics: { type: "http", url }, deploys: { type: "http", url } },
-      budget: { dataSourceQueriesPerMinute: PER_MINUTE },
-    };
-    await writeFile(join(dir, "organizations", "acme.yaml"), JSON.stringify(organization));
-    const action = (title: string, dataSource: string, path: string) => ({ title, dataSource, http: { path, answerField: "answer" } });
-    const playbook = {
-      name: "Book",
-      requiredAttributes: ["service"],
-      gadgets: [
-        {
-          title: "Checks",
-          actions: [
-            action("errors of {{service}}", "metrics", "/metrics/errors/{{service}}"),
-            action("latency of {{service}}", "metrics", "/metrics/latency/{{service}}"),
-            action("deploys of {{service}}", "deploys", "/deploys/{{service}}"),
-          ],
-        },
-      ],
-    };
-    await writeFile(join(dir, "playbooks", "acme", "book.yaml"), JSON.stringify(playbook));
-    return await loadConfig(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  const organization = {
+    id: "acme",
+    clientIds: ["client-1"],
+    dataSources: { metrics: { type: "http", url }, deploys: { type: "http", url } },
+    budget: { dataSourceQueriesPerMinute: PER_MINUTE },
+  };
+  const action = (title: string, dataSource: string, path: string) => ({ title, dataSource, http: { path, answerField: "answer" } });
+  const playbook = {
+    name: "Book",
+    requiredAttributes: ["service"],
+    gadgets: [
+      {
+        title: "Checks",
+        actions: [
+          action("errors of {{service}}", "metrics", "/metrics/errors/{{service}}"),
+          action("latency of {{service}}", "metrics", "/metrics/latency/{{service}}"),
+          action("deploys of {{service}}", "deploys", "/deploys/{{service}}"),
+        ],
+      },
+    ],
+  };
+  return catalogOf({ organizations: [organization], playbooks: { acme: [playbook] } });
 }
 
 function job(service: string): ExecutionJob {

@@ -1,8 +1,6 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import type { ServerResponse } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { loadConfig, type Catalog } from "@pes/config";
+import type { Catalog } from "@pes/config";
+import { catalogOf } from "@pes/config/testing";
 import type { ExecutionJob } from "@pes/contracts";
 import { createEngine, type Engine } from "@pes/engine";
 import { sendJson, startRedis, startTestHttpServer, uniquePrefix, type RedisHandle, type TestHttpServer } from "@pes/local-services";
@@ -17,25 +15,16 @@ const ACTIONS = 5;
 
 /** Organization acme, whose data source "metrics" allows LIMIT queries at once, and a playbook of ACTIONS queries to it. */
 async function catalogAt(url: string): Promise<Catalog> {
-  const dir = await mkdtemp(join(tmpdir(), "pes-limit-config-"));
-  try {
-    await mkdir(join(dir, "organizations"));
-    await mkdir(join(dir, "playbooks", "acme"), { recursive: true });
-    const dataSources = { metrics: { type: "http", url, maxConcurrentQueries: LIMIT } };
-    await writeFile(join(dir, "organizations", "acme.yaml"), JSON.stringify({ id: "acme", clientIds: ["client-1"], dataSources }));
-    const actions = Array.from({ length: ACTIONS }, (_, index) => ({
-      title: `query ${index}`,
-      dataSource: "metrics",
-      http: { path: `/q/${index}/{{service}}`, answerField: "answer" },
-    }));
-    await writeFile(
-      join(dir, "playbooks", "acme", "book.yaml"),
-      JSON.stringify({ name: "Book", requiredAttributes: ["service"], gadgets: [{ title: "Checks", actions }] }),
-    );
-    return await loadConfig(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  const dataSources = { metrics: { type: "http", url, maxConcurrentQueries: LIMIT } };
+  const actions = Array.from({ length: ACTIONS }, (_, index) => ({
+    title: `query ${index}`,
+    dataSource: "metrics",
+    http: { path: `/q/${index}/{{service}}`, answerField: "answer" },
+  }));
+  return catalogOf({
+    organizations: [{ id: "acme", clientIds: ["client-1"], dataSources }],
+    playbooks: { acme: [{ name: "Book", requiredAttributes: ["service"], gadgets: [{ title: "Checks", actions }] }] },
+  });
 }
 
 function job(service: string): ExecutionJob {

@@ -4,10 +4,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
+import { writeConfigDir } from "@pes/config/testing";
 import { JsonText, type PlaybookExecutionResult } from "@pes/contracts";
 import { createLogger } from "@pes/logger";
 import { LARGE_ANSWER_END, largeRangeAnswer, startRedis, startTestHttpServer, uniquePrefix, type RedisHandle, type TestHttpServer } from "@pes/local-services";
@@ -54,14 +53,10 @@ describe("a worker with the image's heap ceiling", () => {
       response.writeHead(200, { "content-type": "application/json", "content-length": answer.length });
       response.end(answer);
     });
-    configDir = await mkdtemp(join(tmpdir(), "pes-worker-large-"));
-    await mkdir(join(configDir, "organizations"));
-    await mkdir(join(configDir, "playbooks", "acme"), { recursive: true });
-    await writeFile(
-      join(configDir, "organizations", "acme.yaml"),
-      `id: acme\nclientIds: [cli]\ndataSources:\n  metrics: { type: prometheus, url: "${prometheus.url}" }\n`,
-    );
-    await writeFile(join(configDir, "playbooks", "acme", "large-answers.yaml"), PLAYBOOK);
+    configDir = await writeConfigDir({
+      organizations: [`id: acme\nclientIds: [cli]\ndataSources:\n  metrics: { type: prometheus, url: "${prometheus.url}" }\n`],
+      playbooks: { acme: [PLAYBOOK] },
+    });
     redis = await startRedis();
     client = createExecutionClient({ redisUrl: redis.url, prefix, logger: createLogger({ name: "test-client", level: "silent" }) });
     await client.start();

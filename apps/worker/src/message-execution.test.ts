@@ -1,10 +1,8 @@
 // An execution whose issue is a linked chat message, read through the real Slack client from a local
 // server speaking conversations.history, resolved against a real configuration; the engine records the
 // job it is given (what the message made of the issue) instead of querying data sources.
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { loadConfig, type Catalog } from "@pes/config";
+import type { Catalog } from "@pes/config";
+import { catalogOf } from "@pes/config/testing";
 import { RequestRefusal, type ExecutionJob, type MessageExecutionJob } from "@pes/contracts";
 import { createSlackPostClient } from "@pes/integrations";
 import { createLogger } from "@pes/logger";
@@ -50,37 +48,28 @@ const redis = new Redis({ lazyConnect: true });
 
 beforeAll(async () => {
   slack = await startFakeSlack({ token: TOKEN, channels: { C0ALERTS: { messages: [PAGERDUTY_MESSAGE] } } });
-  const dir = await mkdtemp(join(tmpdir(), "pes-message-execution-"));
-  try {
-    await mkdir(join(dir, "organizations"));
-    await mkdir(join(dir, "playbooks", "acme"), { recursive: true });
-    const organization = {
-      id: "acme",
-      clientIds: ["client-1"],
-      dataSources: { metrics: { type: "prometheus", url: "http://127.0.0.1:9" } },
-      slack: { botToken: { env: "UNUSED_SLACK_TOKEN" } },
-    };
-    await writeFile(join(dir, "organizations", "acme.yaml"), JSON.stringify(organization));
-    const playbook = {
-      name: "checkout-latency",
-      monitorNames: ["High latency on {{service}} in {{env}}"],
-      requiredAttributes: ["service"],
-      optionalAttributes: ["urgency", "pagerduty_incident_id"],
-      teams: ["payments"],
-      gadgets: [
-        {
-          title: "Latency",
-          actions: [
-            { title: "p99 of {{service}} ({{urgency}}, {{pagerduty_incident_id}})", dataSource: "metrics", prometheus: { query: "up{service={{service}}}" } },
-          ],
-        },
-      ],
-    };
-    await writeFile(join(dir, "playbooks", "acme", "checkout-latency.yaml"), JSON.stringify(playbook));
-    catalog = await loadConfig(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  const organization = {
+    id: "acme",
+    clientIds: ["client-1"],
+    dataSources: { metrics: { type: "prometheus", url: "http://127.0.0.1:9" } },
+    slack: { botToken: { env: "UNUSED_SLACK_TOKEN" } },
+  };
+  const playbook = {
+    name: "checkout-latency",
+    monitorNames: ["High latency on {{service}} in {{env}}"],
+    requiredAttributes: ["service"],
+    optionalAttributes: ["urgency", "pagerduty_incident_id"],
+    teams: ["payments"],
+    gadgets: [
+      {
+        title: "Latency",
+        actions: [
+          { title: "p99 of {{service}} ({{urgency}}, {{pagerduty_incident_id}})", dataSource: "metrics", prometheus: { query: "up{service={{service}}}" } },
+        ],
+      },
+    ],
+  };
+  catalog = await catalogOf({ organizations: [organization], playbooks: { acme: [playbook] } });
 });
 
 afterAll(async () => {

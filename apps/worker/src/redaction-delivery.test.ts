@@ -2,10 +2,7 @@
 // secrets of every kind (the seeded incident of @pes/local-services): the real engine against a fake Loki
 // and a Prometheus-speaking server, then the worker's delivery through the real Slack and Teams clients to
 // their fakes, which record every post. Neither holds any sample.
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { loadConfig } from "@pes/config";
+import { catalogOf } from "@pes/config/testing";
 import type { ExecutionJob } from "@pes/contracts";
 import { createEngine, type Engine } from "@pes/engine";
 import { createChannelPacer, createSlackPostClient, createTeamsPostClient } from "@pes/integrations";
@@ -55,30 +52,21 @@ describe("posts of an execution whose data sources answered with personal data a
     prometheus = await startTestHttpServer((_request, response) => sendJson(response, 200, sensitiveLatencyAnswer()));
     slack = await startFakeSlack({ token: SLACK_TOKEN, channels: { [SLACK_CHANNEL]: {} } });
     graph = await startFakeMicrosoftGraph({ ...TEAMS, channels: [TEAMS_CHANNEL] });
-    const dir = await mkdtemp(join(tmpdir(), "pes-redaction-delivery-"));
-    try {
-      await mkdir(join(dir, "organizations"));
-      await mkdir(join(dir, "playbooks", "acme"), { recursive: true });
-      const organization = {
-        id: "acme",
-        clientIds: ["c"],
-        dataSources: { logs: { type: "loki", url: loki.url }, metrics: { type: "prometheus", url: prometheus.url } },
-        redaction: { patterns: [{ name: "employee-id", regex: "EMP-[0-9]{5}" }], labels: ["customer"] },
-      };
-      await writeFile(join(dir, "organizations", "acme.yaml"), JSON.stringify(organization));
-      const actions = [
-        { title: "Error logs of {{service}}", dataSource: "logs", loki: { selector: '{app={{service}}} |= "level=error"' } },
-        { title: "Latency of {{service}}", dataSource: "metrics", prometheus: { query: "http_request_duration_seconds{service={{service}}}", unit: "s" } },
-      ];
-      await writeFile(
-        join(dir, "playbooks", "acme", "checkout.yaml"),
-        JSON.stringify({ name: "Checkout errors", requiredAttributes: ["service"], gadgets: [{ title: "Checkout", actions }] }),
-      );
-      const catalog = await loadConfig(dir);
-      engine = createEngine({ catalog, secrets: new Map(), logger, actionTimeoutMs: 10_000, maxConcurrentActions: 4 });
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const organization = {
+      id: "acme",
+      clientIds: ["c"],
+      dataSources: { logs: { type: "loki", url: loki.url }, metrics: { type: "prometheus", url: prometheus.url } },
+      redaction: { patterns: [{ name: "employee-id", regex: "EMP-[0-9]{5}" }], labels: ["customer"] },
+    };
+    const actions = [
+      { title: "Error logs of {{service}}", dataSource: "logs", loki: { selector: '{app={{service}}} |= "level=error"' } },
+      { title: "Latency of {{service}}", dataSource: "metrics", prometheus: { query: "http_request_duration_seconds{service={{service}}}", unit: "s" } },
+    ];
+    const catalog = await catalogOf({
+      organizations: [organization],
+      playbooks: { acme: [{ name: "Checkout errors", requiredAttributes: ["service"], gadgets: [{ title: "Checkout", actions }] }] },
+    });
+    engine = createEngine({ catalog, secrets: new Map(), logger, actionTimeoutMs: 10_000, maxConcurrentActions: 4 });
   });
 
   afterAll(async () => {

@@ -4,10 +4,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createServer } from "node:http";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { writeConfigDir } from "@pes/config/testing";
 import { JsonText, type PlaybookExecutionResult } from "@pes/contracts";
 import { sendJson, startRedis, startTestHttpServer, uniquePrefix, type RedisHandle, type TestHttpServer } from "@pes/local-services";
 import { createExecutionClient, type ExecutionClient, type ExecutionAnswer, type ExecutionRequest } from "@pes/executions";
@@ -300,31 +300,27 @@ function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
 }
 
 async function writeConfig(prometheusUrl: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "pes-worker-config-"));
-  await mkdir(join(dir, "organizations"));
-  await mkdir(join(dir, "playbooks", "acme"), { recursive: true });
-  await writeFile(
-    join(dir, "organizations", "acme.yaml"),
-    ["id: acme", "clientIds: [test-client]", "dataSources:", "  metrics:", "    type: prometheus", `    url: ${prometheusUrl}`, ""].join("\n"),
-  );
-  await writeFile(
-    join(dir, "playbooks", "acme", "slow-metrics.yaml"),
-    [
-      "name: slow-metrics",
-      "monitorNames:",
-      '  - "Slow metrics of {{service}}"',
-      "gadgets:",
-      '  - title: "Latency of {{service}}"',
-      "    actions:",
-      "      - title: p99 latency",
-      "        dataSource: metrics",
-      "        prometheus:",
-      "          query: 'max(latency_seconds{service={{service}}})'",
-      "          unit: s",
-      "",
-    ].join("\n"),
-  );
-  return dir;
+  return writeConfigDir({
+    organizations: [["id: acme", "clientIds: [test-client]", "dataSources:", "  metrics:", "    type: prometheus", `    url: ${prometheusUrl}`, ""].join("\n")],
+    playbooks: {
+      acme: [
+        [
+          "name: slow-metrics",
+          "monitorNames:",
+          '  - "Slow metrics of {{service}}"',
+          "gadgets:",
+          '  - title: "Latency of {{service}}"',
+          "    actions:",
+          "      - title: p99 latency",
+          "        dataSource: metrics",
+          "        prometheus:",
+          "          query: 'max(latency_seconds{service={{service}}})'",
+          "          unit: s",
+          "",
+        ].join("\n"),
+      ],
+    },
+  });
 }
 
 /**

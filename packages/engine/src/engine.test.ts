@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import type { ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setImmediate as turn } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig, resolveCatalogSecrets, type Catalog } from "@pes/config";
+import { resolveCatalogSecrets, type Catalog } from "@pes/config";
+import { catalogOf } from "@pes/config/testing";
 import { runAction, type AnyActionRequest, type DataSource, type Observed } from "@pes/connectors";
 import { canonicalJson, EvidenceBundle, ServiceGraphObservation, type Observation } from "@pes/contracts";
 import type { ExecutionJob, PlaybookExecutionResult } from "@pes/contracts";
@@ -70,23 +71,9 @@ async function startApi(): Promise<TestApi> {
   return api;
 }
 
-/**
- * Organization acme with these data sources and playbooks, loaded as the worker loads CONFIG_DIR: the
- * files go to a temporary directory as JSON, which is YAML too.
- */
+/** Organization acme with these data sources and playbooks, loaded as the worker loads CONFIG_DIR. */
 async function loadCatalog(dataSources: Record<string, DataSource>, playbooks: object[]): Promise<Catalog> {
-  const dir = await mkdtemp(join(tmpdir(), "pes-engine-config-"));
-  try {
-    await mkdir(join(dir, "organizations"));
-    await mkdir(join(dir, "playbooks", "acme"), { recursive: true });
-    await writeFile(join(dir, "organizations", "acme.yaml"), JSON.stringify({ id: "acme", clientIds: ["client-1"], dataSources }));
-    for (const [index, playbook] of playbooks.entries()) {
-      await writeFile(join(dir, "playbooks", "acme", `playbook-${index}.yaml`), JSON.stringify(playbook));
-    }
-    return await loadConfig(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  return catalogOf({ organizations: [{ id: "acme", clientIds: ["client-1"], dataSources }], playbooks: { acme: playbooks } });
 }
 
 /** Waits, a turn of the event loop at a time, until `done` holds. */

@@ -1,8 +1,6 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import type { ServerResponse } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { loadConfig, type Catalog } from "@pes/config";
+import type { Catalog } from "@pes/config";
+import { catalogOf } from "@pes/config/testing";
 import { replayBundle } from "@pes/analysis";
 import { EvidenceBundle, type BudgetLimits, type ExecutionJob } from "@pes/contracts";
 import { sendJson, startTestHttpServer, type SeenRequest, type TestHttpServer } from "@pes/local-services";
@@ -22,24 +20,12 @@ const ACTIONS = ["first", "second", "third", "fourth", "fifth"];
 
 /** Organization acme (its `budget`) and playbook Book of ACTIONS queries to its HTTP data source (its `budget`). */
 async function catalogWith(url: string, organization: object | undefined, playbook: BudgetLimits | undefined): Promise<Catalog> {
-  const dir = await mkdtemp(join(tmpdir(), "pes-budget-config-"));
-  try {
-    await mkdir(join(dir, "organizations"));
-    await mkdir(join(dir, "playbooks", "acme"), { recursive: true });
-    const dataSources = { api: { type: "http", url } };
-    await writeFile(
-      join(dir, "organizations", "acme.yaml"),
-      JSON.stringify({ id: "acme", clientIds: ["client-1"], dataSources, ...(organization === undefined ? {} : { budget: organization }) }),
-    );
-    const actions = ACTIONS.map((name) => ({ title: name, dataSource: "api", http: { path: `/${name}`, answerField: "answer" } }));
-    await writeFile(
-      join(dir, "playbooks", "acme", "book.yaml"),
-      JSON.stringify({ name: "Book", gadgets: [{ title: "Checks", actions }], ...(playbook === undefined ? {} : { budget: playbook }) }),
-    );
-    return await loadConfig(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  const dataSources = { api: { type: "http", url } };
+  const actions = ACTIONS.map((name) => ({ title: name, dataSource: "api", http: { path: `/${name}`, answerField: "answer" } }));
+  return catalogOf({
+    organizations: [{ id: "acme", clientIds: ["client-1"], dataSources, ...(organization === undefined ? {} : { budget: organization }) }],
+    playbooks: { acme: [{ name: "Book", gadgets: [{ title: "Checks", actions }], ...(playbook === undefined ? {} : { budget: playbook }) }] },
+  });
 }
 
 const job: ExecutionJob = {

@@ -3,11 +3,10 @@
 // namespace in one kind of trouble among healthy objects), Alertmanager is a real one. Each execution's
 // verdict names the fault, and the evidence bundle it keeps replays offline to the same verdict.
 import { createHash } from "node:crypto";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFile } from "node:fs/promises";
 import { replayBundle } from "@pes/analysis";
-import { loadConfig, resolveCatalogSecrets } from "@pes/config";
+import { resolveCatalogSecrets } from "@pes/config";
+import { catalogOf } from "@pes/config/testing";
 import { EvidenceBundle, type ExecutionJob, KubernetesStateObservation, type PlaybookExecutionResult, type VerdictCause } from "@pes/contracts";
 import { type FakeKubernetesObjects, type KubernetesObject, type LocalAlertmanager, startAlertmanager, startFakeKubernetes } from "@pes/local-services";
 import { createLogger } from "@pes/logger";
@@ -926,26 +925,17 @@ interface Execution {
 
 /** Organization shop with its cluster at `url` (a bearer token from the environment) and its Alertmanager. */
 async function shopCatalog(clusterUrl: string, alertsUrl: string) {
-  const dir = await mkdtemp(join(tmpdir(), "pes-live-cluster-"));
-  try {
-    await mkdir(join(dir, "organizations"));
-    await mkdir(join(dir, "playbooks", "shop"), { recursive: true });
-    const dataSources = {
-      cluster: { type: "kubernetes", url: clusterUrl, auth: { bearerToken: { env: "SHOP_KUBERNETES_TOKEN" } } },
-      alerts: { type: "alertmanager", url: alertsUrl },
-    };
-    await writeFile(
-      join(dir, "organizations", "shop.yaml"),
-      JSON.stringify({ id: "shop", clientIds: ["on-call"], dataSources, evidence: { keep: true, retentionDays: 1 } }),
-    );
-    await writeFile(join(dir, "playbooks", "shop", "pods-not-ready.yaml"), await readFile(PLAYBOOK, "utf8"));
-    const catalog = await loadConfig(dir);
-    const { secrets, missing } = resolveCatalogSecrets(catalog, { env: { SHOP_KUBERNETES_TOKEN: TOKEN }, readFile: () => "" });
-    expect(missing).toEqual([]);
-    return { catalog, secrets };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  const dataSources = {
+    cluster: { type: "kubernetes", url: clusterUrl, auth: { bearerToken: { env: "SHOP_KUBERNETES_TOKEN" } } },
+    alerts: { type: "alertmanager", url: alertsUrl },
+  };
+  const catalog = await catalogOf({
+    organizations: [{ id: "shop", clientIds: ["on-call"], dataSources, evidence: { keep: true, retentionDays: 1 } }],
+    playbooks: { shop: [await readFile(PLAYBOOK, "utf8")] },
+  });
+  const { secrets, missing } = resolveCatalogSecrets(catalog, { env: { SHOP_KUBERNETES_TOKEN: TOKEN }, readFile: () => "" });
+  expect(missing).toEqual([]);
+  return { catalog, secrets };
 }
 
 function job(service: string, time: Date, requestId: string): ExecutionJob {

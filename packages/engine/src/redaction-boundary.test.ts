@@ -3,11 +3,9 @@
 // result, the charts, the evidence bundle, the language model's prompt (a local chat-completions server
 // records it) and the engine's log lines (pino's output, captured) must hold none of them, while the
 // verdict is the one judged from the unredacted answers (an organization with every detector off).
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Writable } from "node:stream";
-import { loadConfig, resolveCatalogSecrets, type Catalog } from "@pes/config";
+import { resolveCatalogSecrets, type Catalog } from "@pes/config";
+import { catalogOf } from "@pes/config/testing";
 import { BUILT_IN_REDACTION_KINDS } from "@pes/connectors";
 import type { EvidenceBundle, ExecutionJob } from "@pes/contracts";
 import {
@@ -54,23 +52,17 @@ describe("the redaction boundary, from the data sources' answers to everything a
     model = await startTestHttpServer((_request, response) =>
       sendJson(response, 200, { choices: [{ index: 0, message: { role: "assistant", content: "{}" }, finish_reason: "stop" }] }),
     );
-    const dir = await mkdtemp(join(tmpdir(), "pes-redaction-"));
-    try {
-      await mkdir(join(dir, "organizations"));
-      const dataSources = { logs: { type: "loki", url: loki.url }, metrics: { type: "prometheus", url: prometheus.url } };
-      const redaction = { patterns: [{ name: "employee-id", regex: "EMP-[0-9]{5}" }], labels: ["customer"] };
-      const off = { detectors: Object.fromEntries(BUILT_IN_REDACTION_KINDS.map((kind) => [kind, false])) };
-      const evidence = { keep: true };
-      await writeFile(join(dir, "organizations", "acme.yaml"), JSON.stringify({ id: "acme", clientIds: ["c"], dataSources, evidence, redaction }));
-      await writeFile(join(dir, "organizations", "open.yaml"), JSON.stringify({ id: "open", clientIds: ["o"], dataSources, evidence, redaction: off }));
-      for (const org of ["acme", "open"]) {
-        await mkdir(join(dir, "playbooks", org), { recursive: true });
-        await writeFile(join(dir, "playbooks", org, "checkout.yaml"), JSON.stringify(PLAYBOOK));
-      }
-      catalog = await loadConfig(dir);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const dataSources = { logs: { type: "loki", url: loki.url }, metrics: { type: "prometheus", url: prometheus.url } };
+    const redaction = { patterns: [{ name: "employee-id", regex: "EMP-[0-9]{5}" }], labels: ["customer"] };
+    const off = { detectors: Object.fromEntries(BUILT_IN_REDACTION_KINDS.map((kind) => [kind, false])) };
+    const evidence = { keep: true };
+    catalog = await catalogOf({
+      organizations: [
+        { id: "acme", clientIds: ["c"], dataSources, evidence, redaction },
+        { id: "open", clientIds: ["o"], dataSources, evidence, redaction: off },
+      ],
+      playbooks: { acme: [PLAYBOOK], open: [PLAYBOOK] },
+    });
   });
 
   afterAll(async () => {

@@ -1,8 +1,6 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig, type Catalog } from "@pes/config";
+import type { Catalog } from "@pes/config";
+import { catalogOf } from "@pes/config/testing";
 import type { ExecutionJob } from "@pes/contracts";
 import { startAlertmanager, type LocalAlertmanager } from "@pes/local-services";
 import { createLogger } from "@pes/logger";
@@ -14,42 +12,33 @@ const HOSTILE = 'check"out}, env=~".*"\nx\\';
 
 /** acme with an Alertmanager and a playbook whose silence is offered when something fires. */
 async function catalogWith(alertmanagerUrl: string): Promise<Catalog> {
-  const dir = await mkdtemp(join(tmpdir(), "pes-silence-config-"));
-  try {
-    await mkdir(join(dir, "playbooks", "acme"), { recursive: true });
-    await mkdir(join(dir, "organizations"));
-    const dataSources = { alerts: { type: "alertmanager", url: alertmanagerUrl } };
-    await writeFile(join(dir, "organizations", "acme.yaml"), JSON.stringify({ id: "acme", clientIds: ["client-1"], dataSources }));
-    const playbook = {
-      name: "Alerts",
-      requiredAttributes: ["service"],
-      gadgets: [
-        {
-          title: "Alerts",
-          actions: [{ title: "Alerts of {{service}}", dataSource: "alerts", alertmanager: { matchers: [{ name: "service", value: "{{service}}" }] } }],
+  const dataSources = { alerts: { type: "alertmanager", url: alertmanagerUrl } };
+  const playbook = {
+    name: "Alerts",
+    requiredAttributes: ["service"],
+    gadgets: [
+      {
+        title: "Alerts",
+        actions: [{ title: "Alerts of {{service}}", dataSource: "alerts", alertmanager: { matchers: [{ name: "service", value: "{{service}}" }] } }],
+      },
+    ],
+    mitigations: [
+      {
+        toolName: "Alertmanager",
+        customName: "Silence {{service}} for 2h",
+        when: { abnormal: true },
+        silence: {
+          dataSource: "alerts",
+          matchers: [
+            { name: "service", value: "{{service}}" },
+            { name: "alertname", value: "HighLatency" },
+          ],
+          duration: "2h",
         },
-      ],
-      mitigations: [
-        {
-          toolName: "Alertmanager",
-          customName: "Silence {{service}} for 2h",
-          when: { abnormal: true },
-          silence: {
-            dataSource: "alerts",
-            matchers: [
-              { name: "service", value: "{{service}}" },
-              { name: "alertname", value: "HighLatency" },
-            ],
-            duration: "2h",
-          },
-        },
-      ],
-    };
-    await writeFile(join(dir, "playbooks", "acme", "alerts.yaml"), JSON.stringify(playbook));
-    return await loadConfig(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+      },
+    ],
+  };
+  return catalogOf({ organizations: [{ id: "acme", clientIds: ["client-1"], dataSources }], playbooks: { acme: [playbook] } });
 }
 
 describe("an Alertmanager silence mitigation, against a real Alertmanager", () => {

@@ -1,9 +1,10 @@
 // The audit record an execution job appends as it ends, over a real Redis stream: once per execution,
 // whatever the ending, from the job as queued and what the engine ran.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig, type Catalog } from "@pes/config";
+import type { Catalog } from "@pes/config";
+import { catalogOf } from "@pes/config/testing";
 import { AuditRecord, RequestRefusal, type ExecutionJob, type MessageExecutionJob, type PlaybookExecutionResult } from "@pes/contracts";
 import type { Engine } from "@pes/engine";
 import { createAuditTrail, type AuditTrail } from "@pes/executions";
@@ -31,23 +32,19 @@ beforeAll(async () => {
   trail = createAuditTrail(() => connection, keySpace(uniquePrefix("audited"), redisHandle.url));
   slack = await startTestHttpServer((_request, response) => sendJson(response, 200, { ok: true }));
   dir = await mkdtemp(join(tmpdir(), "pes-audited-"));
-  await mkdir(join(dir, "organizations"));
-  await mkdir(join(dir, "playbooks", "acme"), { recursive: true });
   const organization = {
     id: "acme",
     clientIds: ["client-1"],
     dataSources: { metrics: { type: "prometheus", url: "http://127.0.0.1:9" } },
     slack: { botToken: { env: "UNUSED_SLACK_TOKEN" }, apiUrl: `${slack.url}/api/` },
   };
-  await writeFile(join(dir, "organizations", "acme.yaml"), JSON.stringify(organization));
   const playbook = {
     name: "checkout-latency",
     monitorNames: ["High latency on {{service}}"],
     requiredAttributes: ["service"],
     gadgets: [{ title: "Latency", actions: [{ title: "p99", dataSource: "metrics", prometheus: { query: "up{service={{service}}}" } }] }],
   };
-  await writeFile(join(dir, "playbooks", "acme", "checkout-latency.yaml"), JSON.stringify(playbook));
-  catalog = await loadConfig(dir);
+  catalog = await catalogOf({ organizations: [organization], playbooks: { acme: [playbook] } });
 });
 afterAll(async () => {
   await connection.quit();
