@@ -157,7 +157,7 @@ describe("a slowdown across services, with a service graph", () => {
     expect(judgeExecution(findings, { time }).verdict.cause).toMatchObject({ subject: "service=productcatalogservice" });
     expect(judgeExecution([...findings, BOUTIQUE], { time }).verdict).toMatchObject({
       conclusion: "cause",
-      cause: { kind: "latency", subject: "service=frontend", confidence: "medium" },
+      cause: { kind: "latency", subject: "service=frontend", detail: "explains by who calls whom of 5 services slowed", confidence: "medium" },
     });
   });
 
