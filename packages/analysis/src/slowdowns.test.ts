@@ -161,6 +161,15 @@ describe("a slowdown across services, with a service graph", () => {
     });
   });
 
+  it("begins at the one service that explains the others, even when it is the one the issue names", () => {
+    // Paged for the frontend: of three services slowed, only its slowdown explains the others'.
+    const findings = [slowed("frontend", 28_000, 26), slowed("productcatalogservice", 2_300, 0.5), slowed("cartservice", 2_200, 4.7), BOUTIQUE];
+    expect(judgeExecution(findings, { time, attributes: { service: "frontend" } }).verdict).toMatchObject({
+      conclusion: "cause",
+      cause: { kind: "latency", subject: "service=frontend", detail: "explains by who calls whom of 3 services slowed" },
+    });
+  });
+
   it("is not at a service one of whose callers did not slow: its slowdown would have reached them all", () => {
     // productcatalog is called by checkout too, which kept its pace: the delay is recommendation's.
     const findings = [slowed("productcatalogservice", 1_240, 0.5), slowed("recommendationservice", 9_600, 4.8), slowed("frontend", 9_600, 31)];
