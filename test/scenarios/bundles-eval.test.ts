@@ -1,4 +1,4 @@
-// `pes eval` over the scenarios' committed evidence bundles: the analysis, run offline from what the thirteen
+// `pes eval` over the scenarios' committed evidence bundles: the analysis, run offline from what the fourteen
 // incidents' data sources answered, must still reach the verdicts they expect. No Redis, no network: a
 // change to the analysis that moves a verdict fails here, in `npm test`. Re-record the bundles with
 // PES_RECORD_BUNDLES=1 and the scenario files (evidence-bundles.ts), then review the diff.
@@ -22,6 +22,7 @@ const SCENARIOS = [
   "memory-leak",
   "node-oom",
   "slow-node",
+  "slow-storefront",
   "traffic-surge",
   "two-causes",
   "upstream-outage",
@@ -73,7 +74,7 @@ describe("pes eval over the scenarios' bundles", () => {
   it("prints a table with the counts", async () => {
     const { code, stdout } = await pes("eval", BUNDLES_DIR);
     expect(code).toBe(ExitCode.ok);
-    expect(stdout.split("\n").at(-2)).toBe("13 cases: 10 right cause, 0 wrong cause, 0 no cause, 13/13 mitigations fit; 0 wrong");
+    expect(stdout.split("\n").at(-2)).toBe("14 cases: 11 right cause, 0 wrong cause, 0 no cause, 14/14 mitigations fit; 0 wrong");
   });
 
   it("replays HolmesGPT's investigation cases to the causes they expect", async () => {

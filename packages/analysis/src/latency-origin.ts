@@ -67,7 +67,8 @@ export function latencyOrigin(
   const explaining = graph === undefined ? [] : slowdowns.filter((slowdown) => explains(slowdown, slowdowns, graph, measured));
   const [slowest, next] = explaining.length > 0 ? explaining : slowdowns;
   if (slowest === undefined) return undefined;
-  if (next === undefined && !(graph !== undefined && isUnnamed(slowest, graph, attributes))) return undefined;
+  // Alone is one service slowed, not one that explains several: that one is named whatever the issue names.
+  if (slowdowns.length === 1 && !(graph !== undefined && isUnnamed(slowest, graph, attributes))) return undefined;
   return {
     finding: slowest.finding,
     slowed: slowdowns.length,

@@ -163,7 +163,16 @@ describe("a slowdown across services, with a service graph", () => {
     expect(judgeExecution(findings, { time }).verdict.cause).toMatchObject({ subject: "service=productcatalogservice" });
     expect(judgeExecution([...findings, BOUTIQUE], { time }).verdict).toMatchObject({
       conclusion: "cause",
-      cause: { kind: "latency", subject: "service=frontend", confidence: "medium" },
+      cause: { kind: "latency", subject: "service=frontend", detail: "explains by who calls whom of 5 services slowed", confidence: "medium" },
+    });
+  });
+
+  it("begins at the one service that explains the others, even when it is the one the issue names", () => {
+    // Paged for the frontend: of three services slowed, only its slowdown explains the others'.
+    const findings = [slowed("frontend", 28_000, 26), slowed("productcatalogservice", 2_300, 0.5), slowed("cartservice", 2_200, 4.7), BOUTIQUE];
+    expect(judgeExecution(findings, { time, attributes: { service: "frontend" } }).verdict).toMatchObject({
+      conclusion: "cause",
+      cause: { kind: "latency", subject: "service=frontend", detail: "explains by who calls whom of 3 services slowed" },
     });
   });
 

@@ -105,7 +105,7 @@ function ruledOut(change: RankedChange): RuledOutChange {
 /** What tells where a slowdown begins: it alone slowed, it explains the others by who calls whom, or it rose most. */
 function slowdownDetail(slowed: number, byGraph: boolean): string {
   if (slowed === 1) return "the one service slowed";
-  return `${byGraph ? "explains by who calls whom" : "rose most of"} ${slowed} services slowed`;
+  return `${byGraph ? "explains by who calls whom of" : "rose most of"} ${slowed} services slowed`;
 }
 
 /**

@@ -110,6 +110,7 @@ describe("loadConfig on config/example", () => {
       "service-health",
       "service-latency-by-node",
       "service-memory",
+      "service-slowdown",
     ]);
     expect(shop?.matcher.match("Too many connections on orders-db")?.attributes).toEqual({ database: "orders-db" });
   });

@@ -6,6 +6,7 @@ import { healthy } from "./healthy.js";
 import { memoryLeak } from "./memory-leak.js";
 import { nodeOom } from "./node-oom.js";
 import { slowNode } from "./slow-node.js";
+import { slowStorefront } from "./slow-storefront.js";
 import type { Scenario } from "./scenario.js";
 import { trafficSurge } from "./traffic-surge.js";
 import { twoCauses } from "./two-causes.js";
@@ -27,4 +28,5 @@ export const SCENARIOS: ReadonlyArray<{ name: string; build: (issueAt: Date) => 
   { name: "traffic-surge", build: trafficSurge },
   { name: "brief-blip", build: briefBlip },
   { name: "two-causes", build: twoCauses },
+  { name: "slow-storefront", build: slowStorefront },
 ];

@@ -28,11 +28,18 @@ import {
  *   report generator; a certificate warning for cart;
  * - cart was rolled out 35 minutes before the issue; report-generator crash-loops (warning events,
  *   restarts) the whole time;
- * - other services, nodes, dependencies and databases have their own series beside the ones asked about.
+ * - other services, nodes, dependencies and databases have their own series beside the ones asked about;
+ * - Tempo counts the calls between services (its service graph), the storefront's among them where the
+ *   world has one.
  */
 
 export const SERVICES = ["checkout", "cart", "catalog", "orders", "search", "recommendations"] as const;
-export type ServiceName = (typeof SERVICES)[number];
+/**
+ * The storefront: it renders the shop's pages, calling catalog, cart, search and recommendations for each.
+ * Only in a world built `withStorefront`: the other scenarios' data stays as their bundles recorded it.
+ */
+const STOREFRONT = "storefront";
+export type ServiceName = (typeof SERVICES)[number] | typeof STOREFRONT;
 export const NODES = ["node-1", "node-2", "node-3"] as const;
 export type NodeName = (typeof NODES)[number];
 /** One node per availability zone. */
@@ -69,7 +76,26 @@ const NORMAL_TRAFFIC: Record<ServiceName, Traffic> = {
   orders: { requestsPerSecond: constant(25), errorShare: constant(0.003), meanLatency: constant(0.05) },
   search: { requestsPerSecond: constant(120), errorShare: constant(0.006), meanLatency: constant(0.08) },
   recommendations: { requestsPerSecond: constant(60), errorShare: constant(0.002), meanLatency: constant(0.04) },
+  storefront: { requestsPerSecond: constant(50), errorShare: constant(0.003), meanLatency: constant(0.011) },
 };
+
+/**
+ * Who calls whom, as Tempo's service-graph processor counts the calls (`traces_service_graph_request_total`),
+ * each call a share of its server's requests. Pages and the checkout form come from browsers: Tempo
+ * names that caller `user`, a virtual node.
+ */
+const CALLS: ReadonlyArray<{ client: ServiceName | "user"; server: ServiceName; share: number }> = [
+  { client: "user", server: "storefront", share: 1 },
+  { client: "user", server: "checkout", share: 1 },
+  { client: "storefront", server: "catalog", share: 0.6 },
+  { client: "storefront", server: "cart", share: 0.7 },
+  { client: "storefront", server: "search", share: 1 },
+  { client: "storefront", server: "recommendations", share: 1 },
+  { client: "checkout", server: "cart", share: 0.3 },
+  { client: "checkout", server: "catalog", share: 0.15 },
+  { client: "checkout", server: "orders", share: 1 },
+  { client: "recommendations", server: "catalog", share: 0.25 },
+];
 
 /** One Deployment revision: a ReplicaSet with an image, created some minutes relative to the issue. */
 export interface Revision {
@@ -94,13 +120,22 @@ const NORMAL_REVISIONS: Record<ServiceName, Revision[]> = {
   orders: [{ revision: 19, version: "v5.3", atMinutes: -4 * 1440 }],
   search: [{ revision: 44, version: "v3.0", atMinutes: -5 * 1440 }],
   recommendations: [{ revision: 8, version: "v0.9", atMinutes: -12 * 1440 }],
+  storefront: [{ revision: 23, version: "v4.2", atMinutes: -8 * 1440 }],
 };
 
 /** Every container's memory limit, and the share of it each service's pods use in normal times. */
 const MEMORY_LIMIT_BYTES = 1024 ** 3;
-const USUAL_MEMORY_SHARE: Record<ServiceName, number> = { checkout: 0.52, cart: 0.31, catalog: 0.44, orders: 0.37, search: 0.39, recommendations: 0.58 };
+const USUAL_MEMORY_SHARE: Record<ServiceName, number> = {
+  checkout: 0.52,
+  cart: 0.31,
+  catalog: 0.44,
+  orders: 0.37,
+  search: 0.39,
+  recommendations: 0.58,
+  storefront: 0.34,
+};
 
-const REPLICAS: Record<ServiceName, number> = { checkout: 3, cart: 3, catalog: 4, orders: 2, search: 3, recommendations: 2 };
+const REPLICAS: Record<ServiceName, number> = { checkout: 3, cart: 3, catalog: 4, orders: 2, search: 3, recommendations: 2, storefront: 2 };
 
 /** Every container's CPU limit, in cores: far above its usual use (a tenth to a fifth of it); throttled at it. */
 const CPU_LIMIT_CORES = 1;
@@ -113,6 +148,7 @@ const USUAL_ERRORS: Record<ServiceName, { perMinute: number; render: (n: number)
   orders: { perMinute: 0.5, render: (n) => `level=error msg="webhook delivery failed" order_id=ord-${91_000 + n} status=502 attempt=1` },
   search: { perMinute: 2, render: (n) => `level=error msg="query parse error" q="${["shoes", "red dress", "usb-c"][n % 3] ?? ""}" pos=${n % 9}` },
   recommendations: { perMinute: 0.3, render: (n) => `level=error msg="feature store miss" user_id=u-${7000 + n}` },
+  storefront: { perMinute: 0.6, render: (n) => `level=error msg="session cookie rejected" reason="signature mismatch" session=${hexId("session", n, 16)}` },
 };
 
 export interface ShopChanges {
@@ -140,6 +176,10 @@ export interface ShopChanges {
   podMemory?: Partial<Record<ServiceName, (pod: PodInfo, seconds: number) => number>>;
   /** How many minutes of metrics before the issue (default 90): a slow incident needs a longer history. */
   historyMinutes?: number;
+  /** Whether the shop runs its storefront (STOREFRONT), with its pods, series, logs and calls. */
+  withStorefront?: boolean;
+  /** The latency histograms' bucket bounds in seconds (default LATENCY_BUCKETS): a service answering in half a millisecond needs finer ones. */
+  latencyBuckets?: readonly number[];
 }
 
 /** A pod of the world, for scenarios that change pods' status or add logs from them. */
@@ -199,10 +239,11 @@ export function shopWorld(clock: Clock, changes: ShopChanges = {}): ShopWorld {
   const documents: FakeDocument[] = [];
   const alerts: PostableAlert[] = [];
   const kubernetes: ScenarioData["kubernetes"] = { deployments: [], replicaSets: [], pods: [], events: [] };
+  const services: readonly ServiceName[] = changes.withStorefront === true ? [...SERVICES, STOREFRONT] : SERVICES;
 
   // Pods: every revision's pods run from its rollout (a minute to become ready) until the next one.
   const pods: PodInfo[] = [];
-  for (const [index, service] of SERVICES.entries()) {
+  for (const [index, service] of services.entries()) {
     const revisions = [...NORMAL_REVISIONS[service], ...(changes.rollouts?.[service] ?? [])];
     for (const [r, revision] of revisions.entries()) {
       const next = revisions[r + 1];
@@ -226,9 +267,11 @@ export function shopWorld(clock: Clock, changes: ShopChanges = {}): ShopWorld {
   const podsAt = (service: ServiceName, at: number) => pods.filter((pod) => pod.service === service && pod.from <= at && (pod.until ?? Infinity) > at);
 
   // Metrics: traffic, latency and CPU per service (CPU per pod, so rollouts churn series).
-  for (const service of SERVICES) {
+  const requestRates = new Map<ServiceName, Shape>();
+  for (const service of services) {
     const traffic = { ...NORMAL_TRAFFIC[service], ...changes.traffic?.[service] };
     const rps = jittered(traffic.requestsPerSecond, `${service}-rps`, 0.04);
+    requestRates.set(service, rps);
     const errors: Shape = (t) => rps(t) * traffic.errorShare(t) * (1 + 0.1 * (2 * hashUnit(`${service}-err`, t) - 1));
     series.push(counter("http_requests_total", { namespace: NAMESPACE, service, code: "200" }, times, (t) => rps(t) - errors(t)));
     series.push(counter("http_requests_total", { namespace: NAMESPACE, service, code: "500" }, times, errors));
@@ -246,6 +289,7 @@ export function shopWorld(clock: Clock, changes: ShopChanges = {}): ShopWorld {
           times,
           (t) => rps(t) * share(t),
           (t) => traffic.meanLatency(t) * slower(t),
+          changes.latencyBuckets,
         ),
       );
     }
@@ -268,6 +312,20 @@ export function shopWorld(clock: Clock, changes: ShopChanges = {}): ShopWorld {
         ),
       );
     }
+  }
+
+  // Calls between services, as Tempo counts them from the traces: browsers' requests are a virtual node's.
+  for (const { client, server, share } of CALLS) {
+    const rps = requestRates.get(server);
+    if (rps === undefined || (client !== "user" && !requestRates.has(client))) continue;
+    series.push(
+      counter(
+        "traces_service_graph_request_total",
+        { client, server, ...(client === "user" ? { connection_type: "virtual_node" } : {}) },
+        times,
+        (t) => rps(t) * share,
+      ),
+    );
   }
 
   // Pods: memory in use (cAdvisor's working set) and the limit (kube-state-metrics), per pod.
@@ -409,8 +467,8 @@ export function shopWorld(clock: Clock, changes: ShopChanges = {}): ShopWorld {
     },
   };
 
-  addUsualLogs(world, logsFrom, logsTo);
-  addUsualProxyLogs(documents, logsFrom, logsTo, changes);
+  addUsualLogs(world, services, logsFrom, logsTo);
+  addUsualProxyLogs(documents, services, logsFrom, logsTo, changes);
   addUsualAlerts(world);
   addUsualEvents(world);
   world.data.logStreams = [...logStreams.values()];
@@ -433,7 +491,7 @@ function streamOf(streams: Map<string, LogStream>, labels: Record<string, string
   return stream;
 }
 
-function addUsualLogs(world: ShopWorld, from: Date, to: Date): void {
+function addUsualLogs(world: ShopWorld, services: readonly ServiceName[], from: Date, to: Date): void {
   const paths: Record<ServiceName, string> = {
     checkout: "/api/checkout",
     cart: "/api/cart",
@@ -441,8 +499,9 @@ function addUsualLogs(world: ShopWorld, from: Date, to: Date): void {
     orders: "/api/orders",
     search: "/api/search",
     recommendations: "/api/recommendations",
+    storefront: "/products",
   };
-  for (const service of SERVICES) {
+  for (const service of services) {
     world.addServiceLogs(
       service,
       linesAt(
@@ -489,9 +548,9 @@ function addUsualLogs(world: ShopWorld, from: Date, to: Date): void {
 }
 
 /** Envoy sidecar access logs, one index per day as Filebeat writes them, with a rare upstream connection failure. */
-function addUsualProxyLogs(documents: FakeDocument[], from: Date, to: Date, changes: ShopChanges): void {
+function addUsualProxyLogs(documents: FakeDocument[], services: readonly ServiceName[], from: Date, to: Date, changes: ShopChanges): void {
   const index = `envoy-${from.toISOString().slice(0, 10).replaceAll("-", ".")}`;
-  for (const service of SERVICES) {
+  for (const service of services) {
     for (const line of linesAt(`${service}-envoy`, from, to, constant(3), () => "")) {
       documents.push(envoyDocument(index, service, line.at, { upstream: `${service}-local`, status: 200, flags: "-", host: `${service}.shop.svc` }));
     }

@@ -103,8 +103,8 @@ export function counter(name: string, labels: Record<string, string>, times: rea
 export const LATENCY_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
 
 /**
- * `<name>_bucket` counters of a latency histogram: `perSecond` requests whose latency is exponential
- * with mean `meanSeconds` (so p99 ≈ 4.6 × the mean).
+ * `<name>_bucket` counters of a latency histogram with `buckets` (bounds in seconds): `perSecond`
+ * requests whose latency is exponential with mean `meanSeconds` (so p90 ≈ 2.3 × the mean, p99 ≈ 4.6 ×).
  */
 export function latencyHistogram(
   name: string,
@@ -112,8 +112,9 @@ export function latencyHistogram(
   times: readonly number[],
   perSecond: Shape,
   meanSeconds: Shape,
+  buckets: readonly number[] = LATENCY_BUCKETS,
 ): SyntheticSeries[] {
-  const bounds = [...LATENCY_BUCKETS.map(String), "+Inf"];
+  const bounds = [...buckets.map(String), "+Inf"];
   return bounds.map((le) =>
     counter(`${name}_bucket`, { ...labels, le }, times, (t) => {
       const share = le === "+Inf" ? 1 : 1 - Math.exp(-Number(le) / meanSeconds(t));
