@@ -1,4 +1,4 @@
-import type { Evidence, Labels, MetricEvidence, SymptomEvidence } from "./evidence.js";
+import type { Labels, MetricEvidence, SymptomEvidence } from "./evidence.js";
 import type { Finding } from "./ranking.js";
 import { labelKey } from "./series.js";
 import type { ServiceGraph } from "./service-graph.js";
@@ -24,14 +24,9 @@ interface Slowdown {
   rise: number;
 }
 
-/** What the analysis knows beyond the symptoms: who calls whom, whose latency was measured, what the issue names. */
+/** What the analysis knows beyond the symptoms: who calls whom, and what the issue names. */
 export interface OriginContext {
   graph?: ServiceGraph;
-  /**
-   * The services whose latency some action measured, slowed or not: a caller whose latency nobody
-   * measured (a graph's `user` or uninstrumented client) says nothing of whether it slowed.
-   */
-  measured?: ReadonlySet<string>;
   attributes?: Labels;
 }
 
@@ -51,7 +46,7 @@ export interface OriginContext {
  */
 export function latencyOrigin(
   incident: ReadonlyArray<Finding<SymptomEvidence>>,
-  { graph, measured, attributes }: OriginContext = {},
+  { graph, attributes }: OriginContext = {},
 ): { finding: Finding<MetricEvidence>; slowed: number; byGraph: boolean; rival?: Finding<MetricEvidence> } | undefined {
   const bySubject = new Map<string, Slowdown>();
   for (const finding of incident) {
@@ -64,7 +59,7 @@ export function latencyOrigin(
   }
   // The strongest first; equal rises keep playbook order (Array.prototype.sort is stable).
   const slowdowns = [...bySubject.values()].sort((a, b) => b.rise - a.rise);
-  const explaining = graph === undefined ? [] : slowdowns.filter((slowdown) => explains(slowdown, slowdowns, graph, measured));
+  const explaining = graph === undefined ? [] : slowdowns.filter((slowdown) => explains(slowdown, slowdowns, graph));
   const [slowest, next] = explaining.length > 0 ? explaining : slowdowns;
   if (slowest === undefined) return undefined;
   // Alone is one service slowed, not one that explains several: that one is named whatever the issue names.
@@ -78,12 +73,12 @@ export function latencyOrigin(
 }
 
 /** Whether a slowdown explains all the others by the service graph (see latencyOrigin). */
-function explains(origin: Slowdown, slowdowns: readonly Slowdown[], graph: ServiceGraph, measured: ReadonlySet<string> | undefined): boolean {
+function explains(origin: Slowdown, slowdowns: readonly Slowdown[], graph: ServiceGraph): boolean {
   const serviceOf = ({ finding }: Slowdown) => graph.serviceOf(finding.evidence.labels);
   const service = serviceOf(origin);
   if (service === undefined) return false;
   const slowed = new Set(slowdowns.map(serviceOf));
-  if ([...graph.callers(service)].some((caller) => !slowed.has(caller) && (measured === undefined || measured.has(caller)))) return false;
+  if ([...graph.callers(service)].some((caller) => !slowed.has(caller))) return false;
   const [largest] = slowdowns;
   const major = slowdowns.filter(({ rise }) => rise >= MAJOR_SHARE * (largest?.rise ?? 0));
   return major.every((slowdown) => {
@@ -100,10 +95,12 @@ function isUnnamed({ finding }: Slowdown, graph: ServiceGraph, attributes: Label
 
 /** Whether a symptom is a latency that rose: a metric in a duration unit, abnormal and above its normal. */
 export function isSlowdown(evidence: SymptomEvidence): evidence is MetricEvidence {
-  return isLatency(evidence) && evidence.abnormal && evidence.baseline > 0 && evidence.value > evidence.baseline;
-}
-
-/** Whether evidence is a latency measured: a metric in a duration unit, moved or not. */
-export function isLatency(evidence: Evidence): evidence is MetricEvidence {
-  return evidence.kind === "metric" && evidence.unit !== undefined && DURATION_UNITS.has(evidence.unit);
+  return (
+    evidence.kind === "metric" &&
+    evidence.abnormal &&
+    evidence.unit !== undefined &&
+    DURATION_UNITS.has(evidence.unit) &&
+    evidence.baseline > 0 &&
+    evidence.value > evidence.baseline
+  );
 }

@@ -17,7 +17,7 @@ import { isBlip } from "./blips.js";
 import { alertUpstream, isPage, namingTexts, upstreamsNamedIn, type IssueScope } from "./dependencies.js";
 import { failureKindOf } from "./container-failures.js";
 import { isCrashLoopEvent } from "./kubernetes-events.js";
-import { isLatency, isSlowdown, latencyOrigin, type OriginContext } from "./latency-origin.js";
+import { isSlowdown, latencyOrigin, type OriginContext } from "./latency-origin.js";
 import { nodeCause } from "./placement.js";
 import { serviceGraphOf, type ServiceGraph } from "./service-graph.js";
 import { labelKey } from "./series.js";
@@ -341,7 +341,7 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
     ranking.likelyCause =
       (onNode !== undefined && yields ? onNode : bySymptom) ??
       slowdownCause(incident, onsetOf, {
-        ...(graph === undefined ? {} : { graph, measured: measuredServices(findings, graph) }),
+        ...(graph === undefined ? {} : { graph }),
         ...(options.attributes === undefined ? {} : { attributes: options.attributes }),
       });
   }
@@ -353,16 +353,6 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
       return { ...change, verdict, leadMs };
     });
   return ranking;
-}
-
-/** The services whose latency an action measured, slowed or not, by the service graph's names. */
-function measuredServices(findings: readonly Finding[], graph: ServiceGraph): Set<string> {
-  const measured = new Set<string>();
-  for (const { evidence } of findings) {
-    const service = isLatency(evidence) ? graph.serviceOf(evidence.labels) : undefined;
-    if (service !== undefined) measured.add(service);
-  }
-  return measured;
 }
 
 /**
