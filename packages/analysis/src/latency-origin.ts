@@ -24,9 +24,15 @@ interface Slowdown {
   rise: number;
 }
 
-/** What the analysis knows beyond the symptoms: who calls whom, and what the issue names. */
+/** What the analysis knows beyond the symptoms: who calls whom, which services the findings name, what the issue names. */
 export interface OriginContext {
   graph?: ServiceGraph;
+  /**
+   * The graph's services some finding is about, moved or not. A caller outside them that nothing calls
+   * (Tempo's `user` for browsers, a load balancer, an uninstrumented client) was never looked at: it says
+   * nothing of whether it slowed.
+   */
+  named?: ReadonlySet<string>;
   attributes?: Labels;
 }
 
@@ -46,7 +52,7 @@ export interface OriginContext {
  */
 export function latencyOrigin(
   incident: ReadonlyArray<Finding<SymptomEvidence>>,
-  { graph, attributes }: OriginContext = {},
+  { graph, named, attributes }: OriginContext = {},
 ): { finding: Finding<MetricEvidence>; slowed: number; byGraph: boolean; rival?: Finding<MetricEvidence> } | undefined {
   const bySubject = new Map<string, Slowdown>();
   for (const finding of incident) {
@@ -59,7 +65,7 @@ export function latencyOrigin(
   }
   // The strongest first; equal rises keep playbook order (Array.prototype.sort is stable).
   const slowdowns = [...bySubject.values()].sort((a, b) => b.rise - a.rise);
-  const explaining = graph === undefined ? [] : slowdowns.filter((slowdown) => explains(slowdown, slowdowns, graph));
+  const explaining = graph === undefined ? [] : slowdowns.filter((slowdown) => explains(slowdown, slowdowns, graph, named ?? new Set()));
   const [slowest, next] = explaining.length > 0 ? explaining : slowdowns;
   if (slowest === undefined) return undefined;
   // Alone is one service slowed, not one that explains several: that one is named whatever the issue names.
@@ -73,12 +79,13 @@ export function latencyOrigin(
 }
 
 /** Whether a slowdown explains all the others by the service graph (see latencyOrigin). */
-function explains(origin: Slowdown, slowdowns: readonly Slowdown[], graph: ServiceGraph): boolean {
+function explains(origin: Slowdown, slowdowns: readonly Slowdown[], graph: ServiceGraph, named: ReadonlySet<string>): boolean {
   const serviceOf = ({ finding }: Slowdown) => graph.serviceOf(finding.evidence.labels);
   const service = serviceOf(origin);
   if (service === undefined) return false;
   const slowed = new Set(slowdowns.map(serviceOf));
-  if ([...graph.callers(service)].some((caller) => !slowed.has(caller))) return false;
+  const looked = (caller: string) => named.has(caller) || graph.callers(caller).size > 0;
+  if ([...graph.callers(service)].some((caller) => looked(caller) && !slowed.has(caller))) return false;
   const [largest] = slowdowns;
   const major = slowdowns.filter(({ rise }) => rise >= MAJOR_SHARE * (largest?.rise ?? 0));
   return major.every((slowdown) => {

@@ -341,7 +341,7 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
     ranking.likelyCause =
       (onNode !== undefined && yields ? onNode : bySymptom) ??
       slowdownCause(incident, onsetOf, {
-        ...(graph === undefined ? {} : { graph }),
+        ...(graph === undefined ? {} : { graph, named: namedServices(findings, graph) }),
         ...(options.attributes === undefined ? {} : { attributes: options.attributes }),
       });
   }
@@ -353,6 +353,16 @@ export function rankFindings(findings: readonly Finding[], options: RankOptions)
       return { ...change, verdict, leadMs };
     });
   return ranking;
+}
+
+/** The graph's services some metric finding is about, moved or not. */
+function namedServices(findings: readonly Finding[], graph: ServiceGraph): Set<string> {
+  const named = new Set<string>();
+  for (const { evidence } of findings) {
+    const service = evidence.kind === "metric" ? graph.serviceOf(evidence.labels) : undefined;
+    if (service !== undefined) named.add(service);
+  }
+  return named;
 }
 
 /**

@@ -180,6 +180,15 @@ describe("a slowdown across services, with a service graph", () => {
     });
   });
 
+  it("does not count a caller outside what was looked at: one nothing calls and no finding names (a graph's user)", () => {
+    const findings = [slowed("frontend", 28_000, 26), slowed("productcatalogservice", 2_300, 0.5), slowed("cartservice", 2_200, 4.7)];
+    expect(judgeExecution([...findings, BOUTIQUE, graph("user>frontend")], { time }).verdict.cause).toMatchObject({ subject: "service=frontend" });
+    const userLooked = moved("user", "p90latency", { value: 40, baseline: 40, onset: "14:03:00", unit: "ms", abnormal: false });
+    expect(judgeExecution([...findings, BOUTIQUE, graph("user>frontend"), userLooked], { time }).verdict.cause).toMatchObject({
+      subject: "service=productcatalogservice",
+    });
+  });
+
   it("names one service slowed alone when the issue does not name it, and nothing when it does", () => {
     const alone = [slowed("adservice", 220, 4.8)];
     expect(judgeExecution([...alone, BOUTIQUE], { time, attributes: { namespace: "boutique" } }).verdict).toMatchObject({
