@@ -177,7 +177,7 @@ export function createApp(deps: AppDeps): Express {
   const runtime = { catalog: deps.catalog, verifier: deps.tokenVerifier, bodyLimit: deps.limits.bodyLimit };
   for (const route of routes) app[route.method](route.path, route.toHandler(runtime));
   // JSON-RPC for assistants, left out of the OpenAPI document (docs/mcp.md).
-  mountMcp(app, runtime, { executions, allowedChatHosts: deps.allowedChatHosts, now, logger: deps.logger });
+  mountMcp(app, runtime, { executions, similar, allowedChatHosts: deps.allowedChatHosts, now, logger: deps.logger });
   if (deps.queueDashboard !== undefined) app.use(deps.queueDashboard);
   // Not a declared route: its answer is Prometheus text for scrapers, not JSON of the API's document.
   if (deps.metrics !== undefined) app.get("/metrics", metricsEndpoint(deps.metrics, deps.metricsToken));
