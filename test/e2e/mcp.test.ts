@@ -2,20 +2,39 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { describeIssues, EvidenceBundle, ExecutionStatus, PlaybookExecutionInput, PlaybookList, ReplayReport, ValidationError, Verdict } from "@pes/contracts";
+import {
+  describeIssues,
+  EvidenceBundle,
+  ExecutionStatus,
+  PlaybookExecutionInput,
+  PlaybookList,
+  ReplayReport,
+  SimilarExecutions,
+  ValidationError,
+  Verdict,
+} from "@pes/contracts";
 import type { TestHttpServer } from "@pes/local-services";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { startHoldingPrometheus } from "../support/holding-prometheus.js";
 import { repoRoot } from "../support/processes.js";
+import { startRisingPrometheus } from "../support/rising-prometheus.js";
 import { exampleConfig, postJson, startStack, type Stack } from "../support/stack.js";
 
 // Assistants' access: the SDK's own clients against the real API and a worker, over Streamable HTTP
 // (/mcp) and over stdio through `pes mcp`, which calls the API with the user's token. acme keeps its
-// executions' evidence, so that its bundles can be read and replayed.
+// executions' evidence, so that its bundles can be read and replayed, and remembers them, so that later ones
+// find them similar.
 
 const time = "2026-11-21T13:43:00Z";
-const TOOLS = ["list_playbooks", "investigate_issue", "get_execution", "get_verdict", "get_evidence_bundle", "replay_evidence_bundle"];
+const TOOLS = [
+  "list_playbooks",
+  "investigate_issue",
+  "get_execution",
+  "get_verdict",
+  "get_evidence_bundle",
+  "replay_evidence_bundle",
+  "find_similar_incidents",
+];
 
 let prometheus: TestHttpServer;
 let config: Awaited<ReturnType<typeof exampleConfig>>;
@@ -23,8 +42,8 @@ let stack: Stack;
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  prometheus = await startHoldingPrometheus();
-  config = await exampleConfig({ metrics: prometheus.url }, { organizationFields: { evidence: { keep: true, retentionDays: 1 } } });
+  prometheus = await startRisingPrometheus();
+  config = await exampleConfig({ metrics: prometheus.url }, { organizationFields: { evidence: { keep: true, retentionDays: 1 }, memory: { recall: true } } });
   stack = await startStack({ name: "mcp", configDir: config.dir });
 });
 
@@ -138,6 +157,27 @@ describe("MCP over Streamable HTTP", () => {
     expect(given.sameAsRecorded).toBeUndefined();
   });
 
+  it("finds the past incidents like an execution, as GET /playbook/execution/{id}/similar answers them", async () => {
+    const client = await overHttp(stack.token());
+    await client.listTools();
+    // The same rise of CPU on two hosts, a few minutes apart: the later one finds the earlier one.
+    const first = await call(client, "investigate_issue", { ...investigation, attributes: { host: "web-4" }, time: "2026-11-21T13:50:00Z" }, ExecutionStatus);
+    const second = await call(client, "investigate_issue", { ...investigation, attributes: { host: "web-5" }, time: "2026-11-21T13:55:00Z" }, ExecutionStatus);
+    expect(second.result?.verdict?.symptoms.map((symptom) => symptom.kind)).toEqual(["rise"]);
+    const similar = await call(client, "find_similar_incidents", { executionId: second.id }, SimilarExecutions);
+    expect(similar.executionId).toBe(second.id);
+    const [entry] = similar.history;
+    expect(entry).toMatchObject({ executionId: first.id, at: "2026-11-21T13:50:00.000Z", playbook: "node-cpu" });
+    expect(entry?.matched).toContainEqual({ field: "symptom.kind", value: "rise" });
+    expect(entry?.differed).toContainEqual({ field: "attribute.host", now: "web-5", past: "web-4" });
+    expect(entry?.occurrences.last).toBe("2026-11-21T13:55:00.000Z");
+    expect(similar.history.map((past) => past.executionId)).not.toContain(second.id);
+    // The same answer the HTTP API gives.
+    const served = await fetch(`${stack.baseUrl}/playbook/execution/${second.id}/similar`, { headers: { authorization: `Bearer ${stack.token()}` } });
+    expect(served.status).toBe(200);
+    expect(SimilarExecutions.parse(await served.json())).toEqual(similar);
+  });
+
   it("answers a refused investigation as a tool error with the HTTP API's words", async () => {
     const client = await overHttp(stack.token());
     const input = { bookName: "no-such-book", time };
@@ -157,6 +197,7 @@ describe("MCP over Streamable HTTP", () => {
     expect(await refusal(shop, "get_verdict", { executionId: execution.id })).toBe("No such execution");
     expect(await refusal(shop, "get_evidence_bundle", { executionId: execution.id })).toBe("No evidence kept for such an execution");
     expect(await refusal(shop, "replay_evidence_bundle", { executionId: execution.id })).toBe("No evidence kept for such an execution");
+    expect(await refusal(shop, "find_similar_incidents", { executionId: execution.id })).toBe("No such execution");
     expect(await refusal(acme, "get_execution", { executionId: "not-an-id" })).toBe("No such execution");
   });
 
@@ -190,7 +231,13 @@ describe("MCP over stdio through pes mcp", () => {
     const replayed = await call(client, "replay_evidence_bundle", { executionId: execution.id }, ReplayReport);
     expect(replayed).toMatchObject({ executionId: execution.id, verdict: execution.result?.verdict, sameAsRecorded: true });
 
+    const similar = await call(client, "find_similar_incidents", { executionId: execution.id }, SimilarExecutions);
+    const served = await fetch(`${stack.baseUrl}/playbook/execution/${execution.id}/similar`, { headers: { authorization: `Bearer ${stack.token()}` } });
+    expect(SimilarExecutions.parse(await served.json())).toEqual(similar);
+    expect(similar.history.length).toBeGreaterThan(0);
+
     const shop = await overStdio(stack.token({ org: "shop" }));
     expect(await refusal(shop, "get_execution", { executionId: execution.id })).toBe("No such execution");
+    expect(await refusal(shop, "find_similar_incidents", { executionId: execution.id })).toBe("No such execution");
   });
 });

@@ -1,6 +1,7 @@
 import type { JsonWebKey } from "node:crypto";
 import type { Catalog, OrganizationLimits } from "@pes/config";
 import type { Logger } from "@pes/logger";
+import type { ExecutionMemory } from "@pes/memory";
 import type { ApiMetrics } from "@pes/metrics";
 import type { AuditTrail, ChartStore, EvidenceStore, ExecutionClient, FeedbackStore } from "@pes/executions";
 import express, { type Express, type RequestHandler } from "express";
@@ -21,12 +22,14 @@ import { healthRoutes } from "./routes/health-routes.js";
 import { matchRoutes } from "./routes/match-routes.js";
 import { playbookRoutes } from "./routes/playbook-routes.js";
 import type { Route } from "./routes/route.js";
+import { similarRoutes } from "./routes/similar-routes.js";
 import { webhookRoutes } from "./routes/webhook-routes.js";
 import { createFeedback } from "./feedback/feedback.js";
 import type { SignatureLedger } from "./feedback/signature-ledger.js";
 import { feedbackPageRoutes } from "./routes/feedback-page-routes.js";
 import { feedbackRoutes } from "./routes/feedback-routes.js";
 import { slackInteractivityRoutes, type SlackApp } from "./routes/slack-interactivity-routes.js";
+import { createSimilarExecutions } from "./similar-executions.js";
 
 export interface AppLimits {
   /** How long an execution may take before the caller gets `200 { error }` (EXECUTION_TIMEOUT_MS). */
@@ -91,6 +94,8 @@ export interface AppDeps {
   linkSigningSecret?: string;
   /** Where answers on executions' verdicts are kept (`/playbook/execution/{id}/feedback`, `/playbook/feedback`); none: no such routes. */
   feedback?: Pick<FeedbackStore, "record" | "read" | "list">;
+  /** The memory of past executions (`GET /playbook/execution/{id}/similar`, the MCP tool); none: every organization's reads as off (409). */
+  memory?: ExecutionMemory;
   /** The Slack apps whose interactions (feedback buttons) are taken, by organization, and the signatures seen; needs `feedback`. */
   slackInteractivity?: { apps: ReadonlyMap<string, SlackApp>; ledger: SignatureLedger };
 }
@@ -127,8 +132,10 @@ export function createApp(deps: AppDeps): Express {
     ...(deps.evidence === undefined ? {} : { evidence: deps.evidence }),
     ...(deps.charts === undefined ? {} : { charts: deps.charts }),
   });
+  const similar = createSimilarExecutions({ executions, memory: deps.memory, logger: deps.logger });
   const apiRoutes: Route[] = [
     ...executionRoutes({ executions, allowedChatHosts: deps.allowedChatHosts, now }),
+    ...similarRoutes({ similar }),
     ...chartRoutes({ executions, catalog: deps.catalog, linkSigningSecret: deps.linkSigningSecret, now }),
     ...batchRoutes({
       executions,
@@ -170,7 +177,7 @@ export function createApp(deps: AppDeps): Express {
   const runtime = { catalog: deps.catalog, verifier: deps.tokenVerifier, bodyLimit: deps.limits.bodyLimit };
   for (const route of routes) app[route.method](route.path, route.toHandler(runtime));
   // JSON-RPC for assistants, left out of the OpenAPI document (docs/mcp.md).
-  mountMcp(app, runtime, { executions, allowedChatHosts: deps.allowedChatHosts, now, logger: deps.logger });
+  mountMcp(app, runtime, { executions, similar, allowedChatHosts: deps.allowedChatHosts, now, logger: deps.logger });
   if (deps.queueDashboard !== undefined) app.use(deps.queueDashboard);
   // Not a declared route: its answer is Prometheus text for scrapers, not JSON of the API's document.
   if (deps.metrics !== undefined) app.get("/metrics", metricsEndpoint(deps.metrics, deps.metricsToken));

@@ -11,6 +11,7 @@ const statusByCode = {
   unauthenticated: 401,
   forbidden: 403,
   not_found: 404,
+  conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   unprocessable: 422,

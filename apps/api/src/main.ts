@@ -4,6 +4,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { ConfigError, loadConfig, type Catalog } from "@pes/config";
 import { devJwks, loadOrCreateDevKey } from "@pes/dev-issuer";
 import { createLogger, type Logger } from "@pes/logger";
+import { confirmationsFrom, createExecutionMemory } from "@pes/memory";
 import { createApiMetrics } from "@pes/metrics";
 import {
   BATCH_EXECUTION_QUEUE,
@@ -147,6 +148,12 @@ async function main(): Promise<void> {
     audit,
     ...(env.linkSigningSecret === undefined ? {} : { linkSigningSecret: env.linkSigningSecret }),
     feedback,
+    // The memory's reads are few and small: on the feedback store's connection, which its confirmations come from.
+    memory: createExecutionMemory({
+      redis: () => feedback.connection,
+      keys: keySpace(env.queuePrefix, env.redisUrl),
+      confirmations: confirmationsFrom(feedback),
+    }),
     slackInteractivity: { apps: slackApps, ledger: createSignatureLedger(() => feedback.connection, keySpace(env.queuePrefix, env.redisUrl)) },
   });
 

@@ -1,7 +1,7 @@
-import { type Catalog, DEFAULT_MEMORY_RETENTION_DAYS } from "@pes/config";
-import type { FeedbackEntry, HistoryConfirmation, PlaybookExecutionResult } from "@pes/contracts";
+import { type Catalog, memoryPolicyOf } from "@pes/config";
+import type { PlaybookExecutionResult } from "@pes/contracts";
 import type { Logger } from "@pes/logger";
-import { type ConfirmationLookup, type ExecutionMemory, fingerprintOf } from "@pes/memory";
+import { type ExecutionMemory, fingerprintOf } from "@pes/memory";
 
 /** What recalling and remembering executions needs: the memory, and each organization's settings. */
 export interface MemoryDeps {
@@ -23,45 +23,17 @@ export interface RememberedJob {
   teams?: readonly string[];
 }
 
-const DAY_MS = 86_400_000;
-
-/**
- * The memory's lookup of confirmed causes over the feedback store: each execution's current answer, as a
- * history entry states it (the actual cause as "kind of subject", else its text; the author by name).
- */
-export function confirmationsFrom(feedback: {
-  confirmationsOf(orgId: string, executionIds: readonly string[]): Promise<Map<string, FeedbackEntry>>;
-}): ConfirmationLookup {
-  return async (orgId, executionIds) => {
-    const answers = await feedback.confirmationsOf(orgId, executionIds);
-    return new Map([...answers].map(([executionId, answer]) => [executionId, confirmationOf(answer)]));
-  };
-}
-
-function confirmationOf({ verdict, cause, resolution, by, at }: FeedbackEntry): HistoryConfirmation {
-  const named = cause?.kind === undefined ? undefined : cause.subject === undefined ? cause.kind : `${cause.kind} of ${cause.subject}`;
-  const author = by?.name ?? by?.subject;
-  return {
-    verdict,
-    ...((named ?? cause?.text) === undefined ? {} : { cause: named ?? cause?.text }),
-    ...(resolution === undefined ? {} : { resolution }),
-    ...(author === undefined ? {} : { by: author }),
-    at,
-  };
-}
-
 /**
  * Gives a finished execution's result its `history` (the most similar past executions its organization
  * and teams may see), then remembers this execution for later ones, in that order, so that it never
  * recalls itself. Only results with a verdict take part, and only in organizations whose `memory.recall`
- * is on (the default). The verdict is never changed. A Redis or lookup failure is logged and leaves the
+ * is on (memoryPolicyOf). The verdict is never changed. A Redis or lookup failure is logged and leaves the
  * result as it was: a history is worth less than the result it would delay.
  */
 export async function recallAndRemember(deps: MemoryDeps | undefined, job: RememberedJob, result: PlaybookExecutionResult): Promise<PlaybookExecutionResult> {
   if (deps === undefined || result.verdict === undefined) return result;
-  const settings = deps.catalog.organizations.get(job.orgId)?.memory;
-  if (settings?.recall !== true) return result;
-  const retentionMs = (settings?.retentionDays ?? DEFAULT_MEMORY_RETENTION_DAYS) * DAY_MS;
+  const { recall, retentionMs } = memoryPolicyOf(deps.catalog.organizations.get(job.orgId));
+  if (!recall) return result;
   const started = performance.now();
   const fingerprint = fingerprintOf({
     executionId: job.executionId,

@@ -5,7 +5,6 @@ import { createLogger } from "@pes/logger";
 import { createWorkerMetrics } from "@pes/metrics";
 import { startTracing, TracingConfigError, type Tracing } from "@pes/tracing";
 import { EnvError, parseWorkerEnv, type WorkerEnv } from "./env.js";
-import { confirmationsFrom } from "./execution-memory.js";
 import { createJobHandlers } from "./job-handlers.js";
 import { createWorkerHttpServer, listenWorkerHttp } from "./worker-http-server.js";
 import { createChannelPacer } from "@pes/integrations";
@@ -24,7 +23,7 @@ import { buildIntegrations } from "./organization-integrations.js";
 import { auditDestinations } from "./audit/audit-destinations.js";
 import { jsonLinesSink } from "./audit/json-lines-sink.js";
 import { errorMessage } from "@pes/contracts";
-import { createExecutionMemory } from "@pes/memory";
+import { confirmationsFrom, createExecutionMemory } from "@pes/memory";
 
 /** Startup problems an operator must fix: printed as they are (no stack), exit code 1. */
 function stop(message: string): never {

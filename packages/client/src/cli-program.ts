@@ -18,6 +18,7 @@ import { httpService } from "./mcp-service.js";
 import { createClient, DEFAULT_TIMEOUT_MS, type BatchRequest, type PesClient } from "./pes-client.js";
 import { renderAuditPage } from "./audit-rendering.js";
 import { renderPlaybooks, renderResult, terminalSafe } from "./result-rendering.js";
+import { renderSimilar } from "./similar-rendering.js";
 
 /** What the CLI touches of the process, so that tests run it in-process. */
 export interface CliIo {
@@ -453,6 +454,17 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           ? await client.readFeedback(id)
           : await client.giveFeedback(id, feedbackInput(flags));
       io.stdout.write(output === "json" ? `${JSON.stringify(feedback, null, 2)}\n` : renderFeedback(feedback));
+    });
+
+  program
+    .command("similar")
+    .description("find the past executions most like an execution: what matched and differed, how often, any confirmed cause and fix")
+    .argument("<id>", "the execution id (X-Execution-Id)")
+    .addHelpText("after", "\nSeen before — verify: a past execution is a lead, not proof. The organization's memory must be on (memory.recall).")
+    .action(async (id: string, _options: unknown, command: Command) => {
+      const { client, output } = setUp(command);
+      const similar = await client.findSimilar(id);
+      io.stdout.write(output === "json" ? `${JSON.stringify(similar, null, 2)}\n` : renderSimilar(similar));
     });
 
   try {

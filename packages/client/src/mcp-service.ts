@@ -28,6 +28,7 @@ export function httpService(client: PesClient, refuse: (message: string) => Erro
       }),
     readExecution: (executionId) => answering(() => client.readExecution(executionId)),
     readEvidence: (executionId) => answering(() => client.readEvidence(executionId)),
+    findSimilar: (executionId) => answering(() => client.findSimilar(executionId)),
   };
 }
 

@@ -9,6 +9,7 @@ import {
   ExecutionStatus,
   PlaybookExecutionResult,
   PlaybookList,
+  SimilarExecutions,
   type AuditListQuery,
   type BatchExecutionInput,
   type FeedbackInput,
@@ -105,6 +106,8 @@ export interface PesClient {
   runBatch(request: BatchRequest, options?: CallOptions): Promise<BatchExecutionResult>;
   /** `GET /playbook/execution/{id}/evidence`: the evidence bundle kept for an execution of the organization. */
   readEvidence(executionId: string, options?: CallOptions): Promise<EvidenceBundle>;
+  /** `GET /playbook/execution/{id}/similar`: the past executions most like it, recalled now (seen before: to verify). */
+  findSimilar(executionId: string, options?: CallOptions): Promise<SimilarExecutions>;
   /** `POST /playbook/execution/{id}/feedback`: says whether its verdict named the right cause; answers its feedback, this answer current. */
   giveFeedback(executionId: string, input: FeedbackInput, options?: CallOptions): Promise<ExecutionFeedback>;
   /** `GET /playbook/execution/{id}/feedback`: its current answer and every answer given. */
@@ -297,6 +300,9 @@ export function createClient(options: ClientOptions): PesClient {
     },
     async readEvidence(executionId, callOptions) {
       return (await call("GET", `playbook/execution/${encodeURIComponent(executionId)}/evidence`, undefined, EvidenceBundle, callOptions)).value;
+    },
+    async findSimilar(executionId, callOptions) {
+      return (await call("GET", `playbook/execution/${encodeURIComponent(executionId)}/similar`, undefined, SimilarExecutions, callOptions)).value;
     },
     async giveFeedback(executionId, input, callOptions) {
       return (await call("POST", `playbook/execution/${encodeURIComponent(executionId)}/feedback`, input, ExecutionFeedback, callOptions)).value;

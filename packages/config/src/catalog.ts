@@ -26,7 +26,7 @@ export interface OrganizationCatalog {
   evidence?: EvidenceSettings;
   /** What the redaction boundary takes out of its data sources' answers (absent: every built-in kind). */
   redaction?: RedactionPolicy;
-  /** How its executions are remembered and recalled (absent: on, DEFAULT_MEMORY_RETENTION_DAYS). */
+  /** How its executions are remembered and recalled (absent: the defaults; memoryPolicyOf reads it). */
   memory?: MemorySettings;
   /** What its executions may spend (absent: no limit but the deadlines). */
   budget?: OrganizationBudget;

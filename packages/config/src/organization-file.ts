@@ -71,6 +71,23 @@ export const MemorySettings = z.strictObject({
 });
 export type MemorySettings = z.infer<typeof MemorySettings>;
 
+/** An organization's memory as every reader applies it: whether it recalls, and its retention in ms. */
+export interface MemoryPolicy {
+  recall: boolean;
+  retentionMs: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The memory of an organization (its `memory` settings, absent: the defaults): the one reading of them,
+ * for the worker that recalls and remembers and for the API that recalls on request.
+ */
+export function memoryPolicyOf(organization: { memory?: MemorySettings } | undefined): MemoryPolicy {
+  const settings = organization?.memory ?? MemorySettings.parse({});
+  return { recall: settings.recall, retentionMs: settings.retentionDays * DAY_MS };
+}
+
 /**
  * `organizations/<id>.yaml`: who may call the API for the organization, what its playbooks can query
  * (each data source checked by the schema of its connector in `connectors`), and the chat and incident

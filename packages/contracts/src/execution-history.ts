@@ -70,3 +70,16 @@ export const MAX_HISTORY_ENTRIES = 3;
 /** The most similar past executions, most similar first (at most MAX_HISTORY_ENTRIES), each of another cause or symptom set. */
 export const ExecutionHistory = z.array(HistoryEntry).max(MAX_HISTORY_ENTRIES).meta({ id: "ExecutionHistory" });
 export type ExecutionHistory = z.infer<typeof ExecutionHistory>;
+
+/**
+ * The past executions most like one execution (`GET /playbook/execution/{id}/similar`, the MCP tool
+ * `find_similar_incidents`): recalled when asked, over what the caller's teams may see, the execution itself
+ * left out. Empty when none is similar enough.
+ */
+export const SimilarExecutions = z
+  .object({
+    executionId: z.string().meta({ description: "The execution they are like." }),
+    history: ExecutionHistory,
+  })
+  .meta({ id: "SimilarExecutions" });
+export type SimilarExecutions = z.infer<typeof SimilarExecutions>;

@@ -1,6 +1,6 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type { ExecutionStatus, PlaybookExecutionInput } from "@pes/contracts";
+import type { ExecutionStatus, PlaybookExecutionInput, SimilarExecutions } from "@pes/contracts";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createMcpServer } from "./mcp-server.js";
@@ -19,7 +19,7 @@ function serviceThrowing(error: unknown, overrides: Partial<PesService> = {}): P
   const fail = async (): Promise<never> => {
     throw error;
   };
-  return { listPlaybooks: fail, investigate: fail, readExecution: fail, readEvidence: fail, ...overrides };
+  return { listPlaybooks: fail, investigate: fail, readExecution: fail, readEvidence: fail, findSimilar: fail, ...overrides };
 }
 
 const closing: Array<() => Promise<void>> = [];
@@ -101,8 +101,45 @@ describe("the MCP tools", () => {
     expect(await toolError(client, "replay_evidence_bundle", { executionId: running.id })).toBe("No evidence kept for such an execution");
   });
 
+  it("finds past incidents like an execution, by its id, as the HTTP API answers them", async () => {
+    const similar: SimilarExecutions = {
+      executionId: running.id,
+      history: [
+        {
+          executionId: "5f0c2a9e-8d1b-4c3a-9e7f-2b4d6a8c0e13",
+          at: "2026-11-18T09:12:00.000Z",
+          playbook: "memory-pressure",
+          conclusion: "cause",
+          cause: { kind: "oom", subject: "pod/ledger", detail: "OOMKilled" },
+          similarity: 0.8,
+          matched: [{ field: "cause.kind", value: "oom" }],
+          differed: [{ field: "attribute.node", now: "node-2", past: "node-5" }],
+          occurrences: { count: 3, first: "2026-11-02T10:00:00.000Z", last: "2026-11-18T09:12:00.000Z" },
+          confirmed: { verdict: "right", resolution: "Raised the ledger's memory limit", by: "alice" },
+        },
+      ],
+    };
+    const asked: string[] = [];
+    const client = await connected(
+      serviceThrowing(new Error("not called"), {
+        findSimilar: async (executionId) => {
+          asked.push(executionId);
+          return similar;
+        },
+      }),
+    );
+    const listing = (await client.listTools()).tools.find((tool) => tool.name === "find_similar_incidents");
+    expect(listing?.annotations?.readOnlyHint).toBe(true);
+    expect(listing?.description).toContain("verify");
+    const answer = await client.callTool({ name: "find_similar_incidents", arguments: { executionId: running.id } });
+    expect(answer.structuredContent).toEqual(similar);
+    expect(asked).toEqual([running.id]);
+    const refused = "Memory is off for this organization (memory.recall in its configuration): no execution is remembered or recalled";
+    expect(await toolError(await connected(serviceThrowing(new ToolError(refused))), "find_similar_incidents", { executionId: running.id })).toBe(refused);
+  });
+
   it("answers an unknown tool with a protocol error", async () => {
     const client = await connected(serviceThrowing(new Error("not called")));
-    await expect(client.callTool({ name: "find_similar_incidents", arguments: {} })).rejects.toMatchObject({ code: -32602 });
+    await expect(client.callTool({ name: "delete_incident", arguments: {} })).rejects.toMatchObject({ code: -32602 });
   });
 });

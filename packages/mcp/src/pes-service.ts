@@ -1,4 +1,4 @@
-import type { EvidenceBundle, ExecutionStatus, PlaybookExecutionInput, PlaybookList } from "@pes/contracts";
+import type { EvidenceBundle, ExecutionStatus, PlaybookExecutionInput, PlaybookList, SimilarExecutions } from "@pes/contracts";
 
 /**
  * What the MCP tools ask of the service, for the organization of whoever called: the API implements it
@@ -14,6 +14,8 @@ export interface PesService {
   readExecution(executionId: string): Promise<ExecutionStatus>;
   /** The evidence bundle kept for an execution of the organization (`GET /playbook/execution/{id}/evidence`). */
   readEvidence(executionId: string): Promise<EvidenceBundle>;
+  /** The past executions most like an execution of the organization, recalled now (`GET /playbook/execution/{id}/similar`). */
+  findSimilar(executionId: string): Promise<SimilarExecutions>;
 }
 
 /**

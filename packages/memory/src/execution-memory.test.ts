@@ -120,6 +120,22 @@ describe("recall over a seeded history of two organizations", () => {
     for (const lookup of lookups) expect(lookup.ids.every((id) => id.startsWith(`${lookup.orgId}-`))).toBe(true);
   });
 
+  it("recalls every team's executions for an organization admin (everyTeam), and still none of another organization's", async () => {
+    let teamEntries = 0;
+    for (const incident of newAcme.slice(0, 40)) {
+      const fingerprint = fingerprintOf(incident);
+      const admin = await memory.recall({ orgId: "acme", fingerprint, everyTeam: true, retentionMs: RETENTION_MS, now: NOW });
+      for (const entry of admin) {
+        expect(entry.executionId.startsWith("acme-")).toBe(true);
+        if ((byId.get(entry.executionId)?.teams ?? []).length > 0) teamEntries += 1;
+      }
+      // Without it, a caller of no team sees the organization's executions alone.
+      const none = await memory.recall({ orgId: "acme", fingerprint, retentionMs: RETENTION_MS, now: NOW });
+      for (const entry of none) expect(byId.get(entry.executionId)?.teams ?? []).toEqual([]);
+    }
+    expect(teamEntries).toBeGreaterThan(0);
+  });
+
   it("explains each entry: the parts it matched are in both fingerprints, those that differ in one only", async () => {
     let checked = 0;
     for (const incident of newAcme.slice(0, 40)) {

@@ -19,6 +19,8 @@ export interface RecallQuery {
   fingerprint: Fingerprint;
   /** The teams of the execution (or caller) that recalls: only what they may see is read (visibleTo). */
   callerTeams?: readonly string[];
+  /** An organization admin's recall: every team's executions, whatever `callerTeams` says. */
+  everyTeam?: boolean;
   /** The organization's memory retention: nothing older than this before `now` is recalled. */
   retentionMs: number;
   /** Default Date.now(). */
@@ -115,9 +117,10 @@ export function createExecutionMemory(options: { redis: () => RedisConnection; k
       const limit = Math.min(MAX_HISTORY_ENTRIES, query.limit ?? MAX_HISTORY_ENTRIES);
       const redis = options.redis();
 
+      const sees = (teams: readonly string[] | undefined) => query.everyTeam === true || visibleTo(teams, query.callerTeams);
       const scopes = (await redis.smembers(memoryScopesKey(keys, orgId))).filter((scope) => {
         const teams = teamsOfScope(scope);
-        return teams !== null && visibleTo(teams, query.callerTeams);
+        return teams !== null && sees(teams);
       });
       const allParts = partsOf(fingerprint);
       const parts = allParts.filter((part) => part.indexed);
@@ -133,7 +136,7 @@ export function createExecutionMemory(options: { redis: () => RedisConnection; k
       for (const text of texts) {
         const then = parseFingerprint(text);
         // Checked again on the record itself: the index's scope is where it was filed, the record says whose it is.
-        if (then === undefined || then.at < cutoff || !visibleTo(then.teams, query.callerTeams)) continue;
+        if (then === undefined || then.at < cutoff || !sees(then.teams)) continue;
         const comparison = compareParts(allParts, partsOf(then));
         if (comparison.sharesIncident && comparison.similarity >= MIN_SIMILARITY) scored.push({ then, comparison });
       }

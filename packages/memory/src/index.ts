@@ -10,4 +10,5 @@ export {
   type ExecutionMemory,
   type RecallQuery,
 } from "./execution-memory.js";
+export { confirmationsFrom } from "./confirmations.js";
 export { HISTORY_HEADING, historyEntryText, historyLines } from "./history-text.js";

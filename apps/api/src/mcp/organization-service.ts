@@ -5,18 +5,20 @@ import type { Caller } from "../auth/authenticate.js";
 import { callerOrganization } from "../auth/team-requests.js";
 import { AppError } from "../errors.js";
 import type { Executions } from "../executions.js";
+import type { SimilarExecutions } from "../similar-executions.js";
 import { EXECUTION_ID, executionRequest, statusJson } from "../routes/execution-routes.js";
 import { prefixIssues } from "../validation.js";
 
 export interface OrganizationServiceDeps {
   executions: Executions;
+  similar: SimilarExecutions;
   allowedChatHosts: readonly string[];
   now: () => Date;
 }
 
 /**
  * The MCP tools' service for one authenticated caller, in-process: the functions `POST /playbook/execution`,
- * `GET /playbook/execution/{id}` and its evidence route call, with the same refusals. `refuse` turns an
+ * `GET /playbook/execution/{id}` and its evidence and similar routes call, with the same refusals. `refuse` turns an
  * AppError's message (what the HTTP API answers as `error`) into the tool error the model reads.
  */
 export function organizationService(deps: OrganizationServiceDeps, caller: Caller, requestId: string, refuse: (message: string) => Error): PesService {
@@ -55,5 +57,7 @@ export function organizationService(deps: OrganizationServiceDeps, caller: Calle
         if (bundle === undefined) throw new AppError("not_found", "No evidence kept for such an execution");
         return bundle;
       }),
+
+    findSimilar: (executionId) => answering(() => deps.similar.find(caller, executionId)),
   };
 }

@@ -39,6 +39,7 @@ const failureAnswers = {
     body: ErrorResponse,
   },
   not_found: { description: "No such route.", body: ErrorResponse },
+  conflict: { description: "The object is not in a state that allows it.", body: ErrorResponse },
   payload_too_large: { description: "Request body larger than the configured limit.", body: ErrorResponse },
   unsupported_media_type: { description: "Content-Type is not application/json.", body: ErrorResponse },
   unprocessable: { description: "The Idempotency-Key was used with another request (another body or path).", body: ErrorResponse },

@@ -170,7 +170,7 @@ export class FakeExecutionClient extends EventEmitter implements ExecutionClient
   /** The options of each execute() or submit() call. */
   readonly options: (ExecuteOptions & SubmitOptions & { executionId?: string })[] = [];
   /** Every execution it started or answered, by id, for read(). */
-  readonly executions = new Map<string, { orgId: string; createdAt: Date; outcome?: ExecutionOutcome }>();
+  readonly executions = new Map<string, { orgId: string; createdAt: Date; outcome?: ExecutionOutcome; teams?: string[] }>();
   ready = true;
   #gate: Promise<void> = Promise.resolve();
   #openGate: () => void = () => {};
@@ -231,9 +231,10 @@ export class FakeExecutionClient extends EventEmitter implements ExecutionClient
     const execution = this.executions.get(executionId);
     if (execution === undefined || execution.orgId !== orgId) return undefined;
     const { createdAt, outcome } = execution;
+    const teams = execution.teams === undefined ? {} : { teams: execution.teams };
     return outcome === undefined
-      ? { id: executionId, status: "queued", createdAt }
-      : { id: executionId, status: "completed", createdAt, completedAt: createdAt, outcome };
+      ? { id: executionId, status: "queued", createdAt, ...teams }
+      : { id: executionId, status: "completed", createdAt, completedAt: createdAt, outcome, ...teams };
   }
 
   /** In memory, as the real ones are in Redis: key → the request's hash and an id. */
@@ -363,6 +364,7 @@ export function testApp(options: TestAppOptions): { app: ReturnType<typeof creat
     ...(options.linkSigningSecret === undefined ? {} : { linkSigningSecret: options.linkSigningSecret }),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     ...(options.feedback === undefined ? {} : { feedback: options.feedback }),
+    ...(options.memory === undefined ? {} : { memory: options.memory }),
     ...(options.slackInteractivity === undefined ? {} : { slackInteractivity: options.slackInteractivity }),
   });
   return { app, client };
