@@ -67,36 +67,32 @@ for i = 1, #scopes, 2 do
   if visible then tags[#tags + 1] = tag end
 end
 
-local score = {}
-local at = {}
-local tagOf = {}
-local memberOf = {}
+-- A candidate is a content in one scope: the same content in two scopes is two candidates, each
+-- scope's executions its own. Looked up by scope, then by member, so that no name is built per member.
 local candidates = {}
 for _, tag in ipairs(tags) do
+  local found = {}
   for p = 8, #ARGV, 3 do
     local weight = tonumber(ARGV[p + 1])
     local members = redis.call('ZRANGE', prefix .. 'index:' .. tag .. ':' .. ARGV[p], '+inf', cutoff, 'BYSCORE', 'REV', 'LIMIT', 0, tonumber(ARGV[p + 2]), 'WITHSCORES')
     for j = 1, #members, 2 do
-      -- The same content in two scopes is two candidates: each scope's executions are its own.
-      local candidate = tag .. ' ' .. members[j]
-      local known = score[candidate]
-      if known == nil then
+      local candidate = found[members[j]]
+      if candidate == nil then
+        candidate = { tag = tag, member = members[j], score = weight, at = tonumber(members[j + 1]) }
+        found[members[j]] = candidate
         candidates[#candidates + 1] = candidate
-        score[candidate] = weight
-        at[candidate] = tonumber(members[j + 1])
-        tagOf[candidate] = tag
-        memberOf[candidate] = members[j]
       else
-        score[candidate] = known + weight
+        candidate.score = candidate.score + weight
       end
     end
   end
 end
 
 local function before(a, b)
-  if score[a] ~= score[b] then return score[a] > score[b] end
-  if at[a] ~= at[b] then return at[a] > at[b] end
-  return a < b
+  if a.score ~= b.score then return a.score > b.score end
+  if a.at ~= b.at then return a.at > b.at end
+  if a.member ~= b.member then return a.member < b.member end
+  return a.tag < b.tag
 end
 
 -- The best `top`, best first, by insertion into a list that never grows past `top`: one comparison for
@@ -118,13 +114,13 @@ local contents = {}
 local groups = {}
 local seenGroup = {}
 for i, candidate in ipairs(best) do
-  local group, content = string.match(memberOf[candidate], '^([^:]+):(.+)$')
+  local group, content = string.match(candidate.member, '^([^:]+):(.+)$')
   if group ~= nil then
     -- One id for each content still to come is kept back: every content brings at least its latest.
     local wanted = math.max(1, budget - (#best - i))
     -- One more than wanted, in case the excluded id is among them.
-    local ids = redis.call('ZRANGE', prefix .. 'content:' .. tagOf[candidate] .. ':' .. content, '+inf', cutoff, 'BYSCORE', 'REV', 'LIMIT', 0, wanted + 1, 'WITHSCORES')
-    local row = { group, content, tostring(score[candidate]), false }
+    local ids = redis.call('ZRANGE', prefix .. 'content:' .. candidate.tag .. ':' .. content, '+inf', cutoff, 'BYSCORE', 'REV', 'LIMIT', 0, wanted + 1, 'WITHSCORES')
+    local row = { group, content, tostring(candidate.score), false }
     local taken = 0
     local latest = nil
     for j = 1, #ids, 2 do
