@@ -1,10 +1,16 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { RISING_SERIES } from "./stub-data-source.js";
 
 export const BENCH_ORG = "bench";
 export const BENCH_CLIENT_ID = "quickstart-cli";
 /** Scenario 1, 2 and 4: one gadget with one range query against the instant stub. */
 export const ONE_ACTION_PLAYBOOK = "one-action";
+/**
+ * `bench:compare --playbook=rising`: scenario 1's playbook over a series that rises at the issue time, so
+ * that every execution's verdict names a symptom: a storm of one incident, as the memory sees it.
+ */
+export const RISING_PLAYBOOK = "rising";
 /** Scenario 3: 10 gadgets × 3 actions against the stub that answers after the slow delay. */
 export const PARALLEL_PLAYBOOK = "ten-by-three";
 export const PARALLEL_GADGETS = 10;
@@ -39,6 +45,12 @@ export function writeBenchConfig(configDir: string, stubs: { instantUrl: string;
     name: ONE_ACTION_PLAYBOOK,
     monitorNames: ["Bench one action"],
     gadgets: [{ title: "Up", actions: [{ title: "up", dataSource: "stub", prometheus: { query: "up", range: true } }] }],
+    mitigations: [],
+  });
+  writeJsonYaml(join(playbookDir, `${RISING_PLAYBOOK}.yaml`), {
+    name: RISING_PLAYBOOK,
+    monitorNames: ["Bench rising"],
+    gadgets: [{ title: "Load", actions: [{ title: "load", dataSource: "stub", prometheus: { query: RISING_SERIES, range: true } }] }],
     mitigations: [],
   });
   writeJsonYaml(join(playbookDir, `${ALERT_PLAYBOOK}.yaml`), {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:compare -- --baseline=<dir> [--rounds=6] [--seconds=5] [--workers=2] [--node-args="…"]`
+ * `npm run bench:compare -- --baseline=<dir> [--rounds=6] [--seconds=5] [--workers=2] [--node-args="…"] [--playbook=one-action|rising]`
  *
  * Same-run A/B of two builds of the service: <dir> (the baseline, e.g. a `git worktree` of main, built)
  * against this checkout, whose processes also get `--node-args` (so `--baseline=. --node-args=…` weighs
@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { loadOrCreateDevKey, mintDevToken } from "@pes/dev-issuer";
 import { freePort } from "@pes/local-services";
-import { BENCH_CLIENT_ID, BENCH_ORG, ONE_ACTION_PLAYBOOK, writeBenchConfig } from "./bench-config.js";
+import { BENCH_CLIENT_ID, BENCH_ORG, ONE_ACTION_PLAYBOOK, RISING_PLAYBOOK, writeBenchConfig } from "./bench-config.js";
 import { stopAll, type ChildHandle } from "./child-processes.js";
 import { cpuWindow, type ProcessRoles } from "./cpu-time.js";
 import { runHttpLoad, type HttpLoadResult } from "./http-load.js";
@@ -48,12 +48,18 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "5" },
     workers: { type: "string", default: "2" },
     "node-args": { type: "string", default: "" },
+    // `rising`: every execution's verdict names a symptom (the memory recalls and counts a storm of one incident).
+    playbook: { type: "string", default: ONE_ACTION_PLAYBOOK },
   },
 });
-if (values.baseline === undefined) {
-  process.stderr.write("usage: npm run bench:compare -- --baseline=<built checkout> [--rounds=6] [--seconds=5] [--workers=2] [--node-args=<flags>]\n");
+const playbooks = [ONE_ACTION_PLAYBOOK, RISING_PLAYBOOK];
+if (values.baseline === undefined || !playbooks.includes(values.playbook)) {
+  process.stderr.write(
+    "usage: npm run bench:compare -- --baseline=<built checkout> [--rounds=6] [--seconds=5] [--workers=2] [--node-args=<flags>] [--playbook=one-action|rising]\n",
+  );
   process.exit(2);
 }
+const playbook = values.playbook;
 const rounds = Number(values.rounds);
 const seconds = Number(values.seconds);
 const workerCount = Number(values.workers);
@@ -108,7 +114,7 @@ try {
     }
     children.push(...workers);
     const target = { baseUrl: `http://127.0.0.1:${port}`, token };
-    await smokeTest(target, ONE_ACTION_PLAYBOOK);
+    await smokeTest(target, playbook);
     return { name, target, pids: { api: [api.pid], workers: workers.map((worker) => worker.pid) } };
   };
   const sides = [await startSide("baseline", baselineRoot, []), await startSide("candidate", candidateRoot, splitNodeArgs(values["node-args"]))] as const;
@@ -116,7 +122,7 @@ try {
     runHttpLoad({
       url: `${side.target.baseUrl}/playbook/execution`,
       token,
-      body: JSON.stringify({ bookName: ONE_ACTION_PLAYBOOK }),
+      body: JSON.stringify({ bookName: playbook }),
       isSuccess: isExecutionSuccess,
       connections,
       durationSeconds,
@@ -153,7 +159,7 @@ try {
   const ratio = (pick: (m: Measurement) => number) => results.map(({ baseline, candidate }) => pick(candidate) / pick(baseline));
   const row = (label: string, ratios: number[]) => `| ${label} | ${medianRatio(ratios).toFixed(3)} | ${ratios.map((r) => r.toFixed(3)).join(", ")} |`;
   const lines = [
-    `Same-run comparison, ${rounds} rounds of ${seconds} s, ${workerCount} worker process(es) each; ratio = this build` +
+    `Same-run comparison, ${rounds} rounds of ${seconds} s, ${workerCount} worker process(es) each, playbook ${playbook}; ratio = this build` +
       `${values["node-args"] === "" ? "" : ` with node ${values["node-args"]}`} / baseline (${baselineRoot}).`,
     "",
     "| Figure | Median ratio | Per round |",

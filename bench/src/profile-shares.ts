@@ -26,6 +26,7 @@ const OWN_CODE: readonly (readonly [RegExp, string])[] = [
   [/^(executions\/chart-store|worker\/execution-charts|analysis\/chart-data|contracts\/execution-charts)/, "charts: their data and its SET"],
   [/^(executions\/evidence-store|engine\/(evidence-bundle|keep-evidence)|contracts\/evidence-bundle|analysis\/replay)/, "evidence bundle"],
   [/^executions\/batch|^api\/routes\/batch|^contracts\/batch/, "async batches"],
+  [/^(memory\/|worker\/execution-memory)/, "memory: recall and remember"],
   [/^(executions\/|api\/executions\.js|contracts\/job-reply)/, "execution lifecycle: admit, enqueue, finish, reply"],
   [/^jobs\//, "job runtime: BullMQ worker and producer"],
   [/^(connectors\/|engine\/(query-slots|same-query|concurrency-limit))/, "the action's query: connector and HTTP to the data source"],

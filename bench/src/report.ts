@@ -369,7 +369,7 @@ export function renderMarkdown(results: BenchResults): string {
         ["Recall", "p50 ms", "p90 ms", "p99 ms", "max ms"],
         (
           [
-            ["as its caller waits (4 round trips)", memory.recallWallMs],
+            ["as its caller waits (one round trip, the comparison included)", memory.recallWallMs],
             ...(memory.recallRedisMs === undefined ? [] : [["in Redis (Σ of its commands' SLOWLOG time)", memory.recallRedisMs] as const]),
           ] as const
         ).map(([label, latency]) => [label, fmt(latency.p50, 2), fmt(latency.p90, 2), fmt(latency.p99, 2), fmt(latency.max, 2)]),

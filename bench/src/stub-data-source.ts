@@ -95,14 +95,21 @@ const METRIC = JSON.stringify({ __name__: "up", job: "bench", instance: "stub:90
 const NOT_FOUND = JSON.stringify({ status: "error", errorType: "not_found", error: "not found" });
 const UNREADABLE = JSON.stringify({ status: "error", errorType: "bad_data", error: "unreadable body" });
 
+/** A query naming this series answers a rise: flat, then four times higher over the last quarter of the range (a symptom). */
+export const RISING_SERIES = "bench_rising";
+
 function matrixAnswer(params: URLSearchParams): string {
   const now = Date.now() / 1000;
   const end = parseTime(params.get("end"), now);
   const start = Math.min(parseTime(params.get("start"), end - 3600), end);
   const step = Math.max((end - start) / (RANGE_POINTS - 1), 1);
+  const rising = params.get("query")?.includes(RISING_SERIES) === true;
   let values = "";
   let count = 0;
-  for (let t = start; t <= end + 1e-9 && count < RANGE_POINTS; t += step, count += 1) values += `${count === 0 ? "" : ","}[${t},"1"]`;
+  for (let t = start; t <= end + 1e-9 && count < RANGE_POINTS; t += step, count += 1) {
+    const value = rising && t >= end - (end - start) / 4 ? "4" : "1";
+    values += `${count === 0 ? "" : ","}[${t},"${value}"]`;
+  }
   return `{"status":"success","data":{"resultType":"matrix","result":[{"metric":${METRIC},"values":[${values}]}]}}`;
 }
 

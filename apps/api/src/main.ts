@@ -22,7 +22,7 @@ import {
   type OpenedEvidenceStore,
   type OpenedFeedbackStore,
 } from "@pes/executions";
-import { createQueueInspector, keySpace, openDashboardQueues, settlesWithin, type DashboardQueues, type QueueInspector } from "@pes/jobs";
+import { createQueueInspector, feedbackIndexKey, keySpace, openDashboardQueues, settlesWithin, type DashboardQueues, type QueueInspector } from "@pes/jobs";
 import type { RequestHandler } from "express";
 import { startTracing, TracingConfigError, type Tracing } from "@pes/tracing";
 import { createApp } from "./app.js";
@@ -123,6 +123,7 @@ async function main(): Promise<void> {
     logger.info({ readOnly, scope, basicAuth: basic !== undefined }, "queue dashboard at /admin/queues");
   }
   let shuttingDown = false;
+  const keys = keySpace(env.queuePrefix, env.redisUrl);
   const app = createApp({
     catalog,
     executionClient,
@@ -151,10 +152,11 @@ async function main(): Promise<void> {
     // The memory's reads are few and small: on the feedback store's connection, which its confirmations come from.
     memory: createExecutionMemory({
       redis: () => feedback.connection,
-      keys: keySpace(env.queuePrefix, env.redisUrl),
+      keys,
       confirmations: confirmationsFrom(feedback),
+      confirmedIndex: (orgId) => feedbackIndexKey(keys, orgId),
     }),
-    slackInteractivity: { apps: slackApps, ledger: createSignatureLedger(() => feedback.connection, keySpace(env.queuePrefix, env.redisUrl)) },
+    slackInteractivity: { apps: slackApps, ledger: createSignatureLedger(() => feedback.connection, keys) },
   });
 
   try {

@@ -25,8 +25,8 @@ export interface RememberedJob {
 
 /**
  * Gives a finished execution's result its `history` (the most similar past executions its organization
- * and teams may see), then remembers this execution for later ones, in that order, so that it never
- * recalls itself. Only results with a verdict take part, and only in organizations whose `memory.recall`
+ * and teams may see), then remembers this execution for later ones, in that order and one round trip, so
+ * that it never recalls itself. Only results with a verdict take part, and only in organizations whose `memory.recall`
  * is on (memoryPolicyOf). The verdict is never changed. A Redis or lookup failure is logged and leaves the
  * result as it was: a history is worth less than the result it would delay.
  */
@@ -46,7 +46,8 @@ export async function recallAndRemember(deps: MemoryDeps | undefined, job: Remem
   });
   let recalled = result;
   try {
-    const history = await deps.memory.recall({
+    // One round trip: what it recalls is read before this execution is remembered.
+    const history = await deps.memory.recallAndRemember({
       orgId: job.orgId,
       fingerprint,
       retentionMs,
@@ -54,16 +55,13 @@ export async function recallAndRemember(deps: MemoryDeps | undefined, job: Remem
     });
     if (history.length > 0) recalled = { ...result, history };
   } catch (error) {
-    deps.logger.warn({ err: error, requestId: job.requestId, jobId: job.executionId }, "could not recall similar past executions; the result has no history");
-  }
-  const recallMs = performance.now() - started;
-  try {
-    await deps.memory.remember(job.orgId, fingerprint, retentionMs);
-  } catch (error) {
-    deps.logger.warn({ err: error, requestId: job.requestId, jobId: job.executionId }, "could not remember the execution for later ones");
+    deps.logger.warn(
+      { err: error, requestId: job.requestId, jobId: job.executionId },
+      "could not recall similar past executions, or remember this one; the result has no history",
+    );
   }
   deps.logger.debug(
-    { requestId: job.requestId, jobId: job.executionId, recalled: recalled.history?.length ?? 0, recallMs, totalMs: performance.now() - started },
+    { requestId: job.requestId, jobId: job.executionId, recalled: recalled.history?.length ?? 0, totalMs: performance.now() - started },
     "recalled similar past executions and remembered this one",
   );
   return recalled;

@@ -18,7 +18,7 @@ import {
   EXECUTION_JOBS,
   POST_BATCH_ITEM_JOB,
 } from "@pes/executions";
-import { createJobProducer, createRedisQuerySlots, handleCatalog, keySpace, RedisRefusedError } from "@pes/jobs";
+import { createJobProducer, createRedisQuerySlots, feedbackIndexKey, handleCatalog, keySpace, RedisRefusedError } from "@pes/jobs";
 import { buildIntegrations } from "./organization-integrations.js";
 import { auditDestinations } from "./audit/audit-destinations.js";
 import { jsonLinesSink } from "./audit/json-lines-sink.js";
@@ -103,7 +103,16 @@ async function main(): Promise<void> {
   // Past executions' fingerprints, recalled into each new result (history) under their organization's keys.
   // With the causes people confirmed on them (their feedback), shown beside each recalled execution.
   const confirmations = confirmationsFrom(createFeedbackStore(() => producer.connection, keys));
-  const memory = { memory: createExecutionMemory({ redis: () => producer.connection, keys, confirmations }), catalog, logger };
+  const memory = {
+    memory: createExecutionMemory({
+      redis: () => producer.connection,
+      keys,
+      confirmations,
+      confirmedIndex: (orgId) => feedbackIndexKey(keys, orgId),
+    }),
+    catalog,
+    logger,
+  };
   // Each execution's audit record, in its organization's stream (and AUDIT_LOG_FILE's lines).
   const audit = {
     trail: createAuditTrail(() => producer.connection, keys),

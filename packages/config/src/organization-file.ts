@@ -84,9 +84,11 @@ const DAY_MS = 86_400_000;
  * for the worker that recalls and remembers and for the API that recalls on request.
  */
 export function memoryPolicyOf(organization: { memory?: MemorySettings } | undefined): MemoryPolicy {
-  const settings = organization?.memory ?? MemorySettings.parse({});
+  const settings = organization?.memory ?? DEFAULT_MEMORY_SETTINGS;
   return { recall: settings.recall, retentionMs: settings.retentionDays * DAY_MS };
 }
+
+const DEFAULT_MEMORY_SETTINGS = MemorySettings.parse({});
 
 /**
  * `organizations/<id>.yaml`: who may call the API for the organization, what its playbooks can query

@@ -39,12 +39,16 @@ import { parseRedisClusterUrl } from "./redis-url.js";
  *                               members whose feedback is gone are dropped when read
  *   memory:<execution id>       string: a finished execution's fingerprint (JSON, @pes/memory), for the
  *                               organization's memory retention from its issue time
- *   memory:part:<scope>:<part>  sorted set: the ids of the fingerprints of one team scope that have one
- *                               part (a hash of it), scored by issue time; the most recent few thousand,
- *                               trimmed to the retention on each write, gone a retention after the last
+ *   memory:index:<scope>:<part>  sorted set: the contents (`<group>:<content>`, hashes) of one team
+ *                               scope's fingerprints that have one part (a hash of it), each scored by its
+ *                               latest execution's issue time; the most recent few thousand, trimmed to the
+ *                               retention on each write, gone a retention after the last
+ *   memory:content:<scope>:<content>  sorted set: the ids of the executions of one team scope whose
+ *                               fingerprints have that content, scored by issue time, every one within the retention
  *   memory:group:<scope>:<group>  sorted set: the same for the fingerprints of one cause (or, without
  *                               one, one set of symptoms), every one within the retention: how often
- *   memory:scopes               set: the team scopes the organization's fingerprints were kept under
+ *   memory:scope-tags           hash: the team scopes the organization's fingerprints were kept under →
+ *                               their tags in the names above
  *   audit                       stream: the organization's audit records, one per finished execution
  *                               (field `record`, JSON), trimmed to AUDIT_RETENTION_DAYS by id (MINID ~)
  *   audit:recorded:<execution id>  string: that the execution's record was appended (once per
@@ -291,22 +295,40 @@ export function batchRootLockKey(keys: KeySpace, batchId: string, channel: strin
   return `${batchRootKey(keys, batchId, channel)}:lock`;
 }
 
-/** A finished execution's fingerprint, recalled by later executions like it (@pes/memory). */
-export function memoryRecordKey(keys: KeySpace, orgId: string, executionId: string): string {
-  return `${organizationPrefix(keys, orgId)}memory:${executionId}`;
+/**
+ * Where an organization's memory keys begin. The memory's recall script is given it and builds the names
+ * of the index, content and group sets of the scopes it reads below it, as the builders here do: a test of
+ * @pes/memory reads what the remember script wrote under the builders' names back through the recall.
+ */
+export function memoryPrefix(keys: KeySpace, orgId: string): string {
+  return `${organizationPrefix(keys, orgId)}memory:`;
 }
 
-/** The fingerprints of one team scope having one part (`part`: a hash of it), scored by issue time. */
+/** A finished execution's fingerprint, recalled by later executions like it (@pes/memory). */
+export function memoryRecordKey(keys: KeySpace, orgId: string, executionId: string): string {
+  return `${memoryPrefix(keys, orgId)}${executionId}`;
+}
+
+/**
+ * The fingerprint contents of one team scope (`scope`: its tag) having one part (`part`: a hash of it),
+ * each scored by the issue time of its latest execution. Members are `<group>:<content>` (hashes), not
+ * execution ids.
+ */
 export function memoryPartKey(keys: KeySpace, orgId: string, scope: string, part: string): string {
-  return `${organizationPrefix(keys, orgId)}memory:part:${scope}:${part}`;
+  return `${memoryPrefix(keys, orgId)}index:${scope}:${part}`;
+}
+
+/** The executions of one team scope whose fingerprints have one content (`content`: a hash of their parts), scored by issue time. */
+export function memoryContentKey(keys: KeySpace, orgId: string, scope: string, content: string): string {
+  return `${memoryPrefix(keys, orgId)}content:${scope}:${content}`;
 }
 
 /** The fingerprints of one team scope of one cause (or one set of symptoms: `group`, a hash of it), scored by issue time. */
 export function memoryGroupKey(keys: KeySpace, orgId: string, scope: string, group: string): string {
-  return `${organizationPrefix(keys, orgId)}memory:group:${scope}:${group}`;
+  return `${memoryPrefix(keys, orgId)}group:${scope}:${group}`;
 }
 
-/** The team scopes an organization's fingerprints were kept under. */
+/** The team scopes an organization's fingerprints were kept under: a hash, scope → its tag in key names. */
 export function memoryScopesKey(keys: KeySpace, orgId: string): string {
-  return `${organizationPrefix(keys, orgId)}memory:scopes`;
+  return `${memoryPrefix(keys, orgId)}scope-tags`;
 }

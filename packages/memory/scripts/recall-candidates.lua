@@ -1,68 +1,173 @@
 --[[
-  The candidates of a recall: the remembered executions that share the most weight of parts with a new
-  fingerprint, read from the index and scored here, in Redis, so that only a few ids cross the network.
-  Each part's sorted set gives at most its limit of its most recent members within the retention; a
-  candidate's score is the sum of the weights of the parts it was found under. Bounded work: at most
-  the sum of the limits of members are read.
+  What a recall reads, in one step: the team scopes the caller may see; the remembered contents
+  (fingerprints' parts, per scope) that share the most weight of parts with the new fingerprint, scored
+  here so that only a few ids and records cross the network; the most recent executions of each and the
+  record of its latest; and how many executions each of their groups has, the first and the last. Each
+  part's index set gives at most its limit of its most recent contents within the retention; a content's
+  score is the sum of the weights of the parts it was found under. Bounded work: at most the sum of the
+  limits of index members are read, then at most `ids` members of content sets, one record per content,
+  and three reads per group and scope.
 
-  KEYS[1..n]  the part sets to read (memoryPartKey, packages/jobs/src/redis-keys.ts): each part of the
-              fingerprint in each team scope the caller may see
-  ARGV[1]     the retention's cutoff (epoch ms): older members are not read
-  ARGV[2]     how many candidates to return
-  ARGV[3..]   for each key, in the order of KEYS: its part's weight, then how many of its most recent
-              members are read
+  The index, content and group sets are named below the memory's prefix as packages/jobs/src/redis-keys.ts
+  names them (memoryPartKey, memoryContentKey, memoryGroupKey): `<prefix>index:<tag>:<part>`,
+  `<prefix>content:<tag>:<content>`, `<prefix>group:<tag>:<group>`, all in the organization's slot.
 
-  Returns a flat list: id, score, issue time (ms), for the best candidates, best first (ties: the most
-  recent first, then by id).
+  A scope is read when the caller may see its executions, as @pes/memory's visibleTo says (the one rule,
+  which checks each record returned again): the organization's (`-`), one of whose teams the caller is
+  in, or any for an organization admin.
+
+  KEYS[1]     the organization's scopes and their tags (memoryScopesKey)
+  ARGV[1]     the memory's prefix (memoryPrefix): records are `<prefix><execution id>`
+  ARGV[2]     the retention's cutoff (epoch ms): older members are not read
+  ARGV[3]     how many contents to return, at most
+  ARGV[4]     how many execution ids to return in all: each content's most recent one, then more of
+              each content in order while this allows
+  ARGV[5]     an execution id never to return (the one recalling)
+  ARGV[6]     `1`: every scope (an admin); else the caller's teams as a JSON array
+  ARGV[7]     a sorted set holding every execution someone confirmed (the feedback store's index), or
+              empty: then every id is one to ask about
+  ARGV[8..]   for each indexed part of the fingerprint: its hash, its weight, and how many of the most
+              recent members of its index set are read
+
+  Returns { contents, counts }. contents: for the best contents, best first (ties: the most recent
+  first, then by member), each as a list: its group, its content, its score, the record of its latest
+  execution (nil when gone), then for each of its ids read that could be shown (the latest, those of
+  the same time, and those in ARGV[7]'s set), most recent first: the id, its issue time (ms), and `1`
+  when it is in ARGV[7]'s set (or that is empty: all are), else `0`. A content with no id within the
+  retention is left out. counts: for each group of those, in a flat list: the
+  group, how many executions it has within the retention in the scopes read, the first and the last
+  issue times (ms; 0 when none).
 ]]
-local cutoff = ARGV[1]
-local top = tonumber(ARGV[2])
-local score = {}
-local at = {}
-local ids = {}
+local prefix = ARGV[1]
+local cutoff = ARGV[2]
+local top = tonumber(ARGV[3])
+local budget = tonumber(ARGV[4])
+local excluded = ARGV[5]
+local confirmed = ARGV[7]
 
-for i, key in ipairs(KEYS) do
-  local weight = tonumber(ARGV[1 + 2 * i])
-  local limit = tonumber(ARGV[2 + 2 * i])
-  local members = redis.call('ZRANGE', key, '+inf', cutoff, 'BYSCORE', 'REV', 'LIMIT', 0, limit, 'WITHSCORES')
-  for j = 1, #members, 2 do
-    local id = members[j]
-    local known = score[id]
-    if known == nil then
-      ids[#ids + 1] = id
-      score[id] = weight
-      at[id] = tonumber(members[j + 1])
-    else
-      score[id] = known + weight
+-- The scopes the caller may see, by tag.
+local everyTeam = ARGV[6] == '1'
+local callerTeams = {}
+if not everyTeam then
+  for _, team in ipairs(cjson.decode(ARGV[6])) do callerTeams[team] = true end
+end
+local tags = {}
+local scopes = redis.call('HGETALL', KEYS[1])
+for i = 1, #scopes, 2 do
+  local scope, tag = scopes[i], scopes[i + 1]
+  local visible = everyTeam or scope == '-'
+  if not visible then
+    local ok, teams = pcall(cjson.decode, scope)
+    if ok and type(teams) == 'table' then
+      for _, team in ipairs(teams) do
+        if callerTeams[team] then visible = true end
+      end
+    end
+  end
+  if visible then tags[#tags + 1] = tag end
+end
+
+-- A candidate is a content in one scope: the same content in two scopes is two candidates, each
+-- scope's executions its own. Looked up by scope, then by member, so that no name is built per member.
+local candidates = {}
+for _, tag in ipairs(tags) do
+  local found = {}
+  for p = 8, #ARGV, 3 do
+    local weight = tonumber(ARGV[p + 1])
+    local members = redis.call('ZRANGE', prefix .. 'index:' .. tag .. ':' .. ARGV[p], '+inf', cutoff, 'BYSCORE', 'REV', 'LIMIT', 0, tonumber(ARGV[p + 2]), 'WITHSCORES')
+    for j = 1, #members, 2 do
+      local candidate = found[members[j]]
+      if candidate == nil then
+        candidate = { tag = tag, member = members[j], score = weight, at = tonumber(members[j + 1]) }
+        found[members[j]] = candidate
+        candidates[#candidates + 1] = candidate
+      else
+        candidate.score = candidate.score + weight
+      end
     end
   end
 end
 
 local function before(a, b)
-  if score[a] ~= score[b] then return score[a] > score[b] end
-  if at[a] ~= at[b] then return at[a] > at[b] end
-  return a < b
+  if a.score ~= b.score then return a.score > b.score end
+  if a.at ~= b.at then return a.at > b.at end
+  if a.member ~= b.member then return a.member < b.member end
+  return a.tag < b.tag
 end
 
 -- The best `top`, best first, by insertion into a list that never grows past `top`: one comparison for
--- most ids, where sorting every id would compare each of them about log2(#ids) times.
+-- most candidates, where sorting every one would compare each of them about log2(#candidates) times.
 local best = {}
-for _, id in ipairs(ids) do
+for _, candidate in ipairs(candidates) do
   local n = #best
-  if n < top or before(id, best[n]) then
+  if n < top or before(candidate, best[n]) then
     local place = n < top and n + 1 or n
-    while place > 1 and before(id, best[place - 1]) do
+    while place > 1 and before(candidate, best[place - 1]) do
       best[place] = best[place - 1]
       place = place - 1
     end
-    best[place] = id
+    best[place] = candidate
   end
 end
 
-local out = {}
-for _, id in ipairs(best) do
-  out[#out + 1] = id
-  out[#out + 1] = tostring(score[id])
-  out[#out + 1] = string.format('%d', at[id])
+local contents = {}
+local groups = {}
+local seenGroup = {}
+for i, candidate in ipairs(best) do
+  local group, content = string.match(candidate.member, '^([^:]+):(.+)$')
+  if group ~= nil then
+    -- One id for each content still to come is kept back: every content brings at least its latest.
+    local wanted = math.max(1, budget - (#best - i))
+    -- One more than wanted, in case the excluded id is among them.
+    local ids = redis.call('ZRANGE', prefix .. 'content:' .. candidate.tag .. ':' .. content, '+inf', cutoff, 'BYSCORE', 'REV', 'LIMIT', 0, wanted + 1, 'WITHSCORES')
+    local row = { group, content, tostring(candidate.score), false }
+    local taken = 0
+    local latest = nil
+    for j = 1, #ids, 2 do
+      if ids[j] ~= excluded and taken < wanted then
+        taken = taken + 1
+        local issued = tonumber(ids[j + 1])
+        local asked = confirmed == '' or redis.call('ZSCORE', confirmed, ids[j])
+        if latest == nil then
+          latest = issued
+          row[4] = redis.call('GET', prefix .. ids[j])
+        end
+        -- Of one content, only these can be shown: the latest (of equals, any), or one confirmed.
+        if issued == latest or asked then
+          row[#row + 1] = ids[j]
+          row[#row + 1] = string.format('%d', issued)
+          row[#row + 1] = asked and '1' or '0'
+        end
+      end
+    end
+    if taken > 0 then
+      contents[#contents + 1] = row
+      budget = budget - taken
+      if not seenGroup[group] then
+        seenGroup[group] = true
+        groups[#groups + 1] = group
+      end
+    end
+  end
 end
-return out
+
+local counts = {}
+for _, group in ipairs(groups) do
+  local count, first, last = 0, nil, nil
+  for _, tag in ipairs(tags) do
+    local key = prefix .. 'group:' .. tag .. ':' .. group
+    local n = redis.call('ZCOUNT', key, cutoff, '+inf')
+    if n > 0 then
+      count = count + n
+      local earliest = tonumber(redis.call('ZRANGE', key, cutoff, '+inf', 'BYSCORE', 'LIMIT', 0, 1, 'WITHSCORES')[2])
+      local latest = tonumber(redis.call('ZRANGE', key, '+inf', cutoff, 'BYSCORE', 'REV', 'LIMIT', 0, 1, 'WITHSCORES')[2])
+      if first == nil or earliest < first then first = earliest end
+      if last == nil or latest > last then last = latest end
+    end
+  end
+  counts[#counts + 1] = group
+  counts[#counts + 1] = count
+  counts[#counts + 1] = string.format('%d', first or 0)
+  counts[#counts + 1] = string.format('%d', last or 0)
+end
+return { contents, counts }

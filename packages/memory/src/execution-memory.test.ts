@@ -1,11 +1,11 @@
-import type { HistoryConfirmation } from "@pes/contracts";
+import type { HistoryConfirmation, Verdict } from "@pes/contracts";
 import { ExecutionHistory } from "@pes/contracts";
-import { keySpace, memoryPartKey, memoryRecordKey, type KeySpace } from "@pes/jobs";
+import { keySpace, memoryGroupKey, memoryPartKey, memoryRecordKey, type KeySpace } from "@pes/jobs";
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createExecutionMemory, type ConfirmationLookup } from "./execution-memory.js";
-import { Fingerprint, fingerprintOf } from "./fingerprint.js";
+import { Fingerprint, fingerprintOf, groupOf } from "./fingerprint.js";
 import { partKey, partsOf } from "./similarity.js";
 import { scopeOf, scopeTag, shortHash } from "./team-scope.js";
 import { INCIDENT_TYPES, seededExecutions, seededRandom, type SeededExecution } from "./testing/seeded-incidents.js";
@@ -265,13 +265,17 @@ describe("retention", () => {
     expect(history.map((entry) => entry.executionId)).toEqual([recentPrint.id]);
     expect(history[0]?.occurrences.count).toBe(1);
 
-    // The part sets written today no longer hold the execution past the retention.
-    await memory.remember("retention", { ...fingerprintOf(again), at: NOW }, retentionMs, NOW);
+    // The index and group sets written today no longer hold what is past the retention.
+    const againPrint = { ...fingerprintOf(again), at: NOW };
+    await memory.remember("retention", againPrint, retentionMs, NOW);
     const tag = scopeTag(scopeOf(type.teams));
-    for (const part of partsOf(recentPrint).filter((candidate) => candidate.indexed)) {
-      const members = await redis.zrange(memoryPartKey(keys, "retention", tag, shortHash(partKey(part))), "0", "-1");
-      expect(members).not.toContain(oldPrint.id);
+    for (const part of partsOf(againPrint).filter((candidate) => candidate.indexed)) {
+      const scores = await redis.zrange(memoryPartKey(keys, "retention", tag, shortHash(partKey(part))), "0", "-1", "WITHSCORES");
+      expect(scores.length).toBeGreaterThan(0);
+      for (let index = 1; index < scores.length; index += 2) expect(Number(scores[index])).toBeGreaterThanOrEqual(NOW - retentionMs);
     }
+    const group = await redis.zrange(memoryGroupKey(keys, "retention", tag, shortHash(groupOf(againPrint))), "0", "-1");
+    expect(group).toEqual([recentPrint.id, againPrint.id]);
     // The record itself expires at the end of its retention from its issue time (kept on the day it ran).
     const ttl = await redis.pttl(memoryRecordKey(keys, "retention", recentPrint.id));
     expect(ttl).toBeGreaterThan(0);
@@ -284,5 +288,102 @@ describe("retention", () => {
     if (execution === undefined) throw new Error("not seeded");
     await memory.remember("stale", fingerprintOf(execution), 10 * DAY_MS, NOW);
     expect(await redis.get(memoryRecordKey(keys, "stale", execution.executionId))).toBeNull();
+  });
+});
+
+describe("a storm of one incident", () => {
+  const HOUR_MS = 3_600_000;
+  const oom = (pod: string): Verdict => ({
+    conclusion: "cause",
+    cause: { kind: "oom", subject: `pod/${pod}`, detail: "OOMKilled", action: "Warnings", confidence: "high" },
+    symptoms: [
+      { kind: "oom", subject: `pod/${pod}`, action: "Warnings" },
+      { kind: "rise", subject: "service=checkout", action: "p99" },
+    ],
+    background: [],
+    ruledOut: [],
+    normal: [],
+    unchecked: [],
+  });
+  const restart: Verdict = {
+    conclusion: "cause",
+    cause: { kind: "crash-loop", subject: "pod/ledger-7d9f8b6c5d-x2x7q", action: "Warnings", confidence: "medium" },
+    symptoms: [{ kind: "rise", subject: "service=checkout", action: "p99" }],
+    background: [],
+    ruledOut: [],
+    normal: [],
+    unchecked: [],
+  };
+  const execution = (id: string, at: number, verdict: Verdict) =>
+    fingerprintOf({ executionId: id, playbook: "checkout-latency", at: new Date(at), attributes: { service: "checkout" }, verdict });
+  const STORM = 300;
+  const storm = Array.from({ length: STORM }, (_, index) =>
+    execution(`storm-${index}`, NOW - (STORM - index) * 60_000, oom(`ledger-7d9f8b6c5d-${["x2x7q", "q8zkp", "b4c5d"][index % 3]}`)),
+  );
+  const confirmedId = "storm-290";
+  const lookups: string[][] = [];
+  const confirmations: ConfirmationLookup = async (_orgId, ids) => {
+    lookups.push([...ids]);
+    return new Map(ids.filter((id) => id === confirmedId).map((id) => [id, { verdict: "right", resolution: "Raised the limit" }]));
+  };
+  let memory: ReturnType<typeof createExecutionMemory>;
+
+  beforeAll(async () => {
+    memory = createExecutionMemory({ redis: () => redis, keys, confirmations });
+    await memory.remember("storm", execution("restart-1", NOW - 20 * HOUR_MS, restart), RETENTION_MS, NOW);
+    for (const print of storm) await memory.remember("storm", print, RETENTION_MS, NOW);
+  });
+
+  it("counts every execution of the storm, and still shows the other incident like it", async () => {
+    const now = execution("storm-new", NOW, oom("ledger-7d9f8b6c5d-zz9kq"));
+    const history = await memory.recall({ orgId: "storm", fingerprint: now, retentionMs: RETENTION_MS, now: NOW });
+    expect(history.map((entry) => entry.executionId)).toEqual([confirmedId, "restart-1"]);
+    expect(history[0]).toMatchObject({
+      similarity: 1,
+      occurrences: { count: STORM, first: new Date(NOW - STORM * 60_000).toISOString(), last: new Date(NOW - 60_000).toISOString() },
+      confirmed: { verdict: "right", resolution: "Raised the limit" },
+    });
+    expect(history[1]?.occurrences.count).toBe(1);
+    // The confirmations are asked about the storm's most recent executions, not all of them.
+    expect(lookups.at(-1)?.length).toBeLessThanOrEqual(40);
+  });
+
+  it("recalls, then remembers, in one step: an execution neither shows nor counts itself, and the next one counts it", async () => {
+    const first = execution("storm-next-1", NOW - 30_000, oom("ledger-7d9f8b6c5d-q8zkp"));
+    const [recalled] = await memory.recallAndRemember({ orgId: "storm", fingerprint: first, retentionMs: RETENTION_MS, now: NOW });
+    expect(recalled?.occurrences.count).toBe(STORM);
+    const second = execution("storm-next-2", NOW - 20_000, oom("ledger-7d9f8b6c5d-b4c5d"));
+    const [next] = await memory.recallAndRemember({ orgId: "storm", fingerprint: second, retentionMs: RETENTION_MS, now: NOW });
+    expect(next?.occurrences).toMatchObject({ count: STORM + 1, last: new Date(NOW - 30_000).toISOString() });
+    // Retried: it does not recall itself, and is counted once.
+    const [retried] = await memory.recallAndRemember({ orgId: "storm", fingerprint: second, retentionMs: RETENTION_MS, now: NOW });
+    expect(retried?.executionId).not.toBe("storm-next-2");
+    expect(retried?.occurrences.count).toBe(STORM + 2);
+  });
+
+  it("keeps one member per content in the index: the storm does not grow it", async () => {
+    const tag = scopeTag(scopeOf(undefined));
+    for (const part of partsOf(storm[0] as Fingerprint).filter((candidate) => candidate.indexed)) {
+      const members = await redis.zrange(memoryPartKey(keys, "storm", tag, shortHash(partKey(part))), "0", "-1", "WITHSCORES");
+      // The storm's content, and the restart where it shares the part; scored by the storm's latest execution.
+      expect(members.length).toBeLessThanOrEqual(4);
+      const scores = members.filter((_, index) => index % 2 === 1).map(Number);
+      expect(Math.max(...scores)).toBeGreaterThanOrEqual(NOW - 60_000);
+    }
+  });
+
+  it("reads nothing for a fingerprint that names no incident, and keeps only its record", async () => {
+    const quiet: Verdict = { conclusion: "no-cause", symptoms: [], background: [], ruledOut: [], normal: [], unchecked: [] };
+    const print = execution("quiet-1", NOW, quiet);
+    await memory.remember("quiet", print, RETENTION_MS, NOW);
+    expect(await redis.get(memoryRecordKey(keys, "quiet", "quiet-1"))).toBe(JSON.stringify(print));
+    expect(await redis.keys(`${memoryRecordKey(keys, "quiet", "")}*`)).toEqual([memoryRecordKey(keys, "quiet", "quiet-1")]);
+    const offline = createExecutionMemory({
+      redis: () => {
+        throw new Error("recall read Redis");
+      },
+      keys,
+    });
+    expect(await offline.recall({ orgId: "quiet", fingerprint: execution("quiet-2", NOW, quiet), retentionMs: RETENTION_MS, now: NOW })).toEqual([]);
   });
 });

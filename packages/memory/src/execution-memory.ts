@@ -1,10 +1,19 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { MAX_HISTORY_ENTRIES, type ExecutionHistory, type HistoryConfirmation, type HistoryEntry } from "@pes/contracts";
-import { memoryGroupKey, memoryPartKey, memoryRecordKey, memoryScopesKey, type KeySpace, type RedisConnection } from "@pes/jobs";
+import {
+  memoryContentKey,
+  memoryGroupKey,
+  memoryPartKey,
+  memoryPrefix,
+  memoryRecordKey,
+  memoryScopesKey,
+  type KeySpace,
+  type RedisConnection,
+} from "@pes/jobs";
 import { Fingerprint, FINGERPRINT_VERSION, groupOf } from "./fingerprint.js";
-import { compareParts, partKey, partsOf, type Comparison } from "./similarity.js";
-import { scopeOf, scopeTag, shortHash, teamsOfScope, visibleTo } from "./team-scope.js";
+import { compareParts, partKey, partsOf, type Comparison, type Part } from "./similarity.js";
+import { scopeOf, scopeTag, shortHash, visibleTo } from "./team-scope.js";
 
 /**
  * What someone confirmed of past executions (their feedback), by execution id: the one lookup recall
@@ -32,8 +41,10 @@ export interface RecallQuery {
 export interface ExecutionMemory {
   /**
    * Remembers a finished execution's fingerprint for the retention from its issue time, in its team
-   * scope's index, trimming what the retention let go of in the sets it writes. One MULTI. A fingerprint
-   * already older than the retention is not kept.
+   * scope's index, trimming what the retention let go of in the sets it writes: one script
+   * (scripts/remember-fingerprint.lua), whose index grows with distinct contents, not with the executions
+   * of a storm. A fingerprint already older than the retention is not kept; one with no part that
+   * identifies an incident keeps its record only.
    */
   remember(orgId: string, fingerprint: Fingerprint, retentionMs: number, now?: number): Promise<void>;
   /**
@@ -42,6 +53,12 @@ export interface ExecutionMemory {
    * such executions happened, what someone confirmed of them. Empty when none is similar enough.
    */
   recall(query: RecallQuery): Promise<ExecutionHistory>;
+  /**
+   * recall, then remember the fingerprint (a finished execution's, with the organization's retention),
+   * in one round trip to Redis: what the recall reads is read before the fingerprint is written, so that
+   * it never recalls itself nor counts itself.
+   */
+  recallAndRemember(query: RecallQuery): Promise<ExecutionHistory>;
   /**
    * A remembered execution's fingerprint, for a recall of the executions like it (a tool that starts from
    * an execution id): undefined when it is not remembered, past `retentionMs`, or not the caller's to see
@@ -57,52 +74,190 @@ export interface ExecutionMemory {
 }
 
 /**
- * Of each part's set, the most recent members read per recall: fewer of a part that many executions share
- * (weight 1: a symptom's kind, the playbook, an attribute), which finds no candidate the others miss.
+ * Of each part's index set, the most recent contents read per recall: fewer of a part that many executions
+ * share (weight 1: a symptom's kind, the playbook, an attribute), which finds no candidate the others miss.
  */
 const READ_PER_PART = { specific: 200, common: 50 } as const;
-/** Candidates scored exactly, of those the script ranks. */
+/** Contents scored exactly, of those the script ranks: each of them compared once, whatever its executions. */
+const CONTENTS = 40;
+/** Executions of those contents considered for the entries (each content's latest, then more of the best). */
 const CANDIDATES = 40;
-/** A part's set keeps its most recent members only (the groups keep every one, for the counts). */
+/** An index set keeps its most recent contents only (the groups keep every execution, for the counts). */
 export const MAX_PART_MEMBERS = 5_000;
 /** Below this similarity a past execution is not shown. */
 export const MIN_SIMILARITY = 0.35;
 
-const RECALL_CANDIDATES = readFileSync(new URL("../scripts/recall-candidates.lua", import.meta.url), "utf8");
-const RECALL_CANDIDATES_SHA = createHash("sha1").update(RECALL_CANDIDATES).digest("hex");
+const REMEMBER = luaScript("remember-fingerprint");
+const RECALL_CANDIDATES = luaScript("recall-candidates");
+
+/** What one script call runs: the script, its keys and its arguments. */
+type ScriptCall = { script: LuaScript; keys: string[]; args: (string | number)[] };
 
 /** The memory on a connection its caller owns (the worker's producer connection). */
-export function createExecutionMemory(options: { redis: () => RedisConnection; keys: KeySpace; confirmations?: ConfirmationLookup }): ExecutionMemory {
+export function createExecutionMemory(options: {
+  redis: () => RedisConnection;
+  keys: KeySpace;
+  confirmations?: ConfirmationLookup;
+  /**
+   * The key of a sorted set holding every execution of the organization someone confirmed (and maybe
+   * more: the feedback store's index): the recall reads which candidates are in it, and the lookup is
+   * asked about those alone (usually none: no round trip). None: it is asked about every candidate.
+   */
+  confirmedIndex?: (orgId: string) => string;
+}): ExecutionMemory {
   const { keys } = options;
+
+  /** The script call that remembers a fingerprint, or, for one naming no incident, only its record; none when past the retention. */
+  function rememberCall(orgId: string, fingerprint: Fingerprint, parts: readonly Part[], retentionMs: number, now: number): ScriptCall | "record" | undefined {
+    const ttlMs = Math.ceil(fingerprint.at + retentionMs - now);
+    if (ttlMs <= 0) return undefined;
+    // No part that identifies an incident: never an entry (an entry shares such a part) nor counted in
+    // one (its group is of no incident). Only its record is kept, for fingerprint().
+    if (!parts.some((part) => part.incident)) return "record";
+    // A set lives a retention after its last write: by then each of its members is past the retention.
+    const setTtlMs = Math.max(retentionMs, ttlMs);
+    const scope = scopeOf(fingerprint.teams);
+    const tag = scopeTag(scope);
+    const content = contentOf(parts);
+    const group = shortHash(groupOf(fingerprint));
+    const indexed = parts.filter((part) => part.indexed).map((part) => memoryPartKey(keys, orgId, tag, shortHash(partKey(part))));
+    return {
+      script: REMEMBER,
+      keys: [
+        memoryRecordKey(keys, orgId, fingerprint.id),
+        memoryContentKey(keys, orgId, tag, content),
+        memoryGroupKey(keys, orgId, tag, group),
+        memoryScopesKey(keys, orgId),
+        ...indexed,
+      ],
+      args: [
+        fingerprint.id,
+        fingerprint.at,
+        JSON.stringify(fingerprint),
+        ttlMs,
+        now - retentionMs,
+        setTtlMs,
+        `${group}:${content}`,
+        scope,
+        tag,
+        MAX_PART_MEMBERS,
+      ],
+    };
+  }
+
+  /** Keeps only a fingerprint's record, to the end of its retention. */
+  async function rememberRecord(orgId: string, fingerprint: Fingerprint, retentionMs: number, now: number): Promise<void> {
+    await options.redis().set(memoryRecordKey(keys, orgId, fingerprint.id), JSON.stringify(fingerprint), "PX", Math.ceil(fingerprint.at + retentionMs - now));
+  }
+
+  /** The script call that reads what a recall needs (scripts/recall-candidates.lua). */
+  function recallCall(query: RecallQuery, parts: readonly Part[], cutoff: number): ScriptCall {
+    const reads = parts
+      .filter((part) => part.indexed)
+      .flatMap((part) => [shortHash(partKey(part)), part.weight, part.weight > 1 ? READ_PER_PART.specific : READ_PER_PART.common]);
+    return {
+      script: RECALL_CANDIDATES,
+      keys: [memoryScopesKey(keys, query.orgId)],
+      args: [
+        memoryPrefix(keys, query.orgId),
+        cutoff,
+        CONTENTS,
+        CANDIDATES,
+        // The execution recalling (a retried job, or one asked about) is never its own past.
+        query.fingerprint.id,
+        query.everyTeam === true ? "1" : JSON.stringify(query.callerTeams ?? []),
+        options.confirmations === undefined ? "" : (options.confirmedIndex?.(query.orgId) ?? ""),
+        ...reads,
+      ],
+    };
+  }
+
+  /** Recalls and, when `retentionMs` is given, remembers `query.fingerprint` after, in one round trip. */
+  async function recallThen(query: RecallQuery, remember: { retentionMs: number } | undefined): Promise<ExecutionHistory> {
+    const { orgId, fingerprint } = query;
+    const now = query.now ?? Date.now();
+    const cutoff = now - query.retentionMs;
+    const limit = Math.min(MAX_HISTORY_ENTRIES, query.limit ?? MAX_HISTORY_ENTRIES);
+    const parts = partsOf(fingerprint);
+    const remembering = remember === undefined ? undefined : rememberCall(orgId, fingerprint, parts, remember.retentionMs, now);
+    // An entry shares a part that identifies an incident: without one, there is nothing to read.
+    const recalling = limit > 0 && parts.some((part) => part.incident);
+    if (remembering === "record") await rememberRecord(orgId, fingerprint, remember?.retentionMs ?? 0, now);
+    const calls = [...(recalling ? [recallCall(query, parts, cutoff)] : []), ...(typeof remembering === "object" ? [remembering] : [])];
+    if (calls.length === 0) return [];
+    const [read] = await runScripts(options.redis(), calls);
+    return recalling ? entriesOf(read, query, parts, cutoff, limit) : [];
+  }
+
+  /** The entries of what the recall script read: each content compared once, the best of each group, what someone confirmed. */
+  async function entriesOf(read: unknown, query: RecallQuery, nowParts: readonly Part[], cutoff: number, limit: number): Promise<ExecutionHistory> {
+    const { orgId } = query;
+    const sees = (teams: readonly string[] | undefined) => query.everyTeam === true || visibleTo(teams, query.callerTeams);
+    const { contents, counts } = recallRead(read);
+    // The executions of one content have the same parts: each content is compared once, on its latest's record.
+    const scored: ScoredContent[] = [];
+    for (const { group, record, ids } of contents) {
+      const then = parseFingerprint(record);
+      // Checked again on the record itself: the index's scope is where it was filed, the record says whose it is.
+      if (then === undefined || then.at < cutoff || !sees(then.teams)) continue;
+      const comparison = compareParts(nowParts, partsOf(then));
+      if (comparison.sharesIncident && comparison.similarity >= MIN_SIMILARITY) scored.push({ latest: then, group, ids, comparison });
+    }
+    if (scored.length === 0) return [];
+
+    const candidates = scored.flatMap((content) => content.ids.map((recalled): Candidate => ({ ...recalled, content })));
+    const asked = candidates.filter(({ confirmed }) => confirmed).map(({ id }) => id);
+    const confirmations =
+      options.confirmations === undefined || asked.length === 0 ? new Map<string, HistoryConfirmation>() : await options.confirmations(orgId, asked);
+    // The best of each group (the most similar; of equals, a confirmed one, then the latest), best groups first.
+    const best = new Map<string, Candidate>();
+    for (const candidate of candidates) {
+      const held = best.get(candidate.content.group);
+      if (held === undefined || better(candidate, held, confirmations)) best.set(candidate.content.group, candidate);
+    }
+    const chosen = [...best.values()].sort((a, b) => (better(a, b, confirmations) ? -1 : 1)).slice(0, limit);
+
+    // A chosen execution other than its content's latest (a confirmed one) is read for its own page link.
+    const others = chosen.filter(({ id, content }) => id !== content.latest.id).map(({ id }) => id);
+    const otherRecords = new Map<string, Fingerprint>();
+    if (others.length > 0) {
+      const texts = await options.redis().mget(others.map((id) => memoryRecordKey(keys, orgId, id)));
+      texts.forEach((text, index) => {
+        const then = parseFingerprint(text);
+        if (then !== undefined && sees(then.teams)) otherRecords.set(others[index] ?? "", then);
+      });
+    }
+    return chosen.map((candidate): HistoryEntry => {
+      const then = otherRecords.get(candidate.id) ?? candidate.content.latest;
+      const { comparison, group } = candidate.content;
+      const confirmed = confirmations.get(then.id);
+      const counted = counts.get(group);
+      // The group's sets hold `then` unless it expired in between: never fewer than itself.
+      const seen =
+        counted === undefined || counted.count === 0
+          ? { count: 1, first: then.at, last: then.at }
+          : { count: counted.count, first: Math.min(counted.first, then.at), last: Math.max(counted.last, then.at) };
+      return {
+        executionId: then.id,
+        at: new Date(then.at).toISOString(),
+        playbook: then.playbook,
+        conclusion: then.conclusion,
+        ...(then.cause === undefined ? {} : { cause: then.cause }),
+        ...(then.pageUrl === undefined ? {} : { pageUrl: then.pageUrl }),
+        similarity: Math.round(comparison.similarity * 1000) / 1000,
+        matched: comparison.matched,
+        differed: comparison.differed,
+        occurrences: { count: seen.count, first: new Date(seen.first).toISOString(), last: new Date(seen.last).toISOString() },
+        ...(confirmed === undefined ? {} : { confirmed }),
+      };
+    });
+  }
+
   return {
     async remember(orgId, fingerprint, retentionMs, now = Date.now()) {
-      const ttlMs = fingerprint.at + retentionMs - now;
-      if (ttlMs <= 0) return;
-      const cutoff = now - retentionMs;
-      // A set lives a retention after its last write: by then each of its members is past the retention.
-      const setTtlMs = Math.max(retentionMs, Math.ceil(ttlMs));
-      const scope = scopeOf(fingerprint.teams);
-      const tag = scopeTag(scope);
-      const id = fingerprint.id;
-      const multi = options.redis().multi();
-      multi.set(memoryRecordKey(keys, orgId, id), JSON.stringify(fingerprint), "PX", Math.ceil(ttlMs));
-      for (const part of partsOf(fingerprint)) {
-        if (!part.indexed) continue;
-        const key = memoryPartKey(keys, orgId, tag, shortHash(partKey(part)));
-        multi.zadd(key, fingerprint.at, id);
-        multi.zremrangebyscore(key, "-inf", `(${cutoff}`);
-        multi.zremrangebyrank(key, 0, -(MAX_PART_MEMBERS + 1));
-        multi.pexpire(key, setTtlMs);
-      }
-      const group = memoryGroupKey(keys, orgId, tag, shortHash(groupOf(fingerprint)));
-      multi.zadd(group, fingerprint.at, id);
-      multi.zremrangebyscore(group, "-inf", `(${cutoff}`);
-      multi.pexpire(group, setTtlMs);
-      multi.sadd(memoryScopesKey(keys, orgId), scope);
-      multi.pexpire(memoryScopesKey(keys, orgId), setTtlMs);
-      const answers = await multi.exec();
-      const failed = answers?.find(([error]) => error !== null)?.[0];
-      if (answers === null || failed) throw failed ?? new Error("the fingerprint was not kept: the transaction was aborted");
+      const call = rememberCall(orgId, fingerprint, partsOf(fingerprint), retentionMs, now);
+      if (call === "record") await rememberRecord(orgId, fingerprint, retentionMs, now);
+      else if (call !== undefined) await runScripts(options.redis(), [call]);
     },
 
     async fingerprint(orgId, executionId, callerTeams, retentionMs, now = Date.now()) {
@@ -110,141 +265,83 @@ export function createExecutionMemory(options: { redis: () => RedisConnection; k
       return found === undefined || found.at < now - retentionMs || !visibleTo(found.teams, callerTeams) ? undefined : found;
     },
 
-    async recall(query) {
-      const { orgId, fingerprint } = query;
-      const now = query.now ?? Date.now();
-      const cutoff = now - query.retentionMs;
-      const limit = Math.min(MAX_HISTORY_ENTRIES, query.limit ?? MAX_HISTORY_ENTRIES);
-      const redis = options.redis();
+    recall: (query) => recallThen(query, undefined),
 
-      const sees = (teams: readonly string[] | undefined) => query.everyTeam === true || visibleTo(teams, query.callerTeams);
-      const scopes = (await redis.smembers(memoryScopesKey(keys, orgId))).filter((scope) => {
-        const teams = teamsOfScope(scope);
-        return teams !== null && sees(teams);
-      });
-      const allParts = partsOf(fingerprint);
-      const parts = allParts.filter((part) => part.indexed);
-      if (scopes.length === 0 || parts.length === 0 || limit <= 0) return [];
-      const partKeys = scopes.flatMap((scope) => parts.map((part) => memoryPartKey(keys, orgId, scopeTag(scope), shortHash(partKey(part)))));
-      const reads = scopes.flatMap(() => parts.flatMap((part) => [part.weight, part.weight > 1 ? READ_PER_PART.specific : READ_PER_PART.common]));
-      const ranked = await recallCandidates(redis, partKeys, [cutoff, CANDIDATES, ...reads]);
-      const ids = ranked.filter((id) => id !== fingerprint.id);
-      if (ids.length === 0) return [];
-
-      const texts = await redis.mget(ids.map((id) => memoryRecordKey(keys, orgId, id)));
-      const scored: Scored[] = [];
-      for (const text of texts) {
-        const then = parseFingerprint(text);
-        // Checked again on the record itself: the index's scope is where it was filed, the record says whose it is.
-        if (then === undefined || then.at < cutoff || !sees(then.teams)) continue;
-        const comparison = compareParts(allParts, partsOf(then));
-        if (comparison.sharesIncident && comparison.similarity >= MIN_SIMILARITY) scored.push({ then, comparison });
-      }
-      if (scored.length === 0) return [];
-
-      const confirmations =
-        options.confirmations === undefined
-          ? new Map<string, HistoryConfirmation>()
-          : await options.confirmations(
-              orgId,
-              scored.map(({ then }) => then.id),
-            );
-      // The best of each group (the most similar; of equals, a confirmed one, then the latest), best groups first.
-      const best = new Map<string, Scored>();
-      for (const candidate of scored) {
-        const group = groupOf(candidate.then);
-        const held = best.get(group);
-        if (held === undefined || better(candidate, held, confirmations)) best.set(group, candidate);
-      }
-      const chosen = [...best.entries()].sort(([, a], [, b]) => (better(a, b, confirmations) ? -1 : 1)).slice(0, limit);
-
-      const counts = await occurrences(
-        redis,
-        chosen.map(([group]) => scopes.map((scope) => memoryGroupKey(keys, orgId, scopeTag(scope), shortHash(group)))),
-        cutoff,
-      );
-      return chosen.map(([, { then, comparison }], index): HistoryEntry => {
-        const confirmed = confirmations.get(then.id);
-        const counted = counts[index];
-        // The group's sets hold `then` unless it expired in between: never fewer than itself.
-        const seen =
-          counted === undefined || counted.count === 0
-            ? { count: 1, first: then.at, last: then.at }
-            : { count: counted.count, first: Math.min(counted.first, then.at), last: Math.max(counted.last, then.at) };
-        return {
-          executionId: then.id,
-          at: new Date(then.at).toISOString(),
-          playbook: then.playbook,
-          conclusion: then.conclusion,
-          ...(then.cause === undefined ? {} : { cause: then.cause }),
-          ...(then.pageUrl === undefined ? {} : { pageUrl: then.pageUrl }),
-          similarity: Math.round(comparison.similarity * 1000) / 1000,
-          matched: comparison.matched,
-          differed: comparison.differed,
-          occurrences: { count: seen.count, first: new Date(seen.first).toISOString(), last: new Date(seen.last).toISOString() },
-          ...(confirmed === undefined ? {} : { confirmed }),
-        };
-      });
-    },
+    recallAndRemember: (query) => recallThen(query, { retentionMs: query.retentionMs }),
   };
 }
 
-type Scored = { then: Fingerprint; comparison: Comparison };
+/** A remembered content that is similar enough: its latest execution's fingerprint, its group (hash), its executions read, and how it compares. */
+type ScoredContent = { latest: Fingerprint; group: string; ids: readonly RecalledId[]; comparison: Comparison };
+/** An execution of a recalled content: its id, issue time, and whether the confirmations are asked about it. */
+type RecalledId = { id: string; at: number; confirmed: boolean };
+/** One execution of a scored content. */
+type Candidate = RecalledId & { content: ScoredContent };
 
-function better(a: Scored, b: Scored, confirmations: ReadonlyMap<string, HistoryConfirmation>): boolean {
-  if (a.comparison.similarity !== b.comparison.similarity) return a.comparison.similarity > b.comparison.similarity;
-  const confirmedA = confirmations.has(a.then.id);
-  if (confirmedA !== confirmations.has(b.then.id)) return confirmedA;
-  if (a.then.at !== b.then.at) return a.then.at > b.then.at;
-  return a.then.id < b.then.id;
+function better(a: Candidate, b: Candidate, confirmations: ReadonlyMap<string, HistoryConfirmation>): boolean {
+  const [similarityA, similarityB] = [a.content.comparison.similarity, b.content.comparison.similarity];
+  if (similarityA !== similarityB) return similarityA > similarityB;
+  const confirmedA = confirmations.has(a.id);
+  if (confirmedA !== confirmations.has(b.id)) return confirmedA;
+  if (a.at !== b.at) return a.at > b.at;
+  return a.id < b.id;
 }
 
-/** The script's ranked candidate ids (scripts/recall-candidates.lua), loaded once per Redis. */
-async function recallCandidates(redis: RedisConnection, keys: readonly string[], args: readonly (string | number)[]): Promise<string[]> {
-  let answer: unknown;
-  try {
-    answer = await redis.evalsha(RECALL_CANDIDATES_SHA, keys.length, ...keys, ...args);
-  } catch (error) {
-    if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error;
-    answer = await redis.eval(RECALL_CANDIDATES, keys.length, ...keys, ...args);
-  }
-  const flat = Array.isArray(answer) ? answer.map(String) : [];
-  const ids: string[] = [];
-  for (let index = 0; index < flat.length; index += 3) ids.push(flat[index] ?? "");
-  return ids.filter((id) => id !== "");
+/** A fingerprint's content: its parts, which executions of one incident share, hashed (the member of the index sets). */
+function contentOf(parts: readonly Part[]): string {
+  return shortHash(JSON.stringify(parts.map((part) => [part.field, part.value])));
 }
 
-/** For each group (its key in each scope read), how many of its executions are within the retention, the first and the last. */
-async function occurrences(
-  redis: RedisConnection,
-  groups: readonly (readonly string[])[],
-  cutoff: number,
-): Promise<Array<{ count: number; first: number; last: number }>> {
-  const pipeline = redis.pipeline();
-  for (const keys of groups) {
-    for (const key of keys) {
-      pipeline.zcount(key, cutoff, "+inf");
-      pipeline.zrangebyscore(key, cutoff, "+inf", "WITHSCORES", "LIMIT", 0, 1);
-      pipeline.zrevrangebyscore(key, "+inf", cutoff, "WITHSCORES", "LIMIT", 0, 1);
-    }
+/** A script of ../scripts, and its SHA-1 for EVALSHA. */
+type LuaScript = { text: string; sha: string };
+
+function luaScript(name: string): LuaScript {
+  const text = readFileSync(new URL(`../scripts/${name}.lua`, import.meta.url), "utf8");
+  return { text, sha: createHash("sha1").update(text).digest("hex") };
+}
+
+/**
+ * Runs script calls in order in one round trip (a pipeline), each by its SHA-1; on a Redis that does not
+ * hold one yet (NOSCRIPT), loads them and runs them again (they write nothing twice that matters: a
+ * remembered fingerprint is written again as it was). Resolves with their answers; rejects with the first error.
+ */
+async function runScripts(redis: RedisConnection, calls: readonly ScriptCall[]): Promise<unknown[]> {
+  const run = async () => {
+    const pipeline = redis.pipeline();
+    for (const { script, keys, args } of calls) pipeline.evalsha(script.sha, keys.length, ...keys, ...args);
+    return (await pipeline.exec()) ?? [];
+  };
+  let answers = await run();
+  if (answers.some(([error]) => error instanceof Error && error.message.startsWith("NOSCRIPT"))) {
+    for (const script of new Set(calls.map((call) => call.script))) await redis.script("LOAD", script.text);
+    answers = await run();
   }
-  const answers = (await pipeline.exec()) ?? [];
-  let at = 0;
-  return groups.map((keys) => {
-    let count = 0;
-    let first = Number.POSITIVE_INFINITY;
-    let last = Number.NEGATIVE_INFINITY;
-    for (let index = 0; index < keys.length; index += 1) {
-      const [countAnswer, firstAnswer, lastAnswer] = [answers[at], answers[at + 1], answers[at + 2]];
-      at += 3;
-      count += Number(countAnswer?.[1] ?? 0);
-      const firstScore = Number((firstAnswer?.[1] as string[] | undefined)?.[1]);
-      const lastScore = Number((lastAnswer?.[1] as string[] | undefined)?.[1]);
-      if (Number.isFinite(firstScore)) first = Math.min(first, firstScore);
-      if (Number.isFinite(lastScore)) last = Math.max(last, lastScore);
+  const failed = answers.find(([error]) => error !== null)?.[0];
+  if (failed) throw failed;
+  if (answers.length !== calls.length) throw new Error("the memory's scripts were not all answered");
+  return answers.map(([, answer]) => answer);
+}
+
+/** What the recall script read (scripts/recall-candidates.lua): the best contents, best first, and their groups' counts. */
+function recallRead(answer: unknown): {
+  contents: { group: string; record: string | null; ids: RecalledId[] }[];
+  counts: Map<string, { count: number; first: number; last: number }>;
+} {
+  const [rows, flatCounts] = Array.isArray(answer) ? answer : [];
+  const contents = (Array.isArray(rows) ? rows : []).map((row: unknown) => {
+    const fields: unknown[] = Array.isArray(row) ? row : [];
+    const ids: RecalledId[] = [];
+    for (let index = 4; index + 2 < fields.length; index += 3) {
+      ids.push({ id: String(fields[index]), at: Number(fields[index + 1]), confirmed: fields[index + 2] === "1" });
     }
-    return { count, first, last };
+    return { group: String(fields[0]), record: typeof fields[3] === "string" ? fields[3] : null, ids };
   });
+  const counts = new Map<string, { count: number; first: number; last: number }>();
+  const flat: unknown[] = Array.isArray(flatCounts) ? flatCounts : [];
+  for (let index = 0; index + 3 < flat.length; index += 4) {
+    counts.set(String(flat[index]), { count: Number(flat[index + 1]), first: Number(flat[index + 2]), last: Number(flat[index + 3]) });
+  }
+  return { contents, counts };
 }
 
 function parseFingerprint(text: string | null): Fingerprint | undefined {

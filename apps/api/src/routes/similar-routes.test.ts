@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { JsonText, SimilarExecutions, type PlaybookExecutionResult, type Verdict } from "@pes/contracts";
 import { createFeedbackStore } from "@pes/executions";
-import { executionKey, keySpace, type KeySpace } from "@pes/jobs";
+import { executionKey, feedbackIndexKey, keySpace, type KeySpace } from "@pes/jobs";
 import { startRedis, uniquePrefix, type RedisHandle } from "@pes/local-services";
 import { confirmationsFrom, createExecutionMemory, fingerprintOf, type ExecutionMemory } from "@pes/memory";
 import { Redis } from "ioredis";
@@ -83,7 +83,12 @@ beforeAll(async () => {
   redis = new Redis(redisHandle.url);
   keys = keySpace(uniquePrefix("similar-routes"), redisHandle.url);
   const feedback = createFeedbackStore(() => redis, keys);
-  memory = createExecutionMemory({ redis: () => redis, keys, confirmations: confirmationsFrom(feedback) });
+  memory = createExecutionMemory({
+    redis: () => redis,
+    keys,
+    confirmations: confirmationsFrom(feedback),
+    confirmedIndex: (orgId) => feedbackIndexKey(keys, orgId),
+  });
   app = testApp({ jwksUrl: jwks.url, executionClient: client, memory, feedback }).app;
 
   confirmedPayments = await executed("umbrella", ["payments"], hoursAgo(72));
