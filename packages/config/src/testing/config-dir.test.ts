@@ -14,9 +14,7 @@ describe("catalogOf", () => {
     });
 
     expect([...catalog.organizations.keys()]).toEqual(["acme", "globex"]);
-    expect(catalog.organizations.get("acme")?.playbookList.map((playbook) => playbook.name)).toEqual(
-      Array.from({ length: 12 }, (_, index) => `book ${index}`),
-    );
+    expect(catalog.organizations.get("acme")?.playbookList.map((playbook) => playbook.name)).toEqual(Array.from({ length: 12 }, (_, index) => `book ${index}`));
   });
 });
 
