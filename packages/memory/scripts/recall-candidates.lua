@@ -69,37 +69,38 @@ for i = 1, #scopes, 2 do
 end
 
 -- A candidate is a content in one scope: the same content in two scopes is two candidates, each
--- scope's executions its own. Looked up by scope, then by member, so that no name is built per member.
-local candidates = {}
+-- scope's executions its own. Candidates are numbered, their fields kept in parallel lists and found by
+-- scope, then by member: no name is built and no table made per member read.
+local candTag, candMember, candScore, candAt = {}, {}, {}, {}
 for _, tag in ipairs(tags) do
   local found = {}
   for p = 8, #ARGV, 3 do
     local weight = tonumber(ARGV[p + 1])
     local members = redis.call('ZRANGE', prefix .. 'index:' .. tag .. ':' .. ARGV[p], '+inf', cutoff, 'BYSCORE', 'REV', 'LIMIT', 0, tonumber(ARGV[p + 2]), 'WITHSCORES')
     for j = 1, #members, 2 do
-      local candidate = found[members[j]]
-      if candidate == nil then
-        candidate = { tag = tag, member = members[j], score = weight, at = tonumber(members[j + 1]) }
-        found[members[j]] = candidate
-        candidates[#candidates + 1] = candidate
+      local k = found[members[j]]
+      if k == nil then
+        k = #candMember + 1
+        found[members[j]] = k
+        candTag[k], candMember[k], candScore[k], candAt[k] = tag, members[j], weight, tonumber(members[j + 1])
       else
-        candidate.score = candidate.score + weight
+        candScore[k] = candScore[k] + weight
       end
     end
   end
 end
 
 local function before(a, b)
-  if a.score ~= b.score then return a.score > b.score end
-  if a.at ~= b.at then return a.at > b.at end
-  if a.member ~= b.member then return a.member < b.member end
-  return a.tag < b.tag
+  if candScore[a] ~= candScore[b] then return candScore[a] > candScore[b] end
+  if candAt[a] ~= candAt[b] then return candAt[a] > candAt[b] end
+  if candMember[a] ~= candMember[b] then return candMember[a] < candMember[b] end
+  return candTag[a] < candTag[b]
 end
 
 -- The best `top`, best first, by insertion into a list that never grows past `top`: one comparison for
 -- most candidates, where sorting every one would compare each of them about log2(#candidates) times.
 local best = {}
-for _, candidate in ipairs(candidates) do
+for candidate = 1, #candMember do
   local n = #best
   if n < top or before(candidate, best[n]) then
     local place = n < top and n + 1 or n
@@ -118,10 +119,10 @@ local contents = {}
 local groups = {}
 local seenGroup = {}
 for i, candidate in ipairs(best) do
-  local group, content = string.match(candidate.member, '^([^:]+):(.+)$')
+  local group, content = string.match(candMember[candidate], '^([^:]+):(.+)$')
   if group ~= nil then
-    local key = prefix .. 'content:' .. candidate.tag .. ':' .. content
-    local row = { group, content, tostring(candidate.score), false }
+    local key = prefix .. 'content:' .. candTag[candidate] .. ':' .. content
+    local row = { group, content, tostring(candScore[candidate]), false }
     local function add(id, issued, asked)
       if row[4] == false then row[4] = redis.call('GET', prefix .. id) end
       row[#row + 1] = id
