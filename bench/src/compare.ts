@@ -39,6 +39,8 @@ interface Measurement {
   throughput: number;
   /** CPU of the API and workers per execution at 64 in flight, µs: steadier than wall figures on a busy host. */
   cpuUs: number;
+  /** The same by role, with Redis's in the side's window besides (shown, not in the ratio: Redis is shared). */
+  byRoleUs: Record<string, number>;
 }
 
 const { values } = parseArgs({
@@ -84,6 +86,8 @@ let completed = false;
 try {
   const redis = await startBenchRedis(workDir, workDir);
   if (redis.child !== undefined) children.push(redis.child);
+  // An external Redis (REDIS_URL) is not read: it may serve others.
+  const redisPids: ProcessRoles = redis.child === undefined ? {} : { redis: [redis.child.pid] };
   const stubPort = await freePort();
   const stubUrl = `http://127.0.0.1:${stubPort}`;
   const stub = await startStubProcess(workDir, [{ port: stubPort, delayMs: 0 }]);
@@ -131,10 +135,12 @@ try {
     const latency = await load(side, 1, seconds);
     await load(side, THROUGHPUT_IN_FLIGHT, 1);
     const cpu = cpuWindow(side.pids);
-    const loaded = await cpu.around(() => load(side, THROUGHPUT_IN_FLIGHT, seconds));
+    const shared = cpuWindow(redisPids);
+    const loaded = await cpu.around(() => shared.around(() => load(side, THROUGHPUT_IN_FLIGHT, seconds)));
     const failures = latency.responses - latency.successes + loaded.responses - loaded.successes;
     if (failures > 0) throw new Error(`${side.name}: ${failures} failed responses: ${latency.firstErrorBody ?? loaded.firstErrorBody}`);
-    return { latencyP50: latency.latency.p50, throughput: loaded.throughput, cpuUs: cpu.per(loaded.successes).totalUs };
+    const { totalUs, byRoleUs } = cpu.per(loaded.successes);
+    return { latencyP50: latency.latency.p50, throughput: loaded.throughput, cpuUs: totalUs, byRoleUs: { ...byRoleUs, ...shared.per(loaded.successes).byRoleUs } };
   };
 
   log("warming both up …");
@@ -149,10 +155,14 @@ try {
     const candidate = measured.get("candidate");
     if (baseline === undefined || candidate === undefined) throw new Error("a side was not measured");
     results.push({ baseline, candidate });
+    const roles = (m: Measurement) =>
+      Object.entries(m.byRoleUs)
+        .map(([role, us]) => `${role} ${us.toFixed(0)}`)
+        .join(", ");
     log(
       `round ${round + 1}: p50 ${baseline.latencyP50.toFixed(3)} → ${candidate.latencyP50.toFixed(3)} ms, ` +
         `${baseline.throughput.toFixed(0)} → ${candidate.throughput.toFixed(0)} /s, ` +
-        `${baseline.cpuUs.toFixed(0)} → ${candidate.cpuUs.toFixed(0)} µs CPU per execution`,
+        `${baseline.cpuUs.toFixed(0)} → ${candidate.cpuUs.toFixed(0)} µs CPU per execution (${roles(baseline)} → ${roles(candidate)})`,
     );
   }
 

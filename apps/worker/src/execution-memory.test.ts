@@ -27,6 +27,7 @@ beforeAll(async () => {
     await mkdir(join(dir, "playbooks"));
     await writeFile(join(dir, "organizations", "acme.yaml"), JSON.stringify({ id: "acme", clientIds: ["c"], memory: { recall: true, retentionDays: 30 } }));
     await writeFile(join(dir, "organizations", "quiet.yaml"), JSON.stringify({ id: "quiet", clientIds: ["c"], memory: { recall: false } }));
+    await writeFile(join(dir, "organizations", "plain.yaml"), JSON.stringify({ id: "plain", clientIds: ["c"] }));
     catalog = await loadConfig(dir);
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -82,6 +83,16 @@ describe("recallAndRemember", () => {
     const ttl = await redis.pttl(memoryRecordKey(keys, "acme", "e-2"));
     expect(ttl).toBeGreaterThan(29 * 86_400_000);
     expect(ttl).toBeLessThanOrEqual(30 * 86_400_000);
+  });
+
+  it("recalls and remembers for an organization that says nothing of memory: on by default, for 90 days", async () => {
+    const deps: MemoryDeps = { memory: createExecutionMemory({ redis: () => redis, keys }), catalog, logger };
+    await recallAndRemember(deps, job("plain", "p-1"), resultOf("orders-7d9f8b6c5d-x2x7q", "p-1"));
+    const recalled = await recallAndRemember(deps, job("plain", "p-2"), resultOf("orders-5c4b9d7f68-q8zkp", "p-2"));
+    expect(recalled.history?.map((entry) => entry.executionId)).toEqual(["p-1"]);
+    const ttl = await redis.pttl(memoryRecordKey(keys, "plain", "p-2"));
+    expect(ttl).toBeGreaterThan(89 * 86_400_000);
+    expect(ttl).toBeLessThanOrEqual(90 * 86_400_000);
   });
 
   it("does nothing for an organization that turned recall off, nor for a result without a verdict", async () => {

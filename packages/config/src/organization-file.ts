@@ -59,13 +59,13 @@ export const DEFAULT_MEMORY_RETENTION_DAYS = 90;
 
 /**
  * Whether later executions of an organization recall its earlier ones (`history` in a result), and how
- * long an execution's fingerprint is kept (from its issue time). Off unless turned on (its cost on every
-execution is measured in BENCHMARKS.md, "Memory on the execution path"): a fingerprint is
- * what the verdict concluded, normalised (kinds, subjects, masked details, alert names, attributes), never
- * the data sources' answers.
+ * long an execution's fingerprint is kept (from its issue time). On unless turned off (its cost on every
+ * execution is measured in BENCHMARKS.md, "Same-run A/B: memory on by default"): a fingerprint is what the
+ * verdict concluded, normalised (kinds, subjects, masked details, alert names, attributes), never the data
+ * sources' answers.
  */
 export const MemorySettings = z.strictObject({
-  recall: z.boolean().default(false),
+  recall: z.boolean().default(true),
   /** Days a fingerprint is kept and recalled, from its execution's issue time (at most two years). */
   retentionDays: z.int().min(1).max(731).default(DEFAULT_MEMORY_RETENTION_DAYS),
 });
@@ -114,7 +114,7 @@ export function organizationFileSchema(connectors: ConnectorRegistry) {
     evidence: EvidenceSettings.optional(),
     /** What is redacted from data sources' answers before anything leaves the worker (absent: every built-in kind). */
     redaction: RedactionSettings.optional(),
-    /** Whether its executions recall similar past ones, and how long they are remembered (default: off, 90 days). */
+    /** Whether its executions recall similar past ones, and how long they are remembered (default: on, 90 days). */
     memory: MemorySettings.optional(),
     /** What its executions may spend: queries, bytes read, wall time, model tokens; queries per minute per data source. */
     budget: OrganizationBudget.optional(),

@@ -20,8 +20,8 @@
   ARGV[1]     the memory's prefix (memoryPrefix): records are `<prefix><execution id>`
   ARGV[2]     the retention's cutoff (epoch ms): older members are not read
   ARGV[3]     how many contents to return, at most
-  ARGV[4]     how many execution ids to return in all: each content's most recent one, then more of
-              each content in order while this allows
+  ARGV[4]     without ARGV[7]: how many execution ids to return in all, each content's most recent one,
+              then more of each content in order while this allows
   ARGV[5]     an execution id never to return (the one recalling)
   ARGV[6]     `1`: every scope (an admin); else the caller's teams as a JSON array
   ARGV[7]     a sorted set holding every execution someone confirmed (the feedback store's index), or
@@ -31,10 +31,11 @@
 
   Returns { contents, counts }. contents: for the best contents, best first (ties: the most recent
   first, then by member), each as a list: its group, its content, its score, the record of its latest
-  execution (nil when gone), then for each of its ids read that could be shown (the latest, those of
-  the same time, and those in ARGV[7]'s set), most recent first: the id, its issue time (ms), and `1`
-  when it is in ARGV[7]'s set (or that is empty: all are), else `0`. A content with no id within the
-  retention is left out. counts: for each group of those, in a flat list: the
+  execution (nil when gone), then for each of its executions that could be shown: the id, its issue
+  time (ms), and `1` when the confirmations are asked about it, else `0`. With ARGV[7], those are its
+  latest (of the same time, the first by id) and every one in ARGV[7]'s set within the retention;
+  without, its most recent ones (see ARGV[4]), each to be asked about. A content with no execution within
+  the retention is left out. counts: for each group of those, in a flat list: the
   group, how many executions it has within the retention in the scopes read, the first and the last
   issue times (ms; 0 when none).
 ]]
@@ -68,37 +69,38 @@ for i = 1, #scopes, 2 do
 end
 
 -- A candidate is a content in one scope: the same content in two scopes is two candidates, each
--- scope's executions its own. Looked up by scope, then by member, so that no name is built per member.
-local candidates = {}
+-- scope's executions its own. Candidates are numbered, their fields kept in parallel lists and found by
+-- scope, then by member: no name is built and no table made per member read.
+local candTag, candMember, candScore, candAt = {}, {}, {}, {}
 for _, tag in ipairs(tags) do
   local found = {}
   for p = 8, #ARGV, 3 do
     local weight = tonumber(ARGV[p + 1])
     local members = redis.call('ZRANGE', prefix .. 'index:' .. tag .. ':' .. ARGV[p], '+inf', cutoff, 'BYSCORE', 'REV', 'LIMIT', 0, tonumber(ARGV[p + 2]), 'WITHSCORES')
     for j = 1, #members, 2 do
-      local candidate = found[members[j]]
-      if candidate == nil then
-        candidate = { tag = tag, member = members[j], score = weight, at = tonumber(members[j + 1]) }
-        found[members[j]] = candidate
-        candidates[#candidates + 1] = candidate
+      local k = found[members[j]]
+      if k == nil then
+        k = #candMember + 1
+        found[members[j]] = k
+        candTag[k], candMember[k], candScore[k], candAt[k] = tag, members[j], weight, tonumber(members[j + 1])
       else
-        candidate.score = candidate.score + weight
+        candScore[k] = candScore[k] + weight
       end
     end
   end
 end
 
 local function before(a, b)
-  if a.score ~= b.score then return a.score > b.score end
-  if a.at ~= b.at then return a.at > b.at end
-  if a.member ~= b.member then return a.member < b.member end
-  return a.tag < b.tag
+  if candScore[a] ~= candScore[b] then return candScore[a] > candScore[b] end
+  if candAt[a] ~= candAt[b] then return candAt[a] > candAt[b] end
+  if candMember[a] ~= candMember[b] then return candMember[a] < candMember[b] end
+  return candTag[a] < candTag[b]
 end
 
 -- The best `top`, best first, by insertion into a list that never grows past `top`: one comparison for
 -- most candidates, where sorting every one would compare each of them about log2(#candidates) times.
 local best = {}
-for _, candidate in ipairs(candidates) do
+for candidate = 1, #candMember do
   local n = #best
   if n < top or before(candidate, best[n]) then
     local place = n < top and n + 1 or n
@@ -110,39 +112,69 @@ for _, candidate in ipairs(candidates) do
   end
 end
 
+-- Of a content's executions, the few read at once: enough for most contents whole.
+local FEW = 8
+
 local contents = {}
 local groups = {}
 local seenGroup = {}
 for i, candidate in ipairs(best) do
-  local group, content = string.match(candidate.member, '^([^:]+):(.+)$')
+  local group, content = string.match(candMember[candidate], '^([^:]+):(.+)$')
   if group ~= nil then
-    -- One id for each content still to come is kept back: every content brings at least its latest.
-    local wanted = math.max(1, budget - (#best - i))
-    -- One more than wanted, in case the excluded id is among them.
-    local ids = redis.call('ZRANGE', prefix .. 'content:' .. candidate.tag .. ':' .. content, '+inf', cutoff, 'BYSCORE', 'REV', 'LIMIT', 0, wanted + 1, 'WITHSCORES')
-    local row = { group, content, tostring(candidate.score), false }
-    local taken = 0
-    local latest = nil
-    for j = 1, #ids, 2 do
-      if ids[j] ~= excluded and taken < wanted then
-        taken = taken + 1
-        local issued = tonumber(ids[j + 1])
-        local asked = confirmed == '' or redis.call('ZSCORE', confirmed, ids[j])
-        if latest == nil then
-          latest = issued
-          row[4] = redis.call('GET', prefix .. ids[j])
+    local key = prefix .. 'content:' .. candTag[candidate] .. ':' .. content
+    local row = { group, content, tostring(candScore[candidate]), false }
+    local function add(id, issued, asked)
+      if row[4] == false then row[4] = redis.call('GET', prefix .. id) end
+      row[#row + 1] = id
+      row[#row + 1] = string.format('%d', issued)
+      row[#row + 1] = asked and '1' or '0'
+    end
+    if confirmed == '' then
+      -- No index: the lookup is asked about the most recent executions, each content's latest, then more
+      -- of the best while `ids` allows (one for each content still to come kept back).
+      local wanted = math.max(1, budget - (#best - i))
+      local ids = redis.call('ZRANGE', key, '+inf', cutoff, 'BYSCORE', 'REV', 'LIMIT', 0, wanted + 1, 'WITHSCORES')
+      local taken = 0
+      for j = 1, #ids, 2 do
+        if ids[j] ~= excluded and taken < wanted then
+          taken = taken + 1
+          add(ids[j], tonumber(ids[j + 1]), true)
         end
-        -- Of one content, only these can be shown: the latest (of equals, any), or one confirmed.
-        if issued == latest or asked then
-          row[#row + 1] = ids[j]
-          row[#row + 1] = string.format('%d', issued)
-          row[#row + 1] = asked and '1' or '0'
+      end
+      budget = budget - taken
+    else
+      -- Of one content, only these can be shown: its latest (of the same time, the first by id, as recall
+      -- orders equals) and any someone confirmed. A content read whole is checked id by id; a larger one
+      -- (a storm) is intersected with the index, whose members are few.
+      local ids = redis.call('ZRANGE', key, '+inf', cutoff, 'BYSCORE', 'REV', 'LIMIT', 0, FEW, 'WITHSCORES')
+      local latest = nil
+      for j = 1, #ids, 2 do
+        if ids[j] ~= excluded then
+          latest = tonumber(ids[j + 1])
+          break
+        end
+      end
+      if latest ~= nil then
+        local first = nil
+        for _, id in ipairs(redis.call('ZRANGE', key, latest, latest, 'BYSCORE', 'LIMIT', 0, 2)) do
+          if first == nil and id ~= excluded then first = id end
+        end
+        add(first, latest, redis.call('ZSCORE', confirmed, first))
+        if #ids < 2 * FEW then
+          for j = 1, #ids, 2 do
+            if ids[j] ~= excluded and ids[j] ~= first and redis.call('ZSCORE', confirmed, ids[j]) then add(ids[j], tonumber(ids[j + 1]), true) end
+          end
+        else
+          local both = redis.call('ZINTER', 2, key, confirmed, 'WEIGHTS', 1, 0, 'WITHSCORES')
+          for j = 1, #both, 2 do
+            local issued = tonumber(both[j + 1])
+            if both[j] ~= excluded and both[j] ~= first and issued >= tonumber(cutoff) then add(both[j], issued, true) end
+          end
         end
       end
     end
-    if taken > 0 then
+    if row[4] ~= false or #row > 4 then
       contents[#contents + 1] = row
-      budget = budget - taken
       if not seenGroup[group] then
         seenGroup[group] = true
         groups[#groups + 1] = group

@@ -35,9 +35,10 @@ redis.call('HSET', KEYS[4], ARGV[8], ARGV[9])
 redis.call('PEXPIRE', KEYS[4], setTtl)
 for i = 5, #KEYS do
   -- GT: a content's score is its latest execution's time, whatever order executions are remembered in.
-  redis.call('ZADD', KEYS[i], 'GT', at, ARGV[7])
+  local added = redis.call('ZADD', KEYS[i], 'GT', at, ARGV[7])
   redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', cutoff)
-  redis.call('ZREMRANGEBYRANK', KEYS[i], 0, -(tonumber(ARGV[10]) + 1))
+  -- Only a new content can take a set past its bound.
+  if added == 1 then redis.call('ZREMRANGEBYRANK', KEYS[i], 0, -(tonumber(ARGV[10]) + 1)) end
   redis.call('PEXPIRE', KEYS[i], setTtl)
 end
 return 1

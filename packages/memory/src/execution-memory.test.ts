@@ -361,6 +361,33 @@ describe("a storm of one incident", () => {
     expect(retried?.occurrences.count).toBe(STORM + 2);
   });
 
+  it("with the feedback index, finds a confirmed execution anywhere in the storm, and asks the lookup about it alone", async () => {
+    const index = `${keys.prefix}:test-confirmed-index`;
+    await redis.zadd(index, NOW, "storm-5", NOW, "elsewhere-1");
+    const asked: string[][] = [];
+    const indexed = createExecutionMemory({
+      redis: () => redis,
+      keys,
+      confirmations: async (_orgId, ids) => {
+        asked.push([...ids]);
+        return new Map(ids.filter((id) => id === "storm-5").map((id) => [id, { verdict: "right", resolution: "Raised the limit" }]));
+      },
+      confirmedIndex: () => index,
+    });
+    const now = execution("storm-indexed", NOW, oom("ledger-7d9f8b6c5d-x2x7q"));
+    const history = await indexed.recall({ orgId: "storm", fingerprint: now, retentionMs: RETENTION_MS, now: NOW });
+    expect(history[0]).toMatchObject({ executionId: "storm-5", confirmed: { verdict: "right" } });
+    expect(history[0]?.at).toBe(new Date(NOW - (STORM - 5) * 60_000).toISOString());
+    expect(asked).toEqual([["storm-5"]]);
+    // Nobody confirmed anything: the lookup is not asked, and the latest is shown.
+    await redis.del(index);
+    asked.length = 0;
+    const [latest] = await indexed.recall({ orgId: "storm", fingerprint: now, retentionMs: RETENTION_MS, now: NOW });
+    expect(asked).toEqual([]);
+    expect(latest?.confirmed).toBeUndefined();
+    expect(Date.parse(latest?.at ?? "")).toBeGreaterThanOrEqual(NOW - 60_000);
+  });
+
   it("keeps one member per content in the index: the storm does not grow it", async () => {
     const tag = scopeTag(scopeOf(undefined));
     for (const part of partsOf(storm[0] as Fingerprint).filter((candidate) => candidate.indexed)) {
