@@ -140,7 +140,12 @@ try {
     const failures = latency.responses - latency.successes + loaded.responses - loaded.successes;
     if (failures > 0) throw new Error(`${side.name}: ${failures} failed responses: ${latency.firstErrorBody ?? loaded.firstErrorBody}`);
     const { totalUs, byRoleUs } = cpu.per(loaded.successes);
-    return { latencyP50: latency.latency.p50, throughput: loaded.throughput, cpuUs: totalUs, byRoleUs: { ...byRoleUs, ...shared.per(loaded.successes).byRoleUs } };
+    return {
+      latencyP50: latency.latency.p50,
+      throughput: loaded.throughput,
+      cpuUs: totalUs,
+      byRoleUs: { ...byRoleUs, ...shared.per(loaded.successes).byRoleUs },
+    };
   };
 
   log("warming both up …");

@@ -80,7 +80,7 @@ export interface ExecutionMemory {
 const READ_PER_PART = { specific: 200, common: 50 } as const;
 /** Contents scored exactly, of those the script ranks: each of them compared once, whatever its executions. */
 const CONTENTS = 40;
-/** Executions of those contents considered for the entries (each content's latest, then more of the best). */
+/** Without a feedback index: the executions the confirmation lookup is asked about (each content's latest, then more of the best). */
 const CANDIDATES = 40;
 /** An index set keeps its most recent contents only (the groups keep every execution, for the counts). */
 export const MAX_PART_MEMBERS = 5_000;
