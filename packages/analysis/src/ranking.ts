@@ -468,8 +468,7 @@ function symptomCause(
     (symptom) =>
       (!isBlip(symptom.evidence) || spans(symptom.evidence, scope.time)) &&
       !crashLoops.has(symptom) &&
-      !isSlowdownsStop(symptom, incident, onsetOf) &&
-      !(scope.graph !== undefined && isCallersLull(symptom, incident, onsetOf, scope.graph)) &&
+      !isSlowdownsStop(symptom, incident, onsetOf, scope.graph) &&
       (upstream.has(symptom) ||
         (symptom.upstream === undefined && isLeadingNewPattern(symptom, incident, onsetOf)) ||
         (symptom.upstream === undefined &&
@@ -627,47 +626,28 @@ function isLeadingNewPattern(
 }
 
 /**
- * Whether a metric fallen to zero (requests served) is the same service's slowdown seen again: its
- * latency rose as it stopped (within RIVAL_MS) or before, and requests that do not finish are not
- * counted. The slowdown says more (rule 6) than an outage would.
+ * Whether a metric fallen to zero (requests served, bytes received) is a slowdown seen again: a latency
+ * rose as it stopped (within RIVAL_MS) or before, either the same service's (requests that do not finish
+ * are not counted) or, by the service graph, a caller's (a caller stuck on something else sends it
+ * nothing; its own outage would have come first, and alone). The slowdown says more (rule 6) than an
+ * outage would.
  */
 function isSlowdownsStop(
   symptom: Finding<SymptomEvidence>,
   incident: ReadonlyArray<Finding<SymptomEvidence>>,
   onsetOf: (symptom: Finding<SymptomEvidence>) => number,
+  graph: ServiceGraph | undefined,
 ): boolean {
   const { evidence } = symptom;
   if (evidence.kind !== "metric" || causeKindOf(evidence) !== "outage") return false;
   const own = labelKey(evidence.labels);
-  return incident.some(
-    (other) =>
-      other.upstream === symptom.upstream &&
-      isSlowdown(other.evidence) &&
-      labelKey(other.evidence.labels) === own &&
-      onsetOf(other) <= onsetOf(symptom) + RIVAL_MS,
-  );
-}
-
-/**
- * Whether a metric fallen to zero (requests served, bytes received) is a service's callers calling less:
- * a service that calls it (by the service graph) slowed as it fell (within RIVAL_MS) or before. A caller
- * stuck on something else sends it nothing; its own outage would have come first, and alone.
- */
-function isCallersLull(
-  symptom: Finding<SymptomEvidence>,
-  incident: ReadonlyArray<Finding<SymptomEvidence>>,
-  onsetOf: (symptom: Finding<SymptomEvidence>) => number,
-  graph: ServiceGraph,
-): boolean {
-  const { evidence } = symptom;
-  if (evidence.kind !== "metric" || causeKindOf(evidence) !== "outage") return false;
-  const service = graph.serviceOf(evidence.labels);
-  if (service === undefined) return false;
-  const callers = graph.callers(service);
+  const service = graph?.serviceOf(evidence.labels);
+  const callers = service === undefined ? undefined : graph?.callers(service);
   return incident.some((other) => {
     if (!isSlowdown(other.evidence) || onsetOf(other) > onsetOf(symptom) + RIVAL_MS) return false;
-    const caller = graph.serviceOf(other.evidence.labels);
-    return caller !== undefined && callers.has(caller);
+    if (other.upstream === symptom.upstream && labelKey(other.evidence.labels) === own) return true;
+    const caller = graph?.serviceOf(other.evidence.labels);
+    return caller !== undefined && callers?.has(caller) === true;
   });
 }
 
