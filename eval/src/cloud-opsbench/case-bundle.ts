@@ -80,7 +80,7 @@ export function bundleOfFiles(files: CaseFiles, id: string): ConvertedCase {
           time,
           end: new Date(Math.max(last, collectedAt.getTime())).toISOString(),
         },
-        observation: metricObservation(series, namespace, limitOf(series, state.observation.deployments ?? []) ?? thresholdOf(series)),
+        observation: metricObservation(series, namespace, limitOf(series, state.observation.deployments ?? []) ?? declaredOf(series)),
       });
     }
   }
@@ -132,7 +132,8 @@ const THROTTLED_SHARE = 0.25;
 /** Metrics that go up in trouble with no level to saturate at: a node's TCP retransmissions falling is relief. */
 const WORSENING_UPWARD = new Set(["tcp_retans"]);
 
-function thresholdOf(series: MetricSeries): { threshold: number } | { direction: "up" } | undefined {
+/** What a series without a limit is read against, as a playbook would declare it: a threshold, or which way is trouble. */
+function declaredOf(series: MetricSeries): { threshold: number } | { direction: "up" } | undefined {
   if (!series.node && series.metric === "cpu_cfs") return { threshold: THROTTLED_SHARE };
   return WORSENING_UPWARD.has(series.metric) ? { direction: "up" } : undefined;
 }
